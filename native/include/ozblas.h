@@ -1,0 +1,153 @@
+/* ozblas: the one public C API.
+ *
+ * FP64 matrix products (DGEMM, ZGEMM) emulated with the Ozaki schemes on integer
+ * matrix units, or computed natively. Column-major, BLAS argument conventions.
+ *
+ * The block between OZBLAS_CDEF_BEGIN and OZBLAS_CDEF_END is read verbatim by the
+ * Python binding (cffi ABI mode), so it holds plain C declarations only: no macros,
+ * no preprocessor lines, no C99 complex types.
+ */
+#ifndef OZBLAS_H
+#define OZBLAS_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+/* OZBLAS_CDEF_BEGIN */
+
+/* Status codes returned by every call. ozblas_status_name() gives the enum's name,
+ * ozblas_status_message() a sentence. */
+typedef enum {
+    OZBLAS_OK = 0,                     /* success */
+    OZBLAS_ERR_INVALID_ARGUMENT = 1,   /* a BLAS argument or option is out of range */
+    OZBLAS_ERR_ALLOCATION = 2,         /* host workspace could not be allocated */
+    OZBLAS_ERR_NO_HOST_BLAS = 3,       /* no host DGEMM/ZGEMM was found among loaded objects */
+    OZBLAS_ERR_EXECUTOR_UNAVAILABLE = 4, /* the executor asked for is not built or has no device */
+    OZBLAS_ERR_DEVICE = 5,             /* the device (CUDA, cuBLAS) reported an error */
+    OZBLAS_ERR_INTERNAL = 6            /* an invariant failed: a bug, please report it */
+} ozblas_status;
+
+/* How a product is computed. */
+typedef enum {
+    OZBLAS_METHOD_AUTO = 0,    /* let ozblas choose (native on a machine without a GPU) */
+    OZBLAS_METHOD_NATIVE = 1,  /* the real FP64 GEMM of the executor (host BLAS or cuBLAS) */
+    OZBLAS_METHOD_OZAKI1 = 2,  /* Ozaki scheme I (slices); reserved, not implemented yet */
+    OZBLAS_METHOD_OZAKI2 = 3   /* Ozaki scheme II (residues modulo pairwise-coprime moduli, CRT) */
+} ozblas_method;
+
+/* How Ozaki II bounds |A'||B'| to choose the scaling. */
+typedef enum {
+    OZBLAS_SCALING_ACCURATE = 0, /* one extra small-integer product of rounded-up |A|,|B| */
+    OZBLAS_SCALING_FAST = 1      /* Cauchy-Schwarz bound per row of A and column of B */
+} ozblas_scaling;
+
+/* Where the work runs. */
+typedef enum {
+    OZBLAS_EXECUTOR_AUTO = 0,  /* CUDA when present and usable, otherwise the CPU */
+    OZBLAS_EXECUTOR_CPU = 1,   /* host threads; integer products through the host BLAS */
+    OZBLAS_EXECUTOR_CUDA = 2   /* INT8 tensor cores through cuBLAS (not built in this version) */
+} ozblas_executor;
+
+/* Why an emulated call was computed natively instead. */
+typedef enum {
+    OZBLAS_FALLBACK_NONE = 0,           /* no fallback: the method asked for was used */
+    OZBLAS_FALLBACK_NONFINITE = 1,      /* Inf or NaN in A or B: native gives IEEE semantics */
+    OZBLAS_FALLBACK_EXPONENT_RANGE = 2, /* a nonzero element would be lost entirely by the scaling */
+    OZBLAS_FALLBACK_TOO_LARGE_K = 3,    /* k beyond what the scaling bounds can hold (2^28) */
+    OZBLAS_FALLBACK_AUTO_NATIVE = 4,    /* method auto chose native */
+    OZBLAS_FALLBACK_NOT_IMPLEMENTED = 5 /* the method asked for is not implemented in this build */
+} ozblas_fallback;
+
+/* Per-call options. ozblas_options_init() fills the defaults; ozblas_options_from_env()
+ * fills them from the OZBLAS_* environment variables. */
+typedef struct {
+    int method;     /* an ozblas_method */
+    int moduli;     /* Ozaki II moduli count, 2..20 */
+    int scaling;    /* an ozblas_scaling */
+    int executor;   /* an ozblas_executor */
+    int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N) */
+    int threads;    /* CPU executor threads; 0 = all cores */
+} ozblas_options;
+
+/* What a call actually did. */
+typedef struct {
+    int method;      /* the ozblas_method used (NATIVE after a fallback) */
+    int moduli;      /* moduli used by Ozaki II, 0 otherwise */
+    int scaling;     /* the ozblas_scaling used by Ozaki II */
+    int executor;    /* the ozblas_executor that ran it */
+    int fallback;    /* an ozblas_fallback: why an emulated call went native */
+    int int_gemms;   /* integer matrix products issued (k-blocks counted once) */
+    int fp64_passes; /* elementwise FP64 accumulation passes over C */
+    int max_bits_a;  /* largest number of bits kept per row of op(A) (alpha_i) */
+    int min_bits_a;  /* smallest number of bits kept per row of op(A) */
+    int max_bits_b;  /* same for the columns of op(B) */
+    int min_bits_b;
+    double seconds;  /* wall time of the call */
+} ozblas_report;
+
+/* A context: reusable workspace and cached tables. Thread-safe: several threads may use
+ * one context at once. */
+typedef struct ozblas_context ozblas_context;
+
+ozblas_status ozblas_context_create(ozblas_context **ctx);
+void ozblas_context_destroy(ozblas_context *ctx);
+
+void ozblas_options_init(ozblas_options *opt);
+/* Reads OZBLAS_METHOD, OZBLAS_MODULI, OZBLAS_SCALING, OZBLAS_DEVICE, OZBLAS_NUM_THREADS.
+ * On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT and writes a message naming the
+ * variable, the value and the accepted values into err (if err_len > 0); opt keeps defaults. */
+ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len);
+
+/* C := alpha * op(A) * op(B) + beta * C, column-major, op 'N', 'T' or 'C' (either case).
+ * beta == 0 never reads C. report may be NULL. */
+ozblas_status ozblas_dgemm(ozblas_context *ctx, char transa, char transb,
+                           int64_t m, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda,
+                           const double *B, int64_t ldb,
+                           double beta, double *C, int64_t ldc,
+                           const ozblas_options *opt, ozblas_report *report);
+
+/* Complex version: matrices are interleaved (re, im) doubles; alpha and beta point to
+ * two doubles each (re, im). 'C' conjugates. */
+ozblas_status ozblas_zgemm(ozblas_context *ctx, char transa, char transb,
+                           int64_t m, int64_t n, int64_t k,
+                           const double *alpha, const double *A, int64_t lda,
+                           const double *B, int64_t ldb,
+                           const double *beta, double *C, int64_t ldc,
+                           const ozblas_options *opt, ozblas_report *report);
+
+const char *ozblas_status_name(ozblas_status s);
+const char *ozblas_status_message(ozblas_status s);
+const char *ozblas_fallback_name(int fallback);
+const char *ozblas_version(void);
+
+/* Executors built into this library and whether each can run here. why receives a short
+ * reason when it cannot. Returns 1 when usable. */
+int ozblas_executor_available(int executor, char *why, size_t why_len);
+/* Path of the host BLAS library ozblas found (empty if none yet). */
+const char *ozblas_host_blas_path(void);
+
+/* Ozaki II moduli table, for the reference implementation and the tests. */
+int ozblas_ozaki2_max_moduli(void);
+int ozblas_ozaki2_modulus(int index);
+/* floor(log2(prod of the first n moduli)) - 1: the bits alpha_i + beta_j may spend. */
+int ozblas_ozaki2_budget_bits(int n);
+
+/* OZBLAS_CDEF_END */
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OZBLAS_H */

@@ -1,0 +1,207 @@
+/* The public entry points: argument checks, BLAS quick returns, method and executor choice,
+ * fallback to native, the call report. One body serves DGEMM and ZGEMM. */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "oz_internal.h"
+
+#ifndef OZBLAS_VERSION
+#define OZBLAS_VERSION "0.0.0"
+#endif
+
+struct ozblas_context {
+    int unused; /* workspace caching lives here once executors keep buffers */
+};
+
+const char *ozblas_version(void) { return OZBLAS_VERSION; }
+
+ozblas_status ozblas_context_create(ozblas_context **ctx)
+{
+    if (!ctx)
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    *ctx = calloc(1, sizeof **ctx);
+    return *ctx ? OZBLAS_OK : OZBLAS_ERR_ALLOCATION;
+}
+
+void ozblas_context_destroy(ozblas_context *ctx) { free(ctx); }
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static oz2_table tables[OZ2_MAX_MODULI + 1];
+static int table_ready[OZ2_MAX_MODULI + 1];
+
+const oz2_table *oz2_table_get(int n)
+{
+    if (n < 2 || n > OZ2_MAX_MODULI)
+        return NULL;
+    pthread_mutex_lock(&table_lock);
+    if (!table_ready[n]) {
+        oz2_table_init(&tables[n], n);
+        table_ready[n] = 1;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return &tables[n];
+}
+
+int ozblas_ozaki2_max_moduli(void) { return OZ2_MAX_MODULI; }
+int ozblas_ozaki2_modulus(int index) { return oz2_modulus(index); }
+int ozblas_ozaki2_budget_bits(int n)
+{
+    const oz2_table *T = oz2_table_get(n);
+    return T ? T->budget : -1;
+}
+
+const oz_executor *oz_executor_get(int id)
+{
+    if (id == OZBLAS_EXECUTOR_CPU)
+        return &oz_cpu_executor;
+    if (id == OZBLAS_EXECUTOR_CUDA)
+        return oz_cuda_executor();
+    return NULL;
+}
+
+int ozblas_executor_available(int executor, char *why, size_t why_len)
+{
+    const oz_executor *e = oz_executor_get(executor);
+    if (!e) {
+        if (why && why_len)
+            snprintf(why, why_len, "not built into this library");
+        return 0;
+    }
+    return e->available(why, why_len);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* C := beta * C for the quick returns (alpha == 0 or k == 0); beta == 0 writes zeros. */
+static void scale_c(const oz_gemm_call *c)
+{
+    for (int64_t j = 0; j < c->n; j++)
+        for (int64_t i = 0; i < c->m; i++) {
+            double *p = c->C + (c->is_complex ? 2 : 1) * (i + j * c->ldc);
+            if (!c->is_complex) {
+                p[0] = c->beta_zero ? 0.0 : c->beta[0] * p[0];
+            } else if (c->beta_zero) {
+                p[0] = p[1] = 0.0;
+            } else {
+                double r = c->beta[0] * p[0] - c->beta[1] * p[1];
+                double s = c->beta[0] * p[1] + c->beta[1] * p[0];
+                p[0] = r;
+                p[1] = s;
+            }
+        }
+}
+
+static ozblas_status gemm(ozblas_context *ctx, oz_gemm_call *c, const ozblas_options *opt_in,
+                          ozblas_report *rep_out)
+{
+    double t0 = now();
+    ozblas_report rep;
+    memset(&rep, 0, sizeof rep);
+    ozblas_options opt;
+    if (opt_in)
+        opt = *opt_in;
+    else
+        ozblas_options_init(&opt);
+    (void)ctx;
+
+    c->transa = (char)toupper((unsigned char)c->transa);
+    c->transb = (char)toupper((unsigned char)c->transb);
+    if (!strchr("NTC", c->transa) || !c->transa || !strchr("NTC", c->transb) || !c->transb ||
+        c->m < 0 || c->n < 0 || c->k < 0)
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    int64_t rows_a = c->transa == 'N' ? c->m : c->k, rows_b = c->transb == 'N' ? c->k : c->n;
+    if (c->lda < (rows_a > 1 ? rows_a : 1) || c->ldb < (rows_b > 1 ? rows_b : 1) ||
+        c->ldc < (c->m > 1 ? c->m : 1))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    if (opt.method < OZBLAS_METHOD_AUTO || opt.method > OZBLAS_METHOD_OZAKI2 ||
+        opt.method == OZBLAS_METHOD_OZAKI1 || opt.moduli < 2 || opt.moduli > OZ2_MAX_MODULI ||
+        (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
+        opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
+        opt.threads < 0)
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+
+    const oz_executor *ex;
+    if (opt.executor == OZBLAS_EXECUTOR_AUTO) {
+        ex = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
+        if (!ex || !ex->available(NULL, 0))
+            ex = &oz_cpu_executor;
+    } else {
+        ex = oz_executor_get(opt.executor);
+        if (!ex || !ex->available(NULL, 0))
+            return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+    }
+    rep.executor = ex->id;
+    rep.method = OZBLAS_METHOD_NATIVE;
+    c->beta_zero = c->beta[0] == 0.0 && c->beta[1] == 0.0;
+
+    ozblas_status st = OZBLAS_OK;
+    int alpha_zero = c->alpha[0] == 0.0 && c->alpha[1] == 0.0;
+    int beta_one = c->beta[0] == 1.0 && c->beta[1] == 0.0;
+    if (c->m == 0 || c->n == 0 || ((alpha_zero || c->k == 0) && beta_one))
+        goto out;
+    if (alpha_zero || c->k == 0) {
+        scale_c(c);
+        goto out;
+    }
+
+    int method = opt.method;
+    if (method == OZBLAS_METHOD_AUTO) {
+        if (ex->id == OZBLAS_EXECUTOR_CUDA) {
+            method = OZBLAS_METHOD_OZAKI2;
+        } else {
+            method = OZBLAS_METHOD_NATIVE;
+            rep.fallback = OZBLAS_FALLBACK_AUTO_NATIVE;
+        }
+    }
+    if (method == OZBLAS_METHOD_OZAKI2) {
+        const oz2_table *T = oz2_table_get(opt.moduli);
+        rep.method = OZBLAS_METHOD_OZAKI2;
+        rep.moduli = opt.moduli;
+        rep.scaling = opt.scaling;
+        st = ex->ozaki2(c, T, &opt, &rep);
+        if (st == OZBLAS_OK && rep.fallback != OZBLAS_FALLBACK_NONE) {
+            rep.method = OZBLAS_METHOD_NATIVE;
+            rep.int_gemms = 0;
+            rep.fp64_passes = 0;
+            st = ex->native(c, &opt);
+        }
+    } else {
+        st = ex->native(c, &opt);
+    }
+out:
+    rep.seconds = now() - t0;
+    if (rep_out)
+        *rep_out = rep;
+    return st;
+}
+
+ozblas_status ozblas_dgemm(ozblas_context *ctx, char transa, char transb, int64_t m, int64_t n,
+                           int64_t k, double alpha, const double *A, int64_t lda,
+                           const double *B, int64_t ldb, double beta, double *C, int64_t ldc,
+                           const ozblas_options *opt, ozblas_report *report)
+{
+    oz_gemm_call c = {0, transa, transb, m, n, k, {alpha, 0.0}, {beta, 0.0}, 0,
+                      A, lda, B, ldb, C, ldc};
+    return gemm(ctx, &c, opt, report);
+}
+
+ozblas_status ozblas_zgemm(ozblas_context *ctx, char transa, char transb, int64_t m, int64_t n,
+                           int64_t k, const double *alpha, const double *A, int64_t lda,
+                           const double *B, int64_t ldb, const double *beta, double *C,
+                           int64_t ldc, const ozblas_options *opt, ozblas_report *report)
+{
+    if (!alpha || !beta)
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    oz_gemm_call c = {1, transa, transb, m, n, k, {alpha[0], alpha[1]}, {beta[0], beta[1]}, 0,
+                      A, lda, B, ldb, C, ldc};
+    return gemm(ctx, &c, opt, report);
+}

@@ -1,0 +1,87 @@
+/* The one C place where OZBLAS_* variables are read and validated (the Python twin is
+ * ozblas/config.py; both accept the same names and values). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "oz_internal.h"
+
+void ozblas_options_init(ozblas_options *opt)
+{
+    opt->method = OZBLAS_METHOD_AUTO;
+    opt->moduli = 16;
+    opt->scaling = OZBLAS_SCALING_ACCURATE;
+    opt->executor = OZBLAS_EXECUTOR_AUTO;
+    opt->device = 0;
+    opt->threads = 0;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static ozblas_status bad(char *err, size_t len, const char *var, const char *val,
+                         const char *accepted)
+{
+    if (err && len)
+        snprintf(err, len, "%s=%s is not valid; accepted: %s", var, val, accepted);
+    return OZBLAS_ERR_INVALID_ARGUMENT;
+}
+
+ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len)
+{
+    ozblas_options o;
+    ozblas_options_init(&o);
+    const char *v;
+    long x;
+    if ((v = getenv("OZBLAS_METHOD")) && *v) {
+        if (!strcasecmp(v, "auto"))
+            o.method = OZBLAS_METHOD_AUTO;
+        else if (!strcasecmp(v, "native"))
+            o.method = OZBLAS_METHOD_NATIVE;
+        else if (!strcasecmp(v, "ozaki2"))
+            o.method = OZBLAS_METHOD_OZAKI2;
+        else
+            return bad(err, err_len, "OZBLAS_METHOD", v, "auto, native, ozaki2");
+    }
+    if ((v = getenv("OZBLAS_MODULI")) && *v) {
+        if (!parse_int(v, 2, OZ2_MAX_MODULI, &x))
+            return bad(err, err_len, "OZBLAS_MODULI", v, "an integer from 2 to 20");
+        o.moduli = (int)x;
+    }
+    if ((v = getenv("OZBLAS_SCALING")) && *v) {
+        if (!strcasecmp(v, "accurate"))
+            o.scaling = OZBLAS_SCALING_ACCURATE;
+        else if (!strcasecmp(v, "fast"))
+            o.scaling = OZBLAS_SCALING_FAST;
+        else
+            return bad(err, err_len, "OZBLAS_SCALING", v, "accurate, fast");
+    }
+    if ((v = getenv("OZBLAS_DEVICE")) && *v) {
+        if (!strcasecmp(v, "auto"))
+            o.executor = OZBLAS_EXECUTOR_AUTO;
+        else if (!strcasecmp(v, "cpu"))
+            o.executor = OZBLAS_EXECUTOR_CPU;
+        else if (!strcasecmp(v, "cuda"))
+            o.executor = OZBLAS_EXECUTOR_CUDA;
+        else if (!strncasecmp(v, "cuda:", 5) && parse_int(v + 5, 0, 1023, &x)) {
+            o.executor = OZBLAS_EXECUTOR_CUDA;
+            o.device = (int)x;
+        } else
+            return bad(err, err_len, "OZBLAS_DEVICE", v, "auto, cpu, cuda, cuda:N");
+    }
+    if ((v = getenv("OZBLAS_NUM_THREADS")) && *v) {
+        if (!parse_int(v, 0, 4096, &x))
+            return bad(err, err_len, "OZBLAS_NUM_THREADS", v, "0 (all cores) or a positive integer");
+        o.threads = (int)x;
+    }
+    *opt = o;
+    return OZBLAS_OK;
+}

@@ -1,0 +1,55 @@
+/* Internal interfaces between the API layer, the numerics and the executors. */
+#ifndef OZ_INTERNAL_H
+#define OZ_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ozblas.h"
+#include "../numerics/ozaki2.h"
+
+/* One GEMM call, arguments already checked; dimensions are nonzero and alpha != 0. */
+typedef struct {
+    int is_complex;
+    char transa, transb; /* 'N', 'T' or 'C', upper case */
+    int64_t m, n, k;
+    double alpha[2], beta[2];
+    int beta_zero;
+    const double *A;
+    int64_t lda;
+    const double *B;
+    int64_t ldb;
+    double *C;
+    int64_t ldc;
+} oz_gemm_call;
+
+/* An executor runs the numerical steps somewhere. The Ozaki II entry either computes C,
+ * or sets report->fallback and returns OZBLAS_OK without touching C, in which case the
+ * caller computes the call with native(). */
+typedef struct {
+    int id; /* an ozblas_executor */
+    const char *name;
+    int (*available)(char *why, size_t why_len);
+    ozblas_status (*native)(const oz_gemm_call *call, const ozblas_options *opt);
+    ozblas_status (*ozaki2)(const oz_gemm_call *call, const oz2_table *T,
+                            const ozblas_options *opt, ozblas_report *report);
+} oz_executor;
+
+extern const oz_executor oz_cpu_executor;
+const oz_executor *oz_cuda_executor(void); /* NULL when not built */
+
+void oz2_table_init(oz2_table *T, int n);
+int oz2_modulus(int t);
+const oz2_table *oz2_table_get(int n); /* cached, thread-safe */
+
+/* Host BLAS found among loaded objects (cpu/host_blas.c). */
+typedef struct {
+    void *sgemm, *dgemm, *zgemm; /* CBLAS entry points */
+    int ilp64;                   /* integer arguments are int64_t */
+    char path[512];
+} oz_host_blas;
+const oz_host_blas *oz_host_blas_get(void);
+int oz_host_sgemm_tn(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float *C, int64_t ldc);
+
+#endif

@@ -1,0 +1,413 @@
+/* CPU executor: host threads (OpenMP) for the elementwise steps, exact integer products
+ * through the host BLAS's SGEMM (exact: every partial sum is an integer below 2^24). */
+#include <limits.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/oz_internal.h"
+
+#define KBLOCK 1024        /* residue products: 1024 * 128 * 128 = 2^24 */
+#define KBLOCK_BOUND 4096  /* accurate-scaling bound product: 4096 * 64 * 64 = 2^24 */
+
+static int cpu_available(char *why, size_t len)
+{
+    (void)why;
+    (void)len;
+    return 1;
+}
+
+static int threads_of(const ozblas_options *opt)
+{
+    return opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
+}
+
+/* ---- native ----------------------------------------------------------------------------- */
+
+enum { COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };
+typedef void (*dgemm32_t)(int, int, int, int, int, int, double, const double *, int,
+                          const double *, int, double, double *, int);
+typedef void (*dgemm64_t)(int, int, int, int64_t, int64_t, int64_t, double, const double *,
+                          int64_t, const double *, int64_t, double, double *, int64_t);
+typedef void (*zgemm32_t)(int, int, int, int, int, int, const void *, const void *, int,
+                          const void *, int, const void *, void *, int);
+typedef void (*zgemm64_t)(int, int, int, int64_t, int64_t, int64_t, const void *, const void *,
+                          int64_t, const void *, int64_t, const void *, void *, int64_t);
+
+static int cblas_trans(char t) { return t == 'N' ? NO_TRANS : t == 'T' ? TRANS : CONJ_TRANS; }
+
+static ozblas_status cpu_native(const oz_gemm_call *c, const ozblas_options *opt)
+{
+    (void)opt;
+    const oz_host_blas *b = oz_host_blas_get();
+    if (!b)
+        return OZBLAS_ERR_NO_HOST_BLAS;
+    int ta = cblas_trans(c->transa), tb = cblas_trans(c->transb);
+    if (!b->ilp64 && (c->m > INT_MAX || c->n > INT_MAX || c->k > INT_MAX || c->lda > INT_MAX ||
+                      c->ldb > INT_MAX || c->ldc > INT_MAX))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    if (!c->is_complex) {
+        if (b->ilp64)
+            ((dgemm64_t)b->dgemm)(COL_MAJOR, ta, tb, c->m, c->n, c->k, c->alpha[0], c->A, c->lda,
+                                  c->B, c->ldb, c->beta[0], c->C, c->ldc);
+        else
+            ((dgemm32_t)b->dgemm)(COL_MAJOR, ta, tb, (int)c->m, (int)c->n, (int)c->k, c->alpha[0],
+                                  c->A, (int)c->lda, c->B, (int)c->ldb, c->beta[0], c->C,
+                                  (int)c->ldc);
+    } else {
+        if (b->ilp64)
+            ((zgemm64_t)b->zgemm)(COL_MAJOR, ta, tb, c->m, c->n, c->k, c->alpha, c->A, c->lda,
+                                  c->B, c->ldb, c->beta, c->C, c->ldc);
+        else
+            ((zgemm32_t)b->zgemm)(COL_MAJOR, ta, tb, (int)c->m, (int)c->n, (int)c->k, c->alpha,
+                                  c->A, (int)c->lda, c->B, (int)c->ldb, c->beta, c->C,
+                                  (int)c->ldc);
+    }
+    return OZBLAS_OK;
+}
+
+/* ---- integer products -------------------------------------------------------------------- */
+
+/* C = A^T B (A k x m, B k x n, exact small integers in float). The host SGEMM, or a plain
+ * dot-product kernel when no host BLAS is loaded. */
+static void sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float *C)
+{
+    if (oz_host_sgemm_tn(m, n, k, A, lda, B, ldb, C, m))
+        return;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            float s = 0.0f;
+            for (int64_t l = 0; l < k; l++)
+                s += A[l + i * lda] * B[l + j * ldb];
+            C[i + j * m] = s;
+        }
+}
+
+/* ---- Ozaki II ---------------------------------------------------------------------------- */
+
+typedef struct {
+    double *re, *im; /* packed op(X): column c holds row/column c, k contiguous values */
+    int64_t cols;
+    int *E, *emin, *bits;
+    uint64_t *S;
+} packed;
+
+static void packed_free(packed *p)
+{
+    free(p->re);
+    free(p->im);
+    free(p->E);
+    free(p->emin);
+    free(p->bits);
+    free(p->S);
+}
+
+/* Pack op(A) (rows become columns) or op(B), conjugating for 'C'. */
+static int pack(int nt, const oz_gemm_call *c, int is_a, packed *p)
+{
+    int64_t k = c->k, cols = is_a ? c->m : c->n;
+    char tr = is_a ? c->transa : c->transb;
+    const double *X = is_a ? c->A : c->B;
+    int64_t ld = is_a ? c->lda : c->ldb;
+    memset(p, 0, sizeof *p);
+    p->cols = cols;
+    p->re = malloc(sizeof(double) * k * cols);
+    p->im = c->is_complex ? malloc(sizeof(double) * k * cols) : NULL;
+    p->E = malloc(sizeof(int) * cols);
+    p->emin = malloc(sizeof(int) * cols);
+    p->bits = malloc(sizeof(int) * cols);
+    p->S = malloc(sizeof(uint64_t) * cols);
+    if (!p->re || (c->is_complex && !p->im) || !p->E || !p->emin || !p->bits || !p->S)
+        return 0;
+    double sign = tr == 'C' ? -1.0 : 1.0;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t q = 0; q < cols; q++)
+        for (int64_t l = 0; l < k; l++) {
+            int64_t idx = is_a ? oz_op_index(tr, q, l, ld) : oz_op_index(tr, l, q, ld);
+            if (c->is_complex) {
+                p->re[l + q * k] = X[2 * idx];
+                p->im[l + q * k] = sign * X[2 * idx + 1];
+            } else {
+                p->re[l + q * k] = X[idx];
+            }
+        }
+    return 1;
+}
+
+/* Step 1 for every packed column; returns 1 if any element is Inf or NaN. */
+static int stats(int nt, packed *p, int64_t k, int fast)
+{
+    int bad = 0;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(| : bad)
+    for (int64_t q = 0; q < p->cols; q++) {
+        const double *re = p->re + q * k, *im = p->im ? p->im + q * k : NULL;
+        double amax = 0.0;
+        int emin = INT_MAX;
+        for (int64_t l = 0; l < k; l++) {
+            for (int part = 0; part < (im ? 2 : 1); part++) {
+                double x = part ? im[l] : re[l];
+                if (!oz_is_finite(x))
+                    bad = 1;
+                double ax = fabs(x);
+                if (ax > amax)
+                    amax = ax;
+                if (x != 0.0 && oz_is_finite(x))
+                    emin = oz_min_int(emin, oz_exponent(x));
+            }
+        }
+        int E = (amax > 0.0 && oz_is_finite(amax)) ? oz_exponent(amax) : 0;
+        uint64_t S = 0;
+        if (fast && amax > 0.0)
+            for (int64_t l = 0; l < k; l++) {
+                S += oz2_sq_term(re[l], E);
+                if (im)
+                    S += oz2_sq_term(im[l], E);
+            }
+        p->E[q] = E;
+        p->emin[q] = emin;
+        p->S[q] = S;
+    }
+    return bad;
+}
+
+/* Rounded-up small-integer magnitudes of a packed matrix (accurate scaling). */
+static float *ubound_matrix(int nt, const packed *p, int64_t k, int ushift)
+{
+    float *U = malloc(sizeof(float) * k * p->cols);
+    if (!U)
+        return NULL;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t q = 0; q < p->cols; q++) {
+        int s = ushift - p->E[q];
+        for (int64_t l = 0; l < k; l++) {
+            int u = oz2_ubound(p->re[l + q * k], s);
+            if (p->im)
+                u += oz2_ubound(p->im[l + q * k], s);
+            U[l + q * k] = (float)u;
+        }
+    }
+    return U;
+}
+
+static int bits_accurate(int nt, const oz_gemm_call *c, const oz2_table *T, packed *pa,
+                         packed *pb)
+{
+    int64_t m = c->m, n = c->n, k = c->k;
+    int ushift = c->is_complex ? 4 : 5;
+    float *UA = ubound_matrix(nt, pa, k, ushift), *UB = ubound_matrix(nt, pb, k, ushift);
+    double *G = calloc((size_t)(m * n), sizeof(double));
+    float *P = malloc(sizeof(float) * m * n);
+    int ok = UA && UB && G && P;
+    if (ok) {
+        for (int64_t l0 = 0; l0 < k; l0 += KBLOCK_BOUND) {
+            int64_t kb = k - l0 < KBLOCK_BOUND ? k - l0 : KBLOCK_BOUND;
+            sgemm_tn(nt, m, n, kb, UA + l0, k, UB + l0, k, P);
+#pragma omp parallel for num_threads(nt) schedule(static)
+            for (int64_t e = 0; e < m * n; e++)
+                G[e] += P[e];
+        }
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (int64_t j = 0; j < n; j++) {
+            int gmax = 0;
+            for (int64_t i = 0; i < m; i++)
+                gmax = oz_max_int(gmax, oz_bitlen64((uint64_t)G[i + j * m]));
+            pb->bits[j] = oz2_bits_accurate_col(T->budget, ushift, gmax);
+        }
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (int64_t i = 0; i < m; i++) {
+            int a = OZ2_MAX_BITS;
+            for (int64_t j = 0; j < n; j++)
+                a = oz_min_int(a, oz2_bits_accurate_row_term(T->budget, ushift,
+                                                             oz_bitlen64((uint64_t)G[i + j * m]),
+                                                             pb->bits[j]));
+            pa->bits[i] = a;
+        }
+    }
+    free(UA);
+    free(UB);
+    free(G);
+    free(P);
+    return ok;
+}
+
+static int any_loss(const packed *p)
+{
+    for (int64_t q = 0; q < p->cols; q++)
+        if (p->emin[q] != INT_MAX && oz2_loses_element(p->E[q], p->emin[q], p->bits[q]))
+            return 1;
+    return 0;
+}
+
+static void scale(int nt, packed *p, int64_t k)
+{
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t q = 0; q < p->cols; q++) {
+        int e = p->bits[q] - p->E[q];
+        for (int64_t l = 0; l < k; l++) {
+            p->re[l + q * k] = oz2_scale(p->re[l + q * k], e);
+            if (p->im)
+                p->im[l + q * k] = oz2_scale(p->im[l + q * k], e);
+        }
+    }
+}
+
+/* Residues of a packed matrix modulo m_t: R0 = re, R1 = im, R2 = re + im (Karatsuba). */
+static void residues(int nt, const packed *p, int64_t k, double mt, double inv, float *R0,
+                     float *R1, float *R2)
+{
+    int64_t total = k * p->cols;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t e = 0; e < total; e++) {
+        double a = oz2_residue(p->re[e], mt, inv);
+        R0[e] = (float)a;
+        if (p->im) {
+            double b = oz2_residue(p->im[e], mt, inv);
+            R1[e] = (float)b;
+            R2[e] = (float)oz2_residue(a + b, mt, inv);
+        }
+    }
+}
+
+static void report_bits(const packed *pa, const packed *pb, ozblas_report *r)
+{
+    r->max_bits_a = INT_MIN;
+    r->min_bits_a = INT_MAX;
+    r->max_bits_b = INT_MIN;
+    r->min_bits_b = INT_MAX;
+    for (int64_t q = 0; q < pa->cols; q++) {
+        r->max_bits_a = oz_max_int(r->max_bits_a, pa->bits[q]);
+        r->min_bits_a = oz_min_int(r->min_bits_a, pa->bits[q]);
+    }
+    for (int64_t q = 0; q < pb->cols; q++) {
+        r->max_bits_b = oz_max_int(r->max_bits_b, pb->bits[q]);
+        r->min_bits_b = oz_min_int(r->min_bits_b, pb->bits[q]);
+    }
+}
+
+static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
+                                const ozblas_options *opt, ozblas_report *rep)
+{
+    int nt = threads_of(opt);
+    int64_t m = c->m, n = c->n, k = c->k, mn = c->m * c->n;
+    int fast = opt->scaling == OZBLAS_SCALING_FAST, cx = c->is_complex;
+    ozblas_status st = OZBLAS_OK;
+    packed pa, pb;
+    float *RA = NULL, *RB = NULL, *P = NULL, *acc = NULL;
+    int8_t *R = NULL;
+
+    if (k > (cx ? OZ2_MAX_K / 2 : OZ2_MAX_K)) {
+        rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
+        return OZBLAS_OK;
+    }
+    int okp = pack(nt, c, 1, &pa);
+    int okq = pack(nt, c, 0, &pb);
+    if (!okp || !okq) {
+        st = OZBLAS_ERR_ALLOCATION;
+        goto done;
+    }
+    if (stats(nt, &pa, k, fast) | stats(nt, &pb, k, fast)) {
+        rep->fallback = OZBLAS_FALLBACK_NONFINITE;
+        goto done;
+    }
+    if (fast) {
+        for (int64_t i = 0; i < m; i++)
+            pa.bits[i] = oz2_bits_fast(T->budget / 2, pa.S[i]);
+        for (int64_t j = 0; j < n; j++)
+            pb.bits[j] = oz2_bits_fast(T->budget - T->budget / 2, pb.S[j]);
+    } else if (!bits_accurate(nt, c, T, &pa, &pb)) {
+        st = OZBLAS_ERR_ALLOCATION;
+        goto done;
+    }
+    report_bits(&pa, &pb, rep);
+    if (any_loss(&pa) || any_loss(&pb)) {
+        rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
+        goto done;
+    }
+    scale(nt, &pa, k);
+    scale(nt, &pb, k);
+
+    int np = cx ? 3 : 1; /* products per modulus and block */
+    RA = malloc(sizeof(float) * k * m * np);
+    RB = malloc(sizeof(float) * k * n * np);
+    P = malloc(sizeof(float) * mn * np);
+    acc = malloc(sizeof(float) * mn * (cx ? 2 : 1));
+    R = malloc((size_t)T->n * mn * (cx ? 2 : 1));
+    if (!RA || !RB || !P || !acc || !R) {
+        st = OZBLAS_ERR_ALLOCATION;
+        goto done;
+    }
+    for (int t = 0; t < T->n; t++) {
+        double mt = T->m[t], inv = T->inv[t];
+        residues(nt, &pa, k, mt, inv, RA, RA + k * m, RA + 2 * k * m);
+        residues(nt, &pb, k, mt, inv, RB, RB + k * n, RB + 2 * k * n);
+        for (int64_t l0 = 0; l0 < k; l0 += KBLOCK) {
+            int64_t kb = k - l0 < KBLOCK ? k - l0 : KBLOCK;
+            for (int q = 0; q < np; q++)
+                sgemm_tn(nt, m, n, kb, RA + q * k * m + l0, k, RB + q * k * n + l0, k,
+                         P + q * mn);
+            int first = l0 == 0;
+#pragma omp parallel for num_threads(nt) schedule(static)
+            for (int64_t e = 0; e < mn; e++) {
+                if (!cx) {
+                    double v = oz2_residue(P[e], mt, inv);
+                    acc[e] = (float)(first ? v : oz2_residue(v + acc[e], mt, inv));
+                } else {
+                    double p1 = P[e], p2 = P[e + mn], p3 = P[e + 2 * mn];
+                    double vr = oz2_residue(p1 - p2, mt, inv);
+                    double vi = oz2_residue(p3 - p1 - p2, mt, inv);
+                    acc[e] = (float)(first ? vr : oz2_residue(vr + acc[e], mt, inv));
+                    acc[e + mn] = (float)(first ? vi : oz2_residue(vi + acc[e + mn], mt, inv));
+                }
+            }
+        }
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (int64_t e = 0; e < mn; e++) {
+            R[(size_t)t * mn + e] = (int8_t)acc[e];
+            if (cx)
+                R[(size_t)(T->n + t) * mn + e] = (int8_t)acc[e + mn];
+        }
+    }
+
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t j = 0; j < n; j++) {
+        double r[OZ2_MAX_MODULI], ri[OZ2_MAX_MODULI];
+        for (int64_t i = 0; i < m; i++) {
+            int shift = -(pa.bits[i] - pa.E[i]) - (pb.bits[j] - pb.E[j]);
+            int64_t e = i + j * m;
+            for (int t = 0; t < T->n; t++)
+                r[t] = R[(size_t)t * mn + e];
+            double xr = oz2_crt(T, r, shift);
+            double *cij = c->C + (cx ? 2 : 1) * (i + j * c->ldc);
+            if (!cx) {
+                cij[0] = oz_update_real(xr, c->alpha[0], c->beta[0], c->beta_zero ? 0.0 : cij[0],
+                                        c->beta_zero);
+            } else {
+                for (int t = 0; t < T->n; t++)
+                    ri[t] = R[(size_t)(T->n + t) * mn + e];
+                double xi = oz2_crt(T, ri, shift);
+                double out[2];
+                oz_update_complex(xr, xi, c->alpha, c->beta, cij, c->beta_zero, out);
+                cij[0] = out[0];
+                cij[1] = out[1];
+            }
+        }
+    }
+    rep->int_gemms = T->n * np + (fast ? 0 : 1);
+    rep->fp64_passes = 1;
+
+done:
+    packed_free(&pa);
+    packed_free(&pb);
+    free(RA);
+    free(RB);
+    free(P);
+    free(acc);
+    free(R);
+    return st;
+}
+
+const oz_executor oz_cpu_executor = {
+    OZBLAS_EXECUTOR_CPU, "cpu", cpu_available, cpu_native, cpu_ozaki2,
+};

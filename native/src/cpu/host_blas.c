@@ -1,0 +1,103 @@
+/* The host BLAS, found at run time among the objects already loaded (NumPy's and SciPy's
+ * OpenBLAS are loaded RTLD_LOCAL, so dlsym(RTLD_DEFAULT) does not see them): walk the
+ * loaded objects, reopen each with RTLD_NOLOAD and look the CBLAS names up there.
+ * Library names are never hard-coded; ozblas itself is skipped. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "../core/oz_internal.h"
+
+typedef struct {
+    const char *s, *d, *z;
+    int ilp64;
+} blas_names;
+
+static const blas_names candidates[] = {
+    {"scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_", "scipy_cblas_zgemm64_", 1},
+    {"cblas_sgemm64_", "cblas_dgemm64_", "cblas_zgemm64_", 1},
+    {"scipy_cblas_sgemm", "scipy_cblas_dgemm", "scipy_cblas_zgemm", 0},
+    {"cblas_sgemm", "cblas_dgemm", "cblas_zgemm", 0},
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static oz_host_blas found;
+static int have;
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const void *self_base = data;
+    if (!info->dlpi_name || !info->dlpi_name[0])
+        return 0;
+    if ((const void *)info->dlpi_addr == self_base)
+        return 0;
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    for (size_t c = 0; c < sizeof candidates / sizeof candidates[0]; c++) {
+        void *s = dlsym(h, candidates[c].s), *d = dlsym(h, candidates[c].d),
+             *z = dlsym(h, candidates[c].z);
+        if (s && d && z) {
+            found.sgemm = s;
+            found.dgemm = d;
+            found.zgemm = z;
+            found.ilp64 = candidates[c].ilp64;
+            /* dlsym searches the object's dependencies too: name the object defining it */
+            Dl_info where;
+            const char *path = dladdr(d, &where) && where.dli_fname ? where.dli_fname
+                                                                   : info->dlpi_name;
+            strncpy(found.path, path, sizeof found.path - 1);
+            dlclose(h);
+            return 1;
+        }
+    }
+    dlclose(h);
+    return 0;
+}
+
+const oz_host_blas *oz_host_blas_get(void)
+{
+    pthread_mutex_lock(&lock);
+    if (!have) {
+        Dl_info self;
+        void *base = NULL;
+        if (dladdr((void *)&oz_host_blas_get, &self))
+            base = self.dli_fbase;
+        /* dlpi_addr is the load bias; for a shared object it equals its base address */
+        have = dl_iterate_phdr(visit, base) == 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return have ? &found : NULL;
+}
+
+const char *ozblas_host_blas_path(void)
+{
+    const oz_host_blas *b = oz_host_blas_get();
+    return b ? b->path : "";
+}
+
+enum { COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112 };
+
+typedef void (*sgemm32_t)(int, int, int, int, int, int, float, const float *, int, const float *,
+                          int, float, float *, int);
+typedef void (*sgemm64_t)(int, int, int, int64_t, int64_t, int64_t, float, const float *,
+                          int64_t, const float *, int64_t, float, float *, int64_t);
+
+/* C (m x n) = A^T B with A k x m, B k x n, column-major. Returns 0 without a host BLAS. */
+int oz_host_sgemm_tn(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float *C, int64_t ldc)
+{
+    const oz_host_blas *b = oz_host_blas_get();
+    if (!b)
+        return 0;
+    if (b->ilp64)
+        ((sgemm64_t)b->sgemm)(COL_MAJOR, TRANS, NO_TRANS, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C,
+                              ldc);
+    else
+        ((sgemm32_t)b->sgemm)(COL_MAJOR, TRANS, NO_TRANS, (int)m, (int)n, (int)k, 1.0f, A,
+                              (int)lda, B, (int)ldb, 0.0f, C, (int)ldc);
+    return 1;
+}

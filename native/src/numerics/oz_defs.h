@@ -1,0 +1,73 @@
+/* Definitions shared by every numerical step, for gcc (CPU executor) and nvcc (CUDA).
+ * Element functions are OZ_HD: static inline on the host, __host__ __device__ under nvcc,
+ * so one body serves both executors and gives the same bits on both. */
+#ifndef OZ_DEFS_H
+#define OZ_DEFS_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define OZ_HD static __host__ __device__ __forceinline__
+#else
+#define OZ_HD static inline
+#endif
+
+/* Column-major index of element (r, c) of op(X), X stored with leading dimension ld. */
+OZ_HD int64_t oz_op_index(char trans, int64_t r, int64_t c, int64_t ld)
+{
+    return trans == 'N' ? r + c * ld : c + r * ld;
+}
+
+/* Exponent of a finite nonzero x: x = f * 2^e with 1 <= |f| < 2 (subnormals included). */
+OZ_HD int oz_exponent(double x)
+{
+    return ilogb(x);
+}
+
+OZ_HD int oz_is_finite(double x)
+{
+    return fabs(x) <= 1.7976931348623157e308;
+}
+
+OZ_HD int oz_bitlen64(uint64_t v)
+{
+    int n = 0;
+    while (v) {
+        v >>= 1;
+        n++;
+    }
+    return n;
+}
+
+OZ_HD int oz_min_int(int a, int b) { return a < b ? a : b; }
+OZ_HD int oz_max_int(int a, int b) { return a > b ? a : b; }
+
+/* The BLAS update of one real element. No FMA: alpha*x + beta*c rounds three times, as
+ * reference BLAS does, and the NumPy reference reproduces it bit for bit. */
+OZ_HD double oz_update_real(double x, double alpha, double beta, double c_old, int beta_zero)
+{
+    double t = alpha * x;
+    if (beta_zero)
+        return t;
+    double u = beta * c_old;
+    return t + u;
+}
+
+/* The same for one complex element, (xr, xi) -> (out[0], out[1]). */
+OZ_HD void oz_update_complex(double xr, double xi, const double *alpha, const double *beta,
+                             const double *c_old, int beta_zero, double *out)
+{
+    double tr = alpha[0] * xr - alpha[1] * xi;
+    double ti = alpha[0] * xi + alpha[1] * xr;
+    if (!beta_zero) {
+        double ur = beta[0] * c_old[0] - beta[1] * c_old[1];
+        double ui = beta[0] * c_old[1] + beta[1] * c_old[0];
+        tr = tr + ur;
+        ti = ti + ui;
+    }
+    out[0] = tr;
+    out[1] = ti;
+}
+
+#endif

@@ -1,0 +1,228 @@
+/* Ozaki scheme II, step by step, as element functions shared by the CPU and CUDA executors.
+ *
+ * For C = op(A) op(B) (m x k times k x n):
+ *   1. stats:    per row i of op(A): E_i = exponent of max |a_il|, nonfinite flag, smallest
+ *                exponent of a nonzero element; the same per column j of op(B).
+ *   2. bits:     alpha_i, beta_j = bits kept below 2^(alpha_i+1) for row i / column j, chosen
+ *                so that 2 * max (|A'||B'|)_ij < M = prod of the moduli:
+ *                  fast:      Cauchy-Schwarz, ||A'_i||_2 ||B'_j||_2 < 2^(alpha_i+beta_j+...)
+ *                  accurate:  one small-integer product G = UA^T UB of rounded-up |A|, |B|.
+ *   3. scale:    A'_il = trunc(a_il * 2^(alpha_i - E_i)) (exact power-of-two scaling).
+ *   4. residues: A'_il mod m_t, symmetric, in [-128, 127], for each modulus t.
+ *   5. products: C_t = A_t^T B_t, exact integer GEMMs (executor-specific), reduced mod m_t.
+ *   6. CRT:      X_ij = the unique integer in (-M/2, M/2) with X = C_t mod m_t for all t,
+ *                exact multi-word arithmetic, rounded once to double and scaled by
+ *                2^-(alpha_i - E_i + beta_j - F_j).
+ * Zero rows, exponent spans the scaling cannot hold and Inf/NaN are detected in step 1/2;
+ * the driver then computes the call natively and reports why.
+ */
+#ifndef OZ_OZAKI2_H
+#define OZ_OZAKI2_H
+
+#include "oz_defs.h"
+
+#define OZ2_MAX_MODULI 20
+#define OZ2_LIMBS 6          /* 32-bit limbs: sum_t u_t W_t < 20 * 256 * M < 2^169 */
+#define OZ2_MAX_BITS 94      /* cap on alpha_i, beta_j: |A'| < 2^95 keeps step 4 exact */
+#define OZ2_ZERO_BITS OZ2_MAX_BITS
+#define OZ2_MAX_K (1LL << 28) /* fixed-point sums of squares stay below 2^64 */
+
+typedef struct {
+    int n;                                   /* moduli count */
+    int budget;                              /* bitlen(M) - 2: 2^budget <= M/2 */
+    double m[OZ2_MAX_MODULI];                /* moduli */
+    double inv[OZ2_MAX_MODULI];              /* fl(1 / m_t) */
+    uint32_t w[OZ2_MAX_MODULI][OZ2_LIMBS];   /* CRT weights (M/m_t) * ((M/m_t)^-1 mod m_t) */
+    uint32_t M[OZ2_LIMBS];                   /* product of the moduli */
+    uint32_t half[OZ2_LIMBS];                /* M / 2 (M is even: 256 is the first modulus) */
+    double Md;                               /* M rounded to double, for quotient estimates */
+} oz2_table;
+
+/* ---- step 1: statistics ------------------------------------------------------------- */
+
+/* One element's term of the fixed-point sum of squares of a row, relative to 2^E:
+ * an upper bound of (|x| 2^-E)^2 * 2^32, as an integer. Summing integers makes the row
+ * sum independent of order, so every executor and thread count gets the same bits. */
+OZ_HD uint64_t oz2_sq_term(double x, int E)
+{
+    if (x == 0.0)
+        return 0;
+    double y = ldexp(fabs(x), -E);
+    return (uint64_t)ceil(ldexp(y * y, 32)) + 1;
+}
+
+/* ---- step 2: bits kept ---------------------------------------------------------------- */
+
+/* Fast scaling: S = sum of sq_term over the row (S >= 2^32 when the row is nonzero),
+ * so ||row||_2 < 2^(E - 16 + ceil(bitlen(S)/2)); keeping alpha bits gives
+ * ||A'_i||_2 < 2^(alpha - 16 + ceil(bitlen(S)/2)) <= 2^half_budget. */
+OZ_HD int oz2_bits_fast(int half_budget, uint64_t S)
+{
+    if (S == 0)
+        return OZ2_ZERO_BITS;
+    int bl = oz_bitlen64(S);
+    return oz_min_int(half_budget + 16 - (bl + 1) / 2, OZ2_MAX_BITS);
+}
+
+/* Accurate scaling: UA_il = ceil(|a_il| 2^(ushift - E_i)) <= 64 (real: ushift 5; complex:
+ * ceil of |re| and |im| separately, ushift 4), the same for B, G = UA^T UB exactly, then
+ * (|A'||B'|)_ij < 2^(alpha_i + beta_j - 2 ushift + bitlen(G_ij)). */
+OZ_HD int oz2_ubound(double x, int s)
+{
+    return (int)ceil(ldexp(fabs(x), s));
+}
+
+/* beta_j from the largest bitlen(G_ij) over i: half of what the column may spend. */
+OZ_HD int oz2_bits_accurate_col(int budget, int ushift, int gmax)
+{
+    int b = budget + 2 * ushift - gmax;
+    b = b >= 0 ? b / 2 : -((-b + 1) / 2); /* floor(b / 2) */
+    return oz_min_int(b, OZ2_MAX_BITS);
+}
+
+/* alpha_i's limit from one column j; alpha_i is the minimum over j (and OZ2_MAX_BITS). */
+OZ_HD int oz2_bits_accurate_row_term(int budget, int ushift, int g, int beta_j)
+{
+    return budget + 2 * ushift - g - beta_j;
+}
+
+/* Would a nonzero element of exponent emin be lost entirely by keeping `bits` below 2^E? */
+OZ_HD int oz2_loses_element(int E, int emin, int bits)
+{
+    return emin < E - bits;
+}
+
+/* ---- steps 3 and 4: scale and residues -------------------------------------------------- */
+
+OZ_HD double oz2_scale(double x, int e)
+{
+    return trunc(ldexp(x, e));
+}
+
+/* Symmetric residue of an integer-valued double |x| < 2^96 modulo m (m <= 256):
+ * the result lies in [-floor(m/2), floor(m/2)], and 128 maps to -128 for m = 256.
+ * Each fma computes x - q m exactly (an integer below 2^53), so two steps are exact. */
+OZ_HD double oz2_residue(double x, double m, double inv)
+{
+    double q = rint(x * inv);
+    double r = fma(-q, m, x);
+    q = rint(r * inv);
+    r = fma(-q, m, r);
+    if (r >= 0.5 * m)
+        r -= m;
+    return r;
+}
+
+/* ---- step 6: CRT ------------------------------------------------------------------------ */
+
+/* acc (two's complement, OZ2_LIMBS words) -= q * M */
+OZ_HD void oz2_limbs_sub_mul(uint32_t *acc, const uint32_t *M, uint32_t q)
+{
+    uint64_t carry = 0;
+    uint32_t borrow = 0;
+    for (int i = 0; i < OZ2_LIMBS; i++) {
+        uint64_t p = (uint64_t)M[i] * q + carry;
+        carry = p >> 32;
+        uint32_t pl = (uint32_t)p;
+        uint64_t d = (uint64_t)acc[i] - pl - borrow;
+        acc[i] = (uint32_t)d;
+        borrow = (uint32_t)((d >> 32) & 1u);
+    }
+}
+
+OZ_HD void oz2_limbs_add(uint32_t *acc, const uint32_t *v)
+{
+    uint64_t carry = 0;
+    for (int i = 0; i < OZ2_LIMBS; i++) {
+        uint64_t s = (uint64_t)acc[i] + v[i] + carry;
+        acc[i] = (uint32_t)s;
+        carry = s >> 32;
+    }
+}
+
+OZ_HD void oz2_limbs_neg(uint32_t *acc)
+{
+    uint64_t carry = 1;
+    for (int i = 0; i < OZ2_LIMBS; i++) {
+        uint64_t s = (uint64_t)(uint32_t)~acc[i] + carry;
+        acc[i] = (uint32_t)s;
+        carry = s >> 32;
+    }
+}
+
+/* Unsigned compare: returns -1, 0, 1. */
+OZ_HD int oz2_limbs_cmp(const uint32_t *a, const uint32_t *b)
+{
+    for (int i = OZ2_LIMBS - 1; i >= 0; i--) {
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Nonnegative magnitude in limbs -> double, rounded once to nearest-even, times 2^shift. */
+OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift)
+{
+    int h = OZ2_LIMBS - 1;
+    while (h > 0 && mag[h] == 0)
+        h--;
+    if (h <= 1) {
+        uint64_t v = ((uint64_t)mag[1] << 32) | mag[0];
+        return ldexp((double)v, shift);
+    }
+    int lz = 0;
+    while (!(mag[h] & (0x80000000u >> lz)))
+        lz++;
+    uint64_t top = ((uint64_t)mag[h] << 32) | mag[h - 1];
+    uint32_t below = mag[h - 2];
+    if (lz) {
+        top = (top << lz) | (below >> (32 - lz));
+        below = below << lz;
+    }
+    uint32_t sticky = below;
+    for (int i = 0; i < h - 2; i++)
+        sticky |= mag[i];
+    if (sticky)
+        top |= 1u; /* bit 0 lies below the round bit of a 53-bit significand */
+    return ldexp((double)top, shift + 32 * (h - 1) - lz);
+}
+
+/* The unique X in [-M/2, M/2) with X = r_t (mod m_t), rounded to double, times 2^shift.
+ * r_t are symmetric residues. */
+OZ_HD double oz2_crt(const oz2_table *T, const double *r, int shift)
+{
+    uint32_t acc[OZ2_LIMBS] = {0, 0, 0, 0, 0, 0};
+    for (int t = 0; t < T->n; t++) {
+        double u = r[t] < 0 ? r[t] + T->m[t] : r[t];
+        uint32_t ui = (uint32_t)u;
+        uint64_t carry = 0;
+        for (int i = 0; i < OZ2_LIMBS; i++) {
+            uint64_t p = (uint64_t)T->w[t][i] * ui + acc[i] + carry;
+            acc[i] = (uint32_t)p;
+            carry = p >> 32;
+        }
+    }
+    /* quotient estimate: acc / M < 20 * 256, off by at most one near half-integers */
+    double ad = 0.0;
+    for (int i = OZ2_LIMBS - 1; i >= 0; i--)
+        ad = ad * 4294967296.0 + (double)acc[i];
+    uint32_t q = (uint32_t)floor(ad / T->Md + 0.5);
+    oz2_limbs_sub_mul(acc, T->M, q);
+    int neg = (acc[OZ2_LIMBS - 1] >> 31) != 0;
+    if (neg) {
+        oz2_limbs_neg(acc);
+        if (oz2_limbs_cmp(acc, T->half) > 0) { /* X < -M/2: X + M */
+            oz2_limbs_neg(acc);
+            oz2_limbs_add(acc, T->M);
+            neg = 0;
+        }
+    } else if (oz2_limbs_cmp(acc, T->half) >= 0) { /* X >= M/2: X - M, negative */
+        oz2_limbs_sub_mul(acc, T->M, 1u);
+        oz2_limbs_neg(acc);
+        neg = 1;
+    }
+    double v = oz2_limbs_to_double(acc, shift);
+    return neg ? -v : v;
+}
+
+#endif

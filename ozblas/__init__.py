@@ -1,0 +1,8 @@
+"""ozblas: FP64 matrix products emulated with the Ozaki schemes on integer matrix units."""
+
+from ._native import OzblasError
+from .api import dgemm, info, matmul, zgemm
+from .config import ConfigError
+
+__all__ = ["matmul", "dgemm", "zgemm", "info", "OzblasError", "ConfigError"]
+__version__ = "0.1.0"

@@ -1,0 +1,236 @@
+"""The Python API: matmul, dgemm, zgemm (SciPy's signature), info."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import config
+from ._native import OzblasError, check, ffi, lib, library_path, load
+
+__all__ = ["matmul", "dgemm", "zgemm", "info", "OzblasError"]
+
+_METHOD = {"auto": 0, "native": 1, "ozaki1": 2, "ozaki2": 3}
+_METHOD_NAME = {v: k for k, v in _METHOD.items()}
+_SCALING = {"accurate": 0, "fast": 1}
+_SCALING_NAME = {v: k for k, v in _SCALING.items()}
+_EXECUTOR = {"auto": 0, "cpu": 1, "cuda": 2}
+_EXECUTOR_NAME = {v: k for k, v in _EXECUTOR.items()}
+_TRANS = {0: "N", 1: "T", 2: "C"}
+_ctx = None
+
+
+def _context():
+    global _ctx
+    if _ctx is None:
+        p = ffi.new("ozblas_context **")
+        check(lib.ozblas_context_create(p))
+        _ctx = ffi.gc(p[0], lib.ozblas_context_destroy)
+    return _ctx
+
+
+def _options(method, moduli, scaling, executor, threads):
+    load()
+    env = config.from_env()
+    o = ffi.new("ozblas_options *")
+    o.method = _METHOD[config.parse_method(method) if method is not None else env.method]
+    o.moduli = config.parse_moduli(moduli) if moduli is not None else env.moduli
+    o.scaling = _SCALING[config.parse_scaling(scaling) if scaling is not None else env.scaling]
+    ex, dev = config.parse_device(executor) if executor is not None else (env.executor, env.device)
+    o.executor = _EXECUTOR[ex]
+    o.device = dev
+    o.threads = config.parse_threads(threads) if threads is not None else env.threads
+    return o
+
+
+def _report_dict(r) -> dict:
+    method = _METHOD_NAME[r.method]
+    emulated = method == "ozaki2"
+    fallback = None if r.fallback == 0 else ffi.string(lib.ozblas_fallback_name(r.fallback)).decode()
+    return {
+        "method": method,
+        "moduli": r.moduli if emulated else None,
+        "scaling": _SCALING_NAME[r.scaling] if emulated else None,
+        "executor": _EXECUTOR_NAME[r.executor],
+        "fallback": fallback,
+        "int_gemms": r.int_gemms,
+        "fp64_passes": r.fp64_passes,
+        "bits_a": (r.min_bits_a, r.max_bits_a) if emulated else None,
+        "bits_b": (r.min_bits_b, r.max_bits_b) if emulated else None,
+        "seconds": r.seconds,
+    }
+
+
+def _blas_view(x: np.ndarray, trans: str):
+    """(array to pass, trans flag, leading dimension) for a 2-D operand used as op(x).
+
+    A C-ordered matrix is the transpose of a column-major one, so it is passed with the
+    transpose flag flipped instead of being copied. Conjugation needs a column-major copy.
+    """
+    item = x.itemsize
+    if x.flags.f_contiguous or x.shape[0] <= 1 and x.strides[1] % item == 0 and x.strides[1] > 0:
+        ld = x.strides[1] // item if x.shape[1] > 1 else max(1, x.shape[0])
+        return x, trans, max(ld, x.shape[0], 1)
+    if x.flags.c_contiguous and trans != "C":
+        ld = x.strides[0] // item if x.shape[0] > 1 else max(1, x.shape[1])
+        return x, ("N" if trans == "T" else "T"), max(ld, x.shape[1], 1)
+    y = np.asfortranarray(x)
+    return y, trans, max(1, y.shape[0])
+
+
+def _ptr(x: np.ndarray):
+    return ffi.cast("double *", x.ctypes.data)
+
+
+def _gemm(alpha, a, b, beta, c, ta, tb, opts, cplx):
+    """c (Fortran-ordered, writable) := alpha op(a) op(b) + beta c; returns the report."""
+    m = a.shape[1] if ta != "N" else a.shape[0]
+    k = a.shape[0] if ta != "N" else a.shape[1]
+    n = b.shape[0] if tb != "N" else b.shape[1]
+    A, ta2, lda = _blas_view(a, ta)
+    B, tb2, ldb = _blas_view(b, tb)
+    rep = ffi.new("ozblas_report *")
+    ldc = max(1, c.shape[0])
+    if cplx:
+        al = ffi.new("double[2]", [alpha.real, alpha.imag])
+        be = ffi.new("double[2]", [beta.real, beta.imag])
+        st = lib.ozblas_zgemm(_context(), ta2.encode(), tb2.encode(), m, n, k, al, _ptr(A), lda,
+                              _ptr(B), ldb, be, _ptr(c), ldc, opts, rep)
+    else:
+        st = lib.ozblas_dgemm(_context(), ta2.encode(), tb2.encode(), m, n, k, float(alpha),
+                              _ptr(A), lda, _ptr(B), ldb, float(beta), _ptr(c), ldc, opts, rep)
+    check(st)
+    return _report_dict(rep)
+
+
+_ACCEPTED = "float64 or complex128"
+
+
+def _operand(x, name) -> np.ndarray:
+    if hasattr(x, "__cuda_array_interface__"):
+        raise TypeError(f"{name}: device arrays need the CUDA executor, which this build lacks")
+    x = np.asarray(x)
+    if x.dtype not in (np.float64, np.complex128):
+        raise TypeError(f"{name} has dtype {x.dtype}; accepted: {_ACCEPTED}")
+    return x
+
+
+def matmul(a, b, *, method=None, moduli=None, scaling=None, executor=None, threads=None,
+           return_info=False):
+    """a @ b for float64/complex128 matrices (2-D, or stacked 3-D with equal or one batch).
+
+    Keyword options override the OZBLAS_* environment: method (auto, native, ozaki2),
+    moduli (2..20), scaling (accurate, fast), executor (auto, cpu, cuda, cuda:N), threads.
+    With return_info=True returns (c, info) where info says what the call did.
+    """
+    a = _operand(a, "a")
+    b = _operand(b, "b")
+    if a.ndim not in (2, 3) or b.ndim not in (2, 3):
+        raise ValueError(f"a and b must be 2-D or 3-D; got shapes {a.shape} and {b.shape}")
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"inner dimensions differ: a is {a.shape}, b is {b.shape}")
+    opts = _options(method, moduli, scaling, executor, threads)
+    cplx = a.dtype == np.complex128 or b.dtype == np.complex128
+    dt = np.complex128 if cplx else np.float64
+    a = a.astype(dt, copy=False)
+    b = b.astype(dt, copy=False)
+    if a.ndim == 2 and b.ndim == 2:
+        c = np.empty((a.shape[0], b.shape[1]), dtype=dt, order="F")
+        rep = _gemm(1.0, a, b, 0.0, c, "N", "N", opts, cplx)
+        return (c, rep) if return_info else c
+    ba = a.shape[0] if a.ndim == 3 else 1
+    bb = b.shape[0] if b.ndim == 3 else 1
+    if ba != bb and 1 not in (ba, bb):
+        raise ValueError(f"batch sizes differ: a is {a.shape}, b is {b.shape}")
+    nb = max(ba, bb)
+    out = np.empty((nb, a.shape[-2], b.shape[-1]), dtype=dt)
+    reps = []
+    for i in range(nb):
+        ai = a[i if ba > 1 else 0] if a.ndim == 3 else a
+        bi = b[i if bb > 1 else 0] if b.ndim == 3 else b
+        ci = np.empty((ai.shape[0], bi.shape[1]), dtype=dt, order="F")
+        reps.append(_gemm(1.0, ai, bi, 0.0, ci, "N", "N", opts, cplx))
+        out[i] = ci
+    if not return_info:
+        return out
+    info = dict(reps[0])
+    info["batch"] = nb
+    info["fallback"] = next((r["fallback"] for r in reps if r["fallback"]), None)
+    info["seconds"] = sum(r["seconds"] for r in reps)
+    return out, info
+
+
+def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, method, moduli,
+                scaling, executor, threads, return_info):
+    dt = np.complex128 if cplx else np.float64
+    name = "zgemm" if cplx else "dgemm"
+    if trans_a not in _TRANS or trans_b not in _TRANS:
+        raise ValueError(f"{name}: trans_a={trans_a!r}, trans_b={trans_b!r}; accepted: 0, 1, 2")
+    ta, tb = _TRANS[trans_a], _TRANS[trans_b]
+    if not cplx:
+        ta, tb = ta.replace("C", "T"), tb.replace("C", "T")
+    arrs = []
+    for nm, x in (("a", a), ("b", b)):
+        x = np.asarray(x)
+        if not cplx and np.iscomplexobj(x):
+            raise TypeError(f"{name}: {nm} is complex ({x.dtype}); accepted: real arrays")
+        if x.ndim != 2:
+            raise ValueError(f"{name}: {nm} must be 2-D; got shape {x.shape}")
+        arrs.append(x.astype(dt, copy=False))
+    a, b = arrs
+    m, k = (a.shape[1], a.shape[0]) if ta != "N" else a.shape
+    k2, n = (b.shape[1], b.shape[0]) if tb != "N" else b.shape
+    if k != k2:
+        raise ValueError(f"{name}: op(a) is {m}x{k} but op(b) is {k2}x{n}")
+    alpha = complex(alpha) if cplx else float(alpha)
+    beta = complex(beta) if cplx else float(beta)
+    opts = _options(method, moduli, scaling, executor, threads)
+    if c is None:
+        out = np.zeros((m, n), dtype=dt, order="F")
+    else:
+        c = np.asarray(c)
+        if c.shape != (m, n):
+            raise ValueError(f"{name}: c has shape {c.shape}; expected {(m, n)}")
+        if not cplx and np.iscomplexobj(c):
+            raise TypeError(f"{name}: c is complex ({c.dtype}); accepted: real arrays")
+        in_place = overwrite_c and c.dtype == dt and c.flags.f_contiguous and c.flags.writeable
+        out = c if in_place else np.array(c, dtype=dt, order="F")
+    rep = _gemm(alpha, a, b, beta, out, ta, tb, opts, cplx)
+    return (out, rep) if return_info else out
+
+
+def dgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0, *, method=None,
+          moduli=None, scaling=None, executor=None, threads=None, return_info=False):
+    """SciPy's dgemm: alpha op(a) op(b) + beta c, with trans 0 = N, 1 = T, 2 = C (= T here)."""
+    return _gemm_scipy(False, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, method, moduli,
+                       scaling, executor, threads, return_info)
+
+
+def zgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0, *, method=None,
+          moduli=None, scaling=None, executor=None, threads=None, return_info=False):
+    """SciPy's zgemm: alpha op(a) op(b) + beta c, with trans 0 = N, 1 = T, 2 = conjugate T."""
+    return _gemm_scipy(True, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, method, moduli,
+                       scaling, executor, threads, return_info)
+
+
+def info() -> dict:
+    """Plain dict: version, library path, executors and why one is missing, host BLAS, config."""
+    load()
+    executors = {}
+    for name, code in (("cpu", 1), ("cuda", 2)):
+        why = ffi.new("char[256]")
+        ok = bool(lib.ozblas_executor_available(code, why, 256))
+        executors[name] = {"available": ok, "reason": None if ok else ffi.string(why).decode()}
+    try:
+        cfg = config.from_env().as_dict()
+        cfg_error = None
+    except config.ConfigError as e:
+        cfg, cfg_error = None, str(e)
+    return {
+        "version": ffi.string(lib.ozblas_version()).decode(),
+        "library": library_path(),
+        "host_blas": ffi.string(lib.ozblas_host_blas_path()).decode() or None,
+        "executors": executors,
+        "config": cfg,
+        "config_error": cfg_error,
+        "moduli": [lib.ozblas_ozaki2_modulus(i) for i in range(lib.ozblas_ozaki2_max_moduli())],
+    }
