@@ -75,6 +75,8 @@ typedef struct {
     int executor;   /* an ozblas_executor */
     int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N) */
     int threads;    /* CPU executor threads; 0 = all cores */
+    void *stream;   /* CUDA executor: the cudaStream_t to run on (NULL = the legacy default
+                       stream); the call returns after the work on it has finished */
 } ozblas_options;
 
 /* What a call actually did. */
@@ -91,6 +93,9 @@ typedef struct {
     int max_bits_b;  /* same for the columns of op(B) */
     int min_bits_b;
     double seconds;  /* wall time of the call */
+    double phase_seconds[5]; /* Ozaki II: 0 stats and scaling bounds, 1 scaling and residues,
+                                2 integer products, 3 modular reduction, 4 CRT and update
+                                (device-event timed on CUDA; zeros when not measured) */
 } ozblas_report;
 
 /* A context: reusable workspace and cached tables. Thread-safe: several threads may use

@@ -15,6 +15,7 @@ void ozblas_options_init(ozblas_options *opt)
     opt->executor = OZBLAS_EXECUTOR_AUTO;
     opt->device = 0;
     opt->threads = 0;
+    opt->stream = NULL;
 }
 
 static int parse_int(const char *s, long lo, long hi, long *out)
