@@ -252,16 +252,16 @@ def _round_scaled(c, e):
         return 0.0
     if e >= 0:
         if c.bit_length() + e > 1025:  # |c 2**e| >= 2**1024: certainly inf
-            return math.copysign(math.inf, c)
+            return (math.inf if c > 0 else -math.inf)
         try:
             return float(c << e)  # correctly rounded int -> float
         except OverflowError:  # raised exactly when the rounded value is inf
-            return math.copysign(math.inf, c)
+            return (math.inf if c > 0 else -math.inf)
     try:
         # CPython's int true division is correctly rounded, subnormals included.
         return c / (1 << -e)
     except OverflowError:
-        return math.copysign(math.inf, c)
+        return (math.inf if c > 0 else -math.inf)
 
 
 _round_ufunc = np.frompyfunc(_round_scaled, 2, 1)

@@ -1,0 +1,96 @@
+"""The `ozblas` command (also `python -m ozblas`): info, demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+from . import api, config
+
+__all__ = ["main"]
+
+
+def _table(headers: list[str], rows: list[list]) -> str:
+    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    fmt = lambda r: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+    return "\n".join([fmt(cells[0]), fmt(["-" * w for w in widths])] + [fmt(r) for r in cells[1:]])
+
+
+def cmd_info(args) -> int:
+    d = api.info()
+    if args.json:
+        print(json.dumps(d, indent=2))
+        return 0
+    print(f"ozblas {d['version']}")
+    print(f"library    {d['library']}")
+    print(f"host BLAS  {d['host_blas'] or 'none found'}")
+    rows = [[name, "yes" if e["available"] else "no", e["reason"] or ""] for name, e in d["executors"].items()]
+    print(_table(["executor", "available", "reason"], rows))
+    if d["config_error"]:
+        print(f"configuration error: {d['config_error']}")
+    else:
+        print("configuration: " + ", ".join(f"{k}={v}" for k, v in d["config"].items()))
+    return 0
+
+
+def _best_executor() -> str:
+    return "cuda" if api.info()["executors"]["cuda"]["available"] else "cpu"
+
+
+def cmd_demo(args) -> int:
+    from .testing import err_ab, exact_matmul, make_matrix
+
+    executor = _best_executor()
+    m, k, n = args.m, args.k, args.n
+    print(f"ozblas demo: C = A B, A {m}x{k}, B {k}x{n}, executor {executor}")
+    print("err_ab = max |C - C_exact| / (|A||B|), C_exact from the exact oracle\n")
+    rows = []
+    for phi in (0.5, 2.0):
+        a = make_matrix(m, k, phi, seed=1)
+        b = make_matrix(k, n, phi, seed=2)
+        exact = exact_matmul(a, b)
+        t = time.perf_counter()
+        native = api.matmul(a, b, method="native", executor=executor)
+        t_native = time.perf_counter() - t
+        e_native = err_ab(native, exact, a, b)
+        rows.append([phi, "native", "", f"{t_native * 1e3:.2f}", f"{e_native:.2e}", f"{e_native:.2e}", ""])
+        for moduli in args.moduli:
+            for scaling in ("fast", "accurate"):
+                t = time.perf_counter()
+                c, info = api.matmul(a, b, method="ozaki2", moduli=moduli, scaling=scaling,
+                                     executor=executor, return_info=True)
+                dt = time.perf_counter() - t
+                e = err_ab(c, exact, a, b)
+                verdict = "<= native" if e <= e_native else "> native"
+                rows.append([phi, f"ozaki2 {scaling}", moduli, f"{dt * 1e3:.2f}", f"{e:.2e}",
+                             f"{e_native:.2e}", info["fallback"] or verdict])
+    print(_table(["phi", "method", "moduli", "ms", "err_ab", "native err_ab", "note"], rows))
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="ozblas", description=__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    pi = sub.add_parser("info", help="executors, host BLAS, configuration")
+    pi.add_argument("--json", action="store_true")
+    pd = sub.add_parser("demo", help="accuracy and time of native DGEMM vs Ozaki II")
+    pd.add_argument("--m", type=int, default=128)
+    pd.add_argument("--k", type=int, default=1024)
+    pd.add_argument("--n", type=int, default=128)
+    pd.add_argument("--moduli", type=int, nargs="+", default=[12, 14, 16, 18])
+    args = p.parse_args(argv)
+    try:
+        config.from_env()
+    except config.ConfigError as e:
+        print(f"ozblas: {e}", file=sys.stderr)
+        return 2
+    return {"info": cmd_info, "demo": cmd_demo}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""Python API: BLAS semantics, quick returns, special values, argument errors."""
+
+import numpy as np
+import pytest
+
+import ozblas
+from ozblas.testing import exact_matmul, make_matrix
+
+EMU = dict(method="ozaki2", moduli=16, executor="cpu")
+
+
+def bits(x):
+    return np.ascontiguousarray(x).view(np.uint64)
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+def test_matmul_c_and_f_order_and_noncontiguous(cplx):
+    dt = np.complex128 if cplx else np.float64
+    a = make_matrix(20, 30, 0.5, seed=1, dtype=dt)
+    b = make_matrix(30, 10, 0.5, seed=2, dtype=dt)
+    ref = ozblas.matmul(a, b, **EMU)
+    assert ref.shape == (20, 10) and ref.dtype == dt
+    for aa in (np.asfortranarray(a), a.copy()):
+        for bb in (np.asfortranarray(b), b.copy(), np.repeat(b, 2, axis=1)[:, ::2]):
+            assert np.array_equal(bits(ozblas.matmul(aa, bb, **EMU)), bits(ref))
+
+
+def test_matmul_stacked():
+    a = make_matrix(3 * 8, 9, 1.0, seed=1).reshape(3, 8, 9)
+    b = make_matrix(9, 5, 1.0, seed=2)
+    c, info = ozblas.matmul(a, b, return_info=True, **EMU)
+    assert c.shape == (3, 8, 5) and info["batch"] == 3
+    for i in range(3):
+        assert np.array_equal(bits(c[i]), bits(ozblas.matmul(a[i], b, **EMU)))
+    b3 = np.stack([b, 2 * b, 3 * b])
+    c3 = ozblas.matmul(a, b3, **EMU)
+    assert np.array_equal(bits(c3[2]), bits(ozblas.matmul(a[2], 3 * b, **EMU)))
+
+
+def test_return_info_fields():
+    a = make_matrix(10, 10, 0.5)
+    c, info = ozblas.matmul(a, a, method="ozaki2", moduli=14, scaling="fast", executor="cpu", return_info=True)
+    assert info["method"] == "ozaki2" and info["moduli"] == 14 and info["scaling"] == "fast"
+    assert info["executor"] == "cpu" and info["fallback"] is None
+    assert info["int_gemms"] == 14 and info["fp64_passes"] == 1
+    c, info = ozblas.matmul(a, a, method="native", return_info=True)
+    assert info["method"] == "native" and info["moduli"] is None
+
+
+def test_auto_without_gpu_is_native_and_says_so():
+    if ozblas.info()["executors"]["cuda"]["available"]:
+        pytest.skip("a CUDA executor is present: auto emulates")
+    a = make_matrix(10, 10, 0.5)
+    c, info = ozblas.matmul(a, a, method="auto", return_info=True)
+    assert info["method"] == "native" and info["fallback"] == "auto chose native"
+    np.testing.assert_allclose(c, a @ a, rtol=1e-14)
+
+
+@pytest.mark.parametrize("ta", [0, 1, 2])
+@pytest.mark.parametrize("tb", [0, 1, 2])
+def test_zgemm_transposes_alpha_beta(ta, tb):
+    m, n, k = 7, 5, 9
+    opa = make_matrix(m, k, 1.0, seed=3, dtype=np.complex128)
+    opb = make_matrix(k, n, 1.0, seed=4, dtype=np.complex128)
+    stored = lambda x, t: x if t == 0 else (x.T.copy() if t == 1 else x.conj().T.copy())
+    c0 = make_matrix(m, n, 1.0, seed=5, dtype=np.complex128)
+    alpha, beta = 0.75 - 1.25j, -0.5 + 2.0j
+    c = ozblas.zgemm(alpha, stored(opa, ta), stored(opb, tb), beta, c0, ta, tb, **EMU)
+    expect = alpha * exact_matmul(opa, opb) + beta * c0
+    np.testing.assert_allclose(c, expect, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("ta", [0, 1])
+@pytest.mark.parametrize("tb", [0, 1])
+def test_dgemm_matches_scipy(ta, tb):
+    scipy_blas = pytest.importorskip("scipy.linalg.blas")
+    a = make_matrix(6, 6, 1.0, seed=1)
+    b = make_matrix(6, 6, 1.0, seed=2)
+    c0 = make_matrix(6, 6, 1.0, seed=3)
+    ours = ozblas.dgemm(1.5, a, b, 0.5, c0, ta, tb, **EMU)
+    theirs = scipy_blas.dgemm(1.5, a, b, 0.5, c0, ta, tb)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-13)
+    assert ozblas.dgemm(1.0, a, b).shape == (6, 6)
+
+
+def test_dgemm_overwrite_c_in_place():
+    a = make_matrix(4, 4, 0.5, seed=1)
+    c = np.asfortranarray(make_matrix(4, 4, 0.5, seed=2))
+    c_before = c.copy()
+    out = ozblas.dgemm(1.0, a, a, 1.0, c, overwrite_c=1, **EMU)
+    assert out is c
+    out2 = ozblas.dgemm(1.0, a, a, 1.0, c_before, overwrite_c=0, **EMU)
+    assert out2 is not c_before
+
+
+@pytest.mark.parametrize("method", ["ozaki2", "native"])
+@pytest.mark.parametrize("cplx", [False, True])
+def test_beta_zero_never_reads_c(method, cplx):
+    dt = np.complex128 if cplx else np.float64
+    a = make_matrix(5, 6, 0.5, dtype=dt)
+    b = make_matrix(6, 4, 0.5, dtype=dt)
+    c = np.full((5, 4), np.nan, dtype=dt)
+    f = ozblas.zgemm if cplx else ozblas.dgemm
+    out = f(1.0, a, b, 0.0, c, method=method, executor="cpu")
+    assert np.all(np.isfinite(out))
+    out = f(0.0, a, b, 0.0, c, method=method, executor="cpu")
+    assert np.all(out == 0)
+
+
+def test_alpha_zero_and_empty_dimensions():
+    a = make_matrix(3, 4, 0.5)
+    b = make_matrix(4, 2, 0.5)
+    c = make_matrix(3, 2, 0.5, seed=7)
+    a_nan = np.full_like(a, np.nan)
+    out = ozblas.dgemm(0.0, a_nan, b, 2.0, c, **EMU)  # alpha = 0: A and B are not read
+    np.testing.assert_array_equal(out, 2.0 * c)
+    assert ozblas.matmul(np.zeros((0, 4)), b, **EMU).shape == (0, 2)
+    assert ozblas.matmul(a, np.zeros((4, 0)), **EMU).shape == (3, 0)
+    out = ozblas.dgemm(1.0, np.zeros((3, 0)), np.zeros((0, 2)), 0.5, c, **EMU)  # k = 0
+    np.testing.assert_array_equal(out, 0.5 * c)
+    np.testing.assert_array_equal(ozblas.matmul(np.zeros((3, 0)), np.zeros((0, 2)), **EMU), np.zeros((3, 2)))
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+def test_inf_nan_inputs_match_native_pattern(cplx):
+    dt = np.complex128 if cplx else np.float64
+    a = make_matrix(6, 5, 0.5, seed=1, dtype=dt)
+    b = make_matrix(5, 4, 0.5, seed=2, dtype=dt)
+    a[1, 2] = np.inf
+    a[3, 0] = -np.inf
+    b[4, 1] = np.nan
+    c, info = ozblas.matmul(a, b, return_info=True, **EMU)
+    assert info["fallback"] == "nonfinite input" and info["method"] == "native"
+    ref = a @ b
+    np.testing.assert_array_equal(np.isnan(c), np.isnan(ref))
+    np.testing.assert_array_equal(np.isinf(c), np.isinf(ref))
+    fin = np.isfinite(ref)
+    np.testing.assert_allclose(c[fin], ref[fin], rtol=1e-13)
+
+
+def test_extreme_exponent_row_falls_back_exactly():
+    a = make_matrix(4, 3, 0.5, seed=1)
+    a[2, :] = [1e300, 1e-300, 0.0]
+    b = make_matrix(3, 3, 0.5, seed=2)
+    b[0, 1] = 0.0
+    c, info = ozblas.matmul(a, b, return_info=True, **EMU)
+    assert info["fallback"] == "exponent range beyond the scaling"
+    np.testing.assert_array_equal(c[2, 1], exact_matmul(a, b)[2, 1])  # 1e-300 * b[1,1], not lost
+
+
+def test_subnormal_and_huge_values():
+    rng = np.random.default_rng(3)
+    a = (rng.random((6, 8)) - 0.5) * 1e-310  # subnormal rows
+    b = (rng.random((8, 5)) - 0.5) * 1e300
+    c, info = ozblas.matmul(a, b, return_info=True, **EMU)
+    assert info["fallback"] is None
+    np.testing.assert_allclose(c, exact_matmul(a, b), rtol=1e-10)
+    a = (rng.random((6, 8)) + 0.5) * 1e200
+    b = (rng.random((8, 5)) + 0.5) * 1e200  # the products overflow, as native's do
+    c = ozblas.matmul(a, b, **EMU)
+    assert np.all(np.isinf(c)) and np.all(np.isinf(a @ b))
+
+
+def test_zero_rows_and_columns():
+    a = make_matrix(5, 6, 1.0, seed=1)
+    b = make_matrix(6, 4, 1.0, seed=2)
+    a[2] = 0
+    b[:, 1] = 0
+    c, info = ozblas.matmul(a, b, return_info=True, **EMU)
+    assert info["fallback"] is None
+    assert np.all(c[2] == 0) and np.all(c[:, 1] == 0)
+    np.testing.assert_allclose(c, exact_matmul(a, b), rtol=1e-14, atol=1e-300)
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+def test_same_bits_for_one_and_two_threads(cplx):
+    dt = np.complex128 if cplx else np.float64
+    a = make_matrix(150, 1100, 1.0, seed=1, dtype=dt)
+    b = make_matrix(1100, 90, 1.0, seed=2, dtype=dt)
+    for scaling in ("fast", "accurate"):
+        c1 = ozblas.matmul(a, b, method="ozaki2", scaling=scaling, executor="cpu", threads=1)
+        c2 = ozblas.matmul(a, b, method="ozaki2", scaling=scaling, executor="cpu", threads=2)
+        assert np.array_equal(bits(c1), bits(c2))
+
+
+def test_bad_arguments():
+    a = make_matrix(3, 4, 0.5)
+    b = make_matrix(4, 2, 0.5)
+    with pytest.raises(TypeError, match="float32.*float64 or complex128"):
+        ozblas.matmul(a.astype(np.float32), b)
+    with pytest.raises(ValueError, match="inner dimensions"):
+        ozblas.matmul(a, a)
+    with pytest.raises(ValueError, match="2-D or 3-D"):
+        ozblas.matmul(np.ones(3), b)
+    with pytest.raises(ValueError, match="moduli"):
+        ozblas.matmul(a, b, method="ozaki2", moduli=1)
+    with pytest.raises(ValueError, match="method"):
+        ozblas.matmul(a, b, method="fastest")
+    with pytest.raises(ValueError, match="scaling"):
+        ozblas.matmul(a, b, scaling="exact")
+    with pytest.raises(ValueError, match="trans"):
+        ozblas.dgemm(1.0, a, b, trans_a=3)
+    with pytest.raises(ValueError, match="c has shape"):
+        ozblas.dgemm(1.0, a, b, 1.0, np.zeros((2, 2)))
+    with pytest.raises(TypeError, match="complex"):
+        ozblas.dgemm(1.0, a + 1j, b)
+
+
+def test_native_errors_raise_ozblas_error_with_status():
+    from ozblas._native import check, ffi, lib
+
+    c = np.zeros((2, 2), order="F")
+    p = ffi.cast("double *", c.ctypes.data)
+    st = lib.ozblas_dgemm(ffi.NULL, b"N", b"N", 2, 2, 2, 1.0, p, 1, p, 2, 0.0, p, 2, ffi.NULL, ffi.NULL)
+    with pytest.raises(ozblas.OzblasError) as e:
+        check(st)
+    assert e.value.status == "OZBLAS_ERR_INVALID_ARGUMENT"
+    with pytest.raises(ozblas.OzblasError, match="EXECUTOR_UNAVAILABLE"):
+        if ozblas.info()["executors"]["cuda"]["available"]:
+            raise ozblas.OzblasError("OZBLAS_ERR_EXECUTOR_UNAVAILABLE", "skip: GPU present")
+        ozblas.matmul(c, c, executor="cuda")
+
+
+def test_info_is_plain_dict():
+    d = ozblas.info()
+    assert set(d) >= {"version", "library", "executors", "config", "host_blas"}
+    assert d["executors"]["cpu"]["available"] is True
+    assert d["moduli"][:3] == [256, 255, 253]
