@@ -57,6 +57,7 @@ def _report_dict(r) -> dict:
         "bits_a": (r.min_bits_a, r.max_bits_a) if emulated else None,
         "bits_b": (r.min_bits_b, r.max_bits_b) if emulated else None,
         "seconds": r.seconds,
+        "phase_seconds": list(r.phase_seconds) if emulated else None,
     }
 
 

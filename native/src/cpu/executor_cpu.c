@@ -265,7 +265,7 @@ static void residues(int nt, const packed *p, int64_t k, double mt, double inv, 
         if (p->im) {
             double b = oz2_residue(p->im[e], mt, inv);
             R1[e] = (float)b;
-            R2[e] = (float)oz2_residue(a + b, mt, inv);
+            R2[e] = (float)oz2_residue_small(a + b, mt, inv);
         }
     }
 }
@@ -307,6 +307,8 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
         st = OZBLAS_ERR_ALLOCATION;
         goto done;
     }
+    double t_phase = omp_get_wtime(), t_now;
+#define PHASE(i) (t_now = omp_get_wtime(), rep->phase_seconds[i] += t_now - t_phase, t_phase = t_now)
     if (stats(nt, &pa, k, fast) | stats(nt, &pb, k, fast)) {
         rep->fallback = OZBLAS_FALLBACK_NONFINITE;
         goto done;
@@ -325,6 +327,7 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
         rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
         goto done;
     }
+    PHASE(0);
     scale(nt, &pa, k);
     scale(nt, &pb, k);
 
@@ -342,23 +345,26 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
         double mt = T->m[t], inv = T->inv[t];
         residues(nt, &pa, k, mt, inv, RA, RA + k * m, RA + 2 * k * m);
         residues(nt, &pb, k, mt, inv, RB, RB + k * n, RB + 2 * k * n);
+        PHASE(1);
         for (int64_t l0 = 0; l0 < k; l0 += KBLOCK) {
             int64_t kb = k - l0 < KBLOCK ? k - l0 : KBLOCK;
             for (int q = 0; q < np; q++)
                 sgemm_tn(nt, m, n, kb, RA + q * k * m + l0, k, RB + q * k * n + l0, k,
                          P + q * mn);
+            PHASE(2);
             int first = l0 == 0;
 #pragma omp parallel for num_threads(nt) schedule(static)
             for (int64_t e = 0; e < mn; e++) {
                 if (!cx) {
-                    double v = oz2_residue(P[e], mt, inv);
-                    acc[e] = (float)(first ? v : oz2_residue(v + acc[e], mt, inv));
+                    double v = oz2_residue_small(P[e], mt, inv);
+                    acc[e] = (float)(first ? v : oz2_residue_small(v + acc[e], mt, inv));
                 } else {
                     double p1 = P[e], p2 = P[e + mn], p3 = P[e + 2 * mn];
-                    double vr = oz2_residue(p1 - p2, mt, inv);
-                    double vi = oz2_residue(p3 - p1 - p2, mt, inv);
-                    acc[e] = (float)(first ? vr : oz2_residue(vr + acc[e], mt, inv));
-                    acc[e + mn] = (float)(first ? vi : oz2_residue(vi + acc[e + mn], mt, inv));
+                    double vr = oz2_residue_small(p1 - p2, mt, inv);
+                    double vi = oz2_residue_small(p3 - p1 - p2, mt, inv);
+                    acc[e] = (float)(first ? vr : oz2_residue_small(vr + acc[e], mt, inv));
+                    acc[e + mn] =
+                        (float)(first ? vi : oz2_residue_small(vi + acc[e + mn], mt, inv));
                 }
             }
         }
@@ -368,6 +374,7 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
             if (cx)
                 R[(size_t)(T->n + t) * mn + e] = (int8_t)acc[e + mn];
         }
+        PHASE(3);
     }
 
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -394,6 +401,8 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
             }
         }
     }
+    PHASE(4);
+#undef PHASE
     rep->int_gemms = T->n * np + (fast ? 0 : 1);
     rep->fp64_passes = 1;
 

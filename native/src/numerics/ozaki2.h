@@ -30,6 +30,7 @@
 typedef struct {
     int n;                                   /* moduli count */
     int budget;                              /* bitlen(M) - 2: 2^budget <= M/2 */
+    int limbs;                               /* limbs used: sum_t u_t W_t and its sign fit */
     double m[OZ2_MAX_MODULI];                /* moduli */
     double inv[OZ2_MAX_MODULI];              /* fl(1 / m_t) */
     uint32_t w[OZ2_MAX_MODULI][OZ2_LIMBS];   /* CRT weights (M/m_t) * ((M/m_t)^-1 mod m_t) */
@@ -113,14 +114,29 @@ OZ_HD double oz2_residue(double x, double m, double inv)
     return r;
 }
 
+/* Symmetric residue of an integer-valued double |x| < 2^40 (the reduction of integer products
+ * and of sums of residues): rounding by the 1.5 * 2^52 constant and plain operations, all
+ * exact here, so it vectorises and gives the same value as oz2_residue. */
+OZ_HD double oz2_residue_small(double x, double m, double inv)
+{
+    const double magic = 6755399441055744.0;
+    double q = (x * inv + magic) - magic;
+    double r = x - q * m;
+    if (r >= 0.5 * m)
+        r -= m;
+    if (r < -0.5 * m)
+        r += m;
+    return r;
+}
+
 /* ---- step 6: CRT ------------------------------------------------------------------------ */
 
 /* acc (two's complement, OZ2_LIMBS words) -= q * M */
-OZ_HD void oz2_limbs_sub_mul(uint32_t *acc, const uint32_t *M, uint32_t q)
+OZ_HD void oz2_limbs_sub_mul(uint32_t *acc, const uint32_t *M, uint32_t q, int L)
 {
     uint64_t carry = 0;
     uint32_t borrow = 0;
-    for (int i = 0; i < OZ2_LIMBS; i++) {
+    for (int i = 0; i < L; i++) {
         uint64_t p = (uint64_t)M[i] * q + carry;
         carry = p >> 32;
         uint32_t pl = (uint32_t)p;
@@ -130,20 +146,20 @@ OZ_HD void oz2_limbs_sub_mul(uint32_t *acc, const uint32_t *M, uint32_t q)
     }
 }
 
-OZ_HD void oz2_limbs_add(uint32_t *acc, const uint32_t *v)
+OZ_HD void oz2_limbs_add(uint32_t *acc, const uint32_t *v, int L)
 {
     uint64_t carry = 0;
-    for (int i = 0; i < OZ2_LIMBS; i++) {
+    for (int i = 0; i < L; i++) {
         uint64_t s = (uint64_t)acc[i] + v[i] + carry;
         acc[i] = (uint32_t)s;
         carry = s >> 32;
     }
 }
 
-OZ_HD void oz2_limbs_neg(uint32_t *acc)
+OZ_HD void oz2_limbs_neg(uint32_t *acc, int L)
 {
     uint64_t carry = 1;
-    for (int i = 0; i < OZ2_LIMBS; i++) {
+    for (int i = 0; i < L; i++) {
         uint64_t s = (uint64_t)(uint32_t)~acc[i] + carry;
         acc[i] = (uint32_t)s;
         carry = s >> 32;
@@ -151,9 +167,9 @@ OZ_HD void oz2_limbs_neg(uint32_t *acc)
 }
 
 /* Unsigned compare: returns -1, 0, 1. */
-OZ_HD int oz2_limbs_cmp(const uint32_t *a, const uint32_t *b)
+OZ_HD int oz2_limbs_cmp(const uint32_t *a, const uint32_t *b, int L)
 {
-    for (int i = OZ2_LIMBS - 1; i >= 0; i--) {
+    for (int i = L - 1; i >= 0; i--) {
         if (a[i] != b[i])
             return a[i] < b[i] ? -1 : 1;
     }
@@ -161,9 +177,9 @@ OZ_HD int oz2_limbs_cmp(const uint32_t *a, const uint32_t *b)
 }
 
 /* Nonnegative magnitude in limbs -> double, rounded once to nearest-even, times 2^shift. */
-OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift)
+OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift, int L)
 {
-    int h = OZ2_LIMBS - 1;
+    int h = L - 1;
     while (h > 0 && mag[h] == 0)
         h--;
     if (h <= 1) {
@@ -191,12 +207,13 @@ OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift)
  * r_t are symmetric residues. */
 OZ_HD double oz2_crt(const oz2_table *T, const double *r, int shift)
 {
+    const int L = T->limbs;
     uint32_t acc[OZ2_LIMBS] = {0, 0, 0, 0, 0, 0};
     for (int t = 0; t < T->n; t++) {
         double u = r[t] < 0 ? r[t] + T->m[t] : r[t];
         uint32_t ui = (uint32_t)u;
         uint64_t carry = 0;
-        for (int i = 0; i < OZ2_LIMBS; i++) {
+        for (int i = 0; i < L; i++) {
             uint64_t p = (uint64_t)T->w[t][i] * ui + acc[i] + carry;
             acc[i] = (uint32_t)p;
             carry = p >> 32;
@@ -204,24 +221,24 @@ OZ_HD double oz2_crt(const oz2_table *T, const double *r, int shift)
     }
     /* quotient estimate: acc / M < 20 * 256, off by at most one near half-integers */
     double ad = 0.0;
-    for (int i = OZ2_LIMBS - 1; i >= 0; i--)
+    for (int i = L - 1; i >= 0; i--)
         ad = ad * 4294967296.0 + (double)acc[i];
     uint32_t q = (uint32_t)floor(ad / T->Md + 0.5);
-    oz2_limbs_sub_mul(acc, T->M, q);
-    int neg = (acc[OZ2_LIMBS - 1] >> 31) != 0;
+    oz2_limbs_sub_mul(acc, T->M, q, L);
+    int neg = (acc[L - 1] >> 31) != 0;
     if (neg) {
-        oz2_limbs_neg(acc);
-        if (oz2_limbs_cmp(acc, T->half) > 0) { /* X < -M/2: X + M */
-            oz2_limbs_neg(acc);
-            oz2_limbs_add(acc, T->M);
+        oz2_limbs_neg(acc, L);
+        if (oz2_limbs_cmp(acc, T->half, L) > 0) { /* X < -M/2: X + M */
+            oz2_limbs_neg(acc, L);
+            oz2_limbs_add(acc, T->M, L);
             neg = 0;
         }
-    } else if (oz2_limbs_cmp(acc, T->half) >= 0) { /* X >= M/2: X - M, negative */
-        oz2_limbs_sub_mul(acc, T->M, 1u);
-        oz2_limbs_neg(acc);
+    } else if (oz2_limbs_cmp(acc, T->half, L) >= 0) { /* X >= M/2: X - M, negative */
+        oz2_limbs_sub_mul(acc, T->M, 1u, L);
+        oz2_limbs_neg(acc, L);
         neg = 1;
     }
-    double v = oz2_limbs_to_double(acc, shift);
+    double v = oz2_limbs_to_double(acc, shift, L);
     return neg ? -v : v;
 }
 

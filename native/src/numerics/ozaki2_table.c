@@ -68,6 +68,10 @@ void oz2_table_init(oz2_table *T, int n)
     memcpy(T->half, T->M, sizeof T->half);
     limbs_div_small(T->half, 2);
     T->budget = limbs_bitlen(T->M) - 2;
+    /* 20 * 256 * M < 2^(bitlen(M) + 13), plus a sign bit; at least 2 limbs */
+    T->limbs = (limbs_bitlen(T->M) + 14 + 31) / 32;
+    if (T->limbs < 2)
+        T->limbs = 2;
     double d = 0.0;
     for (int i = OZ2_LIMBS - 1; i >= 0; i--)
         d = d * 4294967296.0 + (double)T->M[i];
