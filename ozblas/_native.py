@@ -6,6 +6,7 @@ OZBLAS_CDEF_END, so the C header stays the one description of the API.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
@@ -63,6 +64,11 @@ def load():
         _path = _find(_LIB_NAME)
         # The host BLAS that the CPU executor looks up must be loaded before the first call.
         import numpy  # noqa: F401
+
+        # OpenMP threads that spin between parallel regions steal the cores the host SGEMM
+        # runs on; sleeping threads make the CPU executor about 1.3x faster. Only effective
+        # when libgomp is not loaded yet, and never overrides the user's choice.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
         # Never unloaded: OpenMP worker threads of libgomp outlive any Python object.
         _lib = ffi.dlopen(str(_path), ffi.RTLD_NOW | ffi.RTLD_NODELETE)

@@ -294,7 +294,8 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     int fast = opt->scaling == OZBLAS_SCALING_FAST, cx = c->is_complex;
     ozblas_status st = OZBLAS_OK;
     packed pa, pb;
-    float *RA = NULL, *RB = NULL, *P = NULL, *acc = NULL;
+    float *RA = NULL, *RB = NULL, *P = NULL;
+    double *acc = NULL;
     int8_t *R = NULL;
 
     if (k > (cx ? OZ2_MAX_K / 2 : OZ2_MAX_K)) {
@@ -335,7 +336,7 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     RA = malloc(sizeof(float) * k * m * np);
     RB = malloc(sizeof(float) * k * n * np);
     P = malloc(sizeof(float) * mn * np);
-    acc = malloc(sizeof(float) * mn * (cx ? 2 : 1));
+    acc = malloc(sizeof(double) * mn * np);
     R = malloc((size_t)T->n * mn * (cx ? 2 : 1));
     if (!RA || !RB || !P || !acc || !R) {
         st = OZBLAS_ERR_ALLOCATION;
@@ -346,35 +347,34 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
         residues(nt, &pa, k, mt, inv, RA, RA + k * m, RA + 2 * k * m);
         residues(nt, &pb, k, mt, inv, RB, RB + k * n, RB + 2 * k * n);
         PHASE(1);
-        for (int64_t l0 = 0; l0 < k; l0 += KBLOCK) {
+        int last_block = (int)((k - 1) / KBLOCK);
+        for (int64_t l0 = 0, blk = 0; l0 < k; l0 += KBLOCK, blk++) {
             int64_t kb = k - l0 < KBLOCK ? k - l0 : KBLOCK;
             for (int q = 0; q < np; q++)
                 sgemm_tn(nt, m, n, kb, RA + q * k * m + l0, k, RB + q * k * n + l0, k,
                          P + q * mn);
             PHASE(2);
-            int first = l0 == 0;
+            /* Block sums stay exact in double (each block < 2^24 in magnitude, k < 2^28);
+             * one reduction after the last block gives the residue of the whole product. */
+            int first = blk == 0, last = blk == last_block;
 #pragma omp parallel for num_threads(nt) schedule(static)
             for (int64_t e = 0; e < mn; e++) {
+                for (int q = 0; q < np; q++) {
+                    double v = P[e + q * mn] + (first ? 0.0 : acc[e + q * mn]);
+                    acc[e + q * mn] = v;
+                }
+                if (!last)
+                    continue;
                 if (!cx) {
-                    double v = oz2_residue_small(P[e], mt, inv);
-                    acc[e] = (float)(first ? v : oz2_residue_small(v + acc[e], mt, inv));
+                    R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(acc[e], mt, inv);
                 } else {
-                    double p1 = P[e], p2 = P[e + mn], p3 = P[e + 2 * mn];
-                    double vr = oz2_residue_small(p1 - p2, mt, inv);
-                    double vi = oz2_residue_small(p3 - p1 - p2, mt, inv);
-                    acc[e] = (float)(first ? vr : oz2_residue_small(vr + acc[e], mt, inv));
-                    acc[e + mn] =
-                        (float)(first ? vi : oz2_residue_small(vi + acc[e + mn], mt, inv));
+                    double p1 = acc[e], p2 = acc[e + mn], p3 = acc[e + 2 * mn];
+                    R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(p1 - p2, mt, inv);
+                    R[(size_t)(T->n + t) * mn + e] = (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
                 }
             }
+            PHASE(3);
         }
-#pragma omp parallel for num_threads(nt) schedule(static)
-        for (int64_t e = 0; e < mn; e++) {
-            R[(size_t)t * mn + e] = (int8_t)acc[e];
-            if (cx)
-                R[(size_t)(T->n + t) * mn + e] = (int8_t)acc[e + mn];
-        }
-        PHASE(3);
     }
 
 #pragma omp parallel for num_threads(nt) schedule(static)

@@ -205,9 +205,8 @@ OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift, int L)
 
 /* The unique X in [-M/2, M/2) with X = r_t (mod m_t), rounded to double, times 2^shift.
  * r_t are symmetric residues. */
-OZ_HD double oz2_crt(const oz2_table *T, const double *r, int shift)
+OZ_HD double oz2_crt_limbs(const oz2_table *T, const double *r, int shift, const int L)
 {
-    const int L = T->limbs;
     uint32_t acc[OZ2_LIMBS] = {0, 0, 0, 0, 0, 0};
     for (int t = 0; t < T->n; t++) {
         double u = r[t] < 0 ? r[t] + T->m[t] : r[t];
@@ -240,6 +239,18 @@ OZ_HD double oz2_crt(const oz2_table *T, const double *r, int shift)
     }
     double v = oz2_limbs_to_double(acc, shift, L);
     return neg ? -v : v;
+}
+
+/* The limb count as a constant lets the compiler unroll every limb loop. */
+OZ_HD double oz2_crt(const oz2_table *T, const double *r, int shift)
+{
+    switch (T->limbs) {
+    case 2: return oz2_crt_limbs(T, r, shift, 2);
+    case 3: return oz2_crt_limbs(T, r, shift, 3);
+    case 4: return oz2_crt_limbs(T, r, shift, 4);
+    case 5: return oz2_crt_limbs(T, r, shift, 5);
+    default: return oz2_crt_limbs(T, r, shift, OZ2_LIMBS);
+    }
 }
 
 #endif
