@@ -1,0 +1,117 @@
+"""Accuracy study, following the papers' protocol.
+
+m = n = 128, k in {1024, 16384}, phi in {0, 0.5, 1, 2, 4}; Ozaki II (fast and accurate
+scaling) over its moduli range, and native DGEMM, against the exact oracle. Reports err_ab =
+max |C - C_exact| / (|A||B|) and the max relative error; writes
+benchmarks/results/accuracy.json, accuracy.png (error against moduli, one panel per phi,
+native as a horizontal line) and prints the moduli needed for DGEMM-level accuracy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ozblas  # noqa: E402
+from _common import RESULTS, machine, table, write_json  # noqa: E402
+from ozblas.testing import err_ab, exact_matmul, make_matrix, max_rel  # noqa: E402
+
+PHIS = (0.0, 0.5, 1.0, 2.0, 4.0)
+
+
+def run(ks, phis, moduli, m, seed, progress):
+    rows = []
+    steps = len(ks) * len(phis) * (1 + 2 * len(moduli))
+    bar = progress(total=steps, desc="accuracy")
+    for k in ks:
+        for phi in phis:
+            a = make_matrix(m, k, phi, seed=seed)
+            b = make_matrix(k, m, phi, seed=seed + 1)
+            exact = exact_matmul(a, b)
+            native = ozblas.matmul(a, b, method="native", executor="cpu")
+            rows.append({"k": k, "phi": phi, "method": "native", "scaling": None, "moduli": None,
+                         "err_ab": err_ab(native, exact, a, b), "max_rel": max_rel(native, exact),
+                         "fallback": None})
+            bar.update()
+            for scaling in ("fast", "accurate"):
+                for n in moduli:
+                    c, info = ozblas.matmul(a, b, method="ozaki2", moduli=n, scaling=scaling,
+                                            executor="cpu", return_info=True)
+                    rows.append({"k": k, "phi": phi, "method": "ozaki2", "scaling": scaling, "moduli": n,
+                                 "err_ab": err_ab(c, exact, a, b), "max_rel": max_rel(c, exact),
+                                 "fallback": info["fallback"]})
+                    bar.update()
+    bar.close()
+    return rows
+
+
+def needed(rows):
+    """Fewest moduli whose err_ab is no larger than native's, per (k, phi, scaling)."""
+    out = []
+    for k in sorted({r["k"] for r in rows}):
+        for phi in sorted({r["phi"] for r in rows}):
+            nat = next(r["err_ab"] for r in rows if r["k"] == k and r["phi"] == phi and r["method"] == "native")
+            for scaling in ("fast", "accurate"):
+                ok = [r["moduli"] for r in rows if r["k"] == k and r["phi"] == phi and r["scaling"] == scaling
+                      and r["fallback"] is None and r["err_ab"] <= nat]
+                out.append({"k": k, "phi": phi, "scaling": scaling, "native_err_ab": nat,
+                            "moduli_needed": min(ok) if ok else None})
+    return out
+
+
+def plot(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ks = sorted({r["k"] for r in rows})
+    phis = sorted({r["phi"] for r in rows})
+    fig, axes = plt.subplots(len(ks), len(phis), figsize=(3.2 * len(phis), 3.0 * len(ks)), squeeze=False,
+                             sharey=True)
+    for i, k in enumerate(ks):
+        for j, phi in enumerate(phis):
+            ax = axes[i][j]
+            sel = [r for r in rows if r["k"] == k and r["phi"] == phi]
+            nat = next(r["err_ab"] for r in sel if r["method"] == "native")
+            for scaling, style in (("fast", "o-"), ("accurate", "s--")):
+                pts = [(r["moduli"], max(r["err_ab"], 1e-20)) for r in sel if r["scaling"] == scaling]
+                ax.semilogy(*zip(*pts), style, ms=3, label=f"Ozaki II {scaling}")
+            ax.axhline(max(nat, 1e-20), color="k", lw=1, label="native DGEMM")
+            ax.set_title(f"k={k}, phi={phi}", fontsize=9)
+            ax.set_xlabel("moduli")
+            if j == 0:
+                ax.set_ylabel("err_ab")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--k", type=int, nargs="+", default=[1024, 16384])
+    p.add_argument("--phi", type=float, nargs="+", default=list(PHIS))
+    p.add_argument("--moduli", type=int, nargs="+", default=list(range(8, 21)))
+    p.add_argument("--m", type=int, default=128)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--out", type=Path, default=RESULTS)
+    args = p.parse_args(argv)
+    from tqdm import tqdm
+
+    rows = run(args.k, args.phi, args.moduli, args.m, args.seed, tqdm)
+    need = needed(rows)
+    print(table(["k", "phi", "scaling", "native err_ab", "moduli for <= native"],
+                [[r["k"], r["phi"], r["scaling"], f"{r['native_err_ab']:.2e}", r["moduli_needed"] or "none <= 20"]
+                 for r in need]))
+    write_json("accuracy.json", {"machine": machine(), "m": args.m, "n": args.m, "rows": rows, "needed": need},
+               args.out)
+    plot(rows, Path(args.out) / "accuracy.png")
+    print(f"wrote {args.out}/accuracy.json and accuracy.png")
+
+
+if __name__ == "__main__":
+    main()
