@@ -12,6 +12,8 @@ __all__ = ["matmul", "dgemm", "zgemm", "info", "OzblasError"]
 _METHOD = {"auto": 0, "native": 1, "ozaki1": 2, "ozaki2": 3}
 _METHOD_NAME = {v: k for k, v in _METHOD.items()}
 _SCALING = {"accurate": 0, "fast": 1}
+_VARIANT = {v: i for i, v in enumerate(config.VARIANTS)}
+_VARIANT_NAME = dict(enumerate(config.VARIANTS))
 _SCALING_NAME = {v: k for k, v in _SCALING.items()}
 _EXECUTOR = {"auto": 0, "cpu": 1, "cuda": 2}
 _EXECUTOR_NAME = {v: k for k, v in _EXECUTOR.items()}
@@ -28,7 +30,7 @@ def _context():
     return _ctx
 
 
-def _options(method, moduli, scaling, executor, threads):
+def _options(method, moduli, scaling, executor, threads, slices=None, variant=None):
     load()
     env = config.from_env()
     o = ffi.new("ozblas_options *")
@@ -39,17 +41,21 @@ def _options(method, moduli, scaling, executor, threads):
     o.executor = _EXECUTOR[ex]
     o.device = dev
     o.threads = config.parse_threads(threads) if threads is not None else env.threads
+    o.slices = config.parse_slices(slices) if slices is not None else env.slices
+    o.ozaki1_variant = _VARIANT[config.parse_variant(variant) if variant is not None else env.variant]
     return o
 
 
 def _report_dict(r) -> dict:
     method = _METHOD_NAME[r.method]
-    emulated = method == "ozaki2"
+    emulated = method in ("ozaki1", "ozaki2")
     fallback = None if r.fallback == 0 else ffi.string(lib.ozblas_fallback_name(r.fallback)).decode()
     return {
         "method": method,
-        "moduli": r.moduli if emulated else None,
-        "scaling": _SCALING_NAME[r.scaling] if emulated else None,
+        "moduli": r.moduli if method == "ozaki2" else None,
+        "scaling": _SCALING_NAME[r.scaling] if method == "ozaki2" else None,
+        "slices": r.slices if method == "ozaki1" else None,
+        "variant": _VARIANT_NAME[r.ozaki1_variant] if method == "ozaki1" else None,
         "executor": _EXECUTOR_NAME[r.executor],
         "fallback": fallback,
         "int_gemms": r.int_gemms,
@@ -115,12 +121,13 @@ def _operand(x, name) -> np.ndarray:
     return x
 
 
-def matmul(a, b, *, method=None, moduli=None, scaling=None, executor=None, threads=None,
-           return_info=False):
+def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant=None,
+           executor=None, threads=None, return_info=False):
     """a @ b for float64/complex128 matrices (2-D, or stacked 3-D with equal or one batch).
 
-    Keyword options override the OZBLAS_* environment: method (auto, native, ozaki2),
-    moduli (2..20), scaling (accurate, fast), executor (auto, cpu, cuda, cuda:N), threads.
+    Keyword options override the OZBLAS_* environment: method (auto, native, ozaki1,
+    ozaki2), moduli (2..20) and scaling (accurate, fast) for Ozaki II, slices (2..20) and
+    variant (bitmask, rn, ef, hybrid) for Ozaki I, executor (auto, cpu, cuda, cuda:N), threads.
     With return_info=True returns (c, info) where info says what the call did.
     """
     a = _operand(a, "a")
@@ -129,7 +136,7 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, executor=None, threa
         raise ValueError(f"a and b must be 2-D or 3-D; got shapes {a.shape} and {b.shape}")
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(f"inner dimensions differ: a is {a.shape}, b is {b.shape}")
-    opts = _options(method, moduli, scaling, executor, threads)
+    opts = _options(method, moduli, scaling, executor, threads, slices, variant)
     cplx = a.dtype == np.complex128 or b.dtype == np.complex128
     dt = np.complex128 if cplx else np.float64
     a = a.astype(dt, copy=False)
@@ -160,8 +167,7 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, executor=None, threa
     return out, info
 
 
-def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, method, moduli,
-                scaling, executor, threads, return_info):
+def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, options, return_info):
     dt = np.complex128 if cplx else np.float64
     name = "zgemm" if cplx else "dgemm"
     if trans_a not in _TRANS or trans_b not in _TRANS:
@@ -184,7 +190,7 @@ def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, metho
         raise ValueError(f"{name}: op(a) is {m}x{k} but op(b) is {k2}x{n}")
     alpha = complex(alpha) if cplx else float(alpha)
     beta = complex(beta) if cplx else float(beta)
-    opts = _options(method, moduli, scaling, executor, threads)
+    opts = _options(**options)
     if c is None:
         out = np.zeros((m, n), dtype=dt, order="F")
     else:
@@ -200,17 +206,21 @@ def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, metho
 
 
 def dgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0, *, method=None,
-          moduli=None, scaling=None, executor=None, threads=None, return_info=False):
+          moduli=None, scaling=None, slices=None, variant=None, executor=None, threads=None,
+          return_info=False):
     """SciPy's dgemm: alpha op(a) op(b) + beta c, with trans 0 = N, 1 = T, 2 = C (= T here)."""
-    return _gemm_scipy(False, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, method, moduli,
-                       scaling, executor, threads, return_info)
+    opts = dict(method=method, moduli=moduli, scaling=scaling, executor=executor, threads=threads,
+                slices=slices, variant=variant)
+    return _gemm_scipy(False, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, opts, return_info)
 
 
 def zgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0, *, method=None,
-          moduli=None, scaling=None, executor=None, threads=None, return_info=False):
+          moduli=None, scaling=None, slices=None, variant=None, executor=None, threads=None,
+          return_info=False):
     """SciPy's zgemm: alpha op(a) op(b) + beta c, with trans 0 = N, 1 = T, 2 = conjugate T."""
-    return _gemm_scipy(True, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, method, moduli,
-                       scaling, executor, threads, return_info)
+    opts = dict(method=method, moduli=moduli, scaling=scaling, executor=executor, threads=threads,
+                slices=slices, variant=variant)
+    return _gemm_scipy(True, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, opts, return_info)
 
 
 def info() -> dict:

@@ -19,7 +19,9 @@ def test_values_parsed():
 
 
 @pytest.mark.parametrize("name,value,accepted", [
-    ("OZBLAS_METHOD", "fastest", "auto, native, ozaki2"),
+    ("OZBLAS_METHOD", "fastest", "auto, native, ozaki1, ozaki2"),
+    ("OZBLAS_SLICES", "1", "2 to 20"),
+    ("OZBLAS_OZAKI1_VARIANT", "best", "bitmask, rn, ef, hybrid"),
     ("OZBLAS_MODULI", "1", "2 to 20"),
     ("OZBLAS_MODULI", "21", "2 to 20"),
     ("OZBLAS_MODULI", "x", "2 to 20"),
@@ -40,7 +42,8 @@ def test_c_and_python_parsers_agree(monkeypatch):
 
     load()
     cases = {"OZBLAS_METHOD": ["auto", "native", "ozaki2", "bogus"], "OZBLAS_MODULI": ["2", "20", "1", "21", "a"],
-             "OZBLAS_SCALING": ["fast", "accurate", "x"], "OZBLAS_DEVICE": ["cpu", "cuda", "cuda:3", "gpu", "cuda:x"],
+             "OZBLAS_SCALING": ["fast", "accurate", "x"], "OZBLAS_SLICES": ["2", "20", "21", "1"],
+             "OZBLAS_OZAKI1_VARIANT": ["rn", "EF", "hybrid", "bitmask", "nope"], "OZBLAS_DEVICE": ["cpu", "cuda", "cuda:3", "gpu", "cuda:x"],
              "OZBLAS_NUM_THREADS": ["0", "4", "-2"]}
     for name, values in cases.items():
         for v in values:

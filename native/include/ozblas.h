@@ -39,7 +39,7 @@ typedef enum {
 typedef enum {
     OZBLAS_METHOD_AUTO = 0,    /* let ozblas choose (native on a machine without a GPU) */
     OZBLAS_METHOD_NATIVE = 1,  /* the real FP64 GEMM of the executor (host BLAS or cuBLAS) */
-    OZBLAS_METHOD_OZAKI1 = 2,  /* Ozaki scheme I (slices); reserved, not implemented yet */
+    OZBLAS_METHOD_OZAKI1 = 2,  /* Ozaki scheme I (INT8 slices of the row-aligned significands) */
     OZBLAS_METHOD_OZAKI2 = 3   /* Ozaki scheme II (residues modulo pairwise-coprime moduli, CRT) */
 } ozblas_method;
 
@@ -48,6 +48,15 @@ typedef enum {
     OZBLAS_SCALING_ACCURATE = 0, /* one extra small-integer product of rounded-up |A|,|B| */
     OZBLAS_SCALING_FAST = 1      /* Cauchy-Schwarz bound per row of A and column of B */
 } ozblas_scaling;
+
+/* How Ozaki I cuts and accumulates slices. */
+typedef enum {
+    OZBLAS_OZAKI1_BITMASK = 0, /* ozIMMU: beta-bit cuts of the row-aligned significand, triangle
+                                  i + j <= s + 1, each INT32 product accumulated in FP64 */
+    OZBLAS_OZAKI1_RN = 1,      /* round-to-nearest slices (magic constant), per-slice scales */
+    OZBLAS_OZAKI1_EF = 2,      /* bitmask slices, each group i + j = g summed exactly in INT32 */
+    OZBLAS_OZAKI1_HYBRID = 3   /* RN slices with one fixed scale per row, groups as in EF */
+} ozblas_ozaki1_variant;
 
 /* Where the work runs. */
 typedef enum {
@@ -75,6 +84,8 @@ typedef struct {
     int executor;   /* an ozblas_executor */
     int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N) */
     int threads;    /* CPU executor threads; 0 = all cores */
+    int slices;     /* Ozaki I slice count, 2..20 */
+    int ozaki1_variant; /* an ozblas_ozaki1_variant */
     void *stream;   /* CUDA executor: the cudaStream_t to run on (NULL = the legacy default
                        stream); the call returns after the work on it has finished */
 } ozblas_options;
@@ -83,6 +94,8 @@ typedef struct {
 typedef struct {
     int method;      /* the ozblas_method used (NATIVE after a fallback) */
     int moduli;      /* moduli used by Ozaki II, 0 otherwise */
+    int slices;      /* slices used by Ozaki I, 0 otherwise */
+    int ozaki1_variant; /* the ozblas_ozaki1_variant used by Ozaki I */
     int scaling;     /* the ozblas_scaling used by Ozaki II */
     int executor;    /* the ozblas_executor that ran it */
     int fallback;    /* an ozblas_fallback: why an emulated call went native */
@@ -106,7 +119,8 @@ ozblas_status ozblas_context_create(ozblas_context **ctx);
 void ozblas_context_destroy(ozblas_context *ctx);
 
 void ozblas_options_init(ozblas_options *opt);
-/* Reads OZBLAS_METHOD, OZBLAS_MODULI, OZBLAS_SCALING, OZBLAS_DEVICE, OZBLAS_NUM_THREADS.
+/* Reads OZBLAS_METHOD, OZBLAS_MODULI, OZBLAS_SCALING, OZBLAS_SLICES, OZBLAS_OZAKI1_VARIANT,
+ * OZBLAS_DEVICE, OZBLAS_NUM_THREADS.
  * On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT and writes a message naming the
  * variable, the value and the accepted values into err (if err_len > 0); opt keeps defaults. */
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len);

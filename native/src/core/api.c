@@ -123,7 +123,9 @@ static ozblas_status gemm(ozblas_context *ctx, oz_gemm_call *c, const ozblas_opt
         c->ldc < (c->m > 1 ? c->m : 1))
         return OZBLAS_ERR_INVALID_ARGUMENT;
     if (opt.method < OZBLAS_METHOD_AUTO || opt.method > OZBLAS_METHOD_OZAKI2 ||
-        opt.method == OZBLAS_METHOD_OZAKI1 || opt.moduli < 2 || opt.moduli > OZ2_MAX_MODULI ||
+        opt.moduli < 2 || opt.moduli > OZ2_MAX_MODULI || opt.slices < 2 ||
+        opt.slices > OZ1_MAX_SLICES || opt.ozaki1_variant < OZBLAS_OZAKI1_BITMASK ||
+        opt.ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
         (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
         opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
         opt.threads < 0)
@@ -162,12 +164,20 @@ static ozblas_status gemm(ozblas_context *ctx, oz_gemm_call *c, const ozblas_opt
             rep.fallback = OZBLAS_FALLBACK_AUTO_NATIVE;
         }
     }
-    if (method == OZBLAS_METHOD_OZAKI2) {
-        const oz2_table *T = oz2_table_get(opt.moduli);
-        rep.method = OZBLAS_METHOD_OZAKI2;
-        rep.moduli = opt.moduli;
-        rep.scaling = opt.scaling;
-        st = ex->ozaki2(c, T, &opt, &rep);
+    if (method == OZBLAS_METHOD_OZAKI2 || method == OZBLAS_METHOD_OZAKI1) {
+        rep.method = method;
+        if (method == OZBLAS_METHOD_OZAKI2) {
+            rep.moduli = opt.moduli;
+            rep.scaling = opt.scaling;
+            st = ex->ozaki2(c, oz2_table_get(opt.moduli), &opt, &rep);
+        } else {
+            rep.slices = opt.slices;
+            rep.ozaki1_variant = opt.ozaki1_variant;
+            if (ex->ozaki1)
+                st = ex->ozaki1(c, &opt, &rep);
+            else
+                rep.fallback = OZBLAS_FALLBACK_NOT_IMPLEMENTED;
+        }
         if (st == OZBLAS_OK && rep.fallback != OZBLAS_FALLBACK_NONE) {
             rep.method = OZBLAS_METHOD_NATIVE;
             rep.int_gemms = 0;

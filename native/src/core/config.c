@@ -15,6 +15,8 @@ void ozblas_options_init(ozblas_options *opt)
     opt->executor = OZBLAS_EXECUTOR_AUTO;
     opt->device = 0;
     opt->threads = 0;
+    opt->slices = 8;
+    opt->ozaki1_variant = OZBLAS_OZAKI1_HYBRID;
     opt->stream = NULL;
 }
 
@@ -47,10 +49,12 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
             o.method = OZBLAS_METHOD_AUTO;
         else if (!strcasecmp(v, "native"))
             o.method = OZBLAS_METHOD_NATIVE;
+        else if (!strcasecmp(v, "ozaki1"))
+            o.method = OZBLAS_METHOD_OZAKI1;
         else if (!strcasecmp(v, "ozaki2"))
             o.method = OZBLAS_METHOD_OZAKI2;
         else
-            return bad(err, err_len, "OZBLAS_METHOD", v, "auto, native, ozaki2");
+            return bad(err, err_len, "OZBLAS_METHOD", v, "auto, native, ozaki1, ozaki2");
     }
     if ((v = getenv("OZBLAS_MODULI")) && *v) {
         if (!parse_int(v, 2, OZ2_MAX_MODULI, &x))
@@ -64,6 +68,21 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
             o.scaling = OZBLAS_SCALING_FAST;
         else
             return bad(err, err_len, "OZBLAS_SCALING", v, "accurate, fast");
+    }
+    if ((v = getenv("OZBLAS_SLICES")) && *v) {
+        if (!parse_int(v, 2, OZ1_MAX_SLICES, &x))
+            return bad(err, err_len, "OZBLAS_SLICES", v, "an integer from 2 to 20");
+        o.slices = (int)x;
+    }
+    if ((v = getenv("OZBLAS_OZAKI1_VARIANT")) && *v) {
+        static const char *names[] = {"bitmask", "rn", "ef", "hybrid"};
+        int found = -1;
+        for (int i = 0; i < 4; i++)
+            if (!strcasecmp(v, names[i]))
+                found = i;
+        if (found < 0)
+            return bad(err, err_len, "OZBLAS_OZAKI1_VARIANT", v, "bitmask, rn, ef, hybrid");
+        o.ozaki1_variant = found;
     }
     if ((v = getenv("OZBLAS_DEVICE")) && *v) {
         if (!strcasecmp(v, "auto"))

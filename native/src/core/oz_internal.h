@@ -33,7 +33,14 @@ typedef struct {
     ozblas_status (*native)(const oz_gemm_call *call, const ozblas_options *opt);
     ozblas_status (*ozaki2)(const oz_gemm_call *call, const oz2_table *T,
                             const ozblas_options *opt, ozblas_report *report);
+    /* Ozaki I with opt->slices and opt->ozaki1_variant; same fallback contract as ozaki2.
+     * NULL when the executor does not implement it (the call then runs natively and the
+     * report says OZBLAS_FALLBACK_NOT_IMPLEMENTED). */
+    ozblas_status (*ozaki1)(const oz_gemm_call *call, const ozblas_options *opt,
+                            ozblas_report *report);
 } oz_executor;
+
+#define OZ1_MAX_SLICES 20
 
 extern const oz_executor oz_cpu_executor;
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */

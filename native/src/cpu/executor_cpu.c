@@ -418,5 +418,5 @@ done:
 }
 
 const oz_executor oz_cpu_executor = {
-    OZBLAS_EXECUTOR_CPU, "cpu", cpu_available, cpu_native, cpu_ozaki2,
+    OZBLAS_EXECUTOR_CPU, "cpu", cpu_available, cpu_native, cpu_ozaki2, NULL,
 };

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._native import lib, load
+from .._native import lib, load
 
 __all__ = ["ozaki2", "moduli"]
 
