@@ -67,7 +67,37 @@ def _report_dict(r) -> dict:
     }
 
 
-def _blas_view(x: np.ndarray, trans: str):
+def _on_device(x) -> bool:
+    return hasattr(x, "__cuda_array_interface__")
+
+
+def _xp(*arrays):
+    """numpy, or cupy when an operand lives on a CUDA device (anything with
+    __cuda_array_interface__ is wrapped by cupy without a copy)."""
+    if not any(_on_device(x) for x in arrays if x is not None):
+        return np
+    try:
+        import cupy
+    except ImportError:
+        raise TypeError("device arrays (__cuda_array_interface__) need CuPy installed") from None
+    return cupy
+
+
+def _device_options(opts, xp, arrays):
+    """Device operands run on the CUDA executor, on their device and the current stream."""
+    if xp is np:
+        return
+    devices = {x.device.id for x in arrays if x is not None}
+    if len(devices) != 1:
+        raise ValueError(f"operands live on different devices: {sorted(devices)}")
+    if opts.executor == _EXECUTOR["cpu"]:
+        raise ValueError("executor='cpu' cannot read device arrays; accepted: auto, cuda, cuda:N")
+    opts.executor = _EXECUTOR["cuda"]
+    opts.device = devices.pop()
+    opts.stream = ffi.cast("void *", xp.cuda.get_current_stream().ptr)
+
+
+def _blas_view(x, trans: str):
     """(array to pass, trans flag, leading dimension) for a 2-D operand used as op(x).
 
     A C-ordered matrix is the transpose of a column-major one, so it is passed with the
@@ -80,12 +110,12 @@ def _blas_view(x: np.ndarray, trans: str):
     if x.flags.c_contiguous and trans != "C":
         ld = x.strides[0] // item if x.shape[0] > 1 else max(1, x.shape[1])
         return x, ("N" if trans == "T" else "T"), max(ld, x.shape[1], 1)
-    y = np.asfortranarray(x)
+    y = _xp(x).asfortranarray(x)
     return y, trans, max(1, y.shape[0])
 
 
-def _ptr(x: np.ndarray):
-    return ffi.cast("double *", x.ctypes.data)
+def _ptr(x):
+    return ffi.cast("double *", x.data.ptr if _on_device(x) else x.ctypes.data)
 
 
 def _gemm(alpha, a, b, beta, c, ta, tb, opts, cplx):
@@ -112,10 +142,8 @@ def _gemm(alpha, a, b, beta, c, ta, tb, opts, cplx):
 _ACCEPTED = "float64 or complex128"
 
 
-def _operand(x, name) -> np.ndarray:
-    if hasattr(x, "__cuda_array_interface__"):
-        raise TypeError(f"{name}: device arrays need the CUDA executor, which this build lacks")
-    x = np.asarray(x)
+def _operand(x, name):
+    x = _xp(x).asarray(x)
     if x.dtype not in (np.float64, np.complex128):
         raise TypeError(f"{name} has dtype {x.dtype}; accepted: {_ACCEPTED}")
     return x
@@ -130,19 +158,23 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant
     variant (bitmask, rn, ef, hybrid) for Ozaki I, executor (auto, cpu, cuda, cuda:N), threads.
     With return_info=True returns (c, info) where info says what the call did.
     """
+    xp = _xp(a, b)
     a = _operand(a, "a")
     b = _operand(b, "b")
+    if xp is not np and not (_on_device(a) and _on_device(b)):
+        raise TypeError("a and b must both be host arrays or both device arrays")
     if a.ndim not in (2, 3) or b.ndim not in (2, 3):
         raise ValueError(f"a and b must be 2-D or 3-D; got shapes {a.shape} and {b.shape}")
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(f"inner dimensions differ: a is {a.shape}, b is {b.shape}")
     opts = _options(method, moduli, scaling, executor, threads, slices, variant)
+    _device_options(opts, xp, (a, b))
     cplx = a.dtype == np.complex128 or b.dtype == np.complex128
     dt = np.complex128 if cplx else np.float64
     a = a.astype(dt, copy=False)
     b = b.astype(dt, copy=False)
     if a.ndim == 2 and b.ndim == 2:
-        c = np.empty((a.shape[0], b.shape[1]), dtype=dt, order="F")
+        c = xp.empty((a.shape[0], b.shape[1]), dtype=dt, order="F")
         rep = _gemm(1.0, a, b, 0.0, c, "N", "N", opts, cplx)
         return (c, rep) if return_info else c
     ba = a.shape[0] if a.ndim == 3 else 1
@@ -150,12 +182,12 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant
     if ba != bb and 1 not in (ba, bb):
         raise ValueError(f"batch sizes differ: a is {a.shape}, b is {b.shape}")
     nb = max(ba, bb)
-    out = np.empty((nb, a.shape[-2], b.shape[-1]), dtype=dt)
+    out = xp.empty((nb, a.shape[-2], b.shape[-1]), dtype=dt)
     reps = []
     for i in range(nb):
         ai = a[i if ba > 1 else 0] if a.ndim == 3 else a
         bi = b[i if bb > 1 else 0] if b.ndim == 3 else b
-        ci = np.empty((ai.shape[0], bi.shape[1]), dtype=dt, order="F")
+        ci = xp.empty((ai.shape[0], bi.shape[1]), dtype=dt, order="F")
         reps.append(_gemm(1.0, ai, bi, 0.0, ci, "N", "N", opts, cplx))
         out[i] = ci
     if not return_info:
@@ -175,10 +207,11 @@ def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, optio
     ta, tb = _TRANS[trans_a], _TRANS[trans_b]
     if not cplx:
         ta, tb = ta.replace("C", "T"), tb.replace("C", "T")
+    xp = _xp(a, b, c)
     arrs = []
     for nm, x in (("a", a), ("b", b)):
-        x = np.asarray(x)
-        if not cplx and np.iscomplexobj(x):
+        x = xp.asarray(x)
+        if not cplx and x.dtype.kind == "c":
             raise TypeError(f"{name}: {nm} is complex ({x.dtype}); accepted: real arrays")
         if x.ndim != 2:
             raise ValueError(f"{name}: {nm} must be 2-D; got shape {x.shape}")
@@ -191,16 +224,18 @@ def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, optio
     alpha = complex(alpha) if cplx else float(alpha)
     beta = complex(beta) if cplx else float(beta)
     opts = _options(**options)
+    _device_options(opts, xp, (a, b))
     if c is None:
-        out = np.zeros((m, n), dtype=dt, order="F")
+        out = xp.zeros((m, n), dtype=dt, order="F")
     else:
-        c = np.asarray(c)
+        c = xp.asarray(c)
         if c.shape != (m, n):
             raise ValueError(f"{name}: c has shape {c.shape}; expected {(m, n)}")
-        if not cplx and np.iscomplexobj(c):
+        if not cplx and c.dtype.kind == "c":
             raise TypeError(f"{name}: c is complex ({c.dtype}); accepted: real arrays")
-        in_place = overwrite_c and c.dtype == dt and c.flags.f_contiguous and c.flags.writeable
-        out = c if in_place else np.array(c, dtype=dt, order="F")
+        writeable = getattr(c.flags, "writeable", True)
+        in_place = overwrite_c and c.dtype == dt and c.flags.f_contiguous and writeable
+        out = c if in_place else xp.array(c, dtype=dt, order="F")
     rep = _gemm(alpha, a, b, beta, out, ta, tb, opts, cplx)
     return (out, rep) if return_info else out
 
