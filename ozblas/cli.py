@@ -1,4 +1,4 @@
-"""The `ozblas` command (also `python -m ozblas`): info, demo."""
+"""The `ozblas` command (also `python -m ozblas`): info, demo, bench."""
 
 from __future__ import annotations
 
@@ -73,6 +73,21 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def cmd_bench(args) -> int:
+    """Runs a study from the source tree's benchmarks/ (present in a source checkout)."""
+    import runpy
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / f"{args.study.replace('-', '_')}.py"
+    if not script.exists():
+        print(f"ozblas: {script} not found; the benchmarks ship with the source tree, not the wheel",
+              file=sys.stderr)
+        return 2
+    sys.argv = [str(script)] + args.rest
+    runpy.run_path(str(script), run_name="__main__")
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="ozblas", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -83,13 +98,16 @@ def main(argv=None) -> int:
     pd.add_argument("--k", type=int, default=1024)
     pd.add_argument("--n", type=int, default=128)
     pd.add_argument("--moduli", type=int, nargs="+", default=[12, 14, 16, 18])
+    pb = sub.add_parser("bench", help="run a study from benchmarks/ (accuracy, cpu-speed)")
+    pb.add_argument("study", choices=["accuracy", "cpu-speed"])
+    pb.add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to the study")
     args = p.parse_args(argv)
     try:
         config.from_env()
     except config.ConfigError as e:
         print(f"ozblas: {e}", file=sys.stderr)
         return 2
-    return {"info": cmd_info, "demo": cmd_demo}[args.cmd](args)
+    return {"info": cmd_info, "demo": cmd_demo, "bench": cmd_bench}[args.cmd](args)
 
 
 if __name__ == "__main__":
