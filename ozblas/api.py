@@ -275,6 +275,7 @@ def info() -> dict:
         "version": ffi.string(lib.ozblas_version()).decode(),
         "library": library_path(),
         "host_blas": ffi.string(lib.ozblas_host_blas_path()).decode() or None,
+        "cuda": ffi.string(lib.ozblas_cuda_describe()).decode(),
         "executors": executors,
         "config": cfg,
         "config_error": cfg_error,

@@ -29,6 +29,7 @@ def cmd_info(args) -> int:
     print(f"ozblas {d['version']}")
     print(f"library    {d['library']}")
     print(f"host BLAS  {d['host_blas'] or 'none found'}")
+    print(f"CUDA       {d['cuda']}")
     rows = [[name, "yes" if e["available"] else "no", e["reason"] or ""] for name, e in d["executors"].items()]
     print(_table(["executor", "available", "reason"], rows))
     if d["config_error"]:

@@ -151,6 +151,8 @@ const char *ozblas_version(void);
 /* Executors built into this library and whether each can run here. why receives a short
  * reason when it cannot. Returns 1 when usable. */
 int ozblas_executor_available(int executor, char *why, size_t why_len);
+/* One line about the CUDA executor: device, compute capability, cuBLAS loaded, or why none. */
+const char *ozblas_cuda_describe(void);
 /* Path of the host BLAS library ozblas found (empty if none yet). */
 const char *ozblas_host_blas_path(void);
 

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "oz_internal.h"
+#include "../cuda/oz_cuda.h"
 
 #ifndef OZBLAS_VERSION
 #define OZBLAS_VERSION "0.0.0"
@@ -18,6 +19,8 @@ struct ozblas_context {
 };
 
 const char *ozblas_version(void) { return OZBLAS_VERSION; }
+
+const char *ozblas_cuda_describe(void) { return oz_cuda_describe(); }
 
 ozblas_status ozblas_context_create(ozblas_context **ctx)
 {

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The one device check (DESIGN.md section 8): on a machine with a CUDA GPU, build ozblas for
+# sm_90, run the GPU tests, then the speed and accuracy benchmark. Everything is logged to
+# $OUT/device_log.txt; the benchmark writes $OUT/gpu_results.json after every measurement,
+# so a timeout still leaves what was measured. Fits in about 8 minutes, build included.
+#
+#   OUT=/some/dir bash benchmarks/device_check.sh        (default OUT=benchmarks/results)
+#   OZ_CHECK_SECONDS=470 caps the whole run (the benchmark gets what the tests leave).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-benchmarks/results}
+mkdir -p "$OUT"
+LOG="$OUT/device_log.txt"
+export PYTHONUNBUFFERED=1
+export OZBLAS_CUDA_VERBOSE=1 # failing CUDA/cuBLAS calls are named on stderr
+TOTAL=${OZ_CHECK_SECONDS:-470}
+START=$SECONDS
+elapsed() { echo $((SECONDS - START)); }
+
+main() {
+
+echo "== ozblas device check, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+COMMIT=$(git rev-parse HEAD 2>/dev/null || echo "${OZBLAS_COMMIT:-unknown}")
+export OZBLAS_COMMIT=$COMMIT
+echo "commit: $COMMIT"
+nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used,clocks.sm,clocks.max.sm,temperature.gpu \
+    --format=csv 2>&1 || echo "nvidia-smi failed"
+python3 --version
+nvcc --version | tail -2
+
+# cffi and pycparser travel as wheels (the machine is offline)
+if compgen -G ".whl/*.whl" >/dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl &&
+        export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+
+echo "== build (sm_90 only) [$(elapsed) s]"
+# scikit-build-core passes CMAKE_ARGS to CMake (and -C cmake.define.* the same way)
+export CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90"
+if ! python3 -m pip install -v --no-build-isolation --no-deps -e . >"$OUT/build_log.txt" 2>&1; then
+    tail -60 "$OUT/build_log.txt"
+    echo "BUILD FAILED"
+    return 1
+fi
+grep -E "ozblas: CUDA executor|error|warning" "$OUT/build_log.txt" | head -20
+echo "build done [$(elapsed) s]"
+python3 - <<'EOF'
+import json, ozblas
+i = ozblas.info()
+print(json.dumps({k: i.get(k) for k in ("version", "library", "host_blas", "executors")}, indent=1))
+for k, v in i.items():
+    if k.startswith("cuda") and isinstance(v, str):
+        print(f"{k}: {v}")
+EOF
+
+echo "== GPU tests (every test marked gpu: tests/test_cuda_executor.py, tests/test_device_arrays.py, ...) [$(elapsed) s]"
+timeout 240 python3 -m pytest -q -m gpu tests -rfE --durations=8 \
+    --junitxml="$OUT/pytest_gpu.xml" -p no:cacheprovider
+TEST_RC=$?
+echo "GPU tests exit code: $TEST_RC [$(elapsed) s]"
+
+echo "== benchmark [$(elapsed) s]"
+LEFT=$((TOTAL - $(elapsed) - 15))
+if [ "$LEFT" -gt 300 ]; then LEFT=300; fi
+if [ "$LEFT" -gt 30 ]; then
+    timeout $((LEFT + 10)) python3 benchmarks/gpu_bench.py --out "$OUT/gpu_results.json" \
+        --budget $((LEFT - 10)) 2>&1 | tee "$OUT/bench_log.txt"
+    echo "benchmark exit code: ${PIPESTATUS[0]} [$(elapsed) s]"
+else
+    echo "no time left for the benchmark"
+fi
+
+echo "== summary [$(elapsed) s]"
+echo "GPU tests: exit code $TEST_RC ($(grep -o 'tests="[0-9]*"' "$OUT/pytest_gpu.xml" 2>/dev/null)" \
+    "$(grep -o 'failures="[0-9]*"' "$OUT/pytest_gpu.xml" 2>/dev/null)" \
+    "$(grep -o 'errors="[0-9]*"' "$OUT/pytest_gpu.xml" 2>/dev/null)" \
+    "$(grep -o 'skipped="[0-9]*"' "$OUT/pytest_gpu.xml" 2>/dev/null))"
+if [ -f "$OUT/gpu_results.json" ]; then
+    python3 benchmarks/gpu_bench.py --table "$OUT/gpu_results.json"
+fi
+return "$TEST_RC"
+}
+
+main 2>&1 | tee -a "$LOG"
+exit "${PIPESTATUS[0]}"

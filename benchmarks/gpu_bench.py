@@ -1,0 +1,519 @@
+#!/usr/bin/env python3
+"""Speed and accuracy of the CUDA executor on one GPU; writes a JSON of results.
+
+Measured (most valuable first, the JSON rewritten after every measurement so that a
+timeout still leaves what was done):
+  * DGEMM n x n x n: native FP64 (CuPy ``a @ b`` on device arrays, timed with CUDA events:
+    the true native figure; and ``ozblas.matmul(method="native", executor="cuda")`` on
+    host arrays), Ozaki II fast/accurate with 14 and 16 moduli (12..16 at one size) for
+    n = 1024 .. 16384 (16384: native, fast-14 and accurate-14 only);
+  * ZGEMM Ozaki II fast-14 at 4096 and 8192 (16384 if time allows);
+  * accuracy (err_ab against the exact oracle of ozblas.testing) at 256 x 1024 x 256,
+    phi = 0.5 and 1, for native cuBLAS and Ozaki II fast/accurate 14/16;
+  * cuBLAS's own FP64 emulation (CUBLAS_EMULATE_DOUBLE_PRECISION=1) through CuPy in a
+    subprocess, and whether it took effect.
+
+The Python API takes host arrays, so ozblas timings are end to end (host -> device copies,
+the product, device -> host); "device" figures use the device-event phase times the report
+returns (info["phase_seconds"]): TFLOPS = 2 m n k / sum(phases) (8 m n k for complex).
+Inputs: (rand - 0.5) * exp(phi * randn), phi = 0.5 (never zeros); one warm-up call, then the
+median of at least 3 timed runs.
+
+Usage: python3 benchmarks/gpu_bench.py --out results.json [--budget 280]
+       python3 benchmarks/gpu_bench.py --table results.json   (print the table only)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+import traceback
+
+import numpy as np
+
+T0 = time.monotonic()
+
+
+def log(msg):
+    print(f"[{time.monotonic() - T0:7.1f}s] {msg}", flush=True)
+
+
+# ---- results file --------------------------------------------------------------------------
+
+
+class Results:
+    def __init__(self, path):
+        self.path = path
+        self.data = {"meta": {}, "runs": [], "accuracy": [], "cublas_emulation": None,
+                     "skipped": [], "errors": []}
+
+    def save(self):
+        if not self.path:
+            return
+        d = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(d, exist_ok=True)
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.data, f, indent=1, default=_json_default)
+        os.replace(tmp, self.path)
+
+    def add(self, key, item):
+        self.data[key].append(item)
+        self.save()
+
+
+def _json_default(o):
+    if isinstance(o, (np.floating, np.integer)):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    return str(o)
+
+
+# ---- environment ---------------------------------------------------------------------------
+
+
+def _run(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def meta():
+    import ozblas
+
+    info = ozblas.info()
+    m = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host": platform.node(),
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "ozblas_version": info.get("version"),
+        "ozblas_library": info.get("library"),
+        "executors": info.get("executors"),
+    }
+    commit = _run(["git", "rev-parse", "HEAD"])
+    m["git_commit"] = commit or os.environ.get("OZBLAS_COMMIT") or "unknown"
+    # the CUDA executor's own description, where the lead wired it into info()
+    for key in ("cuda", "cuda_describe", "cuda_description"):
+        if isinstance(info.get(key), str):
+            m["ozblas_cuda"] = info[key]
+    smi = _run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm",
+                "--format=csv,noheader"])
+    if smi:
+        parts = [p.strip() for p in smi.splitlines()[0].split(",")]
+        m["device_name"], m["driver_version"] = parts[0], parts[1]
+        m["device_memory"] = parts[2] if len(parts) > 2 else None
+        m["max_sm_clock"] = parts[3] if len(parts) > 3 else None
+    try:
+        import cupy as cp
+
+        m["cupy"] = cp.__version__
+        props = cp.cuda.runtime.getDeviceProperties(0)
+        name = props["name"]
+        m.setdefault("device_name", name.decode() if isinstance(name, bytes) else name)
+        m["compute_capability"] = f"{props['major']}.{props['minor']}"
+        m["sm_count"] = props["multiProcessorCount"]
+        m["cuda_runtime_cupy"] = cp.cuda.runtime.runtimeGetVersion()
+        m["cuda_driver"] = cp.cuda.runtime.driverGetVersion()
+        try:
+            from cupy_backends.cuda.libs import cublas as cpblas
+
+            h = cp.cuda.device.get_cublas_handle()
+            m["cublas_version_cupy"] = cpblas.getVersion(h)
+        except Exception as e:  # noqa: BLE001
+            m["cublas_version_cupy"] = f"unknown ({e})"
+    except Exception as e:  # noqa: BLE001
+        m["cupy"] = f"unavailable ({e})"
+    return m
+
+
+# ---- inputs --------------------------------------------------------------------------------
+
+
+def make_input(m, n, phi, seed, cplx=False):
+    """(rand - 0.5) * exp(phi * randn), Fortran order, on the host (generated on the GPU
+    with CuPy when present: much faster at 16384^2)."""
+    try:
+        import cupy as cp
+    except ImportError:
+        cp = None
+    if cp is not None:
+        rs = cp.random.RandomState(seed)
+
+        def draw():  # n x m, C order: its transpose is the m x n Fortran-ordered matrix
+            return (rs.random_sample((n, m)) - 0.5) * cp.exp(phi * rs.standard_normal((n, m)))
+
+        x = draw() + 1j * draw() if cplx else draw()
+        h = cp.asnumpy(x).T
+        del x
+        cp.get_default_memory_pool().free_all_blocks()
+        assert h.flags.f_contiguous
+        return h
+    rng = np.random.default_rng(seed)
+
+    def draw():
+        return (rng.random((n, m)) - 0.5) * np.exp(phi * rng.standard_normal((n, m)))
+
+    x = draw() + 1j * draw() if cplx else draw()
+    return x.T
+
+
+_INPUTS = {}
+
+
+def inputs(n, cplx):
+    key = (n, cplx)
+    if key not in _INPUTS:
+        _INPUTS.clear()  # keep host memory bounded: one size at a time
+        t = time.monotonic()
+        _INPUTS[key] = (make_input(n, n, 0.5, 1, cplx), make_input(n, n, 0.5, 2, cplx))
+        log(f"inputs {n} {'z' if cplx else 'd'}: {time.monotonic() - t:.1f}s")
+    return _INPUTS[key]
+
+
+# ---- measurements --------------------------------------------------------------------------
+
+
+def flops(n, cplx):
+    return (8.0 if cplx else 2.0) * float(n) ** 3
+
+
+EXECUTOR = "cuda"
+
+
+def time_ozblas(n, cplx, method, moduli=None, scaling=None, reps=3):
+    import ozblas
+
+    a, b = inputs(n, cplx)
+    kw = dict(method=method, executor=EXECUTOR, return_info=True)
+    if method == "ozaki2":
+        kw.update(moduli=moduli, scaling=scaling)
+    _, info = ozblas.matmul(a, b, **kw)  # warm-up (workspace, cuBLAS heuristics)
+    times, phases = [], []
+    for _ in range(reps):
+        t = time.perf_counter()
+        _, info = ozblas.matmul(a, b, **kw)
+        times.append(time.perf_counter() - t)
+        if info.get("phase_seconds"):
+            phases.append(list(info["phase_seconds"]))
+    med = statistics.median(times)
+    run = {
+        "kind": "ozblas_" + method,
+        "dtype": "z" if cplx else "d",
+        "layout": "NN (Fortran-ordered host arrays)",
+        "n": n,
+        "moduli": moduli,
+        "scaling": scaling,
+        "executor": info.get("executor"),
+        "method_used": info.get("method"),
+        "fallback": info.get("fallback"),
+        "int_gemms": info.get("int_gemms"),
+        "seconds": times,
+        "seconds_median": med,
+        "tflops_e2e": flops(n, cplx) / med / 1e12,
+    }
+    if phases:
+        ph = [statistics.median(p[i] for p in phases) for i in range(5)]
+        dev = statistics.median(sum(p) for p in phases)
+        run.update(phase_seconds_median=ph, device_seconds=dev,
+                   tflops_device=flops(n, cplx) / dev / 1e12 if dev > 0 else None)
+    return run
+
+
+def time_cupy_native(n, cplx, reps=5):
+    import cupy as cp
+
+    a, b = inputs(n, cplx)
+    ad, bd = cp.asarray(a), cp.asarray(b)
+    c = ad @ bd
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(reps):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record()
+        c = ad @ bd
+        e.record()
+        e.synchronize()
+        times.append(cp.cuda.get_elapsed_time(s, e) * 1e-3)
+    del ad, bd, c
+    cp.get_default_memory_pool().free_all_blocks()
+    med = statistics.median(times)
+    return {"kind": "cupy_native", "dtype": "z" if cplx else "d", "n": n, "seconds": times,
+            "seconds_median": med, "tflops_device": flops(n, cplx) / med / 1e12}
+
+
+_EMU_SCRIPT = textwrap.dedent(
+    """
+    import hashlib, json, sys, time
+    import cupy as cp
+    out = {}
+    n = int(sys.argv[1])
+    rs = cp.random.RandomState(1)
+    a = (rs.random_sample((n, n)) - 0.5) * cp.exp(0.5 * rs.standard_normal((n, n)))
+    b = (rs.random_sample((n, n)) - 0.5) * cp.exp(0.5 * rs.standard_normal((n, n)))
+    c = a @ b
+    cp.cuda.Device().synchronize()
+    ts = []
+    for _ in range(3):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record(); c = a @ b; e.record(); e.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(s, e) * 1e-3)
+    ts.sort()
+    out["seconds_median"] = ts[1]
+    out["tflops"] = 2.0 * n ** 3 / ts[1] / 1e12
+    x = a[:512, :512] @ b[:512, :512]
+    out["hash512"] = hashlib.sha1(cp.asnumpy(x).tobytes()).hexdigest()
+    print("RESULT " + json.dumps(out))
+    """
+)
+
+
+def cublas_emulation(n):
+    res = {"n": n}
+    for label, extra in (("native", {"CUBLAS_EMULATE_DOUBLE_PRECISION": "0"}),
+                         ("emulated", {"CUBLAS_EMULATE_DOUBLE_PRECISION": "1",
+                                       "CUBLAS_EMULATION_STRATEGY": "eager"})):
+        env = dict(os.environ, **extra)
+        p = subprocess.run([sys.executable, "-c", _EMU_SCRIPT, str(n)], env=env,
+                           capture_output=True, text=True, timeout=120)
+        line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+        if not line:
+            res[label] = {"error": (p.stderr or p.stdout)[-800:]}
+            continue
+        res[label] = dict(json.loads(line[0][7:]), env=extra)
+    nat, emu = res.get("native", {}), res.get("emulated", {})
+    if "hash512" in nat and "hash512" in emu:
+        res["results_differ"] = nat["hash512"] != emu["hash512"]
+        res["speed_ratio"] = nat["seconds_median"] / emu["seconds_median"]
+        res["took_effect"] = bool(res["results_differ"] or res["speed_ratio"] > 1.2)
+    return res
+
+
+def accuracy(results):
+    import ozblas
+    from ozblas.testing import accurate_matmul, err_ab, make_matrix
+
+    m, k, n = 256, 1024, 256
+    for phi in (0.5, 1.0):
+        a = make_matrix(m, k, phi, seed=11)
+        b = make_matrix(k, n, phi, seed=12)
+        exact = accurate_matmul(a, b)
+        row = {"m": m, "k": k, "n": n, "phi": phi, "dtype": "d"}
+        c = ozblas.matmul(a, b, method="native", executor=EXECUTOR)
+        row["native_cuda"] = err_ab(c, exact, a, b)
+        row["native_numpy"] = err_ab(a @ b, exact, a, b)
+        for scaling in ("fast", "accurate"):
+            for moduli in (14, 16):
+                c, info = ozblas.matmul(a, b, method="ozaki2", moduli=moduli, scaling=scaling,
+                                        executor=EXECUTOR, return_info=True)
+                cc = ozblas.matmul(a, b, method="ozaki2", moduli=moduli, scaling=scaling,
+                                   executor="cpu")
+                key = f"ozaki2_{scaling}_{moduli}"
+                row[key] = err_ab(c, exact, a, b)
+                row[key + "_fallback"] = info["fallback"]
+                row[key + "_same_bits_as_cpu"] = bool(
+                    np.array_equal(np.ascontiguousarray(c).view(np.uint64),
+                                   np.ascontiguousarray(cc).view(np.uint64)))
+        results.add("accuracy", row)
+        log(f"accuracy phi={phi}: " + ", ".join(
+            f"{kk}={v:.2e}" for kk, v in row.items() if isinstance(v, float) and kk != "phi"))
+
+
+# ---- plan ----------------------------------------------------------------------------------
+
+
+def estimate(kind, n, cplx, moduli=14):
+    """Rough seconds for input generation, warm-up and timed runs (to skip what cannot fit
+    the time budget): INT8 products at ~800 TOPS, FP64 at ~40 TFLOPS, pageable copies at
+    ~8 GB/s."""
+    es = 16.0 if cplx else 8.0
+    transfer = 3 * es * n * n / 8e9
+    gen = 2 * es * n * n / 4e9 if (n, cplx) not in _INPUTS else 0.0
+    if kind == "cupy":
+        return gen + 2 * es * n * n / 8e9 + 7 * flops(n, cplx) / 40e12 + 1.0
+    if kind == "native":
+        per = flops(n, cplx) / 40e12 + transfer
+    else:
+        per = 2.0 * n ** 3 * moduli * (3 if cplx else 1) / 8e14 + transfer + 0.05
+    return gen + 4 * per + 1.0
+
+
+def plan(quick):
+    p = []
+    add = p.append
+    # the headline figures first
+    add(("cupy", 8192, False, None, None))
+    add(("ozaki2", 8192, False, 14, "fast"))
+    add(("ozaki2", 8192, False, 14, "accurate"))
+    add(("native", 8192, False, None, None))
+    add(("cupy", 16384, False, None, None))
+    add(("ozaki2", 16384, False, 14, "fast"))
+    add(("ozaki2", 16384, False, 14, "accurate"))
+    add(("accuracy",))
+    add(("native", 16384, False, None, None))
+    add(("ozaki2", 8192, False, 16, "fast"))
+    add(("ozaki2", 8192, False, 16, "accurate"))
+    add(("ozaki2", 4096, True, 14, "fast"))
+    add(("cupy", 4096, True, None, None))
+    add(("ozaki2", 8192, True, 14, "fast"))
+    add(("emulation", 8192))
+    for n in (4096, 2048, 1024):
+        add(("cupy", n, False, None, None))
+        add(("native", n, False, None, None))
+        for moduli in (14, 16):
+            for scaling in ("fast", "accurate"):
+                add(("ozaki2", n, False, moduli, scaling))
+    for moduli in (12, 13, 15):
+        add(("ozaki2", 8192, False, moduli, "fast"))
+    add(("ozaki2", 16384, True, 14, "fast"))
+    if quick:
+        p = [x for x in p if x[0] in ("accuracy", "emulation") or x[1] <= 2048]
+    return p
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default="benchmarks/results/gpu_results.json")
+    ap.add_argument("--budget", type=float, default=280.0, help="seconds for all measurements")
+    ap.add_argument("--quick", action="store_true", help="small sizes only (smoke run)")
+    ap.add_argument("--table", metavar="JSON", help="print the table of an existing JSON")
+    ap.add_argument("--executor", default="cuda", help=argparse.SUPPRESS)  # cpu: dry runs
+    args = ap.parse_args()
+    global EXECUTOR
+    EXECUTOR = args.executor
+    if args.table:
+        with open(args.table) as f:
+            print_table(json.load(f))
+        return 0
+
+    import ozblas
+
+    res = Results(args.out)
+    res.data["meta"] = meta()
+    res.save()
+    m = res.data["meta"]
+    log(f"device {m.get('device_name')} driver {m.get('driver_version')} "
+        f"commit {m.get('git_commit')}")
+    if EXECUTOR == "cuda" and not ozblas.info()["executors"]["cuda"]["available"]:
+        res.add("errors", {"what": "cuda executor unavailable",
+                           "reason": ozblas.info()["executors"]["cuda"]["reason"]})
+        print_table(res.data)
+        return 1
+    try:
+        import cupy  # noqa: F401
+
+        have_cupy = True
+    except ImportError:
+        have_cupy = False
+
+    deadline = T0 + args.budget
+    for item in plan(args.quick):
+        kind = item[0]
+        left = deadline - time.monotonic()
+        try:
+            if kind == "accuracy":
+                if left < 20:
+                    res.add("skipped", {"what": "accuracy", "left_s": left})
+                    continue
+                accuracy(res)
+                continue
+            if kind == "emulation":
+                if not have_cupy or left < 60:
+                    res.add("skipped", {"what": "cublas_emulation", "left_s": left})
+                    continue
+                r = cublas_emulation(item[1])
+                res.data["cublas_emulation"] = r
+                res.save()
+                log(f"cuBLAS emulation: {json.dumps(r)[:300]}")
+                continue
+            _, n, cplx, moduli, scaling = item
+            est = estimate(kind, n, cplx, moduli or 14)
+            if est > left or (kind == "cupy" and not have_cupy):
+                res.add("skipped", {"what": list(item), "estimate_s": est, "left_s": left})
+                log(f"skip {item}: estimate {est:.0f}s, left {left:.0f}s")
+                continue
+            t = time.monotonic()
+            if kind == "cupy":
+                run = time_cupy_native(n, cplx)
+            else:
+                run = time_ozblas(n, cplx, kind, moduli, scaling,
+                                  reps=3 if n >= 4096 else 5)
+            run["wall_s"] = time.monotonic() - t
+            res.add("runs", run)
+            log(f"{_label(run)}: {run['seconds_median'] * 1e3:.1f} ms, "
+                f"e2e {run.get('tflops_e2e') or float('nan'):.1f} TFLOPS, "
+                f"device {run.get('tflops_device') or float('nan'):.1f} TFLOPS "
+                f"(took {run['wall_s']:.1f}s)")
+        except Exception as e:  # noqa: BLE001 - record and go on
+            res.add("errors", {"what": list(item), "error": repr(e),
+                               "traceback": traceback.format_exc()[-2000:]})
+            log(f"ERROR {item}: {e!r}")
+    res.data["meta"]["total_seconds"] = time.monotonic() - T0
+    res.save()
+    print_table(res.data)
+    return 0
+
+
+def _label(r):
+    if r["kind"] == "cupy_native":
+        return f"{r['dtype']} n={r['n']} native (CuPy, device)"
+    if r["kind"] == "ozblas_native":
+        return f"{r['dtype']} n={r['n']} native (ozblas cuda)"
+    return f"{r['dtype']} n={r['n']} ozaki2 {r['scaling']}-{r['moduli']}"
+
+
+def print_table(d):
+    m = d.get("meta", {})
+    print()
+    print(f"device: {m.get('device_name')}  driver: {m.get('driver_version')}  "
+          f"cuBLAS(cupy): {m.get('cublas_version_cupy')}  commit: {m.get('git_commit')}  "
+          f"date: {m.get('date')}")
+    if m.get("ozblas_cuda"):
+        print(f"ozblas cuda: {m['ozblas_cuda']}")
+    print(f"{'case':<34} {'median ms':>10} {'e2e TF':>8} {'dev TF':>8} {'dev ms':>8}  "
+          f"phases ms (stats, residues, gemm, reduce, crt)")
+    for r in sorted(d.get("runs", []), key=lambda r: (r["dtype"], r["n"], r["kind"],
+                                                      str(r.get("scaling")),
+                                                      r.get("moduli") or 0)):
+        ph = r.get("phase_seconds_median")
+        phs = " ".join(f"{p * 1e3:.1f}" for p in ph) if ph else ""
+        e2e = r.get("tflops_e2e")
+        dev = r.get("tflops_device")
+        dms = r.get("device_seconds")
+        fb = f" FALLBACK {r['fallback']}" if r.get("fallback") else ""
+        print(f"{_label(r):<34} {r['seconds_median'] * 1e3:>10.1f} "
+              f"{(f'{e2e:.1f}' if e2e else '-'):>8} {(f'{dev:.1f}' if dev else '-'):>8} "
+              f"{(f'{dms * 1e3:.1f}' if dms else '-'):>8}  {phs}{fb}")
+    for row in d.get("accuracy", []):
+        keys = [k for k, v in row.items() if isinstance(v, float) and k != "phi"]
+        print(f"accuracy phi={row['phi']} {row['m']}x{row['k']}x{row['n']}: " +
+              ", ".join(f"{k}={row[k]:.2e}" for k in keys))
+        same = [k[:-len("_same_bits_as_cpu")] for k, v in row.items()
+                if k.endswith("_same_bits_as_cpu") and v is False]
+        if same:
+            print(f"  NOT bit-identical to the CPU executor: {same}")
+    emu = d.get("cublas_emulation")
+    if emu:
+        nat, em = emu.get("native", {}), emu.get("emulated", {})
+        print(f"cuBLAS FP64 emulation n={emu.get('n')}: native {nat.get('tflops', 'err')} "
+              f"TFLOPS, CUBLAS_EMULATE_DOUBLE_PRECISION=1 {em.get('tflops', 'err')} TFLOPS, "
+              f"took effect: {emu.get('took_effect')}")
+    for e in d.get("errors", []):
+        print(f"error: {e.get('what')}: {e.get('error') or e.get('reason')}")
+    if d.get("skipped"):
+        print(f"skipped: {len(d['skipped'])} items (time budget)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+/* cuBLAS opened at run time (dlopen): no cuBLAS header or library is needed to build.
+ *
+ * The few types, enum values and entry points used are declared here by hand. The values
+ * are the cuBLAS / CUDA ABI values (cublas_api.h and library_types.h, CUDA 11 to 13):
+ *   cublasOperation_t   CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2
+ *   cudaDataType        CUDA_R_64F = 1, CUDA_R_8I = 3, CUDA_C_64F = 5, CUDA_R_32I = 10
+ *   cublasComputeType_t CUBLAS_COMPUTE_32I = 72 (signed 32-bit int, default)
+ *   cublasGemmAlgo_t    CUBLAS_GEMM_DEFAULT = -1
+ *   cublasMath_t        CUBLAS_DEFAULT_MATH = 0
+ *   libraryPropertyType MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2
+ *   cublasStatus_t      CUBLAS_STATUS_SUCCESS = 0
+ * The data-type values are also checked at compile time against the toolkit's
+ * library_types.h (part of the CUDA runtime headers, not of cuBLAS).
+ */
+#ifndef OZ_CUBLAS_DYN_H
+#define OZ_CUBLAS_DYN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef OZ_CUDA_EMU
+#include "emu/cuda_emu.h"
+#else
+#include <cuda_runtime.h>
+#endif
+
+typedef struct oz_cublas_context *oz_cublas_handle; /* cublasHandle_t: opaque pointer */
+typedef int oz_cublas_status;                       /* cublasStatus_t */
+
+enum {
+    OZ_CUBLAS_STATUS_SUCCESS = 0,
+    OZ_CUBLAS_OP_N = 0,
+    OZ_CUBLAS_OP_T = 1,
+    OZ_CUBLAS_OP_C = 2,
+    OZ_CUDA_R_64F = 1,
+    OZ_CUDA_R_8I = 3,
+    OZ_CUDA_C_64F = 5,
+    OZ_CUDA_R_32I = 10,
+    OZ_CUBLAS_COMPUTE_32I = 72,
+    OZ_CUBLAS_GEMM_DEFAULT = -1,
+    OZ_CUBLAS_DEFAULT_MATH = 0,
+    OZ_LIB_MAJOR_VERSION = 0,
+    OZ_LIB_MINOR_VERSION = 1,
+    OZ_LIB_PATCH_LEVEL = 2
+};
+
+typedef oz_cublas_status (*oz_cublasCreate_t)(oz_cublas_handle *);
+typedef oz_cublas_status (*oz_cublasDestroy_t)(oz_cublas_handle);
+typedef oz_cublas_status (*oz_cublasSetStream_t)(oz_cublas_handle, cudaStream_t);
+typedef oz_cublas_status (*oz_cublasSetMathMode_t)(oz_cublas_handle, int);
+typedef oz_cublas_status (*oz_cublasGetVersion_t)(oz_cublas_handle, int *);
+typedef oz_cublas_status (*oz_cublasGetProperty_t)(int, int *);
+typedef oz_cublas_status (*oz_cublasGemmEx_t)(oz_cublas_handle, int, int, int, int, int,
+                                              const void *, const void *, int, int,
+                                              const void *, int, int, const void *, void *,
+                                              int, int, int, int);
+typedef oz_cublas_status (*oz_cublasGemmEx64_t)(oz_cublas_handle, int, int, int64_t, int64_t,
+                                                int64_t, const void *, const void *, int,
+                                                int64_t, const void *, int, int64_t,
+                                                const void *, void *, int, int64_t, int, int);
+typedef oz_cublas_status (*oz_cublasDgemm_t)(oz_cublas_handle, int, int, int, int, int,
+                                             const double *, const double *, int,
+                                             const double *, int, const double *, double *,
+                                             int);
+typedef oz_cublas_status (*oz_cublasDgemm64_t)(oz_cublas_handle, int, int, int64_t, int64_t,
+                                               int64_t, const double *, const double *,
+                                               int64_t, const double *, int64_t,
+                                               const double *, double *, int64_t);
+/* cuDoubleComplex is two doubles; passed as void pointers. */
+typedef oz_cublas_status (*oz_cublasZgemm_t)(oz_cublas_handle, int, int, int, int, int,
+                                             const void *, const void *, int, const void *,
+                                             int, const void *, void *, int);
+typedef oz_cublas_status (*oz_cublasZgemm64_t)(oz_cublas_handle, int, int, int64_t, int64_t,
+                                               int64_t, const void *, const void *, int64_t,
+                                               const void *, int64_t, const void *, void *,
+                                               int64_t);
+
+typedef struct {
+    void *lib;
+    char path[512];
+    int version; /* major * 10000 + minor * 100 + patch, 0 if unknown */
+    oz_cublasCreate_t create;
+    oz_cublasDestroy_t destroy;
+    oz_cublasSetStream_t set_stream;
+    oz_cublasSetMathMode_t set_math_mode; /* may be NULL */
+    oz_cublasGetVersion_t get_version;    /* may be NULL */
+    oz_cublasGemmEx_t gemm_ex;
+    oz_cublasDgemm_t dgemm;
+    oz_cublasZgemm_t zgemm;
+    oz_cublasGemmEx64_t gemm_ex_64; /* 64-bit-integer API (cuBLAS >= 12); may be NULL */
+    oz_cublasDgemm64_t dgemm_64;
+    oz_cublasZgemm64_t zgemm_64;
+} oz_cublas;
+
+/* Opens cuBLAS once (thread-safe). Returns NULL and a reason in why (if why_len > 0)
+ * when none could be opened. Search order: $OZBLAS_CUBLAS_LIB (a path; when set, nothing
+ * else is tried), an already loaded libcublas.so*, the NVIDIA wheels in the site-packages
+ * that holds libozblas (nvidia/cublas/lib, nvidia/cu13/lib), $CUDA_HOME/lib64, then the
+ * plain names libcublas.so.13, libcublas.so.12, libcublas.so. */
+const oz_cublas *oz_cublas_get(char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,402 @@
+/* Ozaki II kernels of the CUDA executor: thin wrappers around the element functions of
+ * numerics/ozaki2.h, laid out for coalesced access. Included by executor_cuda.cu only.
+ *
+ * Every value these kernels produce equals the CPU executor's (executor_cpu.c) bit for bit:
+ * the element functions are the same code, built without FMA contraction (-fmad=false),
+ * and every reduction is an integer sum or a max/min, so its order does not matter.
+ *
+ * Names: op(X) is seen as a "packed" k x cols matrix, element (l, q): for A, q is a row of
+ * op(A) (q < m); for B, q is a column of op(B) (q < n); l < k runs along the inner dimension.
+ * In memory, (l, q) is at l + q ld when l runs along the stored columns ("l-contiguous":
+ * A with 'T'/'C', B with 'N'), at q + l ld otherwise. Complex values are interleaved.
+ */
+#ifndef OZ_KERNELS_OZAKI2_CUH
+#define OZ_KERNELS_OZAKI2_CUH
+
+#include <limits.h>
+#include <stdint.h>
+
+/* op(X) as seen by the kernels. */
+struct oz_opv {
+    const double *p; /* device memory, column-major */
+    int64_t ld;      /* leading dimension, in (real or complex) elements */
+    double sign;     /* -1 conjugates the imaginary part ('C'), else 1 */
+};
+
+template <bool LC, bool CX>
+__device__ __forceinline__ void oz_load(const oz_opv &v, int64_t l, int64_t q, double &re,
+                                        double &im)
+{
+    int64_t off = LC ? l + q * v.ld : q + l * v.ld;
+    if (CX) {
+        re = v.p[2 * off];
+        im = v.sign * v.p[2 * off + 1]; /* as the CPU's pack(): sign * x */
+    } else {
+        re = v.p[off];
+        im = 0.0;
+    }
+}
+
+/* ---- step 1: statistics ------------------------------------------------------------------
+ * Per packed column q: amax (bit pattern of the largest |x|, a nonnegative double, so the
+ * unsigned order of the bits is the numeric order), emin (smallest exponent of a nonzero
+ * finite element), bad (any Inf/NaN). The grid's y dimension splits l into chunks whose
+ * partial results are combined with atomics (max/min/or: order-independent).
+ * Block (32, 8). l-contiguous: one warp per column (8 columns a block), lanes along l.
+ * Otherwise: 32 columns a block (lanes along q, coalesced), the 8 rows of threads along l. */
+
+__device__ __forceinline__ void oz_stat1(double x, double &amax, int &emin, int &bad)
+{
+    if (!oz_is_finite(x))
+        bad = 1;
+    double ax = fabs(x);
+    if (ax > amax)
+        amax = ax;
+    if (x != 0.0 && oz_is_finite(x))
+        emin = oz_min_int(emin, oz_exponent(x));
+}
+
+template <bool LC, bool CX>
+__global__ void __launch_bounds__(256)
+    oz_k_stats(oz_opv v, int64_t k, int64_t cols, int64_t chunk, unsigned long long *amax,
+               int *emin, int *bad)
+{
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t lbeg = (int64_t)blockIdx.y * chunk;
+    const int64_t lend = k < lbeg + chunk ? k : lbeg + chunk;
+    const int64_t q = LC ? (int64_t)blockIdx.x * 8 + ty : (int64_t)blockIdx.x * 32 + tx;
+    double a = 0.0;
+    int em = INT_MAX, b = 0;
+    if (q < cols) {
+        for (int64_t l = lbeg + (LC ? tx : ty); l < lend; l += (LC ? 32 : 8)) {
+            double re, im;
+            oz_load<LC, CX>(v, l, q, re, im);
+            oz_stat1(re, a, em, b);
+            if (CX)
+                oz_stat1(im, a, em, b);
+        }
+    }
+    if (LC) {
+        for (int o = 16; o > 0; o >>= 1) {
+            double a2 = __shfl_xor_sync(0xffffffffu, a, o);
+            int em2 = __shfl_xor_sync(0xffffffffu, em, o);
+            int b2 = __shfl_xor_sync(0xffffffffu, b, o);
+            a = a2 > a ? a2 : a;
+            em = oz_min_int(em, em2);
+            b |= b2;
+        }
+        if (tx != 0 || q >= cols)
+            return;
+    } else {
+        __shared__ double sa[8][32];
+        __shared__ int se[8][32], sb[8][32];
+        sa[ty][tx] = a;
+        se[ty][tx] = em;
+        sb[ty][tx] = b;
+        __syncthreads();
+        if (ty != 0 || q >= cols)
+            return;
+        for (int r = 1; r < 8; r++) {
+            a = sa[r][tx] > a ? sa[r][tx] : a;
+            em = oz_min_int(em, se[r][tx]);
+            b |= sb[r][tx];
+        }
+    }
+    if (a > 0.0)
+        atomicMax(amax + q, (unsigned long long)__double_as_longlong(a));
+    if (em != INT_MAX)
+        atomicMin(emin + q, em);
+    if (b)
+        atomicOr(bad, 1);
+}
+
+/* E from amax, as the CPU's stats(): exponent of the largest |x|, 0 for a zero column. */
+__global__ void oz_k_exponents(const unsigned long long *amax, int *E, int64_t cols)
+{
+    int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= cols)
+        return;
+    double a = __longlong_as_double((long long)amax[q]);
+    E[q] = (a > 0.0 && oz_is_finite(a)) ? oz_exponent(a) : 0;
+}
+
+/* Fixed-point sum of squares per column (fast scaling): S = sum of oz2_sq_term. */
+template <bool LC, bool CX>
+__global__ void __launch_bounds__(256)
+    oz_k_sumsq(oz_opv v, int64_t k, int64_t cols, int64_t chunk, const int *E,
+               unsigned long long *S)
+{
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t lbeg = (int64_t)blockIdx.y * chunk;
+    const int64_t lend = k < lbeg + chunk ? k : lbeg + chunk;
+    const int64_t q = LC ? (int64_t)blockIdx.x * 8 + ty : (int64_t)blockIdx.x * 32 + tx;
+    unsigned long long s = 0;
+    if (q < cols) {
+        const int e = E[q];
+        for (int64_t l = lbeg + (LC ? tx : ty); l < lend; l += (LC ? 32 : 8)) {
+            double re, im;
+            oz_load<LC, CX>(v, l, q, re, im);
+            s += oz2_sq_term(re, e);
+            if (CX)
+                s += oz2_sq_term(im, e);
+        }
+    }
+    if (LC) {
+        for (int o = 16; o > 0; o >>= 1)
+            s += __shfl_xor_sync(0xffffffffu, s, o);
+        if (tx != 0 || q >= cols)
+            return;
+    } else {
+        __shared__ unsigned long long ss[8][32];
+        ss[ty][tx] = s;
+        __syncthreads();
+        if (ty != 0 || q >= cols)
+            return;
+        for (int r = 1; r < 8; r++)
+            s += ss[r][tx];
+    }
+    if (s)
+        atomicAdd(S + q, s);
+}
+
+__global__ void oz_k_bits_fast(const unsigned long long *S, int *bits, int64_t cols,
+                               int half_budget)
+{
+    int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q < cols)
+        bits[q] = oz2_bits_fast(half_budget, (uint64_t)S[q]);
+}
+
+__global__ void oz_k_fill_int(int *x, int64_t n, int v)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] = v;
+}
+
+/* ---- packing: accurate-scaling bounds, and scaling + residues (steps 3 and 4) ------------
+ * One block per 32 x 32 tile of the packed matrix: the tile of op(X) is read coalesced
+ * (along whichever index is contiguous in memory) into shared memory, then written packed,
+ * column q of the output holding l = 0..kpad-1 contiguously (kpad >= k, zeros beyond k;
+ * columns cols..cols_pad-1 are zeros too).
+ * UBOUND writes UA_lq = oz2_ubound(re) (+ oz2_ubound(im)) as int8 (<= 64).
+ * RESIDUE scales by 2^(bits_q - E_q) (oz2_scale) and writes the symmetric residues modulo
+ * every modulus of T into int8 planes: plane t (real) or 3t, 3t+1, 3t+2 (complex: re, im,
+ * residue(re + im) for Karatsuba), each plane kpad * cols_pad bytes. */
+
+enum { OZ_PACK_UBOUND = 0, OZ_PACK_RESIDUE = 1 };
+
+/* oz2_scale(x, e) = trunc(ldexp(x, e)). When 2^e is a normal double, x * 2^e is the same
+ * correctly rounded value x 2^e as ldexp's (exact unless it falls below the normal range,
+ * where both round to nearest and trunc then gives zero anyway), so the product is used. */
+__device__ __forceinline__ double oz_scale_dev(double x, int e, double p2, bool use_mul)
+{
+    return use_mul ? trunc(x * p2) : oz2_scale(x, e);
+}
+
+template <bool LC, bool CX, int MODE>
+__global__ void __launch_bounds__(256)
+    oz_k_pack(oz_opv v, int64_t k, int64_t kpad, int64_t cols, int64_t cols_pad, int64_t tiles_l,
+              const int *E, const int *bits, int ushift, int8_t *out, int64_t plane,
+              const __grid_constant__ oz2_table T)
+{
+    __shared__ double tre[32][33];
+    __shared__ double tim[CX ? 32 : 1][33];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t tile = blockIdx.x;
+    const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;
+
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        const int ql = LC ? ty + 8 * r : tx, ll = LC ? tx : ty + 8 * r;
+        const int64_t q = q0 + ql, l = l0 + ll;
+        double re = 0.0, im = 0.0;
+        if (q < cols && l < k)
+            oz_load<LC, CX>(v, l, q, re, im);
+        tre[ql][ll] = re;
+        if (CX)
+            tim[ql][ll] = im;
+    }
+    __syncthreads();
+
+    const int64_t l = l0 + tx;
+    if (l >= kpad)
+        return;
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        const int ql = ty + 8 * r;
+        const int64_t q = q0 + ql;
+        if (q >= cols_pad)
+            return;
+        const double re = tre[ql][tx], im = CX ? tim[ql][tx] : 0.0;
+        int8_t *o = out + q * kpad + l;
+        if (q >= cols) { /* padding columns (IMMA wants m, n multiples of 4): zeros */
+            const int planes = MODE == OZ_PACK_UBOUND ? 1 : T.n * (CX ? 3 : 1);
+            for (int t = 0; t < planes; t++)
+                o[t * plane] = 0;
+        } else if (MODE == OZ_PACK_UBOUND) {
+            const int s = ushift - E[q];
+            int u = oz2_ubound(re, s);
+            if (CX)
+                u += oz2_ubound(im, s);
+            o[0] = (int8_t)u;
+        } else {
+            const int e = bits[q] - E[q];
+            const bool use_mul = e >= -1022 && e <= 1023;
+            const double p2 = use_mul ? __longlong_as_double((long long)(e + 1023) << 52) : 0.0;
+            const double a = oz_scale_dev(re, e, p2, use_mul);
+            if (!CX) {
+                for (int t = 0; t < T.n; t++)
+                    o[t * plane] = (int8_t)oz2_residue(a, T.m[t], T.inv[t]);
+            } else {
+                const double b = oz_scale_dev(im, e, p2, use_mul);
+                for (int t = 0; t < T.n; t++) {
+                    const double mt = T.m[t], inv = T.inv[t];
+                    const double ra = oz2_residue(a, mt, inv), rb = oz2_residue(b, mt, inv);
+                    o[(3 * t) * plane] = (int8_t)ra;
+                    o[(3 * t + 1) * plane] = (int8_t)rb;
+                    o[(3 * t + 2) * plane] = (int8_t)oz2_residue_small(ra + rb, mt, inv);
+                }
+            }
+        }
+    }
+}
+
+/* ---- accurate scaling: bits from G = UA^T UB --------------------------------------------- */
+
+/* Bit length of v >= 0 (oz_bitlen64's value, with the count-leading-zeros instruction). */
+__device__ __forceinline__ int oz_bitlen_dev(long long v)
+{
+    return 64 - __clzll(v);
+}
+
+/* G64 (+)= G32 over the whole mpad x n matrix (k-blocks of the bound product). */
+__global__ void oz_k_acc64(const int *G32, long long *G64, int64_t total, int first)
+{
+    int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < total)
+        G64[e] = first ? (long long)G32[e] : G64[e] + G32[e];
+}
+
+/* beta_j = oz2_bits_accurate_col(budget, ushift, max_i bitlen(G_ij)); a warp per column. */
+template <typename GT>
+__global__ void __launch_bounds__(256)
+    oz_k_bits_col(const GT *G, int64_t mpad, int64_t m, int64_t n, int budget, int ushift,
+                  int *bits_b)
+{
+    const int tx = threadIdx.x;
+    const int64_t j = (int64_t)blockIdx.x * 8 + threadIdx.y;
+    if (j >= n)
+        return;
+    int g = 0;
+    for (int64_t i = tx; i < m; i += 32)
+        g = oz_max_int(g, oz_bitlen_dev((long long)G[i + j * mpad]));
+    for (int o = 16; o > 0; o >>= 1)
+        g = oz_max_int(g, __shfl_xor_sync(0xffffffffu, g, o));
+    if (tx == 0)
+        bits_b[j] = oz2_bits_accurate_col(budget, ushift, g);
+}
+
+/* alpha_i = min(OZ2_MAX_BITS, min_j oz2_bits_accurate_row_term(..)); bits_a starts at
+ * OZ2_MAX_BITS; the grid's y dimension splits j into chunks combined with atomicMin. */
+template <typename GT>
+__global__ void __launch_bounds__(256)
+    oz_k_bits_row(const GT *G, int64_t mpad, int64_t m, int64_t n, int64_t chunk, int budget,
+                  int ushift, const int *bits_b, int *bits_a)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    const int64_t j0 = (int64_t)blockIdx.y * chunk, j1 = n < j0 + chunk ? n : j0 + chunk;
+    int a = OZ2_MAX_BITS;
+    for (int64_t j = j0; j < j1; j++)
+        a = oz_min_int(a, oz2_bits_accurate_row_term(budget, ushift,
+                                                     oz_bitlen_dev((long long)G[i + j * mpad]),
+                                                     bits_b[j]));
+    if (a < OZ2_MAX_BITS)
+        atomicMin(bits_a + i, a);
+}
+
+/* ---- step 5: reduction of an integer product modulo m_t -----------------------------------
+ * Four consecutive rows per thread (mpad % 4 == 0). Real: R = residue(C) (first k-block) or
+ * residue(residue(C) + R). Complex (Karatsuba, planes p1 = re re, p2 = im im,
+ * p3 = (re+im)(re+im)): re = residue(p1 - p2), im = residue(p3 - p1 - p2), accumulated the
+ * same way into Rr and Ri (oz2_residue_small, as the CPU: |values| < 2^32 here). Each result
+ * is the canonical symmetric residue of the exact integer sum, whatever the k-blocking, so
+ * it equals the CPU's, whose blocks are shorter. */
+template <bool CX>
+__global__ void oz_k_reduce(const int *C32, int64_t plane_c, int64_t groups, int8_t *Rr,
+                            int8_t *Ri, double mt, double inv, int first)
+{
+    const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= groups)
+        return;
+    const int4 p1 = reinterpret_cast<const int4 *>(C32)[g];
+    int vr[4] = {p1.x, p1.y, p1.z, p1.w};
+    char4 old_r = first ? make_char4(0, 0, 0, 0) : reinterpret_cast<const char4 *>(Rr)[g];
+    signed char orr[4] = {old_r.x, old_r.y, old_r.z, old_r.w};
+    signed char outr[4], outi[4];
+    if (!CX) {
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            double v = oz2_residue_small((double)vr[u], mt, inv);
+            outr[u] = (signed char)(first ? v : oz2_residue_small(v + (double)orr[u], mt, inv));
+        }
+    } else {
+        const int4 p2 = reinterpret_cast<const int4 *>(C32 + plane_c)[g];
+        const int4 p3 = reinterpret_cast<const int4 *>(C32 + 2 * plane_c)[g];
+        int v2[4] = {p2.x, p2.y, p2.z, p2.w}, v3[4] = {p3.x, p3.y, p3.z, p3.w};
+        char4 old_i = first ? make_char4(0, 0, 0, 0) : reinterpret_cast<const char4 *>(Ri)[g];
+        signed char oi[4] = {old_i.x, old_i.y, old_i.z, old_i.w};
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            double d1 = vr[u], d2 = v2[u], d3 = v3[u];
+            double wr = oz2_residue_small(d1 - d2, mt, inv);
+            double wi = oz2_residue_small(d3 - d1 - d2, mt, inv);
+            outr[u] = (signed char)(first ? wr : oz2_residue_small(wr + (double)orr[u], mt, inv));
+            outi[u] = (signed char)(first ? wi : oz2_residue_small(wi + (double)oi[u], mt, inv));
+        }
+        reinterpret_cast<char4 *>(Ri)[g] = make_char4(outi[0], outi[1], outi[2], outi[3]);
+    }
+    reinterpret_cast<char4 *>(Rr)[g] = make_char4(outr[0], outr[1], outr[2], outr[3]);
+}
+
+/* ---- step 6: CRT and the BLAS update ------------------------------------------------------
+ * One thread per element of C. Residue planes: t (real part), T.n + t (imaginary part),
+ * each `plane` bytes, element (i, j) at i + j mpad. beta_zero never reads C. */
+template <bool CX>
+__global__ void oz_k_crt(const int8_t *R, int64_t mpad, int64_t plane, int64_t m, int64_t total,
+                         const int *Ea, const int *bits_a, const int *Eb, const int *bits_b,
+                         double *C, int64_t ldc, double ar, double ai, double br, double bi,
+                         int beta_zero, const __grid_constant__ oz2_table T)
+{
+    const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= total)
+        return;
+    const int64_t i = idx % m, j = idx / m;
+    const int64_t e = i + j * mpad;
+    const int shift = -(bits_a[i] - Ea[i]) - (bits_b[j] - Eb[j]);
+    double r[OZ2_MAX_MODULI];
+    for (int t = 0; t < T.n; t++)
+        r[t] = R[t * plane + e];
+    const double xr = oz2_crt(&T, r, shift);
+    double *cij = C + (CX ? 2 : 1) * (i + j * ldc);
+    if (!CX) {
+        cij[0] = oz_update_real(xr, ar, br, beta_zero ? 0.0 : cij[0], beta_zero);
+    } else {
+        for (int t = 0; t < T.n; t++)
+            r[t] = R[(T.n + t) * plane + e];
+        const double xi = oz2_crt(&T, r, shift);
+        const double al[2] = {ar, ai}, be[2] = {br, bi};
+        double old[2] = {0.0, 0.0}, out[2];
+        if (!beta_zero) {
+            old[0] = cij[0];
+            old[1] = cij[1];
+        }
+        oz_update_complex(xr, xi, al, be, old, beta_zero, out);
+        cij[0] = out[0];
+        cij[1] = out[1];
+    }
+}
+
+#endif

@@ -1,0 +1,352 @@
+"""The CUDA executor against the CPU executor, bit for bit (needs a CUDA GPU).
+
+Ozaki II on the GPU must give exactly the CPU executor's bits: same element functions,
+integer reductions only. Every test is marked ``gpu`` and skipped with the reason
+``ozblas.info()`` gives where the CUDA executor is unavailable.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import ozblas
+
+try:
+    from ozblas.testing import make_matrix
+except ImportError:  # pragma: no cover - older trees
+
+    def make_matrix(m, n, phi, seed=0, dtype=np.float64):
+        rng = np.random.default_rng(seed)
+
+        def draw():
+            return (rng.random((m, n)) - 0.5) * np.exp(phi * rng.standard_normal((m, n)))
+
+        if np.dtype(dtype) == np.complex128:
+            return draw() + 1j * draw()
+        return draw()
+
+
+def _cuda_state():
+    try:
+        ex = ozblas.info()["executors"]["cuda"]
+        return bool(ex["available"]), ex.get("reason")
+    except Exception as e:  # pragma: no cover
+        return False, f"ozblas.info() failed: {e}"
+
+
+_OK, _WHY = _cuda_state()
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not _OK, reason=f"CUDA executor unavailable: {_WHY}"),
+]
+
+_REPORT_KEYS = ("method", "moduli", "scaling", "fallback", "int_gemms", "fp64_passes",
+                "bits_a", "bits_b")
+
+
+def _bits(x):
+    return np.ascontiguousarray(x).view(np.uint64)
+
+
+def assert_same_bits(got, want, what=""):
+    assert got.shape == want.shape and got.dtype == want.dtype, what
+    g, w = _bits(got), _bits(want)
+    if not np.array_equal(g, w):
+        bad = np.argwhere(g != w)
+        i = tuple(bad[0])
+        raise AssertionError(
+            f"{what}: {len(bad)} of {g.size} words differ; first at {i}: "
+            f"cuda {np.ascontiguousarray(got).view(np.float64)[i]!r} "
+            f"cpu {np.ascontiguousarray(want).view(np.float64)[i]!r}")
+
+
+def assert_same_report(rc, rp, what=""):
+    assert rc["executor"] == "cuda", (what, rc)
+    assert rp["executor"] == "cpu", (what, rp)
+    for key in _REPORT_KEYS:
+        assert rc[key] == rp[key], (what, key, rc[key], rp[key])
+
+
+def assert_pair(cc, rc, cp, rp, a, b, what=""):
+    """Same report; same bits, or, where both fell back to native (cuBLAS vs host BLAS),
+    the same fallback and results close to a @ b."""
+    assert_same_report(rc, rp, what)
+    if rp["fallback"] is None:
+        assert_same_bits(cc, cp, what)
+    else:
+        scale = np.abs(a) @ np.abs(b)
+        assert np.max(np.abs(cc - a @ b) / scale) < 1e-12, what
+
+
+def both_matmul(a, b, **kw):
+    cc, rc = ozblas.matmul(a, b, executor="cuda", return_info=True, **kw)
+    cp, rp = ozblas.matmul(a, b, executor="cpu", return_info=True, **kw)
+    return cc, rc, cp, rp
+
+
+def both_gemm(fn, *args, **kw):
+    cc, rc = fn(*args, executor="cuda", return_info=True, **kw)
+    cp, rp = fn(*args, executor="cpu", return_info=True, **kw)
+    return cc, rc, cp, rp
+
+
+def _mats(m, k, n, phi, dtype, seed):
+    return (make_matrix(m, k, phi, seed=seed, dtype=dtype),
+            make_matrix(k, n, phi, seed=seed + 1, dtype=dtype))
+
+
+# ---- availability --------------------------------------------------------------------------
+
+
+def test_info_lists_cuda_available():
+    ex = ozblas.info()["executors"]["cuda"]
+    assert ex["available"] is True and ex["reason"] is None
+
+
+# ---- matmul, both scalings, real and complex, awkward sizes ---------------------------------
+
+_SIZES = [(1, 1, 1), (7, 7, 7), (33, 5, 17), (1, 13, 1), (40, 1, 3), (7, 33, 1),
+          (130, 67, 257), (1023, 1023, 1023)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["d", "z"])
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("mkn", _SIZES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_matches_cpu(mkn, scaling, dtype):
+    m, k, n = mkn
+    if dtype == np.complex128 and m * k * n > 2e8:
+        k = 129  # keep the complex CPU reference quick
+    a, b = _mats(m, k, n, 1.0, dtype, seed=m + 7 * k + 13 * n)
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli=14, scaling=scaling)
+    assert rc["fallback"] is None
+    assert_same_report(rc, rp, f"{mkn} {scaling}")
+    assert_same_bits(cc, cp, f"{mkn} {scaling}")
+    ph = rc["phase_seconds"]
+    assert ph is not None and len(ph) == 5 and all(p >= 0 for p in ph)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128], ids=["d", "z"])
+@pytest.mark.parametrize("moduli", [2, 8, 14, 16, 20])
+@pytest.mark.parametrize("phi", [0.5, 2.0])
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+def test_moduli_and_spread(moduli, phi, scaling, dtype):
+    a, b = _mats(61, 203, 45, phi, dtype, seed=moduli)
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli=moduli, scaling=scaling)
+    # 2 moduli keep too few bits for these inputs: both executors fall back (exponent range)
+    assert (rp["fallback"] is not None) == (moduli == 2)
+    assert_pair(cc, rc, cp, rp, a, b, f"moduli {moduli} phi {phi} {scaling}")
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 15, 17, 31, 33, 100, 1027])
+def test_k_not_multiple_of_4(k):
+    for dtype in (np.float64, np.complex128):
+        a, b = _mats(19, k, 23, 1.0, dtype, seed=k)
+        for scaling in ("fast", "accurate"):
+            cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli=16, scaling=scaling)
+            assert_same_report(rc, rp, f"k={k}")
+            assert_same_bits(cc, cp, f"k={k} {scaling} {np.dtype(dtype).name}")
+
+
+# ---- BLAS interface: transposes, alpha, beta, C ----------------------------------------------
+
+
+def _operand(rows, cols, phi, dtype, seed, order):
+    x = make_matrix(rows, cols, phi, seed=seed, dtype=dtype)
+    return np.asfortranarray(x) if order == "F" else np.ascontiguousarray(x)
+
+
+@pytest.mark.parametrize("ta", [0, 1, 2])
+@pytest.mark.parametrize("tb", [0, 1, 2])
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
+def test_gemm_transposes(ta, tb, scaling, cplx):
+    dtype = np.complex128 if cplx else np.float64
+    m, k, n = 37, 29, 23
+    a_shape = (m, k) if ta == 0 else (k, m)
+    b_shape = (k, n) if tb == 0 else (n, k)
+    a = _operand(*a_shape, 1.0, dtype, 10 * ta + tb, "F" if ta != 1 else "C")
+    b = _operand(*b_shape, 1.0, dtype, 100 + 10 * ta + tb, "C" if tb != 1 else "F")
+    c = np.asfortranarray(make_matrix(m, n, 1.0, seed=7, dtype=dtype))
+    alpha = (0.75 - 1.25j) if cplx else -1.5
+    beta = (0.5 + 0.25j) if cplx else 0.375
+    fn = ozblas.zgemm if cplx else ozblas.dgemm
+    cc, rc, cp, rp = both_gemm(fn, alpha, a, b, beta, c, ta, tb, method="ozaki2", moduli=14,
+                               scaling=scaling)
+    assert_same_report(rc, rp, f"ta={ta} tb={tb}")
+    assert_same_bits(cc, cp, f"ta={ta} tb={tb} {scaling}")
+
+
+@pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
+@pytest.mark.parametrize("method", ["ozaki2", "native"])
+def test_beta_zero_never_reads_c(cplx, method):
+    dtype = np.complex128 if cplx else np.float64
+    a, b = _mats(20, 30, 10, 1.0, dtype, seed=3)
+    c = np.full((20, 10), np.nan, dtype=dtype, order="F")
+    fn = ozblas.zgemm if cplx else ozblas.dgemm
+    alpha = (2.0 + 0.5j) if cplx else 2.0
+    out = fn(alpha, a, b, 0.0, c, method=method, executor="cuda", moduli=14)
+    assert np.all(np.isfinite(out))
+    if method == "ozaki2":
+        want = fn(alpha, a, b, 0.0, c, method=method, executor="cpu", moduli=14)
+        assert_same_bits(out, want, "beta=0")
+
+
+def test_leading_dimensions_larger_than_rows():
+    """Through the C API: lda, ldb, ldc beyond the rows (2-D copies to and from the device)."""
+    from ozblas._native import ffi, lib
+
+    m, k, n = 13, 9, 11
+    lda, ldb, ldc = 17, 12, 15
+    rng = np.random.default_rng(5)
+    A = np.asfortranarray(rng.standard_normal((lda, k)))
+    B = np.asfortranarray(rng.standard_normal((ldb, n)))
+    C0 = np.asfortranarray(rng.standard_normal((ldc, n)))
+    outs = {}
+    for ex, code in (("cpu", 1), ("cuda", 2)):
+        opt = ffi.new("ozblas_options *")
+        lib.ozblas_options_init(opt)
+        opt.method = 3
+        opt.moduli = 14
+        opt.scaling = 0
+        opt.executor = code
+        C = C0.copy(order="F")
+        rep = ffi.new("ozblas_report *")
+        st = lib.ozblas_dgemm(ffi.NULL, b"N", b"N", m, n, k, 1.25,
+                              ffi.cast("double *", A.ctypes.data), lda,
+                              ffi.cast("double *", B.ctypes.data), ldb, -0.5,
+                              ffi.cast("double *", C.ctypes.data), ldc, opt, rep)
+        assert st == 0, ffi.string(lib.ozblas_status_name(st))
+        assert rep.executor == code and rep.fallback == 0
+        outs[ex] = C
+    assert_same_bits(outs["cuda"], outs["cpu"], "ld > rows")
+    # rows beyond m of C are untouched
+    assert_same_bits(outs["cuda"][m:], C0[m:], "padding rows of C")
+
+
+# ---- fallbacks ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+def test_nonfinite_falls_back_like_cpu(scaling):
+    a, b = _mats(9, 8, 7, 1.0, np.float64, seed=1)
+    a[3, 2] = np.inf
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli=14, scaling=scaling)
+    assert rc["fallback"] == rp["fallback"] is not None
+    assert rc["method"] == "native"
+    np.testing.assert_array_equal(np.isfinite(cc), np.isfinite(cp))
+
+
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+def test_exponent_range_falls_back_like_cpu(scaling):
+    a, b = _mats(6, 5, 4, 1.0, np.float64, seed=2)
+    a[1, 0] = 1e300
+    a[1, 1] = 1e-300
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli=8, scaling=scaling)
+    assert rp["fallback"] is not None
+    assert_pair(cc, rc, cp, rp, a, b, "exponent range")
+
+
+def test_tiny_and_huge_magnitudes():
+    """Rows far from 1 (subnormal and near-overflow scales) still match the CPU bit for bit."""
+    a, b = _mats(17, 40, 9, 0.5, np.float64, seed=4)
+    a[0] *= 2.0 ** -1060
+    a[1] *= 2.0 ** 1000
+    b[:, 2] *= 2.0 ** -40
+    a[2] = 0.0
+    for scaling in ("fast", "accurate"):
+        cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli=20, scaling=scaling)
+        assert rp["fallback"] is None
+        assert_same_report(rc, rp, scaling)
+        assert_same_bits(cc, cp, f"extreme rows {scaling}")
+
+
+# ---- k blocking, threads, a large product -------------------------------------------------------
+
+
+@pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
+def test_k_beyond_one_block(cplx):
+    """k > 65536 exercises the k-blocked INT8 products and their residue accumulation."""
+    dtype = np.complex128 if cplx else np.float64
+    a, b = _mats(8, 70001, 8, 1.0, dtype, seed=9)
+    for scaling in ("fast", "accurate"):
+        cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli=16, scaling=scaling)
+        assert_same_report(rc, rp, scaling)
+        assert_same_bits(cc, cp, f"k=70001 {scaling}")
+
+
+def test_bound_product_beyond_one_block():
+    """k > 262144: the accurate scaling's bound product is k-blocked and summed in int64."""
+    a, b = _mats(4, 270000, 4, 1.0, np.float64, seed=11)
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli=14, scaling="accurate")
+    assert_same_report(rc, rp, "k=270000")
+    assert_same_bits(cc, cp, "k=270000 accurate")
+
+
+def test_four_threads_at_once():
+    cases = []
+    for t in range(4):
+        dtype = np.complex128 if t % 2 else np.float64
+        a, b = _mats(100 + 17 * t, 150 + t, 90 + 5 * t, 0.5 + 0.5 * t, dtype, seed=40 + t)
+        scaling = "fast" if t < 2 else "accurate"
+        want = ozblas.matmul(a, b, method="ozaki2", moduli=12 + 2 * t, scaling=scaling,
+                             executor="cpu")
+        cases.append((a, b, scaling, 12 + 2 * t, want))
+    errors = []
+
+    def work(i):
+        a, b, scaling, moduli, want = cases[i]
+        try:
+            for _ in range(3):
+                got = ozblas.matmul(a, b, method="ozaki2", moduli=moduli, scaling=scaling,
+                                    executor="cuda")
+                assert_same_bits(got, want, f"thread {i}")
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append((i, e))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors
+
+
+def test_large_product():
+    n = 4097
+    a, b = _mats(n, n, n, 1.0, np.float64, seed=21)
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli=14, scaling="fast")
+    assert_same_report(rc, rp, "4097^3")
+    assert_same_bits(cc, cp, "4097^3 fast")
+
+
+# ---- native -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
+@pytest.mark.parametrize("ta", [0, 1, 2])
+def test_native_matches_numpy(cplx, ta):
+    dtype = np.complex128 if cplx else np.float64
+    m, k, n = 65, 47, 33
+    a = make_matrix(*((m, k) if ta == 0 else (k, m)), 1.0, seed=ta, dtype=dtype)
+    b = make_matrix(k, n, 1.0, seed=5, dtype=dtype)
+    c = np.asfortranarray(make_matrix(m, n, 1.0, seed=6, dtype=dtype))
+    alpha, beta = ((1.5 - 0.5j), (0.25 + 1j)) if cplx else (1.5, 0.25)
+    fn = ozblas.zgemm if cplx else ozblas.dgemm
+    out, rep = fn(alpha, a, b, beta, c, ta, 0, method="native", executor="cuda",
+                  return_info=True)
+    assert rep["executor"] == "cuda" and rep["method"] == "native"
+    opa = a if ta == 0 else (a.T if ta == 1 or not cplx else a.conj().T)
+    want = alpha * (opa @ b) + beta * c
+    scale = np.abs(alpha) * (np.abs(opa) @ np.abs(b)) + np.abs(beta) * np.abs(c)
+    assert np.max(np.abs(out - want) / scale) < 1e-12
+
+
+def test_native_matmul_large():
+    a, b = _mats(512, 300, 257, 1.0, np.float64, seed=8)
+    out = ozblas.matmul(a, b, method="native", executor="cuda")
+    want = a @ b
+    scale = np.abs(a) @ np.abs(b)
+    assert np.max(np.abs(out - want) / scale) < 1e-12
