@@ -20,7 +20,7 @@ elapsed() { echo $((SECONDS - START)); }
 main() {
 
 echo "== ozblas device check, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-COMMIT=$(git rev-parse HEAD 2>/dev/null || echo "${OZBLAS_COMMIT:-unknown}")
+COMMIT=$(git rev-parse --verify -q HEAD 2>/dev/null || echo "${OZBLAS_COMMIT:-unknown}")
 export OZBLAS_COMMIT=$COMMIT
 echo "commit: $COMMIT"
 nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used,clocks.sm,clocks.max.sm,temperature.gpu \

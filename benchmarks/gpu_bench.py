@@ -102,7 +102,7 @@ def meta():
         "ozblas_library": info.get("library"),
         "executors": info.get("executors"),
     }
-    commit = _run(["git", "rev-parse", "HEAD"])
+    commit = _run(["git", "rev-parse", "--verify", "-q", "HEAD"])
     m["git_commit"] = commit or os.environ.get("OZBLAS_COMMIT") or "unknown"
     # the CUDA executor's own description, where the lead wired it into info()
     for key in ("cuda", "cuda_describe", "cuda_description"):
