@@ -54,15 +54,21 @@ def _bitlen(v: np.ndarray) -> np.ndarray:
     return np.vectorize(lambda x: int(x).bit_length(), otypes=[np.int64])(v)
 
 
-def _bits_fast(parts, E, axis, half_budget):
+ZERO_CS = -4096
+
+
+def _cs_half(parts, E, axis):
+    """Half the exponent of the Cauchy-Schwarz bound from the integer sum of squares."""
     S = np.zeros(E.shape, dtype=np.uint64)
     for p in parts:
         y = np.ldexp(np.abs(p), -_expand(E, axis))
         t = np.ceil(np.ldexp(y * y, 32)).astype(np.uint64) + np.uint64(1)
         S += np.where(p != 0, t, np.uint64(0)).sum(axis=axis, dtype=np.uint64)
-    bl = _bitlen(S)
-    bits = np.minimum(half_budget + 16 - (bl + 1) // 2, MAX_BITS)
-    return np.where(S == 0, MAX_BITS, bits)
+    return np.where(S == 0, ZERO_CS, (_bitlen(S) + 1) // 2)
+
+
+def _bits_fast(cs, half_budget):
+    return np.where(cs == ZERO_CS, MAX_BITS, np.minimum(half_budget + 16 - cs, MAX_BITS))
 
 
 def _ubound(parts, E, axis, ushift):
@@ -118,16 +124,16 @@ def ozaki2(a, b, *, moduli: int = 16, scaling: str = "accurate", alpha=1.0, beta
     Eb, emin_b, bad_b = _stats(pb, 0)
     if bad_a or bad_b:
         return None, "nonfinite input"
+    cs_a, cs_b = _cs_half(pa, Ea, 1), _cs_half(pb, Eb, 0)
     if scaling == "fast":
-        bits_a = _bits_fast(pa, Ea, 1, budget // 2)
-        bits_b = _bits_fast(pb, Eb, 0, budget - budget // 2)
+        bits_a = _bits_fast(cs_a, budget // 2)
+        bits_b = _bits_fast(cs_b, budget - budget // 2)
     else:
         ushift = 4 if cplx else 5
         G = _ubound(pa, Ea, 1, ushift) @ _ubound(pb, Eb, 0, ushift)
-        g = _bitlen(G)
-        t = budget + 2 * ushift - g.max(axis=0)
-        bits_b = np.minimum(np.floor_divide(t, 2), MAX_BITS)
-        bits_a = np.minimum((budget + 2 * ushift - g - bits_b[None, :]).min(axis=1), MAX_BITS)
+        h = np.minimum(_bitlen(G) - 2 * ushift, cs_a[:, None] + cs_b[None, :] - 32)
+        bits_b = np.minimum(np.floor_divide(budget - h.max(axis=0), 2), MAX_BITS)
+        bits_a = np.minimum((budget - h - bits_b[None, :]).min(axis=1), MAX_BITS)
     big = np.iinfo(np.int64).max
     if np.any((emin_a != big) & (emin_a < Ea - bits_a)) or np.any((emin_b != big) & (emin_b < Eb - bits_b)):
         return None, "exponent range beyond the scaling"

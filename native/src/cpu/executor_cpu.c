@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/oz_internal.h"
+#include "cpu_common.h"
 
 #define KBLOCK 1024        /* residue products: 1024 * 128 * 128 = 2^24 */
 #define KBLOCK_BOUND 4096  /* accurate-scaling bound product: 4096 * 64 * 64 = 2^24 */
@@ -15,11 +16,6 @@ static int cpu_available(char *why, size_t len)
     (void)why;
     (void)len;
     return 1;
-}
-
-static int threads_of(const ozblas_options *opt)
-{
-    return opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
 }
 
 /* ---- native ----------------------------------------------------------------------------- */
@@ -64,25 +60,6 @@ static ozblas_status cpu_native(const oz_gemm_call *c, const ozblas_options *opt
                                   (int)c->ldc);
     }
     return OZBLAS_OK;
-}
-
-/* ---- integer products -------------------------------------------------------------------- */
-
-/* C = A^T B (A k x m, B k x n, exact small integers in float). The host SGEMM, or a plain
- * dot-product kernel when no host BLAS is loaded. */
-static void sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
-                     const float *B, int64_t ldb, float *C)
-{
-    if (oz_host_sgemm_tn(m, n, k, A, lda, B, ldb, C, m))
-        return;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            float s = 0.0f;
-            for (int64_t l = 0; l < k; l++)
-                s += A[l + i * lda] * B[l + j * ldb];
-            C[i + j * m] = s;
-        }
 }
 
 /* ---- Ozaki II ---------------------------------------------------------------------------- */
@@ -137,7 +114,7 @@ static int pack(int nt, const oz_gemm_call *c, int is_a, packed *p)
 }
 
 /* Step 1 for every packed column; returns 1 if any element is Inf or NaN. */
-static int stats(int nt, packed *p, int64_t k, int fast)
+static int stats(int nt, packed *p, int64_t k)
 {
     int bad = 0;
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(| : bad)
@@ -159,7 +136,7 @@ static int stats(int nt, packed *p, int64_t k, int fast)
         }
         int E = (amax > 0.0 && oz_is_finite(amax)) ? oz_exponent(amax) : 0;
         uint64_t S = 0;
-        if (fast && amax > 0.0)
+        if (amax > 0.0)
             for (int64_t l = 0; l < k; l++) {
                 S += oz2_sq_term(re[l], E);
                 if (im)
@@ -203,25 +180,30 @@ static int bits_accurate(int nt, const oz_gemm_call *c, const oz2_table *T, pack
     if (ok) {
         for (int64_t l0 = 0; l0 < k; l0 += KBLOCK_BOUND) {
             int64_t kb = k - l0 < KBLOCK_BOUND ? k - l0 : KBLOCK_BOUND;
-            sgemm_tn(nt, m, n, kb, UA + l0, k, UB + l0, k, P);
+            oz_cpu_sgemm_tn(nt, m, n, kb, UA + l0, k, UB + l0, k, P);
 #pragma omp parallel for num_threads(nt) schedule(static)
             for (int64_t e = 0; e < m * n; e++)
                 G[e] += P[e];
         }
 #pragma omp parallel for num_threads(nt) schedule(static)
         for (int64_t j = 0; j < n; j++) {
-            int gmax = 0;
+            int hmax = INT_MIN;
+            int csj = oz2_cs_half(pb->S[j]);
             for (int64_t i = 0; i < m; i++)
-                gmax = oz_max_int(gmax, oz_bitlen64((uint64_t)G[i + j * m]));
-            pb->bits[j] = oz2_bits_accurate_col(T->budget, ushift, gmax);
+                hmax = oz_max_int(hmax, oz2_bound_exp((uint64_t)G[i + j * m], ushift,
+                                                      oz2_cs_half(pa->S[i]), csj));
+            pb->bits[j] = oz2_bits_accurate_col(T->budget, hmax);
         }
 #pragma omp parallel for num_threads(nt) schedule(static)
         for (int64_t i = 0; i < m; i++) {
             int a = OZ2_MAX_BITS;
+            int csi = oz2_cs_half(pa->S[i]);
             for (int64_t j = 0; j < n; j++)
-                a = oz_min_int(a, oz2_bits_accurate_row_term(T->budget, ushift,
-                                                             oz_bitlen64((uint64_t)G[i + j * m]),
-                                                             pb->bits[j]));
+                a = oz_min_int(a, oz2_bits_accurate_row_term(
+                                      T->budget,
+                                      oz2_bound_exp((uint64_t)G[i + j * m], ushift, csi,
+                                                    oz2_cs_half(pb->S[j])),
+                                      pb->bits[j]));
             pa->bits[i] = a;
         }
     }
@@ -289,7 +271,7 @@ static void report_bits(const packed *pa, const packed *pb, ozblas_report *r)
 static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
                                 const ozblas_options *opt, ozblas_report *rep)
 {
-    int nt = threads_of(opt);
+    int nt = oz_cpu_threads(opt);
     int64_t m = c->m, n = c->n, k = c->k, mn = c->m * c->n;
     int fast = opt->scaling == OZBLAS_SCALING_FAST, cx = c->is_complex;
     ozblas_status st = OZBLAS_OK;
@@ -310,7 +292,7 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     }
     double t_phase = omp_get_wtime(), t_now;
 #define PHASE(i) (t_now = omp_get_wtime(), rep->phase_seconds[i] += t_now - t_phase, t_phase = t_now)
-    if (stats(nt, &pa, k, fast) | stats(nt, &pb, k, fast)) {
+    if (stats(nt, &pa, k) | stats(nt, &pb, k)) {
         rep->fallback = OZBLAS_FALLBACK_NONFINITE;
         goto done;
     }
@@ -351,8 +333,8 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
         for (int64_t l0 = 0, blk = 0; l0 < k; l0 += KBLOCK, blk++) {
             int64_t kb = k - l0 < KBLOCK ? k - l0 : KBLOCK;
             for (int q = 0; q < np; q++)
-                sgemm_tn(nt, m, n, kb, RA + q * k * m + l0, k, RB + q * k * n + l0, k,
-                         P + q * mn);
+                oz_cpu_sgemm_tn(nt, m, n, kb, RA + q * k * m + l0, k, RB + q * k * n + l0, k,
+                                P + q * mn);
             PHASE(2);
             /* Block sums stay exact in double (each block < 2^24 in magnitude, k < 2^28);
              * one reduction after the last block gives the residue of the whole product. */
@@ -418,5 +400,5 @@ done:
 }
 
 const oz_executor oz_cpu_executor = {
-    OZBLAS_EXECUTOR_CPU, "cpu", cpu_available, cpu_native, cpu_ozaki2, NULL,
+    OZBLAS_EXECUTOR_CPU, "cpu", cpu_available, cpu_native, cpu_ozaki2, oz_cpu_ozaki1,
 };

@@ -822,11 +822,11 @@ static ozblas_status cuda_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     CKL();
     oz_launch(grid1(n, 256), 256, r.st, oz_k_exponents, pb.amax, pb.E, n);
     CKL();
+    OZ_DISPATCH(pa.lc, cx, launch_sumsq, &pa, k, r.st);
+    CKL();
+    OZ_DISPATCH(pb.lc, cx, launch_sumsq, &pb, k, r.st);
+    CKL();
     if (fast) {
-        OZ_DISPATCH(pa.lc, cx, launch_sumsq, &pa, k, r.st);
-        CKL();
-        OZ_DISPATCH(pb.lc, cx, launch_sumsq, &pb, k, r.st);
-        CKL();
         oz_launch(grid1(m, 256), 256, r.st, oz_k_bits_fast, pa.S, pa.bits, m, T->budget / 2);
         CKL();
         oz_launch(grid1(n, 256), 256, r.st, oz_k_bits_fast, pb.S, pb.bits, n,
@@ -852,18 +852,18 @@ static ozblas_status cuda_ozaki2(const oz_gemm_call *c, const oz2_table *T,
         oz_launch(grid1(m, 256), 256, r.st, oz_k_fill_int, pa.bits, m, OZ2_MAX_BITS);
         CKL();
         if (nblk_b > 1) {
-            oz_launch(grid1(n, 8), blk32x8(), r.st, oz_k_bits_col<long long>, 
-                G64, mpad, m, n, T->budget, ushift, pb.bits);
+            oz_launch(grid1(n, 8), blk32x8(), r.st, oz_k_bits_col<long long>, G64, mpad, m, n,
+                      T->budget, ushift, pa.S, pb.S, pb.bits);
             CKL();
-            oz_launch(grow_grid, 128, r.st, oz_k_bits_row<long long>, 
-                G64, mpad, m, n, chunk, T->budget, ushift, pb.bits, pa.bits);
+            oz_launch(grow_grid, 128, r.st, oz_k_bits_row<long long>, G64, mpad, m, n, chunk,
+                      T->budget, ushift, pa.S, pb.S, pb.bits, pa.bits);
             CKL();
         } else {
-            oz_launch(grid1(n, 8), blk32x8(), r.st, oz_k_bits_col<int>, C32, mpad, m, n, T->budget,
-                                                                      ushift, pb.bits);
+            oz_launch(grid1(n, 8), blk32x8(), r.st, oz_k_bits_col<int>, C32, mpad, m, n,
+                      T->budget, ushift, pa.S, pb.S, pb.bits);
             CKL();
-            oz_launch(grow_grid, 128, r.st, oz_k_bits_row<int>, C32, mpad, m, n, chunk, T->budget,
-                                                           ushift, pb.bits, pa.bits);
+            oz_launch(grow_grid, 128, r.st, oz_k_bits_row<int>, C32, mpad, m, n, chunk,
+                      T->budget, ushift, pa.S, pb.S, pb.bits, pa.bits);
             CKL();
         }
     }

@@ -120,7 +120,7 @@ __global__ void oz_k_exponents(const unsigned long long *amax, int *E, int64_t c
     E[q] = (a > 0.0 && oz_is_finite(a)) ? oz_exponent(a) : 0;
 }
 
-/* Fixed-point sum of squares per column (fast scaling): S = sum of oz2_sq_term. */
+/* Fixed-point sum of squares per column (both scalings): S = sum of oz2_sq_term. */
 template <bool LC, bool CX>
 __global__ void __launch_bounds__(256)
     oz_k_sumsq(oz_opv v, int64_t k, int64_t cols, int64_t chunk, const int *E,
@@ -278,23 +278,26 @@ __global__ void oz_k_acc64(const int *G32, long long *G64, int64_t total, int fi
         G64[e] = first ? (long long)G32[e] : G64[e] + G32[e];
 }
 
-/* beta_j = oz2_bits_accurate_col(budget, ushift, max_i bitlen(G_ij)); a warp per column. */
+/* beta_j = oz2_bits_accurate_col(budget, max_i h_ij), h_ij = oz2_bound_exp(G_ij, ...);
+ * a warp per column. */
 template <typename GT>
 __global__ void __launch_bounds__(256)
     oz_k_bits_col(const GT *G, int64_t mpad, int64_t m, int64_t n, int budget, int ushift,
-                  int *bits_b)
+                  const unsigned long long *Sa, const unsigned long long *Sb, int *bits_b)
 {
     const int tx = threadIdx.x;
     const int64_t j = (int64_t)blockIdx.x * 8 + threadIdx.y;
     if (j >= n)
         return;
-    int g = 0;
+    const int csj = oz2_cs_half((uint64_t)Sb[j]);
+    int h = INT_MIN;
     for (int64_t i = tx; i < m; i += 32)
-        g = oz_max_int(g, oz_bitlen_dev((long long)G[i + j * mpad]));
+        h = oz_max_int(h, oz2_bound_exp((uint64_t)G[i + j * mpad], ushift,
+                                        oz2_cs_half((uint64_t)Sa[i]), csj));
     for (int o = 16; o > 0; o >>= 1)
-        g = oz_max_int(g, __shfl_xor_sync(0xffffffffu, g, o));
+        h = oz_max_int(h, __shfl_xor_sync(0xffffffffu, h, o));
     if (tx == 0)
-        bits_b[j] = oz2_bits_accurate_col(budget, ushift, g);
+        bits_b[j] = oz2_bits_accurate_col(budget, h);
 }
 
 /* alpha_i = min(OZ2_MAX_BITS, min_j oz2_bits_accurate_row_term(..)); bits_a starts at
@@ -302,17 +305,21 @@ __global__ void __launch_bounds__(256)
 template <typename GT>
 __global__ void __launch_bounds__(256)
     oz_k_bits_row(const GT *G, int64_t mpad, int64_t m, int64_t n, int64_t chunk, int budget,
-                  int ushift, const int *bits_b, int *bits_a)
+                  int ushift, const unsigned long long *Sa, const unsigned long long *Sb,
+                  const int *bits_b, int *bits_a)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m)
         return;
     const int64_t j0 = (int64_t)blockIdx.y * chunk, j1 = n < j0 + chunk ? n : j0 + chunk;
+    const int csi = oz2_cs_half((uint64_t)Sa[i]);
     int a = OZ2_MAX_BITS;
     for (int64_t j = j0; j < j1; j++)
-        a = oz_min_int(a, oz2_bits_accurate_row_term(budget, ushift,
-                                                     oz_bitlen_dev((long long)G[i + j * mpad]),
-                                                     bits_b[j]));
+        a = oz_min_int(a, oz2_bits_accurate_row_term(
+                              budget,
+                              oz2_bound_exp((uint64_t)G[i + j * mpad], ushift, csi,
+                                            oz2_cs_half((uint64_t)Sb[j])),
+                              bits_b[j]));
     if (a < OZ2_MAX_BITS)
         atomicMin(bits_a + i, a);
 }

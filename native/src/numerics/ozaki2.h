@@ -6,7 +6,8 @@
  *   2. bits:     alpha_i, beta_j = bits kept below 2^(alpha_i+1) for row i / column j, chosen
  *                so that 2 * max (|A'||B'|)_ij < M = prod of the moduli:
  *                  fast:      Cauchy-Schwarz, ||A'_i||_2 ||B'_j||_2 < 2^(alpha_i+beta_j+...)
- *                  accurate:  one small-integer product G = UA^T UB of rounded-up |A|, |B|.
+ *                  accurate:  one small-integer product G = UA^T UB of rounded-up |A|, |B|,
+ *                             or Cauchy-Schwarz where that is smaller, entry by entry.
  *   3. scale:    A'_il = trunc(a_il * 2^(alpha_i - E_i)) (exact power-of-two scaling).
  *   4. residues: A'_il mod m_t, symmetric, in [-128, 127], for each modulus t.
  *   5. products: C_t = A_t^T B_t, exact integer GEMMs (executor-specific), reduced mod m_t.
@@ -54,15 +55,22 @@ OZ_HD uint64_t oz2_sq_term(double x, int E)
 
 /* ---- step 2: bits kept ---------------------------------------------------------------- */
 
-/* Fast scaling: S = sum of sq_term over the row (S >= 2^32 when the row is nonzero),
- * so ||row||_2 < 2^(E - 16 + ceil(bitlen(S)/2)); keeping alpha bits gives
- * ||A'_i||_2 < 2^(alpha - 16 + ceil(bitlen(S)/2)) <= 2^half_budget. */
+/* Half the exponent of the Cauchy-Schwarz bound: S = sum of sq_term over a row (S >= 2^32
+ * when the row is nonzero), so ||row||_2 < 2^(E - 16 + oz2_cs_half(S)). A zero row gets a
+ * value low enough never to bind. */
+#define OZ2_ZERO_CS (-4096)
+OZ_HD int oz2_cs_half(uint64_t S)
+{
+    return S ? (oz_bitlen64(S) + 1) / 2 : OZ2_ZERO_CS;
+}
+
+/* Fast scaling: keeping alpha bits gives ||A'_i||_2 < 2^(alpha - 16 + cs_half) <=
+ * 2^half_budget. */
 OZ_HD int oz2_bits_fast(int half_budget, uint64_t S)
 {
     if (S == 0)
         return OZ2_ZERO_BITS;
-    int bl = oz_bitlen64(S);
-    return oz_min_int(half_budget + 16 - (bl + 1) / 2, OZ2_MAX_BITS);
+    return oz_min_int(half_budget + 16 - oz2_cs_half(S), OZ2_MAX_BITS);
 }
 
 /* Accurate scaling: UA_il = ceil(|a_il| 2^(ushift - E_i)) <= 64 (real: ushift 5; complex:
@@ -73,18 +81,28 @@ OZ_HD int oz2_ubound(double x, int s)
     return (int)ceil(ldexp(fabs(x), s));
 }
 
-/* beta_j from the largest bitlen(G_ij) over i: half of what the column may spend. */
-OZ_HD int oz2_bits_accurate_col(int budget, int ushift, int gmax)
+/* Entry (i, j) of the accurate bound: (|A'||B'|)_ij < 2^(alpha_i + beta_j + h_ij), h_ij the
+ * smaller of the product bound's exponent and the Cauchy-Schwarz bound's (both hold). The
+ * product bound is tight for rows of similar magnitudes; Cauchy-Schwarz, kept in 32-bit
+ * fixed point, wins for rows spanning many binades, where every small element still costs
+ * the product bound one 6-bit unit. */
+OZ_HD int oz2_bound_exp(uint64_t G, int ushift, int cs_i, int cs_j)
 {
-    int b = budget + 2 * ushift - gmax;
+    return oz_min_int(oz_bitlen64(G) - 2 * ushift, cs_i + cs_j - 32);
+}
+
+/* beta_j from the largest h_ij over i: half of what column j may spend. */
+OZ_HD int oz2_bits_accurate_col(int budget, int hmax)
+{
+    int b = budget - hmax;
     b = b >= 0 ? b / 2 : -((-b + 1) / 2); /* floor(b / 2) */
     return oz_min_int(b, OZ2_MAX_BITS);
 }
 
-/* alpha_i's limit from one column j; alpha_i is the minimum over j (and OZ2_MAX_BITS). */
-OZ_HD int oz2_bits_accurate_row_term(int budget, int ushift, int g, int beta_j)
+/* alpha_i's limit from column j; alpha_i is the minimum over j (and OZ2_MAX_BITS). */
+OZ_HD int oz2_bits_accurate_row_term(int budget, int h, int beta_j)
 {
-    return budget + 2 * ushift - g - beta_j;
+    return budget - h - beta_j;
 }
 
 /* Would a nonzero element of exponent emin be lost entirely by keeping `bits` below 2^E? */
