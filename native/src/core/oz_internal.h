@@ -43,6 +43,7 @@ typedef struct {
 #define OZ1_MAX_SLICES 20
 
 extern const oz_executor oz_cpu_executor;
+ozblas_status oz_cpu_ozaki1(const oz_gemm_call *call, const ozblas_options *opt, ozblas_report *report);
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */
 
 void oz2_table_init(oz2_table *T, int n);

@@ -1,0 +1,17 @@
+/* Helpers shared by the CPU executor's methods (Ozaki I and Ozaki II). */
+#ifndef OZ_CPU_COMMON_H
+#define OZ_CPU_COMMON_H
+
+#include <stdint.h>
+
+#include "../core/oz_internal.h"
+
+/* OpenMP threads for a call: opt->threads, or all cores when 0. */
+int oz_cpu_threads(const ozblas_options *opt);
+
+/* C = A^T B (A k x m, B k x n, C m x n with ldc = m), exact small integers in float: the host
+ * SGEMM, or a plain dot-product kernel when no host BLAS is loaded. */
+void oz_cpu_sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float *C);
+
+#endif

@@ -1,0 +1,365 @@
+/* Ozaki scheme I on the CPU executor (variants BITMASK, RN, EF, HYBRID; DGEMM and ZGEMM).
+ * The numerics are the element functions of numerics/ozaki1.h; see its comment for the
+ * algorithm and the fallback rules. Here:
+ *
+ *   1. split:    every row of op(A) and column of op(B) is gathered (conjugated for 'C'),
+ *                checked (Inf/NaN, lost elements, exponent range) and cut into s INT8 slices
+ *                per part, with one weight exponent per slice (OpenMP over rows/columns).
+ *   2. products: C is done in tiles (rows of op(A) x columns of op(B)). Per tile, k-block
+ *                of 1024 and B slice q, one host SGEMM multiplies the stacked A slices
+ *                p = 1..s+1-q (both parts) of the tile by B_q (both parts): exact, as every
+ *                partial sum is an integer
+ *                of magnitude <= 1024 * 127^2 < 2^24. The block results are added in double
+ *                per pair (p, q) (and combined Re = ArBr - AiBi, Im = ArBi + AiBr for complex),
+ *                exact since every pair sum is an integer below 2^53.
+ *   3. FP64:     per element, the terms (pairs, or chunks of at most r pairs of one group for
+ *                EF/HYBRID: integer sums, exact) are added in the fixed order of ozaki1.h, and
+ *                the BLAS update is applied.
+ * Every step is exact or done in a fixed order per element, so the result does not depend on
+ * the thread count, the tiling or the host BLAS, and equals ozblas.reference.ozaki1.
+ *
+ * Report: int_gemms = pairs in the triangle (s(s+1)/2) times 4 for complex (the four real
+ * products ArBr, AiBi, ArBi, AiBr), whatever the batching into host SGEMM calls;
+ * fp64_passes = FP64 terms per element (the update is fused into the last one);
+ * bits_a/bits_b = (E + 1) - e_s per nonzero row/column: the bits between the row's
+ * leading power of two and the unit of its last slice (beta s for BITMASK/EF; adaptive for
+ * RN); phase_seconds: 1 stats and split, 2 integer products (SGEMM and slice conversion),
+ * 3 exact block sums, 4 FP64 accumulation and update (0 unused).
+ */
+#include <limits.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/oz_internal.h"
+#include "../numerics/ozaki1.h"
+#include "cpu_common.h"
+
+#define OZ1_KBLOCK 1024                 /* 1024 * 127^2 < 2^24: exact SGEMM blocks */
+#define OZ1_TILE_BYTES ((int64_t)64 << 20) /* per-element workspace of one tile of C */
+#define OZ1_TILE_ROWS 256               /* rows of op(A) per tile */
+
+typedef struct {
+    int64_t cols;
+    int8_t *I; /* slice p (0-based), part t of packed column q: I + ((q * s + p) * np + t) * k */
+    int *e;    /* e[q * s + p]: weight exponent of slice p (x ~= sum_p I_p 2^e_p) */
+    int *top;  /* ilogb(max |x|) of a nonzero column, INT_MIN for a zero one */
+} oz1_side;
+
+static void side_free(oz1_side *sd)
+{
+    free(sd->I);
+    free(sd->e);
+    free(sd->top);
+}
+
+/* Cut one packed column (x: np parts of k values; R: workspace of the same size). Returns 1
+ * if a nonzero element has all its slices zero. */
+static int split_column(const double *x, double *R, int64_t k, int np, int s, int beta,
+                        int variant, double amax, int8_t *out, int *e)
+{
+    int64_t kk = k * np; /* x and R hold part t at t * k */
+    int lost = 0;
+    if (amax == 0.0) {
+        memset(out, 0, (size_t)(s * kk));
+        for (int p = 0; p < s; p++)
+            e[p] = oz1_hybrid_exp(0, beta, p + 1);
+        return 0;
+    }
+    if (variant == OZ1_BITMASK || variant == OZ1_EF) {
+        int E = oz_exponent(amax);
+        for (int p = 0; p < s; p++)
+            e[p] = oz1_bitmask_exp(E, beta, p + 1);
+        for (int t = 0; t < np; t++)
+            for (int64_t l = 0; l < k; l++) {
+                double xv = x[t * k + l], ax = fabs(xv), T_prev = 0.0;
+                for (int p = 0; p < s; p++) {
+                    double T = oz1_bitmask_prefix(ax, beta * (p + 1) - E - 1);
+                    out[(p * np + t) * k + l] = (int8_t)oz1_bitmask_slice(xv, T, T_prev, beta);
+                    T_prev = T;
+                }
+                if (xv != 0.0 && T_prev == 0.0)
+                    lost = 1;
+            }
+        return lost;
+    }
+    memcpy(R, x, sizeof(double) * kk);
+    int c0 = oz1_ceil_log2(amax);
+    for (int p = 0; p < s; p++) {
+        int ep;
+        if (variant == OZ1_HYBRID) {
+            ep = oz1_hybrid_exp(c0, beta, p + 1);
+        } else {
+            double m = 0.0;
+            for (int64_t l = 0; l < kk; l++)
+                m = fabs(R[l]) > m ? fabs(R[l]) : m;
+            ep = m > 0.0 ? oz1_rn_exp(oz1_ceil_log2(m), beta) : e[p - 1] - beta; /* p > 0 */
+        }
+        e[p] = ep;
+        for (int t = 0; t < np; t++)
+            for (int64_t l = 0; l < k; l++) {
+                double r = R[t * k + l];
+                double I = oz1_rn_int(r, ep);
+                out[(p * np + t) * k + l] = (int8_t)I;
+                R[t * k + l] = oz1_rn_residual(r, I, ep);
+            }
+    }
+    for (int64_t l = 0; l < kk; l++)
+        if (x[l] != 0.0 && R[l] == x[l])
+            lost = 1;
+    return lost;
+}
+
+/* Step 1 for op(A) (is_a) or op(B). Sets *bad on Inf/NaN, *lost on a lost element. */
+static int split_side(int nt, const oz_gemm_call *c, int is_a, int s, int beta, int variant,
+                      oz1_side *sd, int *bad, int *lost)
+{
+    int64_t k = c->k, cols = is_a ? c->m : c->n;
+    int np = c->is_complex ? 2 : 1;
+    char tr = is_a ? c->transa : c->transb;
+    const double *X = is_a ? c->A : c->B;
+    int64_t ld = is_a ? c->lda : c->ldb;
+    double sign = tr == 'C' ? -1.0 : 1.0;
+    memset(sd, 0, sizeof *sd);
+    sd->cols = cols;
+    sd->I = malloc((size_t)(cols * s * np * k));
+    sd->e = malloc(sizeof(int) * cols * s);
+    sd->top = malloc(sizeof(int) * cols);
+    double *work = malloc(sizeof(double) * 2 * np * k * nt);
+    if (!sd->I || !sd->e || !sd->top || !work) {
+        free(work);
+        return 0;
+    }
+    int b = 0, ls = 0;
+#pragma omp parallel num_threads(nt) reduction(| : b, ls)
+    {
+        double *x = work + (int64_t)omp_get_thread_num() * 2 * np * k, *R = x + np * k;
+#pragma omp for schedule(static)
+        for (int64_t q = 0; q < cols; q++) {
+            double amax = 0.0;
+            int fin = 1;
+            for (int64_t l = 0; l < k; l++) {
+                int64_t idx = is_a ? oz_op_index(tr, q, l, ld) : oz_op_index(tr, l, q, ld);
+                if (np == 2) {
+                    x[l] = X[2 * idx];
+                    x[k + l] = sign * X[2 * idx + 1];
+                } else {
+                    x[l] = X[idx];
+                }
+            }
+            for (int64_t l = 0; l < np * k; l++) {
+                if (!oz_is_finite(x[l]))
+                    fin = 0;
+                else if (fabs(x[l]) > amax)
+                    amax = fabs(x[l]);
+            }
+            if (!fin) {
+                b = 1;
+                continue;
+            }
+            sd->top[q] = amax > 0.0 ? oz_exponent(amax) : INT_MIN;
+            ls |= split_column(x, R, k, np, s, beta, variant, amax, sd->I + q * s * np * k,
+                               sd->e + q * s);
+        }
+    }
+    free(work);
+    *bad |= b;
+    *lost |= ls;
+    return 1;
+}
+
+static int side_max_top(const oz1_side *sd)
+{
+    int t = INT_MIN;
+    for (int64_t q = 0; q < sd->cols; q++)
+        t = oz_max_int(t, sd->top[q]);
+    return t;
+}
+
+static void side_bits(const oz1_side *sd, int s, int *mn, int *mx)
+{
+    *mn = INT_MAX;
+    *mx = INT_MIN;
+    for (int64_t q = 0; q < sd->cols; q++)
+        if (sd->top[q] != INT_MIN) {
+            int b = sd->top[q] + 1 - sd->e[q * s + s - 1];
+            *mn = oz_min_int(*mn, b);
+            *mx = oz_max_int(*mx, b);
+        }
+    if (*mn == INT_MAX)
+        *mn = *mx = 0;
+}
+
+ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
+                            ozblas_report *rep)
+{
+    int nt = oz_cpu_threads(opt);
+    int cx = c->is_complex, np = cx ? 2 : 1;
+    int s = opt->slices, variant = opt->ozaki1_variant;
+    int64_t m = c->m, n = c->n, k = c->k;
+    int64_t K = cx ? 2 * k : k;
+    ozblas_status st = OZBLAS_OK;
+    oz1_side sa, sb;
+    float *FA = NULL, *FB = NULL, *P = NULL;
+    double *X = NULL, *acc = NULL;
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+
+    if (K > OZ1_MAX_K) {
+        rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
+        return OZBLAS_OK;
+    }
+    int beta = oz1_beta(K);
+    int r = oz1_chunk(variant, beta, K);
+    int npairs = s * (s + 1) / 2;
+    double t_phase = omp_get_wtime(), t_now;
+#define PHASE(i) (t_now = omp_get_wtime(), rep->phase_seconds[i] += t_now - t_phase, t_phase = t_now)
+
+    int bad = 0, lost = 0;
+    if (!split_side(nt, c, 1, s, beta, variant, &sa, &bad, &lost) ||
+        !split_side(nt, c, 0, s, beta, variant, &sb, &bad, &lost)) {
+        st = OZBLAS_ERR_ALLOCATION;
+        goto done;
+    }
+    PHASE(1);
+    if (bad) {
+        rep->fallback = OZBLAS_FALLBACK_NONFINITE;
+        goto done;
+    }
+    int ta = side_max_top(&sa), tb = side_max_top(&sb);
+    if (lost || (ta != INT_MIN && tb != INT_MIN && oz1_may_overflow(ta, tb, K))) {
+        rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
+        goto done;
+    }
+    side_bits(&sa, s, &rep->min_bits_a, &rep->max_bits_a);
+    side_bits(&sb, s, &rep->min_bits_b, &rep->max_bits_b);
+
+    /* Tiles of C: mbt rows x nbt columns, sized so that the pair sums, the accumulator and
+     * the SGEMM outputs of one tile take about OZ1_TILE_BYTES. */
+    int64_t per = ((int64_t)npairs * np + np) * 8 + (int64_t)s * np * np * 4;
+    int64_t mbt = m < OZ1_TILE_ROWS ? m : OZ1_TILE_ROWS;
+    int64_t nbt = OZ1_TILE_BYTES / per / mbt;
+    nbt = nbt < 1 ? 1 : nbt > n ? n : nbt;
+    int64_t kbm = k < OZ1_KBLOCK ? k : OZ1_KBLOCK;
+    int64_t T = mbt * nbt;
+    FA = malloc(sizeof(float) * s * np * mbt * kbm);
+    FB = malloc(sizeof(float) * np * nbt * kbm);
+    P = malloc(sizeof(float) * s * np * np * T);
+    X = malloc(sizeof(double) * npairs * np * T);
+    acc = malloc(sizeof(double) * np * T);
+    if (!FA || !FB || !P || !X || !acc) {
+        st = OZBLAS_ERR_ALLOCATION;
+        goto done;
+    }
+
+    int terms = 0;
+    for (int g = 0; g < s; g++)
+        terms += (g + r) / r; /* ceil((g + 1) / r) chunks in group g + 2 */
+
+    for (int64_t i0 = 0; i0 < m; i0 += mbt) {
+        int64_t mt = m - i0 < mbt ? m - i0 : mbt;
+        for (int64_t j0 = 0; j0 < n; j0 += nbt) {
+            int64_t ntl = n - j0 < nbt ? n - j0 : nbt, Tt = mt * ntl;
+            for (int64_t l0 = 0; l0 < k; l0 += OZ1_KBLOCK) {
+                int64_t kb = k - l0 < OZ1_KBLOCK ? k - l0 : OZ1_KBLOCK;
+                int first = l0 == 0;
+                /* A slices of the tile for this block: column (p * np + t) * mt + il */
+#pragma omp parallel for num_threads(nt) schedule(static)
+                for (int64_t il = 0; il < mt; il++)
+                    for (int pt = 0; pt < s * np; pt++) {
+                        const int8_t *src = sa.I + ((i0 + il) * s * np + pt) * k + l0;
+                        float *dst = FA + (pt * mt + il) * kb;
+                        for (int64_t l = 0; l < kb; l++)
+                            dst[l] = src[l];
+                    }
+                for (int q = 0; q < s; q++) {
+                    int64_t rows = (int64_t)(s - q) * np * mt; /* stacked A_1..A_{s-q} */
+#pragma omp parallel for num_threads(nt) schedule(static)
+                    for (int64_t jl = 0; jl < ntl; jl++)
+                        for (int t = 0; t < np; t++) {
+                            const int8_t *src = sb.I + ((j0 + jl) * s * np + q * np + t) * k + l0;
+                            float *dst = FB + (t * ntl + jl) * kb;
+                            for (int64_t l = 0; l < kb; l++)
+                                dst[l] = src[l];
+                        }
+                    PHASE(3);
+                    /* one call for both parts of B_q: P + t * rows * ntl is A^T B_q,part t */
+                    oz_cpu_sgemm_tn(nt, rows, np * ntl, kb, FA, kb, FB, kb, P);
+                    PHASE(2);
+                    const float *P1 = P, *P2 = P + rows * ntl;
+#pragma omp parallel for num_threads(nt) schedule(static)
+                    for (int64_t jl = 0; jl < ntl; jl++)
+                        for (int p = 0; p < s - q; p++) {
+                            int64_t pi = oz1_pair_index(p, q);
+                            if (!cx) {
+                                const float *src = P1 + jl * rows + p * mt;
+                                double *dst = X + pi * Tt + jl * mt;
+                                for (int64_t il = 0; il < mt; il++)
+                                    dst[il] = (first ? 0.0 : dst[il]) + (double)src[il];
+                            } else {
+                                int64_t ar = jl * rows + 2 * p * mt, ai = ar + mt;
+                                double *dre = X + (2 * pi) * Tt + jl * mt;
+                                double *dim = X + (2 * pi + 1) * Tt + jl * mt;
+                                for (int64_t il = 0; il < mt; il++) {
+                                    double re = (double)P1[ar + il] - (double)P2[ai + il];
+                                    double im = (double)P2[ar + il] + (double)P1[ai + il];
+                                    dre[il] = (first ? 0.0 : dre[il]) + re;
+                                    dim[il] = (first ? 0.0 : dim[il]) + im;
+                                }
+                            }
+                        }
+                    PHASE(3);
+                }
+            }
+            /* FP64 accumulation: groups g + 2 from s + 1 down to 2, chunks by increasing p */
+#pragma omp parallel for num_threads(nt) schedule(static)
+            for (int64_t jl = 0; jl < ntl; jl++) {
+                double *a = acc + jl * mt * np;
+                for (int64_t l = 0; l < mt * np; l++)
+                    a[l] = 0.0;
+                const int *eb = sb.e + (j0 + jl) * s;
+                for (int g = s - 1; g >= 0; g--)
+                    for (int c0 = 0; c0 <= g; c0 += r) {
+                        int c1 = c0 + r - 1 < g ? c0 + r - 1 : g;
+                        for (int64_t il = 0; il < mt; il++) {
+                            int shift = sa.e[(i0 + il) * s + c0] + eb[g - c0];
+                            for (int t = 0; t < np; t++) {
+                                double xs = 0.0;
+                                for (int p = c0; p <= c1; p++)
+                                    xs = xs + X[(oz1_pair_index(p, g - p) * np + t) * Tt +
+                                                jl * mt + il];
+                                a[t * mt + il] = oz1_accumulate(a[t * mt + il], xs, shift);
+                            }
+                        }
+                    }
+                for (int64_t il = 0; il < mt; il++) {
+                    double *cij = c->C + np * (i0 + il + (j0 + jl) * c->ldc);
+                    if (!cx) {
+                        cij[0] = oz_update_real(a[il], c->alpha[0], c->beta[0],
+                                                c->beta_zero ? 0.0 : cij[0], c->beta_zero);
+                    } else {
+                        double out[2];
+                        oz_update_complex(a[il], a[mt + il], c->alpha, c->beta, cij,
+                                          c->beta_zero, out);
+                        cij[0] = out[0];
+                        cij[1] = out[1];
+                    }
+                }
+            }
+            PHASE(4);
+        }
+    }
+#undef PHASE
+    rep->int_gemms = npairs * (cx ? 4 : 1);
+    rep->fp64_passes = terms;
+
+done:
+    side_free(&sa);
+    side_free(&sb);
+    free(FA);
+    free(FB);
+    free(P);
+    free(X);
+    free(acc);
+    return st;
+}

@@ -1,0 +1,180 @@
+/* Ozaki scheme I, step by step, as element functions shared by the CPU and CUDA executors.
+ *
+ * For C = op(A) op(B) (m x k times k x n), every row of op(A) and every column of op(B)
+ * (a "packed column", k values, real and imaginary parts sharing one scale) is cut into s
+ * signed integer slices with one power-of-two weight per slice:
+ *
+ *     x_l  ~=  sum_{p=1..s} I_p(l) * 2^(e_p),        |I_p(l)| <= 127 (INT8)
+ *
+ * and C_ij ~= sum over the triangle p + q <= s + 1 of (A_p^T B_q)_ij 2^(ea_ip + eb_jq),
+ * where every A_p^T B_q is an exact integer product.
+ *
+ * Slice width (both operands): with K = k (real) or 2k (complex: Re = ArBr - AiBi is one
+ * integer product of length 2k), beta = min(7, floor((31 - log2 K) / 2)), computed as
+ * min(7, (31 - ceil(log2 K)) / 2) (the same integer). Then K (2^beta - 1)^2 < 2^31: every
+ * slice product fits an INT32 accumulator. K <= OZ1_MAX_K = 2^28 keeps beta >= 1.
+ *
+ * Variants (E = ilogb(max_l |x_l|), c = ceil(log2 max_l |x_l|), per packed column):
+ *   BITMASK, EF  (ozIMMU's cut_int8_core): the significands aligned to 2^(E+1) and cut into
+ *                beta-bit pieces from the top, truncating: T_p = trunc(|x| 2^(beta p - E - 1)),
+ *                I_p = sign(x) (T_p - 2^beta T_{p-1}) in [-(2^beta - 1), 2^beta - 1],
+ *                e_p = E + 1 - beta p.
+ *   RN           (Uchino et al.): round to nearest even on the grid mu_p = 2^(c_p + 1 - beta),
+ *                c_p = ceil(log2 max |R|) of the current residual R (recomputed per slice);
+ *                I_p = RN(R / mu_p) with the magic constant 0.75 * 2^53 (applied to the
+ *                scaled value R / mu_p, which is the paper's (R + 0.75 2^53 mu) - 0.75 2^53 mu
+ *                without its overflow/underflow at the ends of the exponent range);
+ *                R -= I_p mu_p (exact), |I_p| <= 2^(beta - 1), e_p = c_p + 1 - beta.
+ *   HYBRID       RN slices with one fixed scale per row (the per-slice decay moved into the
+ *                magic constant): e_p = c + 1 - beta p with c of the original row,
+ *                |I_p| <= 2^(beta - 1).
+ * For BITMASK, EF and HYBRID, e_p = e_1 - beta (p - 1), so all pairs of one group
+ * g = p + q share the weight 2^(ea_i1 + eb_j1 - beta (g - 2)).
+ *
+ * Accumulation (fixed, per element, so every executor and thread count gives the same bits):
+ *   BITMASK, RN: one term per pair (p, q);
+ *   EF, HYBRID:  one term per chunk of at most r = max(1, 2^(31 - 2 beta - ceil(log2 K)))
+ *                consecutive pairs (increasing p) of one group g, whose integer sum is exact
+ *                in INT32 (r K (2^beta - 1)^2 <= 2^31);
+ *   each term is X * 2^shift with X the exact integer (ldexp, correctly rounded on every
+ *   executor), added in FP64 with no FMA to an accumulator that starts at +0, in the order
+ *   g = s+1 down to 2 (smallest weights first), and inside a group by increasing p.
+ *   Then the BLAS update alpha x + beta c (oz_update_real / oz_update_complex).
+ *
+ * Useful slice counts (benchmarks/accuracy.py, m = n = 128, k = 1024 and 16384): err_ab at or
+ * below native DGEMM's needs 8 slices at phi = 0, 9 at phi = 0.5 and up to 13 at phi = 4
+ * (k = 16384); beyond about 11 (phi <= 2) or 13 (phi = 4) nothing improves (the FP64
+ * accumulation floor, ~1-2 u). Each slice adds about beta = 7 bits (error / 2^7); fewer
+ * than ~7 slices give a cheaper, much less accurate product, and at low counts rows whose
+ * elements span more bits than beta s lose elements and fall back.
+ *
+ * The driver computes the call natively (and says why) when: K > 2^28 (TOO_LARGE_K); an
+ * element is Inf or NaN (NONFINITE); EA + EB + ceil(log2 K) + 4 > 1022 for the largest row
+ * and column exponents, so a partial FP64 sum could overflow although the exact product
+ * need not (EXPONENT_RANGE); or a nonzero element has all its s slices zero, i.e. it would be
+ * lost entirely (EXPONENT_RANGE, the same "no silent loss" rule as Ozaki II).
+ */
+#ifndef OZ_OZAKI1_H
+#define OZ_OZAKI1_H
+
+#include "oz_defs.h"
+
+#define OZ1_MAX_K (1LL << 28)        /* on K = k (real) or 2k (complex): beta >= 1 */
+#define OZ1_EXP_LIMIT 1022            /* EA + EB + ceil(log2 K) + 4 must not exceed it */
+#define OZ1_MAGIC 6755399441055744.0  /* 0.75 * 2^53: (y + M) - M = RNE(y) for |y| < 2^51 */
+
+enum { OZ1_BITMASK = 0, OZ1_RN = 1, OZ1_EF = 2, OZ1_HYBRID = 3 }; /* = ozblas_ozaki1_variant */
+
+/* ---- parameters ------------------------------------------------------------------------- */
+
+/* Smallest c >= 0 with 2^c >= K. */
+OZ_HD int oz1_clog2(int64_t K)
+{
+    int c = 0;
+    while (c < 62 && ((int64_t)1 << c) < K)
+        c++;
+    return c;
+}
+
+/* Slice width: min(7, floor((31 - log2 K) / 2)). */
+OZ_HD int oz1_beta(int64_t K)
+{
+    return oz_min_int(7, (31 - oz1_clog2(K)) / 2);
+}
+
+/* Pairs whose products one INT32 accumulator sums exactly (EF, HYBRID). */
+OZ_HD int oz1_group_addends(int beta, int64_t K)
+{
+    int e = 31 - 2 * beta - oz1_clog2(K);
+    return e > 0 ? 1 << e : 1;
+}
+
+/* Pairs summed per FP64 term: r for the grouped variants, 1 otherwise. */
+OZ_HD int oz1_chunk(int variant, int beta, int64_t K)
+{
+    return (variant == OZ1_EF || variant == OZ1_HYBRID) ? oz1_group_addends(beta, K) : 1;
+}
+
+/* Largest |I_p| of a variant: 2^beta - 1 (truncation) or 2^(beta-1) (round to nearest). */
+OZ_HD int oz1_max_int(int variant, int beta)
+{
+    return (variant == OZ1_BITMASK || variant == OZ1_EF) ? (1 << beta) - 1 : 1 << (beta - 1);
+}
+
+/* ceil(log2 m) of a finite m > 0 (subnormals included). */
+OZ_HD int oz1_ceil_log2(double m)
+{
+    int e = ilogb(m);
+    return ldexp(m, -e) == 1.0 ? e : e + 1;
+}
+
+/* ---- the cut -------------------------------------------------------------------------- */
+
+/* Bitmask: T_p = trunc(|x| 2^shift) with shift = beta p - E - 1, the top beta p bits below
+ * 2^(E+1) as an integer-valued double. Exact: a double scaled into the normal range is
+ * exact, and a value scaled below 2^-1022 truncates to 0 whatever its rounding. */
+OZ_HD double oz1_bitmask_prefix(double ax, int shift)
+{
+    return trunc(ldexp(ax, shift));
+}
+
+/* I_p = sign(x) (T_p - 2^beta T_{p-1}): the low beta bits of T_p, exact. */
+OZ_HD double oz1_bitmask_slice(double x, double T, double T_prev, int beta)
+{
+    double d = T - ldexp(T_prev, beta);
+    return x < 0.0 ? -d : d;
+}
+
+OZ_HD int oz1_bitmask_exp(int E, int beta, int p) /* p = 1..s */
+{
+    return E + 1 - beta * p;
+}
+
+/* Round to nearest even of R / 2^e with the magic constant. The scaling is exact (or the
+ * scaled value is below 2^-1022 and rounds to 0 either way). */
+OZ_HD double oz1_rn_int(double R, int e)
+{
+    double y = ldexp(R, -e);
+    return (y + OZ1_MAGIC) - OZ1_MAGIC;
+}
+
+/* R - I 2^e: exact (I 2^e is representable and the rounding error of a double to a grid
+ * is representable). */
+OZ_HD double oz1_rn_residual(double R, double I, int e)
+{
+    return R - ldexp(I, e);
+}
+
+/* RN: weight of a slice from the residual's ceil(log2 max); HYBRID: from the row's. */
+OZ_HD int oz1_rn_exp(int c, int beta)
+{
+    return c + 1 - beta;
+}
+
+OZ_HD int oz1_hybrid_exp(int c, int beta, int p) /* p = 1..s */
+{
+    return c + 1 - beta * p;
+}
+
+/* ---- accumulation ---------------------------------------------------------------------- */
+
+/* Index of pair (p, q), 0-based with p + q <= s - 1, ordered by group then p. */
+OZ_HD int oz1_pair_index(int p, int q)
+{
+    int g = p + q;
+    return g * (g + 1) / 2 + p;
+}
+
+/* One FP64 term: acc + X 2^shift (X an exact integer; no FMA). */
+OZ_HD double oz1_accumulate(double acc, double X, int shift)
+{
+    return acc + ldexp(X, shift);
+}
+
+/* Would a partial FP64 sum overflow? ea, eb: largest ilogb of a row max / column max. */
+OZ_HD int oz1_may_overflow(int ea, int eb, int64_t K)
+{
+    return ea + eb + oz1_clog2(K) + 4 > OZ1_EXP_LIMIT;
+}
+
+#endif

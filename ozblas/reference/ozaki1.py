@@ -1,0 +1,174 @@
+"""Ozaki scheme I in NumPy: the executable specification of the native executors.
+
+`ozaki1(a, b, ...)` follows native/src/numerics/ozaki1.h on op(A) = a and op(B) = b given as
+matrices, and its result equals the C executors' bit for bit. It favours clarity over speed:
+slices as int64, exact integer products with NumPy int64 matmul, the FP64 accumulation as
+elementwise float64 operations in the same fixed order as the C code. Intended for small
+sizes (up to a few hundred).
+
+Variants (x a row of op(A) or a column of op(B), real and imaginary parts sharing one scale;
+K = k, or 2k for complex; beta = min(7, (31 - ceil(log2 K)) // 2)):
+
+- ``bitmask``, ``ef``: E = ilogb(max |x|); T_p = trunc(|x| 2^(beta p - E - 1)),
+  I_p = sign(x) (T_p - 2^beta T_{p-1}), weight 2^(E + 1 - beta p).
+- ``rn``: per slice, c = ceil(log2 max |R|) of the residual R, weight mu = 2^(c + 1 - beta),
+  I_p = RN(R / mu) by the magic constant 0.75 * 2^53, R -= I_p mu.
+- ``hybrid``: as ``rn`` with the fixed weight 2^(c + 1 - beta p), c from the original row.
+
+Products over the triangle p + q <= s + 1. FP64 terms: one per pair (``bitmask``, ``rn``) or
+one per chunk of at most r = max(1, 2^(31 - 2 beta - ceil(log2 K))) consecutive pairs of one
+group g = p + q (``ef``, ``hybrid``), each the exact integer times its power of two, added to
++0 in the order g = s + 1 down to 2, increasing p inside a group.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ozaki1", "slice_width", "group_addends"]
+
+VARIANTS = ("bitmask", "rn", "ef", "hybrid")
+MAX_K = 1 << 28
+EXP_LIMIT = 1022
+MAGIC = 6755399441055744.0  # 0.75 * 2^53
+
+
+def _clog2(K: int) -> int:
+    return max(0, (int(K) - 1).bit_length())
+
+
+def slice_width(K: int) -> int:
+    """beta = min(7, floor((31 - log2 K) / 2)) for K = k (real) or 2k (complex)."""
+    return min(7, (31 - _clog2(K)) // 2)
+
+
+def group_addends(beta: int, K: int) -> int:
+    """r = max(1, 2^(31 - 2 beta - ceil(log2 K))): pairs one INT32 accumulator sums exactly."""
+    e = 31 - 2 * beta - _clog2(K)
+    return 1 << e if e > 0 else 1
+
+
+def _ilogb(x: np.ndarray) -> np.ndarray:
+    return np.frexp(x)[1].astype(np.int64) - 1
+
+
+def _ceil_log2(x: np.ndarray) -> np.ndarray:
+    f, e = np.frexp(x)
+    return np.where(f == 0.5, e - 1, e).astype(np.int64)
+
+
+def _parts(x: np.ndarray) -> list[np.ndarray]:
+    return [x.real.astype(np.float64), x.imag.astype(np.float64)] if np.iscomplexobj(x) else [x.astype(np.float64)]
+
+
+def _split(parts: list[np.ndarray], s: int, beta: int, variant: str):
+    """Rows of each part (rows x k). Returns (slices[p][t] int64, exps rows x s, top, lost)."""
+    amax = np.max(np.stack([np.abs(p) for p in parts]), axis=0).max(axis=1)
+    nz = amax > 0
+    safe = np.where(nz, amax, 1.0)
+    top = np.where(nz, _ilogb(safe), np.iinfo(np.int64).min)
+    rows = amax.shape[0]
+    pidx = np.arange(1, s + 1)
+    zero_exp = 1 - beta * pidx  # zero rows, every variant
+    slices = [[None] * len(parts) for _ in range(s)]
+    if variant in ("bitmask", "ef"):
+        E = np.where(nz, _ilogb(safe), 0)
+        exps = E[:, None] + 1 - beta * pidx[None, :]
+        lost = False
+        for t, x in enumerate(parts):
+            ax = np.abs(x)
+            T_prev = np.zeros_like(ax)
+            for p in range(s):
+                T = np.trunc(np.ldexp(ax, (beta * (p + 1) - E - 1)[:, None]))
+                d = T - np.ldexp(T_prev, beta)
+                slices[p][t] = np.where(x < 0, -d, d).astype(np.int64)
+                T_prev = T
+            lost = lost or bool(np.any((x != 0) & (T_prev == 0)))
+    else:
+        R = [x.copy() for x in parts]
+        exps = np.zeros((rows, s), dtype=np.int64)
+        c0 = np.where(nz, _ceil_log2(safe), 0)
+        for p in range(s):
+            if variant == "hybrid":
+                ep = c0 + 1 - beta * (p + 1)
+            else:
+                m = np.max(np.stack([np.abs(r) for r in R]), axis=0).max(axis=1)
+                prev = exps[:, p - 1] - beta if p > 0 else np.full(rows, 1 - beta)
+                ep = np.where(m > 0, _ceil_log2(np.where(m > 0, m, 1.0)) + 1 - beta, prev)
+            exps[:, p] = ep
+            for t in range(len(parts)):
+                y = np.ldexp(R[t], -ep[:, None])
+                I = (y + MAGIC) - MAGIC
+                R[t] = R[t] - np.ldexp(I, ep[:, None])
+                slices[p][t] = I.astype(np.int64)
+        lost = any(bool(np.any((x != 0) & (r == x))) for x, r in zip(parts, R))
+    exps = np.where(nz[:, None], exps, zero_exp[None, :])
+    return slices, exps, top, lost
+
+
+def ozaki1(a, b, *, slices: int = 8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=None):
+    """alpha a @ b + beta c by Ozaki I. Returns (result, fallback) where fallback is None or
+    the reason the C executors would compute this call natively (result is then None)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    a = np.asarray(a)
+    b = np.asarray(b)
+    cplx = np.iscomplexobj(a) or np.iscomplexobj(b) or np.iscomplexobj(alpha) or np.iscomplexobj(beta)
+    if cplx:
+        a = a.astype(np.complex128)
+        b = b.astype(np.complex128)
+    m, k = a.shape
+    n = b.shape[1]
+    s = int(slices)
+    K = 2 * k if cplx else k
+    if K > MAX_K:
+        return None, "k too large for the scaling bounds"
+    bw = slice_width(K)
+    r = group_addends(bw, K) if variant in ("ef", "hybrid") else 1
+    pa = _parts(a)
+    pb = [p.T.copy() for p in _parts(b)]  # columns of op(B) as rows
+    if any(not np.all(np.isfinite(p)) for p in pa + pb):
+        return None, "nonfinite input"
+    Ia, ea, topa, lost_a = _split(pa, s, bw, variant)
+    Ib, eb, topb, lost_b = _split(pb, s, bw, variant)
+    imin = np.iinfo(np.int64).min
+    ta, tb = topa.max(), topb.max()
+    if lost_a or lost_b or (ta != imin and tb != imin and ta + tb + _clog2(K) + 4 > EXP_LIMIT):
+        return None, "exponent range beyond the scaling"
+
+    def pair(p, q):  # exact integer product(s) of A slice p and B slice q, per part
+        if not cplx:
+            return [Ia[p][0] @ Ib[q][0].T]
+        rr, ii = Ia[p][0] @ Ib[q][0].T, Ia[p][1] @ Ib[q][1].T
+        ri, ir = Ia[p][0] @ Ib[q][1].T, Ia[p][1] @ Ib[q][0].T
+        return [rr - ii, ri + ir]
+
+    np_ = 2 if cplx else 1
+    acc = [np.zeros((m, n)) for _ in range(np_)]
+    for g in range(s - 1, -1, -1):  # p + q = g (0-based): group g + 2
+        for c0 in range(0, g + 1, r):
+            X = [np.zeros((m, n), dtype=np.int64) for _ in range(np_)]
+            for p in range(c0, min(c0 + r, g + 1)):
+                for t, v in enumerate(pair(p, g - p)):
+                    X[t] += v
+            shift = ea[:, c0][:, None] + eb[:, g - c0][None, :]
+            for t in range(np_):
+                acc[t] = acc[t] + np.ldexp(X[t].astype(np.float64), shift)
+    beta_zero = beta == 0
+    if not cplx:
+        out = float(alpha) * acc[0]
+        if not beta_zero:
+            out = out + float(beta) * np.asarray(c, dtype=np.float64)
+        return out, None
+    xr, xi = acc
+    al, be = complex(alpha), complex(beta)
+    tr = al.real * xr - al.imag * xi
+    ti = al.real * xi + al.imag * xr
+    if not beta_zero:
+        c = np.asarray(c, dtype=np.complex128)
+        tr = tr + (be.real * c.real - be.imag * c.imag)
+        ti = ti + (be.real * c.imag + be.imag * c.real)
+    out = np.empty(tr.shape, dtype=np.complex128)
+    out.real = tr
+    out.imag = ti
+    return out, None
