@@ -6,6 +6,7 @@
 #
 #   OUT=/some/dir bash benchmarks/device_check.sh        (default OUT=benchmarks/results)
 #   OZ_CHECK_SECONDS=470 caps the whole run (the benchmark gets what the tests leave).
+#   OZ_BENCH_ARGS="--device-arrays" times Ozaki II on CuPy arrays against CuPy's native.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-benchmarks/results}
@@ -63,8 +64,9 @@ echo "== benchmark [$(elapsed) s]"
 LEFT=$((TOTAL - $(elapsed) - 15))
 if [ "$LEFT" -gt 300 ]; then LEFT=300; fi
 if [ "$LEFT" -gt 30 ]; then
+    # OZ_BENCH_ARGS: extra arguments, e.g. --device-arrays for CuPy-resident operands only
     timeout $((LEFT + 10)) python3 benchmarks/gpu_bench.py --out "$OUT/gpu_results.json" \
-        --budget $((LEFT - 10)) 2>&1 | tee "$OUT/bench_log.txt"
+        --budget $((LEFT - 10)) ${OZ_BENCH_ARGS:-} 2>&1 | tee "$OUT/bench_log.txt"
     echo "benchmark exit code: ${PIPESTATUS[0]} [$(elapsed) s]"
 else
     echo "no time left for the benchmark"

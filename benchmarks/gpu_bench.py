@@ -231,6 +231,35 @@ def time_ozblas(n, cplx, method, moduli=None, scaling=None, reps=3):
     return run
 
 
+def time_ozblas_device(n, cplx, moduli, scaling, reps=3):
+    """Ozaki II on CuPy arrays already on the device: what a CuPy caller sees, timed with
+    device events around the whole call (workspace reuse, all kernels and GEMMs)."""
+    import cupy as cp
+    import ozblas
+
+    a, b = inputs(n, cplx)
+    ad, bd = cp.asfortranarray(cp.asarray(a)), cp.asfortranarray(cp.asarray(b))
+    kw = dict(method="ozaki2", moduli=moduli, scaling=scaling, return_info=True)
+    c, info = ozblas.matmul(ad, bd, **kw)  # warm-up
+    times, phases = [], []
+    for _ in range(reps):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record()
+        c, info = ozblas.matmul(ad, bd, **kw)
+        e.record()
+        e.synchronize()
+        times.append(cp.cuda.get_elapsed_time(s, e) * 1e-3)
+        phases.append(list(info["phase_seconds"]))
+    del ad, bd, c
+    cp.get_default_memory_pool().free_all_blocks()
+    med = statistics.median(times)
+    return {"kind": "ozblas_ozaki2_device_arrays", "dtype": "z" if cplx else "d", "n": n,
+            "moduli": moduli, "scaling": scaling, "executor": info.get("executor"),
+            "method_used": info.get("method"), "fallback": info.get("fallback"),
+            "seconds": times, "seconds_median": med, "tflops_device": flops(n, cplx) / med / 1e12,
+            "phase_seconds_median": [statistics.median(p[i] for p in phases) for i in range(5)]}
+
+
 def time_cupy_native(n, cplx, reps=5):
     import cupy as cp
 
@@ -349,9 +378,19 @@ def estimate(kind, n, cplx, moduli=14):
     return gen + 4 * per + 1.0
 
 
-def plan(quick):
+def plan(quick, device_only=False):
     p = []
     add = p.append
+    if device_only:
+        for n, cplx in ((16384, False), (8192, False), (4096, False), (16384, True), (8192, True)):
+            add(("cupy", n, cplx, None, None))
+            for scaling in ("fast", "accurate"):
+                add(("ozaki2_dev", n, cplx, 14, scaling))
+        for n in (2048, 1024):
+            add(("cupy", n, False, None, None))
+            add(("ozaki2_dev", n, False, 14, "fast"))
+        add(("ozaki2_dev", 16384, False, 16, "accurate"))
+        return p
     # the headline figures first
     add(("cupy", 8192, False, None, None))
     add(("ozaki2", 8192, False, 14, "fast"))
@@ -387,6 +426,8 @@ def main():
     ap.add_argument("--out", default="benchmarks/results/gpu_results.json")
     ap.add_argument("--budget", type=float, default=280.0, help="seconds for all measurements")
     ap.add_argument("--quick", action="store_true", help="small sizes only (smoke run)")
+    ap.add_argument("--device-arrays", action="store_true",
+                    help="only CuPy-resident operands: ozblas on device arrays vs CuPy's native")
     ap.add_argument("--table", metavar="JSON", help="print the table of an existing JSON")
     ap.add_argument("--executor", default="cuda", help=argparse.SUPPRESS)  # cpu: dry runs
     args = ap.parse_args()
@@ -418,7 +459,7 @@ def main():
         have_cupy = False
 
     deadline = T0 + args.budget
-    for item in plan(args.quick):
+    for item in plan(args.quick, args.device_arrays):
         kind = item[0]
         left = deadline - time.monotonic()
         try:
@@ -439,13 +480,15 @@ def main():
                 continue
             _, n, cplx, moduli, scaling = item
             est = estimate(kind, n, cplx, moduli or 14)
-            if est > left or (kind == "cupy" and not have_cupy):
+            if est > left or (kind in ("cupy", "ozaki2_dev") and not have_cupy):
                 res.add("skipped", {"what": list(item), "estimate_s": est, "left_s": left})
                 log(f"skip {item}: estimate {est:.0f}s, left {left:.0f}s")
                 continue
             t = time.monotonic()
             if kind == "cupy":
                 run = time_cupy_native(n, cplx)
+            elif kind == "ozaki2_dev":
+                run = time_ozblas_device(n, cplx, moduli, scaling)
             else:
                 run = time_ozblas(n, cplx, kind, moduli, scaling,
                                   reps=3 if n >= 4096 else 5)
@@ -470,7 +513,8 @@ def _label(r):
         return f"{r['dtype']} n={r['n']} native (CuPy, device)"
     if r["kind"] == "ozblas_native":
         return f"{r['dtype']} n={r['n']} native (ozblas cuda)"
-    return f"{r['dtype']} n={r['n']} ozaki2 {r['scaling']}-{r['moduli']}"
+    where = " (CuPy arrays)" if r["kind"] == "ozblas_ozaki2_device_arrays" else ""
+    return f"{r['dtype']} n={r['n']} ozaki2 {r['scaling']}-{r['moduli']}{where}"
 
 
 def print_table(d):
@@ -481,7 +525,7 @@ def print_table(d):
           f"date: {m.get('date')}")
     if m.get("ozblas_cuda"):
         print(f"ozblas cuda: {m['ozblas_cuda']}")
-    print(f"{'case':<34} {'median ms':>10} {'e2e TF':>8} {'dev TF':>8} {'dev ms':>8}  "
+    print(f"{'case':<48} {'median ms':>10} {'e2e TF':>8} {'dev TF':>8} {'dev ms':>8}  "
           f"phases ms (stats, residues, gemm, reduce, crt)")
     for r in sorted(d.get("runs", []), key=lambda r: (r["dtype"], r["n"], r["kind"],
                                                       str(r.get("scaling")),
@@ -492,7 +536,7 @@ def print_table(d):
         dev = r.get("tflops_device")
         dms = r.get("device_seconds")
         fb = f" FALLBACK {r['fallback']}" if r.get("fallback") else ""
-        print(f"{_label(r):<34} {r['seconds_median'] * 1e3:>10.1f} "
+        print(f"{_label(r):<48} {r['seconds_median'] * 1e3:>10.1f} "
               f"{(f'{e2e:.1f}' if e2e else '-'):>8} {(f'{dev:.1f}' if dev else '-'):>8} "
               f"{(f'{dms * 1e3:.1f}' if dms else '-'):>8}  {phs}{fb}")
     for row in d.get("accuracy", []):

@@ -23,7 +23,7 @@ VARIABLES = {
                       "how products are computed; auto = Ozaki II on a CUDA GPU, native otherwise"),
     "OZBLAS_MODULI": ("16", "an integer from 2 to 20", "Ozaki II moduli count (more = more accurate)"),
     "OZBLAS_SCALING": ("accurate", "accurate, fast", "Ozaki II scaling bound"),
-    "OZBLAS_SLICES": ("8", "an integer from 2 to 20", "Ozaki I slice count (more = more accurate)"),
+    "OZBLAS_SLICES": ("11", "an integer from 2 to 20", "Ozaki I slice count (more = more accurate)"),
     "OZBLAS_OZAKI1_VARIANT": ("hybrid", "bitmask, rn, ef, hybrid", "Ozaki I slicing and accumulation"),
     "OZBLAS_DEVICE": ("auto", "auto, cpu, cuda, cuda:N", "executor (cuda:N picks the GPU)"),
     "OZBLAS_NUM_THREADS": ("0", "0 (all cores) or a positive integer", "CPU executor threads"),
@@ -39,7 +39,7 @@ class Options:
     method: str = "auto"
     moduli: int = 16
     scaling: str = "accurate"
-    slices: int = 8
+    slices: int = 11
     variant: str = "hybrid"
     executor: str = "auto"  # auto, cpu, cuda
     device: int = 0

@@ -15,7 +15,7 @@ void ozblas_options_init(ozblas_options *opt)
     opt->executor = OZBLAS_EXECUTOR_AUTO;
     opt->device = 0;
     opt->threads = 0;
-    opt->slices = 8;
+    opt->slices = 11;
     opt->ozaki1_variant = OZBLAS_OZAKI1_HYBRID;
     opt->stream = NULL;
 }
