@@ -132,8 +132,9 @@ def ozaki2(a, b, *, moduli: int = 16, scaling: str = "accurate", alpha=1.0, beta
         ushift = 4 if cplx else 5
         G = _ubound(pa, Ea, 1, ushift) @ _ubound(pb, Eb, 0, ushift)
         h = np.minimum(_bitlen(G) - 2 * ushift, cs_a[:, None] + cs_b[None, :] - 32)
-        bits_b = np.minimum(np.floor_divide(budget - h.max(axis=0), 2), MAX_BITS)
-        bits_a = np.minimum((budget - h - bits_b[None, :]).min(axis=1), MAX_BITS)
+        beta0 = _bits_fast(cs_b, budget - budget // 2)
+        bits_a = np.minimum((budget - h - beta0[None, :]).min(axis=1), MAX_BITS)
+        bits_b = np.minimum((budget - h - bits_a[:, None]).min(axis=0), MAX_BITS)
     big = np.iinfo(np.int64).max
     if np.any((emin_a != big) & (emin_a < Ea - bits_a)) or np.any((emin_b != big) & (emin_b < Eb - bits_b)):
         return None, "exponent range beyond the scaling"

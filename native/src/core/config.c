@@ -105,3 +105,18 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
     *opt = o;
     return OZBLAS_OK;
 }
+
+/* Settings of the CUDA executor, read here too so that every OZBLAS_* variable has one
+ * C reader: the cuBLAS library to open first (NULL: search), and whether failing CUDA
+ * calls are named on stderr. */
+const char *oz_env_cublas_lib(void)
+{
+    const char *v = getenv("OZBLAS_CUBLAS_LIB");
+    return v && *v ? v : NULL;
+}
+
+int oz_env_cuda_verbose(void)
+{
+    const char *v = getenv("OZBLAS_CUDA_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}

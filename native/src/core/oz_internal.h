@@ -46,6 +46,10 @@ extern const oz_executor oz_cpu_executor;
 ozblas_status oz_cpu_ozaki1(const oz_gemm_call *call, const ozblas_options *opt, ozblas_report *report);
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */
 
+/* core/config.c: OZBLAS_CUBLAS_LIB (NULL when unset) and OZBLAS_CUDA_VERBOSE. */
+const char *oz_env_cublas_lib(void);
+int oz_env_cuda_verbose(void);
+
 void oz2_table_init(oz2_table *T, int n);
 int oz2_modulus(int t);
 const oz2_table *oz2_table_get(int n); /* cached, thread-safe */

@@ -185,26 +185,25 @@ static int bits_accurate(int nt, const oz_gemm_call *c, const oz2_table *T, pack
             for (int64_t e = 0; e < m * n; e++)
                 G[e] += P[e];
         }
-#pragma omp parallel for num_threads(nt) schedule(static)
-        for (int64_t j = 0; j < n; j++) {
-            int hmax = INT_MIN;
-            int csj = oz2_cs_half(pb->S[j]);
-            for (int64_t i = 0; i < m; i++)
-                hmax = oz_max_int(hmax, oz2_bound_exp((uint64_t)G[i + j * m], ushift,
-                                                      oz2_cs_half(pa->S[i]), csj));
-            pb->bits[j] = oz2_bits_accurate_col(T->budget, hmax);
-        }
+        for (int64_t j = 0; j < n; j++)
+            pb->bits[j] = oz2_bits_fast(T->budget - T->budget / 2, pb->S[j]);
 #pragma omp parallel for num_threads(nt) schedule(static)
         for (int64_t i = 0; i < m; i++) {
-            int a = OZ2_MAX_BITS;
-            int csi = oz2_cs_half(pa->S[i]);
-            for (int64_t j = 0; j < n; j++)
-                a = oz_min_int(a, oz2_bits_accurate_row_term(
-                                      T->budget,
-                                      oz2_bound_exp((uint64_t)G[i + j * m], ushift, csi,
-                                                    oz2_cs_half(pb->S[j])),
-                                      pb->bits[j]));
+            int a = OZ2_MAX_BITS, csi = oz2_cs_half(pa->S[i]);
+            for (int64_t j = 0; j < n; j++) {
+                int h = oz2_bound_exp((uint64_t)G[i + j * m], ushift, csi, oz2_cs_half(pb->S[j]));
+                a = oz_min_int(a, oz2_bits_accurate_term(T->budget, h, pb->bits[j]));
+            }
             pa->bits[i] = a;
+        }
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (int64_t j = 0; j < n; j++) {
+            int b = OZ2_MAX_BITS, csj = oz2_cs_half(pb->S[j]);
+            for (int64_t i = 0; i < m; i++) {
+                int h = oz2_bound_exp((uint64_t)G[i + j * m], ushift, oz2_cs_half(pa->S[i]), csj);
+                b = oz_min_int(b, oz2_bits_accurate_term(T->budget, h, pa->bits[i]));
+            }
+            pb->bits[j] = b;
         }
     }
     free(UA);

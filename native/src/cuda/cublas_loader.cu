@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern "C" {
+#include "../core/oz_internal.h"
+}
 #include "cublas_dyn.h"
 
 static_assert(OZ_CUDA_R_64F == (int)CUDA_R_64F, "cudaDataType ABI value");
@@ -112,8 +115,8 @@ static void load(void)
     char tried[768] = "";
     char buf[PATH_MAX + 64];
 
-    const char *env = getenv("OZBLAS_CUBLAS_LIB");
-    if (env && env[0]) {
+    const char *env = oz_env_cublas_lib();
+    if (env) {
         char err[512];
         if (try_open(env, err, sizeof err)) {
             cub_ok = 1;

@@ -62,10 +62,8 @@ static void oz_launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P..
 static void report_failure(const char *what, int code, int is_cublas, int line)
 {
     static int verbose = -1;
-    if (verbose < 0) {
-        const char *v = getenv("OZBLAS_CUDA_VERBOSE");
-        verbose = v && v[0] && v[0] != '0';
-    }
+    if (verbose < 0)
+        verbose = oz_env_cuda_verbose();
     if (verbose)
         fprintf(stderr, "ozblas cuda: %s failed: %s %d%s%s (executor_cuda.cu:%d)\n", what,
                 is_cublas ? "cublasStatus" : "cudaError", code, is_cublas ? "" : " ",
@@ -851,19 +849,22 @@ static ozblas_status cuda_ozaki2(const oz_gemm_call *c, const oz2_table *T,
         dim3 grow_grid((unsigned)grid1(m, 128), (unsigned)((n + chunk - 1) / chunk));
         oz_launch(grid1(m, 256), 256, r.st, oz_k_fill_int, pa.bits, m, OZ2_MAX_BITS);
         CKL();
+        oz_launch(grid1(n, 256), 256, r.st, oz_k_bits_fast, pb.S, pb.bits, n,
+                  T->budget - T->budget / 2);
+        CKL();
         if (nblk_b > 1) {
-            oz_launch(grid1(n, 8), blk32x8(), r.st, oz_k_bits_col<long long>, G64, mpad, m, n,
-                      T->budget, ushift, pa.S, pb.S, pb.bits);
-            CKL();
             oz_launch(grow_grid, 128, r.st, oz_k_bits_row<long long>, G64, mpad, m, n, chunk,
                       T->budget, ushift, pa.S, pb.S, pb.bits, pa.bits);
             CKL();
-        } else {
-            oz_launch(grid1(n, 8), blk32x8(), r.st, oz_k_bits_col<int>, C32, mpad, m, n,
-                      T->budget, ushift, pa.S, pb.S, pb.bits);
+            oz_launch(grid1(n, 8), blk32x8(), r.st, oz_k_bits_col<long long>, G64, mpad, m, n,
+                      T->budget, ushift, pa.S, pb.S, pa.bits, pb.bits);
             CKL();
+        } else {
             oz_launch(grow_grid, 128, r.st, oz_k_bits_row<int>, C32, mpad, m, n, chunk,
                       T->budget, ushift, pa.S, pb.S, pb.bits, pa.bits);
+            CKL();
+            oz_launch(grid1(n, 8), blk32x8(), r.st, oz_k_bits_col<int>, C32, mpad, m, n,
+                      T->budget, ushift, pa.S, pb.S, pa.bits, pb.bits);
             CKL();
         }
     }

@@ -278,30 +278,33 @@ __global__ void oz_k_acc64(const int *G32, long long *G64, int64_t total, int fi
         G64[e] = first ? (long long)G32[e] : G64[e] + G32[e];
 }
 
-/* beta_j = oz2_bits_accurate_col(budget, max_i h_ij), h_ij = oz2_bound_exp(G_ij, ...);
- * a warp per column. */
+/* Accurate scaling, second pass: beta_j = min(OZ2_MAX_BITS, min_i oz2_bits_accurate_term(
+ * budget, h_ij, alpha_i)), h_ij = oz2_bound_exp(G_ij, ...); a warp per column. */
 template <typename GT>
 __global__ void __launch_bounds__(256)
     oz_k_bits_col(const GT *G, int64_t mpad, int64_t m, int64_t n, int budget, int ushift,
-                  const unsigned long long *Sa, const unsigned long long *Sb, int *bits_b)
+                  const unsigned long long *Sa, const unsigned long long *Sb,
+                  const int *bits_a, int *bits_b)
 {
     const int tx = threadIdx.x;
     const int64_t j = (int64_t)blockIdx.x * 8 + threadIdx.y;
     if (j >= n)
         return;
     const int csj = oz2_cs_half((uint64_t)Sb[j]);
-    int h = INT_MIN;
-    for (int64_t i = tx; i < m; i += 32)
-        h = oz_max_int(h, oz2_bound_exp((uint64_t)G[i + j * mpad], ushift,
-                                        oz2_cs_half((uint64_t)Sa[i]), csj));
+    int b = OZ2_MAX_BITS;
+    for (int64_t i = tx; i < m; i += 32) {
+        int h = oz2_bound_exp((uint64_t)G[i + j * mpad], ushift, oz2_cs_half((uint64_t)Sa[i]), csj);
+        b = oz_min_int(b, oz2_bits_accurate_term(budget, h, bits_a[i]));
+    }
     for (int o = 16; o > 0; o >>= 1)
-        h = oz_max_int(h, __shfl_xor_sync(0xffffffffu, h, o));
+        b = oz_min_int(b, __shfl_xor_sync(0xffffffffu, b, o));
     if (tx == 0)
-        bits_b[j] = oz2_bits_accurate_col(budget, h);
+        bits_b[j] = b;
 }
 
-/* alpha_i = min(OZ2_MAX_BITS, min_j oz2_bits_accurate_row_term(..)); bits_a starts at
- * OZ2_MAX_BITS; the grid's y dimension splits j into chunks combined with atomicMin. */
+/* Accurate scaling, first pass (bits_b holds the fast scaling's beta_j, bits_a starts at
+ * OZ2_MAX_BITS): alpha_i = min_j oz2_bits_accurate_term(budget, h_ij, beta_j); the grid's
+ * y dimension splits j into chunks combined with atomicMin. */
 template <typename GT>
 __global__ void __launch_bounds__(256)
     oz_k_bits_row(const GT *G, int64_t mpad, int64_t m, int64_t n, int64_t chunk, int budget,
@@ -314,12 +317,10 @@ __global__ void __launch_bounds__(256)
     const int64_t j0 = (int64_t)blockIdx.y * chunk, j1 = n < j0 + chunk ? n : j0 + chunk;
     const int csi = oz2_cs_half((uint64_t)Sa[i]);
     int a = OZ2_MAX_BITS;
-    for (int64_t j = j0; j < j1; j++)
-        a = oz_min_int(a, oz2_bits_accurate_row_term(
-                              budget,
-                              oz2_bound_exp((uint64_t)G[i + j * mpad], ushift, csi,
-                                            oz2_cs_half((uint64_t)Sb[j])),
-                              bits_b[j]));
+    for (int64_t j = j0; j < j1; j++) {
+        int h = oz2_bound_exp((uint64_t)G[i + j * mpad], ushift, csi, oz2_cs_half((uint64_t)Sb[j]));
+        a = oz_min_int(a, oz2_bits_accurate_term(budget, h, bits_b[j]));
+    }
     if (a < OZ2_MAX_BITS)
         atomicMin(bits_a + i, a);
 }

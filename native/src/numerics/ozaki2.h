@@ -91,18 +91,13 @@ OZ_HD int oz2_bound_exp(uint64_t G, int ushift, int cs_i, int cs_j)
     return oz_min_int(oz_bitlen64(G) - 2 * ushift, cs_i + cs_j - 32);
 }
 
-/* beta_j from the largest h_ij over i: half of what column j may spend. */
-OZ_HD int oz2_bits_accurate_col(int budget, int hmax)
+/* What entry (i, j) leaves to one side once the other keeps `other` bits. Accurate scaling
+ * starts from the fast scaling's beta_j, gives each row alpha_i = min_j of this (never fewer
+ * bits than fast scaling: h_ij is at most the Cauchy-Schwarz exponent), then gives each
+ * column what the rows left, beta_j = min_i of this; both capped at OZ2_MAX_BITS. */
+OZ_HD int oz2_bits_accurate_term(int budget, int h, int other)
 {
-    int b = budget - hmax;
-    b = b >= 0 ? b / 2 : -((-b + 1) / 2); /* floor(b / 2) */
-    return oz_min_int(b, OZ2_MAX_BITS);
-}
-
-/* alpha_i's limit from column j; alpha_i is the minimum over j (and OZ2_MAX_BITS). */
-OZ_HD int oz2_bits_accurate_row_term(int budget, int h, int beta_j)
-{
-    return budget - h - beta_j;
+    return budget - h - other;
 }
 
 /* Would a nonzero element of exponent emin be lost entirely by keeping `bits` below 2^E? */
