@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._common import operands
+
 __all__ = ["ozaki1", "slice_width", "group_addends"]
 
 VARIANTS = ("bitmask", "rn", "ef", "hybrid")
@@ -111,12 +113,7 @@ def ozaki1(a, b, *, slices: int = 8, variant: str = "hybrid", alpha=1.0, beta=0.
     the reason the C executors would compute this call natively (result is then None)."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-    a = np.asarray(a)
-    b = np.asarray(b)
-    cplx = np.iscomplexobj(a) or np.iscomplexobj(b) or np.iscomplexobj(alpha) or np.iscomplexobj(beta)
-    if cplx:
-        a = a.astype(np.complex128)
-        b = b.astype(np.complex128)
+    a, b, cplx = operands(a, b, alpha, beta)
     m, k = a.shape
     n = b.shape[1]
     s = int(slices)

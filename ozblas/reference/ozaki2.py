@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._native import lib, load
+from ._common import operands
 
 __all__ = ["ozaki2", "moduli"]
 
@@ -106,12 +107,7 @@ def _crt(res: list[np.ndarray], ms: list[int], shift: np.ndarray) -> np.ndarray:
 def ozaki2(a, b, *, moduli: int = 16, scaling: str = "accurate", alpha=1.0, beta=0.0, c=None):
     """alpha a @ b + beta c by Ozaki II. Returns (result, fallback) where fallback is None or
     the reason the C executors would compute this call natively (result is then None)."""
-    a = np.asarray(a)
-    b = np.asarray(b)
-    cplx = np.iscomplexobj(a) or np.iscomplexobj(b) or np.iscomplexobj(alpha) or np.iscomplexobj(beta)
-    if cplx:
-        a = a.astype(np.complex128)
-        b = b.astype(np.complex128)
+    a, b, cplx = operands(a, b, alpha, beta)
     m, k = a.shape
     n = b.shape[1]
     if k > (MAX_K // 2 if cplx else MAX_K):

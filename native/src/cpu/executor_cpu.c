@@ -123,16 +123,9 @@ static int stats(int nt, packed *p, int64_t k)
         double amax = 0.0;
         int emin = INT_MAX;
         for (int64_t l = 0; l < k; l++) {
-            for (int part = 0; part < (im ? 2 : 1); part++) {
-                double x = part ? im[l] : re[l];
-                if (!oz_is_finite(x))
-                    bad = 1;
-                double ax = fabs(x);
-                if (ax > amax)
-                    amax = ax;
-                if (x != 0.0 && oz_is_finite(x))
-                    emin = oz_min_int(emin, oz_exponent(x));
-            }
+            oz2_stat_element(re[l], &amax, &emin, &bad);
+            if (im)
+                oz2_stat_element(im[l], &amax, &emin, &bad);
         }
         int E = (amax > 0.0 && oz_is_finite(amax)) ? oz_exponent(amax) : 0;
         uint64_t S = 0;

@@ -45,17 +45,6 @@ __device__ __forceinline__ void oz_load(const oz_opv &v, int64_t l, int64_t q, d
  * Block (32, 8). l-contiguous: one warp per column (8 columns a block), lanes along l.
  * Otherwise: 32 columns a block (lanes along q, coalesced), the 8 rows of threads along l. */
 
-__device__ __forceinline__ void oz_stat1(double x, double &amax, int &emin, int &bad)
-{
-    if (!oz_is_finite(x))
-        bad = 1;
-    double ax = fabs(x);
-    if (ax > amax)
-        amax = ax;
-    if (x != 0.0 && oz_is_finite(x))
-        emin = oz_min_int(emin, oz_exponent(x));
-}
-
 template <bool LC, bool CX>
 __global__ void __launch_bounds__(256)
     oz_k_stats(oz_opv v, int64_t k, int64_t cols, int64_t chunk, unsigned long long *amax,
@@ -71,9 +60,9 @@ __global__ void __launch_bounds__(256)
         for (int64_t l = lbeg + (LC ? tx : ty); l < lend; l += (LC ? 32 : 8)) {
             double re, im;
             oz_load<LC, CX>(v, l, q, re, im);
-            oz_stat1(re, a, em, b);
+            oz2_stat_element(re, &a, &em, &b);
             if (CX)
-                oz_stat1(im, a, em, b);
+                oz2_stat_element(im, &a, &em, &b);
         }
     }
     if (LC) {

@@ -42,6 +42,19 @@ typedef struct {
 
 /* ---- step 1: statistics ------------------------------------------------------------- */
 
+/* One element's part of its row's statistics: largest magnitude, smallest exponent of a
+ * nonzero finite element, whether anything is Inf or NaN. All order-independent. */
+OZ_HD void oz2_stat_element(double x, double *amax, int *emin, int *bad)
+{
+    if (!oz_is_finite(x))
+        *bad = 1;
+    double ax = fabs(x);
+    if (ax > *amax)
+        *amax = ax;
+    if (x != 0.0 && oz_is_finite(x))
+        *emin = oz_min_int(*emin, oz_exponent(x));
+}
+
 /* One element's term of the fixed-point sum of squares of a row, relative to 2^E:
  * an upper bound of (|x| 2^-E)^2 * 2^32, as an integer. Summing integers makes the row
  * sum independent of order, so every executor and thread count gets the same bits. */
