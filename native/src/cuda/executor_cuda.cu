@@ -8,6 +8,9 @@
  * block's product is exact in INT32 (65536 * 128 * 128 = 2^30) and is reduced to the
  * canonical symmetric residue, so the accumulated residue is the same on both.
  *
+ * Ozaki I is in ozaki1_cuda.cu; what both use (per-thread state, workspace, operands,
+ * gemm_i8, error checks) is declared in cuda_common.cuh and defined here.
+ *
  * cuBLAS is opened at run time (cublas_loader.cu); the CUDA runtime is linked statically
  * and initialised on first use only (never at library load), so a process may fork before
  * its first call. One cuBLAS handle and one workspace per (thread, device), never shared.
@@ -21,53 +24,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef OZ_CUDA_EMU
-#include "emu/cuda_emu.h" /* CPU emulation of the CUDA subset used here (tests without a GPU) */
-#else
-#include <cuda_runtime.h>
-#endif
-
-extern "C" {
-#include "../core/oz_internal.h"
-}
-#include "cublas_dyn.h"
+#define OZ_CUDA_FILE "executor_cuda.cu"
+#include "cuda_common.cuh" /* shared with ozaki1_cuda.cu: state, operands, gemm_i8, CK... */
 #include "kernels_ozaki2.cuh"
 #include "oz_cuda.h"
-
-static inline dim3 blk32x8() { return dim3(32, 8); }
-
-/* Every kernel launch goes through here: <<<>>> under nvcc, the CPU emulation of
- * emu/cuda_emu.h otherwise. */
-template <typename... P, typename... A>
-static void oz_launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...), A... args)
-{
-#ifdef OZ_CUDA_EMU
-    (void)st;
-    oz_emu_launch(grid, block, kernel, args...);
-#else
-    kernel<<<grid, block, 0, st>>>(args...);
-#endif
-}
 
 #ifndef OZBLAS_CUDA_ARCHS
 #define OZBLAS_CUDA_ARCHS "unknown"
 #endif
 
-#define OZ_KBLOCK 65536         /* residue products: 65536 * 128 * 128 = 2^30 < 2^31 */
+/* OZ_KBLOCK (cuda_common.cuh) 65536: residue products, 65536 * 128 * 128 = 2^30 < 2^31 */
 #define OZ_KBLOCK_BOUND 262144  /* bound product: 262144 * 64 * 64 = 2^30 < 2^31 */
 #define OZ_MAX_DEVICES 64
 
 /* With OZBLAS_CUDA_VERBOSE=1 in the environment, each failing CUDA or cuBLAS call is named
  * on stderr (the call itself only returns OZBLAS_ERR_DEVICE). */
-static void report_failure(const char *what, int code, int is_cublas, int line)
+void oz_cuda_report_failure(const char *file, const char *what, int code, int is_cublas,
+                            int line)
 {
     static int verbose = -1;
     if (verbose < 0)
         verbose = oz_env_cuda_verbose();
     if (verbose)
-        fprintf(stderr, "ozblas cuda: %s failed: %s %d%s%s (executor_cuda.cu:%d)\n", what,
+        fprintf(stderr, "ozblas cuda: %s failed: %s %d%s%s (%s:%d)\n", what,
                 is_cublas ? "cublasStatus" : "cudaError", code, is_cublas ? "" : " ",
-                is_cublas ? "" : cudaGetErrorString((cudaError_t)code), line);
+                is_cublas ? "" : cudaGetErrorString((cudaError_t)code), file, line);
+}
+
+static void report_failure(const char *what, int code, int is_cublas, int line)
+{
+    oz_cuda_report_failure(OZ_CUDA_FILE, what, code, is_cublas, line);
 }
 
 /* ---- availability and description --------------------------------------------------------- */
@@ -152,14 +138,7 @@ extern "C" const char *oz_cuda_describe(void)
 
 /* ---- per (thread, device) state: cuBLAS handle, workspace, events --------------------------- */
 
-typedef struct {
-    int dev;
-    oz_cublas_handle h;
-    void *ws;
-    size_t ws_size;
-    cudaEvent_t *ev;
-    int nev;
-} dev_state;
+/* dev_state: cuda_common.cuh */
 
 typedef struct {
     dev_state *s[OZ_MAX_DEVICES];
@@ -231,7 +210,7 @@ static dev_state *state_get(int dev, const oz_cublas *cb)
 
 /* Workspace of at least bytes, grown as needed (previous calls have finished: every call
  * synchronizes its stream before returning). NULL when the device has not that much. */
-static void *ws_get(dev_state *s, size_t bytes)
+void *ws_get(dev_state *s, size_t bytes)
 {
     if (bytes <= s->ws_size)
         return s->ws;
@@ -252,7 +231,7 @@ static void *ws_get(dev_state *s, size_t bytes)
     return p;
 }
 
-static int events_get(dev_state *s, int n)
+int events_get(dev_state *s, int n)
 {
     if (n <= s->nev)
         return 1;
@@ -272,15 +251,9 @@ static int events_get(dev_state *s, int n)
 
 /* ---- one call's device context -------------------------------------------------------------- */
 
-typedef struct {
-    int prev_dev;
-    int dev;
-    dev_state *s;
-    cudaStream_t st;
-    const oz_cublas *cb;
-} run_ctx;
+/* run_ctx: cuda_common.cuh */
 
-static ozblas_status run_begin(run_ctx *r, const ozblas_options *opt)
+ozblas_status run_begin(run_ctx *r, const ozblas_options *opt)
 {
     memset(r, 0, sizeof *r);
     r->prev_dev = -1;
@@ -311,7 +284,7 @@ static ozblas_status run_begin(run_ctx *r, const ozblas_options *opt)
     return OZBLAS_OK;
 }
 
-static void run_end(run_ctx *r)
+void run_end(run_ctx *r)
 {
     if (r->prev_dev >= 0 && r->prev_dev != r->dev)
         (void)cudaSetDevice(r->prev_dev);
@@ -333,19 +306,9 @@ static int where(const void *p, int dev)
     return 0;
 }
 
-/* A matrix of rows x cols elements (es bytes each) with leading dimension ld, either used in
- * place (device) or copied to/from a compact device buffer (ld = rows). */
-typedef struct {
-    const double *host;
-    double *dev;
-    int64_t ld;
-    int on_dev;
-    int64_t rows, cols;
-    size_t es;
-} mat;
-
-static int mat_init(mat *x, const double *p, int64_t ld, int64_t rows, int64_t cols, size_t es,
-                    int dev)
+/* mat (an operand used in place or copied): cuda_common.cuh */
+int mat_init(mat *x, const double *p, int64_t ld, int64_t rows, int64_t cols, size_t es,
+             int dev)
 {
     memset(x, 0, sizeof *x);
     x->rows = rows;
@@ -365,13 +328,13 @@ static int mat_init(mat *x, const double *p, int64_t ld, int64_t rows, int64_t c
     return 1;
 }
 
-static size_t mat_bytes(const mat *x)
+size_t mat_bytes(const mat *x)
 {
     return x->on_dev ? 0 : (size_t)(x->rows * x->cols) * x->es;
 }
 
 /* host (leading dimension ld_host) -> compact device copy */
-static cudaError_t mat_upload(const mat *x, int64_t ld_host, cudaStream_t st)
+cudaError_t mat_upload(const mat *x, int64_t ld_host, cudaStream_t st)
 {
     if (x->on_dev)
         return cudaSuccess;
@@ -382,7 +345,7 @@ static cudaError_t mat_upload(const mat *x, int64_t ld_host, cudaStream_t st)
                              cudaMemcpyHostToDevice, st);
 }
 
-static cudaError_t mat_download(const mat *x, int64_t ld_host, cudaStream_t st)
+cudaError_t mat_download(const mat *x, int64_t ld_host, cudaStream_t st)
 {
     if (x->on_dev)
         return cudaSuccess;
@@ -393,46 +356,14 @@ static cudaError_t mat_download(const mat *x, int64_t ld_host, cudaStream_t st)
                              (size_t)x->cols, cudaMemcpyDeviceToHost, st);
 }
 
-/* Bump allocator over the workspace. */
-typedef struct {
-    char *base;
-    size_t off;
-} carve;
-
-static size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
-
-static void *carve_take(carve *c, size_t bytes)
-{
-    void *p = c->base ? c->base + c->off : NULL;
-    c->off += align256(bytes);
-    return p;
-}
+/* carve, carve_take (bump allocator over the workspace): cuda_common.cuh */
 
 static int op_of(char t)
 {
     return t == 'N' ? OZ_CUBLAS_OP_N : t == 'T' ? OZ_CUBLAS_OP_T : OZ_CUBLAS_OP_C;
 }
 
-#define CK(x)                                                                                     \
-    do {                                                                                          \
-        cudaError_t e_ = (x);                                                                     \
-        if (e_ != cudaSuccess) {                                                                  \
-            (void)cudaGetLastError();                                                             \
-            report_failure(#x, (int)e_, 0, __LINE__);                                             \
-            st = OZBLAS_ERR_DEVICE;                                                               \
-            goto done;                                                                            \
-        }                                                                                         \
-    } while (0)
-#define CKB(x)                                                                                    \
-    do {                                                                                          \
-        oz_cublas_status s_ = (x);                                                                \
-        if (s_ != OZ_CUBLAS_STATUS_SUCCESS) {                                                     \
-            report_failure(#x, (int)s_, 1, __LINE__);                                             \
-            st = OZBLAS_ERR_DEVICE;                                                               \
-            goto done;                                                                            \
-        }                                                                                         \
-    } while (0)
-#define CKL() CK(cudaPeekAtLastError())
+/* CK, CKB, CKL: cuda_common.cuh */
 
 /* ---- native --------------------------------------------------------------------------- */
 
@@ -535,8 +466,6 @@ typedef struct {
     int lc; /* l-contiguous layout */
 } side;
 
-static int grid1(int64_t n, int bs) { return (int)((n + bs - 1) / bs); }
-
 template <bool LC, bool CX>
 static void launch_stats(const side *p, int64_t k, int *bad, cudaStream_t st)
 {
@@ -573,21 +502,7 @@ static void launch_pack(const side *p, int64_t k, int64_t kpad, int ushift, int8
         p->v, k, kpad, p->cols, p->cols_pad, tl, p->E, p->bits, ushift, out, plane, *T);
 }
 
-/* Dispatch on (layout, complex). */
-#define OZ_DISPATCH(lc, cx, F, ...)                                                               \
-    do {                                                                                          \
-        if (lc) {                                                                                 \
-            if (cx)                                                                               \
-                F<true, true>(__VA_ARGS__);                                                       \
-            else                                                                                  \
-                F<true, false>(__VA_ARGS__);                                                      \
-        } else {                                                                                  \
-            if (cx)                                                                               \
-                F<false, true>(__VA_ARGS__);                                                      \
-            else                                                                                  \
-                F<false, false>(__VA_ARGS__);                                                     \
-        }                                                                                         \
-    } while (0)
+/* OZ_DISPATCH: cuda_common.cuh */
 
 template <bool LC, bool CX>
 static void launch_ubound(const side *p, int64_t k, int64_t kpad, int ushift, int8_t *out,
@@ -604,9 +519,8 @@ static void launch_residues(const side *p, int64_t k, int64_t kpad, int8_t *out,
 }
 
 /* C32 (m x n, ldc) = A^T B for int8 A (kb x m, lda), B (kb x n, ldb): TN, IMMA. */
-static oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb,
-                                const int8_t *A, int64_t lda, const int8_t *B, int64_t ldb,
-                                int *C, int64_t ldc)
+oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
+                         int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc)
 {
     static const int one = 1, zero = 0;
     if (m <= INT_MAX && n <= INT_MAX && kb <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX &&
@@ -647,7 +561,7 @@ static void report_bits_host(const side *pa, const side *pb, ozblas_report *r)
     }
 }
 
-static float elapsed(cudaEvent_t a, cudaEvent_t b)
+float elapsed(cudaEvent_t a, cudaEvent_t b)
 {
     float ms = 0.0f;
     if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
@@ -969,6 +883,7 @@ static oz_executor make_cuda_executor(void)
     e.available = cuda_available;
     e.native = cuda_native;
     e.ozaki2 = cuda_ozaki2;
+    e.ozaki1 = cuda_ozaki1; /* ozaki1_cuda.cu */
     return e;
 }
 

@@ -16,26 +16,9 @@
 #include <limits.h>
 #include <stdint.h>
 
-/* op(X) as seen by the kernels. */
-struct oz_opv {
-    const double *p; /* device memory, column-major */
-    int64_t ld;      /* leading dimension, in (real or complex) elements */
-    double sign;     /* -1 conjugates the imaginary part ('C'), else 1 */
-};
+#include "cuda_common.cuh"
 
-template <bool LC, bool CX>
-__device__ __forceinline__ void oz_load(const oz_opv &v, int64_t l, int64_t q, double &re,
-                                        double &im)
-{
-    int64_t off = LC ? l + q * v.ld : q + l * v.ld;
-    if (CX) {
-        re = v.p[2 * off];
-        im = v.sign * v.p[2 * off + 1]; /* as the CPU's pack(): sign * x */
-    } else {
-        re = v.p[off];
-        im = 0.0;
-    }
-}
+/* oz_opv (op(X) as seen by the kernels) and oz_load: cuda_common.cuh */
 
 /* ---- step 1: statistics ------------------------------------------------------------------
  * Per packed column q: amax (bit pattern of the largest |x|, a nonnegative double, so the

@@ -20,8 +20,11 @@ FLAGS="-O2 -fPIC -ffp-contract=off -fno-fast-math -fvisibility=hidden -fopenmp -
 for f in $(find src -name '*.c' ! -name no_cuda.c ! -path '*/cuda/*' | sort); do
     gcc -std=c11 $FLAGS -DOZBLAS_BUILD -DOZBLAS_VERSION='"emu"' -c "$f" -o "$OBJ/$(basename "$f" .c).o"
 done
-g++ -std=c++17 $FLAGS -Isrc -DOZ_CUDA_EMU -DOZBLAS_CUDA_ARCHS='"emulated"' -x c++ \
-    -c src/cuda/executor_cuda.cu -o "$OBJ/executor_cuda.o"
+# every .cu of src/cuda but the cuBLAS loader (replaced by cublas_emu.cpp)
+for f in $(find src/cuda -maxdepth 1 -name '*.cu' ! -name cublas_loader.cu | sort); do
+    g++ -std=c++17 $FLAGS -Isrc -DOZ_CUDA_EMU -DOZBLAS_CUDA_ARCHS='"emulated"' -x c++ \
+        -c "$f" -o "$OBJ/$(basename "$f" .cu).o"
+done
 g++ -std=c++17 $FLAGS -O3 -march=native -Isrc -DOZ_CUDA_EMU -c src/cuda/emu/cublas_emu.cpp -o "$OBJ/cublas_emu.o"
 g++ -shared -fopenmp -o "$DEST/ozblas/libozblas.so" "$OBJ"/*.o -ldl -lm -lpthread
 echo "built $DEST/ozblas/libozblas.so"
