@@ -231,15 +231,19 @@ def time_ozblas(n, cplx, method, moduli=None, scaling=None, reps=3):
     return run
 
 
-def time_ozblas_device(n, cplx, moduli, scaling, reps=3):
-    """Ozaki II on CuPy arrays already on the device: what a CuPy caller sees, timed with
-    device events around the whole call (workspace reuse, all kernels and GEMMs)."""
+def time_ozblas_device(n, cplx, moduli, scaling, reps=3, method="ozaki2"):
+    """Ozaki II (or Ozaki I: moduli = slices, scaling = variant) on CuPy arrays already on
+    the device: what a CuPy caller sees, timed with device events around the whole call
+    (workspace reuse, all kernels and GEMMs)."""
     import cupy as cp
     import ozblas
 
     a, b = inputs(n, cplx)
     ad, bd = cp.asfortranarray(cp.asarray(a)), cp.asfortranarray(cp.asarray(b))
-    kw = dict(method="ozaki2", moduli=moduli, scaling=scaling, return_info=True)
+    if method == "ozaki1":
+        kw = dict(method="ozaki1", slices=moduli, variant=scaling, return_info=True)
+    else:
+        kw = dict(method="ozaki2", moduli=moduli, scaling=scaling, return_info=True)
     c, info = ozblas.matmul(ad, bd, **kw)  # warm-up
     times, phases = [], []
     for _ in range(reps):
@@ -253,7 +257,7 @@ def time_ozblas_device(n, cplx, moduli, scaling, reps=3):
     del ad, bd, c
     cp.get_default_memory_pool().free_all_blocks()
     med = statistics.median(times)
-    return {"kind": "ozblas_ozaki2_device_arrays", "dtype": "z" if cplx else "d", "n": n,
+    return {"kind": f"ozblas_{method}_device_arrays", "dtype": "z" if cplx else "d", "n": n,
             "moduli": moduli, "scaling": scaling, "executor": info.get("executor"),
             "method_used": info.get("method"), "fallback": info.get("fallback"),
             "seconds": times, "seconds_median": med, "tflops_device": flops(n, cplx) / med / 1e12,
@@ -390,6 +394,9 @@ def plan(quick, device_only=False):
             add(("cupy", n, False, None, None))
             add(("ozaki2_dev", n, False, 14, "fast"))
         add(("ozaki2_dev", 16384, False, 16, "accurate"))
+        for n in (4096, 8192):
+            for variant in ("hybrid", "bitmask"):
+                add(("ozaki1_dev", n, False, 11, variant))
         return p
     # the headline figures first
     add(("cupy", 8192, False, None, None))
@@ -480,15 +487,15 @@ def main():
                 continue
             _, n, cplx, moduli, scaling = item
             est = estimate(kind, n, cplx, moduli or 14)
-            if est > left or (kind in ("cupy", "ozaki2_dev") and not have_cupy):
+            if est > left or (kind in ("cupy", "ozaki2_dev", "ozaki1_dev") and not have_cupy):
                 res.add("skipped", {"what": list(item), "estimate_s": est, "left_s": left})
                 log(f"skip {item}: estimate {est:.0f}s, left {left:.0f}s")
                 continue
             t = time.monotonic()
             if kind == "cupy":
                 run = time_cupy_native(n, cplx)
-            elif kind == "ozaki2_dev":
-                run = time_ozblas_device(n, cplx, moduli, scaling)
+            elif kind in ("ozaki2_dev", "ozaki1_dev"):
+                run = time_ozblas_device(n, cplx, moduli, scaling, method=kind[:6])
             else:
                 run = time_ozblas(n, cplx, kind, moduli, scaling,
                                   reps=3 if n >= 4096 else 5)
@@ -513,8 +520,9 @@ def _label(r):
         return f"{r['dtype']} n={r['n']} native (CuPy, device)"
     if r["kind"] == "ozblas_native":
         return f"{r['dtype']} n={r['n']} native (ozblas cuda)"
-    where = " (CuPy arrays)" if r["kind"] == "ozblas_ozaki2_device_arrays" else ""
-    return f"{r['dtype']} n={r['n']} ozaki2 {r['scaling']}-{r['moduli']}{where}"
+    where = " (CuPy arrays)" if r["kind"].endswith("_device_arrays") else ""
+    method = "ozaki1" if r["kind"].startswith("ozblas_ozaki1") else "ozaki2"
+    return f"{r['dtype']} n={r['n']} {method} {r['scaling']}-{r['moduli']}{where}"
 
 
 def print_table(d):
