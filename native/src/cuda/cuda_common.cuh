@@ -174,6 +174,39 @@ __device__ __forceinline__ void oz_load(const oz_opv &v, int64_t l, int64_t q, d
     }
 }
 
+/* The view of op(A) (is_a) or op(B) on device memory; returns whether it is l-contiguous:
+ * (l, q) = A(q, l) for 'N' (q contiguous), A(l, q) otherwise; op(B) the reverse. */
+static inline int oz_op_view(const oz_gemm_call *c, int is_a, const double *dev, int64_t ld,
+                             oz_opv *v)
+{
+    char tr = is_a ? c->transa : c->transb;
+    v->p = dev;
+    v->ld = ld;
+    v->sign = tr == 'C' ? -1.0 : 1.0;
+    return is_a ? tr != 'N' : tr == 'N';
+}
+
+/* The 32 x 32 tile (l0.., q0..) of op(X) into shared memory as t[q][l], read coalesced along
+ * whichever index is contiguous in memory; zeros outside k x cols. Block (32, 8). */
+template <bool LC, bool CX>
+__device__ __forceinline__ void oz_load_tile(const oz_opv &v, int64_t k, int64_t cols, int64_t l0,
+                                             int64_t q0, double (*tre)[33], double (*tim)[33])
+{
+    const int tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        const int ql = LC ? ty + 8 * r : tx, ll = LC ? tx : ty + 8 * r;
+        const int64_t q = q0 + ql, l = l0 + ll;
+        double re = 0.0, im = 0.0;
+        if (q < cols && l < k)
+            oz_load<LC, CX>(v, l, q, re, im);
+        tre[ql][ll] = re;
+        if (CX)
+            tim[ql][ll] = im;
+    }
+    __syncthreads();
+}
+
 /* Dispatch on (layout, complex). */
 #define OZ_DISPATCH(lc, cx, F, ...)                                                               \
     do {                                                                                          \

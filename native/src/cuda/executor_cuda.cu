@@ -697,15 +697,8 @@ static ozblas_status cuda_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     if (!c->beta_zero)
         CK(mat_upload(&C, c->ldc, r.st));
 
-    /* op(A): (l, q) = A(q, l) for 'N' (q contiguous), A(l, q) otherwise; op(B) the reverse. */
-    pa.lc = c->transa != 'N';
-    pa.v.p = A.dev;
-    pa.v.ld = A.ld;
-    pa.v.sign = c->transa == 'C' ? -1.0 : 1.0;
-    pb.lc = c->transb == 'N';
-    pb.v.p = B.dev;
-    pb.v.ld = B.ld;
-    pb.v.sign = c->transb == 'C' ? -1.0 : 1.0;
+    pa.lc = oz_op_view(c, 1, A.dev, A.ld, &pa.v);
+    pb.lc = oz_op_view(c, 0, B.dev, B.ld, &pb.v);
 
     /* ---- phase 0: statistics and bits ---- */
     CK(cudaEventRecord(ev[evi++], r.st)); /* 0 */

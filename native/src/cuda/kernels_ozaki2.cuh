@@ -178,18 +178,7 @@ __global__ void __launch_bounds__(256)
     const int64_t tile = blockIdx.x;
     const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;
 
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        const int ql = LC ? ty + 8 * r : tx, ll = LC ? tx : ty + 8 * r;
-        const int64_t q = q0 + ql, l = l0 + ll;
-        double re = 0.0, im = 0.0;
-        if (q < cols && l < k)
-            oz_load<LC, CX>(v, l, q, re, im);
-        tre[ql][ll] = re;
-        if (CX)
-            tim[ql][ll] = im;
-    }
-    __syncthreads();
+    oz_load_tile<LC, CX>(v, k, cols, l0, q0, tre, tim);
 
     const int64_t l = l0 + tx;
     if (l >= kpad)

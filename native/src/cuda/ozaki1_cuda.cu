@@ -59,18 +59,7 @@ __global__ void __launch_bounds__(256)
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int64_t tile = blockIdx.x;
     const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        const int ql = LC ? ty + 8 * r : tx, ll = LC ? tx : ty + 8 * r;
-        const int64_t q = q0 + ql, l = l0 + ll;
-        double re = 0.0, im = 0.0;
-        if (q < cols && l < k)
-            oz_load<LC, CX>(v, l, q, re, im);
-        tre[ql][ll] = re;
-        if (CX)
-            tim[ql][ll] = im;
-    }
-    __syncthreads();
+    oz_load_tile<LC, CX>(v, k, cols, l0, q0, tre, tim);
     const int64_t l = l0 + tx;
     if (l >= k)
         return;
@@ -550,15 +539,8 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
     if (!c->beta_zero)
         CK(mat_upload(&C, c->ldc, rc.st));
 
-    /* op(A): (l, q) = A(q, l) for 'N' (q contiguous), A(l, q) otherwise; op(B) the reverse. */
-    sa.lc = c->transa != 'N';
-    sa.v.p = A.dev;
-    sa.v.ld = A.ld;
-    sa.v.sign = c->transa == 'C' ? -1.0 : 1.0;
-    sb.lc = c->transb == 'N';
-    sb.v.p = B.dev;
-    sb.v.ld = B.ld;
-    sb.v.sign = c->transb == 'C' ? -1.0 : 1.0;
+    sa.lc = oz_op_view(c, 1, A.dev, A.ld, &sa.v);
+    sb.lc = oz_op_view(c, 0, B.dev, B.ld, &sb.v);
 
     /* ---- phase 1: split ---- */
     CK(tl_mark(&tl, 0, rc.st));
