@@ -14,6 +14,9 @@ import pytest
 
 import ozblas
 
+import _compare
+from _compare import assert_same_bits
+
 try:
     from ozblas.testing import make_matrix
 except ImportError:  # pragma: no cover - older trees
@@ -47,27 +50,8 @@ _REPORT_KEYS = ("method", "moduli", "scaling", "fallback", "int_gemms", "fp64_pa
                 "bits_a", "bits_b")
 
 
-def _bits(x):
-    return np.ascontiguousarray(x).view(np.uint64)
-
-
-def assert_same_bits(got, want, what=""):
-    assert got.shape == want.shape and got.dtype == want.dtype, what
-    g, w = _bits(got), _bits(want)
-    if not np.array_equal(g, w):
-        bad = np.argwhere(g != w)
-        i = tuple(bad[0])
-        raise AssertionError(
-            f"{what}: {len(bad)} of {g.size} words differ; first at {i}: "
-            f"cuda {np.ascontiguousarray(got).view(np.float64)[i]!r} "
-            f"cpu {np.ascontiguousarray(want).view(np.float64)[i]!r}")
-
-
 def assert_same_report(rc, rp, what=""):
-    assert rc["executor"] == "cuda", (what, rc)
-    assert rp["executor"] == "cpu", (what, rp)
-    for key in _REPORT_KEYS:
-        assert rc[key] == rp[key], (what, key, rc[key], rp[key])
+    _compare.assert_same_report(rc, rp, _REPORT_KEYS, what)
 
 
 def assert_pair(cc, rc, cp, rp, a, b, what=""):

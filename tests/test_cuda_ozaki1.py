@@ -17,6 +17,9 @@ import pytest
 import ozblas
 from ozblas.testing import make_matrix
 
+import _compare
+from _compare import assert_same_bits
+
 
 def _cuda_state():
     try:
@@ -37,27 +40,8 @@ _REPORT_KEYS = ("method", "slices", "variant", "fallback", "int_gemms", "fp64_pa
                 "bits_a", "bits_b")
 
 
-def _bits(x):
-    return np.ascontiguousarray(x).view(np.uint64)
-
-
-def assert_same_bits(got, want, what=""):
-    assert got.shape == want.shape and got.dtype == want.dtype, what
-    g, w = _bits(got), _bits(want)
-    if not np.array_equal(g, w):
-        bad = np.argwhere(g != w)
-        i = tuple(bad[0])
-        raise AssertionError(
-            f"{what}: {len(bad)} of {g.size} words differ; first at {i}: "
-            f"cuda {np.ascontiguousarray(got).view(np.float64)[i]!r} "
-            f"cpu {np.ascontiguousarray(want).view(np.float64)[i]!r}")
-
-
 def assert_same_report(rc, rp, what=""):
-    assert rc["executor"] == "cuda", (what, rc)
-    assert rp["executor"] == "cpu", (what, rp)
-    for key in _REPORT_KEYS:
-        assert rc[key] == rp[key], (what, key, rc[key], rp[key])
+    _compare.assert_same_report(rc, rp, _REPORT_KEYS, what)
     if rc["fallback"] is None:
         ph = rc["phase_seconds"]
         assert ph is not None and len(ph) == 5 and all(p >= 0 for p in ph), (what, ph)
