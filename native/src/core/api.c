@@ -15,7 +15,8 @@
 #endif
 
 struct ozblas_context {
-    int unused; /* workspace caching lives here once executors keep buffers */
+    int reserved; /* executors cache per thread and device; the handle lets later versions
+                     keep state here without changing the API */
 };
 
 const char *ozblas_version(void) { return OZBLAS_VERSION; }

@@ -157,7 +157,7 @@ OZ_HD double oz2_residue_small(double x, double m, double inv)
 
 /* ---- step 6: CRT ------------------------------------------------------------------------ */
 
-/* acc (two's complement, OZ2_LIMBS words) -= q * M */
+/* acc (two's complement, L words) -= q * M */
 OZ_HD void oz2_limbs_sub_mul(uint32_t *acc, const uint32_t *M, uint32_t q, int L)
 {
     uint64_t carry = 0;
