@@ -1,4 +1,4 @@
-"""The `ozblas` command (also `python -m ozblas`): info, demo, bench."""
+"""The `ozblas` command (also `python -m ozblas`): info, demo, explain, bench."""
 
 from __future__ import annotations
 
@@ -99,15 +99,26 @@ def main(argv=None) -> int:
     pd.add_argument("--k", type=int, default=1024)
     pd.add_argument("--n", type=int, default=128)
     pd.add_argument("--moduli", type=int, nargs="+", default=[12, 14, 16, 18])
+    pe = sub.add_parser("explain", help="what the cost model would do with a product, and why",
+                        add_help=False)
+    pe.add_argument("rest", nargs=argparse.REMAINDER)
     pb = sub.add_parser("bench", help="run a study from benchmarks/ (accuracy, cpu-speed)")
     pb.add_argument("study", choices=["accuracy", "cpu-speed"])
     pb.add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to the study")
-    args = p.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["explain"]:
+        args = argparse.Namespace(cmd="explain", rest=argv[1:])
+    else:
+        args = p.parse_args(argv)
     try:
         config.from_env()
     except config.ConfigError as e:
         print(f"ozblas: {e}", file=sys.stderr)
         return 2
+    if args.cmd == "explain":  # its own parser, so that `ozblas explain --help` reaches it
+        from .policy import main_explain
+
+        return main_explain(args.rest)
     return {"info": cmd_info, "demo": cmd_demo, "bench": cmd_bench}[args.cmd](args)
 
 

@@ -32,3 +32,10 @@ def test_bench_runs_a_study(tmp_path):
     r = run("bench", "cpu-speed", "--sizes", "64", "--repeats", "1", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
     assert json.loads((tmp_path / "cpu_speed.json").read_text())["results"]
+
+
+def test_explain_is_wired():
+    r = run("explain", "16384", "16384", "16384", "--profile", "a100")
+    assert r.returncode == 0, r.stderr
+    assert "choice: native" in r.stdout
+    assert run("explain", "--help").returncode == 0
