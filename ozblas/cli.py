@@ -1,4 +1,4 @@
-"""The `ozblas` command (also `python -m ozblas`): info, demo, explain, bench."""
+"""The `ozblas` command (also `python -m ozblas`): info, demo, run, libpath, explain, bench."""
 
 from __future__ import annotations
 
@@ -105,7 +105,18 @@ def main(argv=None) -> int:
     pb = sub.add_parser("bench", help="run a study from benchmarks/ (accuracy, cpu-speed)")
     pb.add_argument("study", choices=["accuracy", "cpu-speed"])
     pb.add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to the study")
+    p.add_argument_group("more commands", "run [--method M] [--moduli N] [--trace FILE|-] -- CMD ...: "
+                         "CMD with its BLAS calls routed (preload shim); libpath: the shim's path")
     argv = sys.argv[1:] if argv is None else list(argv)
+    # these parse their own arguments (so that `ozblas run -- cmd --help` reaches cmd)
+    if argv[:1] == ["run"]:
+        from .shim import cmd_run
+
+        return cmd_run(argv[1:])
+    if argv[:1] == ["libpath"]:
+        from .shim import cmd_libpath
+
+        return cmd_libpath(argv[1:])
     if argv[:1] == ["explain"]:
         args = argparse.Namespace(cmd="explain", rest=argv[1:])
     else:

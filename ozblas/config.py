@@ -27,6 +27,11 @@ VARIABLES = {
     "OZBLAS_OZAKI1_VARIANT": ("hybrid", "bitmask, rn, ef, hybrid", "Ozaki I slicing and accumulation"),
     "OZBLAS_DEVICE": ("auto", "auto, cpu, cuda, cuda:N", "executor (cuda:N picks the GPU)"),
     "OZBLAS_NUM_THREADS": ("0", "0 (all cores) or a positive integer", "CPU executor threads"),
+    "OZBLAS_MIN_SIZE": ("256", "0 (route everything) or a positive integer",
+                        "preload shim: route a call only when min(m, n, k) >= this"),
+    "OZBLAS_DISABLE": ("0", "0, 1", "preload shim: 1 passes every call to the real BLAS"),
+    "OZBLAS_TRACE": ("", "- (stderr) or a file path",
+                     "preload shim: one line per call (routine, sizes, route, method, time, reason)"),
 }
 
 
@@ -44,6 +49,9 @@ class Options:
     executor: str = "auto"  # auto, cpu, cuda
     device: int = 0
     threads: int = 0
+    min_size: int = 256     # preload shim (OZBLAS_MIN_SIZE)
+    disable: bool = False   # preload shim (OZBLAS_DISABLE)
+    trace: str | None = None  # preload shim (OZBLAS_TRACE): "-" or a path
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -113,6 +121,27 @@ def parse_threads(value, name="threads") -> int:
     return v
 
 
+def parse_min_size(value, name="min_size") -> int:
+    s = str(value)
+    if isinstance(value, (bool, float)) or not (s.isascii() and s.isdigit()) or int(s) > 1 << 40:
+        raise _bad(name, value, VARIABLES["OZBLAS_MIN_SIZE"][1])
+    return int(s)
+
+
+def parse_disable(value, name="disable") -> bool:
+    s = str(value)
+    if isinstance(value, float) or not (s.isascii() and s.isdigit()) or int(s) > 1:
+        raise _bad(name, value, VARIABLES["OZBLAS_DISABLE"][1])
+    return int(s) == 1
+
+
+def parse_trace(value, name="trace") -> str:
+    s = str(value)
+    if not s or len(s.encode()) >= 1024:
+        raise _bad(name, value, VARIABLES["OZBLAS_TRACE"][1])
+    return s
+
+
 def from_env(environ=None) -> Options:
     """Options from the environment (defaults for unset or empty variables)."""
     env = os.environ if environ is None else environ
@@ -136,4 +165,11 @@ def from_env(environ=None) -> Options:
         kw["executor"], kw["device"] = parse_device(v, "OZBLAS_DEVICE")
     if (v := get("OZBLAS_NUM_THREADS")) is not None:
         kw["threads"] = parse_threads(v, "OZBLAS_NUM_THREADS")
+    # The preload shim's settings; read as C reads them (empty means unset, no stripping).
+    if v := env.get("OZBLAS_MIN_SIZE", ""):
+        kw["min_size"] = parse_min_size(v, "OZBLAS_MIN_SIZE")
+    if v := env.get("OZBLAS_DISABLE", ""):
+        kw["disable"] = parse_disable(v, "OZBLAS_DISABLE")
+    if v := env.get("OZBLAS_TRACE", ""):
+        kw["trace"] = parse_trace(v, "OZBLAS_TRACE")
     return Options(**kw)

@@ -228,3 +228,25 @@ def test_info_is_plain_dict():
     assert set(d) >= {"version", "library", "executors", "config", "host_blas"}
     assert d["executors"]["cpu"]["available"] is True
     assert d["moduli"][:3] == [256, 255, 253]
+
+
+def _child_matmul(q):
+    a = make_matrix(300, 300, 1.0, seed=1)
+    q.put(ozblas.matmul(a, a, method="ozaki2", executor="cpu", threads=2).tobytes())
+
+
+def test_forked_child_after_parallel_regions():
+    """libgomp's pool does not survive fork(): the child must not hang, and must compute
+    the same bits (it runs the CPU executor on one thread)."""
+    import multiprocessing as mp
+
+    a = make_matrix(300, 300, 1.0, seed=1)
+    want = ozblas.matmul(a, a, method="ozaki2", executor="cpu", threads=2)
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_matmul, args=(q,))
+    p.start()
+    got = q.get(timeout=60)  # before join: the child blocks until its result is read
+    p.join(10)
+    assert p.exitcode == 0, "child hung or failed"
+    assert got == want.tobytes()

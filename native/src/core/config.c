@@ -120,3 +120,47 @@ int oz_env_cuda_verbose(void)
     const char *v = getenv("OZBLAS_CUDA_VERBOSE");
     return v && *v && strcmp(v, "0") != 0;
 }
+
+/* Settings of the preload shim (src/shim/): OZBLAS_MIN_SIZE (route only when
+ * min(m, n, k) >= it; 0 routes everything), OZBLAS_DISABLE (1: pass every call through)
+ * and OZBLAS_TRACE ("-" for stderr or a file path; unset or empty: no trace). */
+/* Plain decimal digits only (no sign, no spaces), as ozblas/config.py reads them. */
+static int parse_digits(const char *s, long lo, long hi, long *out)
+{
+    for (const char *p = s; *p; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return parse_int(s, lo, hi, out);
+}
+
+void oz_shim_env_init(oz_shim_env *e)
+{
+    e->min_size = 256;
+    e->disable = 0;
+    e->trace[0] = 0;
+}
+
+ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len)
+{
+    oz_shim_env o;
+    oz_shim_env_init(&o);
+    const char *v;
+    long x;
+    if ((v = getenv("OZBLAS_MIN_SIZE")) && *v) {
+        if (!parse_digits(v, 0, 1L << 40, &x))
+            return bad(err, err_len, "OZBLAS_MIN_SIZE", v, "0 (route everything) or a positive integer");
+        o.min_size = x;
+    }
+    if ((v = getenv("OZBLAS_DISABLE")) && *v) {
+        if (!parse_digits(v, 0, 1, &x))
+            return bad(err, err_len, "OZBLAS_DISABLE", v, "0, 1");
+        o.disable = (int)x;
+    }
+    if ((v = getenv("OZBLAS_TRACE")) && *v) {
+        if (strlen(v) >= sizeof o.trace)
+            return bad(err, err_len, "OZBLAS_TRACE", v, "- (stderr) or a file path");
+        strcpy(o.trace, v);
+    }
+    *e = o;
+    return OZBLAS_OK;
+}

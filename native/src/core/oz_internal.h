@@ -50,6 +50,21 @@ const oz_executor *oz_cuda_executor(void); /* NULL when not built */
 const char *oz_env_cublas_lib(void);
 int oz_env_cuda_verbose(void);
 
+/* Internal functions the preload shim (libozblas_preload.so, which links libozblas.so)
+ * calls: exported from libozblas.so but not part of the public API in ozblas.h. */
+#define OZ_SHIM_API __attribute__((visibility("default")))
+
+/* core/config.c: the shim's own settings, OZBLAS_MIN_SIZE, OZBLAS_DISABLE, OZBLAS_TRACE.
+ * On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT with a message in err; e keeps
+ * the defaults (min_size 256, disable 0, no trace). */
+typedef struct {
+    int64_t min_size;
+    int disable;
+    char trace[1024]; /* "" (none), "-" (stderr) or a file path */
+} oz_shim_env;
+OZ_SHIM_API void oz_shim_env_init(oz_shim_env *e);
+OZ_SHIM_API ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len);
+
 void oz2_table_init(oz2_table *T, int n);
 int oz2_modulus(int t);
 const oz2_table *oz2_table_get(int n); /* cached, thread-safe */
@@ -61,6 +76,11 @@ typedef struct {
     char path[512];
 } oz_host_blas;
 const oz_host_blas *oz_host_blas_get(void);
+/* The first definition of a symbol among the loaded objects, skipping every ozblas library
+ * (libozblas.so, libozblas_preload.so: those that export oz_ozblas_library_marker).
+ * NULL when none defines it. path (may be NULL) receives the defining object's path.
+ * Thread-safe; not cached (callers cache). */
+OZ_SHIM_API void *oz_find_real_symbol(const char *name, char *path, size_t path_len);
 int oz_host_sgemm_tn(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float *C, int64_t ldc);
 

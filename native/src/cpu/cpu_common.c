@@ -1,11 +1,33 @@
 /* Helpers shared by the CPU executor's methods (Ozaki I and Ozaki II). */
 #include <omp.h>
+#include <pthread.h>
 
 #include "cpu_common.h"
 
+/* fork(): libgomp's thread pool does not survive into a child: there the first parallel
+ * region of more than one thread waits for the parent's threads forever. So a child of a
+ * process that ran parallel regions runs the CPU executor on one thread. */
+static int omp_used, forked_after_omp;
+
+static void child_after_fork(void)
+{
+    if (__atomic_load_n(&omp_used, __ATOMIC_RELAXED))
+        forked_after_omp = 1;
+}
+
+__attribute__((constructor)) static void register_fork_handler(void)
+{
+    pthread_atfork(NULL, NULL, child_after_fork);
+}
+
 int oz_cpu_threads(const ozblas_options *opt)
 {
-    return opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
+    if (forked_after_omp)
+        return 1;
+    int nt = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
+    if (nt > 1 && !__atomic_load_n(&omp_used, __ATOMIC_RELAXED))
+        __atomic_store_n(&omp_used, 1, __ATOMIC_RELAXED);
+    return nt;
 }
 
 void oz_cpu_sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
