@@ -64,8 +64,21 @@ static int avail_ndev;
 static char avail_why[1024];
 static char describe_buf[2048];
 
+/* A forked child must not touch the CUDA context its parent initialised: there the
+ * executor reports itself unavailable (auto then picks the CPU executor). */
+static void avail_child_after_fork(void)
+{
+    if (!avail_ok)
+        return;
+    avail_ok = 0;
+    snprintf(avail_why, sizeof avail_why,
+             "forked child of a process that initialised CUDA (CUDA cannot be used after fork)");
+    snprintf(describe_buf, sizeof describe_buf, "unavailable: %s", avail_why);
+}
+
 static void avail_init(void)
 {
+    pthread_atfork(NULL, NULL, avail_child_after_fork);
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
