@@ -12,3 +12,25 @@ def operands(a, b, alpha, beta):
         a = a.astype(np.complex128)
         b = b.astype(np.complex128)
     return a, b, cplx
+
+
+def update(xr, xi, alpha, beta, c, cplx):
+    """alpha X + beta C with the operations and order of oz_update_real/complex (C's beta == 0
+    is not read); the complex result is assembled part by part, which is exact."""
+    beta_zero = beta == 0
+    if not cplx:
+        out = float(alpha) * xr
+        if not beta_zero:
+            out = out + float(beta) * np.asarray(c, dtype=np.float64)
+        return out
+    al, be = complex(alpha), complex(beta)
+    tr = al.real * xr - al.imag * xi
+    ti = al.real * xi + al.imag * xr
+    if not beta_zero:
+        c = np.asarray(c, dtype=np.complex128)
+        tr = tr + (be.real * c.real - be.imag * c.imag)
+        ti = ti + (be.real * c.imag + be.imag * c.real)
+    out = np.empty(tr.shape, dtype=np.complex128)
+    out.real = tr
+    out.imag = ti
+    return out

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import operands
+from ._common import operands, update
 
 __all__ = ["ozaki1", "slice_width", "group_addends"]
 
@@ -151,12 +151,8 @@ def ozaki1(a, b, *, slices: int = 8, variant: str = "hybrid", alpha=1.0, beta=0.
             shift = ea[:, c0][:, None] + eb[:, g - c0][None, :]
             for t in range(np_):
                 acc[t] = acc[t] + np.ldexp(X[t].astype(np.float64), shift)
-    beta_zero = beta == 0
-    if not cplx:
-        out = float(alpha) * acc[0]
-        if not beta_zero:
-            out = out + float(beta) * np.asarray(c, dtype=np.float64)
-        return out, None
+    xr, xi = acc if cplx else (acc[0], None)
+    return update(xr, xi, alpha, beta, c, cplx), None
     xr, xi = acc
     al, be = complex(alpha), complex(beta)
     tr = al.real * xr - al.imag * xi

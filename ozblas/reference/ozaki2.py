@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._native import lib, load
-from ._common import operands
+from ._common import operands, update
 
 __all__ = ["ozaki2", "moduli"]
 
@@ -151,18 +151,5 @@ def ozaki2(a, b, *, moduli: int = 16, scaling: str = "accurate", alpha=1.0, beta
             res_im.append(_sym(t3 - t1 - t2, mt))
     shift = -ea[:, None] - eb[None, :]
     xr = _crt(res_re, ms, shift)
-    beta_zero = beta == 0
-    if not cplx:
-        out = float(alpha) * xr
-        if not beta_zero:
-            out = out + float(beta) * np.asarray(c, dtype=np.float64)
-        return out, None
-    xi = _crt(res_im, ms, shift)
-    al, be = complex(alpha), complex(beta)
-    tr = al.real * xr - al.imag * xi
-    ti = al.real * xi + al.imag * xr
-    if not beta_zero:
-        c = np.asarray(c, dtype=np.complex128)
-        tr = tr + (be.real * c.real - be.imag * c.imag)
-        ti = ti + (be.real * c.imag + be.imag * c.real)
-    return tr + 1j * ti, None
+    xi = _crt(res_im, ms, shift) if cplx else None
+    return update(xr, xi, alpha, beta, c, cplx), None

@@ -479,30 +479,34 @@ typedef struct {
     int lc; /* l-contiguous layout */
 } side;
 
+/* Grid of the column reductions (stats, sums of squares): 8 or 32 columns a block, k split
+ * into chunks along y (at most 65535 of them). */
+template <bool LC>
+static dim3 column_grid(const side *p, int64_t k, int64_t *chunk)
+{
+    *chunk = LC ? 2048 : 512;
+    int64_t ny = (k + *chunk - 1) / *chunk;
+    if (ny > 65535) {
+        *chunk = (k + 65534) / 65535;
+        ny = (k + *chunk - 1) / *chunk;
+    }
+    return dim3((unsigned)((p->cols + (LC ? 7 : 31)) / (LC ? 8 : 32)), (unsigned)ny);
+}
+
 template <bool LC, bool CX>
 static void launch_stats(const side *p, int64_t k, int *bad, cudaStream_t st)
 {
-    int64_t chunk = LC ? 2048 : 512;
-    int64_t ny = (k + chunk - 1) / chunk;
-    if (ny > 65535) {
-        chunk = (k + 65534) / 65535;
-        ny = (k + chunk - 1) / chunk;
-    }
-    dim3 grid((unsigned)((p->cols + (LC ? 7 : 31)) / (LC ? 8 : 32)), (unsigned)ny);
+    int64_t chunk;
+    dim3 grid = column_grid<LC>(p, k, &chunk);
     oz_launch(grid, blk32x8(), st, oz_k_stats<LC, CX>, p->v, k, p->cols, chunk, p->amax, p->emin,
-                                                      bad);
+              bad);
 }
 
 template <bool LC, bool CX>
 static void launch_sumsq(const side *p, int64_t k, cudaStream_t st)
 {
-    int64_t chunk = LC ? 2048 : 512;
-    int64_t ny = (k + chunk - 1) / chunk;
-    if (ny > 65535) {
-        chunk = (k + 65534) / 65535;
-        ny = (k + chunk - 1) / chunk;
-    }
-    dim3 grid((unsigned)((p->cols + (LC ? 7 : 31)) / (LC ? 8 : 32)), (unsigned)ny);
+    int64_t chunk;
+    dim3 grid = column_grid<LC>(p, k, &chunk);
     oz_launch(grid, blk32x8(), st, oz_k_sumsq<LC, CX>, p->v, k, p->cols, chunk, p->E, p->S);
 }
 
