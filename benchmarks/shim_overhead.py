@@ -1,9 +1,10 @@
-"""Cost of the preload shim on calls it passes through.
+"""Cost of the preload shim and of in-process activation on calls they pass through.
 
 10^5 products of 4 x 4 matrices in a loop, in fresh processes with and without
 libozblas_preload.so (OZBLAS_METHOD=ozaki2, so calls below OZBLAS_MIN_SIZE pass through
-after the routing decision), interleaved; prints the median ratio and writes
-benchmarks/results/shim_overhead.json.
+after the routing decision), and with ozblas imported, with and without
+ozblas.activate(method="ozaki2") (default min_size: the calls pass through the same way),
+interleaved; prints the median ratios and writes benchmarks/results/shim_overhead.json.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from _common import machine, table, write_json  # noqa: E402
 
 LOOP = """
 import time, numpy as np
+{setup}
 a = np.random.default_rng(0).random((4, 4))
 b = a.copy()
 t = time.perf_counter()
@@ -29,12 +31,18 @@ print(time.perf_counter() - t)
 """
 
 
-def run_once(n: int, preload: str | None) -> float:
+# case -> what the process does before the timed loop
+SETUP = {"plain": "", "preloaded": "", "imported": "import ozblas",
+         "activated": "import ozblas; ozblas.activate(method='ozaki2'); "
+                          "assert ozblas.activation.status()['slots'] > 0"}
+
+
+def run_once(n: int, case: str, preload: str) -> float:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
-    if preload:
+    if case == "preloaded":
         env.update(LD_PRELOAD=preload, OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="256")
-    out = subprocess.run([sys.executable, "-c", LOOP.format(n=n)], env=env, capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", LOOP.format(n=n, setup=SETUP[case])], env=env,
+                         capture_output=True, text=True, check=True).stdout
     return float(out.strip().splitlines()[-1])
 
 
@@ -47,17 +55,28 @@ def main(argv=None):
     from ozblas.shim import library_path
 
     lib = library_path()
-    plain, shim = [], []
-    for _ in range(args.repeats):  # interleaved: drift hits both alike
-        plain.append(run_once(args.products, None))
-        shim.append(run_once(args.products, lib))
-    ratio = statistics.median(s / p_ for s, p_ in zip(shim, plain))
+    times = {case: [] for case in SETUP}
+    for _ in range(args.repeats):  # interleaved: drift hits every case alike
+        for case in SETUP:
+            times[case].append(run_once(args.products, case, lib))
+
+    def ratio(case, base):
+        return statistics.median(x / y for x, y in zip(times[case], times[base]))
+
+    preload_ratio, activated_ratio = ratio("preloaded", "plain"), ratio("activated", "imported")
     print(table(["case", "median s", f"{args.products} products of 4x4"],
-                [["plain", f"{statistics.median(plain):.3f}", ""],
-                 ["preloaded, passing through", f"{statistics.median(shim):.3f}", f"ratio {ratio:.3f}"]]))
+                [["plain", f"{statistics.median(times['plain']):.3f}", ""],
+                 ["preloaded, passing through", f"{statistics.median(times['preloaded']):.3f}",
+                  f"ratio {preload_ratio:.3f} to plain"],
+                 ["ozblas imported", f"{statistics.median(times['imported']):.3f}", ""],
+                 ["activated, passing through", f"{statistics.median(times['activated']):.3f}",
+                  f"ratio {activated_ratio:.3f} to imported"]]))
     path = write_json("shim_overhead.json", {"machine": machine(), "products": args.products,
-                                             "plain_s": plain, "preloaded_s": shim,
-                                             "median_ratio": ratio}, args.out)
+                                             "plain_s": times["plain"], "preloaded_s": times["preloaded"],
+                                             "median_ratio": preload_ratio,
+                                             "imported_s": times["imported"],
+                                             "activated_s": times["activated"],
+                                             "activated_median_ratio": activated_ratio}, args.out)
     print(f"wrote {path}")
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass
 
-__all__ = ["ConfigError", "Options", "from_env", "VARIABLES", "METHODS", "SCALINGS", "VARIANTS"]
+__all__ = ["ConfigError", "Options", "from_env", "set_overrides", "VARIABLES", "METHODS", "SCALINGS",
+           "VARIANTS"]
 
 METHODS = ("auto", "native", "ozaki1", "ozaki2")
 VARIANTS = ("bitmask", "rn", "ef", "hybrid")
@@ -32,6 +33,7 @@ VARIABLES = {
     "OZBLAS_DISABLE": ("0", "0, 1", "preload shim: 1 passes every call to the real BLAS"),
     "OZBLAS_TRACE": ("", "- (stderr) or a file path",
                      "preload shim: one line per call (routine, sizes, route, method, time, reason)"),
+    "OZBLAS_ACTIVATE": ("0", "0, 1", "1 activates in-process routing at interpreter start"),
 }
 
 
@@ -52,6 +54,7 @@ class Options:
     min_size: int = 256     # preload shim (OZBLAS_MIN_SIZE)
     disable: bool = False   # preload shim (OZBLAS_DISABLE)
     trace: str | None = None  # preload shim (OZBLAS_TRACE): "-" or a path
+    activate: bool = False  # OZBLAS_ACTIVATE: ozblas.activate() at interpreter start
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -142,9 +145,30 @@ def parse_trace(value, name="trace") -> str:
     return s
 
 
+def parse_activate(value, name="OZBLAS_ACTIVATE") -> bool:
+    s = str(value)
+    if s not in ("0", "1"):
+        raise _bad(name, value, VARIABLES["OZBLAS_ACTIVATE"][1])
+    return s == "1"
+
+
+# While ozblas.activate(**settings) is in force, its keywords as OZBLAS_* values over the
+# process environment, so that every default (ozblas.matmul, scipy_hook) follows them.
+_overrides: dict[str, str] = {}
+
+
+def set_overrides(values: dict[str, str]) -> None:
+    """Replace the activation's OZBLAS_* values (an empty dict: the environment alone)."""
+    global _overrides
+    _overrides = dict(values)
+
+
 def from_env(environ=None) -> Options:
-    """Options from the environment (defaults for unset or empty variables)."""
+    """Options from the environment (defaults for unset or empty variables); with no
+    environ given, the process environment under the activation's keywords."""
     env = os.environ if environ is None else environ
+    if environ is None and _overrides:
+        env = {**os.environ, **_overrides}
 
     def get(name):
         v = env.get(name, "")
@@ -172,4 +196,6 @@ def from_env(environ=None) -> Options:
         kw["disable"] = parse_disable(v, "OZBLAS_DISABLE")
     if v := env.get("OZBLAS_TRACE", ""):
         kw["trace"] = parse_trace(v, "OZBLAS_TRACE")
+    if v := env.get("OZBLAS_ACTIVATE", ""):
+        kw["activate"] = parse_activate(v, "OZBLAS_ACTIVATE")
     return Options(**kw)

@@ -162,6 +162,30 @@ int ozblas_ozaki2_modulus(int index);
 /* floor(log2(prod of the first n moduli)) - 1: the bits alpha_i + beta_j may spend. */
 int ozblas_ozaki2_budget_bits(int n);
 
+/* ---- In-process activation ------------------------------------------------------------
+ * Defined in libozblas_preload.so (the preload shim), not in libozblas.so; ozblas.activate()
+ * loads that library RTLD_LOCAL and calls these, so a running process is routed without
+ * LD_PRELOAD. */
+
+/* Points the GOT slots (PLT and GLOB_DAT) of every name the shim exports, in every loaded
+ * object except ozblas's libraries and objects defining the name, at the shim's entries.
+ * Objects scanned before are skipped, so calling it again patches only objects loaded
+ * since (cheap when none was). Returns the number of slots newly patched, -1 when the
+ * library cannot find its own entries. An object that cannot be patched is named on stderr
+ * and left as it is. */
+int ozblas_activate_patch(void);
+/* Writes every patched slot's original value back (where the slot still holds the shim's
+ * entry) and forgets the scan. Returns the number of slots restored. */
+int ozblas_activate_restore(void);
+/* The number of slots currently patched. */
+int ozblas_activate_count(void);
+/* Settings of the calls the shim handles: opt (stream ignored) with the shim's min_size,
+ * disable and trace ("" none, "-" stderr, or a path), replacing those read from the
+ * OZBLAS_* environment; with opt NULL the environment is read again (returns
+ * OZBLAS_ERR_INVALID_ARGUMENT for a bad value there: calls then stay native). */
+int ozblas_preload_configure(const ozblas_options *opt, int64_t min_size, int disable,
+                             const char *trace);
+
 /* OZBLAS_CDEF_END */
 
 #if defined(__GNUC__)

@@ -63,6 +63,20 @@ __attribute__((constructor)) static void shim_load(void)
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
+/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. */
+static int open_trace(const char *trace)
+{
+    if (!trace[0])
+        return -1;
+    if (!strcmp(trace, "-"))
+        return 2;
+    int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s cannot be opened (%s); no trace\n",
+                trace, strerror(errno));
+    return fd;
+}
+
 static void init_state(void)
 {
     char err[512];
@@ -75,18 +89,47 @@ static void init_state(void)
         S.bad = 1;
         fprintf(stderr, "ozblas (preload): %s; BLAS calls of this process stay native\n", err);
     }
-    if (S.env.trace[0]) {
-        if (!strcmp(S.env.trace, "-"))
-            S.trace_fd = 2;
-        else {
-            S.trace_fd = open(S.env.trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-            if (S.trace_fd < 0)
-                fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s cannot be opened (%s); no trace\n",
-                        S.env.trace, strerror(errno));
-        }
-    }
+    S.trace_fd = open_trace(S.env.trace);
     if (ozblas_context_create(&S.ctx) != OZBLAS_OK)
         S.ctx = NULL;
+}
+
+/* In-process activation (ozblas.activate(), ozblas/activation.py): the settings of the
+ * routed calls come from the caller (opt, min_size, disable, trace, validated by
+ * ozblas/config.py) or, with opt NULL, from the environment again. The environment is
+ * read first all the same (init_state), as in a preloaded process. Fields are stored one
+ * by one: a call running meanwhile in another thread may see some old and some new ones,
+ * each a valid setting. A previous trace descriptor stays open, since such a call may
+ * still be writing to it. */
+OZ_EXPORT int ozblas_preload_configure(const ozblas_options *opt, int64_t min_size, int disable,
+                                       const char *trace)
+{
+    char err[512];
+    ozblas_options o;
+    oz_shim_env e;
+    int bad = 0;
+    ozblas_options_init(&o);
+    oz_shim_env_init(&e);
+    if (!opt)
+        bad = oz_shim_env_from_env(&e, err, sizeof err) != OZBLAS_OK ||
+              ozblas_options_from_env(&o, err, sizeof err) != OZBLAS_OK;
+    else {
+        o = *opt;
+        o.stream = NULL;
+        e.min_size = min_size;
+        e.disable = disable;
+        snprintf(e.trace, sizeof e.trace, "%s", trace ? trace : "");
+    }
+    pthread_once(&S_once, init_state);
+    pthread_mutex_lock(&gpu_lock);
+    if (strcmp(e.trace, S.env.trace))
+        S.trace_fd = open_trace(e.trace);
+    S.opt = o;
+    S.env = e;
+    S.bad = bad;
+    S.gpu = -1; /* the executor may have changed: ask again */
+    pthread_mutex_unlock(&gpu_lock);
+    return bad ? OZBLAS_ERR_INVALID_ARGUMENT : OZBLAS_OK;
 }
 
 /* Method auto routes only where ozblas's auto rule would emulate: a usable CUDA executor.
