@@ -34,7 +34,7 @@ print(time.perf_counter() - t)
 # case -> what the process does before the timed loop
 SETUP = {"plain": "", "preloaded": "", "imported": "import ozblas",
          "activated": "import ozblas; ozblas.activate(method='ozaki2'); "
-                          "assert ozblas.activation.status()['slots'] > 0"}
+                      "assert ozblas.activation.status()['slots'] > 0"}
 
 
 def run_once(n: int, case: str, preload: str) -> float:

@@ -28,6 +28,7 @@ import sys
 import threading
 
 from . import config
+from ._native import OzblasError
 
 __all__ = ["activate", "deactivate", "activated", "status"]
 
@@ -161,15 +162,17 @@ def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=No
     config.from_env(os.environ)  # a bad variable stops it, as it stops `ozblas run`
     with _lock:
         lib = _preload()
-        effective = config.from_env({**os.environ, **overrides})
+        _configure(lib, config.from_env({**os.environ, **overrides}))
+        if lib.ozblas_activate_patch() < 0:
+            raise OzblasError("OZBLAS_ERR_INTERNAL", "the preload library cannot find its own "
+                              "entries (see the message on stderr); nothing was patched")
         config.set_overrides(overrides)
-        _configure(lib, effective)
+        _settings = given
         if _create_module is None:
             loader = importlib.machinery.ExtensionFileLoader
             _create_module = loader.create_module
             loader.create_module = _patch_after_load(_create_module)
-        _settings = given
-        lib.ozblas_activate_patch()
+            lib.ozblas_activate_patch()  # what another thread loaded before the wrapper was there
         if "scipy.linalg" in sys.modules:
             _install_scipy_hook()
         elif not any(isinstance(f, _ScipyLinalgFinder) for f in sys.meta_path):

@@ -179,36 +179,38 @@ typedef struct {
     int n;
 } ready_list;
 
+typedef struct {
+    char **v;
+    size_t n, cap;
+} name_list;
+
 static int collect_new(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    char ***names = data;
+    name_list *names = data;
     if (!info->dlpi_name || !info->dlpi_name[0] || known_object(info->dlpi_addr, info->dlpi_name))
         return 0;
-    size_t n = 0;
-    while ((*names)[n])
-        n++;
-    char **grown = realloc(*names, (n + 2) * sizeof *grown);
-    if (!grown)
+    if (names->n == names->cap) {
+        size_t cap = names->cap ? 2 * names->cap : 64;
+        char **grown = realloc(names->v, cap * sizeof *grown);
+        if (!grown)
+            return 1;
+        names->v = grown, names->cap = cap;
+    }
+    char *copy = strdup(info->dlpi_name);
+    if (!copy)
         return 1;
-    *names = grown;
-    grown[n] = strdup(info->dlpi_name);
-    grown[n + 1] = NULL;
-    return grown[n] ? 0 : 1;
+    names->v[names->n++] = copy;
+    return 0;
 }
 
 static void ready_objects(ready_list *out)
 {
-    char **names = calloc(1, sizeof *names);
-    size_t n = 0;
-    if (!names)
-        return;
+    name_list names = {NULL, 0, 0};
     dl_iterate_phdr(collect_new, &names);
-    while (names[n])
-        n++;
-    out->v = calloc(n ? n : 1, sizeof *out->v);
-    for (char **p = names; *p; p++) {
-        void *h = dlopen(*p, RTLD_LAZY | RTLD_NOLOAD);
+    out->v = calloc(names.n ? names.n : 1, sizeof *out->v);
+    for (size_t i = 0; i < names.n; i++) {
+        void *h = dlopen(names.v[i], RTLD_LAZY | RTLD_NOLOAD);
         struct link_map *lm = NULL;
         if (h && out->v && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm) {
             /* dlsym also searches the dependencies: the marker must be the object's own */
@@ -218,9 +220,9 @@ static void ready_objects(ready_list *out)
         }
         if (h)
             dlclose(h);
-        free(*p);
+        free(names.v[i]);
     }
-    free(names);
+    free(names.v);
 }
 
 /* ---- one object's dynamic section ------------------------------------------------------ */
@@ -418,15 +420,12 @@ static int visit_counters(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* Restores the patches of objects still loaded (matched by base and name), newest first;
- * a slot that no longer holds our entry was changed by someone else and is left alone. */
-typedef struct {
-    int restored;
-} restore_t;
-
+ * a slot that no longer holds our entry was changed by someone else and is left alone.
+ * data counts the slots restored. */
 static int visit_restore(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    restore_t *r = data;
+    int *restored = data;
     const char *name = info->dlpi_name ? info->dlpi_name : "";
     for (int i = n_patches - 1; i >= 0; i--) {
         patch_t *p = &patches[i];
@@ -435,7 +434,7 @@ static int visit_restore(struct dl_phdr_info *info, size_t size, void *data)
             continue;
         if (__atomic_load_n(p->slot, __ATOMIC_ACQUIRE) == p->ours) {
             if (store_slot(p->slot, p->orig, p->relro))
-                r->restored++;
+                (*restored)++;
             else
                 fprintf(stderr, "ozblas (activate): cannot restore a GOT slot of %s (mprotect "
                                 "refused); it keeps routing to ozblas\n",
@@ -471,8 +470,8 @@ int ozblas_activate_patch(void)
     if (scanned && (!c[2] || c[1] != seen_subs)) {
         /* Objects were unloaded: records of theirs must never be written back (another
          * object may live there now), so put back what is still loaded and start over. */
-        restore_t r = {0};
-        dl_iterate_phdr(visit_restore, &r);
+        int restored = 0;
+        dl_iterate_phdr(visit_restore, &restored);
         forget_all();
     }
     scan_t s = {{NULL, 0}, 0, 0, 0};
@@ -492,11 +491,11 @@ int ozblas_activate_patch(void)
 int ozblas_activate_restore(void)
 {
     pthread_mutex_lock(&lock);
-    restore_t r = {0};
-    dl_iterate_phdr(visit_restore, &r);
+    int restored = 0;
+    dl_iterate_phdr(visit_restore, &restored);
     forget_all();
     pthread_mutex_unlock(&lock);
-    return r.restored;
+    return restored;
 }
 
 int ozblas_activate_count(void)
