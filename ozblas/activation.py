@@ -164,8 +164,8 @@ def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=No
         lib = _preload()
         _configure(lib, config.from_env({**os.environ, **overrides}))
         if lib.ozblas_activate_patch() < 0:
-            raise OzblasError("OZBLAS_ERR_INTERNAL", "the preload library cannot find its own "
-                              "entries (see the message on stderr); nothing was patched")
+            raise OzblasError("OZBLAS_ERR_INTERNAL", "in-process activation is not available "
+                              "here (the reason is on stderr); nothing was patched")
         config.set_overrides(overrides)
         _settings = given
         if _create_module is None:

@@ -39,8 +39,10 @@
 #elif defined(__aarch64__)
 #define OZ_R_JUMP_SLOT R_AARCH64_JUMP_SLOT
 #define OZ_R_GLOB_DAT R_AARCH64_GLOB_DAT
-#else
-#error "in-process activation knows the GOT relocations of x86-64 and aarch64 only"
+#else /* elsewhere nothing is patched: ozblas_activate_patch() says so */
+#define OZ_NO_GOT_PATCHING
+#define OZ_R_JUMP_SLOT 0xFFFFFFFFu
+#define OZ_R_GLOB_DAT 0xFFFFFFFFu
 #endif
 
 #if UINTPTR_MAX > 0xffffffffu
@@ -456,6 +458,10 @@ static void forget_all(void)
 
 int ozblas_activate_patch(void)
 {
+#ifdef OZ_NO_GOT_PATCHING
+    fprintf(stderr, "ozblas (activate): GOT patching knows x86-64 and aarch64 only\n");
+    return -1;
+#endif
     pthread_mutex_lock(&lock);
     if (!load_entries()) {
         pthread_mutex_unlock(&lock);

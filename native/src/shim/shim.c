@@ -12,7 +12,8 @@
  * that is not an ozblas library (oz_find_real_symbol: a walk of dl_iterate_phdr, since
  * the wheels' OpenBLAS is loaded RTLD_LOCAL). Nothing is done at load time: the settings
  * are read, the trace opened and the GPU looked for on the first call (fork-safe).
- * Thread-safe: the settings are read once, every call keeps its state on the stack. */
+ * Thread-safe: the settings are read once (ozblas_preload_configure, for ozblas.activate(),
+ * may replace them), every call keeps its state on the stack. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
