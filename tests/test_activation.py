@@ -178,6 +178,7 @@ import ozblas
 from ozblas.activation import status
 ozblas.activate(method="ozaki2", moduli=16, min_size=0, trace=out + "/trace.log")
 during, ours, n_active = slots(), shim_entries(addr), status()["slots"]
+global_names = hasattr(ctypes.CDLL(None), "scipy_cblas_dgemm64_")  # the shim interposes nothing
 routed = products()
 n_lines = len(open(out + "/trace.log").read().splitlines())
 ozblas.deactivate()
@@ -186,7 +187,8 @@ restored = products()
 np.savez(out + "/out.npz", **{"native_" + k: v for k, v in native.items()},
          **{"routed_" + k: v for k, v in routed.items()}, **{"restored_" + k: v for k, v in restored.items()})
 json.dump(dict(before=before, during=during, ours=ours, after=after, n_lines=n_lines,
-               n_active=n_active, n_after=n_after), open(out + "/slots.json", "w"))
+               n_active=n_active, n_after=n_after, global_names=global_names),
+          open(out + "/slots.json", "w"))
 """
     _run(tmp_path, body)
     o = np.load(tmp_path / "out.npz")
@@ -199,6 +201,7 @@ json.dump(dict(before=before, during=during, ours=ours, after=after, n_lines=n_l
     assert s["during"] == s["ours"] and all(s["before"][n] != s["ours"][n] for n in NUMPY_NAMES)
     assert s["after"] == s["before"]  # every slot holds its original value again
     assert s["n_active"] >= len(NUMPY_NAMES) and s["n_after"] == 0
+    assert not s["global_names"]  # loaded RTLD_LOCAL: dlsym(RTLD_DEFAULT) does not see it
     t = _trace(tmp_path / "trace.log")
     assert len(t) == s["n_lines"]  # nothing reaches the shim after deactivate()
     routed = {(x["routine"], x["symbol"]) for x in t if x["route"] == "ozblas"}
