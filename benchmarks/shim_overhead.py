@@ -76,7 +76,9 @@ def main(argv=None):
                                              "median_ratio": preload_ratio,
                                              "imported_s": times["imported"],
                                              "activated_s": times["activated"],
-                                             "activated_median_ratio": activated_ratio}, args.out)
+                                             "activated_median_ratio": activated_ratio,
+                                             "activated_to_plain_median_ratio": ratio("activated", "plain")},
+                     args.out)
     print(f"wrote {path}")
 
 
