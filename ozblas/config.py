@@ -21,7 +21,9 @@ MAX_SLICES = 20
 VARIABLES = {
     "OZBLAS_METHOD": ("auto", "auto, native, ozaki1, ozaki2",
                       "how products are computed; auto = Ozaki II on a CUDA GPU, native otherwise"),
-    "OZBLAS_MODULI": ("16", "an integer from 2 to 20", "Ozaki II moduli count (more = more accurate)"),
+    "OZBLAS_MODULI": ("auto", "auto or an integer from 2 to 20",
+                      "Ozaki II moduli count (more = more accurate); auto = the fewest whose error "
+                      "bound for the call's inputs is DGEMM-level"),
     "OZBLAS_SCALING": ("accurate", "accurate, fast", "Ozaki II scaling bound"),
     "OZBLAS_SLICES": ("11", "an integer from 2 to 20", "Ozaki I slice count (more = more accurate)"),
     "OZBLAS_OZAKI1_VARIANT": ("hybrid", "bitmask, rn, ef, hybrid", "Ozaki I slicing and accumulation"),
@@ -42,7 +44,7 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class Options:
     method: str = "auto"
-    moduli: int = 16
+    moduli: int = 0         # 0: automatic precision (OZBLAS_MODULI=auto)
     scaling: str = "accurate"
     slices: int = 11
     variant: str = "hybrid"
@@ -69,6 +71,9 @@ def parse_method(value, name="method") -> str:
 
 
 def parse_moduli(value, name="moduli") -> int:
+    """2..20, or 0 for "auto" (automatic precision)."""
+    if str(value).strip().lower() == "auto":
+        return 0
     try:
         v = int(str(value).strip())
     except ValueError:

@@ -72,14 +72,17 @@ typedef enum {
     OZBLAS_FALLBACK_EXPONENT_RANGE = 2, /* a nonzero element would be lost entirely by the scaling */
     OZBLAS_FALLBACK_TOO_LARGE_K = 3,    /* k beyond what the scaling bounds can hold (2^28) */
     OZBLAS_FALLBACK_AUTO_NATIVE = 4,    /* method auto chose native */
-    OZBLAS_FALLBACK_NOT_IMPLEMENTED = 5 /* the method asked for is not implemented in this build */
+    OZBLAS_FALLBACK_NOT_IMPLEMENTED = 5, /* the method asked for is not implemented in this build */
+    OZBLAS_FALLBACK_ACCURACY = 6        /* automatic precision: no count up to the maximum
+                                           meets DGEMM-level accuracy for these inputs */
 } ozblas_fallback;
 
 /* Per-call options. ozblas_options_init() fills the defaults; ozblas_options_from_env()
  * fills them from the OZBLAS_* environment variables. */
 typedef struct {
     int method;     /* an ozblas_method */
-    int moduli;     /* Ozaki II moduli count, 2..20 */
+    int moduli;     /* Ozaki II moduli count, 2..20, or 0: automatic (the fewest moduli whose
+                       error bound for the inputs of the call is DGEMM-level) */
     int scaling;    /* an ozblas_scaling */
     int executor;   /* an ozblas_executor */
     int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N) */
@@ -106,6 +109,9 @@ typedef struct {
     int max_bits_b;  /* same for the columns of op(B) */
     int min_bits_b;
     double seconds;  /* wall time of the call */
+    double bound;    /* automatic precision: bound of max_ij |C^ - op(A)op(B)|_ij / (|op(A)||op(B)|)_ij
+                        before alpha and beta are applied (the count's, or the maximum count's
+                        after an ACCURACY fallback); -1 when not computed */
     double phase_seconds[5]; /* Ozaki II: 0 stats and scaling bounds, 1 scaling and residues,
                                 2 integer products, 3 modular reduction, 4 CRT and update
                                 (device-event timed on CUDA; zeros when not measured) */

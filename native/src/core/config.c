@@ -10,7 +10,7 @@
 void ozblas_options_init(ozblas_options *opt)
 {
     opt->method = OZBLAS_METHOD_AUTO;
-    opt->moduli = 16;
+    opt->moduli = 0; /* automatic */
     opt->scaling = OZBLAS_SCALING_ACCURATE;
     opt->executor = OZBLAS_EXECUTOR_AUTO;
     opt->device = 0;
@@ -57,9 +57,12 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
             return bad(err, err_len, "OZBLAS_METHOD", v, "auto, native, ozaki1, ozaki2");
     }
     if ((v = getenv("OZBLAS_MODULI")) && *v) {
-        if (!parse_int(v, 2, OZ2_MAX_MODULI, &x))
-            return bad(err, err_len, "OZBLAS_MODULI", v, "an integer from 2 to 20");
-        o.moduli = (int)x;
+        if (!strcasecmp(v, "auto"))
+            o.moduli = 0;
+        else if (parse_int(v, 2, OZ2_MAX_MODULI, &x))
+            o.moduli = (int)x;
+        else
+            return bad(err, err_len, "OZBLAS_MODULI", v, "auto or an integer from 2 to 20");
     }
     if ((v = getenv("OZBLAS_SCALING")) && *v) {
         if (!strcasecmp(v, "accurate"))
