@@ -25,7 +25,9 @@ VARIABLES = {
                       "Ozaki II moduli count (more = more accurate); auto = the fewest whose error "
                       "bound for the call's inputs is DGEMM-level"),
     "OZBLAS_SCALING": ("accurate", "accurate, fast", "Ozaki II scaling bound"),
-    "OZBLAS_SLICES": ("11", "an integer from 2 to 20", "Ozaki I slice count (more = more accurate)"),
+    "OZBLAS_SLICES": ("auto", "auto or an integer from 2 to 20",
+                      "Ozaki I slice count (more = more accurate); auto = the fewest whose error "
+                      "bound for the call's inputs is DGEMM-level"),
     "OZBLAS_OZAKI1_VARIANT": ("hybrid", "bitmask, rn, ef, hybrid", "Ozaki I slicing and accumulation"),
     "OZBLAS_DEVICE": ("auto", "auto, cpu, cuda, cuda:N", "executor (cuda:N picks the GPU)"),
     "OZBLAS_NUM_THREADS": ("0", "0 (all cores) or a positive integer", "CPU executor threads"),
@@ -46,7 +48,7 @@ class Options:
     method: str = "auto"
     moduli: int = 0         # 0: automatic precision (OZBLAS_MODULI=auto)
     scaling: str = "accurate"
-    slices: int = 11
+    slices: int = 0         # 0: automatic precision (OZBLAS_SLICES=auto)
     variant: str = "hybrid"
     executor: str = "auto"  # auto, cpu, cuda
     device: int = 0
@@ -84,6 +86,9 @@ def parse_moduli(value, name="moduli") -> int:
 
 
 def parse_slices(value, name="slices") -> int:
+    """2..20, or 0 for "auto" (automatic precision)."""
+    if str(value).strip().lower() == "auto":
+        return 0
     try:
         v = int(str(value).strip())
     except ValueError:

@@ -43,7 +43,7 @@ def test_c_and_python_parsers_agree(monkeypatch):
 
     load()
     cases = {"OZBLAS_METHOD": ["auto", "native", "ozaki2", "bogus"], "OZBLAS_MODULI": ["2", "20", "auto", "AUTO", "1", "21", "a"],
-             "OZBLAS_SCALING": ["fast", "accurate", "x"], "OZBLAS_SLICES": ["2", "20", "21", "1"],
+             "OZBLAS_SCALING": ["fast", "accurate", "x"], "OZBLAS_SLICES": ["2", "20", "auto", "21", "1"],
              "OZBLAS_OZAKI1_VARIANT": ["rn", "EF", "hybrid", "bitmask", "nope"], "OZBLAS_DEVICE": ["cpu", "cuda", "cuda:3", "gpu", "cuda:x"],
              "OZBLAS_NUM_THREADS": ["0", "4", "-2"]}
     for name, values in cases.items():

@@ -161,9 +161,8 @@ def _max_ratio(cplx, bits_a, bits_b, Ea, Eb, emin_a, emin_b, Na, Nb, Glo) -> flo
     return float(np.where(zero, 0.0, r).max())
 
 
-def _auto_moduli(meets) -> int:
-    """ozaki2.h oz2_auto_moduli: the same bisection, the last call for the returned count."""
-    lo, hi = 2, MAX_MODULI
+def auto_count(lo, hi, meets) -> int:
+    """oz_defs.h oz_auto_count: the same bisection, the last call for the returned count."""
     if not meets(hi):
         return 0
     last = hi
@@ -219,7 +218,7 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
                 cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo)
             return state["ratio"] <= TARGET
 
-        moduli = _auto_moduli(meets)
+        moduli = auto_count(2, MAX_MODULI, meets)
         if info is not None:
             info.update(moduli=moduli, bound=_report_bound(cplx, state["ratio"]))
         if not moduli:

@@ -153,7 +153,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         c->ldc < (c->m > 1 ? c->m : 1))
         return OZBLAS_ERR_INVALID_ARGUMENT;
     if (opt.method < OZBLAS_METHOD_AUTO || opt.method > OZBLAS_METHOD_OZAKI2 ||
-        (opt.moduli != 0 && opt.moduli < 2) || opt.moduli > OZ2_MAX_MODULI || opt.slices < 2 ||
+        (opt.moduli != 0 && opt.moduli < 2) || opt.moduli > OZ2_MAX_MODULI || (opt.slices != 0 && opt.slices < 2) ||
         opt.slices > OZ1_MAX_SLICES || opt.ozaki1_variant < OZBLAS_OZAKI1_BITMASK ||
         opt.ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
         (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||

@@ -15,7 +15,7 @@ void ozblas_options_init(ozblas_options *opt)
     opt->executor = OZBLAS_EXECUTOR_AUTO;
     opt->device = 0;
     opt->threads = 0;
-    opt->slices = 11;
+    opt->slices = 0; /* automatic */
     opt->ozaki1_variant = OZBLAS_OZAKI1_HYBRID;
     opt->stream = NULL;
 }
@@ -73,9 +73,12 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
             return bad(err, err_len, "OZBLAS_SCALING", v, "accurate, fast");
     }
     if ((v = getenv("OZBLAS_SLICES")) && *v) {
-        if (!parse_int(v, 2, OZ1_MAX_SLICES, &x))
-            return bad(err, err_len, "OZBLAS_SLICES", v, "an integer from 2 to 20");
-        o.slices = (int)x;
+        if (!strcasecmp(v, "auto"))
+            o.slices = 0;
+        else if (parse_int(v, 2, OZ1_MAX_SLICES, &x))
+            o.slices = (int)x;
+        else
+            return bad(err, err_len, "OZBLAS_SLICES", v, "auto or an integer from 2 to 20");
     }
     if ((v = getenv("OZBLAS_OZAKI1_VARIANT")) && *v) {
         static const char *names[] = {"bitmask", "rn", "ef", "hybrid"};

@@ -199,6 +199,57 @@ static double *small_product(int nt, const oz_gemm_call *c, const packed *pa, co
     return G;
 }
 
+/* Automatic precision's lower bound of |A||B| (units 2^(E_i + F_j - 12)): the two exact
+ * small-integer products combined. NULL when out of memory. */
+static double *lower_product(int nt, const oz_gemm_call *c, const packed *pa, const packed *pb)
+{
+    double *G2 = small_product(nt, c, pa, pb, 0, OZ2_LSHIFT2, KBLOCK);
+    double *G = G2 ? small_product(nt, c, pa, pb, 0, OZ2_LSHIFT, KBLOCK) : NULL;
+    if (G) {
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (int64_t e = 0; e < c->m * c->n; e++)
+            G[e] = oz2_lower_product(G[e], G2[e]);
+    }
+    free(G2);
+    return G;
+}
+
+ozblas_status oz_cpu_auto_data_get(int nt, const oz_gemm_call *c, oz_cpu_auto_data *d)
+{
+    packed pa, pb;
+    ozblas_status st = OZBLAS_OK;
+    memset(d, 0, sizeof *d);
+    int okp = pack(nt, c, 1, &pa);
+    int okq = pack(nt, c, 0, &pb);
+    if (!okp || !okq) {
+        st = OZBLAS_ERR_ALLOCATION;
+    } else if (stats(nt, &pa, c->k) | stats(nt, &pb, c->k)) {
+        d->bad = 1;
+    } else if (!(d->Glo = lower_product(nt, c, &pa, &pb))) {
+        st = OZBLAS_ERR_ALLOCATION;
+    } else { /* keep the per-row data, free the rest */
+        d->Ea = pa.E, d->emin_a = pa.emin, d->Na = pa.N1;
+        d->Eb = pb.E, d->emin_b = pb.emin, d->Nb = pb.N1;
+        pa.E = pa.emin = pb.E = pb.emin = NULL;
+        pa.N1 = pb.N1 = NULL;
+    }
+    packed_free(&pa);
+    packed_free(&pb);
+    return st;
+}
+
+void oz_cpu_auto_data_free(oz_cpu_auto_data *d)
+{
+    free(d->Ea);
+    free(d->emin_a);
+    free(d->Na);
+    free(d->Eb);
+    free(d->emin_b);
+    free(d->Nb);
+    free(d->Glo);
+    memset(d, 0, sizeof *d);
+}
+
 /* Step 2 for the moduli of T: fast, or accurate from the product bound G. */
 static void set_bits(int nt, const oz_gemm_call *c, const oz2_table *T, const double *G,
                      int ushift, packed *pa, packed *pb)
@@ -360,19 +411,12 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
         goto done;
     }
     if (!T) { /* automatic precision */
-        double *G2 = small_product(nt, c, &pa, &pb, 0, OZ2_LSHIFT2, KBLOCK);
-        Glo = G2 ? small_product(nt, c, &pa, &pb, 0, OZ2_LSHIFT, KBLOCK) : NULL;
-        if (!Glo) {
-            free(G2);
+        if (!(Glo = lower_product(nt, c, &pa, &pb))) {
             st = OZBLAS_ERR_ALLOCATION;
             goto done;
         }
-#pragma omp parallel for num_threads(nt) schedule(static)
-        for (int64_t e = 0; e < mn; e++)
-            Glo[e] = oz2_lower_product(Glo[e], G2[e]);
-        free(G2);
         auto_ctx ac = {nt, c, G, Glo, ushift, &pa, &pb, 0.0, 0};
-        int nmod = oz2_auto_moduli(auto_meets, &ac);
+        int nmod = oz_auto_count(2, OZ2_MAX_MODULI, auto_meets, &ac);
         report_bits(&pa, &pb, rep);
         rep->bound = oz2_report_bound(cx, ac.ratio);
         if (!nmod) {

@@ -1139,7 +1139,7 @@ static ozblas_status cuda_auto_moduli(const oz_gemm_call *c, const ozblas_option
     au.cx = cx;
     au.ushift = ushift;
     au.mpad = mpad;
-    *nmod = oz2_auto_moduli(cuda_auto_meets, &au);
+    *nmod = oz_auto_count(2, OZ2_MAX_MODULI, cuda_auto_meets, &au);
     if (au.failed) {
         *nmod = 0;
         st = OZBLAS_ERR_DEVICE;

@@ -189,29 +189,6 @@ OZ_HD double oz2_report_bound(int cx, double r)
     return (r + (cx ? 2.0 : 1.0) * u * (1.0 + r)) * (1.0 + 0x1p-40);
 }
 
-/* The fewest moduli n in [2, OZ2_MAX_MODULI] with meets(n, arg), meets being monotone in n
- * (more moduli, more bits, smaller bound); 0 when none does. Bisection, about five calls;
- * the last call is always for the returned count, so the caller's state (bits, bound)
- * is that count's. Host code: the executors evaluate meets() with their own kernels. */
-static inline int oz2_auto_moduli(int (*meets)(int n, void *arg), void *arg)
-{
-    int lo = 2, hi = OZ2_MAX_MODULI, last = 0;
-    if (!meets(hi, arg))
-        return 0;
-    last = hi;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        last = mid;
-        if (meets(mid, arg))
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    if (last != lo)
-        meets(lo, arg);
-    return lo;
-}
-
 /* ---- steps 3 and 4: scale and residues -------------------------------------------------- */
 
 OZ_HD double oz2_scale(double x, int e)
