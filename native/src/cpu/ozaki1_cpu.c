@@ -278,7 +278,8 @@ ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
             return OZBLAS_ERR_ALLOCATION;
         rep->slices = s;
         if (!s) {
-            rep->bound = oz1_report_bound(cx, ratio, 0);
+            if (rep->fallback != OZBLAS_FALLBACK_NONFINITE)
+                rep->bound = oz1_report_bound(cx, ratio, 0);
             return OZBLAS_OK;
         }
     }

@@ -913,6 +913,8 @@ typedef struct {
     unsigned long long *N1a, *N1b, *d_ratio;
     double ratio;        /* max bound ratio of the last count tried (Inf: an element lost) */
     int lost, failed;
+    int beta;            /* Ozaki I: its slice width (the count is then a slice count); 0: II */
+    int64_t k;
 } cuda_auto;
 
 static int cuda_auto_meets(int nmod, void *arg)
@@ -926,6 +928,18 @@ static int cuda_auto_meets(int nmod, void *arg)
     unsigned long long hr = 0;
     if (a->failed)
         return 1;
+    if (a->beta) { /* Ozaki I: no bits to set; loss and ratio from the statistics */
+        a->lost = 0;
+        for (int64_t i = 0; i < m; i++)
+            a->lost |= pa->hemin[i] != INT_MAX && oz1_may_lose(pa->hE[i], pa->hemin[i], a->beta, nmod);
+        for (int64_t j = 0; j < n; j++)
+            a->lost |= pb->hemin[j] != INT_MAX && oz1_may_lose(pb->hE[j], pb->hemin[j], a->beta, nmod);
+        if (a->lost) {
+            a->ratio = INFINITY;
+            return 0;
+        }
+        T = NULL;
+    } else {
     oz_launch(grid1(n, 256), 256, rr->st, oz_k_bits_fast, pb->S, pb->bits, n,
               T->budget - T->budget / 2);
     CKL();
@@ -952,9 +966,11 @@ static int cuda_auto_meets(int nmod, void *arg)
         a->ratio = INFINITY;
         return 0;
     }
+    }
     CK(cudaMemsetAsync(a->d_ratio, 0, 8, rr->st));
-    oz_launch(grid1(m * n, 256), 256, rr->st, oz_k_ratio, a->cx, m, m * n, a->mpad, a->Glo, pa->E,
-              pa->emin, pa->bits, a->N1a, pb->E, pb->emin, pb->bits, a->N1b, a->d_ratio);
+    oz_launch(grid1(m * n, 256), 256, rr->st, oz_k_ratio, a->cx, a->beta, nmod, a->k, m, m * n,
+              a->mpad, a->Glo, pa->E, pa->emin, pa->bits, a->N1a, pb->E, pb->emin, pb->bits,
+              a->N1b, a->d_ratio);
     CKL();
     CK(cudaMemcpyAsync(&hr, a->d_ratio, 8, cudaMemcpyDeviceToHost, rr->st));
     CK(cudaStreamSynchronize(rr->st));
@@ -969,19 +985,22 @@ done:
     return 1;
 }
 
-/* *nmod: the count (>= 2); 0 with rep->fallback set; -1 when the call was computed here
- * already (host operands without the device memory: the CPU executor's automatic path). */
-static ozblas_status cuda_auto_moduli(const oz_gemm_call *c, const ozblas_options *opt,
-                                      ozblas_report *rep, int *nmod)
+/* *nmod: the moduli count (Ozaki II, o1_beta 0) or the slice count (Ozaki I, o1_beta its
+ * slice width), >= 2; 0 with rep->fallback set; -1 when the call was computed here already
+ * (host operands without the device memory: the CPU executor's automatic path). *ratio:
+ * the count's bound ratio (for the report). */
+ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
+                              ozblas_report *rep, int o1_beta, int *nmod, double *ratio)
 {
     const int64_t m = c->m, n = c->n, k = c->k;
-    const int fast = opt->scaling == OZBLAS_SCALING_FAST, cx = c->is_complex;
+    const int fast = o1_beta || opt->scaling == OZBLAS_SCALING_FAST, cx = c->is_complex;
     const size_t es = cx ? 16 : 8;
     const int ushift = cx ? 4 : 5;
     const int64_t kpad = (k + 15) / 16 * 16, mpad = (m + 3) / 4 * 4, npad = (n + 3) / 4 * 4;
     const int64_t plane_c = mpad * npad;
     const oz2_table *T2 = oz2_table_get(2); /* the packing kernels' table argument, unused */
     *nmod = 0;
+    *ratio = 0.0;
     run_ctx r;
     ozblas_status st = run_begin(&r, opt);
     int *hbuf = NULL, *d_bad = NULL;
@@ -1046,7 +1065,7 @@ static ozblas_status cuda_auto_moduli(const oz_gemm_call *c, const ozblas_option
                 /* Host operands and not enough device memory: the CPU executor's auto path. */
                 rep->executor = OZBLAS_EXECUTOR_CPU;
                 *nmod = -1;
-                return oz_cpu_executor.ozaki2(c, NULL, opt, rep);
+                return o1_beta ? oz_cpu_ozaki1(c, opt, rep) : oz_cpu_executor.ozaki2(c, NULL, opt, rep);
             }
             return OZBLAS_ERR_DEVICE;
         }
@@ -1139,14 +1158,19 @@ static ozblas_status cuda_auto_moduli(const oz_gemm_call *c, const ozblas_option
     au.cx = cx;
     au.ushift = ushift;
     au.mpad = mpad;
-    *nmod = oz_auto_count(2, OZ2_MAX_MODULI, cuda_auto_meets, &au);
+    au.beta = o1_beta;
+    au.k = k;
+    *nmod = oz_auto_count(2, o1_beta ? OZ1_MAX_SLICES : OZ2_MAX_MODULI, cuda_auto_meets, &au);
     if (au.failed) {
         *nmod = 0;
         st = OZBLAS_ERR_DEVICE;
         goto done;
     }
-    report_bits_host(&pa, &pb, rep);
-    rep->bound = oz2_report_bound(cx, au.ratio);
+    *ratio = au.ratio;
+    if (!o1_beta) {
+        report_bits_host(&pa, &pb, rep);
+        rep->bound = oz2_report_bound(cx, au.ratio);
+    }
     if (!*nmod)
         rep->fallback = au.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
 
@@ -1171,7 +1195,8 @@ static ozblas_status cuda_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int nmod = 0;
-    ozblas_status st = cuda_auto_moduli(c, opt, rep, &nmod);
+    double ratio;
+    ozblas_status st = cuda_auto_count(c, opt, rep, 0, &nmod, &ratio);
     if (st != OZBLAS_OK || nmod <= 0)
         return st;
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "cuda_common.cuh"
+#include "../numerics/ozaki1.h"
 
 /* oz_opv (op(X) as seen by the kernels) and oz_load: cuda_common.cuh */
 
@@ -307,10 +308,12 @@ __global__ void oz_k_lower_combine(double *G1, const double *G2, int64_t total)
         G1[e] = oz2_lower_product(G1[e], G2[e]);
 }
 
-/* max over C of oz2_bound_ratio, into *out (bits of a nonnegative double, so the unsigned
+/* max over C of oz2_bound_ratio (Ozaki II, beta 0) or oz1_bound_ratio (Ozaki I with
+ * `count` slices of beta bits), into *out (bits of a nonnegative double, so the unsigned
  * order is the numeric order and atomicMax gives the CPU's exact max). */
 __global__ void __launch_bounds__(256)
-    oz_k_ratio(int cx, int64_t m, int64_t total, int64_t mpad, const double *Glo, const int *Ea,
+    oz_k_ratio(int cx, int beta, int count, int64_t k, int64_t m, int64_t total, int64_t mpad,
+               const double *Glo, const int *Ea,
                const int *emin_a, const int *bits_a, const unsigned long long *Na, const int *Eb,
                const int *emin_b, const int *bits_b, const unsigned long long *Nb,
                unsigned long long *out)
@@ -320,8 +323,10 @@ __global__ void __launch_bounds__(256)
     double r = 0.0;
     if (idx < total) {
         const int64_t i = idx % m, j = idx / m;
-        r = oz2_bound_ratio(cx, bits_a[i], bits_b[j], Ea[i], Eb[j], emin_a[i], emin_b[j],
-                            (uint64_t)Na[i], (uint64_t)Nb[j], Glo[i + j * mpad]);
+        r = beta ? oz1_bound_ratio(cx, count, beta, k, Ea[i], Eb[j], emin_a[i], emin_b[j],
+                                   (uint64_t)Na[i], (uint64_t)Nb[j], Glo[i + j * mpad])
+                 : oz2_bound_ratio(cx, bits_a[i], bits_b[j], Ea[i], Eb[j], emin_a[i], emin_b[j],
+                                   (uint64_t)Na[i], (uint64_t)Nb[j], Glo[i + j * mpad]);
     }
     red[threadIdx.x] = r;
     __syncthreads();
