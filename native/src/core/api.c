@@ -212,6 +212,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
             rep.method = OZBLAS_METHOD_NATIVE;
             rep.int_gemms = 0;
             rep.fp64_passes = 0;
+            feclearexcept(FE_ALL_EXCEPT); /* the flags of the emulation's steps, not the caller's */
             st = ex->native(c, &opt);
         }
     } else {
