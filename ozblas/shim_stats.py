@@ -73,7 +73,8 @@ def stats() -> dict:
     "routines": {routine: {...}}}`` where ``total`` and each of the five routines
     (dgemm, zgemm, dsyrk, zsyrk, zherk) hold ``calls``, ``flops`` (nominal: 2mnk for DGEMM,
     8mnk for ZGEMM, k n(n+1) and 4k n(n+1) for SYRK/HERK), ``seconds`` (wall time in the
-    shim) and the calls per route (``ozblas``, ``fallback``, ``native``, ``quick``); each
+    shim; calls below OZBLAS_MIN_SIZE are timed only while OZBLAS_TRACE is on, since two
+    clock reads would cost more than passing them through) and the calls per route (``ozblas``, ``fallback``, ``native``, ``quick``); each
     routine also has ``routes``, ``{"route: detail": {"calls", "flops", "seconds"}}``, e.g.
     ``"ozblas: ozaki2/cpu"``, ``"native: below OZBLAS_MIN_SIZE"``,
     ``"fallback: nonfinite input"``. The same counts as ``OZBLAS_SUMMARY=1`` prints at exit.

@@ -176,7 +176,10 @@ typedef struct {
     uint64_t calls;
     double flops;         /* nominal: 2mnk (DGEMM), 8mnk (ZGEMM), k n(n+1) (DSYRK), 4k n(n+1)
                              (ZSYRK, ZHERK); 0 for argument errors and quick returns */
-    double seconds;       /* wall time inside the shim's entry points */
+    double seconds;       /* wall time inside the shim's entry points, of the calls with
+                             min(m, n, k) >= OZBLAS_MIN_SIZE (all calls with OZBLAS_TRACE):
+                             smaller ones are counted, not timed, to keep passing them
+                             through cheap */
 } ozblas_shim_stat;
 
 /* Defined in libozblas_preload.so (not libozblas.so): copies the cells with at least one

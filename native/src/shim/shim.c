@@ -216,12 +216,18 @@ static void *shim_real(oz_slot *s)
     return NULL;
 }
 
-static double shim_begin(shim_result *r)
+/* The start time, or -1 for a call that is counted but not timed: one below
+ * OZBLAS_MIN_SIZE, when no trace is written. Two clock reads would cost more than passing
+ * such a call through (see benchmarks/shim_overhead.py). */
+static double shim_begin(shim_result *r, const shim_call *c)
 {
     pthread_once(&S_once, init_state);
     r->route = R_NATIVE;
     r->why = N_ARGUMENT;
-    return now();
+    int64_t mn = c->m < c->n ? c->m : c->n;
+    if (c->k < mn)
+        mn = c->k;
+    return S.trace_fd >= 0 || mn >= S.env.min_size ? now() : -1.0;
 }
 
 static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
@@ -481,14 +487,15 @@ static void count(const oz_slot *s, const shim_call *c, const shim_result *r, do
     oz_cell *x = &cells[s->index][cell_of(r)];
     __atomic_fetch_add(&x->calls, 1, __ATOMIC_RELAXED);
     add_double(&x->flops, flops_of(c, r));
-    add_double(&x->seconds, dt);
+    if (dt > 0.0)
+        add_double(&x->seconds, dt);
 }
 
 /* Counts the call; with OZBLAS_TRACE, one trace line per call, written with one write()
  * (O_APPEND: lines of threads and forked children do not interleave). */
 static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double t0)
 {
-    double dt = now() - t0;
+    double dt = t0 >= 0.0 ? now() - t0 : 0.0;
     count(s, c, r, dt);
     if (S.trace_fd < 0)
         return;
@@ -623,7 +630,7 @@ __attribute__((destructor)) static void shim_unload(void)
 /* Run the real routine with the caller's own arguments when the shim does not handle it. */
 #define OZ_CALL(slot, c, bad, FN_T, ARGS)                     \
     shim_result r;                                            \
-    double t0 = shim_begin(&r);                               \
+    double t0 = shim_begin(&r, &c);                           \
     if (!shim_handle(&c, bad, &r)) {                          \
         FN_T f = (FN_T)shim_real(&slot);                      \
         if (f)                                                \
