@@ -24,11 +24,11 @@ def test_matrix(rng, shape, phi):
 
 def main(out=None):
     rng = np.random.default_rng(20240601)
-    a1, b1 = test_matrix(rng, (1024, 1024), 0.5), test_matrix(rng, (1024, 1024), 0.5)
+    a1, b1 = test_matrix(rng, (1024, 768), 0.5), test_matrix(rng, (768, 1024), 0.5)
     a2, b2 = test_matrix(rng, (768, 1024), 2.0), test_matrix(rng, (1024, 768), 2.0)
-    za = test_matrix(rng, (512, 512), 0.5) + 1j * test_matrix(rng, (512, 512), 0.5)
-    zb = test_matrix(rng, (512, 512), 0.5) + 1j * test_matrix(rng, (512, 512), 0.5)
-    s = test_matrix(rng, (1024, 512), 1.0)
+    za = test_matrix(rng, (512, 384), 0.5) + 1j * test_matrix(rng, (512, 384), 0.5)
+    zb = test_matrix(rng, (384, 512), 0.5) + 1j * test_matrix(rng, (384, 512), 0.5)
+    s = test_matrix(rng, (768, 512), 1.0)
     m = rng.standard_normal((256, 256)) / 16.0
 
     data = dict(a1=a1, b1=b1, a2=a2, b2=b2, za=za, zb=zb, s=s, m=m)
