@@ -383,7 +383,7 @@ static ozblas_status syrk_emulated(const shim_call *c, const ozblas_options *opt
 }
 
 /* The decision, and the emulated call. Returns 1 when the call is done (quick return or
- * routed), 0 when the real routine must run (r->reason says why). */
+ * routed), 0 when the real routine must run (r->why says why). */
 static int shim_handle(shim_call *c, const char *bad, shim_result *r)
 {
     if (bad) {
