@@ -3,6 +3,7 @@
 from ._native import OzblasError
 from .api import dgemm, info, matmul, zgemm
 from .config import ConfigError
+from .shim_stats import stats
 
-__all__ = ["matmul", "dgemm", "zgemm", "info", "OzblasError", "ConfigError"]
+__all__ = ["matmul", "dgemm", "zgemm", "info", "OzblasError", "ConfigError", "stats"]
 __version__ = "0.1.0"

@@ -36,6 +36,7 @@ VARIABLES = {
     "OZBLAS_DISABLE": ("0", "0, 1", "preload shim: 1 passes every call to the real BLAS"),
     "OZBLAS_TRACE": ("", "- (stderr) or a file path",
                      "preload shim: one line per call (routine, sizes, route, method, time, reason)"),
+    "OZBLAS_SUMMARY": ("0", "0, 1", "preload shim: 1 prints the call counts per routine and route at exit"),
 }
 
 
@@ -56,6 +57,7 @@ class Options:
     min_size: int = 256     # preload shim (OZBLAS_MIN_SIZE)
     disable: bool = False   # preload shim (OZBLAS_DISABLE)
     trace: str | None = None  # preload shim (OZBLAS_TRACE): "-" or a path
+    summary: bool = False   # preload shim (OZBLAS_SUMMARY)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -145,6 +147,13 @@ def parse_disable(value, name="disable") -> bool:
     return int(s) == 1
 
 
+def parse_summary(value, name="summary") -> bool:
+    s = str(value)
+    if isinstance(value, float) or not (s.isascii() and s.isdigit()) or int(s) > 1:
+        raise _bad(name, value, VARIABLES["OZBLAS_SUMMARY"][1])
+    return int(s) == 1
+
+
 def parse_trace(value, name="trace") -> str:
     s = str(value)
     if not s or len(s.encode()) >= 1024:
@@ -182,4 +191,6 @@ def from_env(environ=None) -> Options:
         kw["disable"] = parse_disable(v, "OZBLAS_DISABLE")
     if v := env.get("OZBLAS_TRACE", ""):
         kw["trace"] = parse_trace(v, "OZBLAS_TRACE")
+    if v := env.get("OZBLAS_SUMMARY", ""):
+        kw["summary"] = parse_summary(v, "OZBLAS_SUMMARY")
     return Options(**kw)

@@ -168,6 +168,32 @@ int ozblas_ozaki2_modulus(int index);
 /* floor(log2(prod of the first n moduli)) - 1: the bits alpha_i + beta_j may spend. */
 int ozblas_ozaki2_budget_bits(int n);
 
+/* The preload shim's call counters (OZBLAS_SUMMARY prints them, ozblas.stats() reads
+ * them). One cell per routine, route and detail; counts of this process only (a forked
+ * child starts from zero). */
+typedef struct {
+    const char *routine;  /* "dgemm", "zgemm", "dsyrk", "zsyrk" or "zherk" */
+    const char *route;    /* "ozblas": emulated; "fallback": routed, but ozblas computed it
+                             natively; "native": passed to the real routine; "quick": a BLAS
+                             quick return (nothing to compute) */
+    const char *detail;   /* ozblas: "method/executor" (e.g. "ozaki2/cpu"); fallback: the
+                             ozblas_fallback_name; native: why (e.g. "below OZBLAS_MIN_SIZE",
+                             the trace's reason without the value) */
+    uint64_t calls;
+    double flops;         /* nominal: 2mnk (DGEMM), 8mnk (ZGEMM), k n(n+1) (DSYRK), 4k n(n+1)
+                             (ZSYRK, ZHERK); 0 for argument errors and quick returns */
+    double seconds;       /* wall time inside the shim's entry points, of the calls with
+                             min(m, n, k) >= OZBLAS_MIN_SIZE (all calls with OZBLAS_TRACE):
+                             smaller ones are counted, not timed, to keep passing them
+                             through cheap */
+} ozblas_shim_stat;
+
+/* Defined in libozblas_preload.so (not libozblas.so): copies the cells with at least one
+ * call into out (at most cap of them) and returns how many there are, so that a call with
+ * cap 0 sizes the buffer. Thread-safe; each value is read atomically, the set is not a
+ * snapshot of one instant. */
+int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
+
 /* OZBLAS_CDEF_END */
 
 #if defined(__GNUC__)

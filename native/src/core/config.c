@@ -128,8 +128,9 @@ int oz_env_cuda_verbose(void)
 }
 
 /* Settings of the preload shim (src/shim/): OZBLAS_MIN_SIZE (route only when
- * min(m, n, k) >= it; 0 routes everything), OZBLAS_DISABLE (1: pass every call through)
- * and OZBLAS_TRACE ("-" for stderr or a file path; unset or empty: no trace). */
+ * min(m, n, k) >= it; 0 routes everything), OZBLAS_DISABLE (1: pass every call through),
+ * OZBLAS_TRACE ("-" for stderr or a file path; unset or empty: no trace) and
+ * OZBLAS_SUMMARY (1: the call counts as a table on stderr at exit). */
 /* Plain decimal digits only (no sign, no spaces), as ozblas/config.py reads them. */
 static int parse_digits(const char *s, long lo, long hi, long *out)
 {
@@ -144,6 +145,7 @@ void oz_shim_env_init(oz_shim_env *e)
     e->min_size = 256;
     e->disable = 0;
     e->trace[0] = 0;
+    e->summary = 0;
 }
 
 ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len)
@@ -166,6 +168,11 @@ ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len)
         if (strlen(v) >= sizeof o.trace)
             return bad(err, err_len, "OZBLAS_TRACE", v, "- (stderr) or a file path");
         strcpy(o.trace, v);
+    }
+    if ((v = getenv("OZBLAS_SUMMARY")) && *v) {
+        if (!parse_digits(v, 0, 1, &x))
+            return bad(err, err_len, "OZBLAS_SUMMARY", v, "0, 1");
+        o.summary = (int)x;
     }
     *e = o;
     return OZBLAS_OK;
