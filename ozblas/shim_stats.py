@@ -77,7 +77,9 @@ def stats() -> dict:
     clock reads would cost more than passing them through) and the calls per route (``ozblas``, ``fallback``, ``native``, ``quick``); each
     routine also has ``routes``, ``{"route: detail": {"calls", "flops", "seconds"}}``, e.g.
     ``"ozblas: ozaki2/cpu"``, ``"native: below OZBLAS_MIN_SIZE"``,
-    ``"fallback: nonfinite input"``. The same counts as ``OZBLAS_SUMMARY=1`` prints at exit.
+    ``"fallback: nonfinite input"``; a route whose calls chose their moduli or slices
+    automatically also has ``max_bound``, the largest error bound they reported. The same
+    counts as ``OZBLAS_SUMMARY=1`` prints at exit.
     """
     routines = {r: dict(_zeros(), **{k: 0 for k in ROUTES}, routes={}) for r in ROUTINES}
     total = dict(_zeros(), **{k: 0 for k in ROUTES})
@@ -98,6 +100,8 @@ def stats() -> dict:
             route = ffi.string(cell.route).decode()
             detail = ffi.string(cell.detail).decode()
             row = {"calls": int(cell.calls), "flops": float(cell.flops), "seconds": float(cell.seconds)}
+            if cell.max_bound >= 0:
+                row["max_bound"] = float(cell.max_bound)
             r = routines.setdefault(routine, dict(_zeros(), **{k: 0 for k in ROUTES}, routes={}))
             r["routes"][f"{route}: {detail}"] = row
             for d in (r, total):

@@ -490,7 +490,7 @@ def test_trace_lines_carry_every_field(tmp_path, inputs):
     assert "ozblas summary" not in p.stderr  # OZBLAS_SUMMARY unset
     t = _trace(tmp_path)
     common = ["pid", "routine", "symbol", "m", "n", "k", "route", "method", "moduli", "slices",
-              "executor", "seconds"]
+              "bound", "executor", "seconds"]
     for x in t:
         assert list(x)[:len(common)] == common, x
         assert list(x)[len(common):] == (["fallback"] if x["route"] in ("ozblas", "fallback") else ["reason"])
@@ -507,6 +507,7 @@ def test_trace_lines_carry_every_field(tmp_path, inputs):
     assert got == {k: v["calls"] for k, v in _cells(st).items()} == ROUTE_CALLS
     by = {x["route"]: x for x in t}
     assert (by["ozblas"]["moduli"], by["ozblas"]["slices"], by["ozblas"]["fallback"]) == ("16", "0", '"none"')
+    assert float(by["ozblas"]["bound"]) == -1  # a fixed moduli count computes no bound
     assert by["fallback"]["method"] == "native" and by["fallback"]["fallback"] == '"nonfinite input"'
     assert by["native"]["reason"] == '"below OZBLAS_MIN_SIZE=8"' and by["native"]["executor"] == "host"
     assert (by["native"]["m"], by["native"]["n"], by["native"]["k"]) == ("4", "4", "4")
@@ -546,3 +547,23 @@ def test_stats_of_a_shim_loaded_in_process(tmp_path):
     _ok(p)
     st = json.loads(p.stdout)
     assert st["loaded"] and st["routines"]["dgemm"]["routes"]["ozblas: ozaki2/cpu"]["calls"] == 1
+
+
+def test_auto_precision_bound_in_trace_and_stats(tmp_path, inputs):
+    """OZBLAS_MODULI=auto: each routed call states its count and bound in the trace, and
+    stats() keeps the largest bound per route."""
+    np.savez(tmp_path / "in.npz", **inputs)
+    body = """
+        import json, sys, numpy as np, ozblas
+        d = dict(np.load(sys.argv[1] + "/in.npz"))
+        d["a"] @ d["b"]; d["za"] @ d["zb"]
+        print(json.dumps(ozblas.stats()))
+    """
+    p = _run_script(tmp_path, body, _base_env(tmp_path, OZBLAS_MODULI="auto"))
+    _ok(p)
+    t = [x for x in _trace(tmp_path) if x["route"] == "ozblas"]
+    assert len(t) == 2
+    bounds = [float(x["bound"]) for x in t]
+    assert all(2 <= int(x["moduli"]) <= 20 for x in t) and all(0 < b < 1e-15 for b in bounds), t
+    cells = _cells(json.loads(p.stdout))
+    assert cells[("dgemm", "ozblas: ozaki2/cpu")]["max_bound"] == pytest.approx(bounds[0], rel=0.01)

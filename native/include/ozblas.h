@@ -186,6 +186,8 @@ typedef struct {
                              min(m, n, k) >= OZBLAS_MIN_SIZE (all calls with OZBLAS_TRACE):
                              smaller ones are counted, not timed, to keep passing them
                              through cheap */
+    double max_bound;     /* ozblas: the largest automatic-precision bound of these calls
+                             (ozblas_report.bound); -1 when none was computed */
 } ozblas_shim_stat;
 
 /* Defined in libozblas_preload.so (not libozblas.so): copies the cells with at least one

@@ -87,6 +87,8 @@ enum {
 typedef struct {
     uint64_t calls;
     double flops, seconds;
+    uint64_t bound_bits; /* bits of the largest report bound + 1 (0: none): nonnegative
+                            doubles order as their bit patterns, so atomic max works on them */
 } oz_cell;
 static oz_cell cells[RI_N][CELL_N];
 
@@ -489,6 +491,16 @@ static void count(const oz_slot *s, const shim_call *c, const shim_result *r, do
     add_double(&x->flops, flops_of(c, r));
     if (dt > 0.0)
         add_double(&x->seconds, dt);
+    if (r->route == R_OZBLAS && r->rep.bound >= 0.0) {
+        double b = r->rep.bound;
+        uint64_t bits, old = __atomic_load_n(&x->bound_bits, __ATOMIC_RELAXED);
+        memcpy(&bits, &b, sizeof bits);
+        bits += 1;
+        while (bits > old &&
+               !__atomic_compare_exchange_n(&x->bound_bits, &old, bits, 1, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED))
+            ;
+    }
 }
 
 /* Counts the call; with OZBLAS_TRACE, one trace line per call, written with one write()
@@ -505,11 +517,12 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
         int fb = r->rep.fallback != OZBLAS_FALLBACK_NONE;
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
-                       "method=%s moduli=%d slices=%d executor=%s seconds=%.3e fallback=\"%s\"\n",
+                       "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
+                       "fallback=\"%s\"\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, fb ? "fallback" : "ozblas", method_name(r->rep.method),
-                       r->rep.moduli, r->rep.slices, executor_name(r->rep.executor), dt,
-                       ozblas_fallback_name(r->rep.fallback));
+                       r->rep.moduli, r->rep.slices, r->rep.bound, executor_name(r->rep.executor),
+                       dt, ozblas_fallback_name(r->rep.fallback));
     } else {
         char why[160];
         const char *reason = why;
@@ -525,7 +538,8 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
             reason = native_reasons[r->why];
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
-                       "method=native moduli=0 slices=0 executor=host seconds=%.3e reason=\"%s\"\n",
+                       "method=native moduli=0 slices=0 bound=-1 executor=host seconds=%.3e "
+                       "reason=\"%s\"\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, r->route == R_QUICK ? "quick" : "native", dt, reason);
     }
@@ -580,6 +594,12 @@ OZ_EXPORT int ozblas_shim_stats(ozblas_shim_stat *out, int cap)
                 o->calls = calls;
                 __atomic_load(&x->flops, &o->flops, __ATOMIC_RELAXED);
                 __atomic_load(&x->seconds, &o->seconds, __ATOMIC_RELAXED);
+                uint64_t bb = __atomic_load_n(&x->bound_bits, __ATOMIC_RELAXED);
+                o->max_bound = -1.0;
+                if (bb) {
+                    bb -= 1;
+                    memcpy(&o->max_bound, &bb, sizeof bb);
+                }
             }
             n++;
         }
