@@ -205,11 +205,8 @@ static int oz1_auto_meets(int s, void *arg)
     oz1_auto_ctx *a = arg;
     const oz_cpu_auto_data *d = a->d;
     int64_t m = a->c->m, n = a->c->n;
-    a->lost = 0;
-    for (int64_t i = 0; i < m; i++)
-        a->lost |= d->emin_a[i] != INT_MAX && oz1_may_lose(d->Ea[i], d->emin_a[i], a->beta, s);
-    for (int64_t j = 0; j < n; j++)
-        a->lost |= d->emin_b[j] != INT_MAX && oz1_may_lose(d->Eb[j], d->emin_b[j], a->beta, s);
+    a->lost = oz1_side_may_lose(d->Ea, d->emin_a, m, a->beta, s) ||
+              oz1_side_may_lose(d->Eb, d->emin_b, n, a->beta, s);
     if (a->lost) {
         a->ratio = INFINITY;
         return 0;

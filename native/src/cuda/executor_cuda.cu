@@ -929,11 +929,8 @@ static int cuda_auto_meets(int nmod, void *arg)
     if (a->failed)
         return 1;
     if (a->beta) { /* Ozaki I: no bits to set; loss and ratio from the statistics */
-        a->lost = 0;
-        for (int64_t i = 0; i < m; i++)
-            a->lost |= pa->hemin[i] != INT_MAX && oz1_may_lose(pa->hE[i], pa->hemin[i], a->beta, nmod);
-        for (int64_t j = 0; j < n; j++)
-            a->lost |= pb->hemin[j] != INT_MAX && oz1_may_lose(pb->hE[j], pb->hemin[j], a->beta, nmod);
+        a->lost = oz1_side_may_lose(pa->hE, pa->hemin, m, a->beta, nmod) ||
+                  oz1_side_may_lose(pb->hE, pb->hemin, n, a->beta, nmod);
         if (a->lost) {
             a->ratio = INFINITY;
             return 0;

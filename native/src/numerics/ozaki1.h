@@ -57,6 +57,8 @@
 #ifndef OZ_OZAKI1_H
 #define OZ_OZAKI1_H
 
+#include <limits.h>
+
 #include "oz_defs.h"
 
 #define OZ1_MAX_K (1LL << 28)        /* on K = k (real) or 2k (complex): beta >= 1 */
@@ -213,6 +215,16 @@ OZ_HD double oz1_bound_ratio(int cx, int s, int beta, int64_t k, int E, int F, i
 OZ_HD int oz1_may_lose(int E, int emin, int beta, int s)
 {
     return emin < E + 2 - beta * s;
+}
+
+/* The same for every row (or column) of a side: E, emin per row, emin INT_MAX for a zero
+ * row. Host code (the executors keep these small arrays on the host). */
+static inline int oz1_side_may_lose(const int *E, const int *emin, int64_t rows, int beta, int s)
+{
+    for (int64_t q = 0; q < rows; q++)
+        if (emin[q] != INT_MAX && oz1_may_lose(E[q], emin[q], beta, s))
+            return 1;
+    return 0;
 }
 
 /* The call report's bound: the truncation bound r plus the FP64 accumulation of `terms`
