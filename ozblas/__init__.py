@@ -4,7 +4,8 @@ from ._native import OzblasError
 from .activation import activate, activated, deactivate
 from .api import dgemm, info, matmul, zgemm
 from .config import ConfigError
+from .shim_stats import stats
 
 __all__ = ["matmul", "dgemm", "zgemm", "info", "activate", "deactivate", "activated", "OzblasError",
-           "ConfigError"]
+           "ConfigError", "stats"]
 __version__ = "0.1.0"

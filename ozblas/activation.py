@@ -78,9 +78,9 @@ def _configure(lib, opts: config.Options) -> None:
     from ._native import ffi
     from .api import _options
 
-    o = _options(opts.method, opts.moduli, opts.scaling,
+    o = _options(opts.method, opts.moduli or "auto", opts.scaling,  # Options' 0 means auto
                  opts.executor if opts.executor != "cuda" else f"cuda:{opts.device}",
-                 opts.threads, opts.slices, opts.variant)
+                 opts.threads, opts.slices or "auto", opts.variant)
     lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), (opts.trace or "").encode())
 
 

@@ -22,9 +22,13 @@ MAX_SLICES = 20
 VARIABLES = {
     "OZBLAS_METHOD": ("auto", "auto, native, ozaki1, ozaki2",
                       "how products are computed; auto = Ozaki II on a CUDA GPU, native otherwise"),
-    "OZBLAS_MODULI": ("16", "an integer from 2 to 20", "Ozaki II moduli count (more = more accurate)"),
+    "OZBLAS_MODULI": ("auto", "auto or an integer from 2 to 20",
+                      "Ozaki II moduli count (more = more accurate); auto = the fewest whose error "
+                      "bound for the call's inputs is DGEMM-level"),
     "OZBLAS_SCALING": ("accurate", "accurate, fast", "Ozaki II scaling bound"),
-    "OZBLAS_SLICES": ("11", "an integer from 2 to 20", "Ozaki I slice count (more = more accurate)"),
+    "OZBLAS_SLICES": ("auto", "auto or an integer from 2 to 20",
+                      "Ozaki I slice count (more = more accurate); auto = the fewest whose error "
+                      "bound for the call's inputs is DGEMM-level"),
     "OZBLAS_OZAKI1_VARIANT": ("hybrid", "bitmask, rn, ef, hybrid", "Ozaki I slicing and accumulation"),
     "OZBLAS_DEVICE": ("auto", "auto, cpu, cuda, cuda:N", "executor (cuda:N picks the GPU)"),
     "OZBLAS_NUM_THREADS": ("0", "0 (all cores) or a positive integer", "CPU executor threads"),
@@ -33,6 +37,7 @@ VARIABLES = {
     "OZBLAS_DISABLE": ("0", "0, 1", "preload shim: 1 passes every call to the real BLAS"),
     "OZBLAS_TRACE": ("", "- (stderr) or a file path",
                      "preload shim: one line per call (routine, sizes, route, method, time, reason)"),
+    "OZBLAS_SUMMARY": ("0", "0, 1", "preload shim: 1 prints the call counts per routine and route at exit"),
     "OZBLAS_ACTIVATE": ("0", "0, 1", "1 activates in-process routing at interpreter start"),
 }
 
@@ -44,9 +49,9 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class Options:
     method: str = "auto"
-    moduli: int = 16
+    moduli: int = 0         # 0: automatic precision (OZBLAS_MODULI=auto)
     scaling: str = "accurate"
-    slices: int = 11
+    slices: int = 0         # 0: automatic precision (OZBLAS_SLICES=auto)
     variant: str = "hybrid"
     executor: str = "auto"  # auto, cpu, cuda
     device: int = 0
@@ -54,6 +59,7 @@ class Options:
     min_size: int = 256     # preload shim (OZBLAS_MIN_SIZE)
     disable: bool = False   # preload shim (OZBLAS_DISABLE)
     trace: str | None = None  # preload shim (OZBLAS_TRACE): "-" or a path
+    summary: bool = False   # preload shim (OZBLAS_SUMMARY)
     activate: bool = False  # OZBLAS_ACTIVATE: ozblas.activate() at interpreter start
 
     def as_dict(self) -> dict:
@@ -72,6 +78,9 @@ def parse_method(value, name="method") -> str:
 
 
 def parse_moduli(value, name="moduli") -> int:
+    """2..20, or 0 for "auto" (automatic precision)."""
+    if str(value).strip().lower() == "auto":
+        return 0
     try:
         v = int(str(value).strip())
     except ValueError:
@@ -82,6 +91,9 @@ def parse_moduli(value, name="moduli") -> int:
 
 
 def parse_slices(value, name="slices") -> int:
+    """2..20, or 0 for "auto" (automatic precision)."""
+    if str(value).strip().lower() == "auto":
+        return 0
     try:
         v = int(str(value).strip())
     except ValueError:
@@ -135,6 +147,13 @@ def parse_disable(value, name="disable") -> bool:
     s = str(value)
     if isinstance(value, float) or not (s.isascii() and s.isdigit()) or int(s) > 1:
         raise _bad(name, value, VARIABLES["OZBLAS_DISABLE"][1])
+    return int(s) == 1
+
+
+def parse_summary(value, name="summary") -> bool:
+    s = str(value)
+    if isinstance(value, float) or not (s.isascii() and s.isdigit()) or int(s) > 1:
+        raise _bad(name, value, VARIABLES["OZBLAS_SUMMARY"][1])
     return int(s) == 1
 
 
@@ -196,6 +215,8 @@ def from_env(environ=None) -> Options:
         kw["disable"] = parse_disable(v, "OZBLAS_DISABLE")
     if v := env.get("OZBLAS_TRACE", ""):
         kw["trace"] = parse_trace(v, "OZBLAS_TRACE")
+    if v := env.get("OZBLAS_SUMMARY", ""):
+        kw["summary"] = parse_summary(v, "OZBLAS_SUMMARY")
     if v := env.get("OZBLAS_ACTIVATE", ""):
         kw["activate"] = parse_activate(v, "OZBLAS_ACTIVATE")
     return Options(**kw)

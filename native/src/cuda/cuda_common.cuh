@@ -123,6 +123,11 @@ oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, con
 
 /* ---- entry points of the other translation units ------------------------------------------ */
 
+/* Automatic precision (executor_cuda.cu): the moduli count (o1_beta 0) or Ozaki I's slice
+ * count (o1_beta its slice width) for this call; see its comment. */
+ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
+                              ozblas_report *rep, int o1_beta, int *count, double *ratio);
+
 /* Ozaki I (ozaki1_cuda.cu): the oz_executor's ozaki1 entry. */
 ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozblas_report *rep);
 

@@ -13,7 +13,10 @@
  * the wheels' OpenBLAS is loaded RTLD_LOCAL). Nothing is done at load time: the settings
  * are read, the trace opened and the GPU looked for on the first call (fork-safe).
  * Thread-safe: the settings are read once (ozblas_preload_configure, for ozblas.activate(),
- * may replace them), every call keeps its state on the stack. */
+ * may replace them), every call keeps its state on the stack.
+ *
+ * Every call is counted per routine and route (atomics; see ozblas_shim_stats in
+ * ozblas.h), traced with OZBLAS_TRACE and summed up at exit with OZBLAS_SUMMARY=1. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -46,16 +49,70 @@ static struct {
 static pthread_once_t S_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* ---- call counters ---------------------------------------------------------------------- */
+
+#define OZ_ROUTINE_INDEX(r, e) RI_##r,
+enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) RI_N };
+#define OZ_ROUTINE_NAME(r, e) #r,
+static const char *const routine_names[] = {OZ_SHIM_ROUTINES(OZ_ROUTINE_NAME)};
+
+/* Why a call went to the real routine: the counters' detail and the trace's reason (which
+ * adds the value of OZBLAS_MIN_SIZE or the status of a failed ozblas call). */
+#define OZ_NATIVE_REASONS(X)                               \
+    X(N_ARGUMENT, "argument error")                        \
+    X(N_DISABLED, "OZBLAS_DISABLE=1")                      \
+    X(N_BAD_SETTING, "bad OZBLAS_* setting")               \
+    X(N_METHOD_NATIVE, "OZBLAS_METHOD=native")             \
+    X(N_MIN_SIZE, "below OZBLAS_MIN_SIZE")                 \
+    X(N_ZERO, "alpha or k zero")                           \
+    X(N_AUTO, "auto chose native (no usable GPU)")         \
+    X(N_FAILED, "ozblas failed")                           \
+    X(N_NO_REAL, "real routine not found; C unchanged")
+#define OZ_REASON_ENUM(e, text) e,
+enum { OZ_NATIVE_REASONS(OZ_REASON_ENUM) N_COUNT };
+#define OZ_REASON_TEXT(e, text) text,
+static const char *const native_reasons[] = {OZ_NATIVE_REASONS(OZ_REASON_TEXT)};
+
+/* The cells of one routine: the quick return, each native reason, each method x executor
+ * that ozblas reports, each ozblas_fallback code (room for codes added later; a code
+ * beyond it lands in the last cell, named by ozblas_fallback_name). */
+enum { N_METHODS = 4, N_EXECUTORS = 3, N_FALLBACKS = 16 };
+enum {
+    CELL_QUICK = 0,
+    CELL_NATIVE = 1,
+    CELL_ROUTED = CELL_NATIVE + N_COUNT,
+    CELL_FALLBACK = CELL_ROUTED + N_METHODS * N_EXECUTORS,
+    CELL_N = CELL_FALLBACK + N_FALLBACKS
+};
+
+typedef struct {
+    uint64_t calls;
+    double flops, seconds;
+    uint64_t bound_bits; /* bits of the largest report bound + 1 (0: none): nonnegative
+                            doubles order as their bit patterns, so atomic max works on them */
+} oz_cell;
+static oz_cell cells[RI_N][CELL_N];
+
+static void add_double(double *p, double v)
+{
+    double old, sum;
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    do
+        sum = old + v;
+    while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
 /* fork(): the parent's CUDA context must not be touched in the child, so a child whose
  * parent asked for the GPU stays off it (method auto then passes through). The CPU
  * executor limits itself to one thread in such children (libgomp's pool does not survive
- * fork). */
+ * fork). The counters start from zero: they describe this process only. */
 static void atfork_child(void)
 {
     if (S.gpu >= 0) {
         S.gpu = 0;
         S.opt.executor = OZBLAS_EXECUTOR_CPU;
     }
+    memset(cells, 0, sizeof cells);
 }
 
 /* Registers the fork handler only: no settings, no CUDA, nothing else at load. */
@@ -109,6 +166,8 @@ OZ_EXPORT int ozblas_preload_configure(const ozblas_options *opt, int64_t min_si
     ozblas_options o;
     oz_shim_env e;
     int bad = 0;
+    pthread_once(&S_once, init_state);
+    pthread_mutex_lock(&gpu_lock);
     ozblas_options_init(&o);
     oz_shim_env_init(&e);
     if (!opt)
@@ -117,12 +176,11 @@ OZ_EXPORT int ozblas_preload_configure(const ozblas_options *opt, int64_t min_si
     else {
         o = *opt;
         o.stream = NULL;
+        e = S.env; /* the settings not given here (OZBLAS_SUMMARY) stay as they are */
         e.min_size = min_size;
         e.disable = disable;
         snprintf(e.trace, sizeof e.trace, "%s", trace ? trace : "");
     }
-    pthread_once(&S_once, init_state);
-    pthread_mutex_lock(&gpu_lock);
     if (strcmp(e.trace, S.env.trace))
         S.trace_fd = open_trace(e.trace);
     S.opt = o;
@@ -161,6 +219,7 @@ typedef struct {
     int kind, cplx;
     void *real;   /* atomic; NULL until found */
     int warned;   /* atomic; the "not found" message was printed */
+    int index;    /* RI_*: the routine's row of counters */
 } oz_slot;
 
 typedef struct {
@@ -174,9 +233,9 @@ typedef struct {
 
 typedef struct {
     int route;
-    const char *reason; /* why native (NULL when routed) */
+    int why;          /* R_NATIVE: an N_* reason */
+    ozblas_status st; /* N_FAILED: what ozblas returned */
     ozblas_report rep;
-    char buf[96];
 } shim_result;
 
 static double now(void)
@@ -204,12 +263,18 @@ static void *shim_real(oz_slot *s)
     return NULL;
 }
 
-static double shim_begin(shim_result *r)
+/* The start time, or -1 for a call that is counted but not timed: one below
+ * OZBLAS_MIN_SIZE, when no trace is written. Two clock reads would cost more than passing
+ * such a call through (see benchmarks/shim_overhead.py). */
+static double shim_begin(shim_result *r, const shim_call *c)
 {
     pthread_once(&S_once, init_state);
     r->route = R_NATIVE;
-    r->reason = NULL;
-    return S.trace_fd >= 0 ? now() : 0.0;
+    r->why = N_ARGUMENT;
+    int64_t mn = c->m < c->n ? c->m : c->n;
+    if (c->k < mn)
+        mn = c->k;
+    return S.trace_fd >= 0 || mn >= S.env.min_size ? now() : -1.0;
 }
 
 static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
@@ -364,14 +429,12 @@ static ozblas_status syrk_emulated(const shim_call *c, const ozblas_options *opt
     return OZBLAS_OK;
 }
 
-static const char REASON_MIN_SIZE[] = "below OZBLAS_MIN_SIZE";
-
 /* The decision, and the emulated call. Returns 1 when the call is done (quick return or
- * routed), 0 when the real routine must run (r->reason says why). */
+ * routed), 0 when the real routine must run (r->why says why). */
 static int shim_handle(shim_call *c, const char *bad, shim_result *r)
 {
     if (bad) {
-        r->reason = bad;
+        r->why = N_ARGUMENT;
         return 0;
     }
     int azero = c->alpha[0] == 0.0 && c->alpha[1] == 0.0;
@@ -381,30 +444,30 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
         return 1;
     }
     if (S.env.disable) {
-        r->reason = "OZBLAS_DISABLE=1";
+        r->why = N_DISABLED;
         return 0;
     }
     if (S.bad) {
-        r->reason = "bad OZBLAS_* setting";
+        r->why = N_BAD_SETTING;
         return 0;
     }
     if (S.opt.method == OZBLAS_METHOD_NATIVE) {
-        r->reason = "OZBLAS_METHOD=native";
+        r->why = N_METHOD_NATIVE;
         return 0;
     }
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
     if (mn < S.env.min_size) {
-        r->reason = REASON_MIN_SIZE; /* the value is added by the trace only: no formatting here */
+        r->why = N_MIN_SIZE;
         return 0;
     }
     if (azero || c->k == 0) {
-        r->reason = "alpha or k zero";
+        r->why = N_ZERO;
         return 0;
     }
     if (S.opt.method == OZBLAS_METHOD_AUTO && !gpu_usable()) {
-        r->reason = "auto chose native (no usable GPU)";
+        r->why = N_AUTO;
         return 0;
     }
     ozblas_status st;
@@ -419,8 +482,8 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
         st = ozblas_dgemm(S.ctx, c->ta, c->tb, c->m, c->n, c->k, c->alpha[0], c->A, c->lda,
                           c->B, c->ldb, c->beta[0], c->C, c->ldc, opt, &r->rep);
     if (st != OZBLAS_OK) {
-        snprintf(r->buf, sizeof r->buf, "ozblas failed (%s)", ozblas_status_name(st));
-        r->reason = r->buf;
+        r->why = N_FAILED;
+        r->st = st;
         return 0;
     }
     r->route = R_OZBLAS;
@@ -439,37 +502,192 @@ static const char *executor_name(int e)
     return e >= 0 && e < 3 ? n[e] : "?";
 }
 
-/* One trace line per call, written with one write() (O_APPEND: lines of threads and
- * forked children do not interleave). */
+static int cell_of(const shim_result *r)
+{
+    if (r->route == R_QUICK)
+        return CELL_QUICK;
+    if (r->route == R_NATIVE)
+        return CELL_NATIVE + r->why;
+    if (r->rep.fallback != OZBLAS_FALLBACK_NONE) {
+        int f = r->rep.fallback;
+        return CELL_FALLBACK + (f > 0 && f < N_FALLBACKS ? f : N_FALLBACKS - 1);
+    }
+    int m = r->rep.method, e = r->rep.executor;
+    if (m < 0 || m >= N_METHODS || e < 0 || e >= N_EXECUTORS)
+        m = 0, e = 0; /* not reported by ozblas: shown as auto/auto */
+    return CELL_ROUTED + m * N_EXECUTORS + e;
+}
+
+/* Nominal flops of the BLAS operation (what a FLOPS figure is quoted against), whatever
+ * the route; SYRK/HERK compute one triangle. */
+static double flops_of(const shim_call *c, const shim_result *r)
+{
+    if (r->route == R_QUICK || (r->route == R_NATIVE && r->why == N_ARGUMENT) || c->m < 0 ||
+        c->n < 0 || c->k < 0)
+        return 0.0;
+    double m = (double)c->m, n = (double)c->n, k = (double)c->k, f = c->cplx ? 4.0 : 1.0;
+    return c->kind == K_GEMM ? 2.0 * f * m * n * k : f * n * (n + 1.0) * k;
+}
+
+static void count(const oz_slot *s, const shim_call *c, const shim_result *r, double dt)
+{
+    oz_cell *x = &cells[s->index][cell_of(r)];
+    __atomic_fetch_add(&x->calls, 1, __ATOMIC_RELAXED);
+    add_double(&x->flops, flops_of(c, r));
+    if (dt > 0.0)
+        add_double(&x->seconds, dt);
+    if (r->route == R_OZBLAS && r->rep.bound >= 0.0) {
+        double b = r->rep.bound;
+        uint64_t bits, old = __atomic_load_n(&x->bound_bits, __ATOMIC_RELAXED);
+        memcpy(&bits, &b, sizeof bits);
+        bits += 1;
+        while (bits > old &&
+               !__atomic_compare_exchange_n(&x->bound_bits, &old, bits, 1, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED))
+            ;
+    }
+}
+
+/* Counts the call; with OZBLAS_TRACE, one trace line per call, written with one write()
+ * (O_APPEND: lines of threads and forked children do not interleave). */
 static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double t0)
 {
+    double dt = t0 >= 0.0 ? now() - t0 : 0.0;
+    count(s, c, r, dt);
     if (S.trace_fd < 0)
         return;
-    double dt = now() - t0;
-    char line[512], why[128];
+    char line[512];
     int len;
-    const char *reason = r->route == R_QUICK ? "quick return" : r->reason ? r->reason : "";
-    if (reason == REASON_MIN_SIZE) {
-        snprintf(why, sizeof why, "%s=%lld", REASON_MIN_SIZE, (long long)S.env.min_size);
-        reason = why;
-    }
-    if (r->route == R_OZBLAS)
-        len = snprintf(line, sizeof line,
-                       "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=ozblas "
-                       "method=%s moduli=%d slices=%d executor=%s seconds=%.3e fallback=\"%s\"\n",
-                       (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
-                       (long long)c->k, method_name(r->rep.method), r->rep.moduli, r->rep.slices,
-                       executor_name(r->rep.executor), dt, ozblas_fallback_name(r->rep.fallback));
-    else
+    if (r->route == R_OZBLAS) {
+        int fb = r->rep.fallback != OZBLAS_FALLBACK_NONE;
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
-                       "method=native moduli=0 slices=0 executor=host seconds=%.3e reason=\"%s\"\n",
+                       "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
+                       "fallback=\"%s\"\n",
+                       (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
+                       (long long)c->k, fb ? "fallback" : "ozblas", method_name(r->rep.method),
+                       r->rep.moduli, r->rep.slices, r->rep.bound, executor_name(r->rep.executor),
+                       dt, ozblas_fallback_name(r->rep.fallback));
+    } else {
+        char why[160];
+        const char *reason = why;
+        if (r->route == R_QUICK)
+            reason = "quick return";
+        else if (r->why == N_MIN_SIZE)
+            snprintf(why, sizeof why, "%s=%lld", native_reasons[N_MIN_SIZE],
+                     (long long)S.env.min_size);
+        else if (r->why == N_FAILED)
+            snprintf(why, sizeof why, "%s (%s)", native_reasons[N_FAILED],
+                     ozblas_status_name(r->st));
+        else
+            reason = native_reasons[r->why];
+        len = snprintf(line, sizeof line,
+                       "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
+                       "method=native moduli=0 slices=0 bound=-1 executor=host seconds=%.3e "
+                       "reason=\"%s\"\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, r->route == R_QUICK ? "quick" : "native", dt, reason);
+    }
     if (len > (int)sizeof line - 1)
         len = (int)sizeof line - 1;
     ssize_t wr = write(S.trace_fd, line, (size_t)len);
     (void)wr;
+}
+
+/* ---- counters out: ozblas_shim_stats and the summary at exit ------------------------------ */
+
+/* ozblas's "method/executor" for the routed cells, in the enums' order. */
+static const char *const routed_names[N_METHODS][N_EXECUTORS] = {
+    {"auto/auto", "auto/cpu", "auto/cuda"},
+    {"native/auto", "native/cpu", "native/cuda"},
+    {"ozaki1/auto", "ozaki1/cpu", "ozaki1/cuda"},
+    {"ozaki2/auto", "ozaki2/cpu", "ozaki2/cuda"}};
+
+/* The route ("ozblas", "fallback", "native", "quick") and detail of a cell. */
+static const char *cell_names(int cell, const char **detail)
+{
+    if (cell == CELL_QUICK) {
+        *detail = "quick return";
+        return "quick";
+    }
+    if (cell < CELL_ROUTED) {
+        *detail = native_reasons[cell - CELL_NATIVE];
+        return "native";
+    }
+    if (cell < CELL_FALLBACK) {
+        int i = cell - CELL_ROUTED;
+        *detail = routed_names[i / N_EXECUTORS][i % N_EXECUTORS];
+        return "ozblas";
+    }
+    *detail = ozblas_fallback_name(cell - CELL_FALLBACK);
+    return "fallback";
+}
+
+OZ_EXPORT int ozblas_shim_stats(ozblas_shim_stat *out, int cap)
+{
+    int n = 0;
+    for (int ri = 0; ri < RI_N; ri++)
+        for (int j = 0; j < CELL_N; j++) {
+            oz_cell *x = &cells[ri][j];
+            uint64_t calls = __atomic_load_n(&x->calls, __ATOMIC_RELAXED);
+            if (!calls)
+                continue;
+            if (out && n < cap) {
+                ozblas_shim_stat *o = &out[n];
+                o->routine = routine_names[ri];
+                o->route = cell_names(j, &o->detail);
+                o->calls = calls;
+                __atomic_load(&x->flops, &o->flops, __ATOMIC_RELAXED);
+                __atomic_load(&x->seconds, &o->seconds, __ATOMIC_RELAXED);
+                uint64_t bb = __atomic_load_n(&x->bound_bits, __ATOMIC_RELAXED);
+                o->max_bound = -1.0;
+                if (bb) {
+                    bb -= 1;
+                    memcpy(&o->max_bound, &bb, sizeof bb);
+                }
+            }
+            n++;
+        }
+    return n;
+}
+
+/* OZBLAS_SUMMARY=1: the table on stderr when the process exits (or the library is
+ * unloaded). Only a process that made BLAS calls prints one, so that the commands a
+ * script starts (which inherit LD_PRELOAD) stay quiet. */
+__attribute__((destructor)) static void shim_unload(void)
+{
+    if (!S.env.summary)
+        return;
+    uint64_t total = 0, emulated = 0, fell_back = 0, quick = 0;
+    double secs = 0.0;
+    for (int ri = 0; ri < RI_N; ri++)
+        for (int j = 0; j < CELL_N; j++) {
+            uint64_t calls = cells[ri][j].calls;
+            total += calls;
+            emulated += j >= CELL_ROUTED && j < CELL_FALLBACK ? calls : 0;
+            fell_back += j >= CELL_FALLBACK ? calls : 0;
+            quick += j == CELL_QUICK ? calls : 0;
+            secs += cells[ri][j].seconds;
+        }
+    if (!total)
+        return;
+    dprintf(2,
+            "ozblas summary (pid %d): %llu BLAS calls, %.3f s: %llu emulated, %llu fell back "
+            "inside ozblas, %llu passed to the real BLAS, %llu quick returns\n",
+            (int)getpid(), (unsigned long long)total, secs, (unsigned long long)emulated,
+            (unsigned long long)fell_back, (unsigned long long)(total - emulated - fell_back - quick),
+            (unsigned long long)quick);
+    dprintf(2, "  %-7s %-8s %10s %12s %10s  %s\n", "routine", "route", "calls", "GFLOP", "seconds",
+            "detail");
+    for (int ri = 0; ri < RI_N; ri++)
+        for (int j = 0; j < CELL_N; j++) {
+            const oz_cell *x = &cells[ri][j];
+            if (!x->calls)
+                continue;
+            const char *detail, *route = cell_names(j, &detail);
+            dprintf(2, "  %-7s %-8s %10llu %12.3f %10.3f  %s\n", routine_names[ri], route,
+                    (unsigned long long)x->calls, x->flops * 1e-9, x->seconds, detail);
+        }
 }
 
 /* ---- the exported entries ------------------------------------------------------------- */
@@ -477,13 +695,13 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
 /* Run the real routine with the caller's own arguments when the shim does not handle it. */
 #define OZ_CALL(slot, c, bad, FN_T, ARGS)                     \
     shim_result r;                                            \
-    double t0 = shim_begin(&r);                               \
+    double t0 = shim_begin(&r, &c);                           \
     if (!shim_handle(&c, bad, &r)) {                          \
         FN_T f = (FN_T)shim_real(&slot);                      \
         if (f)                                                \
             f ARGS;                                           \
         else                                                  \
-            r.reason = "real routine not found; C unchanged"; \
+            r.why = N_NO_REAL;                                \
     }                                                         \
     shim_end(&slot, &c, &r, t0);
 
@@ -495,7 +713,7 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
                        const T *ldb, const double *beta, double *C, const T *ldc, size_t lta, \
                        size_t ltb)                                                             \
     {                                                                                          \
-        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0};                               \
+        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R};                        \
         typedef void (*fn_t)(const char *, const char *, const T *, const T *, const T *,      \
                              const double *, const double *, const T *, const double *,        \
                              const T *, const double *, double *, const T *, size_t, size_t);  \
@@ -510,7 +728,7 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
                        const double *alpha, const double *A, const T *lda, const double *beta, \
                        double *C, const T *ldc, size_t lu, size_t lt)                          \
     {                                                                                          \
-        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0};                                 \
+        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R};                          \
         typedef void (*fn_t)(const char *, const char *, const T *, const T *, const double *, \
                              const double *, const T *, const double *, double *, const T *,   \
                              size_t, size_t);                                                  \
@@ -530,7 +748,7 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
     OZ_EXPORT void sym(int order, int ta, int tb, T m, T n, T k, SC_T_##SC alpha, const void *A, \
                        T lda, const void *B, T ldb, SC_T_##SC beta, void *C, T ldc)             \
     {                                                                                            \
-        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0};                                 \
+        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R};                          \
         typedef void (*fn_t)(int, int, int, T, T, T, SC_T_##SC, const void *, T, const void *,   \
                              T, SC_T_##SC, void *, T);                                           \
         shim_call c;                                                                             \
@@ -543,7 +761,7 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
     OZ_EXPORT void sym(int order, int uplo, int trans, T n, T k, SC_T_##SC alpha, const void *A, \
                        T lda, SC_T_##SC beta, void *C, T ldc)                                   \
     {                                                                                            \
-        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0};                                   \
+        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R};                            \
         typedef void (*fn_t)(int, int, int, T, T, SC_T_##SC, const void *, T, SC_T_##SC, void *, \
                              T);                                                                 \
         shim_call c;                                                                             \
