@@ -16,7 +16,8 @@
  * may replace them), every call keeps its state on the stack.
  *
  * Every call is counted per routine and route (atomics; see ozblas_shim_stats in
- * ozblas.h), traced with OZBLAS_TRACE and summed up at exit with OZBLAS_SUMMARY=1. */
+ * ozblas.h), traced with OZBLAS_TRACE and summed up at exit with OZBLAS_SUMMARY=1.
+ * The cuBLAS names are in shim_cublas.c; what both use is declared in shim_internal.h. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -29,9 +30,7 @@
 #include <unistd.h>
 
 #include "../core/oz_internal.h"
-#include "shim_names.h"
-
-#define OZ_EXPORT __attribute__((visibility("default")))
+#include "shim_internal.h"
 
 /* Marks this object as an ozblas library, so that no walk takes our names for the real. */
 OZ_EXPORT const char oz_ozblas_library_marker[] = "ozblas_preload";
@@ -51,25 +50,9 @@ static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- call counters ---------------------------------------------------------------------- */
 
-#define OZ_ROUTINE_INDEX(r, e) RI_##r,
-enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) RI_N };
 #define OZ_ROUTINE_NAME(r, e) #r,
 static const char *const routine_names[] = {OZ_SHIM_ROUTINES(OZ_ROUTINE_NAME)};
 
-/* Why a call went to the real routine: the counters' detail and the trace's reason (which
- * adds the value of OZBLAS_MIN_SIZE or the status of a failed ozblas call). */
-#define OZ_NATIVE_REASONS(X)                               \
-    X(N_ARGUMENT, "argument error")                        \
-    X(N_DISABLED, "OZBLAS_DISABLE=1")                      \
-    X(N_BAD_SETTING, "bad OZBLAS_* setting")               \
-    X(N_METHOD_NATIVE, "OZBLAS_METHOD=native")             \
-    X(N_MIN_SIZE, "below OZBLAS_MIN_SIZE")                 \
-    X(N_ZERO, "alpha or k zero")                           \
-    X(N_AUTO, "auto chose native (no usable GPU)")         \
-    X(N_FAILED, "ozblas failed")                           \
-    X(N_NO_REAL, "real routine not found; C unchanged")
-#define OZ_REASON_ENUM(e, text) e,
-enum { OZ_NATIVE_REASONS(OZ_REASON_ENUM) N_COUNT };
 #define OZ_REASON_TEXT(e, text) text,
 static const char *const native_reasons[] = {OZ_NATIVE_REASONS(OZ_REASON_TEXT)};
 
@@ -191,9 +174,12 @@ OZ_EXPORT int ozblas_preload_configure(const ozblas_options *opt, int64_t min_si
     return bad ? OZBLAS_ERR_INVALID_ARGUMENT : OZBLAS_OK;
 }
 
+const ozblas_options *shim_options(void) { return &S.opt; }
+ozblas_context *shim_context(void) { return S.ctx; }
+
 /* Method auto routes only where ozblas's auto rule would emulate: a usable CUDA executor.
  * Asked on the first call that needs it, never at load. */
-static int gpu_usable(void)
+int gpu_usable(void)
 {
     int g = __atomic_load_n(&S.gpu, __ATOMIC_ACQUIRE);
     if (g >= 0)
@@ -211,33 +197,6 @@ static int gpu_usable(void)
 
 /* ---- one call --------------------------------------------------------------------------- */
 
-enum { K_GEMM, K_SYRK, K_HERK };
-enum { R_NATIVE, R_OZBLAS, R_QUICK };
-
-typedef struct {
-    const char *symbol, *routine;
-    int kind, cplx;
-    void *real;   /* atomic; NULL until found */
-    int warned;   /* atomic; the "not found" message was printed */
-    int index;    /* RI_*: the routine's row of counters */
-} oz_slot;
-
-typedef struct {
-    int kind, cplx;
-    char ta, tb, uplo; /* column-major, upper case; trans of SYRK/HERK in ta */
-    int64_t m, n, k, lda, ldb, ldc;
-    double alpha[2], beta[2];
-    const double *A, *B;
-    double *C;
-} shim_call;
-
-typedef struct {
-    int route;
-    int why;          /* R_NATIVE: an N_* reason */
-    ozblas_status st; /* N_FAILED: what ozblas returned */
-    ozblas_report rep;
-} shim_result;
-
 static double now(void)
 {
     struct timespec ts;
@@ -245,7 +204,7 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static void *shim_real(oz_slot *s)
+void *shim_real(oz_slot *s)
 {
     void *f = __atomic_load_n(&s->real, __ATOMIC_ACQUIRE);
     if (f)
@@ -266,7 +225,7 @@ static void *shim_real(oz_slot *s)
 /* The start time, or -1 for a call that is counted but not timed: one below
  * OZBLAS_MIN_SIZE, when no trace is written. Two clock reads would cost more than passing
  * such a call through (see benchmarks/shim_overhead.py). */
-static double shim_begin(shim_result *r, const shim_call *c)
+double shim_begin(shim_result *r, const shim_call *c)
 {
     pthread_once(&S_once, init_state);
     r->route = R_NATIVE;
@@ -281,7 +240,7 @@ static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') 
 static int64_t max1(int64_t x) { return x > 1 ? x : 1; }
 
 /* Netlib's checks, on the column-major form. NULL when valid. */
-static const char *check_gemm(const shim_call *c)
+const char *check_gemm(const shim_call *c)
 {
     if (!strchr("NTC", c->ta) || !c->ta || !strchr("NTC", c->tb) || !c->tb || c->m < 0 ||
         c->n < 0 || c->k < 0 || c->lda < max1(c->ta == 'N' ? c->m : c->k) ||
@@ -305,9 +264,9 @@ static void scalar(int cplx, const double *p, double out[2])
     out[1] = cplx ? p[1] : 0.0;
 }
 
-static void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64_t n, int64_t k,
-                      const double *alpha, const void *A, int64_t lda, const void *B,
-                      int64_t ldb, const double *beta, void *C, int64_t ldc)
+void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64_t n, int64_t k,
+               const double *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+               const double *beta, void *C, int64_t ldc)
 {
     c->kind = K_GEMM;
     c->cplx = cplx;
@@ -318,6 +277,7 @@ static void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64
     scalar(cplx, alpha, c->alpha);
     scalar(cplx, beta, c->beta);
     c->A = A, c->lda = lda, c->B = B, c->ldb = ldb, c->C = C, c->ldc = ldc;
+    c->batch = 1;
 }
 
 static void fill_syrk(shim_call *c, int kind, int cplx, char uplo, char trans, int64_t n,
@@ -333,6 +293,7 @@ static void fill_syrk(shim_call *c, int kind, int cplx, char uplo, char trans, i
     scalar(cplx && kind == K_SYRK, alpha, c->alpha);
     scalar(cplx && kind == K_SYRK, beta, c->beta);
     c->A = A, c->lda = lda, c->B = A, c->ldb = lda, c->C = C, c->ldc = ldc;
+    c->batch = 1;
 }
 
 enum { CB_ROW = 101, CB_COL = 102, CB_N = 111, CB_T = 112, CB_C = 113, CB_UP = 121, CB_LO = 122 };
@@ -429,9 +390,7 @@ static ozblas_status syrk_emulated(const shim_call *c, const ozblas_options *opt
     return OZBLAS_OK;
 }
 
-/* The decision, and the emulated call. Returns 1 when the call is done (quick return or
- * routed), 0 when the real routine must run (r->why says why). */
-static int shim_handle(shim_call *c, const char *bad, shim_result *r)
+int shim_decide(const shim_call *c, const char *bad, shim_result *r)
 {
     if (bad) {
         r->why = N_ARGUMENT;
@@ -441,7 +400,7 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
     int bone = c->beta[0] == 1.0 && c->beta[1] == 0.0;
     if (c->m == 0 || c->n == 0 || ((azero || c->k == 0) && bone)) {
         r->route = R_QUICK;
-        return 1;
+        return 0;
     }
     if (S.env.disable) {
         r->why = N_DISABLED;
@@ -470,6 +429,15 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
         r->why = N_AUTO;
         return 0;
     }
+    return 1;
+}
+
+/* The decision, and the emulated call. Returns 1 when the call is done (quick return or
+ * routed), 0 when the real routine must run (r->why says why). */
+static int shim_handle(shim_call *c, const char *bad, shim_result *r)
+{
+    if (!shim_decide(c, bad, r))
+        return r->route == R_QUICK;
     ozblas_status st;
     const ozblas_options *opt = &S.opt;
     memset(&r->rep, 0, sizeof r->rep);
@@ -519,14 +487,14 @@ static int cell_of(const shim_result *r)
 }
 
 /* Nominal flops of the BLAS operation (what a FLOPS figure is quoted against), whatever
- * the route; SYRK/HERK compute one triangle. */
+ * the route; SYRK/HERK compute one triangle; a strided-batched cuBLAS call, batch products. */
 static double flops_of(const shim_call *c, const shim_result *r)
 {
     if (r->route == R_QUICK || (r->route == R_NATIVE && r->why == N_ARGUMENT) || c->m < 0 ||
         c->n < 0 || c->k < 0)
         return 0.0;
     double m = (double)c->m, n = (double)c->n, k = (double)c->k, f = c->cplx ? 4.0 : 1.0;
-    return c->kind == K_GEMM ? 2.0 * f * m * n * k : f * n * (n + 1.0) * k;
+    return (double)c->batch * (c->kind == K_GEMM ? 2.0 * f * m * n * k : f * n * (n + 1.0) * k);
 }
 
 static void count(const oz_slot *s, const shim_call *c, const shim_result *r, double dt)
@@ -550,7 +518,7 @@ static void count(const oz_slot *s, const shim_call *c, const shim_result *r, do
 
 /* Counts the call; with OZBLAS_TRACE, one trace line per call, written with one write()
  * (O_APPEND: lines of threads and forked children do not interleave). */
-static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double t0)
+void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double t0)
 {
     double dt = t0 >= 0.0 ? now() - t0 : 0.0;
     count(s, c, r, dt);
@@ -583,10 +551,11 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
             reason = native_reasons[r->why];
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
-                       "method=native moduli=0 slices=0 bound=-1 executor=host seconds=%.3e "
+                       "method=native moduli=0 slices=0 bound=-1 executor=%s seconds=%.3e "
                        "reason=\"%s\"\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
-                       (long long)c->k, r->route == R_QUICK ? "quick" : "native", dt, reason);
+                       (long long)c->k, r->route == R_QUICK ? "quick" : "native",
+                       s->device ? "cublas" : "host", dt, reason);
     }
     if (len > (int)sizeof line - 1)
         len = (int)sizeof line - 1;
@@ -713,7 +682,7 @@ __attribute__((destructor)) static void shim_unload(void)
                        const T *ldb, const double *beta, double *C, const T *ldc, size_t lta, \
                        size_t ltb)                                                             \
     {                                                                                          \
-        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R};                        \
+        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R, 0};                     \
         typedef void (*fn_t)(const char *, const char *, const T *, const T *, const T *,      \
                              const double *, const double *, const T *, const double *,        \
                              const T *, const double *, double *, const T *, size_t, size_t);  \
@@ -728,7 +697,7 @@ __attribute__((destructor)) static void shim_unload(void)
                        const double *alpha, const double *A, const T *lda, const double *beta, \
                        double *C, const T *ldc, size_t lu, size_t lt)                          \
     {                                                                                          \
-        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R};                          \
+        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R, 0};                       \
         typedef void (*fn_t)(const char *, const char *, const T *, const T *, const double *, \
                              const double *, const T *, const double *, double *, const T *,   \
                              size_t, size_t);                                                  \
@@ -748,7 +717,7 @@ __attribute__((destructor)) static void shim_unload(void)
     OZ_EXPORT void sym(int order, int ta, int tb, T m, T n, T k, SC_T_##SC alpha, const void *A, \
                        T lda, const void *B, T ldb, SC_T_##SC beta, void *C, T ldc)             \
     {                                                                                            \
-        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R};                          \
+        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R, 0};                       \
         typedef void (*fn_t)(int, int, int, T, T, T, SC_T_##SC, const void *, T, const void *,   \
                              T, SC_T_##SC, void *, T);                                           \
         shim_call c;                                                                             \
@@ -761,7 +730,7 @@ __attribute__((destructor)) static void shim_unload(void)
     OZ_EXPORT void sym(int order, int uplo, int trans, T n, T k, SC_T_##SC alpha, const void *A, \
                        T lda, SC_T_##SC beta, void *C, T ldc)                                   \
     {                                                                                            \
-        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R};                            \
+        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R, 0};                         \
         typedef void (*fn_t)(int, int, int, T, T, SC_T_##SC, const void *, T, SC_T_##SC, void *, \
                              T);                                                                 \
         shim_call c;                                                                             \
