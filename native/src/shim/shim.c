@@ -322,6 +322,30 @@ static ozblas_status syrk_emulated(const shim_call *c, const ozblas_options *opt
 
 static const char REASON_MIN_SIZE[] = "below OZBLAS_MIN_SIZE";
 
+/* Method auto: the policy (core/policy.c) on this machine's profile, with the executors the
+ * settings allow (a usable GPU is asked for on the first such call, never at load). A call
+ * whose fastest candidate is the host's own DGEMM passes through to the real routine; the
+ * reason says whether the profile was calibrated or the built-in estimate. */
+static const char REASON_AUTO_CAL[] = "auto chose native (calibrated profile)";
+static const char REASON_AUTO_EST[] =
+    "auto chose native (built-in estimate: not calibrated, run `ozblas calibrate`)";
+
+static int auto_routes(const shim_call *c, shim_result *r)
+{
+    int mask = 0;
+    if (S.opt.executor != OZBLAS_EXECUTOR_CUDA)
+        mask |= 1 << OZBLAS_EXECUTOR_CPU;
+    if (gpu_usable())
+        mask |= 1 << OZBLAS_EXECUTOR_CUDA;
+    ozblas_candidate ch;
+    if (mask && ozblas_policy_decide(NULL, c->cplx, c->m, c->n, c->k, 0, mask, &S.opt, &ch) ==
+                    OZBLAS_OK &&
+        !(ch.method == OZBLAS_METHOD_NATIVE && ch.executor == OZBLAS_EXECUTOR_CPU))
+        return 1;
+    r->reason = ozblas_policy_local(NULL, NULL, 0) == 1 ? REASON_AUTO_CAL : REASON_AUTO_EST;
+    return 0;
+}
+
 /* The decision, and the emulated call. Returns 1 when the call is done (quick return or
  * routed), 0 when the real routine must run (r->reason says why). */
 static int shim_handle(shim_call *c, const char *bad, shim_result *r)
@@ -359,10 +383,8 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
         r->reason = "alpha or k zero";
         return 0;
     }
-    if (S.opt.method == OZBLAS_METHOD_AUTO && !gpu_usable()) {
-        r->reason = "auto chose native (no usable GPU)";
+    if (S.opt.method == OZBLAS_METHOD_AUTO && !auto_routes(c, r))
         return 0;
-    }
     ozblas_status st;
     const ozblas_options *opt = &S.opt;
     memset(&r->rep, 0, sizeof r->rep);
@@ -412,10 +434,14 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
     if (r->route == R_OZBLAS)
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=ozblas "
-                       "method=%s moduli=%d slices=%d executor=%s seconds=%.3e fallback=\"%s\"\n",
+                       "method=%s moduli=%d slices=%d executor=%s seconds=%.3e fallback=\"%s\" "
+                       "policy=%s\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, method_name(r->rep.method), r->rep.moduli, r->rep.slices,
-                       executor_name(r->rep.executor), dt, ozblas_fallback_name(r->rep.fallback));
+                       executor_name(r->rep.executor), dt, ozblas_fallback_name(r->rep.fallback),
+                       S.opt.method != OZBLAS_METHOD_AUTO             ? "-"
+                       : ozblas_policy_local(NULL, NULL, 0) == 1 ? "calibrated"
+                                                                  : "estimate");
     else
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
