@@ -37,7 +37,8 @@ typedef enum {
 
 /* How a product is computed. */
 typedef enum {
-    OZBLAS_METHOD_AUTO = 0,    /* let ozblas choose (native on a machine without a GPU) */
+    OZBLAS_METHOD_AUTO = 0,    /* the policy chooses (ozblas_policy_decide; report.fallback
+                                  says OZBLAS_FALLBACK_AUTO_NATIVE when it took native) */
     OZBLAS_METHOD_NATIVE = 1,  /* the real FP64 GEMM of the executor (host BLAS or cuBLAS) */
     OZBLAS_METHOD_OZAKI1 = 2,  /* Ozaki scheme I (INT8 slices of the row-aligned significands) */
     OZBLAS_METHOD_OZAKI2 = 3   /* Ozaki scheme II (residues modulo pairwise-coprime moduli, CRT) */

@@ -578,6 +578,17 @@ static const cache_key KEYS[] = {
 #define CACHE_FORMAT "1"
 #define CACHE_MAX_BYTES 16384
 
+/* The value an identity key must have for this machine; NULL for the other keys. */
+static const char *id_value(const ozblas_machine_id *id, const char *k)
+{
+    return !strcmp(k, "format")           ? CACHE_FORMAT
+           : !strcmp(k, "ozblas_version") ? id->version
+           : !strcmp(k, "device")         ? id->device
+           : !strcmp(k, "driver")         ? id->driver
+           : !strcmp(k, "host")           ? id->host
+                                          : NULL;
+}
+
 static ozblas_status fail(char *why, size_t len, const char *fmt, const char *a, const char *b)
 {
     if (why && len)
@@ -660,44 +671,47 @@ ozblas_status ozblas_policy_cache_read(const char *path, const ozblas_machine_id
         st = fail(why, why_len, "truncated (no final \"end = ok\" line)%s%s", "", "");
         goto done;
     }
+    /* Whose cache it is first (a stale file says so), then the rates. */
     int has_dev = 0;
-    for (int i = 0; i < N_KEYS; i++)
-        if (!strcmp(KEYS[i].key, "device") && seen[i])
-            has_dev = strcmp(vals[i], "none") != 0;
-    for (int i = 0; i < N_KEYS; i++)
-        if (!seen[i] && (!KEYS[i].dev || has_dev)) {
-            st = fail(why, why_len, "the key \"%s\" is missing%s", KEYS[i].key, "");
+    for (int i = 0; i < N_KEYS; i++) {
+        const char *k = KEYS[i].key;
+        const char *want = id_value(id, k);
+        if (!want)
+            continue;
+        if (!seen[i]) {
+            st = fail(why, why_len, "the key \"%s\" is missing%s", k, "");
             goto done;
         }
+        if (strcmp(vals[i], want)) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "stale: %s is \"%.150s\", this machine's is \"%.150s\"", k,
+                     vals[i], want);
+            st = fail(why, why_len, "%s%s", msg, "");
+            goto done;
+        }
+        if (!strcmp(k, "device"))
+            has_dev = strcmp(vals[i], "none") != 0;
+    }
     ozblas_profile p;
     memset(&p, 0, sizeof p);
     for (int i = 0; i < N_KEYS; i++) {
         const char *k = KEYS[i].key, *v = vals[i];
-        if (!seen[i])
+        if (KEYS[i].dev && !has_dev)
             continue;
-        if (KEYS[i].kind == 1) {
-            char *end;
-            errno = 0;
-            double x = strtod(v, &end);
-            if (end == v || *end || errno || !isfinite(x) || x <= 0) {
-                st = fail(why, why_len, "%s = \"%.60s\" is not a positive number", k, v);
-                goto done;
-            }
-            *(double *)((char *)&p + KEYS[i].off) = x;
-            continue;
-        }
-        const char *want = !strcmp(k, "format")           ? CACHE_FORMAT
-                           : !strcmp(k, "ozblas_version") ? id->version
-                           : !strcmp(k, "device")         ? id->device
-                           : !strcmp(k, "driver")         ? id->driver
-                           : !strcmp(k, "host")           ? id->host
-                                                          : NULL;
-        if (want && strcmp(v, want)) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "stale: %s is \"%.150s\", this machine's is \"%.150s\"", k, v, want);
-            st = fail(why, why_len, "%s%s", msg, "");
+        if (!seen[i]) {
+            st = fail(why, why_len, "the key \"%s\" is missing%s", k, "");
             goto done;
         }
+        if (KEYS[i].kind != 1)
+            continue;
+        char *end;
+        errno = 0;
+        double x = strtod(v, &end);
+        if (end == v || *end || errno || !isfinite(x) || x <= 0) {
+            st = fail(why, why_len, "%s = \"%.60s\" is not a positive number", k, v);
+            goto done;
+        }
+        *(double *)((char *)&p + KEYS[i].off) = x;
     }
     copy_str(p.name, sizeof p.name, "local");
     snprintf(p.description, sizeof p.description, "this machine (%.100s)",
@@ -763,13 +777,9 @@ ozblas_status ozblas_policy_cache_write(const char *path, const ozblas_machine_i
                 fprintf(f, "%s = %.6e\n", k, *(const double *)((const char *)p + KEYS[i].off));
             continue;
         }
-        const char *v = !strcmp(k, "format")           ? CACHE_FORMAT
-                        : !strcmp(k, "ozblas_version") ? id->version
-                        : !strcmp(k, "device")         ? id->device
-                        : !strcmp(k, "driver")         ? id->driver
-                        : !strcmp(k, "host")           ? id->host
-                        : !strcmp(k, "date")           ? date
-                                                       : "ok";
+        const char *v = id_value(id, k);
+        if (!v)
+            v = !strcmp(k, "date") ? date : "ok";
         fprintf(f, "%s = %s\n", k, v);
     }
     int bad = ferror(f);
