@@ -10,13 +10,19 @@ arrays too (native, Ozaki II, Ozaki I), against the model with data on the devic
 Prints the prediction-error table, writes benchmarks/results/policy_check.json and
 policy_check.png (predicted against measured, and the ratio per size). The calibration uses
 Ozaki II fast-16 at n = 1024 and Ozaki I hybrid-11 at n = 512 (in-sample rows, marked in the
-JSON); every other row is out of sample. Times are the median of interleaved repeats after
-a warm-up, each the call's own report time (C wall time).
+JSON); every other row is out of sample. Times are the fastest of interleaved repeats after
+a warm-up (as the calibration takes them), each the call's own report time (C wall time).
+
+On a machine shared with other work, run it single-threaded: two-thread OpenBLAS calls stall
+unpredictably when another process takes a core (10-20x on the project's 2-core machine),
+which no model predicts:
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OZBLAS_NUM_THREADS=1 python benchmarks/policy_check.py
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -44,6 +50,7 @@ GPU_CASES = [
     ("ozaki2 accurate 16", dict(method="ozaki2", moduli=16, scaling="accurate")),
     ("ozaki1 hybrid 11", dict(method="ozaki1", slices=11, variant="hybrid")),
 ]
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OZBLAS_NUM_THREADS")
 IN_SAMPLE = {("ozaki2 fast 16 (cpu executor)", 1024), ("ozaki1 hybrid 11 (cpu executor)", 512)}
 
 
@@ -51,17 +58,17 @@ def _counts(kw):
     return kw.get("moduli", 16), kw.get("slices", 11)
 
 
-def _predict(profile, name, kw, m, n, k, where):
+def _predict(profile, name, kw, m, n, k, dtype, where):
     moduli, slices = _counts(kw)
-    return next(c for c in policy.estimate(m, n, k, "d", where, profile, moduli, slices)
+    return next(c for c in policy.estimate(m, n, k, dtype, where, profile, moduli, slices)
                 if c["name"] == name)
 
 
 def _sweep(profile, cases, shapes, repeats, make, executor, where, budget):
     rows = []
     t_start = time.perf_counter()
-    for m, n, k in shapes:
-        a, b = make(m, k, 1), make(k, n, 2)
+    for m, n, k, dtype in shapes:
+        a, b = make(m, k, 1, dtype == "z"), make(k, n, 2, dtype == "z")
         times = {name: [] for name, _ in cases}
         for _, kw in cases:  # warm-up
             ozblas.matmul(a, b, executor=executor, **kw)
@@ -71,14 +78,14 @@ def _sweep(profile, cases, shapes, repeats, make, executor, where, budget):
                 assert info["fallback"] is None, (name, info["fallback"])
                 times[name].append(info["seconds"])
         for name, kw in cases:
-            pred = _predict(profile, name, kw, m, n, k, where)
-            meas = statistics.median(times[name])
-            rows.append({"candidate": name, "m": m, "n": n, "k": k, "measured_s": meas,
+            pred = _predict(profile, name, kw, m, n, k, dtype, where)
+            meas = min(times[name])
+            rows.append({"candidate": name, "dtype": dtype, "m": m, "n": n, "k": k, "measured_s": meas,
                          "times_s": times[name], "predicted_s": pred["seconds"],
                          "predicted_breakdown": pred["breakdown"],
                          "error": pred["seconds"] / meas - 1,
-                         "in_sample": (name, n) in IN_SAMPLE and m == n == k})
-        print(f"  {m}x{n}x{k} done ({time.perf_counter() - t_start:.0f} s)", file=sys.stderr)
+                         "in_sample": (name, n) in IN_SAMPLE and m == n == k and dtype == "d"})
+        print(f"  {dtype} {m}x{n}x{k} done ({time.perf_counter() - t_start:.0f} s)", file=sys.stderr)
         if time.perf_counter() - t_start > budget:
             print("  time budget reached: larger sizes skipped", file=sys.stderr)
             break
@@ -94,10 +101,12 @@ def _gpu(profile, args):
     except ImportError:
         return None, "CuPy is not installed"
 
-    def make(r, c, seed):
-        return cp.asfortranarray(cp.random.default_rng(seed).random((r, c)) - 0.5)
+    def make(r, c, seed, cplx):
+        g = cp.random.default_rng(seed)
+        a = g.random((r, c)) - 0.5
+        return cp.asfortranarray(a + 1j * (g.random((r, c)) - 0.5) if cplx else a)
 
-    shapes = [(n, n, n) for n in args.gpu_sizes]
+    shapes = [(n, n, n, "d") for n in args.gpu_sizes] + [(4096, 4096, 4096, "z")]
     return _sweep(profile, GPU_CASES, shapes, args.repeats, make, "cuda", "device", args.budget), None
 
 
@@ -124,16 +133,17 @@ def _plot(rows, path):
         mk = "o" if "cpu" in name or name == "native host" else "s"
         ax1.scatter([r["measured_s"] for r in rr], [r["predicted_s"] for r in rr], label=name,
                     marker=mk, color=f"C{i % 10}")
-        ax2.plot([r["n"] for r in rr], [r["predicted_s"] / r["measured_s"] for r in rr],
+        rr = sorted(rr, key=lambda r: r["m"] * r["n"] * r["k"])
+        ax2.plot([r["m"] * r["n"] * r["k"] for r in rr], [r["predicted_s"] / r["measured_s"] for r in rr],
                  marker=mk, color=f"C{i % 10}", label=name)
     lo = min(min(r["measured_s"], r["predicted_s"]) for r in rows) / 1.5
     hi = max(max(r["measured_s"], r["predicted_s"]) for r in rows) * 1.5
     ax1.plot([lo, hi], [lo, hi], "k--", lw=0.8)
     ax1.set(xscale="log", yscale="log", xlabel="measured s", ylabel="predicted s",
-            title="cost model vs measurement (square products)")
+            title="cost model vs measurement")
     ax2.axhline(1.0, color="k", ls="--", lw=0.8)
-    ax2.set(xscale="log", yscale="log", xlabel="n", ylabel="predicted / measured",
-            title="prediction ratio by size")
+    ax2.set(xscale="log", yscale="log", xlabel="m n k", ylabel="predicted / measured",
+            title="prediction ratio by product size")
     ax1.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -160,10 +170,13 @@ def main(argv=None):
         prof, cal = calibrate.measure(quick=False, progress=False)
     print("\n".join(calibrate.rate_lines(prof)))
 
-    def make(r, c, seed):
-        return np.asfortranarray(np.random.default_rng(seed).random((r, c)) - 0.5)
+    def make(r, c, seed, cplx):
+        g = np.random.default_rng(seed)
+        a = g.random((r, c)) - 0.5
+        return np.asfortranarray(a + 1j * (g.random((r, c)) - 0.5) if cplx else a)
 
-    shapes = [(n, n, n) for n in args.sizes] + [(256, 256, 4096)]  # one long-k product
+    # square DGEMMs, one long-k product (several k-blocks) and one ZGEMM
+    shapes = [(n, n, n, "d") for n in args.sizes] + [(256, 256, 4096, "d"), (512, 512, 512, "z")]
     print("timing the CPU candidates ...", file=sys.stderr)
     rows = _sweep(prof, CPU_CASES, shapes, args.repeats, make, "cpu", "host", args.budget)
     gpu_rows, gpu_skip = _gpu(prof, args)
@@ -171,8 +184,8 @@ def main(argv=None):
         print(f"GPU section skipped: {gpu_skip}")
     allrows = rows + (gpu_rows or [])
 
-    print(table(["candidate", "m", "n", "k", "measured ms", "predicted ms", "error"],
-                [[r["candidate"] + (" *" if r["in_sample"] else ""), r["m"], r["n"], r["k"],
+    print(table(["candidate", "dtype", "m", "n", "k", "measured ms", "predicted ms", "error"],
+                [[r["candidate"] + (" *" if r["in_sample"] else ""), r["dtype"], r["m"], r["n"], r["k"],
                   f"{r['measured_s'] * 1e3:.2f}", f"{r['predicted_s'] * 1e3:.2f}",
                   f"{r['error'] * 100:+.0f}%"] for r in allrows]))
     print("* in sample (the calibration measured this case)")
@@ -183,7 +196,8 @@ def main(argv=None):
     choices = {f"{n}": policy.choose(n, n, n, "d", "host", prof)["name"] for n in args.sizes}
     print("method auto on this profile:", choices)
     out = write_json("policy_check.json", {
-        "machine": machine(), "profile": prof.as_dict(), "calibration": cal,
+        "machine": machine(), "threads": {v: os.environ.get(v) for v in THREAD_VARS},
+        "profile": prof.as_dict(), "calibration": cal,
         "rows": allrows, "summary": summ, "gpu_skipped": gpu_skip, "auto_choices": choices,
     }, args.out)
     png = (args.out or RESULTS) / "policy_check.png"

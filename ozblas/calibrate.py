@@ -69,7 +69,7 @@ OZ1_PASSES = ("split", "conversion", "fp64_accumulation")  # report phases 1, 3,
 def _host(quick, step, details):
     r = {}
     sizes = (128, 256) if quick else (256, 512, 1024, 2048)
-    reps = 2 if quick else 3
+    reps = 5 if quick else 3  # small quick sizes: more tries to get one free of other load
     for cplx, key, flop in ((False, "host_dgemm", 2), (True, "host_zgemm", 8)):
         step(f"host {'ZGEMM' if cplx else 'DGEMM'}")
         rates = {}

@@ -4,11 +4,12 @@
  * complex, where the data lives, a profile, the counts assumed) to the candidates with their
  * predicted times; ozblas_policy_decide takes the fastest one method auto may use. Every
  * elementwise pass is modelled as memory-bound: a byte-equivalent count per element divided
- * by a bandwidth. The counts were fitted to the phase times of the H200 runs in
- * benchmarks/results/ (h200_run3/run4, device arrays; the model is within 25% of every row at
- * n = 8192 and 16384, tests/test_policy.py) with the H200's datasheet 4.8 TB/s as the unit;
- * the same counts serve the CPU executor at its own pass bandwidth (cpu_pass_bw, measured by
- * `ozblas calibrate`). Integer products run at the INT8 (device) or SGEMM (CPU) rate.
+ * by a bandwidth. The CUDA executor's counts were fitted to the phase times of the H200 runs
+ * in benchmarks/results/ (h200_run3/run4, device arrays; the model is within 25% of every row
+ * at n = 8192 and 16384, tests/test_policy.py) with the H200's datasheet 4.8 TB/s as the
+ * unit; the CPU executor's to its phase times on the development machine, in the unit of its
+ * pass bandwidth (cpu_pass_bw, which `ozblas calibrate` measures in these counts). Integer
+ * products run at the INT8 (device) or SGEMM (CPU) rate.
  *
  * The calibration cache (README "Calibration cache") is read and written here only: Python
  * reads it through ozblas_policy_cache_read, so the C library and the Python policy agree. */
@@ -49,26 +50,78 @@
 #define EFF_LINK (H200_LINK_MEASURED / 64.0e9)    /* 0.09 */
 #define EFF_HOST EFF_FP64 /* no host peak was measured against: the GPU's FP64 factor is borrowed */
 
-/* ---- pass costs: bytes-equivalent per element, fitted on the H200 (see the file comment) --- */
-#define OZ2_STATS_AB 21.8       /* stats, fast: per element of A and B (2.44 ms at 16384) */
-#define OZ2_ACC_AB 24.0         /* accurate: the extra pass per element of A, B (+ product G) */
-#define OZ2_RESIDUE_AB 13.4     /* residues: per element of A and B ... */
-#define OZ2_RESIDUE_AB_MOD 5.5  /* ... plus this per modulus (+0.13 ms each at 8192) */
-#define OZ2_REDUCE_C_MOD 7.0    /* reduction: per element of C per modulus (5.47 ms at 16384) */
-#define OZ2_CRT_C 96.0          /* CRT: per element of C ... */
-#define OZ2_CRT_C_MOD 10.6      /* ... plus this per modulus (14.98 ms at 16384, 14 moduli) */
+/* ---- pass costs: bytes-equivalent per element, per executor ------------------------------ */
+/* Each executor has its own implementation of the passes, so its own counts; a profile's
+ * bandwidth (dev_mem_bw, cpu_pass_bw) turns them into seconds. */
+typedef struct {
+    double kblock;             /* k per exact integer-product block */
+    double stats_ab;           /* Ozaki II fast stats: per element of A and B */
+    double acc_ab, acc_c;      /* accurate scaling's extra pass: per element of A, B and of C
+                                  (entry bounds), besides its product G = |A||B| */
+    double residue_ab, residue_ab_mod; /* residues: per element of A, B, plus per modulus */
+    double reduce_c_mod;       /* reduction: per element of C per modulus ... */
+    double reduce_c_mod_block; /* ... plus this per k-block (the exact block sums) */
+    double crt_c, crt_c_mod;   /* CRT and update: per element of C, plus per modulus */
+    double split_ab, split_ab_slice; /* Ozaki I split: per element of A, B, plus per slice */
+    double convert_c_prod;     /* Ozaki I product conversion / exact group sums: per element of
+                                  C per product per k-block */
+    int convert_all;           /* 1: every variant converts; 0: only the grouped ones (ef, hybrid) */
+    double accum_c_term;       /* Ozaki I FP64 accumulation: per element of C per FP64 term ... */
+    double accum_c_pair;       /* ... plus per pair read */
+} pass_costs;
+
+/* CUDA executor: fitted to the H200 phase times with the datasheet's 4.8 TB/s as the unit
+ * (h200_run3/run4, device arrays, n = 1024 to 16384). */
+static const pass_costs DEVICE_COSTS = {
+    .kblock = 65536,
+    .stats_ab = 21.8,        /* 2.44 ms at 16384 */
+    .acc_ab = 24.0,          /* accurate - fast stats, less G, at 16384 and 8192 */
+    .acc_c = 0,
+    .residue_ab = 13.4,
+    .residue_ab_mod = 5.5,   /* run3 8192, 12..16 moduli: +0.13 ms each */
+    .reduce_c_mod = 7.0,     /* 5.47 ms at 16384, 14 moduli */
+    .reduce_c_mod_block = 0, /* no k > 65536 measured */
+    .crt_c = 96.0,
+    .crt_c_mod = 10.6,       /* 14.98 ms at 16384, 3.26 at 8192, 14 moduli */
+    .split_ab = 13.4,
+    .split_ab_slice = 16.0,  /* hybrid: 5.62 ms at 8192, 1.20 at 4096, 11 slices */
+    .convert_c_prod = 20.3,  /* hybrid: 18.7 ms at 8192, 66 products; bitmask converts in the
+                                accumulation */
+    .convert_all = 0,
+    .accum_c_term = 32.0,    /* hybrid 4.96 ms for 11 terms, bitmask 26.2 ms for 66, at 8192 */
+    .accum_c_pair = 0,
+};
+
+/* CPU executor: fitted to one-thread phase times on the development machine (n = 256 to
+ * 1024 and 256 x 256 x 4096; README "Policy"), where its passes reach 3.46 GB/s in these
+ * counts. It blocks k by 1024 (exact SGEMM), does its CRT in multi-word integers (no fixed
+ * part, 10.3 ns per modulus and element there) and sums each pair's blocks in double. */
+static const pass_costs CPU_COSTS = {
+    .kblock = 1024,
+    .stats_ab = 29.2,
+    .acc_ab = 8.6,
+    .acc_c = 141.0,          /* the bound of every entry (i, j) */
+    .residue_ab = 13.4,
+    .residue_ab_mod = 2.8,
+    .reduce_c_mod = 4.4,
+    .reduce_c_mod_block = 2.6,
+    .crt_c = 0,
+    .crt_c_mod = 35.6,
+    .split_ab = 13.4,
+    .split_ab_slice = 16.0,
+    .convert_c_prod = 5.5,
+    .convert_all = 1,
+    .accum_c_term = 8.3,
+    .accum_c_pair = 3.6,
+};
+
 /* ZGEMM (Karatsuba, 3 products per modulus; h200 z runs at 8192 and 16384): A and B have two
  * parts; three residue sets per modulus; the reduction reads three products into two outputs
  * (x2.5 measured); the CRT writes two outputs (x2). */
 #define OZ2_Z_RESIDUE_MOD 3.0
 #define OZ2_Z_REDUCE 2.5
 #define OZ2_Z_CRT 2.0
-/* Ozaki I (h200_run4 rows at 4096 and 8192, 11 slices, hybrid and bitmask): */
-#define OZ1_SPLIT_AB 13.4       /* split: per element of A and B ... */
-#define OZ1_SPLIT_AB_SLICE 16.0 /* ... plus this per slice (5.62 ms at 8192) */
-#define OZ1_CONVERT_C_PROD 20.3 /* exact group sums: per element of C per product (18.7 ms) */
-#define OZ1_ACCUM_C_TERM 32.0   /* FP64 accumulation: per element of C per FP64 term (4.96 ms
-                                   for hybrid's 11 terms; bitmask's 66 terms: 26.2 ms) */
+
 /* Fixed costs (launches, the small copies of the scaling data, the host's waits): from the
  * 1024 and 2048 device-array rows and cupy_native at 1024. */
 #define DEVICE_CALL_S 20e-6
@@ -322,26 +375,34 @@ static void native(const problem *q, int executor, ozblas_candidate *c)
     finish(q, c, executor);
 }
 
+static double kblocks(const problem *q, const pass_costs *pc)
+{
+    return ceil(q->k / pc->kblock);
+}
+
 static void ozaki2(const problem *q, int executor, int moduli, int scaling, ozblas_candidate *c)
 {
     memset(c, 0, sizeof *c);
     const ozblas_profile *p = q->p;
     int dev = executor == OZBLAS_EXECUTOR_CUDA, acc = scaling == OZBLAS_SCALING_ACCURATE;
+    const pass_costs *pc = dev ? &DEVICE_COSTS : &CPU_COSTS;
     double bw = dev ? p->dev_mem_bw : p->cpu_pass_bw, rate = dev ? p->dev_int8 : p->cpu_int_gemm;
     double zf = q->cx ? 2 : 1, prods = moduli * (q->cx ? 3 : 1), N = moduli;
     c->method = OZBLAS_METHOD_OZAKI2;
     c->count = moduli;
     c->scaling = scaling;
     c->meets_target = q->k <= (double)(1LL << 28); /* beyond, the scaling bounds fall back */
-    double stats = zf * q->ab * OZ2_STATS_AB / bw;
+    double stats = zf * q->ab * pc->stats_ab / bw;
     if (acc) /* one more pass and one small-integer product G = |A||B| (real also for ZGEMM) */
-        stats += zf * q->ab * OZ2_ACC_AB / bw + 2 * q->mnk / rate;
+        stats += (zf * q->ab * pc->acc_ab + q->cc * pc->acc_c) / bw + 2 * q->mnk / rate;
     part(c, OZBLAS_PART_STATS, stats);
     part(c, OZBLAS_PART_RESIDUES,
-         q->ab * (zf * OZ2_RESIDUE_AB + (q->cx ? OZ2_Z_RESIDUE_MOD : 1) * N * OZ2_RESIDUE_AB_MOD) / bw);
+         q->ab * (zf * pc->residue_ab + (q->cx ? OZ2_Z_RESIDUE_MOD : 1) * N * pc->residue_ab_mod) / bw);
     part(c, OZBLAS_PART_INT_PRODUCTS, prods * 2 * q->mnk / rate);
-    part(c, OZBLAS_PART_REDUCTION, q->cc * N * OZ2_REDUCE_C_MOD * (q->cx ? OZ2_Z_REDUCE : 1) / bw);
-    part(c, OZBLAS_PART_CRT, q->cc * (OZ2_CRT_C + N * OZ2_CRT_C_MOD) * (q->cx ? OZ2_Z_CRT : 1) / bw);
+    part(c, OZBLAS_PART_REDUCTION,
+         q->cc * N * (pc->reduce_c_mod + kblocks(q, pc) * pc->reduce_c_mod_block) *
+             (q->cx ? OZ2_Z_REDUCE : 1) / bw);
+    part(c, OZBLAS_PART_CRT, q->cc * (pc->crt_c + N * pc->crt_c_mod) * (q->cx ? OZ2_Z_CRT : 1) / bw);
     part(c, OZBLAS_PART_OVERHEAD,
          dev ? p->dev_emu_call_s + (prods + acc) * EMU_PER_PRODUCT_S : p->cpu_call_s);
     finish(q, c, executor);
@@ -353,6 +414,7 @@ static void ozaki1(const problem *q, int executor, int slices, int variant, ozbl
     const ozblas_profile *p = q->p;
     int dev = executor == OZBLAS_EXECUTOR_CUDA;
     int grouped = variant == OZBLAS_OZAKI1_EF || variant == OZBLAS_OZAKI1_HYBRID;
+    const pass_costs *pc = dev ? &DEVICE_COSTS : &CPU_COSTS;
     double bw = dev ? p->dev_mem_bw : p->cpu_pass_bw, rate = dev ? p->dev_int8 : p->cpu_int_gemm;
     int64_t K = (int64_t)q->k * (q->cx ? 2 : 1);
     double zf = q->cx ? 2 : 1;
@@ -367,13 +429,14 @@ static void ozaki1(const problem *q, int executor, int slices, int variant, ozbl
     int r = c->meets_target ? oz1_chunk(variant, oz1_beta(K), K) : 1, terms = 0;
     for (int g = 0; g < slices; g++)
         terms += (g + r) / r;
-    part(c, OZBLAS_PART_SPLIT, zf * q->ab * (OZ1_SPLIT_AB + slices * OZ1_SPLIT_AB_SLICE) / bw);
+    part(c, OZBLAS_PART_SPLIT, zf * q->ab * (pc->split_ab + slices * pc->split_ab_slice) / bw);
     part(c, OZBLAS_PART_INT_PRODUCTS, prods * 2 * q->mnk / rate);
     /* The CUDA executor converts each product on its own only for the grouped variants (exact
      * group sums); the CPU executor always sums the k-blocks of each pair in double. */
-    if (grouped || !dev)
-        part(c, OZBLAS_PART_CONVERSION, q->cc * prods * OZ1_CONVERT_C_PROD / bw);
-    part(c, OZBLAS_PART_FP64_ACCUMULATION, zf * q->cc * terms * OZ1_ACCUM_C_TERM / bw);
+    if (grouped || pc->convert_all)
+        part(c, OZBLAS_PART_CONVERSION, q->cc * prods * kblocks(q, pc) * pc->convert_c_prod / bw);
+    part(c, OZBLAS_PART_FP64_ACCUMULATION,
+         zf * q->cc * (terms * pc->accum_c_term + pairs * pc->accum_c_pair) / bw);
     part(c, OZBLAS_PART_OVERHEAD, dev ? p->dev_emu_call_s + prods * EMU_PER_PRODUCT_S : p->cpu_call_s);
     finish(q, c, executor);
 }
@@ -393,28 +456,18 @@ int ozblas_policy_estimate(const ozblas_profile *p, int is_complex, int64_t m, i
     q.flops = (q.cx ? 8 : 2) * q.mnk;
     q.es = q.cx ? 16 : 8;
     int nm = moduli ? moduli : PLAN_MODULI, ns = slices ? slices : PLAN_SLICES;
+    /* Native host first: ties go to it (ozblas_policy_decide keeps the first minimum). */
     ozblas_candidate all[2 * (1 + 2 + 4)];
     int cnt = 0;
-    for (int e = 0; e < 2; e++) {
+    native(&q, OZBLAS_EXECUTOR_CPU, &all[cnt++]);
+    if (p->has_device)
+        native(&q, OZBLAS_EXECUTOR_CUDA, &all[cnt++]);
+    for (int e = p->has_device ? 0 : 1; e < 2; e++) {
         int ex = e ? OZBLAS_EXECUTOR_CPU : OZBLAS_EXECUTOR_CUDA;
-        if (ex == OZBLAS_EXECUTOR_CUDA && !p->has_device)
-            continue;
-        native(&q, ex, &all[cnt++]);
-    }
-    for (int e = 0; e < 2; e++) {
-        int ex = e ? OZBLAS_EXECUTOR_CPU : OZBLAS_EXECUTOR_CUDA;
-        if (ex == OZBLAS_EXECUTOR_CUDA && !p->has_device)
-            continue;
         ozaki2(&q, ex, nm, OZBLAS_SCALING_ACCURATE, &all[cnt++]);
         ozaki2(&q, ex, nm, OZBLAS_SCALING_FAST, &all[cnt++]);
         for (int v = OZBLAS_OZAKI1_BITMASK; v <= OZBLAS_OZAKI1_HYBRID; v++)
             ozaki1(&q, ex, ns, v, &all[cnt++]);
-    }
-    /* native host first: ties go to it (ozblas_policy_decide keeps the first minimum) */
-    ozblas_candidate tmp = all[0];
-    if (p->has_device) {
-        all[0] = all[1];
-        all[1] = tmp;
     }
     int w = cnt < max_out ? cnt : max_out;
     memcpy(out, all, (size_t)w * sizeof *out);
@@ -816,8 +869,7 @@ static void local_load(void)
         snprintf(L_note, sizeof L_note, "not calibrated (no %s; run `ozblas calibrate`); %s",
                  path, est);
     } else if (ozblas_policy_cache_read(path, &id, &p, why, sizeof why) != OZBLAS_OK) {
-        L_state = -1;
-        ozblas_policy_estimate_profile(dev, &p, est, sizeof est);
+        L_state = -1; /* p is still the estimate: a failed read leaves it untouched */
         snprintf(L_note, sizeof L_note,
                  "calibration cache %s ignored: %s; until `ozblas calibrate` rebuilds it, %s",
                  path, why, est);

@@ -337,9 +337,12 @@ static int auto_routes(const shim_call *c, shim_result *r)
         mask |= 1 << OZBLAS_EXECUTOR_CPU;
     if (gpu_usable())
         mask |= 1 << OZBLAS_EXECUTOR_CUDA;
+    if (!mask) {
+        r->reason = "OZBLAS_DEVICE asks for a CUDA executor that is not usable";
+        return 0;
+    }
     ozblas_candidate ch;
-    if (mask && ozblas_policy_decide(NULL, c->cplx, c->m, c->n, c->k, 0, mask, &S.opt, &ch) ==
-                    OZBLAS_OK &&
+    if (ozblas_policy_decide(NULL, c->cplx, c->m, c->n, c->k, 0, mask, &S.opt, &ch) == OZBLAS_OK &&
         !(ch.method == OZBLAS_METHOD_NATIVE && ch.executor == OZBLAS_EXECUTOR_CPU))
         return 1;
     r->reason = ozblas_policy_local(NULL, NULL, 0) == 1 ? REASON_AUTO_CAL : REASON_AUTO_EST;
