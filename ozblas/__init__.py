@@ -3,7 +3,16 @@
 from ._native import OzblasError
 from .api import dgemm, info, matmul, zgemm
 from .config import ConfigError
-from .policy import explain
 
 __all__ = ["matmul", "dgemm", "zgemm", "info", "explain", "OzblasError", "ConfigError"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # ozblas.explain is ozblas.policy.explain, imported on first use (so that
+    # `python -m ozblas.policy` does not find the module already imported)
+    if name == "explain":
+        from .policy import explain
+
+        return explain
+    raise AttributeError(f"module 'ozblas' has no attribute {name!r}")

@@ -169,7 +169,7 @@ def test_efficiency_factors_come_from_the_measurements():  # datasheet x measure
 
 # -- explain and the command --------------------------------------------------------------------
 def test_explain_dict_and_table():
-    d = policy.explain(16384, 16384, 16384, profile="h200")
+    d = ozblas.explain(16384, 16384, 16384, profile="h200")  # = policy.explain
     assert d["method"] == "ozaki2" and d["problem"]["where"] == "host"
     assert {"name", "seconds", "tflops", "breakdown", "meets_target"} <= set(d["candidates"][0])
     assert any("transfers" in r for r in d["reasons"])
