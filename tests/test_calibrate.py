@@ -1,7 +1,10 @@
 """Calibration (ozblas.calibrate) and its cache, read and written by the C library only.
 
 Every test points XDG_CACHE_HOME at its own directory and makes this process forget the local
-profile before and after, so no test sees the user's cache or another test's."""
+profile before and after, so no test sees the user's cache or another test's. Calibrations run
+with one thread (here and in child processes): on a machine shared with other work two-thread
+BLAS calls stall unpredictably, which is the calibration's guard's business (tested on its
+own), not these tests'."""
 
 import json
 import os
@@ -20,6 +23,18 @@ from ozblas import calibrate, policy
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "OZBLAS_NUM_THREADS": "1"}
+
+
+@pytest.fixture(autouse=True)
+def one_thread(monkeypatch):
+    from threadpoolctl import threadpool_limits
+
+    monkeypatch.setenv("OZBLAS_NUM_THREADS", "1")  # the CPU executor reads it per call
+    with threadpool_limits(1, user_api="blas"):
+        yield
+
+
 @pytest.fixture
 def cache_home(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -32,7 +47,34 @@ def cache_home(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def measured():
     """One quick calibration of this machine, shared by the tests that only read it."""
-    return calibrate.measure(quick=True, progress=False)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1, user_api="blas"):
+        old = os.environ.get("OZBLAS_NUM_THREADS")
+        os.environ["OZBLAS_NUM_THREADS"] = "1"
+        try:
+            return calibrate.measure(quick=True, progress=False)
+        finally:
+            if old is None:
+                del os.environ["OZBLAS_NUM_THREADS"]
+            else:
+                os.environ["OZBLAS_NUM_THREADS"] = old
+
+
+def test_implausible_host_rates_are_measured_again(monkeypatch):
+    good = {"host_dgemm": 60e9, "host_zgemm": 62e9, "cpu_int_gemm": 117e9, "cpu_pass_bw": 3e9,
+            "cpu_call_s": 1e-6}
+    stalled = dict(good, host_dgemm=5e9)  # a DGEMM slowed down by other load
+    assert calibrate._implausible(good) is None
+    assert "SGEMM" in calibrate._implausible(stalled)
+    assert "ZGEMM" in calibrate._implausible(dict(good, host_zgemm=10e9))
+    results = [stalled, good]
+    monkeypatch.setattr(calibrate, "_host", lambda *a: dict(results.pop(0)))
+    p, details = calibrate.measure(quick=True, progress=False)
+    assert p.host_dgemm == 60e9 and len(details["host_retries"]) == 1
+    monkeypatch.setattr(calibrate, "_host", lambda *a: dict(stalled))
+    with pytest.raises(calibrate.CalibrationError, match="3 times.*one thread"):
+        calibrate.measure(quick=True, progress=False)
 
 
 def _write_valid(measured):
@@ -183,7 +225,7 @@ def _cli(*args, env):
 
 def test_cli_calibrate_info_explain(cache_home):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_")}
-    env["XDG_CACHE_HOME"] = str(cache_home)
+    env.update(ONE_THREAD, XDG_CACHE_HOME=str(cache_home))
     r = _cli("info", env=env)
     assert r.returncode == 0 and "not calibrated" in r.stdout
     r = _cli("calibrate", "--quick", env=env)
