@@ -7,6 +7,8 @@
 #   OUT=/some/dir bash benchmarks/device_check.sh        (default OUT=benchmarks/results)
 #   OZ_CHECK_SECONDS=470 caps the whole run (the benchmark gets what the tests leave).
 #   OZ_BENCH_ARGS="--device-arrays" times Ozaki II on CuPy arrays against CuPy's native.
+#   OZ_POLICY_CHECK=1 adds benchmarks/policy_check.py (calibration, then the cost model's
+#   predictions against the CPU and GPU candidates' times; about 3 minutes).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-benchmarks/results}
@@ -71,6 +73,14 @@ if [ "$LEFT" -gt 30 ]; then
     echo "benchmark exit code: ${PIPESTATUS[0]} [$(elapsed) s]"
 else
     echo "no time left for the benchmark"
+fi
+
+if [ "${OZ_POLICY_CHECK:-0}" = 1 ]; then
+    # the cost model against this GPU: calibrate, then time the device candidates (CuPy arrays)
+    echo "== policy check [$(elapsed) s]"
+    timeout 240 python3 benchmarks/policy_check.py --sizes 256 512 --repeats 2 --budget 90 \
+        --out "$OUT" 2>&1 | tee "$OUT/policy_check_log.txt"
+    echo "policy check exit code: ${PIPESTATUS[0]} [$(elapsed) s]"
 fi
 
 echo "== summary [$(elapsed) s]"

@@ -6,6 +6,16 @@ from .api import dgemm, info, matmul, zgemm
 from .config import ConfigError
 from .shim_stats import stats
 
-__all__ = ["matmul", "dgemm", "zgemm", "info", "activate", "deactivate", "activated", "OzblasError",
-           "ConfigError", "stats"]
+__all__ = ["matmul", "dgemm", "zgemm", "info", "explain", "activate", "deactivate", "activated",
+           "OzblasError", "ConfigError", "stats"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # ozblas.explain is ozblas.policy.explain, imported on first use (so that
+    # `python -m ozblas.policy` does not find the module already imported)
+    if name == "explain":
+        from .policy import explain
+
+        return explain
+    raise AttributeError(f"module 'ozblas' has no attribute {name!r}")

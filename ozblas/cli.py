@@ -1,4 +1,5 @@
-"""The `ozblas` command (also `python -m ozblas`): info, demo, run, libpath, explain, bench."""
+"""The `ozblas` command (also `python -m ozblas`): info, demo, run, libpath, explain, calibrate,
+bench."""
 
 from __future__ import annotations
 
@@ -18,8 +19,37 @@ def _table(headers: list[str], rows: list[list]) -> str:
     return "\n".join([fmt(cells[0]), fmt(["-" * w for w in widths])] + [fmt(r) for r in cells[1:]])
 
 
+def _policy_lines(pol: dict) -> list[str]:
+    """The policy's view of this machine: where its profile comes from, the rates, the
+    FP64:INT8 ratio and the crossovers."""
+    from .calibrate import rate_lines
+    from .policy import Profile
+
+    p = Profile(**{k: v for k, v in pol["profile"].items() if k != "fp64_int8_ratio"})
+    m = pol["machine"]
+    out = [f"policy     device {m['device']} (driver {m['driver']}), host {m['host']}"]
+    if pol["calibrated"]:
+        out.append(f"           {pol['note']}; rates:")
+        out += rate_lines(p)
+    else:
+        out.append(f"           {pol['note']}")
+        out.append(f"           not calibrated: method auto uses the built-in estimate "
+                   f"{p.name}'s figures:")
+        out += rate_lines(p)
+    xo = ", ".join(f"{k.replace('d ', 'DGEMM ').replace('z ', 'ZGEMM ')} data: "
+                   f"{'never' if v is None else f'n >= {v}'}" for k, v in pol["crossover"].items())
+    out.append(f"  {'auto emulates square products':<33} {xo}")
+    return out
+
+
 def cmd_info(args) -> int:
+    from .policy import profile_info
+
     d = api.info()
+    try:
+        d["policy"] = profile_info()
+    except Exception as e:  # info must work on a broken setup; say why the policy is missing
+        d["policy"] = {"error": f"{type(e).__name__}: {e}"}
     if args.json:
         print(json.dumps(d, indent=2))
         return 0
@@ -33,6 +63,10 @@ def cmd_info(args) -> int:
         print(f"configuration error: {d['config_error']}")
     else:
         print("configuration: " + ", ".join(f"{k}={v}" for k, v in d["config"].items()))
+    if "error" in d["policy"]:
+        print(f"policy     unavailable: {d['policy']['error']}")
+    else:
+        print("\n".join(_policy_lines(d["policy"])))
     return 0
 
 
@@ -70,6 +104,9 @@ def main(argv=None) -> int:
     pe = sub.add_parser("explain", help="what the cost model would do with a product, and why",
                         add_help=False)
     pe.add_argument("rest", nargs=argparse.REMAINDER)
+    pc = sub.add_parser("calibrate", help="measure this machine's rates for method auto and cache them",
+                        add_help=False)
+    pc.add_argument("rest", nargs=argparse.REMAINDER)
     pb = sub.add_parser("bench", help="run a study from benchmarks/ (accuracy, cpu-speed)")
     pb.add_argument("study", choices=["accuracy", "cpu-speed"])
     pb.add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to the study")
@@ -85,8 +122,8 @@ def main(argv=None) -> int:
         from .shim import cmd_libpath
 
         return cmd_libpath(argv[1:])
-    if argv[:1] == ["explain"]:
-        args = argparse.Namespace(cmd="explain", rest=argv[1:])
+    if argv[:1] in (["explain"], ["calibrate"]):
+        args = argparse.Namespace(cmd=argv[0], rest=argv[1:])
     else:
         args = p.parse_args(argv)
     try:
@@ -98,6 +135,10 @@ def main(argv=None) -> int:
         from .policy import main_explain
 
         return main_explain(args.rest)
+    if args.cmd == "calibrate":
+        from .calibrate import main as main_calibrate
+
+        return main_calibrate(args.rest)
     return {"info": cmd_info, "demo": cmd_demo, "bench": cmd_bench}[args.cmd](args)
 
 

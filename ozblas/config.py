@@ -21,7 +21,7 @@ MAX_SLICES = 20
 # name -> (default, accepted values as told to the user, meaning)
 VARIABLES = {
     "OZBLAS_METHOD": ("auto", "auto, native, ozaki1, ozaki2",
-                      "how products are computed; auto = Ozaki II on a CUDA GPU, native otherwise"),
+                      "how products are computed; auto = the policy's fastest candidate per call"),
     "OZBLAS_MODULI": ("auto", "auto or an integer from 2 to 20",
                       "Ozaki II moduli count (more = more accurate); auto = the fewest whose error "
                       "bound for the call's inputs is DGEMM-level"),

@@ -1,22 +1,16 @@
-"""The policy's cost model: which way to compute C = op(A) op(B) is fastest on a machine.
+"""The policy, seen from Python: which way to compute C = op(A) op(B) is fastest on a machine.
 
-One pure function, `estimate`, predicts the time of every candidate (host native, device
-native, Ozaki II with N moduli, Ozaki I with s slices, transfers included) from a device
-profile; `choose` takes the fastest candidate that meets the accuracy target; `explain` and
-`format_explain` say why; `main_explain` is the `ozblas explain` command.
+The cost model, the built-in profiles and the calibration cache live in C
+(native/src/core/policy.c), where method auto (ozblas_dgemm, the preload shim) uses them;
+this module is a thin layer over it: `estimate` lists the candidates with their predicted
+times, `choose` is method auto's decision, `explain` and `format_explain` say why, and
+`main_explain` is the `ozblas explain` command.
 
-Profiles are data. The datasheet ones (a100, h100, h200, h800, rtx4090, b200) hold vendor peak
-figures, which are never reached: every datasheet rate is multiplied by the efficiency this
-project *measured* on an H200 for the same resource (`EFFICIENCY`). `measured_h200` holds the
-H200 figures themselves, `cpu` the project's development machine. None of them is a
-calibration of the machine you run on: measuring the local rates (and a cache file shared with
-the C library) is the next step of the policy; `load_profile()` is where it will plug in.
-
-The accuracy target for now is what the default counts give (README, "Accuracy"): DGEMM-level
-`err_ab` for inputs up to phi = 2 with 16 moduli (either scaling) or 11 Ozaki I slices. Choosing
-the count per call from the inputs (automatic precision) is a later step.
-
-All times are seconds; all rates are effective (what a GEMM or pass achieves), not peaks.
+Profiles: the datasheet ones (a100, h100, h200, h800, rtx4090, b200) hold vendor peaks
+multiplied by the efficiency this project measured on an H200 (`EFFICIENCY`); `measured_h200`
+holds the H200 figures themselves, `cpu` the project's development machine; `local` is this
+machine as `ozblas calibrate` measured it (ozblas.calibrate), or a built-in estimate until it
+has been run. All times are seconds, all rates effective (what a GEMM or pass achieves).
 """
 
 from __future__ import annotations
@@ -24,190 +18,247 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict, dataclass
+import warnings
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
 
 from . import config
+from ._native import ffi, lib, load
 
 __all__ = ["Profile", "PROFILES", "EFFICIENCY", "estimate", "choose", "explain", "format_explain",
-           "crossover", "load_profile", "main_explain"]
+           "crossover", "load_profile", "set_local", "machine", "read_cache", "write_cache",
+           "profile_info", "main_explain"]
 
-# --------------------------------------------------------------------------------------------
-# Efficiency: measured / datasheet peak, on the H200, per resource
-# --------------------------------------------------------------------------------------------
-# benchmarks/results/h200_run4_device_arrays.json (cupy_native, n = 16384 and 8192): 56.1 and
-# 56.2 TFLOPS against the H200's 67 TFLOPS FP64 tensor-core peak.
-_H200_FP64_MEASURED = 56.0e12
-# Same file, ozblas_ozaki2_device_arrays n = 16384: phase 2 (the N INT8 products) took 95.7 ms
-# for 14 products of 2 * 16384^3 (fast-14) and 111.8 ms for 16 (accurate-16): 1.29 and 1.26
-# POPS, against 1979 TOPS dense INT8 peak. (At n <= 8192 the same phase runs at ~1.5 POPS; the
-# lower, large-size figure is used, so the model is slightly pessimistic about emulation.)
-_H200_INT8_MEASURED = 1.27e15
-# benchmarks/results/h200_run3_host_arrays.json: host-array calls minus their device-event
-# time (e.g. ozblas_native n = 16384: 1.209 s - 0.159 s for 8 * 3 * 16384^2 bytes; ozaki2
-# fast-14: 1.276 - 0.127 s) give 5.2 to 6.1 GB/s, against PCIe Gen5 x16's 64 GB/s per
-# direction. That is the executor's path today (pageable host memory, cudaMemcpy2DAsync).
-_H200_LINK_MEASURED = 5.6e9
-
-EFFICIENCY = {
-    "fp64": _H200_FP64_MEASURED / 67.0e12,   # 0.84
-    "int8": _H200_INT8_MEASURED / 1979e12,   # 0.64
-    "link": _H200_LINK_MEASURED / 64.0e9,    # 0.09
-    # Host DGEMM: no host peak was measured against; the GPU FP64 factor is borrowed.
-    "host": _H200_FP64_MEASURED / 67.0e12,
-}
-
-# --------------------------------------------------------------------------------------------
-# Pass costs, calibrated on the H200 (h200_run3/run4 phase_seconds_median, device arrays)
-# --------------------------------------------------------------------------------------------
-# Every non-GEMM phase is modelled as a memory-bound pass: (work per element, in bytes-
-# equivalent) * elements / device memory bandwidth (the H200's 4.8 TB/s datasheet figure is the
-# unit; the calibration folds the passes' real efficiency and arithmetic into the byte counts,
-# and the same counts are applied to every device at its own bandwidth).
-OZ2_STATS_AB = 21.8        # phase 0, fast: per element of A and B (2.44 ms at 16384, 0.63 at 8192)
-OZ2_ACC_AB = 24.0          # phase 0, accurate: extra pass per element of A, B (+ one INT8 product G)
-OZ2_RESIDUE_AB = 13.4      # phase 1: per element of A and B ...
-OZ2_RESIDUE_AB_MOD = 5.5   # ... plus this per modulus (run3 8192, 12..16 moduli: +0.13 ms each)
-OZ2_REDUCE_C_MOD = 7.0     # phase 3: per element of C per modulus (5.47 ms at 16384, 14 moduli)
-OZ2_CRT_C = 96.0           # phase 4: per element of C ...
-OZ2_CRT_C_MOD = 10.6       # ... plus this per modulus (14.98 ms at 16384, 3.26 at 8192, 14 moduli)
-# Complex (ZGEMM, Karatsuba: 3 products per modulus), from the z runs at 8192 and 16384:
-# A and B have two real parts (x2 per element), the residues make three sets per modulus
-# (Re, Im, Re + Im), the reduction reads three int32 products per modulus into two outputs
-# (x2.5 measured: 13.72 ms against 5.47), the CRT writes two outputs (x2: 29.5 ms against 15.0).
-OZ2_Z_RESIDUE_MOD = 3.0
-OZ2_Z_REDUCE = 2.5
-OZ2_Z_CRT = 2.0
-# Ozaki I (hybrid, the default variant), h200_run4 ozaki1 rows at 4096 and 8192, 11 slices:
-OZ1_SPLIT_AB = 13.4        # split: per element of A and B ...
-OZ1_SPLIT_AB_SLICE = 16.0  # ... plus this per slice (5.62 ms at 8192, 1.20 at 4096)
-OZ1_CONVERT_C_PROD = 20.3  # per element of C per integer product (18.7 ms at 8192, 66 products)
-OZ1_ACCUM_C_GROUP = 32.0   # FP64 accumulation per element of C per group (s groups; 4.96 ms)
-# Fixed costs (launches, the small device-to-host copies of the scaling data and the host's
-# wait for them): from the 1024 and 2048 device-array rows (0.60 and 1.22 ms per Ozaki II
-# call, against ~0.15 and ~0.7 ms of modelled work) and cupy_native at 1024 (60 us).
-DEVICE_CALL_S = 20e-6
-EMU_CALL_S = 250e-6
-EMU_PER_PRODUCT_S = 8e-6
-HOST_CALL_S = 5e-6
-# Native ZGEMM runs at 0.87 of the DGEMM rate (h200_run4: 48.3-49.0 against 56.1 TFLOPS).
-ZGEMM_EFFICIENCY = 0.87
-# The CPU executor's passes (cpu profile only): cpu_speed.json at n = 2048, fast-14, phases 0,
-# 1, 3, 4 (67.7, 99.6, 176.4, 347.1 ms) against the byte counts above give 2.3 to 7.6 GB/s;
-# 3 GB/s is the round middle. The CPU executor is the bit-exact fallback, never a winner.
-CPU_PASS_BW = 3.0e9
+_NATIVE, _OZAKI1, _OZAKI2 = 1, 2, 3
+_METHOD = {_NATIVE: "native", _OZAKI1: "ozaki1", _OZAKI2: "ozaki2"}
+_CPU, _CUDA = 1, 2
+_EXECUTOR = {_CPU: "host", _CUDA: "device"}
+_SCALING = dict(enumerate(config.SCALINGS))     # = ozblas_scaling
+_VARIANT = dict(enumerate(config.VARIANTS))     # = ozblas_ozaki1_variant
 
 
 @dataclass(frozen=True)
 class Profile:
-    """A machine as the cost model sees it. Rates are effective, not peaks.
+    """A machine as the cost model sees it (the C struct ozblas_profile, field for field).
 
-    A profile without a device (`fp64 is None`) is a host alone. `peaks` keeps the datasheet
-    figures the effective rates come from (empty for measured profiles)."""
+    Rates are effective, not peaks: FLOP/s for the GEMMs (ZGEMM counted as 8mnk), OP/s for
+    integer products, B/s for bandwidths, seconds for fixed costs. peak_* are the datasheet
+    figures a built-in profile comes from (0 for measured ones)."""
 
     name: str
     description: str
     source: str
-    fp64: float | None          # device FP64 GEMM, FLOP/s (tensor-core FP64 where the GEMM uses it)
-    int8: float | None          # device INT8 GEMM, OP/s (dense)
-    mem_bw: float | None        # device memory bandwidth, B/s
-    link_bw: float | None       # host <-> device, B/s per direction
-    host_dgemm: float           # host BLAS DGEMM, FLOP/s
-    host_sgemm: float           # host BLAS SGEMM, FLOP/s (the CPU executor's integer products)
-    host_name: str = ""
-    peaks: tuple = ()
-    calibrated: bool = False
+    host_name: str
+    has_device: bool
+    calibrated: bool
+    host_dgemm: float
+    host_zgemm: float
+    cpu_int_gemm: float
+    cpu_pass_bw: float
+    cpu_call_s: float
+    dev_dgemm: float = 0.0
+    dev_zgemm: float = 0.0
+    dev_int8: float = 0.0
+    dev_mem_bw: float = 0.0
+    h2d_bw: float = 0.0
+    d2h_bw: float = 0.0
+    h2d_pinned_bw: float = 0.0
+    d2h_pinned_bw: float = 0.0
+    dev_call_s: float = 0.0
+    dev_emu_call_s: float = 0.0
+    peak_fp64: float = 0.0
+    peak_int8: float = 0.0
+    peak_mem_bw: float = 0.0
+    peak_link_bw: float = 0.0
+    peak_host_fp64: float = 0.0
 
     @property
-    def has_device(self) -> bool:
-        return self.fp64 is not None
+    def fp64(self) -> float | None:
+        return self.dev_dgemm if self.has_device else None
+
+    @property
+    def int8(self) -> float | None:
+        return self.dev_int8 if self.has_device else None
+
+    @property
+    def link_bw(self) -> float | None:
+        """Host to device bandwidth as the executor's copies reach it."""
+        return self.h2d_bw if self.has_device else None
 
     @property
     def fp64_int8_ratio(self) -> float | None:
-        return self.int8 / self.fp64 if self.has_device else None
+        return self.dev_int8 / self.dev_dgemm if self.has_device else None
+
+    def replace(self, **changes) -> "Profile":
+        return replace(self, **changes)
 
     def as_dict(self) -> dict:
         d = asdict(self)
-        d["peaks"] = dict(self.peaks)
         d["fp64_int8_ratio"] = self.fp64_int8_ratio
         return d
 
 
-def _datasheet(name, description, fp64_tflops, int8_tops, mem_tbs, link_gbs, host_name,
-               host_fp64_tflops, source):
-    """A profile from vendor peak figures, each multiplied by the measured efficiency."""
-    e = EFFICIENCY
-    host = host_fp64_tflops * 1e12 * e["host"]
-    return Profile(
-        name=name, description=description, source=source,
-        fp64=fp64_tflops * 1e12 * e["fp64"], int8=int8_tops * 1e12 * e["int8"],
-        mem_bw=mem_tbs * 1e12, link_bw=link_gbs * 1e9 * e["link"],
-        host_dgemm=host, host_sgemm=2 * host, host_name=host_name,
-        peaks=(("fp64_tflops", fp64_tflops), ("int8_tops", int8_tops), ("mem_tbs", mem_tbs),
-               ("link_gbs", link_gbs), ("host_fp64_tflops", host_fp64_tflops)))
+_STR_FIELDS = ("name", "description", "source", "host_name")
+_BOOL_FIELDS = ("has_device", "calibrated")
 
 
-# Host peaks (datasheet, base clock, all cores): cores * DP FLOP per cycle * GHz.
-#   2x AMD EPYC 7742 (DGX A100): 128 * 16 (2x256-bit FMA) * 2.25 = 4.61 TFLOPS
-#   2x Intel Xeon Platinum 8480C (DGX H100/H200, HGX H800): 112 * 32 (2x512-bit FMA) * 2.0 = 7.17
-#   2x Intel Xeon Platinum 8570 (DGX B200): 112 * 32 * 2.1 = 7.53
-#   Intel Core i9-13900K (a common RTX 4090 desktop): 8 P * 16 * 3.0 + 16 E * 8 * 2.2 = 0.67
-# Device peaks: NVIDIA datasheets (SXM parts; INT8 dense, i.e. without sparsity; link = PCIe
-# per direction: Gen4 x16 32 GB/s, Gen5 x16 64 GB/s):
-#   A100 80GB SXM: FP64 tensor core 19.5 TFLOPS, INT8 624 TOPS, HBM2e 2.039 TB/s, Gen4
-#   H100 SXM: FP64 tensor core 67, INT8 1979, HBM3 3.35 TB/s, Gen5
-#   H200 SXM: FP64 tensor core 67, INT8 1979, HBM3e 4.8 TB/s, Gen5
-#   H800 SXM: FP64 (and FP64 tensor core) 1, INT8 1979, HBM3 3.35 TB/s, Gen5
-#   GeForce RTX 4090 (Ada whitepaper): FP64 1.29 (1/64 of FP32), INT8 tensor 660.6, 1.008 TB/s, Gen4
-#   B200 (DGX B200 datasheet, per GPU): FP64 (tensor core) 40, INT8 4500, HBM3e 8 TB/s, Gen5
-# Check against published third-party runs: GEMMul8 on an A100 SXM4 80GB
-# (UCHINO-Yuki/GEMMul8_numerical_results, results_04, d_time csv) measured DGEMM at 17.3-18.1
-# TFLOPS, INT8 GEMM at 406-437 TOPS (0.65-0.70 of peak, like our H200's 0.64), and Ozaki II
-# fast-16 behind native at 4096 (15.7 TFLOPS) but ahead at 8192 (20.3) and 16384 (21.7). So an
-# A100 with device-resident data does emulate large products; this model says so from ~7400 on.
-_DS = "datasheet peaks x measured H200 efficiency (policy.EFFICIENCY)"
-PROFILES: dict[str, Profile] = {
-    "a100": _datasheet("a100", "NVIDIA A100 80GB SXM, 2x EPYC 7742 host", 19.5, 624, 2.039, 32,
-                       "2x AMD EPYC 7742", 4.61, _DS),
-    "h100": _datasheet("h100", "NVIDIA H100 SXM, 2x Xeon 8480C host", 67, 1979, 3.35, 64,
-                       "2x Intel Xeon Platinum 8480C", 7.17, _DS),
-    "h200": _datasheet("h200", "NVIDIA H200 SXM, 2x Xeon 8480C host", 67, 1979, 4.8, 64,
-                       "2x Intel Xeon Platinum 8480C", 7.17, _DS),
-    "h800": _datasheet("h800", "NVIDIA H800 SXM, 2x Xeon 8480C host", 1.0, 1979, 3.35, 64,
-                       "2x Intel Xeon Platinum 8480C", 7.17, _DS),
-    "rtx4090": _datasheet("rtx4090", "NVIDIA GeForce RTX 4090, Core i9-13900K host", 1.29, 660.6,
-                          1.008, 32, "Intel Core i9-13900K", 0.67, _DS),
-    "b200": _datasheet("b200", "NVIDIA B200, 2x Xeon 8570 host", 40, 4500, 8.0, 64,
-                       "2x Intel Xeon Platinum 8570", 7.53, _DS),
-    # The project's development machine (benchmarks/results/cpu_speed.json, 2 cores, OpenBLAS):
-    # native DGEMM 191.6 GFLOPS at n = 2048; the 14 SGEMMs of Ozaki II (phase 2) ran at 424-435
-    # GFLOPS at n = 1024 and 2048.
-    "cpu": Profile(name="cpu", description="host only: the project's 2-core development machine",
-                   source="measured: benchmarks/results/cpu_speed.json", fp64=None, int8=None,
-                   mem_bw=None, link_bw=None, host_dgemm=190e9, host_sgemm=430e9,
-                   host_name="2-core AMD EPYC (OpenBLAS)"),
-    # The H200 this project ran on: rates from h200_run3/run4 (see the constants above); the
-    # memory bandwidth is the datasheet's 4.8 TB/s, the unit the pass costs were calibrated in.
-    # Its host (a 16-core VM) was never measured: the cpu profile's host figures stand in.
-    "measured_h200": Profile(
-        name="measured_h200", description="the H200 this project measured (h200_run3, h200_run4)",
-        source="measured: benchmarks/results/h200_run3_*.json, h200_run4_device_arrays.json",
-        fp64=_H200_FP64_MEASURED, int8=_H200_INT8_MEASURED, mem_bw=4.8e12,
-        link_bw=_H200_LINK_MEASURED, host_dgemm=190e9, host_sgemm=430e9,
-        host_name="not measured (the cpu profile's figures)"),
-}
-PROFILE_NAMES = tuple(PROFILES) + ("local",)
+def _from_c(cp) -> Profile:
+    kw = {}
+    for f in fields(Profile):
+        v = getattr(cp, f.name)
+        if f.name in _STR_FIELDS:
+            v = ffi.string(v).decode(errors="replace")
+        elif f.name in _BOOL_FIELDS:
+            v = bool(v)
+        kw[f.name] = v
+    return Profile(**kw)
 
-# Counts that meet the accuracy target (DGEMM-level err_ab up to phi = 2, README "Accuracy"
-# table: 16 moduli for either scaling, 10-11 Ozaki I slices). With OZBLAS_MODULI=auto a call
-# takes 16-18 moduli for phi <= 2 (its bound is worst-case), so 16 is the typical count.
-TARGET_MODULI = {"accurate": 16, "fast": 16}
-TARGET_SLICES = 11  # with OZBLAS_SLICES=auto a call takes 9-12 slices for phi <= 2
-# Shown for comparison only: 15 fast moduli meet DGEMM-level accuracy up to phi = 1.
-FAST_15_NOTE = "meets DGEMM-level accuracy up to phi = 1 only (16 needed at phi = 2)"
+
+def _to_c(p: Profile):
+    load()
+    cp = ffi.new("ozblas_profile *")
+    for f in fields(Profile):
+        v = getattr(p, f.name)
+        if f.name in _STR_FIELDS:
+            size = ffi.sizeof(ffi.typeof(getattr(cp, f.name)))
+            v = str(v).encode()[:size - 1]
+        elif f.name in _BOOL_FIELDS:
+            v = int(v)
+        setattr(cp, f.name, v)
+    return cp
+
+
+class _Builtins(Mapping):
+    """The built-in profiles of the C library, read on first use (no library load at import)."""
+
+    _d: dict | None = None
+
+    def _load(self) -> dict:
+        if self._d is None:
+            load()
+            cp = ffi.new("ozblas_profile *")
+            d = {}
+            for i in range(lib.ozblas_policy_builtin_count()):
+                lib.ozblas_policy_builtin(i, cp)
+                p = _from_c(cp)
+                d[p.name] = p
+            type(self)._d = d
+        return self._d
+
+    def __getitem__(self, name):
+        return self._load()[name]
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self):
+        return len(self._load())
+
+
+PROFILES: Mapping[str, Profile] = _Builtins()
+
+
+class _Efficiency(Mapping):
+    """Measured / datasheet peak on our H200, per resource: what turns a datasheet figure into
+    a built-in profile's rate (derived from the h200 profile, so it is the C library's)."""
+
+    def _d(self) -> dict:
+        h = PROFILES["h200"]
+        return {"fp64": h.dev_dgemm / h.peak_fp64, "int8": h.dev_int8 / h.peak_int8,
+                "link": h.h2d_bw / h.peak_link_bw, "host": h.host_dgemm / h.peak_host_fp64}
+
+    def __getitem__(self, k):
+        return self._d()[k]
+
+    def __iter__(self):
+        return iter(self._d())
+
+    def __len__(self):
+        return 4
+
+
+EFFICIENCY: Mapping[str, float] = _Efficiency()
+
+
+def profile_names() -> tuple:
+    return tuple(PROFILES) + ("local",)
 
 
 # --------------------------------------------------------------------------------------------
-# The cost model
+# The local machine and its calibration cache
+# --------------------------------------------------------------------------------------------
+def machine() -> tuple[dict, str]:
+    """This machine's identity (version, device, driver, host) and its cache file's path
+    ("" when no cache directory is known)."""
+    load()
+    mid = ffi.new("ozblas_machine_id *")
+    path = ffi.new("char[1024]")
+    lib.ozblas_policy_machine(mid, path, 1024)
+    ident = {k: ffi.string(getattr(mid, k)).decode(errors="replace")
+             for k in ("version", "device", "driver", "host")}
+    return ident, ffi.string(path).decode()
+
+
+def _machine_c(ident: dict):
+    mid = ffi.new("ozblas_machine_id *")
+    for k, v in ident.items():
+        size = ffi.sizeof(ffi.typeof(getattr(mid, k)))
+        setattr(mid, k, str(v).encode()[:size - 1])
+    return mid
+
+
+def read_cache(path: str | None = None, ident: dict | None = None) -> tuple[Profile | None, str]:
+    """(profile, "") for a valid cache of this machine, else (None, why). Read by the C
+    library's reader, the one the dispatcher uses."""
+    if path is None or ident is None:
+        ident2, path2 = machine()
+        ident, path = ident or ident2, path or path2
+    cp = ffi.new("ozblas_profile *")
+    why = ffi.new("char[512]")
+    st = lib.ozblas_policy_cache_read(str(path).encode(), _machine_c(ident), cp, why, 512)
+    if st != 0:
+        return None, ffi.string(why).decode(errors="replace")
+    return _from_c(cp), ""
+
+
+def write_cache(profile: Profile, path: str | None = None, ident: dict | None = None) -> str:
+    """Writes profile as this machine's calibration cache (by the C writer); returns the path."""
+    if path is None or ident is None:
+        ident2, path2 = machine()
+        ident, path = ident or ident2, path or path2
+    if not path:
+        raise OSError("no cache directory: neither XDG_CACHE_HOME nor HOME is set")
+    why = ffi.new("char[512]")
+    if lib.ozblas_policy_cache_write(str(path).encode(), _machine_c(ident), _to_c(profile), why, 512):
+        raise OSError(ffi.string(why).decode(errors="replace"))
+    return str(path)
+
+
+def set_local(profile: Profile | None) -> None:
+    """Replace the profile method auto uses in this process (None: read the cache again)."""
+    load()
+    lib.ozblas_policy_set_local(ffi.NULL if profile is None else _to_c(profile))
+
+
+def load_profile(device_name=None) -> tuple[Profile, str]:
+    """The profile method auto uses here and a note on where it comes from: the calibration
+    cache when valid, else a built-in estimate (a cache that had to be ignored is warned
+    about). With device_name: the built-in estimate for such a device ("" for a host alone)."""
+    load()
+    cp = ffi.new("ozblas_profile *")
+    note = ffi.new("char[3072]")
+    if device_name is not None:
+        lib.ozblas_policy_estimate_profile(str(device_name).encode(), cp, note, 3072)
+        return _from_c(cp), ffi.string(note).decode(errors="replace")
+    state = lib.ozblas_policy_local(cp, note, 3072)
+    text = ffi.string(note).decode(errors="replace")
+    if state < 0:
+        warnings.warn(f"ozblas: {text}", RuntimeWarning, stacklevel=2)
+    return _from_c(cp), text
+
+
+# --------------------------------------------------------------------------------------------
+# The cost model (C) and the choice
 # --------------------------------------------------------------------------------------------
 def _profile(profile) -> Profile:
     if isinstance(profile, Profile):
@@ -215,48 +266,16 @@ def _profile(profile) -> Profile:
     if profile is None or profile == "local":
         return load_profile()[0]
     if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; accepted: {', '.join(PROFILE_NAMES)}")
+        raise ValueError(f"unknown profile {profile!r}; accepted: {', '.join(profile_names())}")
     return PROFILES[profile]
 
 
-def _cand(name, method, executor, breakdown, flops, meets, count=None, scaling=None, note=None):
-    seconds = sum(breakdown.values())
-    return {"name": name, "method": method, "executor": executor, "count": count,
-            "scaling": scaling, "seconds": seconds, "tflops": flops / seconds / 1e12,
-            "breakdown": breakdown, "meets_target": meets, "note": note}
+def _count(v, parse) -> int:
+    """0 (the planning count of automatic precision) for None/0/'auto', else the count."""
+    return 0 if v in (None, 0, "auto") else parse(v)
 
 
-def _oz2(p: Profile, m, n, k, cplx, moduli, scaling, bw, call_s, meets, executor, note=None):
-    ab, c, mnk = m * k + k * n, m * n, m * n * k
-    prods = moduli * (3 if cplx else 1)
-    zf = 2 if cplx else 1
-    gemm_rate = p.int8 if executor == "device" else p.host_sgemm
-    stats = zf * ab * OZ2_STATS_AB / bw
-    if scaling == "accurate":  # one more small-integer product (G = |A| |B|, real also for
-        stats += zf * ab * OZ2_ACC_AB / bw + 2 * mnk / gemm_rate  # ZGEMM) and its pass
-    mod_sets = OZ2_Z_RESIDUE_MOD if cplx else 1
-    bd = {
-        "stats": stats,
-        "residues": ab * (zf * OZ2_RESIDUE_AB + mod_sets * moduli * OZ2_RESIDUE_AB_MOD) / bw,
-        "int8_products": prods * 2 * mnk / gemm_rate,
-        "reduction": c * moduli * OZ2_REDUCE_C_MOD * (OZ2_Z_REDUCE if cplx else 1) / bw,
-        "crt": c * (OZ2_CRT_C + moduli * OZ2_CRT_C_MOD) * (OZ2_Z_CRT if cplx else 1) / bw,
-        "overhead": call_s + (prods + (scaling == "accurate")) * EMU_PER_PRODUCT_S,
-    }
-    tag = "" if executor == "device" else " (cpu executor)"
-    return bd, _cand(f"ozaki2 {scaling} {moduli}{tag}", "ozaki2", executor, bd,
-                     (8 if cplx else 2) * mnk, meets, moduli, scaling, note)
-
-
-def estimate(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slices=None):
-    """Predicted time of each way to compute C (m x n) = op(A) (m x k) op(B) (k x n).
-
-    dtype 'd' (DGEMM) or 'z' (ZGEMM); where the operands live, 'host' or 'device' (data on the
-    other side pays its transfers: A, B in, C out, at the profile's link bandwidth; beta = 0
-    assumed). `moduli` / `slices` replace the target counts (then those candidates are taken
-    as meeting the target: the caller asked for them). Returns a list of candidate dicts (name,
-    method, executor, count, scaling, seconds, tflops, breakdown, meets_target, note)."""
-    p = _profile(profile)
+def _check(m, n, k, dtype, where, p: Profile):
     if dtype not in ("d", "z"):
         raise ValueError(f"dtype {dtype!r} is not valid; accepted: d, z")
     if where not in ("host", "device"):
@@ -265,66 +284,87 @@ def estimate(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slic
         raise ValueError(f"where='device' needs a device; profile {p.name!r} is a host alone")
     if min(m, n, k) <= 0:
         raise ValueError(f"dimensions must be positive, got m={m}, n={n}, k={k}")
-    cplx = dtype == "z"
-    es = 16 if cplx else 8
-    mnk = m * n * k
-    flops = (8 if cplx else 2) * mnk
-    link = (m * k + k * n + m * n) * es / p.link_bw if p.has_device else 0.0
-    out = []
 
-    bd = {"host_dgemm": flops / p.host_dgemm, "overhead": HOST_CALL_S}
-    if where == "device":
-        bd["transfers"] = link
-    out.append(_cand("native host", "native", "host", bd, flops, True))
 
-    if p.has_device:
-        bd = {"fp64_gemm": flops / (p.fp64 * (ZGEMM_EFFICIENCY if cplx else 1)),
-              "overhead": DEVICE_CALL_S}
-        if where == "host":
-            bd["transfers"] = link
-        out.append(_cand("native device", "native", "device", bd, flops, True))
-
-    if p.has_device:
-        counts = ([(moduli, "accurate", True), (moduli, "fast", True)] if moduli is not None else
-                  [(TARGET_MODULI["accurate"], "accurate", True),
-                   (TARGET_MODULI["fast"], "fast", True), (15, "fast", False)])
-        for nmod, scaling, meets in counts:
-            bd, c = _oz2(p, m, n, k, cplx, nmod, scaling, p.mem_bw, EMU_CALL_S, meets, "device",
-                         None if meets else FAST_15_NOTE)
-            if where == "host":
-                bd["transfers"] = link
-                c = _cand(c["name"], "ozaki2", "device", bd, flops, meets, nmod, scaling, c["note"])
-            out.append(c)
-
-        s = slices if slices is not None else TARGET_SLICES
-        prods = s * (s + 1) // 2 * (4 if cplx else 1)
-        zf = 2 if cplx else 1
-        ab, cc = m * k + k * n, m * n
-        bd = {"split": zf * ab * (OZ1_SPLIT_AB + s * OZ1_SPLIT_AB_SLICE) / p.mem_bw,
-              "int8_products": prods * 2 * mnk / p.int8,
-              "conversion": cc * prods * OZ1_CONVERT_C_PROD / p.mem_bw,
-              "fp64_accumulation": zf * cc * s * OZ1_ACCUM_C_GROUP / p.mem_bw,
-              "overhead": EMU_CALL_S + prods * EMU_PER_PRODUCT_S}
-        if where == "host":
-            bd["transfers"] = link
-        out.append(_cand(f"ozaki1 hybrid {s}", "ozaki1", "device", bd, flops, True, s, "hybrid"))
+def _cand_dict(c) -> dict:
+    method = _METHOD[c.method]
+    ex = _EXECUTOR[c.executor]
+    scaling = _SCALING[c.scaling] if method == "ozaki2" else None
+    variant = _VARIANT[c.variant] if method == "ozaki1" else None
+    if method == "native":
+        name = f"native {ex}"
     else:
-        # No device: the CPU executor's Ozaki II (products on the host SGEMM). Shown so the
-        # table says why the host stays native; it does not win (README "CPU speed").
-        nmod = moduli if moduli is not None else TARGET_MODULI["fast"]
-        out.append(_oz2(p, m, n, k, cplx, nmod, "fast", CPU_PASS_BW, 100e-6, True, "host")[1])
-    return out
+        name = f"{method} {scaling or variant} {c.count}" + (" (cpu executor)" if ex == "host" else "")
+    breakdown = {ffi.string(lib.ozblas_policy_part_name(i)).decode(): c.parts[i]
+                 for i in range(lib.OZBLAS_PART_COUNT) if c.parts_used & (1 << i)}
+    return {"name": name, "method": method, "executor": ex, "count": c.count or None,
+            "scaling": scaling, "variant": variant, "seconds": c.seconds,
+            "tflops": c.flops / c.seconds / 1e12, "breakdown": breakdown,
+            "meets_target": bool(c.meets_target), "note": None}
 
 
-def choose(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slices=None):
-    """The fastest candidate of `estimate` that meets the accuracy target (a candidate dict)."""
-    cands = estimate(m, n, k, dtype, where, profile, moduli, slices)
-    return min((c for c in cands if c["meets_target"]), key=lambda c: c["seconds"])
+def estimate(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slices=None) -> list[dict]:
+    """Predicted time of every way to compute C (m x n) = op(A) (m x k) op(B) (k x n), beta = 0.
+
+    dtype 'd' (DGEMM) or 'z' (ZGEMM); where the operands live, 'host' or 'device' (the other
+    side pays transfers: A, B in, C out). moduli / slices: the counts to assume (None or
+    'auto': the planning counts of automatic precision). Returns candidate dicts (name,
+    method, executor, count, scaling, variant, seconds, tflops, breakdown, meets_target, note)
+    in the C model's order: native host first."""
+    p = _profile(profile)
+    _check(m, n, k, dtype, where, p)
+    load()
+    out = ffi.new("ozblas_candidate[16]")
+    cnt = lib.ozblas_policy_estimate(_to_c(p), dtype == "z", m, n, k, where == "device",
+                                     _count(moduli, config.parse_moduli),
+                                     _count(slices, config.parse_slices), out, 16)
+    if cnt < 0:
+        raise ValueError(f"the cost model rejected m={m} n={n} k={k} moduli={moduli} slices={slices}")
+    return [_cand_dict(out[i]) for i in range(cnt)]
+
+
+def _settings(moduli=None, slices=None, scaling=None, variant=None) -> dict:
+    """The options method auto decides with: the arguments given, else the OZBLAS_* settings."""
+    env = config.from_env()
+    return {"moduli": moduli if moduli is not None else env.moduli,
+            "slices": slices if slices is not None else env.slices,
+            "scaling": config.parse_scaling(scaling if scaling is not None else env.scaling),
+            "variant": config.parse_variant(variant if variant is not None else env.variant)}
+
+
+def _executors(p: Profile, where: str) -> int:
+    """The executors dispatch lets compete: device data stays with the device's."""
+    if where == "device":
+        return 1 << _CUDA
+    return (1 << _CPU) | ((1 << _CUDA) if p.has_device else 0)
+
+
+def choose(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slices=None,
+           scaling=None, variant=None) -> dict:
+    """Method auto's choice (ozblas_policy_decide): the fastest candidate meeting the target
+    that dispatch could run, with the scaling, Ozaki I variant and counts given, else those of
+    the OZBLAS_* settings. A candidate dict."""
+    p = _profile(profile)
+    _check(m, n, k, dtype, where, p)
+    s = _settings(moduli, slices, scaling, variant)
+    load()
+    opt = ffi.new("ozblas_options *")
+    lib.ozblas_options_init(opt)
+    opt.moduli = _count(s["moduli"], config.parse_moduli)
+    opt.slices = _count(s["slices"], config.parse_slices)
+    opt.scaling = config.SCALINGS.index(s["scaling"])
+    opt.ozaki1_variant = config.VARIANTS.index(s["variant"])
+    ch = ffi.new("ozblas_candidate *")
+    st = lib.ozblas_policy_decide(_to_c(p), dtype == "z", m, n, k, where == "device",
+                                  _executors(p, where), opt, ch)
+    if st != 0:
+        raise ValueError(f"no candidate qualifies for m={m} n={n} k={k} on profile {p.name}")
+    return _cand_dict(ch[0])
 
 
 def crossover(profile, dtype="d", where="device", lo=256, hi=65536, step=256):
-    """Smallest square n (a multiple of `step` in [lo, hi]) from which the choice is an
-    emulation at every larger n of the grid; None if it never is."""
+    """Smallest square n (a multiple of `step` in [lo, hi]) from which method auto emulates at
+    every larger n of the grid; None if it never does."""
     p = _profile(profile)
     if where == "device" and not p.has_device:
         return None
@@ -339,98 +379,115 @@ def crossover(profile, dtype="d", where="device", lo=256, hi=65536, step=256):
 
 
 # --------------------------------------------------------------------------------------------
-# The local machine (the seam for calibration)
-# --------------------------------------------------------------------------------------------
-_NAME_HINTS = (("4090", "rtx4090"), ("h800", "h800"), ("h200", "h200"), ("h100", "h100"),
-               ("a100", "a100"), ("b200", "b200"))
-
-
-def _local_device_name() -> str | None:
-    """The first CUDA device's name, or None when the CUDA executor is not usable."""
-    try:
-        from . import api
-        d = api.info()
-    except Exception:  # no native library: the model still works, on the host profile
-        return None
-    if not d["executors"]["cuda"]["available"]:
-        return None
-    desc = d.get("cuda") or ""
-    # "...; 1 device: 0: NVIDIA H200 (cc 9.0, 140 GiB)"
-    if "0: " in desc:
-        return desc.split("0: ", 1)[1].split(" (", 1)[0].strip()
-    return desc or "unknown CUDA device"
-
-
-def load_profile(device_name=None) -> tuple[Profile, str]:
-    """The profile for this machine and a note on where it comes from.
-
-    Calibration (measured local rates, cached per device, driver and version and read by the C
-    library too) is not done yet: this returns a built-in profile and says so."""
-    name = _local_device_name() if device_name is None else device_name
-    if not name:
-        return PROFILES["cpu"], ("no usable CUDA device; no calibration yet: using the cpu "
-                                 "profile (the project's development machine)")
-    low = name.lower()
-    if "h200" in low:
-        return PROFILES["measured_h200"], (f"{name}: no calibration of this machine yet; using "
-                                           "measured_h200 (this project's H200 measurements)")
-    for hint, prof in _NAME_HINTS:
-        if hint in low:
-            return PROFILES[prof], (f"no calibration yet; using the datasheet profile closest "
-                                    f"to {name}: {prof}")
-    return PROFILES["h100"], (f"no calibration yet and no datasheet profile for {name}; "
-                              "using h100")
-
-
-# --------------------------------------------------------------------------------------------
 # explain
 # --------------------------------------------------------------------------------------------
-def explain(m, n, k, dtype="d", where="host", profile=None, moduli=None, slices=None) -> dict:
-    """Plain dict: the profile, the candidates with predicted times, the choice and why."""
+# The accuracy study (README "Accuracy", benchmarks/results/accuracy.json, m = n = 128): the
+# fewest counts reaching DGEMM-level err_ab, per (k, phi); None: not reached up to 20. Used to
+# explain a count in words, never by the cost model.
+_PHIS = (0, 0.5, 1, 2, 4)
+_FEWEST = {  # k: {phi: (II fast, II accurate, I bitmask, I rn, I ef, I hybrid)}
+    1024: {0: (15, 15, 8, 8, 8, 8), 0.5: (15, 15, 9, 9, 9, 9), 1: (15, 14, 9, 9, 9, 9),
+           2: (16, 16, 10, 10, 10, 10), 4: (19, 18, 11, 11, 11, 11)},
+    16384: {0: (15, 15, 8, 8, 8, 8), 0.5: (15, 15, 9, 9, 9, 9), 1: (15, 15, 10, 9, 10, 9),
+            2: (16, 16, 11, 10, 11, 10), 4: (None, None, 13, 13, 13, 13)},
+}
+
+
+def _reach(count: int, column: int) -> str:
+    """'up to phi = X' for the largest phi whose inputs the count served at both k studied."""
+    best = None
+    for phi in _PHIS:
+        if all(_FEWEST[k][phi][column] is not None and count >= _FEWEST[k][phi][column]
+               for k in _FEWEST):
+            best = phi
+        else:
+            break
+    return "for none of the study's inputs (phi >= 0)" if best is None else f"up to phi = {best:g}"
+
+
+def _accuracy_reasons(s: dict) -> list[str]:
+    plan_m, plan_s = lib.ozblas_policy_planning_moduli(), lib.ozblas_policy_planning_slices()
+    col_ii = 1 if s["scaling"] == "accurate" else 0
+    col_i = 2 + config.VARIANTS.index(s["variant"])
+    out = ["accuracy target: DGEMM-level, err_ab = max |C - C_exact| / (|A||B|) no larger than "
+           "native DGEMM's on the same inputs (README \"Accuracy\")"]
+    nm = _count(s["moduli"], config.parse_moduli)
+    if nm == 0:
+        out.append(f"Ozaki II, OZBLAS_MODULI=auto: the count is chosen per call from the inputs' "
+                   f"scaling data; the model plans with {plan_m} moduli, which reach the target "
+                   f"{_reach(plan_m, col_ii)} in the accuracy study (15 suffice up to phi = 1, so "
+                   "such calls cost less than predicted; phi = 4 needs 18-19 or falls back to native)")
+    else:
+        out.append(f"Ozaki II with {nm} moduli ({s['scaling']} scaling): reaches the target "
+                   f"{_reach(nm, col_ii)} in the accuracy study; a count set by OZBLAS_MODULI or "
+                   "the caller is taken as meeting the target")
+    ns = _count(s["slices"], config.parse_slices)
+    if ns == 0:
+        out.append(f"Ozaki I, OZBLAS_SLICES=auto: the model plans with {plan_s} slices, which reach "
+                   f"the target {_reach(plan_s, col_i)} ({s['variant']}; 8-10 suffice up to phi = 1)")
+    else:
+        out.append(f"Ozaki I with {ns} slices ({s['variant']}): reaches the target "
+                   f"{_reach(ns, col_i)} in the accuracy study; a set count is taken as meeting it")
+    out.append(f"method auto uses the {s['scaling']} scaling (OZBLAS_SCALING) and the {s['variant']} "
+               "variant (OZBLAS_OZAKI1_VARIANT); other rows are shown for comparison")
+    return out
+
+
+def explain(m, n, k, dtype="d", where="host", profile=None, moduli=None, slices=None,
+            scaling=None, variant=None) -> dict:
+    """Plain dict: the profile, the candidates with predicted times, the choice and why.
+
+    profile None or 'local': this machine (calibrated, or the built-in estimate, said in
+    profile_note). Counts, scaling and variant default to the OZBLAS_* settings, as for
+    method auto."""
     if profile is None or profile == "local":
         p, note = load_profile()
     else:
         p, note = _profile(profile), None
-    if where == "device" and not p.has_device:
-        raise ValueError(f"where='device' needs a device; profile {p.name!r} is a host alone")
-    cands = sorted(estimate(m, n, k, dtype, where, p, moduli, slices), key=lambda c: c["seconds"])
-    best = min((c for c in cands if c["meets_target"]), key=lambda c: c["seconds"])
-    natives = [c for c in cands if c["method"] == "native"]
-    best_native = min(natives, key=lambda c: c["seconds"])
+    _check(m, n, k, dtype, where, p)
+    s = _settings(moduli, slices, scaling, variant)
+    cands = estimate(m, n, k, dtype, where, p, s["moduli"], s["slices"])
+    best = choose(m, n, k, dtype, where, p, s["moduli"], s["slices"], s["scaling"], s["variant"])
+    for c in cands:
+        if c["executor"] == "host" and where == "device":
+            c["note"] = "not for device data (dispatch keeps it on the device)"
+        elif c["method"] == "ozaki2" and c["scaling"] != s["scaling"]:
+            c["note"] = f"scaling {c['scaling']}: set OZBLAS_SCALING={c['scaling']} to allow"
+        elif c["method"] == "ozaki1" and c["variant"] != s["variant"]:
+            c["note"] = f"set OZBLAS_OZAKI1_VARIANT={c['variant']} to allow"
+        elif not c["meets_target"]:
+            c["note"] = "k beyond the method's bounds (it would fall back to native)"
+    cands.sort(key=lambda c: c["seconds"])
+    eligible = [c for c in cands if c["note"] is None]
     reasons = [f"profile {p.name}: {p.description} ({p.source})"]
     if note:
         reasons.append(note)
     if p.has_device:
-        reasons.append(f"device FP64 {p.fp64 / 1e12:.3g} TFLOPS, INT8 {p.int8 / 1e12:.4g} TOPS "
-                       f"(effective): FP64:INT8 = 1:{p.fp64_int8_ratio:.0f}")
-    if moduli is None and slices is None:
-        reasons.append(f"accuracy target: DGEMM-level err_ab up to phi = 2, met by Ozaki II with "
-                       f"{TARGET_MODULI['accurate']} moduli (either scaling) and Ozaki I with "
-                       f"{TARGET_SLICES} slices (README accuracy table); automatic precision per "
-                       "call is not done yet")
-    else:
-        reasons.append("counts given by the caller are taken as meeting the target")
+        reasons.append(f"device FP64 {p.dev_dgemm / 1e12:.3g} TFLOPS, INT8 {p.dev_int8 / 1e12:.4g} "
+                       f"TOPS (effective): FP64:INT8 = 1:{p.fp64_int8_ratio:.0f}")
+    reasons += _accuracy_reasons(s)
     if where == "host" and p.has_device:
         t = next(c for c in cands if c["executor"] == "device")["breakdown"]["transfers"]
         reasons.append(f"data on the host: device candidates pay {t * 1e3:.3g} ms of transfers")
     elif where == "device":
         t = next(c for c in cands if c["executor"] == "host")["breakdown"]["transfers"]
-        reasons.append(f"data on the device: the host candidate pays {t * 1e3:.3g} ms of transfers")
+        reasons.append(f"data on the device: a host candidate would pay {t * 1e3:.3g} ms of transfers")
     if best["method"] == "native":
-        emu = [c for c in cands if c["method"] != "native" and c["meets_target"]]
+        emu = [c for c in eligible if c["method"] != "native"]
         if emu:
-            e = min(emu, key=lambda c: c["seconds"])
-            reasons.append(f"{best['name']} is fastest; the best emulation ({e['name']}) would "
-                           f"take {e['seconds'] / best['seconds']:.2f}x as long")
+            reasons.append(f"{best['name']} is fastest; the best emulation ({emu[0]['name']}) would "
+                           f"take {emu[0]['seconds'] / best['seconds']:.2f}x as long")
         else:
             reasons.append(f"{best['name']} is fastest")
     else:
-        reasons.append(f"{best['name']} is fastest: {best_native['seconds'] / best['seconds']:.2f}x "
-                       f"faster than {best_native['name']}")
+        nat = next(c for c in eligible if c["method"] == "native")
+        reasons.append(f"{best['name']} is fastest: {nat['seconds'] / best['seconds']:.2f}x faster "
+                       f"than {nat['name']}")
     return {
         "profile": p.as_dict(),
         "profile_note": note,
         "problem": {"m": m, "n": n, "k": k, "dtype": dtype, "where": where},
+        "settings": s,
         "candidates": cands,
         "choice": best["name"],
         "method": best["method"],
@@ -451,9 +508,8 @@ def format_explain(d: dict) -> str:
     for c in d["candidates"]:
         main = max((v, kk) for kk, v in c["breakdown"].items())[1]
         rows.append([("* " if c["name"] == d["choice"] else "  ") + c["name"], c["executor"],
-                     _fmt_s(c["seconds"]), f"{c['tflops']:.3g}", "yes" if c["meets_target"] else "no",
-                     main, c["note"] or ""])
-    headers = ["  candidate", "where", "ms", "TFLOPS", "target", "largest part", "note"]
+                     _fmt_s(c["seconds"]), f"{c['tflops']:.3g}", main, c["note"] or ""])
+    headers = ["  candidate", "where", "ms", "TFLOPS", "largest part", "note"]
     cells = [headers] + rows
     w = [max(len(str(r[i])) for r in cells) for i in range(len(headers))]
     fmt = lambda r: "  ".join(str(x).rjust(w[i]) if i in (2, 3) else str(x).ljust(w[i])
@@ -467,7 +523,8 @@ def main_explain(argv=None) -> int:
     """`ozblas explain M N K [--dtype d|z] [--where host|device] [--profile NAME] [--json]`."""
     ap = argparse.ArgumentParser(
         prog="ozblas explain",
-        description="Predicted time of each way to compute an M x N x K product, and the choice.")
+        description="Predicted time of each way to compute an M x N x K product, and the choice "
+                    "method auto makes.")
     ap.add_argument("m", type=int)
     ap.add_argument("n", type=int)
     ap.add_argument("k", type=int)
@@ -475,25 +532,46 @@ def main_explain(argv=None) -> int:
     ap.add_argument("--where", choices=["host", "device"], default="host",
                     help="where the operands live (default host)")
     ap.add_argument("--profile", default="local",
-                    help=f"device profile: {', '.join(PROFILE_NAMES)} (default local)")
+                    help=f"device profile: {', '.join(profile_names())} (default local: this "
+                         "machine, calibrated by `ozblas calibrate`)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
-    if a.profile not in PROFILE_NAMES:
-        ap.error(f"unknown profile {a.profile!r}; accepted: {', '.join(PROFILE_NAMES)}")
+    if a.profile not in profile_names():
+        ap.error(f"unknown profile {a.profile!r}; accepted: {', '.join(profile_names())}")
     if min(a.m, a.n, a.k) <= 0:
         ap.error(f"M, N and K must be positive, got {a.m} {a.n} {a.k}")
     try:
-        d = explain(a.m, a.n, a.k, a.dtype, a.where, None if a.profile == "local" else a.profile)
+        d = explain(a.m, a.n, a.k, a.dtype, a.where, a.profile)
     except ValueError as e:
         ap.error(str(e))
     print(json.dumps(d, indent=2) if a.json else format_explain(d))
     return 0
 
 
+# --------------------------------------------------------------------------------------------
+# ozblas info's policy section
+# --------------------------------------------------------------------------------------------
+def crossovers(p: Profile) -> dict:
+    """{'d host': n or None, ...}: where method auto starts emulating square products."""
+    out = {}
+    for dt in ("d", "z"):
+        for where in ("host", "device") if p.has_device else ("host",):
+            out[f"{dt} {where}"] = crossover(p, dt, where)
+    return out
+
+
+def profile_info() -> dict:
+    """This machine's profile for `ozblas info`: where it comes from, its rates, the FP64:INT8
+    ratio and the crossovers."""
+    p, note = load_profile()
+    ident, path = machine()
+    return {"machine": ident, "cache": path or None, "calibrated": p.calibrated, "note": note,
+            "profile": p.as_dict(), "crossover": crossovers(p)}
+
+
 def _crossover_table() -> str:  # python -m ozblas.policy: the crossover per profile
     rows = []
-    for name in PROFILES:
-        p = PROFILES[name]
+    for name, p in PROFILES.items():
         r = [name, f"1:{p.fp64_int8_ratio:.0f}" if p.has_device else "-"]
         for dt in ("d", "z"):
             for where in ("device", "host"):
@@ -509,5 +587,5 @@ def _crossover_table() -> str:  # python -m ozblas.policy: the crossover per pro
 if __name__ == "__main__":
     if len(sys.argv) > 1:
         sys.exit(main_explain(sys.argv[1:]))
-    print("smallest square n from which emulation is chosen (n <= 65536, step 256)")
+    print("smallest square n from which method auto emulates (n <= 65536, step 256)")
     print(_crossover_table())

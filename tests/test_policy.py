@@ -1,12 +1,17 @@
-"""The cost model (ozblas.policy): choices with the built-in profiles, the fit to the committed
-H200 measurements, explain and the `ozblas explain` command. Pure Python, no GPU."""
+"""The cost model (C, core/policy.c, through ozblas.policy): choices with the built-in profiles,
+the fit to the committed H200 measurements, the Python layer against the C library, method
+auto's dispatch, explain and the `ozblas explain` command. No GPU."""
 
 import json
+from dataclasses import fields
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import ozblas
 from ozblas import policy
+from ozblas._native import ffi, lib, load
 
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
 PHASES = ("stats", "residues", "int8_products", "reduction", "crt")
@@ -68,23 +73,52 @@ def test_host_data_pays_transfers():
             assert b["seconds"] == pytest.approx(a["seconds"] + link)
         else:
             assert a["seconds"] == pytest.approx(b["seconds"] + link)
-    # the same product emulates with device-resident data and stays native on the host
-    assert method("h200", n, "device") == "ozaki2"
-    assert policy.choose(n, n, n, "d", "host", "h200")["name"] == "native host"
-    assert policy.crossover("h200", "d", "host") > policy.crossover("h200", "d", "device")
+    # the same product emulates with device-resident data and stays native with host data
+    n = 12288
+    assert method("a100", n, "device") == "ozaki2"
+    assert policy.choose(n, n, n, "d", "host", "a100")["name"] == "native host"
+    assert policy.crossover("a100", "d", "host") > policy.crossover("a100", "d", "device")
+
+
+def _named(cands, name):
+    return next(c for c in cands if c["name"] == name)
 
 
 def test_more_moduli_and_slices_cost_more():
-    for prof in ("h200", "rtx4090", "cpu"):
-        t = [policy.estimate(4096, 4096, 4096, "d", "host", prof, moduli=nm)[-1]["seconds"]
-             if prof == "cpu" else
-             min(c["seconds"] for c in policy.estimate(4096, 4096, 4096, "d", "host", prof, moduli=nm)
-                 if c["method"] == "ozaki2")
-             for nm in (8, 12, 16, 20)]
+    for prof, name in (("h200", "ozaki2 accurate {}"), ("rtx4090", "ozaki2 fast {}"),
+                       ("cpu", "ozaki2 fast {} (cpu executor)")):
+        t = [_named(policy.estimate(4096, 4096, 4096, "d", "host", prof, moduli=nm),
+                    name.format(nm))["seconds"] for nm in (8, 12, 16, 20)]
         assert t == sorted(t) and len(set(t)) == 4
-    t = [next(c for c in policy.estimate(4096, 4096, 4096, "z", "device", "h200", slices=s)
-              if c["method"] == "ozaki1")["seconds"] for s in (6, 9, 11, 14)]
-    assert t == sorted(t) and len(set(t)) == 4
+    for v in ("bitmask", "hybrid"):
+        t = [_named(policy.estimate(4096, 4096, 4096, "z", "device", "h200", slices=s),
+                    f"ozaki1 {v} {s}")["seconds"] for s in (6, 9, 11, 14)]
+        assert t == sorted(t) and len(set(t)) == 4
+
+
+def test_every_candidate_is_listed():
+    names = {c["name"] for c in policy.estimate(1000, 1000, 1000, "d", "host", "h100")}
+    for ex in ("", " (cpu executor)"):
+        assert {f"ozaki2 {s} 16{ex}" for s in ("accurate", "fast")} <= names
+        assert {f"ozaki1 {v} 11{ex}" for v in ("bitmask", "rn", "ef", "hybrid")} <= names
+    assert {"native host", "native device"} <= names and len(names) == 14
+    assert len(policy.estimate(1000, 1000, 1000, "d", "host", "cpu")) == 7  # no device rows
+
+
+def test_grouped_ozaki1_variants_need_fewer_fp64_terms():
+    # bitmask and rn accumulate every product in FP64 (66 terms at 11 slices), ef and hybrid
+    # one term per group (11 while the group sums fit INT32): as the H200 phases show.
+    c = policy.estimate(8192, 8192, 8192, "d", "device", "measured_h200", slices=11)
+    acc = {v: _named(c, f"ozaki1 {v} 11")["breakdown"]["fp64_accumulation"] for v in policy.config.VARIANTS}
+    assert acc["bitmask"] == pytest.approx(6 * acc["hybrid"]) and acc["rn"] == acc["bitmask"]
+    assert acc["ef"] == acc["hybrid"]
+    assert "conversion" not in _named(c, "ozaki1 bitmask 11")["breakdown"]
+
+
+def test_k_beyond_the_bounds_does_not_meet_the_target():
+    c = policy.estimate(2, 2, 2**29, "d", "host", "h200")
+    assert not any(x["meets_target"] for x in c if x["method"] != "native")
+    assert policy.choose(2, 2, 2**29, "d", "host", "h200")["method"] == "native"
 
 
 def test_complex_costs_more_than_real():
@@ -117,15 +151,15 @@ def test_model_reproduces_measured_h200_phases():
             for ph, measured in zip(PHASES, r["phase_seconds_median"]):
                 assert c["breakdown"][ph] == pytest.approx(measured, rel=0.25), (r["n"], dt, ph)
             checked += 1
-        elif r["kind"] == "ozblas_ozaki1_device_arrays" and r["scaling"] == "hybrid":
+        elif r["kind"] == "ozblas_ozaki1_device_arrays":  # "scaling" holds the variant here
             c = next(c for c in policy.estimate(n, n, n, dt, "device", p, slices=r["moduli"])
-                     if c["method"] == "ozaki1")
+                     if c["method"] == "ozaki1" and c["variant"] == r["scaling"])
             assert c["seconds"] == pytest.approx(r["seconds_median"], rel=0.25)
             checked += 1
     assert checked >= 20
 
 
-def test_efficiency_factors_come_from_the_measurements():
+def test_efficiency_factors_come_from_the_measurements():  # datasheet x measured efficiency
     e = policy.EFFICIENCY
     assert 0.8 < e["fp64"] < 0.9 and 0.6 < e["int8"] < 0.7 and 0.05 < e["link"] < 0.12
     h200 = policy.PROFILES["h200"]
@@ -135,7 +169,7 @@ def test_efficiency_factors_come_from_the_measurements():
 
 # -- explain and the command --------------------------------------------------------------------
 def test_explain_dict_and_table():
-    d = policy.explain(16384, 16384, 16384, profile="h200")
+    d = ozblas.explain(16384, 16384, 16384, profile="h200")  # = policy.explain
     assert d["method"] == "ozaki2" and d["problem"]["where"] == "host"
     assert {"name", "seconds", "tflops", "breakdown", "meets_target"} <= set(d["candidates"][0])
     assert any("transfers" in r for r in d["reasons"])
@@ -144,14 +178,39 @@ def test_explain_dict_and_table():
     assert f"* {d['choice']}" in text and "TFLOPS" in text and "choice:" in text
 
 
-def test_explain_local_profile_says_it_is_not_calibrated():
+def test_explain_local_profile_says_it_is_not_calibrated(no_cache):
     d = policy.explain(512, 512, 512)
-    assert d["profile_note"] and "calibration" in d["profile_note"]
+    assert "not calibrated" in d["profile_note"] and "ozblas calibrate" in d["profile_note"]
+    assert d["profile"]["calibrated"] is False
     p, note = policy.load_profile("NVIDIA GeForce RTX 4090")
     assert p.name == "rtx4090" and "closest to NVIDIA GeForce RTX 4090" in note
     p, note = policy.load_profile("NVIDIA H200")
     assert p.name == "measured_h200"
     assert policy.load_profile("")[0].name == "cpu"
+
+
+def test_explain_gives_the_accuracy_reasoning():
+    d = policy.explain(4096, 4096, 4096, profile="h200", moduli=15, slices=9)
+    r = d["reasons"]
+    assert any("DGEMM-level" in x and "|A||B|" in x for x in r)
+    # README table: accurate 15 and hybrid 9 reach native up to phi = 1 at both k, not at 2
+    assert any("15 moduli" in x and "up to phi = 1 " in x for x in r)
+    assert any("9 slices" in x and "up to phi = 1 " in x for x in r)
+    r = "\n".join(policy.explain(64, 64, 64, profile="h200", moduli=14)["reasons"])
+    assert "14 moduli" in r and "for none of the study's inputs" in r  # phi = 0 needs 15
+    d = policy.explain(4096, 4096, 4096, profile="h200", moduli="auto", slices="auto")
+    r = "\n".join(d["reasons"])
+    assert "OZBLAS_MODULI=auto" in r and "plans with 16 moduli" in r and "up to phi = 2" in r
+    assert "OZBLAS_SLICES=auto" in r and "plans with 11 slices" in r
+
+
+def test_explain_marks_what_auto_may_not_use(monkeypatch):
+    monkeypatch.setenv("OZBLAS_SCALING", "fast")
+    d = policy.explain(16384, 16384, 16384, profile="h200", where="device")
+    notes = {c["name"]: c["note"] for c in d["candidates"]}
+    assert notes["ozaki2 fast 16"] is None and "OZBLAS_SCALING=accurate" in notes["ozaki2 accurate 16"]
+    assert "device data" in notes["native host"]
+    assert d["choice"] == "ozaki2 fast 16" and d["settings"]["scaling"] == "fast"
 
 
 def test_main_explain_table(capsys):
@@ -179,3 +238,103 @@ def test_main_explain_bad_where_for_cpu(capsys):
     with pytest.raises(SystemExit) as e:
         policy.main_explain(["8", "8", "8", "--profile", "cpu", "--where", "device"])
     assert e.value.code == 2 and "needs a device" in capsys.readouterr().err
+
+
+# -- the Python layer is the C library's model -------------------------------------------------
+def test_profile_fields_are_the_c_struct():
+    load()
+    c_fields = [name for name, _ in ffi.typeof("ozblas_profile").fields]
+    assert [f.name for f in fields(policy.Profile)] == c_fields
+
+
+def test_python_reports_the_c_model():
+    """policy.estimate is the C function's output: same candidates, times and parts."""
+    p = policy.PROFILES["rtx4090"]
+    out = ffi.new("ozblas_candidate[16]")
+    cnt = lib.ozblas_policy_estimate(policy._to_c(p), 1, 3000, 2000, 5000, 0, 13, 7, out, 16)
+    py = policy.estimate(3000, 2000, 5000, "z", "host", p, moduli=13, slices=7)
+    assert cnt == len(py) == 14
+    for i, c in enumerate(py):
+        assert c["seconds"] == out[i].seconds and (c["count"] or 0) == out[i].count
+        assert sum(c["breakdown"].values()) == pytest.approx(c["seconds"], rel=1e-12)
+        assert len(c["breakdown"]) == bin(out[i].parts_used).count("1")
+    # one part by hand: native host is the host ZGEMM at its rate plus the fixed call cost
+    nh = _named(py, "native host")
+    assert nh["breakdown"]["host_gemm"] == pytest.approx(8 * 3000 * 2000 * 5000 / p.host_zgemm)
+
+
+def test_profile_round_trips_through_c():
+    for p in policy.PROFILES.values():
+        assert policy._from_c(policy._to_c(p)) == p
+    assert policy.PROFILES["cpu"].has_device is False and policy.PROFILES["a100"].peak_fp64 == 19.5e12
+
+
+def test_a_synthetic_profile_moves_the_choice():
+    """The model is a function of the profile: an FP64-poor host with a huge SGEMM rate emulates."""
+    cpu = policy.PROFILES["cpu"]
+    assert method(cpu, 2048) == "native"
+    fast_int = cpu.replace(cpu_int_gemm=1e15, cpu_pass_bw=1e12, host_dgemm=1e9, cpu_call_s=1e-6)
+    assert policy.choose(2048, 2048, 2048, "d", "host", fast_int)["name"] == "ozaki2 accurate 16 (cpu executor)"
+
+
+# -- method auto in the C dispatcher (api.c) ------------------------------------------------------
+@pytest.fixture
+def no_cache(tmp_path, monkeypatch):
+    """This process's local profile from an empty cache directory: the built-in estimate."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    policy.set_local(None)
+    yield tmp_path
+    policy.set_local(None)
+
+
+@pytest.fixture
+def synthetic_local():
+    """Dispatch on an injected profile (ozblas_policy_set_local), restored afterwards."""
+    yield policy.set_local
+    policy.set_local(None)
+
+
+def test_dispatch_follows_an_injected_profile(synthetic_local):
+    a = np.asfortranarray(np.random.default_rng(0).random((96, 80)))
+    b = np.asfortranarray(np.random.default_rng(1).random((80, 64)))
+    cpu = policy.PROFILES["cpu"]
+    synthetic_local(cpu.replace(cpu_int_gemm=1e16, cpu_pass_bw=1e13, host_dgemm=1e8, cpu_call_s=1e-7))
+    c, info = ozblas.matmul(a, b, method="auto", executor="cpu", return_info=True)
+    assert info["method"] == "ozaki2" and info["executor"] == "cpu" and info["fallback"] is None
+    assert info["moduli"] == 16 and info["scaling"] == "accurate"
+    np.testing.assert_allclose(c, a @ b, rtol=1e-13)
+    # ZGEMM too (the host ZGEMM rate is the profile's host_zgemm)
+    synthetic_local(cpu.replace(cpu_int_gemm=1e16, cpu_pass_bw=1e13, host_zgemm=1e8, cpu_call_s=1e-7))
+    c, info = ozblas.zgemm(1.0, a + 1j, b - 1j, method="auto", executor="cpu", return_info=True)
+    assert info["method"] == "ozaki2" and info["executor"] == "cpu"
+    np.testing.assert_allclose(c, (a + 1j) @ (b - 1j), rtol=1e-13)
+    # and native where the model says so, reported as auto's choice
+    synthetic_local(cpu)
+    c, info = ozblas.matmul(a, b, method="auto", return_info=True)
+    assert info["method"] == "native" and info["fallback"] == "auto chose native"
+
+
+def test_dispatch_equals_choose(synthetic_local):
+    """api.c's auto and policy.choose are the same decision (one C function)."""
+    cpu = policy.PROFILES["cpu"]
+    # a slow host DGEMM and a costly emulated call: the crossover lies among the sizes tried
+    prof = cpu.replace(host_dgemm=1e9, cpu_int_gemm=1.2e13, cpu_pass_bw=1.2e11, cpu_call_s=2e-3)
+    synthetic_local(prof)
+    seen = set()
+    for m, n, k in ((8, 8, 8), (32, 32, 512), (64, 64, 512), (32, 32, 4096), (256, 256, 256)):
+        a, b = np.ones((m, k), order="F"), np.ones((k, n), order="F")
+        _, info = ozblas.matmul(a, b, method="auto", executor="cpu", return_info=True)
+        want = policy.choose(m, n, k, "d", "host", prof)["method"]
+        assert info["method"] == want, (m, n, k)
+        seen.add(want)
+    assert seen == {"native", "ozaki2"}
+
+
+def test_auto_is_native_on_this_machine_without_a_cache(no_cache):
+    if ozblas.info()["executors"]["cuda"]["available"]:
+        pytest.skip("a CUDA executor is present")
+    a = np.asfortranarray(np.random.default_rng(0).random((300, 300)))
+    _, info = ozblas.matmul(a, a, method="auto", return_info=True)
+    assert info["method"] == "native" and info["fallback"] == "auto chose native"
+    p, note = policy.load_profile()
+    assert p.name == "cpu" and not p.calibrated and "not calibrated" in note

@@ -37,7 +37,8 @@ typedef enum {
 
 /* How a product is computed. */
 typedef enum {
-    OZBLAS_METHOD_AUTO = 0,    /* let ozblas choose (native on a machine without a GPU) */
+    OZBLAS_METHOD_AUTO = 0,    /* the policy chooses (ozblas_policy_decide; report.fallback
+                                  says OZBLAS_FALLBACK_AUTO_NATIVE when it took native) */
     OZBLAS_METHOD_NATIVE = 1,  /* the real FP64 GEMM of the executor (host BLAS or cuBLAS) */
     OZBLAS_METHOD_OZAKI1 = 2,  /* Ozaki scheme I (INT8 slices of the row-aligned significands) */
     OZBLAS_METHOD_OZAKI2 = 3   /* Ozaki scheme II (residues modulo pairwise-coprime moduli, CRT) */
@@ -219,6 +220,132 @@ int ozblas_activate_count(void);
  * OZBLAS_ERR_INVALID_ARGUMENT for a bad value there: calls then stay native). */
 int ozblas_preload_configure(const ozblas_options *opt, int64_t min_size, int disable,
                              const char *trace);
+
+/* ---- The policy (core/policy.c): device profiles, the cost model, the calibration cache ----
+ * One cost model, in C, serves method auto (ozblas_dgemm/ozblas_zgemm, the preload shim) and
+ * the Python policy (ozblas.policy, `ozblas explain`, `ozblas info`). */
+
+/* A machine as the cost model sees it. Rates are effective (what a GEMM, a copy or a pass
+ * achieves), never peaks. Built-in profiles multiply datasheet peaks (kept in peak_*) by the
+ * efficiency measured on an H200; "local" is measured here by `ozblas calibrate`. */
+typedef struct {
+    char name[32];          /* a100 h100 h200 h800 rtx4090 b200 measured_h200 cpu, or local */
+    char description[128];
+    char source[256];       /* where the figures come from */
+    char host_name[192];    /* the host CPU */
+    int has_device;         /* 0: a host alone; the dev_* and link fields are unused */
+    int calibrated;         /* 1: measured on this machine by `ozblas calibrate` */
+    double host_dgemm;      /* host BLAS DGEMM, FLOP/s (2mnk per product) */
+    double host_zgemm;      /* host BLAS ZGEMM, FLOP/s (8mnk per product) */
+    double cpu_int_gemm;    /* CPU executor's exact integer products (host SGEMM), OP/s */
+    double cpu_pass_bw;     /* CPU executor's elementwise passes, B/s in the model's byte counts */
+    double cpu_call_s;      /* CPU executor's fixed cost per emulated call, s */
+    double dev_dgemm;       /* device FP64 DGEMM, FLOP/s */
+    double dev_zgemm;       /* device ZGEMM, FLOP/s (8mnk per product) */
+    double dev_int8;        /* device INT8 x INT8 -> INT32 GEMM, OP/s */
+    double dev_mem_bw;      /* device memory bandwidth, B/s */
+    double h2d_bw;          /* host to device as the CUDA executor copies (pageable), B/s */
+    double d2h_bw;          /* device to host, likewise, B/s */
+    double h2d_pinned_bw;   /* the same from pinned memory (shown by `ozblas info`; 0: unknown) */
+    double d2h_pinned_bw;
+    double dev_call_s;      /* fixed cost of a native device GEMM call, s */
+    double dev_emu_call_s;  /* fixed cost of an emulated device call (launches, small copies), s */
+    double peak_fp64;       /* datasheet peaks the rates come from (0 for measured profiles): */
+    double peak_int8;       /*   FLOP/s, OP/s, B/s, B/s per direction, host FLOP/s */
+    double peak_mem_bw;
+    double peak_link_bw;
+    double peak_host_fp64;
+} ozblas_profile;
+
+/* The parts of a predicted time (ozblas_policy_part_name gives each one's name). */
+typedef enum {
+    OZBLAS_PART_HOST_GEMM = 0,        /* host BLAS DGEMM/ZGEMM */
+    OZBLAS_PART_DEVICE_GEMM = 1,      /* device FP64 GEMM */
+    OZBLAS_PART_STATS = 2,            /* Ozaki II: row/column statistics and scaling bounds */
+    OZBLAS_PART_RESIDUES = 3,         /* Ozaki II: scaling and residues */
+    OZBLAS_PART_SPLIT = 4,            /* Ozaki I: slicing */
+    OZBLAS_PART_INT_PRODUCTS = 5,     /* the exact integer products */
+    OZBLAS_PART_CONVERSION = 6,       /* Ozaki I: product conversion and exact group sums */
+    OZBLAS_PART_REDUCTION = 7,        /* Ozaki II: modular reduction of the products */
+    OZBLAS_PART_CRT = 8,              /* Ozaki II: CRT and the BLAS update */
+    OZBLAS_PART_FP64_ACCUMULATION = 9, /* Ozaki I: FP64 accumulation and the BLAS update */
+    OZBLAS_PART_OVERHEAD = 10,        /* fixed costs: calls, launches, waits */
+    OZBLAS_PART_TRANSFERS = 11,       /* operands copied to where the candidate runs, C back */
+    OZBLAS_PART_COUNT = 12
+} ozblas_policy_part;
+
+/* One way to compute a product, with its predicted time. */
+typedef struct {
+    int method;          /* OZBLAS_METHOD_NATIVE, _OZAKI1 or _OZAKI2 */
+    int executor;        /* OZBLAS_EXECUTOR_CPU (the host) or OZBLAS_EXECUTOR_CUDA (the device) */
+    int count;           /* moduli (Ozaki II) or slices (Ozaki I) assumed; 0 for native */
+    int scaling;         /* Ozaki II: an ozblas_scaling */
+    int variant;         /* Ozaki I: an ozblas_ozaki1_variant */
+    int meets_target;    /* 0: the method cannot run this shape (k beyond its bounds) */
+    double seconds;      /* predicted time: the sum of the used parts */
+    double flops;        /* 2mnk (DGEMM) or 8mnk (ZGEMM) */
+    unsigned parts_used; /* bit i set: parts[i] is a part of this candidate */
+    double parts[12];    /* seconds per ozblas_policy_part */
+} ozblas_candidate;
+
+/* The identity a calibration belongs to. */
+typedef struct {
+    char version[32];   /* ozblas version */
+    char device[128];   /* CUDA device name, or "none" */
+    char driver[32];    /* CUDA driver version ("13.0"), or "none" */
+    char host[192];     /* host CPU model and the CPUs this process may use */
+} ozblas_machine_id;
+
+int ozblas_policy_builtin_count(void);
+/* The i-th built-in profile (0 <= i < count). Returns 0 when i is out of range. */
+int ozblas_policy_builtin(int i, ozblas_profile *out);
+const char *ozblas_policy_part_name(int part);
+/* The counts the model assumes where moduli/slices are 0 (automatic precision). */
+int ozblas_policy_planning_moduli(void);
+int ozblas_policy_planning_slices(void);
+/* Every candidate for C (m x n) = op(A) (m x k) op(B) (k x n), beta = 0: native on the host
+ * and the device, Ozaki II (each scaling) and Ozaki I (each variant) on the device and on
+ * the CPU executor (device ones only with a device). on_device: where A, B and C live (data
+ * on the other side pays its transfers). moduli/slices: the counts to assume, 0 for the
+ * planning counts. Returns the number written to out (at most max_out), -1 on bad arguments
+ * (a dimension < 1, on_device without a device, a count out of range). */
+int ozblas_policy_estimate(const ozblas_profile *p, int is_complex, int64_t m, int64_t n,
+                           int64_t k, int on_device, int moduli, int slices,
+                           ozblas_candidate *out, int max_out);
+/* Method auto's choice: the fastest candidate that meets the target, runs on an executor of
+ * the mask (bit 1 << OZBLAS_EXECUTOR_CPU, bit 1 << OZBLAS_EXECUTOR_CUDA) and uses opt's
+ * scaling, Ozaki I variant, moduli and slices (0: planning counts). p NULL: the local
+ * profile (ozblas_policy_local). OZBLAS_ERR_INVALID_ARGUMENT when nothing qualifies. */
+ozblas_status ozblas_policy_decide(const ozblas_profile *p, int is_complex, int64_t m,
+                                   int64_t n, int64_t k, int on_device, int executors,
+                                   const ozblas_options *opt, ozblas_candidate *choice);
+/* The profile of this machine method auto uses: the calibration cache when it is valid
+ * (returns 1), else a built-in estimate chosen by the device's name (returns 0 without a
+ * cache, -1 when a cache was ignored). note (may be NULL) gets one line saying which and why.
+ * Loaded once per process. */
+int ozblas_policy_local(ozblas_profile *out, char *note, size_t note_len);
+/* Replaces the local profile of this process with p (tests, tools), or with p NULL forgets
+ * it, so that the next use reads the cache again (after `ozblas calibrate`). */
+void ozblas_policy_set_local(const ozblas_profile *p);
+/* The built-in estimate for a device name (NULL or "": a host alone): the measured H200,
+ * else the datasheet profile the name matches, else h100; note says which. */
+void ozblas_policy_estimate_profile(const char *device_name, ozblas_profile *out, char *note,
+                                    size_t note_len);
+/* This machine's identity and the path of its calibration cache
+ * ($XDG_CACHE_HOME/ozblas or ~/.cache/ozblas, one file per host and device). The device is
+ * the CUDA executor's (OZBLAS_DEVICE's ordinal) unless it is unusable or OZBLAS_DEVICE=cpu.
+ * path is "" when no cache directory is known (no HOME). */
+ozblas_status ozblas_policy_machine(ozblas_machine_id *id, char *path, size_t path_len);
+/* Reads a calibration cache and checks it against id (README "Calibration cache"). A file
+ * that is unreadable, truncated, has a missing, unknown, repeated or unparsable key, a rate
+ * that is not a positive finite number, or another version, device, driver or host gives
+ * OZBLAS_ERR_INVALID_ARGUMENT with the reason in why; out is then untouched. */
+ozblas_status ozblas_policy_cache_read(const char *path, const ozblas_machine_id *id,
+                                       ozblas_profile *out, char *why, size_t why_len);
+/* Writes p as the calibration cache of id at path (directories created, the file replaced
+ * atomically). */
+ozblas_status ozblas_policy_cache_write(const char *path, const ozblas_machine_id *id,
+                                        const ozblas_profile *p, char *why, size_t why_len);
 
 /* OZBLAS_CDEF_END */
 

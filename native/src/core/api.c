@@ -108,6 +108,26 @@ static void scale_c(const oz_gemm_call *c)
 static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
                                const ozblas_options *opt_in, ozblas_report *rep_out);
 
+/* Method auto: the policy's choice (core/policy.c) on this machine's profile, among what the
+ * executor at hand can run. With executor auto and a usable GPU both executors compete,
+ * unless an operand lives in device memory (only the CUDA executor reads it there); an
+ * executor asked for is kept. Returns the method and sets *ex to the executor chosen. */
+static int auto_method(const oz_gemm_call *c, const ozblas_options *opt, const oz_executor **ex)
+{
+    int cuda = (*ex)->id == OZBLAS_EXECUTOR_CUDA;
+    int on_device = cuda && (oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) ||
+                             oz_cuda_on_device(c->C));
+    int mask = 1 << (*ex)->id;
+    if (cuda && opt->executor == OZBLAS_EXECUTOR_AUTO && !on_device)
+        mask |= 1 << OZBLAS_EXECUTOR_CPU;
+    ozblas_candidate ch;
+    if (ozblas_policy_decide(NULL, c->is_complex, c->m, c->n, c->k, on_device, mask, opt, &ch) !=
+        OZBLAS_OK)
+        return OZBLAS_METHOD_NATIVE;
+    *ex = oz_executor_get(ch.executor);
+    return ch.method;
+}
+
 /* Floating-point exception flags: an emulated product raises flags inside its own steps
  * (scaling, CRT, the CUDA runtime's host code) that say nothing about the result, and
  * callers such as NumPy turn raised flags into warnings. So they are discarded, unless the
@@ -187,12 +207,10 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
 
     int method = opt.method;
     if (method == OZBLAS_METHOD_AUTO) {
-        if (ex->id == OZBLAS_EXECUTOR_CUDA) {
-            method = OZBLAS_METHOD_OZAKI2;
-        } else {
-            method = OZBLAS_METHOD_NATIVE;
+        method = auto_method(c, &opt, &ex);
+        rep.executor = ex->id;
+        if (method == OZBLAS_METHOD_NATIVE)
             rep.fallback = OZBLAS_FALLBACK_AUTO_NATIVE;
-        }
     }
     if (method == OZBLAS_METHOD_OZAKI2 || method == OZBLAS_METHOD_OZAKI1) {
         rep.method = method;

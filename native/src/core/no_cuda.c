@@ -5,3 +5,15 @@
 const oz_executor *oz_cuda_executor(void) { return NULL; }
 
 const char *oz_cuda_describe(void) { return "not built (no nvcc at build time)"; }
+
+int oz_cuda_device_identity(int dev, char *name, size_t name_len, int *driver)
+{
+    (void)dev, (void)name, (void)name_len, (void)driver;
+    return 0;
+}
+
+int oz_cuda_on_device(const void *p)
+{
+    (void)p;
+    return 0;
+}

@@ -1226,3 +1226,25 @@ extern "C" const oz_executor *oz_cuda_executor(void)
     static const oz_executor e = make_cuda_executor(); /* thread-safe static init (C++11) */
     return &e;
 }
+
+/* ---- for the policy (oz_cuda.h) --------------------------------------------------------- */
+
+extern "C" int oz_cuda_device_identity(int dev, char *name, size_t name_len, int *driver)
+{
+    if (!cuda_available(NULL, 0) || dev < 0 || dev >= avail_ndev)
+        return 0;
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    snprintf(name, name_len, "%s", p.name);
+    *driver = 0;
+    (void)cudaDriverGetVersion(driver);
+    return 1;
+}
+
+extern "C" int oz_cuda_on_device(const void *p)
+{
+    return p && cuda_available(NULL, 0) && where(p, 0) != 0; /* -1: another device's */
+}

@@ -3,6 +3,8 @@
 #ifndef OZ_CUDA_H
 #define OZ_CUDA_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -11,6 +13,12 @@ extern "C" {
  * (name, compute capability), the architectures built in; or why CUDA is unusable.
  * Computed once, on first use (never at library load); the string is static. */
 const char *oz_cuda_describe(void);
+
+/* For the policy (core/policy.c): the name and driver version (cudaDriverGetVersion's
+ * number) of device dev; 0 when the executor is unusable or dev does not exist. */
+int oz_cuda_device_identity(int dev, char *name, size_t name_len, int *driver);
+/* 1 when p is device (or managed) memory, 0 for host memory or an unusable executor. */
+int oz_cuda_on_device(const void *p);
 
 #ifdef __cplusplus
 }

@@ -278,6 +278,7 @@ void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64_t n, i
     scalar(cplx, beta, c->beta);
     c->A = A, c->lda = lda, c->B = B, c->ldb = ldb, c->C = C, c->ldc = ldc;
     c->batch = 1;
+    c->on_device = 0;
 }
 
 static void fill_syrk(shim_call *c, int kind, int cplx, char uplo, char trans, int64_t n,
@@ -294,6 +295,7 @@ static void fill_syrk(shim_call *c, int kind, int cplx, char uplo, char trans, i
     scalar(cplx && kind == K_SYRK, beta, c->beta);
     c->A = A, c->lda = lda, c->B = A, c->ldb = lda, c->C = C, c->ldc = ldc;
     c->batch = 1;
+    c->on_device = 0;
 }
 
 enum { CB_ROW = 101, CB_COL = 102, CB_N = 111, CB_T = 112, CB_C = 113, CB_UP = 121, CB_LO = 122 };
@@ -390,6 +392,31 @@ static ozblas_status syrk_emulated(const shim_call *c, const ozblas_options *opt
     return OZBLAS_OK;
 }
 
+/* Method auto: the policy (core/policy.c) on this machine's profile, with the executors the
+ * settings allow (a usable GPU is asked for on the first such call, never at load). A call
+ * whose fastest candidate is native (the host's BLAS, or cuBLAS for device data) passes
+ * through to the real routine; the reason says whether the profile was calibrated or the
+ * built-in estimate. */
+static int auto_routes(const shim_call *c, shim_result *r)
+{
+    int mask = 0;
+    if (!c->on_device && S.opt.executor != OZBLAS_EXECUTOR_CUDA)
+        mask |= 1 << OZBLAS_EXECUTOR_CPU;
+    if (S.opt.executor != OZBLAS_EXECUTOR_CPU && gpu_usable())
+        mask |= 1 << OZBLAS_EXECUTOR_CUDA;
+    if (!mask) {
+        r->why = N_AUTO_DEVICE;
+        return 0;
+    }
+    ozblas_candidate ch;
+    if (ozblas_policy_decide(NULL, c->cplx, c->m, c->n, c->k, c->on_device, mask, &S.opt, &ch) ==
+            OZBLAS_OK &&
+        ch.method != OZBLAS_METHOD_NATIVE)
+        return 1;
+    r->why = ozblas_policy_local(NULL, NULL, 0) == 1 ? N_AUTO_CAL : N_AUTO_EST;
+    return 0;
+}
+
 int shim_decide(const shim_call *c, const char *bad, shim_result *r)
 {
     if (bad) {
@@ -425,10 +452,8 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
         r->why = N_ZERO;
         return 0;
     }
-    if (S.opt.method == OZBLAS_METHOD_AUTO && !gpu_usable()) {
-        r->why = N_AUTO;
+    if (S.opt.method == OZBLAS_METHOD_AUTO && !auto_routes(c, r))
         return 0;
-    }
     return 1;
 }
 
@@ -531,11 +556,14 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
                        "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
-                       "fallback=\"%s\"\n",
+                       "fallback=\"%s\" policy=%s\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, fb ? "fallback" : "ozblas", method_name(r->rep.method),
                        r->rep.moduli, r->rep.slices, r->rep.bound, executor_name(r->rep.executor),
-                       dt, ozblas_fallback_name(r->rep.fallback));
+                       dt, ozblas_fallback_name(r->rep.fallback),
+                       S.opt.method != OZBLAS_METHOD_AUTO            ? "-"
+                       : ozblas_policy_local(NULL, NULL, 0) == 1 ? "calibrated"
+                                                                  : "estimate");
     } else {
         char why[160];
         const char *reason = why;

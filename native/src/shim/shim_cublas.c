@@ -216,6 +216,7 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
               (const double *)g->alpha, g->A, g->lda, g->B, g->ldb, (const double *)g->beta,
               g->C, g->ldc);
     c->batch = g->batch > 0 ? g->batch : 0;
+    c->on_device = 1;
     const char *bad = g->batch < 0 ? "argument error" : check_gemm(c);
     if (!bad && g->batch == 0) {
         r->route = R_QUICK;

@@ -28,7 +28,9 @@ enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) RI_N };
     X(N_METHOD_NATIVE, "OZBLAS_METHOD=native")                    \
     X(N_MIN_SIZE, "below OZBLAS_MIN_SIZE")                        \
     X(N_ZERO, "alpha or k zero")                                  \
-    X(N_AUTO, "auto chose native (no usable GPU)")                \
+    X(N_AUTO_CAL, "auto chose native (calibrated profile)")       \
+    X(N_AUTO_EST, "auto chose native (built-in estimate: not calibrated, run `ozblas calibrate`)") \
+    X(N_AUTO_DEVICE, "OZBLAS_DEVICE asks for a CUDA executor that is not usable") \
     X(N_FAILED, "ozblas failed")                                  \
     X(N_NO_REAL, "real routine not found; C unchanged")           \
     X(N_HANDLE, "cuBLAS handle query failed")                     \
@@ -60,6 +62,8 @@ typedef struct {
     const double *A, *B;
     double *C;
     int64_t batch; /* products: a strided-batched cuBLAS call's count, 1 otherwise */
+    int on_device; /* A, B and C in device memory (cuBLAS calls): method auto weighs the
+                      device's candidates only */
 } shim_call;
 
 typedef struct {
