@@ -1,11 +1,15 @@
 /* Infrastructure shared by the CUDA executor's translation units (executor_cuda.cu: native
- * and Ozaki II, ozaki1_cuda.cu: Ozaki I). Internal: the definitions of the non-inline
- * functions declared here are in executor_cuda.cu (C++ linkage, hidden visibility).
+ * and Ozaki II, ozaki1_cuda.cu: Ozaki I). Internal: the non-inline functions declared here
+ * are defined in executor_cuda.cu (state, call context, gemm_i8) and staging.cu (operands,
+ * staging, tiling, timeline), with C++ linkage and hidden visibility.
  *
- *   - per (thread, device) state: a cuBLAS handle, a cached workspace, events;
- *   - one call's device context (run_begin / run_end);
- *   - operands used in place (device memory) or copied to and from the workspace (host);
- *   - a bump allocator over the workspace;
+ *   - per (thread, device) state: a cuBLAS handle, a cached workspace, events, copy streams
+ *     and pinned staging chunks;
+ *   - one call's device context (run_begin / run_sync / run_end);
+ *   - operands used in place (device memory), uploaded whole, or streamed block by block
+ *     (host), through pinned memory;
+ *   - the tiling of a product larger than the device memory a call may use;
+ *   - a bump allocator over the workspace; phase timing with events;
  *   - the INT8 x INT8 -> INT32 product (cublasGemmEx, TN);
  *   - error checking macros (CK, CKB, CKL: set st and goto done);
  *   - kernel launch (<<<>>> under nvcc, the CPU emulation otherwise), op(X) element loads.

@@ -4,12 +4,14 @@
  *
  * It reproduces cpu_ozaki2 (cpu/executor_cpu.c) step by step and bit for bit: the same
  * element functions, the same fallback rules in the same order, integer reductions only.
- * The integer products differ only in their k-blocking (65536 here, 1024 there); each
- * block's product is exact in INT32 (65536 * 128 * 128 = 2^30) and is reduced to the
- * canonical symmetric residue, so the accumulated residue is the same on both.
+ * The integer products differ only in their k-blocking (65536 here, 1024 there, and the
+ * k-blocks of a tiling); each block's product is exact in INT32 (65536 * 128 * 128 = 2^30)
+ * and is reduced to the canonical symmetric residue, so the accumulated residue is the same
+ * on both. A product larger than the device memory runs in tiles of C (o2_run below).
  *
- * Ozaki I is in ozaki1_cuda.cu; what both use (per-thread state, workspace, operands,
- * gemm_i8, error checks) is declared in cuda_common.cuh and defined here.
+ * Ozaki I is in ozaki1_cuda.cu, the host staging and the tiling plan in staging.cu; what
+ * they share is declared in cuda_common.cuh (per-thread state, call context and gemm_i8 are
+ * defined here).
  *
  * cuBLAS is opened at run time (cublas_loader.cu); the CUDA runtime is linked statically
  * and initialised on first use only (never at library load), so a process may fork before

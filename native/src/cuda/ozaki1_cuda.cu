@@ -30,8 +30,9 @@
  *      term is summed inside that term's accumulation kernel (timed as phase 4).
  *
  * Report: as the CPU's (int_gemms = s(s+1)/2, times 4 for complex; fp64_passes = terms per
- * element; bits per row/column from the weights). When the device has not enough memory for
- * host operands, the call runs on the CPU executor (report executor "cpu"), as Ozaki II.
+ * element; bits per row/column from the weights). A product larger than the device memory
+ * runs in tiles of C (cuda_ozaki1 below); when not even the smallest tile fits, a call with
+ * host operands runs on the CPU executor (report executor "cpu"), as Ozaki II.
  */
 #include <limits.h>
 #include <math.h>
