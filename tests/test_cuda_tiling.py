@@ -25,8 +25,7 @@ from ozblas.testing import make_matrix
 import _compare
 from _compare import assert_same_bits
 
-from test_cuda_executor import _OK, _WHY
-
+_OK, _WHY = _compare.cuda_state()
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(not _OK, reason=f"CUDA executor unavailable: {_WHY}"),

@@ -992,7 +992,6 @@ static ozblas_status cuda_ozaki2(const oz_gemm_call *c, const oz2_table *T,
 
     CK(stage_prepare(&r, &o.A, &o.B, &o.C));
     CK(mat_upload(&r, &o.A));
-    CK(mat_upload(&r, &o.B));
 
     /* ---- phase 0: statistics over the whole product, then the bits ---- */
     CK(tl_mark(&o.tl, -1, r.st));
@@ -1005,8 +1004,13 @@ static ozblas_status cuda_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     }
     CK(cudaMemsetAsync(o.d_bad, 0, 4, r.st));
     st = o2_column_pass(&o, 1, 0);
-    if (st == OZBLAS_OK)
-        st = o2_column_pass(&o, 0, 0);
+    if (st != OZBLAS_OK)
+        goto done;
+    /* a resident op(B) is staged while op(A)'s statistics run */
+    CK(tl_mark(&o.tl, 0, r.st));
+    CK(mat_upload(&r, &o.B));
+    CK(tl_mark(&o.tl, -1, r.st));
+    st = o2_column_pass(&o, 0, 0);
     if (st != OZBLAS_OK)
         goto done;
     CK(tl_mark(&o.tl, 0, r.st));

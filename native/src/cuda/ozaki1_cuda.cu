@@ -641,13 +641,13 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
     int pending = 0;
 
     CK(stage_prepare(&rc, &o.A, &o.B, &o.C));
-    CK(mat_upload(&rc, &o.A));
-    CK(mat_upload(&rc, &o.B));
 
-    /* ---- phase 1: slice every block (weights, tops and flags of the whole product) ---- */
+    /* ---- phase 1: slice every block (weights, tops and flags of the whole product); a
+     * resident op(B) is staged while op(A) is sliced ---- */
     CK(cudaMemsetAsync(o.flags, 0, 8, rc.st));
     for (int is_a = 1; is_a >= 0; is_a--) {
         mat *X = is_a ? &o.A : &o.B;
+        CK(mat_upload(&rc, X));
         const int64_t nblocks = is_a ? t->nI : t->nJ;
         for (int64_t i = 0; i < nblocks; i++) {
             st = o1_split(&o, is_a, i);
