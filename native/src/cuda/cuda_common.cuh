@@ -37,6 +37,10 @@ static inline dim3 blk32x8() { return dim3(32, 8); }
 
 static inline int grid1(int64_t n, int bs) { return (int)((n + bs - 1) / bs); }
 
+static inline int64_t oz_up4(int64_t x) { return (x + 3) / 4 * 4; }    /* IMMA: m, n */
+static inline int64_t oz_up16(int64_t x) { return (x + 15) / 16 * 16; } /* k, padded */
+static inline int64_t oz_min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
 /* Every kernel launch goes through here: <<<>>> under nvcc, the CPU emulation of
  * emu/cuda_emu.h otherwise. */
 template <typename... P, typename... A>

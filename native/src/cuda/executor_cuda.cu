@@ -569,10 +569,6 @@ typedef struct {
     oz_timeline tl;
 } o2_run;
 
-static int64_t up16(int64_t x) { return (x + 15) / 16 * 16; }
-static int64_t up4i(int64_t x) { return (x + 3) / 4 * 4; }
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
 /* Operand modes and slot sizes for tiling t. */
 static void o2_apply(o2_run *o, const oz_tiling *t)
 {
@@ -581,13 +577,13 @@ static void o2_apply(o2_run *o, const oz_tiling *t)
     mat_stream(&o->A, t->res ? 0 : (size_t)(t->mb * t->kc) * es, t->res ? 0 : (t->nI * t->nL > 1 ? 2 : 1));
     mat_stream(&o->B, t->res ? 0 : (size_t)(t->nb * t->kc) * es, t->res ? 0 : (t->nJ * t->nL > 1 ? 2 : 1));
     mat_stream(&o->C, (size_t)(t->mb * t->nb) * es, t->nI * t->nJ > 1 ? 2 : 1);
-    o->multi_g = t->nL > 1 || up16(t->kc) > OZ_KBLOCK_BOUND;
+    o->multi_g = t->nL > 1 || oz_up16(t->kc) > OZ_KBLOCK_BOUND;
 }
 
 /* The workspace, laid out for o->t (cv->base NULL: only the size). */
 static void o2_carve(o2_run *o, carve *cv)
 {
-    const int64_t mbp = up4i(o->t.mb), nbp = up4i(o->t.nb), kcp = up16(o->t.kc);
+    const int64_t mbp = oz_up4(o->t.mb), nbp = oz_up4(o->t.nb), kcp = oz_up16(o->t.kc);
     const int64_t plane_c = mbp * nbp;
     const int N = o->T->n;
     mat_carve(&o->A, cv);
@@ -629,7 +625,7 @@ static side side_part(const side *p, const oz_gemm_call *c, int is_a, const mat_
     side s = *p;
     s.lc = oz_op_view(c, is_a, v->p, v->ld, &s.v);
     s.cols = qc;
-    s.cols_pad = up4i(qc);
+    s.cols_pad = oz_up4(qc);
     s.amax += q0;
     s.S += q0;
     s.E += q0;
@@ -653,7 +649,7 @@ static ozblas_status o2_column_pass(o2_run *o, int is_a, int pass)
     const int64_t nl = (k + kb - 1) / kb, steps = (cols + qb - 1) / qb * nl;
     for (int64_t s = 0; s < steps; s++) {
         const int64_t q0 = s / nl * qb, l0 = s % nl * kb;
-        const int64_t qc = min64(qb, cols - q0), lc = min64(kb, k - l0);
+        const int64_t qc = oz_min64(qb, cols - q0), lc = oz_min64(kb, k - l0);
         const oz_blk b = oz_side_blk(c, is_a, q0, qc, l0, lc);
         mat_view v;
         CK(mat_block(r, X, &b, 1, &v));
@@ -666,8 +662,8 @@ static ozblas_status o2_column_pass(o2_run *o, int is_a, int pass)
         CK(mat_release(r, X, &v));
         if (s + 1 < steps) {
             const int64_t q1 = (s + 1) / nl * qb, l1 = (s + 1) % nl * kb;
-            const oz_blk nb = oz_side_blk(c, is_a, q1, min64(qb, cols - q1), l1,
-                                          min64(kb, k - l1));
+            const oz_blk nb = oz_side_blk(c, is_a, q1, oz_min64(qb, cols - q1), l1,
+                                          oz_min64(kb, k - l1));
             CK(mat_prefetch(r, X, &nb, 1));
         }
     }
@@ -689,9 +685,9 @@ static o2_step step_at(const oz_tiling *t, const oz_gemm_call *c, int64_t s)
     x.i0 = x.I * t->mb;
     x.j0 = x.J * t->nb;
     x.l0 = x.L * t->kc;
-    x.mi = min64(t->mb, c->m - x.i0);
-    x.nj = min64(t->nb, c->n - x.j0);
-    x.lc = min64(t->kc, c->k - x.l0);
+    x.mi = oz_min64(t->mb, c->m - x.i0);
+    x.nj = oz_min64(t->nb, c->n - x.j0);
+    x.lc = oz_min64(t->kc, c->k - x.l0);
     return x;
 }
 
@@ -719,7 +715,7 @@ enum { O2_BOUND_ROWS = 0, O2_BOUND_COLS = 1, O2_PRODUCTS = 2 };
 static void o2_bits_tile(o2_run *o, int mode, const o2_step *x)
 {
     const oz2_table *T = o->T;
-    const int64_t mip = up4i(x->mi), chunk = 1024;
+    const int64_t mip = oz_up4(x->mi), chunk = 1024;
     const unsigned long long *Sa = o->pa.S + x->i0, *Sb = o->pb.S + x->j0;
     int *ba = o->pa.bits + x->i0, *bb = o->pb.bits + x->j0;
     cudaStream_t st = o->r->st;
@@ -767,7 +763,7 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
     }
     for (int64_t s = 0; s < steps; s++) {
         const o2_step x = step_at(t, c, s);
-        const int64_t mip = up4i(x.mi), njp = up4i(x.nj), lcp = up16(x.lc);
+        const int64_t mip = oz_up4(x.mi), njp = oz_up4(x.nj), lcp = oz_up16(x.lc);
         const int64_t plane_a = lcp * mip, plane_b = lcp * njp, plane_c = mip * njp;
         const int na = needs_a(t, &x), nb = needs_b(t, s);
         mat_view va, vb;
@@ -800,7 +796,7 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
         const int64_t nsub = (lcp + kblock - 1) / kblock;
         for (int tm = 0; tm < (prod ? N : 1); tm++)
             for (int64_t b = 0; b < nsub; b++) {
-                const int64_t l0 = b * kblock, kb = min64(kblock, lcp - l0);
+                const int64_t l0 = b * kblock, kb = oz_min64(kblock, lcp - l0);
                 const int first = x.L == 0 && b == 0;
                 for (int q = 0; q < (prod ? np : 1); q++)
                     CKB(gemm_i8(r, mip, njp, kb, o->RA + (size_t)(tm * np + q) * plane_a + l0, lcp,

@@ -44,7 +44,6 @@
 #include "cuda_common.cuh"
 #include "../numerics/ozaki1.h"
 
-static inline int64_t min64_o1(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* ---- kernels ------------------------------------------------------------------------------ */
 
@@ -425,7 +424,7 @@ static void o1_carve(o1_run *o, carve *cv)
 {
     const oz_gemm_call *c = o->c;
     const int64_t m = c->m, n = c->n, k = c->k, s = o->s, np = o->np;
-    const int64_t mb = o->t.mb, nb = o->t.nb, mbp = (mb + 3) / 4 * 4, nbp = (nb + 3) / 4 * 4;
+    const int64_t mb = o->t.mb, nb = o->t.nb, mbp = oz_up4(mb), nbp = oz_up4(nb);
     mat_carve(&o->A, cv);
     mat_carve(&o->B, cv);
     mat_carve(&o->C, cv);
@@ -478,7 +477,7 @@ static ozblas_status o1_split(o1_run *o, int is_a, int64_t i)
     mat_view v;
     oz1_block p;
     p.cols = d->cols - q0 < qb ? d->cols - q0 : qb;
-    p.cols_pad = (p.cols + 3) / 4 * 4;
+    p.cols_pad = oz_up4(p.cols);
     p.X = o->X;
     p.R = o->R;
     p.I = is_a ? o->IA : o->IB;
@@ -513,8 +512,8 @@ static ozblas_status o1_terms(o1_run *o, int64_t I, int64_t J, const mat_view *v
     run_ctx *r = o->r;
     const int s = o->s, np = o->np;
     const int64_t i0 = I * o->t.mb, j0 = J * o->t.nb;
-    const int64_t mi = min64_o1(o->t.mb, c->m - i0), nj = min64_o1(o->t.nb, c->n - j0);
-    const int64_t mip = (mi + 3) / 4 * 4, njp = (nj + 3) / 4 * 4, total = mi * nj;
+    const int64_t mi = oz_min64(o->t.mb, c->m - i0), nj = oz_min64(o->t.nb, c->n - j0);
+    const int64_t mip = oz_up4(mi), njp = oz_up4(nj), total = mi * nj;
     const int64_t kpad = o->kpad, plane_a = kpad * mip, plane_b = kpad * njp;
     const int64_t nblk = (kpad + OZ_KBLOCK - 1) / OZ_KBLOCK;
     const int *ea = o->sa.e + i0 * s, *eb = o->sb.e + j0 * s;
@@ -588,7 +587,7 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
     o.variant = variant;
     o.beta = beta;
     o.is_rn = variant == OZ1_RN;
-    o.kpad = (k + 15) / 16 * 16;
+    o.kpad = oz_up16(k);
     o.sa.cols = m;
     o.sb.cols = n;
     o.ia = o.ib = -1;
@@ -688,7 +687,7 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
     for (int64_t tile = 0; tile < tiles; tile++) {
         const int64_t I = tile / t->nJ, J = tile % t->nJ;
         const int64_t i0 = I * t->mb, j0 = J * t->nb;
-        const oz_blk bc = {i0, j0, min64_o1(t->mb, m - i0), min64_o1(t->nb, n - j0)};
+        const oz_blk bc = {i0, j0, oz_min64(t->mb, m - i0), oz_min64(t->nb, n - j0)};
         if (o.ia != I) {
             st = o1_split(&o, 1, I);
             if (st != OZBLAS_OK)
@@ -723,7 +722,7 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
         if (tile + 1 < tiles) {
             const int64_t I1 = (tile + 1) / t->nJ, J1 = (tile + 1) % t->nJ;
             const int64_t i1 = I1 * t->mb, j1 = J1 * t->nb;
-            const oz_blk b = {i1, j1, min64_o1(t->mb, m - i1), min64_o1(t->nb, n - j1)};
+            const oz_blk b = {i1, j1, oz_min64(t->mb, m - i1), oz_min64(t->nb, n - j1)};
             CK(mat_prefetch(&rc, &o.C, &b, !c->beta_zero));
         }
     }

@@ -12,7 +12,6 @@
  * What the tiles compute, and why tiling keeps the CPU executor's bits, is in the methods
  * (executor_cuda.cu, ozaki1_cuda.cu).
  */
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,8 +489,6 @@ oz_blk oz_side_blk(const oz_gemm_call *c, int is_a, int64_t q0, int64_t qc, int6
 #define OZ_OVERLAP_COLS 1024   /* ... each at least this wide (products stay efficient) */
 #define OZ_OVERLAP_BYTES ((size_t)32 << 20) /* ... for a C at least this large */
 
-static int64_t up4(int64_t x) { return (x + 3) / 4 * 4; }
-
 static void tiling_set(oz_tiling *t, int64_t m, int64_t n, int64_t k)
 {
     t->mb = t->mb < m ? t->mb : m;
@@ -514,13 +511,13 @@ static int shrink(oz_tiling *t, int64_t m, int64_t n, int64_t k, int split_k, si
             if (f(t, ctx) <= budget)
                 return 1;
             if (t->nb >= t->mb && t->nb > tf)
-                t->nb = up4((t->nb + 1) / 2);
+                t->nb = oz_up4((t->nb + 1) / 2);
             else if (t->mb > tf)
-                t->mb = up4((t->mb + 1) / 2);
+                t->mb = oz_up4((t->mb + 1) / 2);
             else if (t->nb > tf)
-                t->nb = up4((t->nb + 1) / 2);
+                t->nb = oz_up4((t->nb + 1) / 2);
             else if (t->kc > kf)
-                t->kc = ((t->kc + 1) / 2 + 15) / 16 * 16;
+                t->kc = oz_up16((t->kc + 1) / 2);
             else
                 break;
             tiling_set(t, m, n, k);
@@ -537,7 +534,7 @@ int oz_plan_tiles(int64_t m, int64_t n, int64_t k, int host_c, int split_k, size
         *t = one;
         if (host_c && c_bytes >= OZ_OVERLAP_BYTES && n >= 2 * OZ_OVERLAP_COLS) {
             oz_tiling cols = one;
-            int64_t nb = up4((n + OZ_OVERLAP_TILES - 1) / OZ_OVERLAP_TILES);
+            int64_t nb = oz_up4((n + OZ_OVERLAP_TILES - 1) / OZ_OVERLAP_TILES);
             cols.nb = nb > OZ_OVERLAP_COLS ? nb : OZ_OVERLAP_COLS;
             tiling_set(&cols, m, n, k);
             if (f(&cols, ctx) <= budget)
