@@ -45,10 +45,12 @@ static bool same_words(const std::vector<double> &x, const std::vector<double> &
 }
 
 /* tiled: instead of the plain device-pointer call, walk the workspace cap down: at the
- * first cap where k is split, compare with the CPU; at the first cap where the call fails,
- * it must fail with OZBLAS_ERR_DEVICE and leave C as it was. */
+ * first cap where the product is tiled (Ozaki II: with k split; Ozaki I never splits k),
+ * compare with the CPU; at the first cap where the call fails, it must fail with
+ * OZBLAS_ERR_DEVICE and leave C as it was. ozaki1: Ozaki I (hybrid, or RN for scaling 1)
+ * instead of Ozaki II. */
 static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, bool dev_c,
-                bool beta_zero, bool tiled = false)
+                bool beta_zero, bool tiled = false, bool ozaki1 = false)
 {
     const int64_t m = 21, n = 13, k = tiled ? 135 : 35, es = cx ? 2 : 1; /* k > 64 can split */
     const int64_t ra = ta == 'N' ? m : k, ca = ta == 'N' ? k : m;
@@ -67,8 +69,10 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
 
     ozblas_options opt;
     ozblas_options_init(&opt);
-    opt.method = OZBLAS_METHOD_OZAKI2;
+    opt.method = ozaki1 ? OZBLAS_METHOD_OZAKI1 : OZBLAS_METHOD_OZAKI2;
     opt.moduli = 15;
+    opt.slices = 7;
+    opt.ozaki1_variant = scaling ? OZBLAS_OZAKI1_RN : OZBLAS_OZAKI1_HYBRID;
     opt.scaling = scaling;
     std::vector<double> want = C, host = C;
     ozblas_report rep;
@@ -102,8 +106,8 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
         return s;
     };
     char what[160];
-    snprintf(what, sizeof what, "bits: cx %d %c%c scaling %d dev %d%d%d beta0 %d tiled %d", cx,
-             ta, tb, scaling, dev_a, dev_b, dev_c, beta_zero, tiled);
+    snprintf(what, sizeof what, "bits: cx %d %c%c scaling %d dev %d%d%d beta0 %d tiled %d o1 %d",
+             cx, ta, tb, scaling, dev_a, dev_b, dev_c, beta_zero, tiled, ozaki1);
     if (!tiled) {
         st = call();
         check(st == OZBLAS_OK, "cuda call, device pointers");
@@ -113,7 +117,8 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
               "host-pointer result");
     } else {
         bool split = false, failed = false;
-        for (size_t cap = (size_t)96 << 10; cap > 256 && !failed; cap = cap * 3 / 4) {
+        for (size_t cap = (size_t)(ozaki1 ? 384 : 96) << 10; cap > 256 && !failed;
+             cap = cap * 3 / 4) {
             int64_t plan[9];
             oz_cuda_test_cap_workspace(cap);
             st = call();
@@ -123,13 +128,13 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
                 failed = true;
                 check(st == OZBLAS_ERR_DEVICE, "too little memory: OZBLAS_ERR_DEVICE");
                 check(same_words(Cd, C), "too little memory: C untouched");
-            } else if (!split && plan[5] > 1) {
+            } else if (!split && (ozaki1 ? plan[3] * plan[4] > 1 : plan[5] > 1)) {
                 split = true;
                 check(rep.executor == OZBLAS_EXECUTOR_CUDA, "tiled call on the device");
                 check(same_words(Cd, want), what);
             }
         }
-        check(split, "a cap at which k is split");
+        check(split, what);
         check(failed, "a cap below the smallest tile");
     }
     if (dev_a)
@@ -157,7 +162,9 @@ int main()
             for (int mask = 1; mask < 8; mask += 2) {
                 run(cx, cx ? 'C' : 'T', 'N', scaling, mask & 1, mask & 2, mask & 4, mask == 5,
                     true);
-                runs++;
+                run(cx, 'N', cx ? 'C' : 'T', scaling, mask & 1, mask & 2, mask & 4, mask == 3,
+                    true, true);
+                runs += 2;
             }
     /* a pointer on "another device" is refused; not testable with one emulated device */
     printf("device-pointer runs: %d, failures: %d\n", runs, failures);
