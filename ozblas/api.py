@@ -60,6 +60,7 @@ def _report_dict(r) -> dict:
         "fallback": fallback,
         "int_gemms": r.int_gemms,
         "fp64_passes": r.fp64_passes,
+        "bound": r.bound if r.bound >= 0 else None,
         "bits_a": (r.min_bits_a, r.max_bits_a) if emulated else None,
         "bits_b": (r.min_bits_b, r.max_bits_b) if emulated else None,
         "seconds": r.seconds,

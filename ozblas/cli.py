@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-
-import numpy as np
 
 from . import api, config
 
@@ -39,39 +36,10 @@ def cmd_info(args) -> int:
     return 0
 
 
-def _best_executor() -> str:
-    return "cuda" if api.info()["executors"]["cuda"]["available"] else "cpu"
-
-
 def cmd_demo(args) -> int:
-    from .testing import err_ab, exact_matmul, make_matrix
+    from .demo import run_demo
 
-    executor = _best_executor()
-    m, k, n = args.m, args.k, args.n
-    print(f"ozblas demo: C = A B, A {m}x{k}, B {k}x{n}, executor {executor}")
-    print("err_ab = max |C - C_exact| / (|A||B|), C_exact from the exact oracle\n")
-    rows = []
-    for phi in (0.5, 2.0):
-        a = make_matrix(m, k, phi, seed=1)
-        b = make_matrix(k, n, phi, seed=2)
-        exact = exact_matmul(a, b)
-        t = time.perf_counter()
-        native = api.matmul(a, b, method="native", executor=executor)
-        t_native = time.perf_counter() - t
-        e_native = err_ab(native, exact, a, b)
-        rows.append([phi, "native", "", f"{t_native * 1e3:.2f}", f"{e_native:.2e}", f"{e_native:.2e}", ""])
-        for moduli in args.moduli:
-            for scaling in ("fast", "accurate"):
-                t = time.perf_counter()
-                c, info = api.matmul(a, b, method="ozaki2", moduli=moduli, scaling=scaling,
-                                     executor=executor, return_info=True)
-                dt = time.perf_counter() - t
-                e = err_ab(c, exact, a, b)
-                verdict = "<= native" if e <= e_native else "> native"
-                rows.append([phi, f"ozaki2 {scaling}", moduli, f"{dt * 1e3:.2f}", f"{e:.2e}",
-                             f"{e_native:.2e}", info["fallback"] or verdict])
-    print(_table(["phi", "method", "moduli", "ms", "err_ab", "native err_ab", "note"], rows))
-    return 0
+    return run_demo(method=args.method, moduli=args.moduli)
 
 
 def cmd_bench(args) -> int:
@@ -94,18 +62,18 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     pi = sub.add_parser("info", help="executors, host BLAS, configuration")
     pi.add_argument("--json", action="store_true")
-    pd = sub.add_parser("demo", help="accuracy and time of native DGEMM vs Ozaki II")
-    pd.add_argument("--m", type=int, default=128)
-    pd.add_argument("--k", type=int, default=1024)
-    pd.add_argument("--n", type=int, default=128)
-    pd.add_argument("--moduli", type=int, nargs="+", default=[12, 14, 16, 18])
+    pd = sub.add_parser("demo", help="an unmodified NumPy/SciPy script, native and under the shim: "
+                        "what was routed, time, accuracy against the exact products")
+    pd.add_argument("--method", type=config.parse_method,
+                    help="OZBLAS_METHOD for the shimmed run (default: auto with a GPU, ozaki2 without)")
+    pd.add_argument("--moduli", type=config.parse_moduli, help="OZBLAS_MODULI for the shimmed run")
     pe = sub.add_parser("explain", help="what the cost model would do with a product, and why",
                         add_help=False)
     pe.add_argument("rest", nargs=argparse.REMAINDER)
     pb = sub.add_parser("bench", help="run a study from benchmarks/ (accuracy, cpu-speed)")
     pb.add_argument("study", choices=["accuracy", "cpu-speed"])
     pb.add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to the study")
-    p.add_argument_group("more commands", "run [--method M] [--moduli N] [--trace FILE|-] -- CMD ...: "
+    p.add_argument_group("more commands", "run [--method M] [--moduli N] [--trace FILE|-] [--summary] -- CMD ...: "
                          "CMD with its BLAS calls routed (preload shim); libpath: the shim's path")
     argv = sys.argv[1:] if argv is None else list(argv)
     # these parse their own arguments (so that `ozblas run -- cmd --help` reaches cmd)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass
 
-__all__ = ["ConfigError", "Options", "from_env", "VARIABLES", "METHODS", "SCALINGS", "VARIANTS"]
+__all__ = ["ConfigError", "Options", "from_env", "set_overrides", "VARIABLES", "METHODS", "SCALINGS",
+           "VARIANTS"]
 
 METHODS = ("auto", "native", "ozaki1", "ozaki2")
 VARIANTS = ("bitmask", "rn", "ef", "hybrid")
@@ -21,9 +22,13 @@ MAX_SLICES = 20
 VARIABLES = {
     "OZBLAS_METHOD": ("auto", "auto, native, ozaki1, ozaki2",
                       "how products are computed; auto = Ozaki II on a CUDA GPU, native otherwise"),
-    "OZBLAS_MODULI": ("16", "an integer from 2 to 20", "Ozaki II moduli count (more = more accurate)"),
+    "OZBLAS_MODULI": ("auto", "auto or an integer from 2 to 20",
+                      "Ozaki II moduli count (more = more accurate); auto = the fewest whose error "
+                      "bound for the call's inputs is DGEMM-level"),
     "OZBLAS_SCALING": ("accurate", "accurate, fast", "Ozaki II scaling bound"),
-    "OZBLAS_SLICES": ("11", "an integer from 2 to 20", "Ozaki I slice count (more = more accurate)"),
+    "OZBLAS_SLICES": ("auto", "auto or an integer from 2 to 20",
+                      "Ozaki I slice count (more = more accurate); auto = the fewest whose error "
+                      "bound for the call's inputs is DGEMM-level"),
     "OZBLAS_OZAKI1_VARIANT": ("hybrid", "bitmask, rn, ef, hybrid", "Ozaki I slicing and accumulation"),
     "OZBLAS_DEVICE": ("auto", "auto, cpu, cuda, cuda:N", "executor (cuda:N picks the GPU)"),
     "OZBLAS_NUM_THREADS": ("0", "0 (all cores) or a positive integer", "CPU executor threads"),
@@ -32,6 +37,8 @@ VARIABLES = {
     "OZBLAS_DISABLE": ("0", "0, 1", "preload shim: 1 passes every call to the real BLAS"),
     "OZBLAS_TRACE": ("", "- (stderr) or a file path",
                      "preload shim: one line per call (routine, sizes, route, method, time, reason)"),
+    "OZBLAS_SUMMARY": ("0", "0, 1", "preload shim: 1 prints the call counts per routine and route at exit"),
+    "OZBLAS_ACTIVATE": ("0", "0, 1", "1 activates in-process routing at interpreter start"),
 }
 
 
@@ -42,9 +49,9 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class Options:
     method: str = "auto"
-    moduli: int = 16
+    moduli: int = 0         # 0: automatic precision (OZBLAS_MODULI=auto)
     scaling: str = "accurate"
-    slices: int = 11
+    slices: int = 0         # 0: automatic precision (OZBLAS_SLICES=auto)
     variant: str = "hybrid"
     executor: str = "auto"  # auto, cpu, cuda
     device: int = 0
@@ -52,6 +59,8 @@ class Options:
     min_size: int = 256     # preload shim (OZBLAS_MIN_SIZE)
     disable: bool = False   # preload shim (OZBLAS_DISABLE)
     trace: str | None = None  # preload shim (OZBLAS_TRACE): "-" or a path
+    summary: bool = False   # preload shim (OZBLAS_SUMMARY)
+    activate: bool = False  # OZBLAS_ACTIVATE: ozblas.activate() at interpreter start
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -69,6 +78,9 @@ def parse_method(value, name="method") -> str:
 
 
 def parse_moduli(value, name="moduli") -> int:
+    """2..20, or 0 for "auto" (automatic precision)."""
+    if str(value).strip().lower() == "auto":
+        return 0
     try:
         v = int(str(value).strip())
     except ValueError:
@@ -79,6 +91,9 @@ def parse_moduli(value, name="moduli") -> int:
 
 
 def parse_slices(value, name="slices") -> int:
+    """2..20, or 0 for "auto" (automatic precision)."""
+    if str(value).strip().lower() == "auto":
+        return 0
     try:
         v = int(str(value).strip())
     except ValueError:
@@ -135,6 +150,13 @@ def parse_disable(value, name="disable") -> bool:
     return int(s) == 1
 
 
+def parse_summary(value, name="summary") -> bool:
+    s = str(value)
+    if isinstance(value, float) or not (s.isascii() and s.isdigit()) or int(s) > 1:
+        raise _bad(name, value, VARIABLES["OZBLAS_SUMMARY"][1])
+    return int(s) == 1
+
+
 def parse_trace(value, name="trace") -> str:
     s = str(value)
     if not s or len(s.encode()) >= 1024:
@@ -142,9 +164,30 @@ def parse_trace(value, name="trace") -> str:
     return s
 
 
+def parse_activate(value, name="OZBLAS_ACTIVATE") -> bool:
+    s = str(value)
+    if s not in ("0", "1"):
+        raise _bad(name, value, VARIABLES["OZBLAS_ACTIVATE"][1])
+    return s == "1"
+
+
+# While ozblas.activate(**settings) is in force, its keywords as OZBLAS_* values over the
+# process environment, so that every default (ozblas.matmul, scipy_hook) follows them.
+_overrides: dict[str, str] = {}
+
+
+def set_overrides(values: dict[str, str]) -> None:
+    """Replace the activation's OZBLAS_* values (an empty dict: the environment alone)."""
+    global _overrides
+    _overrides = dict(values)
+
+
 def from_env(environ=None) -> Options:
-    """Options from the environment (defaults for unset or empty variables)."""
+    """Options from the environment (defaults for unset or empty variables); with no
+    environ given, the process environment under the activation's keywords."""
     env = os.environ if environ is None else environ
+    if environ is None and _overrides:
+        env = {**os.environ, **_overrides}
 
     def get(name):
         v = env.get(name, "")
@@ -172,4 +215,8 @@ def from_env(environ=None) -> Options:
         kw["disable"] = parse_disable(v, "OZBLAS_DISABLE")
     if v := env.get("OZBLAS_TRACE", ""):
         kw["trace"] = parse_trace(v, "OZBLAS_TRACE")
+    if v := env.get("OZBLAS_SUMMARY", ""):
+        kw["summary"] = parse_summary(v, "OZBLAS_SUMMARY")
+    if v := env.get("OZBLAS_ACTIVATE", ""):
+        kw["activate"] = parse_activate(v, "OZBLAS_ACTIVATE")
     return Options(**kw)

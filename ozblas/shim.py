@@ -1,14 +1,14 @@
 """The preload shim from Python: `ozblas run` and `ozblas libpath`.
 
-``ozblas run [--method M] [--moduli N] [--min-size S] [--trace FILE|-] -- CMD ...`` checks
-every OZBLAS_* setting (the options given become those variables), puts
+``ozblas run [--method M] [--moduli N] [--min-size S] [--trace FILE|-] [--summary] -- CMD ...``
+checks every OZBLAS_* setting (the options given become those variables), puts
 ``libozblas_preload.so`` in front of ``LD_PRELOAD`` (keeping what was there) and execs CMD, so
 CMD's exit status is the command's. A bad value stops it with status 2 and a message naming
 the variable, the value and the accepted values.
 
 The library itself (native/src/shim/) routes DGEMM, ZGEMM, DSYRK, ZSYRK and ZHERK calls of an
 unmodified program, under every name NumPy, SciPy and C programs use, to ozblas or to the
-real BLAS (see OZBLAS_METHOD, OZBLAS_MIN_SIZE, OZBLAS_DISABLE, OZBLAS_TRACE).
+real BLAS (see OZBLAS_METHOD, OZBLAS_MIN_SIZE, OZBLAS_DISABLE, OZBLAS_TRACE, OZBLAS_SUMMARY).
 """
 
 from __future__ import annotations
@@ -32,13 +32,14 @@ def library_path() -> str:
 
 
 def preload_env(environ=None, *, method=None, moduli=None, min_size=None, trace=None,
-                device=None) -> dict:
+                device=None, summary=None) -> dict:
     """The environment `ozblas run` gives its command: the options as OZBLAS_* variables,
     the shim first in LD_PRELOAD. Raises config.ConfigError for a bad setting."""
     env = dict(os.environ if environ is None else environ)
     for name, value in (("OZBLAS_METHOD", method), ("OZBLAS_MODULI", moduli),
                         ("OZBLAS_MIN_SIZE", min_size), ("OZBLAS_DEVICE", device),
-                        ("OZBLAS_TRACE", trace)):
+                        ("OZBLAS_TRACE", trace),
+                        ("OZBLAS_SUMMARY", None if summary is None else int(bool(summary)))):
         if value is not None:
             env[name] = str(value)
     config.from_env(env)  # every OZBLAS_* setting, before anything starts
@@ -63,6 +64,8 @@ def _run_parser() -> argparse.ArgumentParser:
                    help="OZBLAS_MIN_SIZE: route when min(m, n, k) >= this (0: everything)")
     p.add_argument("--device", help="OZBLAS_DEVICE: " + config.VARIABLES["OZBLAS_DEVICE"][1])
     p.add_argument("--trace", metavar="FILE|-", help="OZBLAS_TRACE: one line per BLAS call")
+    p.add_argument("--summary", action="store_const", const=True,
+                   help="OZBLAS_SUMMARY=1: the call counts per routine and route on stderr at exit")
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD ARGS...")
     return p
 
@@ -76,7 +79,7 @@ def cmd_run(argv) -> int:
         return 2
     try:
         env = preload_env(method=args.method, moduli=args.moduli, min_size=args.min_size,
-                          trace=args.trace, device=args.device)
+                          trace=args.trace, device=args.device, summary=args.summary)
     except config.ConfigError as e:
         print(f"ozblas: {e}", file=sys.stderr)
         return 2

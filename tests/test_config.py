@@ -10,7 +10,7 @@ from ozblas import config
 def test_defaults():
     o = config.from_env({})
     assert o == config.Options()
-    assert o.method == "auto" and o.moduli == 16 and o.scaling == "accurate"
+    assert o.method == "auto" and o.moduli == 0 and o.scaling == "accurate"  # 0: auto
 
 
 def test_values_parsed():
@@ -42,8 +42,8 @@ def test_c_and_python_parsers_agree(monkeypatch):
     from ozblas._native import ffi, lib, load
 
     load()
-    cases = {"OZBLAS_METHOD": ["auto", "native", "ozaki2", "bogus"], "OZBLAS_MODULI": ["2", "20", "1", "21", "a"],
-             "OZBLAS_SCALING": ["fast", "accurate", "x"], "OZBLAS_SLICES": ["2", "20", "21", "1"],
+    cases = {"OZBLAS_METHOD": ["auto", "native", "ozaki2", "bogus"], "OZBLAS_MODULI": ["2", "20", "auto", "AUTO", "1", "21", "a"],
+             "OZBLAS_SCALING": ["fast", "accurate", "x"], "OZBLAS_SLICES": ["2", "20", "auto", "21", "1"],
              "OZBLAS_OZAKI1_VARIANT": ["rn", "EF", "hybrid", "bitmask", "nope"], "OZBLAS_DEVICE": ["cpu", "cuda", "cuda:3", "gpu", "cuda:x"],
              "OZBLAS_NUM_THREADS": ["0", "4", "-2"]}
     for name, values in cases.items():

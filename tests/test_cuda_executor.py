@@ -334,3 +334,25 @@ def test_native_matmul_large():
     want = a @ b
     scale = np.abs(a) @ np.abs(b)
     assert np.max(np.abs(out - want) / scale) < 1e-12
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("phi", [0.0, 2.0, 4.0])
+@pytest.mark.parametrize("mkn", [(1, 1, 1), (7, 33, 5), (33, 300, 17)])
+def test_auto_precision_same_count_bound_and_bits(cplx, scaling, phi, mkn):
+    """moduli="auto": the GPU takes the CPU's count, states its bound to the bit, and gives
+    its bits (or the same fallback)."""
+    m, k, n = mkn
+    dt = np.complex128 if cplx else np.float64
+    a = make_matrix(m, k, phi, seed=m + 7 * k, dtype=dt)
+    b = make_matrix(k, n, phi, seed=n + 11, dtype=dt)
+    if m > 1:
+        a[0, 0] *= 2.0**30
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli="auto", scaling=scaling)
+    assert rc["bound"] == rp["bound"], (rc["bound"], rp["bound"])
+    if rp["fallback"] is None and scaling == "accurate":
+        # the GPU computes accurate scaling's bound product twice (choice, then the call)
+        assert rc["int_gemms"] == rp["int_gemms"] + 1
+        rc = dict(rc, int_gemms=rp["int_gemms"])
+    assert_pair(cc, rc, cp, rp, a, b, f"auto {mkn} phi={phi}")

@@ -349,3 +349,24 @@ def test_large_product(variant):
     cc, rc, cp, rp = both_matmul(a, b, **oz1(variant, 11))
     assert_same_report(rc, rp, f"1023^3 {variant}")
     assert_same_bits(cc, cp, f"1023^3 {variant}")
+
+
+@pytest.mark.parametrize("variant", ["bitmask", "hybrid"])
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("phi", [0.0, 2.0, 4.0])
+@pytest.mark.parametrize("mkn", [(1, 1, 1), (7, 33, 5), (33, 300, 17)])
+def test_auto_slices_same_count_bound_and_bits(variant, cplx, phi, mkn):
+    """slices="auto": the GPU takes the CPU's slice count, states its bound to the bit, and
+    gives its bits (or the same fallback)."""
+    m, k, n = mkn
+    dt = np.complex128 if cplx else np.float64
+    a = make_matrix(m, k, phi, seed=m + 5 * k, dtype=dt)
+    b = make_matrix(k, n, phi, seed=n + 3, dtype=dt)
+    kw = dict(method="ozaki1", slices="auto", variant=variant, return_info=True)
+    cc, rc = ozblas.matmul(a, b, executor="cuda", **kw)
+    cp, rp = ozblas.matmul(a, b, executor="cpu", **kw)
+    assert rc["executor"] == "cuda" and rp["executor"] == "cpu"
+    for key in ("method", "slices", "fallback", "int_gemms", "fp64_passes", "bound"):
+        assert rc[key] == rp[key], (key, rc[key], rp[key])
+    if rp["fallback"] is None:
+        assert_same_bits(cc, cp, f"auto slices {mkn} phi={phi}")

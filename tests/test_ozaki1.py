@@ -322,3 +322,52 @@ def test_subnormal_huge_zero_rows_and_columns(variant):
     z = np.zeros((3, 4))
     c, info = ozblas.matmul(z, z.T, return_info=True, **kw)
     assert info["fallback"] is None and np.all(c == 0) and not np.any(np.signbit(c))
+
+
+# ---- automatic precision (slices="auto") ------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("phi", [0.0, 2.0, 4.0])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (17, 257, 3), (6, 1100, 5)])
+def test_auto_slices_reference_equals_c_executor(variant, cplx, phi, shape):
+    """The same slice count, bound (to the bit) and result as the NumPy reference."""
+    m, k, n = shape
+    dt = np.complex128 if cplx else np.float64
+    a = make_matrix(m, k, phi, seed=m + k, dtype=dt)
+    b = make_matrix(k, n, phi, seed=n, dtype=dt)
+    info_ref = {}
+    ref, fallback = reference.ozaki1(a, b, slices="auto", variant=variant, info=info_ref)
+    c, info = ozblas.matmul(a, b, return_info=True, **emu(variant, "auto"))
+    assert fallback == info["fallback"]
+    assert info["bound"] == info_ref["bound"]
+    if fallback is None:
+        assert info["slices"] == info_ref["slices"]
+        assert np.array_equal(bits(ref), bits(c))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("cplx", [False, True])
+def test_auto_slices_against_the_oracle(variant, cplx):
+    """Native-level err_ab or a fallback saying why; the bound is never below the measured
+    error; wider exponent ranges take more slices."""
+    m, k, n = 40, 1024, 36
+    dt = np.complex128 if cplx else np.float64
+    chosen = {}
+    for phi in (0.0, 0.5, 1.0, 2.0, 4.0):
+        a = make_matrix(m, k, phi, seed=5 + int(10 * phi), dtype=dt)
+        b = make_matrix(k, n, phi, seed=6 + int(10 * phi), dtype=dt)
+        exact = exact_matmul(a, b)
+        c, info = ozblas.matmul(a, b, return_info=True, **emu(variant, "auto"))
+        err = err_ab(c, exact, a, b)
+        if info["fallback"] is None:
+            assert err <= info["bound"] + U, (phi, err, info)
+            assert err <= native_level(err_ab(a @ b, exact, a, b)), (phi, err, info)
+            chosen[phi] = info["slices"]
+        else:
+            assert info["fallback"] == "no count meets DGEMM-level accuracy"
+            chosen[phi] = None
+    assert chosen[0.0] is not None and chosen[2.0] is not None, chosen
+    assert chosen[0.0] < chosen[2.0], chosen
+    assert chosen[0.0] <= chosen[0.5] <= chosen[1.0] <= chosen[2.0], chosen

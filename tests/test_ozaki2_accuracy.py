@@ -60,3 +60,35 @@ def test_k_beyond_one_block_is_exact_in_the_integer_products():
     b = make_matrix(5000, 3, 0.5, seed=2)
     c = ozblas.matmul(a, b, method="ozaki2", moduli=20, executor="cpu")
     assert err_ab(c, exact_matmul(a, b), a, b) <= U
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_auto_precision_against_the_oracle(cplx, scaling, seed):
+    """moduli="auto": native-level err_ab or a native fallback saying why; the reported bound
+    is never below the measured error; wider exponent ranges take more moduli. (After a
+    fallback the bound is the maximum count's, not native's, so it is not compared.)"""
+    m, k, n = 48, 1024, 40
+    dt = np.complex128 if cplx else np.float64
+    chosen = {}
+    for phi in (0.0, 0.5, 1.0, 2.0, 4.0):
+        a = make_matrix(m, k, phi, seed=100 * seed + int(10 * phi), dtype=dt)
+        b = make_matrix(k, n, phi, seed=100 * seed + int(10 * phi) + 1, dtype=dt)
+        exact = exact_matmul(a, b)
+        c, info = ozblas.matmul(a, b, method="ozaki2", moduli="auto", scaling=scaling,
+                                executor="cpu", return_info=True)
+        err = err_ab(c, exact, a, b)
+        assert info["bound"] is not None
+        if info["fallback"] is None:
+            assert err <= info["bound"] + U, (phi, err, info)  # + U: the oracle rounds too
+            assert info["method"] == "ozaki2"
+            assert err <= max(err_ab(a @ b, exact, a, b), U), (phi, err, info)
+            chosen[phi] = info["moduli"]
+        else:
+            assert info["method"] == "native"
+            assert info["fallback"] == "no count meets DGEMM-level accuracy"
+            chosen[phi] = None
+    assert chosen[0.0] is not None and chosen[2.0] is not None, chosen
+    assert chosen[0.0] < chosen[2.0], chosen
+    assert chosen[0.0] <= chosen[0.5] <= chosen[1.0] <= chosen[2.0], chosen

@@ -52,3 +52,27 @@ def test_reference_reports_fallbacks():
     a[0, 0] = 1e300
     a[0, 1] = 1e-300
     assert reference.ozaki2(a, a)[1] == "exponent range beyond the scaling"
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("phi", [0.0, 1.0, 2.0, 4.0])
+@pytest.mark.parametrize("shape", [(1, 1, 1), (17, 33, 9), (12, 300, 10)])
+def test_reference_auto_precision_equals_c_executor(cplx, scaling, phi, shape):
+    """Automatic precision: the same count, the same bound (to the bit) and the same result."""
+    m, k, n = shape
+    dt = np.complex128 if cplx else np.float64
+    a = make_matrix(m, k, phi, seed=3 * m + k, dtype=dt)
+    b = make_matrix(k, n, phi, seed=n + 1, dtype=dt)
+    if m > 1:
+        a[1] = 0.0          # a zero row: exact zeros, never binding
+        a[0, 0] *= 2.0**40  # one large element in a row
+    info_ref = {}
+    ref, fallback = reference.ozaki2(a, b, moduli="auto", scaling=scaling, info=info_ref)
+    c, info = ozblas.matmul(a, b, method="ozaki2", moduli="auto", scaling=scaling, executor="cpu",
+                            return_info=True)
+    assert fallback == info["fallback"]
+    assert info["bound"] == info_ref["bound"]
+    if fallback is None:
+        assert info["moduli"] == info_ref["moduli"]
+        assert np.array_equal(bits(ref), bits(c))

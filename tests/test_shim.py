@@ -5,6 +5,7 @@ Every test runs a child process under the shim with emulation forced
 checks its results against the exact oracle in this (unpreloaded) process.
 """
 
+import json
 import os
 import re
 import shutil
@@ -49,13 +50,13 @@ def _trace(tmp_path):
     return out
 
 
-def _run_script(tmp_path, body, env, via_run=False, timeout=60):
+def _run_script(tmp_path, body, env, via_run=False, timeout=60, run_args=()):
     script = tmp_path / "child.py"
     script.write_text(textwrap.dedent(body))
     cmd = [sys.executable, str(script), str(tmp_path)]
     if via_run:  # through `ozblas run`, the way a user starts it
         cmd = [sys.executable, "-c", "import sys, ozblas.shim as s; sys.exit(s.cmd_run(sys.argv[1:]))",
-               "--", *cmd]
+               *run_args, "--", *cmd]
     else:
         env = _preloaded(env)
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
@@ -148,17 +149,22 @@ def test_routed_products_agree_with_the_oracle(tmp_path, inputs):
 def test_below_min_size_passes_through(tmp_path, inputs):
     np.savez(tmp_path / "in.npz", **inputs)
     body = """
-        import sys, numpy as np
+        import json, sys, numpy as np, ozblas
         d = dict(np.load(sys.argv[1] + "/in.npz"))
         np.save(sys.argv[1] + "/out.npy", d["a"] @ d["b"])
+        print(json.dumps(ozblas.stats()))
     """
-    _ok(_run_script(tmp_path, body, _base_env(tmp_path, OZBLAS_MIN_SIZE="41")))
+    p = _run_script(tmp_path, body, _base_env(tmp_path, OZBLAS_MIN_SIZE="41"))
+    _ok(p)
     out = np.load(tmp_path / "out.npy")
     assert np.array_equal(out, inputs["a"] @ inputs["b"])  # the same OpenBLAS, natively
     t = [x for x in _trace(tmp_path) if x["routine"] == "dgemm"]
     assert t and all(x["route"] == "native" for x in t)
     assert t[0]["reason"] == '"below OZBLAS_MIN_SIZE=41"'
     assert (t[0]["m"], t[0]["n"], t[0]["k"]) == ("48", "40", "56")  # row-major: C^T = B^T A^T
+    st = json.loads(p.stdout)["routines"]["dgemm"]
+    assert (st["calls"], st["native"], st["ozblas"]) == (1, 1, 0)
+    assert st["routes"]["native: below OZBLAS_MIN_SIZE"]["calls"] == 1
 
 
 def test_run_rejects_a_bad_setting(tmp_path):
@@ -237,8 +243,12 @@ def test_eight_threads_at_once(tmp_path):
         ts = [threading.Thread(target=work, args=(i,)) for i in range(8)]
         [t.start() for t in ts]; [t.join() for t in ts]
         np.save(sys.argv[1] + "/out.npy", np.array(out))
+        import ozblas
+        print(ozblas.stats()["routines"]["dgemm"]["routes"]["ozblas: ozaki2/cpu"]["calls"])
     """
-    _ok(_run_script(tmp_path, body, _base_env(tmp_path)))
+    p = _run_script(tmp_path, body, _base_env(tmp_path))
+    _ok(p)
+    assert p.stdout.split() == ["32"]  # the counters lose no concurrent call
     out = np.load(tmp_path / "out.npy")
     for i in range(8):
         ex = exact_matmul(a[i], b[i])
@@ -251,20 +261,24 @@ def test_eight_threads_at_once(tmp_path):
 def test_forked_child_computes_correctly(tmp_path, inputs):
     np.savez(tmp_path / "in.npz", **inputs)
     body = """
-        import sys, multiprocessing as mp, numpy as np
+        import sys, multiprocessing as mp, numpy as np, ozblas
         d = dict(np.load(sys.argv[1] + "/in.npz"))
         def child(q):
-            q.put(d["a"] @ d["b"])
+            c = d["a"] @ d["b"]
+            q.put((c, ozblas.stats()["total"]["calls"]))
         if __name__ == "__main__":
             parent = d["a"] @ d["b"]  # the shim and ozblas are initialised before the fork
             ctx = mp.get_context("fork")
             q = ctx.Queue()
             p = ctx.Process(target=child, args=(q,))
-            p.start(); c = q.get(timeout=30); p.join(30)
+            p.start(); c, child_calls = q.get(timeout=30); p.join(30)
             assert p.exitcode == 0
             np.savez(sys.argv[1] + "/out.npz", parent=parent, child=c)
+            print(ozblas.stats()["total"]["calls"], child_calls)
     """
-    _ok(_run_script(tmp_path, body, _base_env(tmp_path)))
+    p = _run_script(tmp_path, body, _base_env(tmp_path))
+    _ok(p)
+    assert p.stdout.split() == ["1", "1"]  # each process counts its own calls only
     o = np.load(tmp_path / "out.npz")
     ex = exact_matmul(inputs["a"], inputs["b"])
     for k in ("parent", "child"):
@@ -281,11 +295,12 @@ def test_python_and_c_parse_the_shim_variables_alike(monkeypatch):
 
     _native.load()
     ffi = cffi.FFI()
-    ffi.cdef("typedef struct { int64_t min_size; int disable; char trace[1024]; } oz_shim_env;"
+    ffi.cdef("typedef struct { int64_t min_size; int disable; char trace[1024]; int summary; } oz_shim_env;"
              "int oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len);")
     clib = ffi.dlopen(_native.library_path())
     cases = {"OZBLAS_MIN_SIZE": ["0", "1", "4096", "-1", "x", "1.5", " 3", "+3", "01"],
-             "OZBLAS_DISABLE": ["0", "1", "2", "yes", "-1"], "OZBLAS_TRACE": ["-", "/tmp/x.log"]}
+             "OZBLAS_DISABLE": ["0", "1", "2", "yes", "-1"], "OZBLAS_TRACE": ["-", "/tmp/x.log"],
+             "OZBLAS_SUMMARY": ["0", "1", "2", "yes", " 1"]}
     for name, values in cases.items():
         for v in values:
             monkeypatch.setenv(name, v)
@@ -300,8 +315,8 @@ def test_python_and_c_parse_the_shim_variables_alike(monkeypatch):
                 assert name in str(ex) and repr(v) in str(ex)
             assert c_ok == py_ok, (name, v)
             if c_ok:
-                assert (e.min_size, bool(e.disable), ffi.string(e.trace).decode() or None) == \
-                    (o.min_size, o.disable, o.trace)
+                assert (e.min_size, bool(e.disable), ffi.string(e.trace).decode() or None,
+                        bool(e.summary)) == (o.min_size, o.disable, o.trace, o.summary)
             else:
                 assert name in ffi.string(err).decode()
         monkeypatch.delenv(name)
@@ -387,3 +402,168 @@ def test_missing_real_routine_is_a_message_not_a_crash(tmp_path):
     assert p.stderr.count("no real dgemm_ found among the loaded objects") == 1, p.stderr
     t = _trace(tmp_path)
     assert len(t) == 2 and all(x["route"] == "native" for x in t)
+
+
+def test_expm_is_routed_and_accurate(tmp_path):
+    from ozblas.demo import expm_reference, has_extended_precision
+
+    m = np.random.default_rng(5).standard_normal((64, 64)) / 4
+    np.save(tmp_path / "m.npy", m)
+    body = """
+        import sys, numpy as np, scipy.linalg
+        np.save(sys.argv[1] + "/out.npy", scipy.linalg.expm(np.load(sys.argv[1] + "/m.npy")))
+    """
+    _ok(_run_script(tmp_path, body, _base_env(tmp_path), via_run=True))
+    t = _trace(tmp_path)
+    assert any(x["symbol"] == "scipy_dgemm_" for x in t), t  # SciPy's Pade step
+    assert t and all(x["route"] == "ozblas" and x["method"] == "ozaki2" for x in t)
+    import scipy.linalg
+
+    out, native = np.load(tmp_path / "out.npy"), scipy.linalg.expm(m)
+    if not has_extended_precision():
+        assert np.max(np.abs(out - native)) <= 1e-13 * np.max(np.abs(native))
+        return
+    ref = expm_reference(m)
+    err = lambda x: float(np.max(np.abs(x.astype(ref.dtype) - ref)) / np.max(np.abs(ref)))
+    assert err(out) <= max(err(native), 2.0**-53)  # 3.6e-16 against native's 7.4e-16
+
+
+# One of each route: 2 routed DGEMMs, a ZGEMM, a DSYRK, a DGEMM below OZBLAS_MIN_SIZE (8),
+# one that ozblas gives back to native (Inf in A: native raises no flag on it, and neither
+# may the emulation's steps before the fallback), and a BLAS quick return (alpha 0, beta 1).
+ROUTES_BODY = """
+    import json, sys, numpy as np, scipy.linalg.blas as sb, ozblas
+    d = dict(np.load(sys.argv[1] + "/in.npz"))
+    a, b, za, zb, s = d["a"], d["b"], d["za"], d["zb"], d["s"]
+    a @ b; np.dot(a, b); za @ zb; s @ s.T
+    a[:4, :4] @ b[:4, :4]
+    inf = np.ones((8, 8)); inf[0, 0] = np.inf
+    np.seterr(all="raise"); inf @ inf; np.seterr(all="warn")  # no flag of the emulation leaks
+    sb.dgemm(0.0, a, b, beta=1.0, c=np.ones((40, 48), order="F"), overwrite_c=1)
+    print(json.dumps(ozblas.stats()))
+"""
+ROUTE_CALLS = {("dgemm", "ozblas: ozaki2/cpu"): 2, ("zgemm", "ozblas: ozaki2/cpu"): 1,
+               ("dsyrk", "ozblas: ozaki2/cpu"): 1, ("dgemm", "native: below OZBLAS_MIN_SIZE"): 1,
+               ("dgemm", "fallback: nonfinite input"): 1, ("dgemm", "quick: quick return"): 1}
+
+
+def _cells(st):
+    return {(r, k): v for r, d in st["routines"].items() for k, v in d["routes"].items()}
+
+
+def test_stats_count_every_route_and_the_summary_matches(tmp_path, inputs):
+    np.savez(tmp_path / "in.npz", **inputs)
+    env = _base_env(tmp_path, OZBLAS_MIN_SIZE="8")
+    del env["OZBLAS_TRACE"]  # so that the small call is counted but not timed
+    p = _run_script(tmp_path, ROUTES_BODY, env, via_run=True, run_args=["--summary"])
+    _ok(p)
+    st = json.loads(p.stdout)
+    assert st["loaded"] and Path(st["library"]).name == "libozblas_preload.so"
+    cells = _cells(st)
+    assert {k: v["calls"] for k, v in cells.items()} == ROUTE_CALLS
+    assert cells[("dgemm", "ozblas: ozaki2/cpu")]["flops"] == 2 * 2.0 * 40 * 56 * 48
+    assert cells[("zgemm", "ozblas: ozaki2/cpu")]["flops"] == 8.0 * 40 * 56 * 48
+    assert cells[("dsyrk", "ozblas: ozaki2/cpu")]["flops"] == 64.0 * 48 * 49
+    assert cells[("dgemm", "native: below OZBLAS_MIN_SIZE")]["seconds"] == 0.0  # untimed
+    assert cells[("dgemm", "quick: quick return")]["flops"] == 0.0
+    assert all(cells[k]["seconds"] > 0 for k in cells if k[1].startswith("ozblas"))
+    dg = st["routines"]["dgemm"]
+    assert (dg["calls"], dg["ozblas"], dg["fallback"], dg["native"], dg["quick"]) == (5, 2, 1, 1, 1)
+    assert st["total"]["calls"] == 7 and st["routines"]["zherk"]["calls"] == 0
+
+    # the table printed at exit says the same
+    err = p.stderr.splitlines()
+    head = [l for l in err if l.startswith("ozblas summary (pid ")]
+    assert len(head) == 1 and "7 BLAS calls" in head[0] and "4 emulated, 1 fell back" in head[0]
+    rows = {}
+    for l in err[err.index(head[0]) + 2:]:
+        f = l.split(None, 5)
+        rows[(f[0], f"{f[1]}: {f[5]}")] = (int(f[2]), float(f[3]))
+    assert {k: v[0] for k, v in rows.items()} == ROUTE_CALLS
+    assert all(abs(rows[k][1] - cells[k]["flops"] * 1e-9) < 1e-3 for k in rows)
+
+
+def test_trace_lines_carry_every_field(tmp_path, inputs):
+    np.savez(tmp_path / "in.npz", **inputs)
+    p = _run_script(tmp_path, ROUTES_BODY, _base_env(tmp_path, OZBLAS_MIN_SIZE="8"), via_run=True)
+    _ok(p)
+    assert "ozblas summary" not in p.stderr  # OZBLAS_SUMMARY unset
+    t = _trace(tmp_path)
+    common = ["pid", "routine", "symbol", "m", "n", "k", "route", "method", "moduli", "slices",
+              "bound", "executor", "seconds"]
+    for x in t:
+        assert list(x)[:len(common)] == common, x
+        assert list(x)[len(common):] == (["fallback"] if x["route"] in ("ozblas", "fallback") else ["reason"])
+        assert int(x["m"]) >= 0 and int(x["n"]) >= 0 and int(x["k"]) >= 0 and float(x["seconds"]) >= 0
+    # the trace and the counters agree call for call
+    st = json.loads(p.stdout)
+    got = {}
+    for x in t:
+        detail = {"ozblas": f"{x['method']}/{x['executor']}", "quick": "quick return",
+                  "fallback": x.get("fallback", "").strip('"'),
+                  "native": x.get("reason", "").strip('"').split("=")[0]}[x["route"]]
+        key = (x["routine"], f"{x['route']}: {detail}")
+        got[key] = got.get(key, 0) + 1
+    assert got == {k: v["calls"] for k, v in _cells(st).items()} == ROUTE_CALLS
+    by = {x["route"]: x for x in t}
+    assert (by["ozblas"]["moduli"], by["ozblas"]["slices"], by["ozblas"]["fallback"]) == ("16", "0", '"none"')
+    assert float(by["ozblas"]["bound"]) == -1  # a fixed moduli count computes no bound
+    assert by["fallback"]["method"] == "native" and by["fallback"]["fallback"] == '"nonfinite input"'
+    assert by["native"]["reason"] == '"below OZBLAS_MIN_SIZE=8"' and by["native"]["executor"] == "host"
+    assert (by["native"]["m"], by["native"]["n"], by["native"]["k"]) == ("4", "4", "4")
+    assert by["quick"]["reason"] == '"quick return"' and by["quick"]["symbol"] == "scipy_dgemm_"
+
+
+def test_stats_without_the_shim_are_zero():
+    # a fresh interpreter: this one may have loaded the shim (in-process activation tests)
+    code = "import json, ozblas; print(json.dumps(ozblas.stats()))"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    _ok(p)
+    st = json.loads(p.stdout)
+    assert st["loaded"] is False and st["library"] is None
+    assert st["total"]["calls"] == 0 and sorted(st["routines"]) == sorted(
+        ["dgemm", "zgemm", "dsyrk", "zsyrk", "zherk"])
+    assert all(r["calls"] == 0 and r["routes"] == {} for r in st["routines"].values())
+
+
+def test_stats_of_a_shim_loaded_in_process(tmp_path):
+    """Loaded with dlopen (as in-process activation does), not preloaded: stats() finds it."""
+    body = """
+        import ctypes, json, sys, numpy as np, ozblas
+        from ozblas.shim import library_path
+        assert not ozblas.stats()["loaded"]
+        lib = ctypes.CDLL(library_path())  # RTLD_LOCAL, like a Python extension
+        a = np.asfortranarray(np.arange(12.0).reshape(3, 4)); c = np.zeros((3, 3), order="F")
+        p = lambda x: x.ctypes.data_as(ctypes.c_void_p)
+        lib.cblas_dgemm(102, 111, 112, 3, 3, 4, ctypes.c_double(1.0), p(a), 3, p(a), 3,
+                        ctypes.c_double(0.0), p(c), 3)  # column-major A A^T
+        assert np.array_equal(c, a @ a.T)
+        print(json.dumps(ozblas.stats()))
+    """
+    (tmp_path / "child.py").write_text(textwrap.dedent(body))
+    p = subprocess.run([sys.executable, str(tmp_path / "child.py")], env=_base_env(tmp_path),
+                       capture_output=True, text=True, timeout=60)  # no LD_PRELOAD
+    _ok(p)
+    st = json.loads(p.stdout)
+    assert st["loaded"] and st["routines"]["dgemm"]["routes"]["ozblas: ozaki2/cpu"]["calls"] == 1
+
+
+def test_auto_precision_bound_in_trace_and_stats(tmp_path, inputs):
+    """OZBLAS_MODULI=auto: each routed call states its count and bound in the trace, and
+    stats() keeps the largest bound per route."""
+    np.savez(tmp_path / "in.npz", **inputs)
+    body = """
+        import json, sys, numpy as np, ozblas
+        d = dict(np.load(sys.argv[1] + "/in.npz"))
+        d["a"] @ d["b"]; d["za"] @ d["zb"]
+        print(json.dumps(ozblas.stats()))
+    """
+    p = _run_script(tmp_path, body, _base_env(tmp_path, OZBLAS_MODULI="auto"))
+    _ok(p)
+    t = [x for x in _trace(tmp_path) if x["route"] == "ozblas"]
+    assert len(t) == 2
+    bounds = [float(x["bound"]) for x in t]
+    assert all(2 <= int(x["moduli"]) <= 20 for x in t) and all(0 < b < 1e-15 for b in bounds), t
+    cells = _cells(json.loads(p.stdout))
+    assert cells[("dgemm", "ozblas: ozaki2/cpu")]["max_bound"] == pytest.approx(bounds[0], rel=0.01)

@@ -72,14 +72,17 @@ typedef enum {
     OZBLAS_FALLBACK_EXPONENT_RANGE = 2, /* a nonzero element would be lost entirely by the scaling */
     OZBLAS_FALLBACK_TOO_LARGE_K = 3,    /* k beyond what the scaling bounds can hold (2^28) */
     OZBLAS_FALLBACK_AUTO_NATIVE = 4,    /* method auto chose native */
-    OZBLAS_FALLBACK_NOT_IMPLEMENTED = 5 /* the method asked for is not implemented in this build */
+    OZBLAS_FALLBACK_NOT_IMPLEMENTED = 5, /* the method asked for is not implemented in this build */
+    OZBLAS_FALLBACK_ACCURACY = 6        /* automatic precision: no count up to the maximum
+                                           meets DGEMM-level accuracy for these inputs */
 } ozblas_fallback;
 
 /* Per-call options. ozblas_options_init() fills the defaults; ozblas_options_from_env()
  * fills them from the OZBLAS_* environment variables. */
 typedef struct {
     int method;     /* an ozblas_method */
-    int moduli;     /* Ozaki II moduli count, 2..20 */
+    int moduli;     /* Ozaki II moduli count, 2..20, or 0: automatic (the fewest moduli whose
+                       error bound for the inputs of the call is DGEMM-level) */
     int scaling;    /* an ozblas_scaling */
     int executor;   /* an ozblas_executor */
     int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N) */
@@ -106,6 +109,9 @@ typedef struct {
     int max_bits_b;  /* same for the columns of op(B) */
     int min_bits_b;
     double seconds;  /* wall time of the call */
+    double bound;    /* automatic precision: bound of max_ij |C^ - op(A)op(B)|_ij / (|op(A)||op(B)|)_ij
+                        before alpha and beta are applied (the count's, or the maximum count's
+                        after an ACCURACY fallback); -1 when not computed */
     double phase_seconds[5]; /* Ozaki II: 0 stats and scaling bounds, 1 scaling and residues,
                                 2 integer products, 3 modular reduction, 4 CRT and update
                                 (device-event timed on CUDA; zeros when not measured) */
@@ -161,6 +167,58 @@ int ozblas_ozaki2_max_moduli(void);
 int ozblas_ozaki2_modulus(int index);
 /* floor(log2(prod of the first n moduli)) - 1: the bits alpha_i + beta_j may spend. */
 int ozblas_ozaki2_budget_bits(int n);
+
+/* The preload shim's call counters (OZBLAS_SUMMARY prints them, ozblas.stats() reads
+ * them). One cell per routine, route and detail; counts of this process only (a forked
+ * child starts from zero). */
+typedef struct {
+    const char *routine;  /* "dgemm", "zgemm", "dsyrk", "zsyrk" or "zherk" */
+    const char *route;    /* "ozblas": emulated; "fallback": routed, but ozblas computed it
+                             natively; "native": passed to the real routine; "quick": a BLAS
+                             quick return (nothing to compute) */
+    const char *detail;   /* ozblas: "method/executor" (e.g. "ozaki2/cpu"); fallback: the
+                             ozblas_fallback_name; native: why (e.g. "below OZBLAS_MIN_SIZE",
+                             the trace's reason without the value) */
+    uint64_t calls;
+    double flops;         /* nominal: 2mnk (DGEMM), 8mnk (ZGEMM), k n(n+1) (DSYRK), 4k n(n+1)
+                             (ZSYRK, ZHERK); 0 for argument errors and quick returns */
+    double seconds;       /* wall time inside the shim's entry points, of the calls with
+                             min(m, n, k) >= OZBLAS_MIN_SIZE (all calls with OZBLAS_TRACE):
+                             smaller ones are counted, not timed, to keep passing them
+                             through cheap */
+    double max_bound;     /* ozblas: the largest automatic-precision bound of these calls
+                             (ozblas_report.bound); -1 when none was computed */
+} ozblas_shim_stat;
+
+/* Defined in libozblas_preload.so (not libozblas.so): copies the cells with at least one
+ * call into out (at most cap of them) and returns how many there are, so that a call with
+ * cap 0 sizes the buffer. Thread-safe; each value is read atomically, the set is not a
+ * snapshot of one instant. */
+int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
+
+/* ---- In-process activation ------------------------------------------------------------
+ * Defined in libozblas_preload.so (the preload shim), not in libozblas.so; ozblas.activate()
+ * loads that library RTLD_LOCAL and calls these, so a running process is routed without
+ * LD_PRELOAD. */
+
+/* Points the GOT slots (PLT and GLOB_DAT) of every name the shim exports, in every loaded
+ * object except ozblas's libraries and objects defining the name, at the shim's entries.
+ * Objects scanned before are skipped, so calling it again patches only objects loaded
+ * since (cheap when none was). Returns the number of slots newly patched, -1 when the
+ * library cannot find its own entries. An object that cannot be patched is named on stderr
+ * and left as it is. */
+int ozblas_activate_patch(void);
+/* Writes every patched slot's original value back (where the slot still holds the shim's
+ * entry) and forgets the scan. Returns the number of slots restored. */
+int ozblas_activate_restore(void);
+/* The number of slots currently patched. */
+int ozblas_activate_count(void);
+/* Settings of the calls the shim handles: opt (stream ignored) with the shim's min_size,
+ * disable and trace ("" none, "-" stderr, or a path), replacing those read from the
+ * OZBLAS_* environment; with opt NULL the environment is read again (returns
+ * OZBLAS_ERR_INVALID_ARGUMENT for a bad value there: calls then stay native). */
+int ozblas_preload_configure(const ozblas_options *opt, int64_t min_size, int disable,
+                             const char *trace);
 
 /* OZBLAS_CDEF_END */
 

@@ -108,15 +108,66 @@ def _split(parts: list[np.ndarray], s: int, beta: int, variant: str):
     return slices, exps, top, lost
 
 
-def ozaki1(a, b, *, slices: int = 8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=None):
+def _auto_slices(a, b, cplx, bw, K):
+    """ozaki1.h automatic precision with ozaki2.py's statistics: (slices, ratio, lost)."""
+    import sys
+
+    o2 = sys.modules[__package__ + ".ozaki2"]  # the module (the package exports its function)
+
+    pa, pb = o2._parts(a), o2._parts(b)
+    Ea, emin_a, _ = o2._stats(pa, 1)
+    Eb, emin_b, _ = o2._stats(pb, 0)
+    Na, Nb = o2._norm1(pa, Ea, 1), o2._norm1(pb, Eb, 0)
+    Glo = o2._lower_product(pa, pb, Ea, Eb)
+    k = a.shape[1]
+    big = np.iinfo(np.int64).max
+    state = {}
+
+    def meets(s):
+        lost = bool(np.any((emin_a != big) & (emin_a < Ea + 2 - bw * s))
+                    or np.any((emin_b != big) & (emin_b < Eb + 2 - bw * s)))
+        state.update(lost=lost, ratio=np.inf if lost else _max_ratio(s))
+        return state["ratio"] <= o2.TARGET
+
+    def _max_ratio(s):
+        c = 2.0 if cplx else 1.0
+        kk = float(2 * k if cplx else k)
+        zero = (Na == 0)[:, None] | (Nb == 0)[None, :]
+        ea = np.where(Na == 0, Ea, emin_a)[:, None]
+        eb = np.where(Nb == 0, Eb, emin_b)[None, :]
+        EA, EB = Ea[:, None], Eb[None, :]
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            drop = kk * float(s - 1) * np.ldexp(1.0, 3 - bw * s)
+            cross = kk * np.ldexp(1.0, 2 - 2 * bw * s)
+            span = c * (np.ldexp(1.0, EA - ea + 1 - bw * s) + np.ldexp(1.0, EB - eb + 1 - bw * s)
+                        + np.ldexp(1.0, EA - ea + EB - eb + 2 - 2 * bw * s)
+                        + np.ldexp(drop / kk, EA - ea + EB - eb))
+            tot = Na.astype(np.float64)[:, None] + Nb.astype(np.float64)[None, :]
+            r = c * np.ldexp(np.ldexp(tot, 1 - bw * s - 32) + cross + drop, 12) / Glo
+        r = np.where(Glo == 0, span, np.minimum(r, span))
+        return float(np.where(zero, 0.0, r).max())
+
+    s = o2.auto_count(2, 20, meets)
+    return s, state["ratio"], state["lost"]
+
+
+def report_bound(cplx, r, terms) -> float:
+    """ozaki1.h oz1_report_bound."""
+    u, n = 2.0**-53, float(terms + 1)
+    return (r + (2.0 if cplx else 1.0) * (9.0 * n * u / (1.0 - n * u) + u) * (1.0 + r)) * (1.0 + 2.0**-40)
+
+
+def ozaki1(a, b, *, slices=8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=None,
+           info: dict | None = None):
     """alpha a @ b + beta c by Ozaki I. Returns (result, fallback) where fallback is None or
-    the reason the C executors would compute this call natively (result is then None)."""
+    the reason the C executors would compute this call natively (result is then None).
+    slices "auto" (or 0) takes the fewest slices whose bound is DGEMM-level; info, if given,
+    receives the slice count and the bound, as the C report states them."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     a, b, cplx = operands(a, b, alpha, beta)
     m, k = a.shape
     n = b.shape[1]
-    s = int(slices)
     K = 2 * k if cplx else k
     if K > MAX_K:
         return None, "k too large for the scaling bounds"
@@ -126,6 +177,16 @@ def ozaki1(a, b, *, slices: int = 8, variant: str = "hybrid", alpha=1.0, beta=0.
     pb = [p.T.copy() for p in _parts(b)]  # columns of op(B) as rows
     if any(not np.all(np.isfinite(p)) for p in pa + pb):
         return None, "nonfinite input"
+    auto = str(slices).lower() in ("auto", "0")
+    if auto:
+        s, ratio, lost = _auto_slices(a, b, cplx, bw, K)
+        if info is not None:
+            info.update(slices=s, bound=report_bound(cplx, ratio, 0))
+        if not s:
+            return None, ("exponent range beyond the scaling" if lost
+                          else "no count meets DGEMM-level accuracy")
+    else:
+        s = int(slices)
     Ia, ea, topa, lost_a = _split(pa, s, bw, variant)
     Ib, eb, topb, lost_b = _split(pb, s, bw, variant)
     imin = np.iinfo(np.int64).min
@@ -142,8 +203,10 @@ def ozaki1(a, b, *, slices: int = 8, variant: str = "hybrid", alpha=1.0, beta=0.
 
     np_ = 2 if cplx else 1
     acc = [np.zeros((m, n)) for _ in range(np_)]
+    terms = 0
     for g in range(s - 1, -1, -1):  # p + q = g (0-based): group g + 2
         for c0 in range(0, g + 1, r):
+            terms += 1
             X = [np.zeros((m, n), dtype=np.int64) for _ in range(np_)]
             for p in range(c0, min(c0 + r, g + 1)):
                 for t, v in enumerate(pair(p, g - p)):
@@ -152,6 +215,8 @@ def ozaki1(a, b, *, slices: int = 8, variant: str = "hybrid", alpha=1.0, beta=0.
             for t in range(np_):
                 acc[t] = acc[t] + np.ldexp(X[t].astype(np.float64), shift)
     xr, xi = acc if cplx else (acc[0], None)
+    if auto and info is not None:
+        info["bound"] = report_bound(cplx, ratio, terms)
     return update(xr, xi, alpha, beta, c, cplx), None
     xr, xi = acc
     al, be = complex(alpha), complex(beta)

@@ -104,36 +104,132 @@ def _crt(res: list[np.ndarray], ms: list[int], shift: np.ndarray) -> np.ndarray:
     return out
 
 
-def ozaki2(a, b, *, moduli: int = 16, scaling: str = "accurate", alpha=1.0, beta=0.0, c=None):
+def _bits(budget, scaling, cs_a, cs_b, G, ushift):
+    """Step 2 for a moduli budget: fast, or accurate from the product bound G."""
+    beta0 = _bits_fast(cs_b, budget - budget // 2)
+    if scaling == "fast":
+        return _bits_fast(cs_a, budget // 2), beta0
+    h = np.minimum(_bitlen(G) - 2 * ushift, cs_a[:, None] + cs_b[None, :] - 32)
+    bits_a = np.minimum((budget - h - beta0[None, :]).min(axis=1), MAX_BITS)
+    bits_b = np.minimum((budget - h - bits_a[:, None]).min(axis=0), MAX_BITS)
+    return bits_a, bits_b
+
+
+def _loses(E, emin, bits) -> bool:
+    big = np.iinfo(np.int64).max
+    return bool(np.any((emin != big) & (emin < E - bits)))
+
+
+# Automatic precision (ozaki2.h: oz2_abs_term, oz2_lbound, oz2_lower_product, oz2_bound_ratio)
+TARGET = 2.0 ** -53
+LSHIFT, LSHIFT2 = 6, 13
+
+
+def _norm1(parts, E, axis):
+    """Fixed-point 1-norm per row/column: sum of ceil(|x| 2^(32 - E)) + 1 over nonzeros."""
+    N = np.zeros(E.shape, dtype=np.uint64)
+    for p in parts:
+        t = np.ceil(np.ldexp(np.abs(p), 32 - _expand(E, axis))).astype(np.uint64) + np.uint64(1)
+        N += np.where(p != 0, t, np.uint64(0)).sum(axis=axis, dtype=np.uint64)
+    return N
+
+
+def _lbound(parts, E, axis, shift):
+    ax = np.max(np.stack([np.abs(p) for p in parts]), axis=0)
+    return np.minimum(np.floor(np.ldexp(ax, shift - _expand(E, axis))), 127).astype(np.int64)
+
+
+def _lower_product(pa, pb, Ea, Eb):
+    G1 = (_lbound(pa, Ea, 1, LSHIFT) @ _lbound(pb, Eb, 0, LSHIFT)).astype(np.float64)
+    G2 = (_lbound(pa, Ea, 1, LSHIFT2) @ _lbound(pb, Eb, 0, LSHIFT2)).astype(np.float64)
+    return np.maximum(G1, np.ldexp(G2, -2 * (LSHIFT2 - LSHIFT)))
+
+
+def _max_ratio(cplx, bits_a, bits_b, Ea, Eb, emin_a, emin_b, Na, Nb, Glo) -> float:
+    c = 2.0 if cplx else 1.0
+    zero = (Na == 0)[:, None] | (Nb == 0)[None, :]
+    # zero rows/columns have no nonzero exponent; any finite stand-in is masked out below
+    ea = np.where(Na == 0, Ea, emin_a)
+    eb = np.where(Nb == 0, Eb, emin_b)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        span = c * (np.ldexp(1.0, (Ea - ea - bits_a)[:, None])
+                    + np.ldexp(1.0, (Eb - eb - bits_b)[None, :]))
+        s = (np.ldexp(Nb.astype(np.float64)[None, :], -bits_a[:, None])
+             + np.ldexp(Na.astype(np.float64)[:, None], -bits_b[None, :]))
+        r = c * np.ldexp(s, -20) / Glo
+    r = np.where(Glo == 0, span, np.minimum(r, span))
+    return float(np.where(zero, 0.0, r).max())
+
+
+def auto_count(lo, hi, meets) -> int:
+    """oz_defs.h oz_auto_count: the same bisection, the last call for the returned count."""
+    if not meets(hi):
+        return 0
+    last = hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        last = mid
+        if meets(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    if last != lo:
+        meets(lo)
+    return lo
+
+
+MAX_MODULI = 20
+
+
+def _report_bound(cplx, r) -> float:
+    u = 2.0 ** -53
+    return (r + (2.0 if cplx else 1.0) * u * (1.0 + r)) * (1.0 + 2.0 ** -40)
+
+
+def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c=None,
+           info: dict | None = None):
     """alpha a @ b + beta c by Ozaki II. Returns (result, fallback) where fallback is None or
-    the reason the C executors would compute this call natively (result is then None)."""
+    the reason the C executors would compute this call natively (result is then None).
+    moduli "auto" (or 0) takes the fewest moduli whose bound is DGEMM-level; info, if given,
+    receives the moduli count and the bound, as the C report states them."""
     a, b, cplx = operands(a, b, alpha, beta)
     m, k = a.shape
     n = b.shape[1]
     if k > (MAX_K // 2 if cplx else MAX_K):
         return None, "k too large for the scaling bounds"
-    ms = globals()["moduli"](moduli)
     load()
-    budget = lib.ozblas_ozaki2_budget_bits(moduli)
     pa, pb = _parts(a), _parts(b)
     Ea, emin_a, bad_a = _stats(pa, 1)
     Eb, emin_b, bad_b = _stats(pb, 0)
     if bad_a or bad_b:
         return None, "nonfinite input"
     cs_a, cs_b = _cs_half(pa, Ea, 1), _cs_half(pb, Eb, 0)
-    if scaling == "fast":
-        bits_a = _bits_fast(cs_a, budget // 2)
-        bits_b = _bits_fast(cs_b, budget - budget // 2)
+    ushift = 4 if cplx else 5
+    G = None if scaling == "fast" else _ubound(pa, Ea, 1, ushift) @ _ubound(pb, Eb, 0, ushift)
+    if str(moduli).lower() in ("auto", "0"):
+        Na, Nb = _norm1(pa, Ea, 1), _norm1(pb, Eb, 0)
+        Glo = _lower_product(pa, pb, Ea, Eb)
+        state = {}
+
+        def meets(nmod):
+            ba, bb = _bits(lib.ozblas_ozaki2_budget_bits(nmod), scaling, cs_a, cs_b, G, ushift)
+            state.update(bits=(ba, bb), lost=_loses(Ea, emin_a, ba) or _loses(Eb, emin_b, bb))
+            state["ratio"] = np.inf if state["lost"] else _max_ratio(
+                cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo)
+            return state["ratio"] <= TARGET
+
+        moduli = auto_count(2, MAX_MODULI, meets)
+        if info is not None:
+            info.update(moduli=moduli, bound=_report_bound(cplx, state["ratio"]))
+        if not moduli:
+            return None, ("exponent range beyond the scaling" if state["lost"]
+                          else "no count meets DGEMM-level accuracy")
+        bits_a, bits_b = state["bits"]
     else:
-        ushift = 4 if cplx else 5
-        G = _ubound(pa, Ea, 1, ushift) @ _ubound(pb, Eb, 0, ushift)
-        h = np.minimum(_bitlen(G) - 2 * ushift, cs_a[:, None] + cs_b[None, :] - 32)
-        beta0 = _bits_fast(cs_b, budget - budget // 2)
-        bits_a = np.minimum((budget - h - beta0[None, :]).min(axis=1), MAX_BITS)
-        bits_b = np.minimum((budget - h - bits_a[:, None]).min(axis=0), MAX_BITS)
-    big = np.iinfo(np.int64).max
-    if np.any((emin_a != big) & (emin_a < Ea - bits_a)) or np.any((emin_b != big) & (emin_b < Eb - bits_b)):
-        return None, "exponent range beyond the scaling"
+        bits_a, bits_b = _bits(lib.ozblas_ozaki2_budget_bits(moduli), scaling, cs_a, cs_b, G, ushift)
+        if _loses(Ea, emin_a, bits_a) or _loses(Eb, emin_b, bits_b):
+            return None, "exponent range beyond the scaling"
+    ms = globals()["moduli"](moduli)
     ea = bits_a - Ea
     eb = bits_b - Eb
     sa = [np.trunc(np.ldexp(p, ea[:, None])) for p in pa]

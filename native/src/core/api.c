@@ -135,6 +135,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
     double t0 = now();
     ozblas_report rep;
     memset(&rep, 0, sizeof rep);
+    rep.bound = -1.0;
     ozblas_options opt;
     if (opt_in)
         opt = *opt_in;
@@ -152,7 +153,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         c->ldc < (c->m > 1 ? c->m : 1))
         return OZBLAS_ERR_INVALID_ARGUMENT;
     if (opt.method < OZBLAS_METHOD_AUTO || opt.method > OZBLAS_METHOD_OZAKI2 ||
-        opt.moduli < 2 || opt.moduli > OZ2_MAX_MODULI || opt.slices < 2 ||
+        (opt.moduli != 0 && opt.moduli < 2) || opt.moduli > OZ2_MAX_MODULI || (opt.slices != 0 && opt.slices < 2) ||
         opt.slices > OZ1_MAX_SLICES || opt.ozaki1_variant < OZBLAS_OZAKI1_BITMASK ||
         opt.ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
         (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
@@ -198,7 +199,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         if (method == OZBLAS_METHOD_OZAKI2) {
             rep.moduli = opt.moduli;
             rep.scaling = opt.scaling;
-            st = ex->ozaki2(c, oz2_table_get(opt.moduli), &opt, &rep);
+            st = ex->ozaki2(c, opt.moduli ? oz2_table_get(opt.moduli) : NULL, &opt, &rep);
         } else {
             rep.slices = opt.slices;
             rep.ozaki1_variant = opt.ozaki1_variant;
@@ -211,6 +212,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
             rep.method = OZBLAS_METHOD_NATIVE;
             rep.int_gemms = 0;
             rep.fp64_passes = 0;
+            feclearexcept(FE_ALL_EXCEPT); /* the flags of the emulation's steps, not the caller's */
             st = ex->native(c, &opt);
         }
     } else {

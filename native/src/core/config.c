@@ -10,12 +10,12 @@
 void ozblas_options_init(ozblas_options *opt)
 {
     opt->method = OZBLAS_METHOD_AUTO;
-    opt->moduli = 16;
+    opt->moduli = 0; /* automatic */
     opt->scaling = OZBLAS_SCALING_ACCURATE;
     opt->executor = OZBLAS_EXECUTOR_AUTO;
     opt->device = 0;
     opt->threads = 0;
-    opt->slices = 11;
+    opt->slices = 0; /* automatic */
     opt->ozaki1_variant = OZBLAS_OZAKI1_HYBRID;
     opt->stream = NULL;
 }
@@ -57,9 +57,12 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
             return bad(err, err_len, "OZBLAS_METHOD", v, "auto, native, ozaki1, ozaki2");
     }
     if ((v = getenv("OZBLAS_MODULI")) && *v) {
-        if (!parse_int(v, 2, OZ2_MAX_MODULI, &x))
-            return bad(err, err_len, "OZBLAS_MODULI", v, "an integer from 2 to 20");
-        o.moduli = (int)x;
+        if (!strcasecmp(v, "auto"))
+            o.moduli = 0;
+        else if (parse_int(v, 2, OZ2_MAX_MODULI, &x))
+            o.moduli = (int)x;
+        else
+            return bad(err, err_len, "OZBLAS_MODULI", v, "auto or an integer from 2 to 20");
     }
     if ((v = getenv("OZBLAS_SCALING")) && *v) {
         if (!strcasecmp(v, "accurate"))
@@ -70,9 +73,12 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
             return bad(err, err_len, "OZBLAS_SCALING", v, "accurate, fast");
     }
     if ((v = getenv("OZBLAS_SLICES")) && *v) {
-        if (!parse_int(v, 2, OZ1_MAX_SLICES, &x))
-            return bad(err, err_len, "OZBLAS_SLICES", v, "an integer from 2 to 20");
-        o.slices = (int)x;
+        if (!strcasecmp(v, "auto"))
+            o.slices = 0;
+        else if (parse_int(v, 2, OZ1_MAX_SLICES, &x))
+            o.slices = (int)x;
+        else
+            return bad(err, err_len, "OZBLAS_SLICES", v, "auto or an integer from 2 to 20");
     }
     if ((v = getenv("OZBLAS_OZAKI1_VARIANT")) && *v) {
         static const char *names[] = {"bitmask", "rn", "ef", "hybrid"};
@@ -122,8 +128,9 @@ int oz_env_cuda_verbose(void)
 }
 
 /* Settings of the preload shim (src/shim/): OZBLAS_MIN_SIZE (route only when
- * min(m, n, k) >= it; 0 routes everything), OZBLAS_DISABLE (1: pass every call through)
- * and OZBLAS_TRACE ("-" for stderr or a file path; unset or empty: no trace). */
+ * min(m, n, k) >= it; 0 routes everything), OZBLAS_DISABLE (1: pass every call through),
+ * OZBLAS_TRACE ("-" for stderr or a file path; unset or empty: no trace) and
+ * OZBLAS_SUMMARY (1: the call counts as a table on stderr at exit). */
 /* Plain decimal digits only (no sign, no spaces), as ozblas/config.py reads them. */
 static int parse_digits(const char *s, long lo, long hi, long *out)
 {
@@ -138,6 +145,7 @@ void oz_shim_env_init(oz_shim_env *e)
     e->min_size = 256;
     e->disable = 0;
     e->trace[0] = 0;
+    e->summary = 0;
 }
 
 ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len)
@@ -160,6 +168,11 @@ ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len)
         if (strlen(v) >= sizeof o.trace)
             return bad(err, err_len, "OZBLAS_TRACE", v, "- (stderr) or a file path");
         strcpy(o.trace, v);
+    }
+    if ((v = getenv("OZBLAS_SUMMARY")) && *v) {
+        if (!parse_digits(v, 0, 1, &x))
+            return bad(err, err_len, "OZBLAS_SUMMARY", v, "0, 1");
+        o.summary = (int)x;
     }
     *e = o;
     return OZBLAS_OK;

@@ -54,13 +54,14 @@ int oz_env_cuda_verbose(void);
  * calls: exported from libozblas.so but not part of the public API in ozblas.h. */
 #define OZ_SHIM_API __attribute__((visibility("default")))
 
-/* core/config.c: the shim's own settings, OZBLAS_MIN_SIZE, OZBLAS_DISABLE, OZBLAS_TRACE.
- * On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT with a message in err; e keeps
- * the defaults (min_size 256, disable 0, no trace). */
+/* core/config.c: the shim's own settings, OZBLAS_MIN_SIZE, OZBLAS_DISABLE, OZBLAS_TRACE,
+ * OZBLAS_SUMMARY. On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT with a message in
+ * err; e keeps the defaults (min_size 256, disable 0, no trace, no summary). */
 typedef struct {
     int64_t min_size;
     int disable;
     char trace[1024]; /* "" (none), "-" (stderr) or a file path */
+    int summary;      /* 1: a table of the calls per routine and route on stderr at exit */
 } oz_shim_env;
 OZ_SHIM_API void oz_shim_env_init(oz_shim_env *e);
 OZ_SHIM_API ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len);

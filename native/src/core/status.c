@@ -39,6 +39,7 @@ const char *ozblas_fallback_name(int f)
     case OZBLAS_FALLBACK_TOO_LARGE_K: return "k too large for the scaling bounds";
     case OZBLAS_FALLBACK_AUTO_NATIVE: return "auto chose native";
     case OZBLAS_FALLBACK_NOT_IMPLEMENTED: return "method not implemented";
+    case OZBLAS_FALLBACK_ACCURACY: return "no count meets DGEMM-level accuracy";
     }
     return "unknown";
 }

@@ -14,4 +14,17 @@ int oz_cpu_threads(const ozblas_options *opt);
 void oz_cpu_sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float *C);
 
+/* Automatic precision's per-call data (executor_cpu.c), for Ozaki I's slice count: per
+ * row of op(A) / column of op(B) the exponent of the maximum, the smallest nonzero
+ * exponent (INT_MAX: none) and the fixed-point 1-norm (numerics/ozaki2.h), and the lower
+ * bound product of |A||B| (m x n). bad: Inf or NaN somewhere (nothing else is filled). */
+typedef struct {
+    int *Ea, *emin_a, *Eb, *emin_b;
+    uint64_t *Na, *Nb;
+    double *Glo;
+    int bad;
+} oz_cpu_auto_data;
+ozblas_status oz_cpu_auto_data_get(int nt, const oz_gemm_call *c, oz_cpu_auto_data *d);
+void oz_cpu_auto_data_free(oz_cpu_auto_data *d);
+
 #endif

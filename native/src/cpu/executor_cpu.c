@@ -68,7 +68,7 @@ typedef struct {
     double *re, *im; /* packed op(X): column c holds row/column c, k contiguous values */
     int64_t cols;
     int *E, *emin, *bits;
-    uint64_t *S;
+    uint64_t *S, *N1; /* fixed-point sums of squares and (automatic precision) 1-norms */
 } packed;
 
 static void packed_free(packed *p)
@@ -79,6 +79,7 @@ static void packed_free(packed *p)
     free(p->emin);
     free(p->bits);
     free(p->S);
+    free(p->N1);
 }
 
 /* Pack op(A) (rows become columns) or op(B), conjugating for 'C'. */
@@ -96,7 +97,8 @@ static int pack(int nt, const oz_gemm_call *c, int is_a, packed *p)
     p->emin = malloc(sizeof(int) * cols);
     p->bits = malloc(sizeof(int) * cols);
     p->S = malloc(sizeof(uint64_t) * cols);
-    if (!p->re || (c->is_complex && !p->im) || !p->E || !p->emin || !p->bits || !p->S)
+    p->N1 = malloc(sizeof(uint64_t) * cols);
+    if (!p->re || (c->is_complex && !p->im) || !p->E || !p->emin || !p->bits || !p->S || !p->N1)
         return 0;
     double sign = tr == 'C' ? -1.0 : 1.0;
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -128,22 +130,28 @@ static int stats(int nt, packed *p, int64_t k)
                 oz2_stat_element(im[l], &amax, &emin, &bad);
         }
         int E = (amax > 0.0 && oz_is_finite(amax)) ? oz_exponent(amax) : 0;
-        uint64_t S = 0;
+        uint64_t S = 0, N1 = 0;
         if (amax > 0.0)
             for (int64_t l = 0; l < k; l++) {
                 S += oz2_sq_term(re[l], E);
-                if (im)
+                N1 += oz2_abs_term(re[l], E);
+                if (im) {
                     S += oz2_sq_term(im[l], E);
+                    N1 += oz2_abs_term(im[l], E);
+                }
             }
         p->E[q] = E;
         p->emin[q] = emin;
         p->S[q] = S;
+        p->N1[q] = N1;
     }
     return bad;
 }
 
-/* Rounded-up small-integer magnitudes of a packed matrix (accurate scaling). */
-static float *ubound_matrix(int nt, const packed *p, int64_t k, int ushift)
+/* Small-integer magnitudes of a packed matrix: rounded up (accurate scaling's bound of
+ * |A'||B'|, ushift bits below 2^E) or rounded down (automatic precision's lower bounds of
+ * |A||B|, lower = OZ2_LSHIFT or OZ2_LSHIFT2). */
+static float *small_matrix(int nt, const packed *p, int64_t k, int ushift, int lower)
 {
     float *U = malloc(sizeof(float) * k * p->cols);
     if (!U)
@@ -152,58 +160,126 @@ static float *ubound_matrix(int nt, const packed *p, int64_t k, int ushift)
     for (int64_t q = 0; q < p->cols; q++) {
         int s = ushift - p->E[q];
         for (int64_t l = 0; l < k; l++) {
-            int u = oz2_ubound(p->re[l + q * k], s);
-            if (p->im)
-                u += oz2_ubound(p->im[l + q * k], s);
+            double re = p->re[l + q * k], im = p->im ? p->im[l + q * k] : 0.0;
+            int u;
+            if (lower)
+                u = oz2_lbound(fmax(fabs(re), fabs(im)), p->E[q], lower);
+            else
+                u = oz2_ubound(re, s) + (p->im ? oz2_ubound(im, s) : 0);
             U[l + q * k] = (float)u;
         }
     }
     return U;
 }
 
-static int bits_accurate(int nt, const oz_gemm_call *c, const oz2_table *T, packed *pa,
-                         packed *pb)
+/* G = X^T Y of two small-integer packed matrices, exactly: SGEMM over k-blocks whose sums
+ * stay below 2^24, accumulated in double. NULL when out of memory. */
+static double *small_product(int nt, const oz_gemm_call *c, const packed *pa, const packed *pb,
+                             int ushift, int lower, int64_t kblock)
 {
     int64_t m = c->m, n = c->n, k = c->k;
-    int ushift = c->is_complex ? 4 : 5;
-    float *UA = ubound_matrix(nt, pa, k, ushift), *UB = ubound_matrix(nt, pb, k, ushift);
+    float *X = small_matrix(nt, pa, k, ushift, lower), *Y = small_matrix(nt, pb, k, ushift, lower);
     double *G = calloc((size_t)(m * n), sizeof(double));
     float *P = malloc(sizeof(float) * m * n);
-    int ok = UA && UB && G && P;
-    if (ok) {
-        for (int64_t l0 = 0; l0 < k; l0 += KBLOCK_BOUND) {
-            int64_t kb = k - l0 < KBLOCK_BOUND ? k - l0 : KBLOCK_BOUND;
-            oz_cpu_sgemm_tn(nt, m, n, kb, UA + l0, k, UB + l0, k, P);
+    if (X && Y && G && P) {
+        for (int64_t l0 = 0; l0 < k; l0 += kblock) {
+            int64_t kb = k - l0 < kblock ? k - l0 : kblock;
+            oz_cpu_sgemm_tn(nt, m, n, kb, X + l0, k, Y + l0, k, P);
 #pragma omp parallel for num_threads(nt) schedule(static)
             for (int64_t e = 0; e < m * n; e++)
                 G[e] += P[e];
         }
-        for (int64_t j = 0; j < n; j++)
-            pb->bits[j] = oz2_bits_fast(T->budget - T->budget / 2, pb->S[j]);
-#pragma omp parallel for num_threads(nt) schedule(static)
-        for (int64_t i = 0; i < m; i++) {
-            int a = OZ2_MAX_BITS, csi = oz2_cs_half(pa->S[i]);
-            for (int64_t j = 0; j < n; j++) {
-                int h = oz2_bound_exp((uint64_t)G[i + j * m], ushift, csi, oz2_cs_half(pb->S[j]));
-                a = oz_min_int(a, oz2_bits_accurate_term(T->budget, h, pb->bits[j]));
-            }
-            pa->bits[i] = a;
-        }
-#pragma omp parallel for num_threads(nt) schedule(static)
-        for (int64_t j = 0; j < n; j++) {
-            int b = OZ2_MAX_BITS, csj = oz2_cs_half(pb->S[j]);
-            for (int64_t i = 0; i < m; i++) {
-                int h = oz2_bound_exp((uint64_t)G[i + j * m], ushift, oz2_cs_half(pa->S[i]), csj);
-                b = oz_min_int(b, oz2_bits_accurate_term(T->budget, h, pa->bits[i]));
-            }
-            pb->bits[j] = b;
-        }
+    } else {
+        free(G);
+        G = NULL;
     }
-    free(UA);
-    free(UB);
-    free(G);
+    free(X);
+    free(Y);
     free(P);
-    return ok;
+    return G;
+}
+
+/* Automatic precision's lower bound of |A||B| (units 2^(E_i + F_j - 12)): the two exact
+ * small-integer products combined. NULL when out of memory. */
+static double *lower_product(int nt, const oz_gemm_call *c, const packed *pa, const packed *pb)
+{
+    double *G2 = small_product(nt, c, pa, pb, 0, OZ2_LSHIFT2, KBLOCK);
+    double *G = G2 ? small_product(nt, c, pa, pb, 0, OZ2_LSHIFT, KBLOCK) : NULL;
+    if (G) {
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (int64_t e = 0; e < c->m * c->n; e++)
+            G[e] = oz2_lower_product(G[e], G2[e]);
+    }
+    free(G2);
+    return G;
+}
+
+ozblas_status oz_cpu_auto_data_get(int nt, const oz_gemm_call *c, oz_cpu_auto_data *d)
+{
+    packed pa, pb;
+    ozblas_status st = OZBLAS_OK;
+    memset(d, 0, sizeof *d);
+    int okp = pack(nt, c, 1, &pa);
+    int okq = pack(nt, c, 0, &pb);
+    if (!okp || !okq) {
+        st = OZBLAS_ERR_ALLOCATION;
+    } else if (stats(nt, &pa, c->k) | stats(nt, &pb, c->k)) {
+        d->bad = 1;
+    } else if (!(d->Glo = lower_product(nt, c, &pa, &pb))) {
+        st = OZBLAS_ERR_ALLOCATION;
+    } else { /* keep the per-row data, free the rest */
+        d->Ea = pa.E, d->emin_a = pa.emin, d->Na = pa.N1;
+        d->Eb = pb.E, d->emin_b = pb.emin, d->Nb = pb.N1;
+        pa.E = pa.emin = pb.E = pb.emin = NULL;
+        pa.N1 = pb.N1 = NULL;
+    }
+    packed_free(&pa);
+    packed_free(&pb);
+    return st;
+}
+
+void oz_cpu_auto_data_free(oz_cpu_auto_data *d)
+{
+    free(d->Ea);
+    free(d->emin_a);
+    free(d->Na);
+    free(d->Eb);
+    free(d->emin_b);
+    free(d->Nb);
+    free(d->Glo);
+    memset(d, 0, sizeof *d);
+}
+
+/* Step 2 for the moduli of T: fast, or accurate from the product bound G. */
+static void set_bits(int nt, const oz_gemm_call *c, const oz2_table *T, const double *G,
+                     int ushift, packed *pa, packed *pb)
+{
+    int64_t m = c->m, n = c->n;
+    for (int64_t j = 0; j < n; j++)
+        pb->bits[j] = oz2_bits_fast(T->budget - T->budget / 2, pb->S[j]);
+    if (!G) {
+        for (int64_t i = 0; i < m; i++)
+            pa->bits[i] = oz2_bits_fast(T->budget / 2, pa->S[i]);
+        return;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t i = 0; i < m; i++) {
+        int a = OZ2_MAX_BITS, csi = oz2_cs_half(pa->S[i]);
+        for (int64_t j = 0; j < n; j++) {
+            int h = oz2_bound_exp((uint64_t)G[i + j * m], ushift, csi, oz2_cs_half(pb->S[j]));
+            a = oz_min_int(a, oz2_bits_accurate_term(T->budget, h, pb->bits[j]));
+        }
+        pa->bits[i] = a;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t j = 0; j < n; j++) {
+        int b = OZ2_MAX_BITS, csj = oz2_cs_half(pb->S[j]);
+        for (int64_t i = 0; i < m; i++) {
+            int h = oz2_bound_exp((uint64_t)G[i + j * m], ushift, oz2_cs_half(pa->S[i]), csj);
+            b = oz_min_int(b, oz2_bits_accurate_term(T->budget, h, pa->bits[i]));
+        }
+        pb->bits[j] = b;
+    }
 }
 
 static int any_loss(const packed *p)
@@ -212,6 +288,47 @@ static int any_loss(const packed *p)
         if (p->emin[q] != INT_MAX && oz2_loses_element(p->E[q], p->emin[q], p->bits[q]))
             return 1;
     return 0;
+}
+
+/* Automatic precision: the largest bound ratio over C for the bits set now (max is exact,
+ * so the result does not depend on the thread count). */
+static double max_ratio(int nt, const oz_gemm_call *c, const packed *pa, const packed *pb,
+                        const double *Glo)
+{
+    int64_t m = c->m, n = c->n;
+    double r = 0.0;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : r)
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double v = oz2_bound_ratio(c->is_complex, pa->bits[i], pb->bits[j], pa->E[i],
+                                       pb->E[j], pa->emin[i], pb->emin[j], pa->N1[i],
+                                       pb->N1[j], Glo[i + j * m]);
+            r = v > r ? v : r;
+        }
+    return r;
+}
+
+typedef struct {
+    int nt;
+    const oz_gemm_call *c;
+    const double *G, *Glo;
+    int ushift;
+    packed *pa, *pb;
+    double ratio; /* max_ratio of the last count tried (Inf when an element was lost) */
+    int lost;     /* the last count tried would lose an element entirely */
+} auto_ctx;
+
+static int auto_meets(int n, void *arg)
+{
+    auto_ctx *a = arg;
+    set_bits(a->nt, a->c, oz2_table_get(n), a->G, a->ushift, a->pa, a->pb);
+    a->lost = any_loss(a->pa) || any_loss(a->pb);
+    if (a->lost) {
+        a->ratio = INFINITY;
+        return 0;
+    }
+    a->ratio = max_ratio(a->nt, a->c, a->pa, a->pb, a->Glo);
+    return a->ratio <= OZ2_AUTO_TARGET;
 }
 
 static void scale(int nt, packed *p, int64_t k)
@@ -266,10 +383,11 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     int nt = oz_cpu_threads(opt);
     int64_t m = c->m, n = c->n, k = c->k, mn = c->m * c->n;
     int fast = opt->scaling == OZBLAS_SCALING_FAST, cx = c->is_complex;
+    int ushift = cx ? 4 : 5;
     ozblas_status st = OZBLAS_OK;
     packed pa, pb;
     float *RA = NULL, *RB = NULL, *P = NULL;
-    double *acc = NULL;
+    double *acc = NULL, *G = NULL, *Glo = NULL;
     int8_t *R = NULL;
 
     if (k > (cx ? OZ2_MAX_K / 2 : OZ2_MAX_K)) {
@@ -288,19 +406,32 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
         rep->fallback = OZBLAS_FALLBACK_NONFINITE;
         goto done;
     }
-    if (fast) {
-        for (int64_t i = 0; i < m; i++)
-            pa.bits[i] = oz2_bits_fast(T->budget / 2, pa.S[i]);
-        for (int64_t j = 0; j < n; j++)
-            pb.bits[j] = oz2_bits_fast(T->budget - T->budget / 2, pb.S[j]);
-    } else if (!bits_accurate(nt, c, T, &pa, &pb)) {
+    if (!fast && !(G = small_product(nt, c, &pa, &pb, ushift, 0, KBLOCK_BOUND))) {
         st = OZBLAS_ERR_ALLOCATION;
         goto done;
     }
-    report_bits(&pa, &pb, rep);
-    if (any_loss(&pa) || any_loss(&pb)) {
-        rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
-        goto done;
+    if (!T) { /* automatic precision */
+        if (!(Glo = lower_product(nt, c, &pa, &pb))) {
+            st = OZBLAS_ERR_ALLOCATION;
+            goto done;
+        }
+        auto_ctx ac = {nt, c, G, Glo, ushift, &pa, &pb, 0.0, 0};
+        int nmod = oz_auto_count(2, OZ2_MAX_MODULI, auto_meets, &ac);
+        report_bits(&pa, &pb, rep);
+        rep->bound = oz2_report_bound(cx, ac.ratio);
+        if (!nmod) {
+            rep->fallback = ac.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
+            goto done;
+        }
+        T = oz2_table_get(nmod);
+        rep->moduli = nmod;
+    } else {
+        set_bits(nt, c, T, G, ushift, &pa, &pb);
+        report_bits(&pa, &pb, rep);
+        if (any_loss(&pa) || any_loss(&pb)) {
+            rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
+            goto done;
+        }
     }
     PHASE(0);
     scale(nt, &pa, k);
@@ -377,7 +508,7 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     }
     PHASE(4);
 #undef PHASE
-    rep->int_gemms = T->n * np + (fast ? 0 : 1);
+    rep->int_gemms = T->n * np + (fast ? 0 : 1) + (Glo ? 2 : 0);
     rep->fp64_passes = 1;
 
 done:
@@ -388,6 +519,8 @@ done:
     free(P);
     free(acc);
     free(R);
+    free(G);
+    free(Glo);
     return st;
 }
 

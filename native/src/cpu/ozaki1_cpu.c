@@ -190,6 +190,63 @@ static void side_bits(const oz1_side *sd, int s, int *mn, int *mx)
         *mn = *mx = 0;
 }
 
+/* Automatic precision: is s slices' bound for this call DGEMM-level? */
+typedef struct {
+    int nt;
+    const oz_gemm_call *c;
+    const oz_cpu_auto_data *d;
+    int beta;
+    double ratio; /* of the last count tried; Inf when an element could be lost */
+    int lost;
+} oz1_auto_ctx;
+
+static int oz1_auto_meets(int s, void *arg)
+{
+    oz1_auto_ctx *a = arg;
+    const oz_cpu_auto_data *d = a->d;
+    int64_t m = a->c->m, n = a->c->n;
+    a->lost = oz1_side_may_lose(d->Ea, d->emin_a, m, a->beta, s) ||
+              oz1_side_may_lose(d->Eb, d->emin_b, n, a->beta, s);
+    if (a->lost) {
+        a->ratio = INFINITY;
+        return 0;
+    }
+    double r = 0.0;
+#pragma omp parallel for num_threads(a->nt) schedule(static) reduction(max : r)
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double v = oz1_bound_ratio(a->c->is_complex, s, a->beta, a->c->k, d->Ea[i], d->Eb[j],
+                                       d->emin_a[i], d->emin_b[j], d->Na[i], d->Nb[j],
+                                       d->Glo[i + j * m]);
+            r = v > r ? v : r;
+        }
+    a->ratio = r;
+    return r <= OZ2_AUTO_TARGET;
+}
+
+/* The fewest slices meeting the target, 0 with rep->fallback set, or -1 on no memory. */
+static int oz1_auto_slices(int nt, const oz_gemm_call *c, int beta, ozblas_report *rep,
+                           double *ratio)
+{
+    oz_cpu_auto_data d;
+    if (oz_cpu_auto_data_get(nt, c, &d) != OZBLAS_OK) {
+        oz_cpu_auto_data_free(&d);
+        return -1;
+    }
+    if (d.bad) {
+        rep->fallback = OZBLAS_FALLBACK_NONFINITE;
+        oz_cpu_auto_data_free(&d);
+        return 0;
+    }
+    oz1_auto_ctx a = {nt, c, &d, beta, 0.0, 0};
+    int s = oz_auto_count(2, OZ1_MAX_SLICES, oz1_auto_meets, &a);
+    if (!s)
+        rep->fallback = a.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
+    *ratio = a.ratio;
+    oz_cpu_auto_data_free(&d);
+    return s;
+}
+
 ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
                             ozblas_report *rep)
 {
@@ -211,6 +268,18 @@ ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
     }
     int beta = oz1_beta(K);
     int r = oz1_chunk(variant, beta, K);
+    double ratio = 0.0;
+    if (!s) {
+        s = oz1_auto_slices(nt, c, beta, rep, &ratio);
+        if (s < 0)
+            return OZBLAS_ERR_ALLOCATION;
+        rep->slices = s;
+        if (!s) {
+            if (rep->fallback != OZBLAS_FALLBACK_NONFINITE)
+                rep->bound = oz1_report_bound(cx, ratio, 0);
+            return OZBLAS_OK;
+        }
+    }
     int npairs = s * (s + 1) / 2;
     double t_phase = omp_get_wtime(), t_now;
 #define PHASE(i) (t_now = omp_get_wtime(), rep->phase_seconds[i] += t_now - t_phase, t_phase = t_now)
@@ -350,8 +419,10 @@ ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
         }
     }
 #undef PHASE
-    rep->int_gemms = npairs * (cx ? 4 : 1);
+    rep->int_gemms = npairs * (cx ? 4 : 1) + (opt->slices ? 0 : 2);
     rep->fp64_passes = terms;
+    if (!opt->slices)
+        rep->bound = oz1_report_bound(cx, ratio, terms);
 
 done:
     side_free(&sa);

@@ -50,6 +50,9 @@ static int try_open(const char *path, char *err, size_t err_len)
     oz_cublas c;
     memset(&c, 0, sizeof c);
     c.lib = h;
+    /* dlsym on the handle, never RTLD_DEFAULT: a handle searches libcublas and its
+     * dependencies only, so these are libcublas's own functions even where the preload
+     * shim (shim/shim_cublas.c) defines the same names in the global scope. */
     c.create = (oz_cublasCreate_t)dlsym(h, "cublasCreate_v2");
     c.destroy = (oz_cublasDestroy_t)dlsym(h, "cublasDestroy_v2");
     c.set_stream = (oz_cublasSetStream_t)dlsym(h, "cublasSetStream_v2");

@@ -189,10 +189,10 @@ static inline oz_blk oz_whole(const mat *x)
     return b;
 }
 
-/* Host staging for a call with these operands (nothing when all are in place): copy
- * streams, ordering events, pinned chunks for their blocks (smaller when page-locked memory
- * is short, or none: pageable copies). Call after the operands' modes are set and before
- * their first copy. */
+/* Host staging for a call with these operands (NULL: unused; nothing when all are in
+ * place): copy streams, ordering events, pinned chunks for their blocks (smaller when
+ * page-locked memory is short, or none: pageable copies). Call after the operands' modes
+ * are set and before their first copy. */
 cudaError_t stage_prepare(run_ctx *r, const mat *A, const mat *B, const mat *C);
 /* Resident: the whole matrix to the device; the call's stream waits for it. */
 cudaError_t mat_upload(run_ctx *r, mat *x);
@@ -245,6 +245,11 @@ oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, con
                          int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc);
 
 /* ---- entry points of the other translation units ------------------------------------------ */
+
+/* Automatic precision (executor_cuda.cu): the moduli count (o1_beta 0) or Ozaki I's slice
+ * count (o1_beta its slice width) for this call; see its comment. */
+ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
+                              ozblas_report *rep, int o1_beta, int *count, double *ratio);
 
 /* Ozaki I (ozaki1_cuda.cu): the oz_executor's ozaki1 entry. */
 ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozblas_report *rep);

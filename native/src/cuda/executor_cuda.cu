@@ -461,7 +461,15 @@ static void launch_sumsq(const side *p, int64_t k, cudaStream_t st)
 {
     int64_t chunk;
     dim3 grid = column_grid<LC>(p, k, &chunk);
-    oz_launch(grid, blk32x8(), st, oz_k_sumsq<LC, CX>, p->v, k, p->cols, chunk, p->E, p->S);
+    oz_launch(grid, blk32x8(), st, oz_k_sumsq<LC, CX, false>, p->v, k, p->cols, chunk, p->E, p->S);
+}
+
+template <bool LC, bool CX>
+static void launch_norm1(const side *p, int64_t k, unsigned long long *N1, cudaStream_t st)
+{
+    int64_t chunk;
+    dim3 grid = column_grid<LC>(p, k, &chunk);
+    oz_launch(grid, blk32x8(), st, oz_k_sumsq<LC, CX, true>, p->v, k, p->cols, chunk, p->E, N1);
 }
 
 template <bool LC, bool CX, int MODE>
@@ -480,6 +488,13 @@ static void launch_ubound(const side *p, int64_t k, int64_t kpad, int ushift, in
                           const oz2_table *T, cudaStream_t st)
 {
     launch_pack<LC, CX, OZ_PACK_UBOUND>(p, k, kpad, ushift, out, 0, T, st);
+}
+
+template <bool LC, bool CX>
+static void launch_lbound(const side *p, int64_t k, int64_t kpad, int shift, int8_t *out,
+                          const oz2_table *T, cudaStream_t st)
+{
+    launch_pack<LC, CX, OZ_PACK_LBOUND>(p, k, kpad, shift, out, 0, T, st);
 }
 
 template <bool LC, bool CX>
@@ -911,8 +926,8 @@ done:
     return st;
 }
 
-static ozblas_status cuda_ozaki2(const oz_gemm_call *c, const oz2_table *T,
-                                 const ozblas_options *opt, ozblas_report *rep)
+static ozblas_status cuda_ozaki2_fixed(const oz_gemm_call *c, const oz2_table *T,
+                                       const ozblas_options *opt, ozblas_report *rep)
 {
     const int64_t m = c->m, n = c->n, k = c->k;
     oz_plan_record(NULL, NULL, NULL, NULL);
@@ -1077,6 +1092,312 @@ done:
     free(hbuf);
     tl_free(&o.tl);
     run_end(&r);
+    return st;
+}
+
+/* ---- automatic precision: the moduli count for the inputs of this call -------------------
+ * The CPU executor's procedure (executor_cpu.c, numerics/ozaki2.h "automatic precision")
+ * with the same element functions: statistics, 1-norms, the two exact lower-bound products
+ * (and accurate scaling's bound product), then a bisection over the moduli count, each step
+ * setting the bits on the device and taking the max bound ratio over C. The call itself
+ * then runs with that count (its statistics computed again: a few percent of the call). */
+typedef struct {
+    const run_ctx *r;
+    side *pa, *pb;
+    int fast, cx, ushift;
+    int64_t mpad;
+    long long *G64;      /* accurate scaling's bound product (NULL when fast) */
+    double *Glo;         /* combined lower-bound product */
+    unsigned long long *N1a, *N1b, *d_ratio;
+    double ratio;        /* max bound ratio of the last count tried (Inf: an element lost) */
+    int lost, failed;
+    int beta;            /* Ozaki I: its slice width (the count is then a slice count); 0: II */
+    int64_t k;
+} cuda_auto;
+
+static int cuda_auto_meets(int nmod, void *arg)
+{
+    cuda_auto *a = (cuda_auto *)arg;
+    const oz2_table *T = oz2_table_get(nmod);
+    const run_ctx *rr = a->r;
+    side *pa = a->pa, *pb = a->pb;
+    const int64_t m = pa->cols, n = pb->cols;
+    ozblas_status st = OZBLAS_OK;
+    unsigned long long hr = 0;
+    if (a->failed)
+        return 1;
+    if (a->beta) { /* Ozaki I: no bits to set; loss and ratio from the statistics */
+        a->lost = oz1_side_may_lose(pa->hE, pa->hemin, m, a->beta, nmod) ||
+                  oz1_side_may_lose(pb->hE, pb->hemin, n, a->beta, nmod);
+        if (a->lost) {
+            a->ratio = INFINITY;
+            return 0;
+        }
+        T = NULL;
+    } else {
+    oz_launch(grid1(n, 256), 256, rr->st, oz_k_bits_fast, pb->S, pb->bits, n,
+              T->budget - T->budget / 2);
+    CKL();
+    if (a->fast) {
+        oz_launch(grid1(m, 256), 256, rr->st, oz_k_bits_fast, pa->S, pa->bits, m, T->budget / 2);
+        CKL();
+    } else {
+        const int64_t chunk = 1024;
+        dim3 grow_grid((unsigned)grid1(m, 128), (unsigned)((n + chunk - 1) / chunk));
+        oz_launch(grid1(m, 256), 256, rr->st, oz_k_fill_int, pa->bits, m, OZ2_MAX_BITS);
+        CKL();
+        oz_launch(grow_grid, 128, rr->st, oz_k_bits_row<long long>, a->G64, a->mpad, m, n, chunk,
+                  T->budget, a->ushift, pa->S, pb->S, pb->bits, pa->bits);
+        CKL();
+        oz_launch(grid1(n, 256), 256, rr->st, oz_k_fill_int, pb->bits, n, OZ2_MAX_BITS);
+        CKL();
+        oz_launch(grid1(n, 8), blk32x8(), rr->st, oz_k_bits_col<long long>, a->G64, a->mpad, m, n,
+                  T->budget, a->ushift, pa->S, pb->S, pa->bits, pb->bits);
+        CKL();
+    }
+    CK(cudaMemcpyAsync(pa->hbits, pa->bits, 4 * m, cudaMemcpyDeviceToHost, rr->st));
+    CK(cudaMemcpyAsync(pb->hbits, pb->bits, 4 * n, cudaMemcpyDeviceToHost, rr->st));
+    CK(cudaStreamSynchronize(rr->st));
+    a->lost = any_loss_host(pa) || any_loss_host(pb);
+    if (a->lost) {
+        a->ratio = INFINITY;
+        return 0;
+    }
+    }
+    CK(cudaMemsetAsync(a->d_ratio, 0, 8, rr->st));
+    oz_launch(grid1(m * n, 256), 256, rr->st, oz_k_ratio, a->cx, a->beta, nmod, a->k, m, m * n,
+              a->mpad, a->Glo, pa->E, pa->emin, pa->bits, a->N1a, pb->E, pb->emin, pb->bits,
+              a->N1b, a->d_ratio);
+    CKL();
+    CK(cudaMemcpyAsync(&hr, a->d_ratio, 8, cudaMemcpyDeviceToHost, rr->st));
+    CK(cudaStreamSynchronize(rr->st));
+    {
+        double ratio;
+        memcpy(&ratio, &hr, 8);
+        a->ratio = ratio;
+    }
+    return a->ratio <= OZ2_AUTO_TARGET;
+done:
+    a->failed = st != OZBLAS_OK;
+    return 1;
+}
+
+/* *nmod: the moduli count (Ozaki II, o1_beta 0) or the slice count (Ozaki I, o1_beta its
+ * slice width), >= 2; 0 with rep->fallback set; -1 when the call was computed here already
+ * (host operands without the device memory: the CPU executor's automatic path). *ratio:
+ * the count's bound ratio (for the report). */
+ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
+                              ozblas_report *rep, int o1_beta, int *nmod, double *ratio)
+{
+    const int64_t m = c->m, n = c->n, k = c->k;
+    const int fast = o1_beta || opt->scaling == OZBLAS_SCALING_FAST, cx = c->is_complex;
+    const int ushift = cx ? 4 : 5;
+    const int64_t kpad = (k + 15) / 16 * 16, mpad = (m + 3) / 4 * 4, npad = (n + 3) / 4 * 4;
+    const int64_t plane_c = mpad * npad;
+    const oz2_table *T2 = oz2_table_get(2); /* the packing kernels' table argument, unused */
+    *nmod = 0;
+    *ratio = 0.0;
+    run_ctx r;
+    ozblas_status st = run_begin(&r, opt);
+    int *hbuf = NULL, *d_bad = NULL;
+    mat A, B, C; /* C: only where it lives */
+    side pa, pb;
+    memset(&pa, 0, sizeof pa);
+    memset(&pb, 0, sizeof pb);
+    int8_t *XA = NULL, *XB = NULL;
+    int *C32 = NULL;
+    double *G2 = NULL;
+    cuda_auto au;
+    memset(&au, 0, sizeof au);
+    if (st != OZBLAS_OK) {
+        run_end(&r);
+        return st;
+    }
+    if (!mats_init(c, r.dev, &A, &B, &C)) {
+        run_end(&r);
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    }
+    size_t total;
+    char *ws;
+    for (int pass = 0; pass < 2; pass++) { /* a dry run of the carve, then the real one */
+        carve cv = {pass ? ws : NULL, 0};
+        mat_carve(&A, &cv);
+        mat_carve(&B, &cv);
+        side *sd[2] = {&pa, &pb};
+        for (int s = 0; s < 2; s++) {
+            side *p = sd[s];
+            p->cols = s ? n : m;
+            p->cols_pad = s ? npad : mpad;
+            p->amax = (unsigned long long *)carve_take(&cv, 8 * p->cols);
+            p->S = (unsigned long long *)carve_take(&cv, 8 * p->cols);
+            p->E = (int *)carve_take(&cv, 4 * p->cols);
+            p->emin = (int *)carve_take(&cv, 4 * p->cols);
+            p->bits = (int *)carve_take(&cv, 4 * p->cols);
+        }
+        au.N1a = (unsigned long long *)carve_take(&cv, 8 * m);
+        au.N1b = (unsigned long long *)carve_take(&cv, 8 * n);
+        au.d_ratio = (unsigned long long *)carve_take(&cv, 8);
+        d_bad = (int *)carve_take(&cv, 4);
+        XA = (int8_t *)carve_take(&cv, (size_t)kpad * mpad);
+        XB = (int8_t *)carve_take(&cv, (size_t)kpad * npad);
+        C32 = (int *)carve_take(&cv, (size_t)plane_c * 4);
+        au.G64 = fast ? NULL : (long long *)carve_take(&cv, (size_t)plane_c * 8);
+        au.Glo = (double *)carve_take(&cv, (size_t)plane_c * 8);
+        G2 = (double *)carve_take(&cv, (size_t)plane_c * 8);
+        if (pass)
+            break;
+        total = cv.off;
+        ws = (char *)ws_get(r.s, total);
+        hbuf = (int *)malloc(sizeof(int) * 3 * (size_t)(m + n) + 16);
+        if (!ws || !hbuf) {
+            free(hbuf);
+            run_end(&r);
+            if (!A.on_dev && !B.on_dev && !C.on_dev) {
+                /* Host operands and not enough device memory: the CPU executor's auto path. */
+                rep->executor = OZBLAS_EXECUTOR_CPU;
+                *nmod = -1;
+                return o1_beta ? oz_cpu_ozaki1(c, opt, rep) : oz_cpu_executor.ozaki2(c, NULL, opt, rep);
+            }
+            return OZBLAS_ERR_DEVICE;
+        }
+    }
+    pa.hE = hbuf;
+    pa.hemin = hbuf + m;
+    pa.hbits = hbuf + 2 * m;
+    pb.hE = hbuf + 3 * m;
+    pb.hemin = hbuf + 3 * m + n;
+    pb.hbits = hbuf + 3 * m + 2 * n;
+
+    CK(stage_prepare(&r, &A, &B, NULL));
+    CK(mat_upload(&r, &A));
+    CK(mat_upload(&r, &B));
+    pa.lc = oz_op_view(c, 1, A.dev, A.ld, &pa.v);
+    pb.lc = oz_op_view(c, 0, B.dev, B.ld, &pb.v);
+    for (int s = 0; s < 2; s++) {
+        side *p = s ? &pb : &pa;
+        CK(cudaMemsetAsync(p->amax, 0, 8 * p->cols, r.st));
+        CK(cudaMemsetAsync(p->S, 0, 8 * p->cols, r.st));
+        CK(cudaMemsetAsync(s ? au.N1b : au.N1a, 0, 8 * p->cols, r.st));
+        oz_launch(grid1(p->cols, 256), 256, r.st, oz_k_fill_int, p->emin, p->cols, INT_MAX);
+        CKL();
+    }
+    CK(cudaMemsetAsync(d_bad, 0, 4, r.st));
+    OZ_DISPATCH(pa.lc, cx, launch_stats, &pa, k, d_bad, r.st);
+    CKL();
+    OZ_DISPATCH(pb.lc, cx, launch_stats, &pb, k, d_bad, r.st);
+    CKL();
+    {
+        int bad = 0;
+        CK(cudaMemcpyAsync(&bad, d_bad, 4, cudaMemcpyDeviceToHost, r.st));
+        CK(cudaStreamSynchronize(r.st));
+        if (bad) {
+            rep->fallback = OZBLAS_FALLBACK_NONFINITE;
+            goto done;
+        }
+    }
+    oz_launch(grid1(m, 256), 256, r.st, oz_k_exponents, pa.amax, pa.E, m);
+    CKL();
+    oz_launch(grid1(n, 256), 256, r.st, oz_k_exponents, pb.amax, pb.E, n);
+    CKL();
+    OZ_DISPATCH(pa.lc, cx, launch_sumsq, &pa, k, r.st);
+    CKL();
+    OZ_DISPATCH(pb.lc, cx, launch_sumsq, &pb, k, r.st);
+    CKL();
+    OZ_DISPATCH(pa.lc, cx, launch_norm1, &pa, k, au.N1a, r.st);
+    CKL();
+    OZ_DISPATCH(pb.lc, cx, launch_norm1, &pb, k, au.N1b, r.st);
+    CKL();
+    /* the small-integer products: accurate scaling's bound, then the two lower bounds */
+    for (int which = fast ? 1 : 0; which < 3; which++) {
+        const int64_t kblock = which == 0 ? OZ_KBLOCK_BOUND : OZ_KBLOCK;
+        const int64_t nb = (kpad + kblock - 1) / kblock;
+        if (which == 0) {
+            OZ_DISPATCH(pa.lc, cx, launch_ubound, &pa, k, kpad, ushift, XA, T2, r.st);
+            CKL();
+            OZ_DISPATCH(pb.lc, cx, launch_ubound, &pb, k, kpad, ushift, XB, T2, r.st);
+            CKL();
+        } else {
+            const int shift = which == 1 ? OZ2_LSHIFT : OZ2_LSHIFT2;
+            OZ_DISPATCH(pa.lc, cx, launch_lbound, &pa, k, kpad, shift, XA, T2, r.st);
+            CKL();
+            OZ_DISPATCH(pb.lc, cx, launch_lbound, &pb, k, kpad, shift, XB, T2, r.st);
+            CKL();
+        }
+        for (int64_t b = 0; b < nb; b++) {
+            int64_t l0 = b * kblock;
+            int64_t kb = kpad - l0 < kblock ? kpad - l0 : kblock;
+            CKB(gemm_i8(&r, mpad, npad, kb, XA + l0, kpad, XB + l0, kpad, C32, mpad));
+            if (which == 0)
+                oz_launch(grid1(plane_c, 256), 256, r.st, oz_k_acc64, C32, au.G64, plane_c, b == 0);
+            else
+                oz_launch(grid1(plane_c, 256), 256, r.st, oz_k_acc_lower, C32,
+                          which == 1 ? au.Glo : G2, plane_c, b == 0);
+            CKL();
+        }
+    }
+    oz_launch(grid1(plane_c, 256), 256, r.st, oz_k_lower_combine, au.Glo, G2, plane_c);
+    CKL();
+    CK(cudaMemcpyAsync(pa.hE, pa.E, 4 * m, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pa.hemin, pa.emin, 4 * m, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pb.hE, pb.E, 4 * n, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pb.hemin, pb.emin, 4 * n, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaStreamSynchronize(r.st));
+
+    au.r = &r;
+    au.pa = &pa;
+    au.pb = &pb;
+    au.fast = fast;
+    au.cx = cx;
+    au.ushift = ushift;
+    au.mpad = mpad;
+    au.beta = o1_beta;
+    au.k = k;
+    *nmod = oz_auto_count(2, o1_beta ? OZ1_MAX_SLICES : OZ2_MAX_MODULI, cuda_auto_meets, &au);
+    if (au.failed) {
+        *nmod = 0;
+        st = OZBLAS_ERR_DEVICE;
+        goto done;
+    }
+    *ratio = au.ratio;
+    if (!o1_beta) {
+        report_bits_host(&pa, &pb, rep);
+        rep->bound = oz2_report_bound(cx, au.ratio);
+    }
+    if (!*nmod)
+        rep->fallback = au.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
+
+done:
+    if (cudaStreamSynchronize(r.st) != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (st == OZBLAS_OK)
+            st = OZBLAS_ERR_DEVICE;
+    }
+    if (st != OZBLAS_OK)
+        *nmod = 0;
+    free(hbuf);
+    run_end(&r);
+    return st;
+}
+
+static ozblas_status cuda_ozaki2(const oz_gemm_call *c, const oz2_table *T,
+                                 const ozblas_options *opt, ozblas_report *rep)
+{
+    if (T)
+        return cuda_ozaki2_fixed(c, T, opt, rep);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int nmod = 0;
+    double ratio;
+    ozblas_status st = cuda_auto_count(c, opt, rep, 0, &nmod, &ratio);
+    if (st != OZBLAS_OK || nmod <= 0)
+        return st;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    st = cuda_ozaki2_fixed(c, oz2_table_get(nmod), opt, rep);
+    rep->moduli = nmod;
+    if (st == OZBLAS_OK && rep->fallback == OZBLAS_FALLBACK_NONE) {
+        rep->int_gemms += 2 + (opt->scaling == OZBLAS_SCALING_FAST ? 0 : 1);
+        rep->phase_seconds[0] += (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+    }
     return st;
 }
 

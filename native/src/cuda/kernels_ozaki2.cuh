@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "cuda_common.cuh"
+#include "../numerics/ozaki1.h"
 
 /* oz_opv (op(X) as seen by the kernels) and oz_load: cuda_common.cuh */
 
@@ -92,8 +93,9 @@ __global__ void oz_k_exponents(const unsigned long long *amax, int *E, int64_t c
     E[q] = (a > 0.0 && oz_is_finite(a)) ? oz_exponent(a) : 0;
 }
 
-/* Fixed-point sum of squares per column (both scalings): S = sum of oz2_sq_term. */
-template <bool LC, bool CX>
+/* Fixed-point sum per column: of squares (oz2_sq_term, both scalings) or, ABS, of
+ * magnitudes (oz2_abs_term, the 1-norms of automatic precision). */
+template <bool LC, bool CX, bool ABS>
 __global__ void __launch_bounds__(256)
     oz_k_sumsq(oz_opv v, int64_t k, int64_t cols, int64_t chunk, const int *E,
                unsigned long long *S)
@@ -108,9 +110,9 @@ __global__ void __launch_bounds__(256)
         for (int64_t l = lbeg + (LC ? tx : ty); l < lend; l += (LC ? 32 : 8)) {
             double re, im;
             oz_load<LC, CX>(v, l, q, re, im);
-            s += oz2_sq_term(re, e);
+            s += ABS ? oz2_abs_term(re, e) : oz2_sq_term(re, e);
             if (CX)
-                s += oz2_sq_term(im, e);
+                s += ABS ? oz2_abs_term(im, e) : oz2_sq_term(im, e);
         }
     }
     if (LC) {
@@ -152,11 +154,12 @@ __global__ void oz_k_fill_int(int *x, int64_t n, int v)
  * column q of the output holding l = 0..kpad-1 contiguously (kpad >= k, zeros beyond k;
  * columns cols..cols_pad-1 are zeros too).
  * UBOUND writes UA_lq = oz2_ubound(re) (+ oz2_ubound(im)) as int8 (<= 64).
+ * LBOUND writes oz2_lbound(max(|re|, |im|), E_q, shift) (<= 127; shift passed as ushift).
  * RESIDUE scales by 2^(bits_q - E_q) (oz2_scale) and writes the symmetric residues modulo
  * every modulus of T into int8 planes: plane t (real) or 3t, 3t+1, 3t+2 (complex: re, im,
  * residue(re + im) for Karatsuba), each plane kpad * cols_pad bytes. */
 
-enum { OZ_PACK_UBOUND = 0, OZ_PACK_RESIDUE = 1 };
+enum { OZ_PACK_UBOUND = 0, OZ_PACK_RESIDUE = 1, OZ_PACK_LBOUND = 2 };
 
 /* oz2_scale(x, e) = trunc(ldexp(x, e)). When 2^e is a normal double, x * 2^e is the same
  * correctly rounded value x 2^e as ldexp's (exact unless it falls below the normal range,
@@ -192,7 +195,7 @@ __global__ void __launch_bounds__(256)
         const double re = tre[ql][tx], im = CX ? tim[ql][tx] : 0.0;
         int8_t *o = out + q * kpad + l;
         if (q >= cols) { /* padding columns (IMMA wants m, n multiples of 4): zeros */
-            const int planes = MODE == OZ_PACK_UBOUND ? 1 : T.n * (CX ? 3 : 1);
+            const int planes = MODE == OZ_PACK_RESIDUE ? T.n * (CX ? 3 : 1) : 1;
             for (int t = 0; t < planes; t++)
                 o[t * plane] = 0;
         } else if (MODE == OZ_PACK_UBOUND) {
@@ -201,6 +204,8 @@ __global__ void __launch_bounds__(256)
             if (CX)
                 u += oz2_ubound(im, s);
             o[0] = (int8_t)u;
+        } else if (MODE == OZ_PACK_LBOUND) {
+            o[0] = (int8_t)oz2_lbound(fmax(fabs(re), fabs(im)), E[q], ushift);
         } else {
             const int e = bits[q] - E[q];
             const bool use_mul = e >= -1022 && e <= 1023;
@@ -286,6 +291,54 @@ __global__ void __launch_bounds__(256)
     }
     if (a < OZ2_MAX_BITS)
         atomicMin(bits_a + i, a);
+}
+
+/* ---- automatic precision ------------------------------------------------------------------ */
+
+/* G (+)= C32 over the mpad x npad lower-bound product (exact: integers below 2^53). */
+__global__ void oz_k_acc_lower(const int *C32, double *G, int64_t total, int first)
+{
+    int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < total)
+        G[e] = first ? (double)C32[e] : G[e] + (double)C32[e];
+}
+
+__global__ void oz_k_lower_combine(double *G1, const double *G2, int64_t total)
+{
+    int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < total)
+        G1[e] = oz2_lower_product(G1[e], G2[e]);
+}
+
+/* max over C of oz2_bound_ratio (Ozaki II, beta 0) or oz1_bound_ratio (Ozaki I with
+ * `count` slices of beta bits), into *out (bits of a nonnegative double, so the unsigned
+ * order is the numeric order and atomicMax gives the CPU's exact max). */
+__global__ void __launch_bounds__(256)
+    oz_k_ratio(int cx, int beta, int count, int64_t k, int64_t m, int64_t total, int64_t mpad,
+               const double *Glo, const int *Ea,
+               const int *emin_a, const int *bits_a, const unsigned long long *Na, const int *Eb,
+               const int *emin_b, const int *bits_b, const unsigned long long *Nb,
+               unsigned long long *out)
+{
+    __shared__ double red[256];
+    const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    double r = 0.0;
+    if (idx < total) {
+        const int64_t i = idx % m, j = idx / m;
+        r = beta ? oz1_bound_ratio(cx, count, beta, k, Ea[i], Eb[j], emin_a[i], emin_b[j],
+                                   (uint64_t)Na[i], (uint64_t)Nb[j], Glo[i + j * mpad])
+                 : oz2_bound_ratio(cx, bits_a[i], bits_b[j], Ea[i], Eb[j], emin_a[i], emin_b[j],
+                                   (uint64_t)Na[i], (uint64_t)Nb[j], Glo[i + j * mpad]);
+    }
+    red[threadIdx.x] = r;
+    __syncthreads();
+    for (int o = 128; o > 0; o >>= 1) {
+        if ((int)threadIdx.x < o && red[threadIdx.x + o] > red[threadIdx.x])
+            red[threadIdx.x] = red[threadIdx.x + o];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0 && red[0] > 0.0)
+        atomicMax(out, (unsigned long long)__double_as_longlong(red[0]));
 }
 
 /* ---- step 5: reduction of an integer product modulo m_t -----------------------------------

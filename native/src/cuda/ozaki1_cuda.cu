@@ -556,7 +556,7 @@ done:
 ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozblas_report *rep)
 {
     const int cx = c->is_complex, np = cx ? 2 : 1;
-    const int s = opt->slices, variant = opt->ozaki1_variant;
+    const int variant = opt->ozaki1_variant;
     const int64_t m = c->m, n = c->n, k = c->k;
     const int64_t K = cx ? 2 * k : k;
     oz_plan_record(NULL, NULL, NULL, NULL);
@@ -565,6 +565,16 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
         return OZBLAS_OK;
     }
     const int beta = oz1_beta(K);
+    int s = opt->slices;
+    double ratio = 0.0;
+    if (!s) { /* automatic precision (executor_cuda.cu, with the CPU's element functions) */
+        ozblas_status ast = cuda_auto_count(c, opt, rep, beta, &s, &ratio);
+        if (ast == OZBLAS_OK && s == 0 && rep->fallback != OZBLAS_FALLBACK_NONFINITE)
+            rep->bound = oz1_report_bound(cx, ratio, 0);
+        if (ast != OZBLAS_OK || s <= 0)
+            return ast; /* a fallback reason set, or computed on the CPU */
+        rep->slices = s;
+    }
     const int r_chunk = oz1_chunk(variant, beta, K);
     const int npairs = s * (s + 1) / 2;
     int terms = 0;
@@ -735,8 +745,10 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
         goto done;
     }
     tl_finish(&o.tl, rep);
-    rep->int_gemms = npairs * (cx ? 4 : 1);
+    rep->int_gemms = npairs * (cx ? 4 : 1) + (opt->slices ? 0 : 2);
     rep->fp64_passes = terms;
+    if (!opt->slices)
+        rep->bound = oz1_report_bound(cx, ratio, terms);
 
 done:
     if (run_sync(&rc) != cudaSuccess && st == OZBLAS_OK)

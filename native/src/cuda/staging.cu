@@ -124,9 +124,11 @@ void tl_free(oz_timeline *t)
 
 /* ---- staging through pinned memory ---------------------------------------------------------- */
 
-/* The largest single copy of x: a slot, or the whole matrix. */
+/* The largest single copy of x: a slot, or the whole matrix (0 for NULL). */
 static size_t copy_bytes(const mat *x)
 {
+    if (!x)
+        return 0;
     if (x->mode == OZ_STREAMED)
         return x->slot_bytes;
     return x->mode == OZ_RESIDENT ? (size_t)(x->rows * x->cols) * x->es : 0;

@@ -70,4 +70,28 @@ OZ_HD void oz_update_complex(double xr, double xi, const double *alpha, const do
     out[1] = ti;
 }
 
+/* Automatic precision: the fewest count n in [lo, hi] with meets(n, arg), meets being
+ * monotone in n (more moduli or slices, more bits, a smaller bound); 0 when none does.
+ * Bisection, about five calls; the last call is always for the returned count, so the
+ * caller's state (bits, bound) is that count's. Host code: executors evaluate meets()
+ * with their own kernels. */
+static inline int oz_auto_count(int lo, int hi, int (*meets)(int n, void *arg), void *arg)
+{
+    int last;
+    if (!meets(hi, arg))
+        return 0;
+    last = hi;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        last = mid;
+        if (meets(mid, arg))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (last != lo)
+        meets(lo, arg);
+    return lo;
+}
+
 #endif

@@ -57,6 +57,8 @@
 #ifndef OZ_OZAKI1_H
 #define OZ_OZAKI1_H
 
+#include <limits.h>
+
 #include "oz_defs.h"
 
 #define OZ1_MAX_K (1LL << 28)        /* on K = k (real) or 2k (complex): beta >= 1 */
@@ -175,6 +177,63 @@ OZ_HD double oz1_accumulate(double acc, double X, int shift)
 OZ_HD int oz1_may_overflow(int ea, int eb, int64_t K)
 {
     return ea + eb + oz1_clog2(K) + 4 > OZ1_EXP_LIMIT;
+}
+
+/* ---- automatic precision ------------------------------------------------------------------
+ * The slice count of a call left to ozblas: the fewest s whose truncation bound for these
+ * inputs is DGEMM-level, as for Ozaki II (ozaki2.h "automatic precision", whose statistics,
+ * 1-norms and lower-bound products are reused). Every variant represents x as
+ * sum_{p<=s} A_p + r with |r| <= min(|x|, rho), rho = 2^(E + 1 - beta s), and
+ * |A_p| <= 2^(E + 1 - beta (p - 1)); so, per (i, j), with the dropped pairs p + q > s + 1,
+ *   |C~ - C| <= rho_a |B|_1 + rho_b |A|_1 + k rho_a rho_b
+ *               + k 2^(E + F + 2) sum_{g > s+1} (2s + 1 - g) 2^(-beta (g - 2)),
+ * the last sum at most (s - 1) 2^(1 - beta s) (beta >= 1). Divided by the lower bound
+ * 2^(E + F - 12) G of (|A||B|)_ij, or, where G = 0, bounded with the exponent spans
+ * (|x| >= 2^emin). A count is usable only if no nonzero element can be lost: emin >=
+ * E + 2 - beta s keeps a nonzero slice in every variant. */
+
+/* Truncation bound of Ozaki I with s slices of beta bits, relative to (|A||B|)_ij; the
+ * arguments as oz2_bound_ratio's (E, F: exponents of the row/column maxima). */
+OZ_HD double oz1_bound_ratio(int cx, int s, int beta, int64_t k, int E, int F, int emin,
+                             int fmin, uint64_t NA, uint64_t NB, double G)
+{
+    if (NA == 0 || NB == 0)
+        return 0.0;
+    double c = cx ? 2.0 : 1.0, kk = (double)(cx ? 2 * k : k);
+    double drop = kk * (double)(s - 1) * ldexp(1.0, 3 - beta * s); /* k 2^2 (s-1) 2^(1-beta s) */
+    double cross = kk * ldexp(1.0, 2 - 2 * beta * s);
+    double span = c * (ldexp(1.0, E - emin + 1 - beta * s) + ldexp(1.0, F - fmin + 1 - beta * s) +
+                       ldexp(1.0, E - emin + F - fmin + 2 - 2 * beta * s) +
+                       ldexp(drop / kk, E - emin + F - fmin));
+    if (G == 0.0)
+        return span;
+    double r = c * ldexp(ldexp((double)NA + (double)NB, 1 - beta * s - 32) + cross + drop, 12) / G;
+    return r < span ? r : span;
+}
+
+/* Can s slices lose a nonzero element of exponent emin below a maximum of exponent E? */
+OZ_HD int oz1_may_lose(int E, int emin, int beta, int s)
+{
+    return emin < E + 2 - beta * s;
+}
+
+/* The same for every row (or column) of a side: E, emin per row, emin INT_MAX for a zero
+ * row. Host code (the executors keep these small arrays on the host). */
+static inline int oz1_side_may_lose(const int *E, const int *emin, int64_t rows, int beta, int s)
+{
+    for (int64_t q = 0; q < rows; q++)
+        if (emin[q] != INT_MAX && oz1_may_lose(E[q], emin[q], beta, s))
+            return 1;
+    return 0;
+}
+
+/* The call report's bound: the truncation bound r plus the FP64 accumulation of `terms`
+ * terms (each partial sum at most 9 (|A||B|)_ij (1 + r): slices sum to at most 3 |x|),
+ * and the final rounding. */
+OZ_HD double oz1_report_bound(int cx, double r, int terms)
+{
+    double u = 0x1p-53, n = (double)(terms + 1);
+    return (r + (cx ? 2.0 : 1.0) * (9.0 * n * u / (1.0 - n * u) + u) * (1.0 + r)) * (1.0 + 0x1p-40);
 }
 
 #endif

@@ -119,6 +119,76 @@ OZ_HD int oz2_loses_element(int E, int emin, int bits)
     return emin < E - bits;
 }
 
+/* ---- automatic precision ------------------------------------------------------------------
+ * With the moduli count left to ozblas, a call takes the fewest moduli whose error bound for
+ * these inputs is DGEMM-level: for every (i, j), the truncation error of the scaling is at
+ * most OZ2_AUTO_TARGET (|A||B|)_ij. Truncating a_il to a multiple of s_i = 2^(E_i - alpha_i)
+ * errs by less than s_i, and |A'| <= |A|, so
+ *   |C~ - C|_ij <= c (s_i sum_l |b_lj| + t_j sum_l |a_il|)     (c = 1 real, 2 complex)
+ * which is divided by a lower bound of (|A||B|)_ij: an exact small-integer product of
+ * rounded-down magnitudes. Where that lower bound is 0 the exponent span still bounds the
+ * ratio: |a_il| >= 2^emin_i, so |delta a_il| <= 2^(E_i - emin_i - alpha_i) |a_il|. The
+ * bound falls as the moduli count grows, so the fewest moduli meeting it are found by
+ * bisection. Both executors compute these terms with the same element functions. */
+#define OZ2_AUTO_TARGET 0x1p-53 /* u: the unit roundoff of double */
+#define OZ2_LSHIFT 6            /* lower-bound magnitudes floor(|x| 2^(6 - E)) <= 127 ... */
+#define OZ2_LSHIFT2 13          /* ... and, for entries made of smaller elements only,
+                                   min(127, floor(|x| 2^(13 - E))) */
+
+/* One element's term of the fixed-point 1-norm of its row: an upper bound of
+ * |x| 2^(32 - E) as an integer (the + 1 covers an underflowing ldexp). Integer sums make
+ * the norm independent of summation order. A row sums below 2^(33 + 28) < 2^64. */
+OZ_HD uint64_t oz2_abs_term(double x, int E)
+{
+    if (x == 0.0)
+        return 0;
+    return (uint64_t)ceil(ldexp(fabs(x), 32 - E)) + 1;
+}
+
+/* Rounded-down magnitude for the lower bounds of |A||B|: min(127, floor(|x| 2^(shift - E))),
+ * shift OZ2_LSHIFT or OZ2_LSHIFT2. For a complex element pass the larger of |re| and |im|
+ * (at most its modulus). Two exact small-integer products G1, G2 of these give
+ *   (|A||B|)_ij >= 2^(E + F - 12) max(G1_ij, 2^-14 G2_ij)
+ * where the second resolves the entries the first rounds to zero. */
+OZ_HD int oz2_lbound(double ax, int E, int shift)
+{
+    double v = floor(ldexp(ax, shift - E));
+    return v < 127.0 ? (int)v : 127;
+}
+
+/* The two lower-bound products combined, in the units of G1. */
+OZ_HD double oz2_lower_product(double G1, double G2)
+{
+    double g2 = ldexp(G2, -2 * (OZ2_LSHIFT2 - OZ2_LSHIFT));
+    return G1 > g2 ? G1 : g2;
+}
+
+/* Bound of |C~ - C|_ij / (|A||B|)_ij for row i of op(A) and column j of op(B), kept bits
+ * alpha, beta, exponents E, F, smallest nonzero exponents emin, fmin (INT_MAX-like when
+ * the row is zero), fixed-point 1-norms NA, NB and the exact lower-bound product G:
+ *   (|A||B|)_ij >= 2^(E + F - 12) G,  sum |a_il| <= 2^(E - 32) NA,  sum |b_lj| <= 2^(F - 32) NB. */
+OZ_HD double oz2_bound_ratio(int cx, int alpha, int beta, int E, int F, int emin, int fmin,
+                             uint64_t NA, uint64_t NB, double G)
+{
+    if (NA == 0 || NB == 0)
+        return 0.0; /* a zero row or column: its products are exact zeros */
+    double c = cx ? 2.0 : 1.0;
+    double span = c * (ldexp(1.0, E - emin - alpha) + ldexp(1.0, F - fmin - beta));
+    if (G == 0.0)
+        return span;
+    double r = c * ldexp(ldexp((double)NB, -alpha) + ldexp((double)NA, -beta), -20) / G;
+    return r < span ? r : span;
+}
+
+/* What the call report states: a bound of max_ij |fl(C~) - C|_ij / (|A||B|)_ij from the
+ * truncation bound r: the CRT result rounds once (u |C~| <= u (1 + r) |A||B| per part,
+ * doubled for complex), plus a margin for the rounding of r itself. */
+OZ_HD double oz2_report_bound(int cx, double r)
+{
+    double u = 0x1p-53;
+    return (r + (cx ? 2.0 : 1.0) * u * (1.0 + r)) * (1.0 + 0x1p-40);
+}
+
 /* ---- steps 3 and 4: scale and residues -------------------------------------------------- */
 
 OZ_HD double oz2_scale(double x, int e)

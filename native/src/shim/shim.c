@@ -12,7 +12,12 @@
  * that is not an ozblas library (oz_find_real_symbol: a walk of dl_iterate_phdr, since
  * the wheels' OpenBLAS is loaded RTLD_LOCAL). Nothing is done at load time: the settings
  * are read, the trace opened and the GPU looked for on the first call (fork-safe).
- * Thread-safe: the settings are read once, every call keeps its state on the stack. */
+ * Thread-safe: the settings are read once (ozblas_preload_configure, for ozblas.activate(),
+ * may replace them), every call keeps its state on the stack.
+ *
+ * Every call is counted per routine and route (atomics; see ozblas_shim_stats in
+ * ozblas.h), traced with OZBLAS_TRACE and summed up at exit with OZBLAS_SUMMARY=1.
+ * The cuBLAS names are in shim_cublas.c; what both use is declared in shim_internal.h. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -25,9 +30,7 @@
 #include <unistd.h>
 
 #include "../core/oz_internal.h"
-#include "shim_names.h"
-
-#define OZ_EXPORT __attribute__((visibility("default")))
+#include "shim_internal.h"
 
 /* Marks this object as an ozblas library, so that no walk takes our names for the real. */
 OZ_EXPORT const char oz_ozblas_library_marker[] = "ozblas_preload";
@@ -45,22 +48,74 @@ static struct {
 static pthread_once_t S_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* ---- call counters ---------------------------------------------------------------------- */
+
+#define OZ_ROUTINE_NAME(r, e) #r,
+static const char *const routine_names[] = {OZ_SHIM_ROUTINES(OZ_ROUTINE_NAME)};
+
+#define OZ_REASON_TEXT(e, text) text,
+static const char *const native_reasons[] = {OZ_NATIVE_REASONS(OZ_REASON_TEXT)};
+
+/* The cells of one routine: the quick return, each native reason, each method x executor
+ * that ozblas reports, each ozblas_fallback code (room for codes added later; a code
+ * beyond it lands in the last cell, named by ozblas_fallback_name). */
+enum { N_METHODS = 4, N_EXECUTORS = 3, N_FALLBACKS = 16 };
+enum {
+    CELL_QUICK = 0,
+    CELL_NATIVE = 1,
+    CELL_ROUTED = CELL_NATIVE + N_COUNT,
+    CELL_FALLBACK = CELL_ROUTED + N_METHODS * N_EXECUTORS,
+    CELL_N = CELL_FALLBACK + N_FALLBACKS
+};
+
+typedef struct {
+    uint64_t calls;
+    double flops, seconds;
+    uint64_t bound_bits; /* bits of the largest report bound + 1 (0: none): nonnegative
+                            doubles order as their bit patterns, so atomic max works on them */
+} oz_cell;
+static oz_cell cells[RI_N][CELL_N];
+
+static void add_double(double *p, double v)
+{
+    double old, sum;
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    do
+        sum = old + v;
+    while (!__atomic_compare_exchange(p, &old, &sum, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
 /* fork(): the parent's CUDA context must not be touched in the child, so a child whose
  * parent asked for the GPU stays off it (method auto then passes through). The CPU
  * executor limits itself to one thread in such children (libgomp's pool does not survive
- * fork). */
+ * fork). The counters start from zero: they describe this process only. */
 static void atfork_child(void)
 {
     if (S.gpu >= 0) {
         S.gpu = 0;
         S.opt.executor = OZBLAS_EXECUTOR_CPU;
     }
+    memset(cells, 0, sizeof cells);
 }
 
 /* Registers the fork handler only: no settings, no CUDA, nothing else at load. */
 __attribute__((constructor)) static void shim_load(void)
 {
     pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. */
+static int open_trace(const char *trace)
+{
+    if (!trace[0])
+        return -1;
+    if (!strcmp(trace, "-"))
+        return 2;
+    int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s cannot be opened (%s); no trace\n",
+                trace, strerror(errno));
+    return fd;
 }
 
 static void init_state(void)
@@ -75,23 +130,56 @@ static void init_state(void)
         S.bad = 1;
         fprintf(stderr, "ozblas (preload): %s; BLAS calls of this process stay native\n", err);
     }
-    if (S.env.trace[0]) {
-        if (!strcmp(S.env.trace, "-"))
-            S.trace_fd = 2;
-        else {
-            S.trace_fd = open(S.env.trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-            if (S.trace_fd < 0)
-                fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s cannot be opened (%s); no trace\n",
-                        S.env.trace, strerror(errno));
-        }
-    }
+    S.trace_fd = open_trace(S.env.trace);
     if (ozblas_context_create(&S.ctx) != OZBLAS_OK)
         S.ctx = NULL;
 }
 
+/* In-process activation (ozblas.activate(), ozblas/activation.py): the settings of the
+ * routed calls come from the caller (opt, min_size, disable, trace, validated by
+ * ozblas/config.py) or, with opt NULL, from the environment again. The environment is
+ * read first all the same (init_state), as in a preloaded process. Fields are stored one
+ * by one: a call running meanwhile in another thread may see some old and some new ones,
+ * each a valid setting. A previous trace descriptor stays open, since such a call may
+ * still be writing to it. */
+OZ_EXPORT int ozblas_preload_configure(const ozblas_options *opt, int64_t min_size, int disable,
+                                       const char *trace)
+{
+    char err[512];
+    ozblas_options o;
+    oz_shim_env e;
+    int bad = 0;
+    pthread_once(&S_once, init_state);
+    pthread_mutex_lock(&gpu_lock);
+    ozblas_options_init(&o);
+    oz_shim_env_init(&e);
+    if (!opt)
+        bad = oz_shim_env_from_env(&e, err, sizeof err) != OZBLAS_OK ||
+              ozblas_options_from_env(&o, err, sizeof err) != OZBLAS_OK;
+    else {
+        o = *opt;
+        o.stream = NULL;
+        e = S.env; /* the settings not given here (OZBLAS_SUMMARY) stay as they are */
+        e.min_size = min_size;
+        e.disable = disable;
+        snprintf(e.trace, sizeof e.trace, "%s", trace ? trace : "");
+    }
+    if (strcmp(e.trace, S.env.trace))
+        S.trace_fd = open_trace(e.trace);
+    S.opt = o;
+    S.env = e;
+    S.bad = bad;
+    S.gpu = -1; /* the executor may have changed: ask again */
+    pthread_mutex_unlock(&gpu_lock);
+    return bad ? OZBLAS_ERR_INVALID_ARGUMENT : OZBLAS_OK;
+}
+
+const ozblas_options *shim_options(void) { return &S.opt; }
+ozblas_context *shim_context(void) { return S.ctx; }
+
 /* Method auto routes only where ozblas's auto rule would emulate: a usable CUDA executor.
  * Asked on the first call that needs it, never at load. */
-static int gpu_usable(void)
+int gpu_usable(void)
 {
     int g = __atomic_load_n(&S.gpu, __ATOMIC_ACQUIRE);
     if (g >= 0)
@@ -109,32 +197,6 @@ static int gpu_usable(void)
 
 /* ---- one call --------------------------------------------------------------------------- */
 
-enum { K_GEMM, K_SYRK, K_HERK };
-enum { R_NATIVE, R_OZBLAS, R_QUICK };
-
-typedef struct {
-    const char *symbol, *routine;
-    int kind, cplx;
-    void *real;   /* atomic; NULL until found */
-    int warned;   /* atomic; the "not found" message was printed */
-} oz_slot;
-
-typedef struct {
-    int kind, cplx;
-    char ta, tb, uplo; /* column-major, upper case; trans of SYRK/HERK in ta */
-    int64_t m, n, k, lda, ldb, ldc;
-    double alpha[2], beta[2];
-    const double *A, *B;
-    double *C;
-} shim_call;
-
-typedef struct {
-    int route;
-    const char *reason; /* why native (NULL when routed) */
-    ozblas_report rep;
-    char buf[96];
-} shim_result;
-
 static double now(void)
 {
     struct timespec ts;
@@ -142,7 +204,7 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static void *shim_real(oz_slot *s)
+void *shim_real(oz_slot *s)
 {
     void *f = __atomic_load_n(&s->real, __ATOMIC_ACQUIRE);
     if (f)
@@ -160,19 +222,25 @@ static void *shim_real(oz_slot *s)
     return NULL;
 }
 
-static double shim_begin(shim_result *r)
+/* The start time, or -1 for a call that is counted but not timed: one below
+ * OZBLAS_MIN_SIZE, when no trace is written. Two clock reads would cost more than passing
+ * such a call through (see benchmarks/shim_overhead.py). */
+double shim_begin(shim_result *r, const shim_call *c)
 {
     pthread_once(&S_once, init_state);
     r->route = R_NATIVE;
-    r->reason = NULL;
-    return S.trace_fd >= 0 ? now() : 0.0;
+    r->why = N_ARGUMENT;
+    int64_t mn = c->m < c->n ? c->m : c->n;
+    if (c->k < mn)
+        mn = c->k;
+    return S.trace_fd >= 0 || mn >= S.env.min_size ? now() : -1.0;
 }
 
 static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static int64_t max1(int64_t x) { return x > 1 ? x : 1; }
 
 /* Netlib's checks, on the column-major form. NULL when valid. */
-static const char *check_gemm(const shim_call *c)
+const char *check_gemm(const shim_call *c)
 {
     if (!strchr("NTC", c->ta) || !c->ta || !strchr("NTC", c->tb) || !c->tb || c->m < 0 ||
         c->n < 0 || c->k < 0 || c->lda < max1(c->ta == 'N' ? c->m : c->k) ||
@@ -196,9 +264,9 @@ static void scalar(int cplx, const double *p, double out[2])
     out[1] = cplx ? p[1] : 0.0;
 }
 
-static void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64_t n, int64_t k,
-                      const double *alpha, const void *A, int64_t lda, const void *B,
-                      int64_t ldb, const double *beta, void *C, int64_t ldc)
+void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64_t n, int64_t k,
+               const double *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+               const double *beta, void *C, int64_t ldc)
 {
     c->kind = K_GEMM;
     c->cplx = cplx;
@@ -209,6 +277,7 @@ static void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64
     scalar(cplx, alpha, c->alpha);
     scalar(cplx, beta, c->beta);
     c->A = A, c->lda = lda, c->B = B, c->ldb = ldb, c->C = C, c->ldc = ldc;
+    c->batch = 1;
 }
 
 static void fill_syrk(shim_call *c, int kind, int cplx, char uplo, char trans, int64_t n,
@@ -224,6 +293,7 @@ static void fill_syrk(shim_call *c, int kind, int cplx, char uplo, char trans, i
     scalar(cplx && kind == K_SYRK, alpha, c->alpha);
     scalar(cplx && kind == K_SYRK, beta, c->beta);
     c->A = A, c->lda = lda, c->B = A, c->ldb = lda, c->C = C, c->ldc = ldc;
+    c->batch = 1;
 }
 
 enum { CB_ROW = 101, CB_COL = 102, CB_N = 111, CB_T = 112, CB_C = 113, CB_UP = 121, CB_LO = 122 };
@@ -320,49 +390,54 @@ static ozblas_status syrk_emulated(const shim_call *c, const ozblas_options *opt
     return OZBLAS_OK;
 }
 
-static const char REASON_MIN_SIZE[] = "below OZBLAS_MIN_SIZE";
-
-/* The decision, and the emulated call. Returns 1 when the call is done (quick return or
- * routed), 0 when the real routine must run (r->reason says why). */
-static int shim_handle(shim_call *c, const char *bad, shim_result *r)
+int shim_decide(const shim_call *c, const char *bad, shim_result *r)
 {
     if (bad) {
-        r->reason = bad;
+        r->why = N_ARGUMENT;
         return 0;
     }
     int azero = c->alpha[0] == 0.0 && c->alpha[1] == 0.0;
     int bone = c->beta[0] == 1.0 && c->beta[1] == 0.0;
     if (c->m == 0 || c->n == 0 || ((azero || c->k == 0) && bone)) {
         r->route = R_QUICK;
-        return 1;
+        return 0;
     }
     if (S.env.disable) {
-        r->reason = "OZBLAS_DISABLE=1";
+        r->why = N_DISABLED;
         return 0;
     }
     if (S.bad) {
-        r->reason = "bad OZBLAS_* setting";
+        r->why = N_BAD_SETTING;
         return 0;
     }
     if (S.opt.method == OZBLAS_METHOD_NATIVE) {
-        r->reason = "OZBLAS_METHOD=native";
+        r->why = N_METHOD_NATIVE;
         return 0;
     }
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
     if (mn < S.env.min_size) {
-        r->reason = REASON_MIN_SIZE; /* the value is added by the trace only: no formatting here */
+        r->why = N_MIN_SIZE;
         return 0;
     }
     if (azero || c->k == 0) {
-        r->reason = "alpha or k zero";
+        r->why = N_ZERO;
         return 0;
     }
     if (S.opt.method == OZBLAS_METHOD_AUTO && !gpu_usable()) {
-        r->reason = "auto chose native (no usable GPU)";
+        r->why = N_AUTO;
         return 0;
     }
+    return 1;
+}
+
+/* The decision, and the emulated call. Returns 1 when the call is done (quick return or
+ * routed), 0 when the real routine must run (r->why says why). */
+static int shim_handle(shim_call *c, const char *bad, shim_result *r)
+{
+    if (!shim_decide(c, bad, r))
+        return r->route == R_QUICK;
     ozblas_status st;
     const ozblas_options *opt = &S.opt;
     memset(&r->rep, 0, sizeof r->rep);
@@ -375,8 +450,8 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
         st = ozblas_dgemm(S.ctx, c->ta, c->tb, c->m, c->n, c->k, c->alpha[0], c->A, c->lda,
                           c->B, c->ldb, c->beta[0], c->C, c->ldc, opt, &r->rep);
     if (st != OZBLAS_OK) {
-        snprintf(r->buf, sizeof r->buf, "ozblas failed (%s)", ozblas_status_name(st));
-        r->reason = r->buf;
+        r->why = N_FAILED;
+        r->st = st;
         return 0;
     }
     r->route = R_OZBLAS;
@@ -395,37 +470,193 @@ static const char *executor_name(int e)
     return e >= 0 && e < 3 ? n[e] : "?";
 }
 
-/* One trace line per call, written with one write() (O_APPEND: lines of threads and
- * forked children do not interleave). */
-static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double t0)
+static int cell_of(const shim_result *r)
 {
+    if (r->route == R_QUICK)
+        return CELL_QUICK;
+    if (r->route == R_NATIVE)
+        return CELL_NATIVE + r->why;
+    if (r->rep.fallback != OZBLAS_FALLBACK_NONE) {
+        int f = r->rep.fallback;
+        return CELL_FALLBACK + (f > 0 && f < N_FALLBACKS ? f : N_FALLBACKS - 1);
+    }
+    int m = r->rep.method, e = r->rep.executor;
+    if (m < 0 || m >= N_METHODS || e < 0 || e >= N_EXECUTORS)
+        m = 0, e = 0; /* not reported by ozblas: shown as auto/auto */
+    return CELL_ROUTED + m * N_EXECUTORS + e;
+}
+
+/* Nominal flops of the BLAS operation (what a FLOPS figure is quoted against), whatever
+ * the route; SYRK/HERK compute one triangle; a strided-batched cuBLAS call, batch products. */
+static double flops_of(const shim_call *c, const shim_result *r)
+{
+    if (r->route == R_QUICK || (r->route == R_NATIVE && r->why == N_ARGUMENT) || c->m < 0 ||
+        c->n < 0 || c->k < 0)
+        return 0.0;
+    double m = (double)c->m, n = (double)c->n, k = (double)c->k, f = c->cplx ? 4.0 : 1.0;
+    return (double)c->batch * (c->kind == K_GEMM ? 2.0 * f * m * n * k : f * n * (n + 1.0) * k);
+}
+
+static void count(const oz_slot *s, const shim_call *c, const shim_result *r, double dt)
+{
+    oz_cell *x = &cells[s->index][cell_of(r)];
+    __atomic_fetch_add(&x->calls, 1, __ATOMIC_RELAXED);
+    add_double(&x->flops, flops_of(c, r));
+    if (dt > 0.0)
+        add_double(&x->seconds, dt);
+    if (r->route == R_OZBLAS && r->rep.bound >= 0.0) {
+        double b = r->rep.bound;
+        uint64_t bits, old = __atomic_load_n(&x->bound_bits, __ATOMIC_RELAXED);
+        memcpy(&bits, &b, sizeof bits);
+        bits += 1;
+        while (bits > old &&
+               !__atomic_compare_exchange_n(&x->bound_bits, &old, bits, 1, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED))
+            ;
+    }
+}
+
+/* Counts the call; with OZBLAS_TRACE, one trace line per call, written with one write()
+ * (O_APPEND: lines of threads and forked children do not interleave). */
+void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double t0)
+{
+    double dt = t0 >= 0.0 ? now() - t0 : 0.0;
+    count(s, c, r, dt);
     if (S.trace_fd < 0)
         return;
-    double dt = now() - t0;
-    char line[512], why[128];
+    char line[512];
     int len;
-    const char *reason = r->route == R_QUICK ? "quick return" : r->reason ? r->reason : "";
-    if (reason == REASON_MIN_SIZE) {
-        snprintf(why, sizeof why, "%s=%lld", REASON_MIN_SIZE, (long long)S.env.min_size);
-        reason = why;
-    }
-    if (r->route == R_OZBLAS)
-        len = snprintf(line, sizeof line,
-                       "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=ozblas "
-                       "method=%s moduli=%d slices=%d executor=%s seconds=%.3e fallback=\"%s\"\n",
-                       (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
-                       (long long)c->k, method_name(r->rep.method), r->rep.moduli, r->rep.slices,
-                       executor_name(r->rep.executor), dt, ozblas_fallback_name(r->rep.fallback));
-    else
+    if (r->route == R_OZBLAS) {
+        int fb = r->rep.fallback != OZBLAS_FALLBACK_NONE;
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
-                       "method=native moduli=0 slices=0 executor=host seconds=%.3e reason=\"%s\"\n",
+                       "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
+                       "fallback=\"%s\"\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
-                       (long long)c->k, r->route == R_QUICK ? "quick" : "native", dt, reason);
+                       (long long)c->k, fb ? "fallback" : "ozblas", method_name(r->rep.method),
+                       r->rep.moduli, r->rep.slices, r->rep.bound, executor_name(r->rep.executor),
+                       dt, ozblas_fallback_name(r->rep.fallback));
+    } else {
+        char why[160];
+        const char *reason = why;
+        if (r->route == R_QUICK)
+            reason = "quick return";
+        else if (r->why == N_MIN_SIZE)
+            snprintf(why, sizeof why, "%s=%lld", native_reasons[N_MIN_SIZE],
+                     (long long)S.env.min_size);
+        else if (r->why == N_FAILED)
+            snprintf(why, sizeof why, "%s (%s)", native_reasons[N_FAILED],
+                     ozblas_status_name(r->st));
+        else
+            reason = native_reasons[r->why];
+        len = snprintf(line, sizeof line,
+                       "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
+                       "method=native moduli=0 slices=0 bound=-1 executor=%s seconds=%.3e "
+                       "reason=\"%s\"\n",
+                       (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
+                       (long long)c->k, r->route == R_QUICK ? "quick" : "native",
+                       s->device ? "cublas" : "host", dt, reason);
+    }
     if (len > (int)sizeof line - 1)
         len = (int)sizeof line - 1;
     ssize_t wr = write(S.trace_fd, line, (size_t)len);
     (void)wr;
+}
+
+/* ---- counters out: ozblas_shim_stats and the summary at exit ------------------------------ */
+
+/* ozblas's "method/executor" for the routed cells, in the enums' order. */
+static const char *const routed_names[N_METHODS][N_EXECUTORS] = {
+    {"auto/auto", "auto/cpu", "auto/cuda"},
+    {"native/auto", "native/cpu", "native/cuda"},
+    {"ozaki1/auto", "ozaki1/cpu", "ozaki1/cuda"},
+    {"ozaki2/auto", "ozaki2/cpu", "ozaki2/cuda"}};
+
+/* The route ("ozblas", "fallback", "native", "quick") and detail of a cell. */
+static const char *cell_names(int cell, const char **detail)
+{
+    if (cell == CELL_QUICK) {
+        *detail = "quick return";
+        return "quick";
+    }
+    if (cell < CELL_ROUTED) {
+        *detail = native_reasons[cell - CELL_NATIVE];
+        return "native";
+    }
+    if (cell < CELL_FALLBACK) {
+        int i = cell - CELL_ROUTED;
+        *detail = routed_names[i / N_EXECUTORS][i % N_EXECUTORS];
+        return "ozblas";
+    }
+    *detail = ozblas_fallback_name(cell - CELL_FALLBACK);
+    return "fallback";
+}
+
+OZ_EXPORT int ozblas_shim_stats(ozblas_shim_stat *out, int cap)
+{
+    int n = 0;
+    for (int ri = 0; ri < RI_N; ri++)
+        for (int j = 0; j < CELL_N; j++) {
+            oz_cell *x = &cells[ri][j];
+            uint64_t calls = __atomic_load_n(&x->calls, __ATOMIC_RELAXED);
+            if (!calls)
+                continue;
+            if (out && n < cap) {
+                ozblas_shim_stat *o = &out[n];
+                o->routine = routine_names[ri];
+                o->route = cell_names(j, &o->detail);
+                o->calls = calls;
+                __atomic_load(&x->flops, &o->flops, __ATOMIC_RELAXED);
+                __atomic_load(&x->seconds, &o->seconds, __ATOMIC_RELAXED);
+                uint64_t bb = __atomic_load_n(&x->bound_bits, __ATOMIC_RELAXED);
+                o->max_bound = -1.0;
+                if (bb) {
+                    bb -= 1;
+                    memcpy(&o->max_bound, &bb, sizeof bb);
+                }
+            }
+            n++;
+        }
+    return n;
+}
+
+/* OZBLAS_SUMMARY=1: the table on stderr when the process exits (or the library is
+ * unloaded). Only a process that made BLAS calls prints one, so that the commands a
+ * script starts (which inherit LD_PRELOAD) stay quiet. */
+__attribute__((destructor)) static void shim_unload(void)
+{
+    if (!S.env.summary)
+        return;
+    uint64_t total = 0, emulated = 0, fell_back = 0, quick = 0;
+    double secs = 0.0;
+    for (int ri = 0; ri < RI_N; ri++)
+        for (int j = 0; j < CELL_N; j++) {
+            uint64_t calls = cells[ri][j].calls;
+            total += calls;
+            emulated += j >= CELL_ROUTED && j < CELL_FALLBACK ? calls : 0;
+            fell_back += j >= CELL_FALLBACK ? calls : 0;
+            quick += j == CELL_QUICK ? calls : 0;
+            secs += cells[ri][j].seconds;
+        }
+    if (!total)
+        return;
+    dprintf(2,
+            "ozblas summary (pid %d): %llu BLAS calls, %.3f s: %llu emulated, %llu fell back "
+            "inside ozblas, %llu passed to the real BLAS, %llu quick returns\n",
+            (int)getpid(), (unsigned long long)total, secs, (unsigned long long)emulated,
+            (unsigned long long)fell_back, (unsigned long long)(total - emulated - fell_back - quick),
+            (unsigned long long)quick);
+    dprintf(2, "  %-7s %-8s %10s %12s %10s  %s\n", "routine", "route", "calls", "GFLOP", "seconds",
+            "detail");
+    for (int ri = 0; ri < RI_N; ri++)
+        for (int j = 0; j < CELL_N; j++) {
+            const oz_cell *x = &cells[ri][j];
+            if (!x->calls)
+                continue;
+            const char *detail, *route = cell_names(j, &detail);
+            dprintf(2, "  %-7s %-8s %10llu %12.3f %10.3f  %s\n", routine_names[ri], route,
+                    (unsigned long long)x->calls, x->flops * 1e-9, x->seconds, detail);
+        }
 }
 
 /* ---- the exported entries ------------------------------------------------------------- */
@@ -433,13 +664,13 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
 /* Run the real routine with the caller's own arguments when the shim does not handle it. */
 #define OZ_CALL(slot, c, bad, FN_T, ARGS)                     \
     shim_result r;                                            \
-    double t0 = shim_begin(&r);                               \
+    double t0 = shim_begin(&r, &c);                           \
     if (!shim_handle(&c, bad, &r)) {                          \
         FN_T f = (FN_T)shim_real(&slot);                      \
         if (f)                                                \
             f ARGS;                                           \
         else                                                  \
-            r.reason = "real routine not found; C unchanged"; \
+            r.why = N_NO_REAL;                                \
     }                                                         \
     shim_end(&slot, &c, &r, t0);
 
@@ -451,7 +682,7 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
                        const T *ldb, const double *beta, double *C, const T *ldc, size_t lta, \
                        size_t ltb)                                                             \
     {                                                                                          \
-        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0};                               \
+        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R, 0};                     \
         typedef void (*fn_t)(const char *, const char *, const T *, const T *, const T *,      \
                              const double *, const double *, const T *, const double *,        \
                              const T *, const double *, double *, const T *, size_t, size_t);  \
@@ -466,7 +697,7 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
                        const double *alpha, const double *A, const T *lda, const double *beta, \
                        double *C, const T *ldc, size_t lu, size_t lt)                          \
     {                                                                                          \
-        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0};                                 \
+        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R, 0};                       \
         typedef void (*fn_t)(const char *, const char *, const T *, const T *, const double *, \
                              const double *, const T *, const double *, double *, const T *,   \
                              size_t, size_t);                                                  \
@@ -486,7 +717,7 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
     OZ_EXPORT void sym(int order, int ta, int tb, T m, T n, T k, SC_T_##SC alpha, const void *A, \
                        T lda, const void *B, T ldb, SC_T_##SC beta, void *C, T ldc)             \
     {                                                                                            \
-        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0};                                 \
+        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R, 0};                       \
         typedef void (*fn_t)(int, int, int, T, T, T, SC_T_##SC, const void *, T, const void *,   \
                              T, SC_T_##SC, void *, T);                                           \
         shim_call c;                                                                             \
@@ -499,7 +730,7 @@ static void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r,
     OZ_EXPORT void sym(int order, int uplo, int trans, T n, T k, SC_T_##SC alpha, const void *A, \
                        T lda, SC_T_##SC beta, void *C, T ldc)                                   \
     {                                                                                            \
-        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0};                                   \
+        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R, 0};                         \
         typedef void (*fn_t)(int, int, int, T, T, SC_T_##SC, const void *, T, SC_T_##SC, void *, \
                              T);                                                                 \
         shim_call c;                                                                             \

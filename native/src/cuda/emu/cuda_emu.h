@@ -151,7 +151,8 @@ inline double now()
 struct Sched {
     std::recursive_mutex mu;
     oz_emu_stream legacy;
-    std::set<oz_emu_stream *> streams;
+    std::set<oz_emu_stream *> streams;            /* created here */
+    std::map<uintptr_t, oz_emu_stream *> foreign; /* handles made elsewhere (the caller's) */
 };
 inline Sched &sched()
 {
@@ -159,7 +160,19 @@ inline Sched &sched()
     return s;
 }
 typedef std::lock_guard<std::recursive_mutex> Lock;
-inline oz_emu_stream *stream_of(cudaStream_t s) { return s ? s : &sched().legacy; }
+/* The queue of stream s (lock held): a handle this emulation did not create is a stream
+ * someone else made, e.g. the caller's, and gets a queue of its own on first use. */
+inline oz_emu_stream *stream_of(cudaStream_t s)
+{
+    if (!s)
+        return &sched().legacy;
+    if (sched().streams.count(s))
+        return s;
+    oz_emu_stream *&f = sched().foreign[(uintptr_t)s];
+    if (!f)
+        f = new oz_emu_stream;
+    return f;
+}
 
 /* Runs st's queue, oldest first, until done() holds or the queue is empty. */
 inline void run_until(oz_emu_stream *st, const std::function<bool()> &done)
@@ -179,6 +192,8 @@ inline void drain_all()
     drain(&sched().legacy);
     for (oz_emu_stream *s : sched().streams)
         drain(s);
+    for (auto &f : sched().foreign)
+        drain(f.second);
 }
 inline void enqueue(cudaStream_t s, std::function<void()> op)
 {
@@ -399,7 +414,7 @@ static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned fl
 static inline cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
     oz_emu::Lock lk(oz_emu::sched().mu);
-    if (!s || !oz_emu::sched().streams.count(s))
+    if (!s || !oz_emu::sched().streams.count(s)) /* only streams created here */
         return oz_emu::fail(cudaErrorInvalidResourceHandle);
     oz_emu::drain(s);
     oz_emu::sched().streams.erase(s);

@@ -1,0 +1,96 @@
+"""Automatic precision (moduli="auto") against the exact oracle.
+
+The accuracy study's protocol (m = n = 128, k in {1024, 16384}, phi in {0, 0.5, 1, 2, 4},
+several seeds): for each input the moduli count Ozaki II chose (fast and accurate scaling),
+the bound it reported, its measured err_ab and native DGEMM's, and whether it fell back.
+Writes benchmarks/results/auto_precision.json and auto_precision.png (bound and measured
+error against phi, native's error for comparison) and prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ozblas  # noqa: E402
+from _common import RESULTS, machine, table, write_json  # noqa: E402
+from ozblas.testing import err_ab, exact_matmul, make_matrix  # noqa: E402
+
+PHIS = (0.0, 0.5, 1.0, 2.0, 4.0)
+
+
+def run(ks, phis, m, seeds, progress):
+    rows = []
+    bar = progress(total=len(ks) * len(phis) * len(seeds), desc="auto precision")
+    for k in ks:
+        for phi in phis:
+            for seed in seeds:
+                a = make_matrix(m, k, phi, seed=seed)
+                b = make_matrix(k, m, phi, seed=seed + 1)
+                exact = exact_matmul(a, b)
+                native = err_ab(ozblas.matmul(a, b, method="native", executor="cpu"), exact, a, b)
+                for scaling in ("fast", "accurate"):
+                    c, info = ozblas.matmul(a, b, method="ozaki2", moduli="auto", scaling=scaling,
+                                            executor="cpu", return_info=True)
+                    rows.append({"k": k, "phi": phi, "seed": seed, "scaling": scaling,
+                                 "moduli": info["moduli"] if info["fallback"] is None else None,
+                                 "fallback": info["fallback"], "bound": info["bound"],
+                                 "err_ab": err_ab(c, exact, a, b), "native_err_ab": native,
+                                 "seconds": info["seconds"]})
+                bar.update()
+    bar.close()
+    return rows
+
+
+def plot(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ks = sorted({r["k"] for r in rows})
+    fig, axes = plt.subplots(1, len(ks), figsize=(5.5 * len(ks), 4), squeeze=False)
+    for ax, k in zip(axes[0], ks):
+        sel = [r for r in rows if r["k"] == k and r["scaling"] == "accurate"]
+        emu = [r for r in sel if r["fallback"] is None]
+        ax.scatter([r["phi"] for r in sel], [r["native_err_ab"] for r in sel], marker="_", s=200,
+                   color="k", label="native err_ab")
+        ax.scatter([r["phi"] for r in emu], [max(r["err_ab"], 1e-20) for r in emu], marker="o",
+                   label="auto err_ab (0 drawn at 1e-20)")
+        ax.scatter([r["phi"] for r in emu], [r["bound"] for r in emu], marker="^", label="reported bound")
+        for r in sel:
+            ax.annotate(str(r["moduli"] or "native"), (r["phi"], r["native_err_ab"]), fontsize=7,
+                        xytext=(4, 4), textcoords="offset points")
+        ax.set_yscale("log")
+        ax.set_xlabel("phi")
+        ax.set_ylabel("err_ab")
+        ax.set_title(f"accurate scaling, m = n = 128, k = {k}")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--k", type=int, nargs="+", default=[1024, 16384])
+    p.add_argument("--phi", type=float, nargs="+", default=list(PHIS))
+    p.add_argument("--m", type=int, default=128)
+    p.add_argument("--seeds", type=int, nargs="+", default=[7, 8, 9])
+    p.add_argument("--out", type=Path, default=RESULTS)
+    args = p.parse_args(argv)
+    from tqdm import tqdm
+
+    rows = run(args.k, args.phi, args.m, args.seeds, tqdm)
+    print(table(["k", "phi", "seed", "scaling", "moduli", "bound", "err_ab", "native err_ab"],
+                [[r["k"], r["phi"], r["seed"], r["scaling"], r["moduli"] or "native (fallback)",
+                  f"{r['bound']:.2e}", f"{r['err_ab']:.2e}", f"{r['native_err_ab']:.2e}"] for r in rows]))
+    write_json("auto_precision.json", {"machine": machine(), "m": args.m, "rows": rows}, args.out)
+    plot(rows, Path(args.out) / "auto_precision.png")
+    print(f"wrote {args.out}/auto_precision.json and auto_precision.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,421 @@
+/* libozblas_preload.so, cuBLAS side: DGEMM and ZGEMM called from device code (CuPy,
+ * PyTorch, any program linked against cuBLAS) routed to ozblas's CUDA executor.
+ *
+ * Exported: cublasDgemm_v2, cublasZgemm_v2, cublasGemmEx, cublasDgemmStridedBatched,
+ * cublasZgemmStridedBatched, cublasGemmStridedBatchedEx, and the _64 form of each
+ * (int64_t dimensions, cuBLAS 12 and later). Programs write cublasDgemm and cublasDgemm_64;
+ * cublas_v2.h turns those into the _v2 symbols by macro. The exported symbol cublasDgemm
+ * itself is the legacy API of cublas.h (no handle, scalars by value, errors through
+ * cublasGetError): it has no stream to run on and no status to return, so it is left alone.
+ *
+ * Each entry goes through shim.c's settings, decision, counters and trace
+ * (shim_internal.h; cuBLAS calls count as dgemm and zgemm, a strided batch with the flops
+ * of all its products), plus what only a device call needs:
+ *  - host pointer mode: alpha and beta are read on the host. In device pointer mode they
+ *    are device memory and the call passes through, before anything reads them;
+ *  - GemmEx: A, B and C all CUDA_R_64F or all CUDA_C_64F, compute type CUBLAS_COMPUTE_64F.
+ *    Other data types are not DGEMM/ZGEMM and pass through untraced; the _PEDANTIC compute
+ *    type, like the handle's pedantic math mode, asks for standard arithmetic and passes
+ *    through (traced);
+ *  - a usable CUDA executor, and a current context that is its device's primary context:
+ *    the executor's CUDA runtime works in the primary context, and making it current
+ *    would change the caller's context. The stream must not be capturing a CUDA graph
+ *    (the executor allocates and synchronizes, which capture forbids), and A, B and C
+ *    must be device or managed memory (anything else, such as host memory a system with
+ *    HMM lets cuBLAS read, stays with cuBLAS).
+ * A routed call runs ozblas_dgemm/ozblas_zgemm with the CUDA executor on the current
+ * device and the handle's stream, in place on the caller's device pointers. It returns
+ * once the work has finished (the executor synchronizes that stream), so it is ordered
+ * after the caller's earlier work on the stream and before its later work. Strided
+ * batches run one product at a time; if ozblas fails at batch i, batches i and later go
+ * to the real routine (those before are done, and with beta != 0 must not run twice).
+ * OZBLAS_DEVICE=cpu keeps every device call native; cuda:N does not pick the device here,
+ * the caller's current device does.
+ *
+ * Everything else, and every failure of ozblas, goes to the real cuBLAS function with the
+ * caller's arguments, found like the host routines by walking the loaded objects: under
+ * LD_PRELOAD this library wins the global lookup, so the real one is the definition in
+ * libcublas. If none is found the call returns CUBLAS_STATUS_NOT_INITIALIZED, C unchanged,
+ * and a message names the symbol once.
+ *
+ * Re-entry: the CUDA executor calls cuBLAS through the handle its loader dlopen()ed
+ * (cuda/cublas_loader.cu, try_open). dlsym on a handle searches that object and its
+ * dependencies, not the global scope that holds this library, so those calls reach
+ * libcublas directly. libcublas could still call its own exported names through its PLT
+ * and land here: a per-thread depth counter sends every call made while this file is
+ * inside a real cuBLAS call or an ozblas call straight to the real function, untraced.
+ * (Executor calls made outside this file, from the Python API in a preloaded process,
+ * rely on libcublas binding its own names internally; tests/test_shim_cublas.py checks
+ * that on the libcublas a GPU machine loads.)
+ *
+ * Built without CUDA headers or libraries: the few cuBLAS and driver types and values used
+ * are declared below, and the driver functions are looked up among the loaded objects.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/oz_internal.h"
+#include "shim_internal.h"
+
+/* ABI values from cublas_api.h, library_types.h and cuda.h (CUDA 11 to 13). */
+enum {
+    CB_STATUS_SUCCESS = 0,         /* cublasStatus_t */
+    CB_STATUS_NOT_INITIALIZED = 1,
+    CB_OP_N = 0,                   /* cublasOperation_t */
+    CB_OP_T = 1,
+    CB_OP_C = 2,
+    CB_POINTER_MODE_HOST = 0,      /* cublasPointerMode_t (DEVICE = 1) */
+    CB_PEDANTIC_MATH = 2,          /* cublasMath_t; flags such as 16 are or-ed above 15 */
+    CB_R_64F = 1,                  /* cudaDataType */
+    CB_C_64F = 5,
+    CB_COMPUTE_64F = 70,           /* cublasComputeType_t (71: CUBLAS_COMPUTE_64F_PEDANTIC) */
+    CU_SUCCESS = 0,                /* CUresult */
+    CU_CAPTURE_NONE = 0,           /* CUstreamCaptureStatus */
+    CU_POINTER_MEMORY_TYPE = 2,    /* CUpointer_attribute: CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
+    CU_POINTER_IS_MANAGED = 8,     /*   CU_POINTER_ATTRIBUTE_IS_MANAGED */
+    CU_MEMORYTYPE_DEVICE = 2       /* CUmemorytype (managed memory may say HOST or DEVICE) */
+};
+
+/* ---- cuBLAS and driver functions the decision needs ------------------------------------- */
+
+typedef int (*get_ptr_t)(void *handle, void **out);  /* cublasGetStream_v2 */
+typedef int (*get_int_t)(void *handle, int *out);    /* cublasGetPointerMode_v2, cublasGetMathMode */
+typedef int (*ctx_device_t)(int *dev);               /* cuCtxGetDevice */
+typedef int (*ctx_current_t)(void **ctx);            /* cuCtxGetCurrent */
+typedef int (*primary_state_t)(int dev, unsigned *flags, int *active); /* cuDevicePrimaryCtxGetState */
+typedef int (*primary_retain_t)(void **ctx, int dev); /* cuDevicePrimaryCtxRetain */
+typedef int (*primary_release_t)(int dev);            /* cuDevicePrimaryCtxRelease_v2 */
+typedef int (*capturing_t)(void *stream, int *status); /* cuStreamIsCapturing */
+typedef int (*pointer_attribute_t)(void *data, int attribute, unsigned long long ptr);
+                                                       /* cuPointerGetAttribute */
+
+enum {
+    H_GET_STREAM,
+    H_GET_POINTER_MODE,
+    H_GET_MATH_MODE,
+    H_CTX_CURRENT,
+    H_CTX_DEVICE,
+    H_PRIMARY_STATE,
+    H_PRIMARY_RETAIN,
+    H_PRIMARY_RELEASE,
+    H_CAPTURING,
+    H_POINTER_ATTRIBUTE,
+    H_COUNT
+};
+static const char *const helper_name[H_COUNT] = {
+    "cublasGetStream_v2",         "cublasGetPointerMode_v2",  "cublasGetMathMode",
+    "cuCtxGetCurrent",            "cuCtxGetDevice",           "cuDevicePrimaryCtxGetState",
+    "cuDevicePrimaryCtxRetain",   "cuDevicePrimaryCtxRelease_v2", "cuStreamIsCapturing",
+    "cuPointerGetAttribute"};
+static void *helper_fn[H_COUNT];
+
+/* Cached once found; looked for again while missing (libcuda may be loaded later). */
+static void *helper(int i)
+{
+    void *f = __atomic_load_n(&helper_fn[i], __ATOMIC_ACQUIRE);
+    if (!f && (f = oz_find_real_symbol(helper_name[i], NULL, 0)))
+        __atomic_store_n(&helper_fn[i], f, __ATOMIC_RELEASE);
+    return f;
+}
+
+/* The current device, when the calling thread's current context is that device's primary
+ * context, stream is not capturing and A, B and C are device (or managed) memory: -1;
+ * otherwise the N_* reason. Other memory stays with cuBLAS: the executor would take a
+ * pointer it cannot classify for host memory and read it on the host, where a bad pointer
+ * crashes the process instead of failing on the device. */
+static int device_ready(void *stream, const void *const ptrs[3], int *dev)
+{
+    ctx_current_t current = (ctx_current_t)helper(H_CTX_CURRENT);
+    ctx_device_t device = (ctx_device_t)helper(H_CTX_DEVICE);
+    primary_state_t state = (primary_state_t)helper(H_PRIMARY_STATE);
+    primary_retain_t retain = (primary_retain_t)helper(H_PRIMARY_RETAIN);
+    primary_release_t release = (primary_release_t)helper(H_PRIMARY_RELEASE);
+    capturing_t capturing = (capturing_t)helper(H_CAPTURING);
+    pointer_attribute_t attribute = (pointer_attribute_t)helper(H_POINTER_ATTRIBUTE);
+    if (!current || !device || !state || !retain || !release || !capturing || !attribute)
+        return N_CONTEXT;
+    void *ctx = NULL, *primary = NULL;
+    unsigned flags = 0;
+    int active = 0, capture = 0;
+    if (current(&ctx) != CU_SUCCESS || !ctx || device(dev) != CU_SUCCESS)
+        return N_CONTEXT;
+    /* Retained only while active, so that the check never creates a context. */
+    if (state(*dev, &flags, &active) != CU_SUCCESS || !active ||
+        retain(&primary, *dev) != CU_SUCCESS)
+        return N_CONTEXT;
+    release(*dev);
+    if (primary != ctx)
+        return N_CONTEXT;
+    if (capturing(stream, &capture) != CU_SUCCESS || capture != CU_CAPTURE_NONE)
+        return N_CAPTURE;
+    for (int i = 0; i < 3; i++) {
+        unsigned long long p = (unsigned long long)(uintptr_t)ptrs[i];
+        unsigned type = 0, managed = 0;
+        if (attribute(&type, CU_POINTER_MEMORY_TYPE, p) != CU_SUCCESS)
+            return N_NOT_DEVICE;
+        if (type != CU_MEMORYTYPE_DEVICE &&
+            (attribute(&managed, CU_POINTER_IS_MANAGED, p) != CU_SUCCESS || !managed))
+            return N_NOT_DEVICE;
+    }
+    return -1;
+}
+
+/* ---- one call ------------------------------------------------------------------------------ */
+
+/* Calls made while this thread is inside a real cuBLAS call or an ozblas call. */
+static __thread int depth;
+
+typedef struct {
+    void *h;
+    int ta, tb; /* cublasOperation_t */
+    int64_t m, n, k, lda, ldb, ldc;
+    const void *alpha, *A, *B, *beta;
+    void *C;
+    int64_t sa, sb, sc, batch; /* strided batches in elements (batch 1, strides 0 otherwise) */
+    int cplx;
+    int compute; /* cublasComputeType_t; CB_COMPUTE_64F for the typed entries */
+} cu_call;
+
+static char op_char(int op)
+{
+    return op == CB_OP_N ? 'N' : op == CB_OP_T ? 'T' : op == CB_OP_C ? 'C' : 0;
+}
+
+/* The call's record before anything is read: the sizes the counters and the trace show. */
+static void cu_record(const cu_call *g, shim_call *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = K_GEMM;
+    c->cplx = g->cplx;
+    c->m = g->m, c->n = g->n, c->k = g->k;
+    c->batch = g->batch > 0 ? g->batch : 0; /* no negative flops for a bad count */
+}
+
+/* Runs what can be routed. Returns 1 when the call is done (routed, or a quick return);
+ * 0 when the real routine must run on what g describes then (all of it, or the batches
+ * after a failure; r->why says why). */
+static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
+{
+    get_int_t pointer_mode = (get_int_t)helper(H_GET_POINTER_MODE);
+    int mode = -1;
+    if (!pointer_mode || pointer_mode(g->h, &mode) != CB_STATUS_SUCCESS) {
+        r->why = N_HANDLE;
+        return 0;
+    }
+    if (mode != CB_POINTER_MODE_HOST) {
+        r->why = N_POINTER_MODE;
+        return 0;
+    }
+    if (!g->alpha || !g->beta) {
+        r->why = N_ARGUMENT;
+        return 0;
+    }
+    fill_gemm(c, g->cplx, op_char(g->ta), op_char(g->tb), g->m, g->n, g->k,
+              (const double *)g->alpha, g->A, g->lda, g->B, g->ldb, (const double *)g->beta,
+              g->C, g->ldc);
+    c->batch = g->batch > 0 ? g->batch : 0;
+    const char *bad = g->batch < 0 ? "argument error" : check_gemm(c);
+    if (!bad && g->batch == 0) {
+        r->route = R_QUICK;
+        return 1;
+    }
+    if (!shim_decide(c, bad, r))
+        return r->route == R_QUICK;
+    if (g->compute != CB_COMPUTE_64F) {
+        r->why = N_COMPUTE_TYPE;
+        return 0;
+    }
+    get_int_t math_mode = (get_int_t)helper(H_GET_MATH_MODE);
+    int math = 0;
+    if (math_mode && math_mode(g->h, &math) == CB_STATUS_SUCCESS &&
+        (math & 15) == CB_PEDANTIC_MATH) {
+        r->why = N_PEDANTIC;
+        return 0;
+    }
+    if (!gpu_usable()) {
+        r->why = N_NO_EXECUTOR;
+        return 0;
+    }
+    get_ptr_t get_stream = (get_ptr_t)helper(H_GET_STREAM);
+    void *stream = NULL;
+    if (!get_stream || get_stream(g->h, &stream) != CB_STATUS_SUCCESS) {
+        r->why = N_HANDLE;
+        return 0;
+    }
+    int dev = 0;
+    const void *const ptrs[3] = {g->A, g->B, g->C};
+    int why = device_ready(stream, ptrs, &dev);
+    if (why >= 0) {
+        r->why = why;
+        return 0;
+    }
+
+    ozblas_options opt = *shim_options();
+    opt.executor = OZBLAS_EXECUTOR_CUDA;
+    opt.device = dev;
+    opt.stream = stream;
+    int64_t es = g->cplx ? 16 : 8, b;
+    ozblas_report rep;
+    memset(&r->rep, 0, sizeof r->rep);
+    depth++;
+    for (b = 0; b < g->batch; b++) {
+        const double *A = (const double *)((const char *)g->A + b * g->sa * es);
+        const double *B = (const double *)((const char *)g->B + b * g->sb * es);
+        double *C = (double *)((char *)g->C + b * g->sc * es);
+        ozblas_status st =
+            c->cplx ? ozblas_zgemm(shim_context(), c->ta, c->tb, c->m, c->n, c->k, c->alpha, A,
+                                   c->lda, B, c->ldb, c->beta, C, c->ldc, &opt, &rep)
+                    : ozblas_dgemm(shim_context(), c->ta, c->tb, c->m, c->n, c->k, c->alpha[0],
+                                   A, c->lda, B, c->ldb, c->beta[0], C, c->ldc, &opt, &rep);
+        if (st != OZBLAS_OK) {
+            r->why = N_FAILED;
+            r->st = st;
+            break;
+        }
+        /* the trace shows a batch that fell back, if any */
+        if (b == 0 || (rep.fallback != OZBLAS_FALLBACK_NONE &&
+                       r->rep.fallback == OZBLAS_FALLBACK_NONE))
+            r->rep = rep;
+    }
+    depth--;
+    if (b < g->batch) {
+        g->A = (const char *)g->A + b * g->sa * es;
+        g->B = (const char *)g->B + b * g->sb * es;
+        g->C = (char *)g->C + b * g->sc * es;
+        g->batch -= b;
+        return 0;
+    }
+    r->route = R_OZBLAS;
+    return 1;
+}
+
+/* ---- the exported entries ------------------------------------------------------------------ */
+
+/* Every entry: slot (an oz_slot *), g (the call), REAL_ARGS (the arguments for the real
+ * function: the caller's, with g's pointers and batch count where a batched call has
+ * batches left after a failure). */
+#define CU_BODY(slot, g, FN_T, REAL_ARGS)                               \
+    FN_T real_;                                                         \
+    if (depth) {                                                        \
+        real_ = (FN_T)shim_real(slot);                                  \
+        return real_ ? real_ REAL_ARGS : CB_STATUS_NOT_INITIALIZED;     \
+    }                                                                   \
+    shim_call c_;                                                       \
+    shim_result r_;                                                     \
+    cu_record(&g, &c_);                                                 \
+    double t0_ = shim_begin(&r_, &c_);                                  \
+    int st_ = CB_STATUS_SUCCESS;                                        \
+    if (!cu_handle(&g, &c_, &r_)) {                                     \
+        real_ = (FN_T)shim_real(slot);                                  \
+        if (real_) {                                                    \
+            depth++;                                                    \
+            st_ = real_ REAL_ARGS;                                      \
+            depth--;                                                    \
+        } else {                                                        \
+            st_ = CB_STATUS_NOT_INITIALIZED;                            \
+            r_.why = N_NO_REAL;                                         \
+        }                                                               \
+    }                                                                   \
+    shim_end(slot, &c_, &r_, t0_);                                      \
+    return st_;
+
+/* cublas{D,Z}gemm_v2 and their _64 forms (I: int or int64_t). */
+#define GEMM_ENTRY(sym, I, CPLX, R)                                                            \
+    OZ_EXPORT int sym(void *h, int ta, int tb, I m, I n, I k, const void *alpha, const void *A, \
+                      I lda, const void *B, I ldb, const void *beta, void *C, I ldc)           \
+    {                                                                                          \
+        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R, 1};                    \
+        typedef int (*fn_t)(void *, int, int, I, I, I, const void *, const void *, I,          \
+                            const void *, I, const void *, void *, I);                         \
+        cu_call g = {h, ta, tb, m, n, k, lda, ldb, ldc, alpha, A, B, beta, C,                  \
+                     0, 0, 0, 1, CPLX, CB_COMPUTE_64F};                                        \
+        CU_BODY(&slot, g, fn_t, (h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))     \
+    }
+
+/* cublas{D,Z}gemmStridedBatched and _64 (strides long long; NB: the batch count's type). */
+#define STRIDED_ENTRY(sym, I, NB, CPLX, R)                                                     \
+    OZ_EXPORT int sym(void *h, int ta, int tb, I m, I n, I k, const void *alpha, const void *A, \
+                      I lda, long long sa, const void *B, I ldb, long long sb,                 \
+                      const void *beta, void *C, I ldc, long long sc, NB batch)                \
+    {                                                                                          \
+        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R, 1};                    \
+        typedef int (*fn_t)(void *, int, int, I, I, I, const void *, const void *, I,          \
+                            long long, const void *, I, long long, const void *, void *, I,    \
+                            long long, NB);                                                    \
+        cu_call g = {h, ta, tb, m, n, k, lda, ldb, ldc, alpha, A, B, beta, C,                  \
+                     sa, sb, sc, batch, CPLX, CB_COMPUTE_64F};                                 \
+        CU_BODY(&slot, g, fn_t, (h, ta, tb, m, n, k, alpha, g.A, lda, sa, g.B, ldb, sb, beta,  \
+                                 g.C, ldc, sc, (NB)g.batch))                                   \
+    }
+
+/* GemmEx: 0 when A, B and C are all CUDA_R_64F, 1 when all CUDA_C_64F, -1 otherwise. */
+static int ex_family(int at, int bt, int ct)
+{
+    if (at != bt || at != ct)
+        return -1;
+    return at == CB_R_64F ? 0 : at == CB_C_64F ? 1 : -1;
+}
+
+/* Other data types go straight to the real function; FP64 ones are traced as dgemm or
+ * zgemm. */
+#define GEMMEX_ENTRY(sym, I)                                                                   \
+    OZ_EXPORT int sym(void *h, int ta, int tb, I m, I n, I k, const void *alpha, const void *A, \
+                      int at, I lda, const void *B, int bt, I ldb, const void *beta, void *C,  \
+                      int ct, I ldc, int compute, int algo)                                    \
+    {                                                                                          \
+        static oz_slot sd = {#sym, "dgemm", K_GEMM, 0, NULL, 0, RI_dgemm, 1};                  \
+        static oz_slot sz = {#sym, "zgemm", K_GEMM, 1, NULL, 0, RI_zgemm, 1};                  \
+        typedef int (*fn_t)(void *, int, int, I, I, I, const void *, const void *, int, I,     \
+                            const void *, int, I, const void *, void *, int, I, int, int);     \
+        int cplx = ex_family(at, bt, ct);                                                      \
+        if (cplx < 0) {                                                                        \
+            fn_t real = (fn_t)shim_real(&sd);                                                  \
+            return real ? real(h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, \
+                               ldc, compute, algo)                                             \
+                        : CB_STATUS_NOT_INITIALIZED;                                           \
+        }                                                                                      \
+        cu_call g = {h, ta, tb, m, n, k, lda, ldb, ldc, alpha, A, B, beta, C,                  \
+                     0, 0, 0, 1, cplx, compute};                                               \
+        CU_BODY(cplx ? &sz : &sd, g, fn_t, (h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, \
+                                            beta, C, ct, ldc, compute, algo))                  \
+    }
+
+#define STRIDEDEX_ENTRY(sym, I, NB)                                                            \
+    OZ_EXPORT int sym(void *h, int ta, int tb, I m, I n, I k, const void *alpha, const void *A, \
+                      int at, I lda, long long sa, const void *B, int bt, I ldb, long long sb, \
+                      const void *beta, void *C, int ct, I ldc, long long sc, NB batch,        \
+                      int compute, int algo)                                                   \
+    {                                                                                          \
+        static oz_slot sd = {#sym, "dgemm", K_GEMM, 0, NULL, 0, RI_dgemm, 1};                  \
+        static oz_slot sz = {#sym, "zgemm", K_GEMM, 1, NULL, 0, RI_zgemm, 1};                  \
+        typedef int (*fn_t)(void *, int, int, I, I, I, const void *, const void *, int, I,     \
+                            long long, const void *, int, I, long long, const void *, void *,  \
+                            int, I, long long, NB, int, int);                                  \
+        int cplx = ex_family(at, bt, ct);                                                      \
+        if (cplx < 0) {                                                                        \
+            fn_t real = (fn_t)shim_real(&sd);                                                  \
+            return real ? real(h, ta, tb, m, n, k, alpha, A, at, lda, sa, B, bt, ldb, sb,      \
+                               beta, C, ct, ldc, sc, batch, compute, algo)                     \
+                        : CB_STATUS_NOT_INITIALIZED;                                           \
+        }                                                                                      \
+        cu_call g = {h, ta, tb, m, n, k, lda, ldb, ldc, alpha, A, B, beta, C,                  \
+                     sa, sb, sc, batch, cplx, compute};                                        \
+        CU_BODY(cplx ? &sz : &sd, g, fn_t, (h, ta, tb, m, n, k, alpha, g.A, at, lda, sa, g.B,  \
+                                            bt, ldb, sb, beta, g.C, ct, ldc, sc, (NB)g.batch,  \
+                                            compute, algo))                                    \
+    }
+
+GEMM_ENTRY(cublasDgemm_v2, int, 0, dgemm)
+GEMM_ENTRY(cublasDgemm_v2_64, int64_t, 0, dgemm)
+GEMM_ENTRY(cublasZgemm_v2, int, 1, zgemm)
+GEMM_ENTRY(cublasZgemm_v2_64, int64_t, 1, zgemm)
+STRIDED_ENTRY(cublasDgemmStridedBatched, int, int, 0, dgemm)
+STRIDED_ENTRY(cublasDgemmStridedBatched_64, int64_t, int64_t, 0, dgemm)
+STRIDED_ENTRY(cublasZgemmStridedBatched, int, int, 1, zgemm)
+STRIDED_ENTRY(cublasZgemmStridedBatched_64, int64_t, int64_t, 1, zgemm)
+GEMMEX_ENTRY(cublasGemmEx, int)
+GEMMEX_ENTRY(cublasGemmEx_64, int64_t)
+STRIDEDEX_ENTRY(cublasGemmStridedBatchedEx, int, int)
+STRIDEDEX_ENTRY(cublasGemmStridedBatchedEx_64, int64_t, int64_t)

@@ -1,0 +1,97 @@
+/* What the two halves of libozblas_preload.so share: shim.c (the host BLAS names) and
+ * shim_cublas.c (the cuBLAS names). One set of settings, one routing decision, one set of
+ * counters, one trace format, one real-symbol lookup. Internal: nothing here is exported. */
+#ifndef OZ_SHIM_INTERNAL_H
+#define OZ_SHIM_INTERNAL_H
+
+#include <stdint.h>
+
+#include "ozblas.h"
+#include "shim_names.h"
+
+#define OZ_EXPORT __attribute__((visibility("default")))
+
+enum { K_GEMM, K_SYRK, K_HERK };
+enum { R_NATIVE, R_OZBLAS, R_QUICK };
+
+/* The routines' rows of counters (cuBLAS calls count as dgemm and zgemm). */
+#define OZ_ROUTINE_INDEX(r, e) RI_##r,
+enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) RI_N };
+
+/* Why a call went to the real routine: the counters' detail and the trace's reason (which
+ * adds the value of OZBLAS_MIN_SIZE or the status of a failed ozblas call). The last
+ * group is for cuBLAS calls only. */
+#define OZ_NATIVE_REASONS(X)                                      \
+    X(N_ARGUMENT, "argument error")                               \
+    X(N_DISABLED, "OZBLAS_DISABLE=1")                             \
+    X(N_BAD_SETTING, "bad OZBLAS_* setting")                      \
+    X(N_METHOD_NATIVE, "OZBLAS_METHOD=native")                    \
+    X(N_MIN_SIZE, "below OZBLAS_MIN_SIZE")                        \
+    X(N_ZERO, "alpha or k zero")                                  \
+    X(N_AUTO, "auto chose native (no usable GPU)")                \
+    X(N_FAILED, "ozblas failed")                                  \
+    X(N_NO_REAL, "real routine not found; C unchanged")           \
+    X(N_HANDLE, "cuBLAS handle query failed")                     \
+    X(N_POINTER_MODE, "device pointer mode")                      \
+    X(N_COMPUTE_TYPE, "compute type not CUBLAS_COMPUTE_64F")      \
+    X(N_PEDANTIC, "pedantic math mode")                           \
+    X(N_NO_EXECUTOR, "no usable CUDA executor")                   \
+    X(N_CONTEXT, "no current primary CUDA context")               \
+    X(N_CAPTURE, "stream is capturing a CUDA graph")              \
+    X(N_NOT_DEVICE, "operands not in device memory")
+#define OZ_REASON_ENUM(e, text) e,
+enum { OZ_NATIVE_REASONS(OZ_REASON_ENUM) N_COUNT };
+
+/* One exported name. */
+typedef struct {
+    const char *symbol, *routine;
+    int kind, cplx;
+    void *real;   /* atomic; NULL until found */
+    int warned;   /* atomic; the "not found" message was printed */
+    int index;    /* RI_*: the routine's row of counters */
+    int device;   /* a cuBLAS name: its real routine runs on the GPU (trace: executor=cublas) */
+} oz_slot;
+
+typedef struct {
+    int kind, cplx;
+    char ta, tb, uplo; /* column-major, upper case; trans of SYRK/HERK in ta */
+    int64_t m, n, k, lda, ldb, ldc;
+    double alpha[2], beta[2];
+    const double *A, *B;
+    double *C;
+    int64_t batch; /* products: a strided-batched cuBLAS call's count, 1 otherwise */
+} shim_call;
+
+typedef struct {
+    int route;
+    int why;          /* R_NATIVE: an N_* reason */
+    ozblas_status st; /* N_FAILED: what ozblas returned */
+    ozblas_report rep;
+} shim_result;
+
+/* The settings read on the first call (shim_begin reads them). */
+const ozblas_options *shim_options(void);
+ozblas_context *shim_context(void);
+/* A usable CUDA executor (asked once; 0 in a forked child of a process that asked). */
+int gpu_usable(void);
+
+/* The real routine of a slot among the loaded objects (never an ozblas library); NULL,
+ * and one message per slot, when none defines it. */
+void *shim_real(oz_slot *s);
+
+/* Start of a call (c: its sizes): settings read, r set to native; returns the start time,
+ * or -1 for a call that is counted but not timed. */
+double shim_begin(shim_result *r, const shim_call *c);
+/* The column-major GEMM call; check_gemm: netlib's argument check (NULL when valid). */
+void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64_t n, int64_t k,
+               const double *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+               const double *beta, void *C, int64_t ldc);
+const char *check_gemm(const shim_call *c);
+/* The routing decision shared by every entry (bad: an argument error, or NULL): 1 when
+ * the call is to be emulated; 0 when it is done (a quick return, r->route R_QUICK) or must
+ * run natively (r->why says why). */
+int shim_decide(const shim_call *c, const char *bad, shim_result *r);
+/* Counts the call and writes its trace line (with OZBLAS_TRACE). */
+void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double t0);
+
+#endif

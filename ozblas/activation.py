@@ -1,0 +1,238 @@
+"""In-process activation: route a running interpreter's BLAS calls without LD_PRELOAD.
+
+``activate(**settings)`` loads the preload shim (libozblas_preload.so) ``RTLD_LOCAL``, so
+that its BLAS names interpose nothing, and has it point the GOT slots of DGEMM, ZGEMM,
+DSYRK, ZSYRK and ZHERK (every name of native/src/shim/shim_names.h) in the loaded
+extension modules at its entries (native/src/shim/activate.c). Extension modules imported
+later are patched right after they load (a wrapper around
+``ExtensionFileLoader.create_module``); a library loaded some other way (ctypes) is
+patched by calling ``activate()`` again, which patches nothing twice. SciPy's
+``get_blas_funcs`` and ``blas.dgemm/zgemm`` are routed with ``scipy_hook``: at once if
+``scipy.linalg`` is imported, otherwise as soon as it is (SciPy is not imported for it).
+
+The keywords override the OZBLAS_* environment while activation is in force, for the
+shim's calls and for every ozblas default (``ozblas.matmul``, ``scipy_hook``).
+``deactivate()`` writes every slot's original value back and undoes the rest;
+``activated(...)`` is the context manager that restores the state it found.
+``OZBLAS_ACTIVATE=1`` calls ``activate()`` at interpreter start (ozblas_activate.pth).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import threading
+
+from . import config
+from ._native import OzblasError
+
+__all__ = ["activate", "deactivate", "activated", "status"]
+
+# keyword -> (variable, its parser)
+_KEYWORDS = {
+    "method": ("OZBLAS_METHOD", config.parse_method),
+    "moduli": ("OZBLAS_MODULI", config.parse_moduli),
+    "min_size": ("OZBLAS_MIN_SIZE", config.parse_min_size),
+    "scaling": ("OZBLAS_SCALING", config.parse_scaling),
+    "slices": ("OZBLAS_SLICES", config.parse_slices),
+    "variant": ("OZBLAS_OZAKI1_VARIANT", config.parse_variant),
+    "device": ("OZBLAS_DEVICE", config.parse_device),
+    "trace": ("OZBLAS_TRACE", config.parse_trace),
+}
+
+_lock = threading.RLock()
+_lib = None             # libozblas_preload.so; never closed: patched slots point into it
+_settings = None        # the keywords in force; None while not active
+_scipy_ours = False     # scipy_hook was installed by activate(), so deactivate() removes it
+_create_module = None   # ExtensionFileLoader.create_module as it was before activate()
+
+
+def _preload():
+    global _lib
+    if _lib is None:
+        if not sys.platform.startswith("linux"):
+            raise OSError("in-process activation rewrites ELF GOT slots: Linux only")
+        from ._native import ffi, load
+        from .shim import library_path
+
+        load()  # the declarations (ozblas.h), libozblas.so and NumPy's BLAS
+        _lib = ffi.dlopen(library_path(), ffi.RTLD_NOW | ffi.RTLD_LOCAL | ffi.RTLD_NODELETE)
+    return _lib
+
+
+def _overrides(settings: dict) -> dict:
+    out = {}
+    for key, value in settings.items():
+        var, parse = _KEYWORDS[key]
+        parse(value, key)
+        text = str(value)
+        out[var] = os.path.abspath(text) if key == "trace" and text != "-" else text
+    return out
+
+
+def _configure(lib, opts: config.Options) -> None:
+    from ._native import ffi
+    from .api import _options
+
+    o = _options(opts.method, opts.moduli or "auto", opts.scaling,  # Options' 0 means auto
+                 opts.executor if opts.executor != "cuda" else f"cuda:{opts.device}",
+                 opts.threads, opts.slices or "auto", opts.variant)
+    lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), (opts.trace or "").encode())
+
+
+def _patch_after_load(create_module):
+    def create_module_and_patch(self, spec):
+        module = create_module(self, spec)
+        if _settings is not None:
+            _lib.ozblas_activate_patch()
+        return module
+
+    create_module_and_patch.__wrapped__ = create_module
+    return create_module_and_patch
+
+
+class _ScipyLinalgFinder(importlib.abc.MetaPathFinder):
+    """Installs scipy_hook once ``scipy.linalg`` has been executed (one shot)."""
+
+    def __init__(self):
+        self._busy = threading.local()
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "scipy.linalg" or getattr(self._busy, "on", False):
+            return None
+        self._busy.on = True
+        try:
+            spec = importlib.util.find_spec(name)  # the other finders' answer
+        finally:
+            self._busy.on = False
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return None
+        spec.loader = _InstallAfter(spec.loader)
+        return spec
+
+
+class _InstallAfter(importlib.abc.Loader):
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        # The module keeps its own loader; this wrapper leaves no trace on it.
+        module.__loader__ = module.__spec__.loader = self._loader
+        self._loader.exec_module(module)
+        with _lock:
+            _remove_finder()
+            if _settings is not None:
+                _install_scipy_hook()
+
+
+def _install_scipy_hook():
+    global _scipy_ours
+    import scipy_hook
+
+    if not scipy_hook.installed():
+        scipy_hook.install()
+        _scipy_ours = True
+
+
+def _remove_finder():
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _ScipyLinalgFinder)]
+
+
+def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=None, variant=None,
+             device=None, trace=None) -> None:
+    """Route this process's DGEMM/ZGEMM/SYRK/HERK calls through ozblas from now on.
+
+    Keywords (unset ones come from the OZBLAS_* variables): method, moduli, min_size,
+    scaling, slices, variant, device, trace. A bad value raises ``ozblas.ConfigError``
+    naming it and the accepted values; so does a bad OZBLAS_* variable. Calling it again
+    replaces the settings and patches only what was loaded since.
+    """
+    global _settings, _create_module
+    given = {k: v for k, v in dict(method=method, moduli=moduli, min_size=min_size, scaling=scaling,
+                                   slices=slices, variant=variant, device=device,
+                                   trace=trace).items() if v is not None}
+    overrides = _overrides(given)
+    config.from_env(os.environ)  # a bad variable stops it, as it stops `ozblas run`
+    with _lock:
+        lib = _preload()
+        _configure(lib, config.from_env({**os.environ, **overrides}))
+        if lib.ozblas_activate_patch() < 0:
+            raise OzblasError("OZBLAS_ERR_INTERNAL", "in-process activation is not available "
+                              "here (the reason is on stderr); nothing was patched")
+        config.set_overrides(overrides)
+        _settings = given
+        if _create_module is None:
+            loader = importlib.machinery.ExtensionFileLoader
+            _create_module = loader.create_module
+            loader.create_module = _patch_after_load(_create_module)
+            lib.ozblas_activate_patch()  # what another thread loaded before the wrapper was there
+        if "scipy.linalg" in sys.modules:
+            _install_scipy_hook()
+        elif not any(isinstance(f, _ScipyLinalgFinder) for f in sys.meta_path):
+            sys.meta_path.insert(0, _ScipyLinalgFinder())
+
+
+def deactivate() -> None:
+    """Put every patched slot back and undo the rest of activate(); nothing when inactive."""
+    global _settings, _create_module, _scipy_ours
+    from ._native import ffi
+
+    with _lock:
+        if _settings is None:
+            return
+        _settings = None
+        loader = importlib.machinery.ExtensionFileLoader
+        if getattr(loader.create_module, "__wrapped__", None) is _create_module:
+            loader.create_module = _create_module  # left wrapped (inert) if wrapped again since
+            _create_module = None
+        _remove_finder()
+        _lib.ozblas_activate_restore()
+        config.set_overrides({})
+        # Back to the environment's settings: they apply when the shim is also preloaded.
+        _lib.ozblas_preload_configure(ffi.NULL, 0, 0, ffi.NULL)
+        if _scipy_ours:
+            import scipy_hook
+
+            scipy_hook.uninstall()
+            _scipy_ours = False
+
+
+@contextlib.contextmanager
+def activated(**settings):
+    """``with ozblas.activated(method="ozaki2", moduli=16): ...``; restores on exit what
+    was there (inactive, or active with its own settings)."""
+    with _lock:
+        before = None if _settings is None else dict(_settings)
+        activate(**settings)
+    try:
+        yield
+    finally:
+        with _lock:
+            if before is None:
+                deactivate()
+            else:
+                activate(**before)
+
+
+def status() -> dict:
+    """``active``, the keyword ``settings`` in force and the number of GOT ``slots`` patched."""
+    with _lock:
+        return {"active": _settings is not None, "settings": dict(_settings or {}),
+                "slots": _lib.ozblas_activate_count() if _lib is not None else 0}
+
+
+def _startup() -> None:
+    """ozblas_activate.pth: OZBLAS_ACTIVATE=1 activates at start. Never raises: a problem is
+    reported in one line and the program runs with native BLAS."""
+    try:
+        if config.from_env().activate:
+            activate()
+    except Exception as e:  # noqa: BLE001 - a start-up hook must not stop the interpreter
+        print(f"ozblas: {e}; OZBLAS_ACTIVATE ignored, BLAS calls stay native", file=sys.stderr)

@@ -1,0 +1,112 @@
+"""`ozblas.stats()`: the preload shim's call counts in this process.
+
+The counters live in ``libozblas_preload.so`` (``ozblas_shim_stats`` in ozblas.h); they
+count every DGEMM/ZGEMM/DSYRK/ZSYRK/ZHERK call that reached the shim, whether it was loaded
+with ``LD_PRELOAD`` (``ozblas run``) or by in-process activation. This module only looks the
+library up among the objects already loaded (``dlopen(RTLD_NOLOAD)``): asking for the counts
+never loads the shim, and without it every count is zero.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+__all__ = ["stats", "ROUTINES", "ROUTES"]
+
+ROUTINES = ("dgemm", "zgemm", "dsyrk", "zsyrk", "zherk")
+# ozblas: emulated; fallback: routed, computed natively by ozblas (the detail says why);
+# native: passed to the real routine (the detail says why); quick: a BLAS quick return.
+ROUTES = ("ozblas", "fallback", "native", "quick")
+
+_PRELOAD_NAME = "libozblas_preload.so"
+_found = None  # (path, cffi library) once seen loaded; kept open, so it stays loaded
+
+
+def _candidates() -> list[str]:
+    """Paths of loaded copies of the shim (whichever install it came from), then ours."""
+    paths = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                p = line.rstrip("\n").split(None, 5)[-1]
+                if os.path.basename(p) == _PRELOAD_NAME and p not in paths:
+                    paths.append(p)
+    except OSError:
+        pass
+    try:
+        from .shim import library_path
+
+        paths.append(library_path())
+    except Exception:  # not built: only a loaded copy can count
+        pass
+    return paths
+
+
+def _loaded():
+    global _found
+    if _found is None:
+        from . import _native
+
+        _native.load()  # the cdef (ozblas.h) that declares ozblas_shim_stats
+        flags = os.RTLD_NOW | os.RTLD_NOLOAD
+        for path in _candidates():
+            # Probed with ctypes first: cffi crashes on a failed RTLD_NOLOAD open (dlopen
+            # returns NULL without a dlerror() message).
+            try:
+                ctypes.CDLL(path, mode=flags)
+            except OSError:  # not loaded in this process
+                continue
+            _found = (path, _native.ffi.dlopen(path, flags))
+            break
+    return _found
+
+
+def _zeros() -> dict:
+    return {"calls": 0, "flops": 0.0, "seconds": 0.0}
+
+
+def stats() -> dict:
+    """Counts of the BLAS calls the preload shim has seen in this process.
+
+    Returns ``{"loaded": bool, "library": path or None, "total": {...},
+    "routines": {routine: {...}}}`` where ``total`` and each of the five routines
+    (dgemm, zgemm, dsyrk, zsyrk, zherk) hold ``calls``, ``flops`` (nominal: 2mnk for DGEMM,
+    8mnk for ZGEMM, k n(n+1) and 4k n(n+1) for SYRK/HERK), ``seconds`` (wall time in the
+    shim; calls below OZBLAS_MIN_SIZE are timed only while OZBLAS_TRACE is on, since two
+    clock reads would cost more than passing them through) and the calls per route (``ozblas``, ``fallback``, ``native``, ``quick``); each
+    routine also has ``routes``, ``{"route: detail": {"calls", "flops", "seconds"}}``, e.g.
+    ``"ozblas: ozaki2/cpu"``, ``"native: below OZBLAS_MIN_SIZE"``,
+    ``"fallback: nonfinite input"``; a route whose calls chose their moduli or slices
+    automatically also has ``max_bound``, the largest error bound they reported. The same
+    counts as ``OZBLAS_SUMMARY=1`` prints at exit.
+    """
+    routines = {r: dict(_zeros(), **{k: 0 for k in ROUTES}, routes={}) for r in ROUTINES}
+    total = dict(_zeros(), **{k: 0 for k in ROUTES})
+    found = _loaded()
+    if found is not None:
+        from ._native import ffi
+
+        lib = found[1]
+        n = lib.ozblas_shim_stats(ffi.NULL, 0)
+        while True:  # cells can appear between the two calls (other threads)
+            buf = ffi.new("ozblas_shim_stat[]", n + 8)
+            got = lib.ozblas_shim_stats(buf, n + 8)
+            if got <= n + 8:
+                break
+            n = got
+        for cell in buf[0:got]:
+            routine = ffi.string(cell.routine).decode()
+            route = ffi.string(cell.route).decode()
+            detail = ffi.string(cell.detail).decode()
+            row = {"calls": int(cell.calls), "flops": float(cell.flops), "seconds": float(cell.seconds)}
+            if cell.max_bound >= 0:
+                row["max_bound"] = float(cell.max_bound)
+            r = routines.setdefault(routine, dict(_zeros(), **{k: 0 for k in ROUTES}, routes={}))
+            r["routes"][f"{route}: {detail}"] = row
+            for d in (r, total):
+                d[route] = d.get(route, 0) + row["calls"]
+                for k in ("calls", "flops", "seconds"):
+                    d[k] += row[k]
+    return {"loaded": found is not None, "library": found[0] if found else None,
+            "total": total, "routines": routines}

@@ -1,0 +1,430 @@
+"""In-process activation: ozblas.activate(), deactivate(), activated(), OZBLAS_ACTIVATE=1.
+
+Each test runs a fresh interpreter (activation rewrites the process's GOT slots) with
+emulation forced (method ozaki2, min_size 0), and checks in this process that routed
+results are ozblas's bits for the same call (and not native's), that they agree with the exact
+oracle, and that deactivation gives native bits back. GOT slots are read in the child at
+the offsets readelf gives, so their values are checked independently of the patcher.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ozblas
+from ozblas import activation
+from ozblas.testing import err_ab, exact_matmul
+
+TOL = 1e-15  # err_ab of Ozaki II with 16 moduli (exact product rounded once)
+ROUTED = dict(method="ozaki2", moduli=16)
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ELF GOT patching is Linux")
+
+# Reads a GOT slot of a loaded object at an offset readelf gave (used by the children).
+SLOTS = """
+import ctypes, os
+
+def load_bias(path, first_load):
+    real = os.path.realpath(path)
+    starts = [int(f[0].split("-")[0], 16) for f in (l.split() for l in open("/proc/self/maps"))
+              if len(f) == 6 and f[5] == real and int(f[2], 16) == 0]
+    return min(starts) - first_load
+
+def slot(addr):
+    return ctypes.c_void_p.from_address(addr).value or 0
+
+def perms(addr):
+    for f in (l.split() for l in open("/proc/self/maps")):
+        lo, hi = (int(x, 16) for x in f[0].split("-"))
+        if lo <= addr < hi:
+            return f[1]
+
+def shim_entries(names):
+    from ozblas import shim
+    pre = ctypes.CDLL(shim.library_path(), mode=os.RTLD_NOLOAD)
+    return {n: ctypes.cast(getattr(pre, n), ctypes.c_void_p).value for n in names}
+"""
+
+
+def _env(tmp_path, **extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
+    env.update(OMP_NUM_THREADS="2")
+    env.update(extra)
+    return env
+
+
+def _run(tmp_path, body, env=None, args=()):
+    script = tmp_path / "child.py"
+    script.write_text(SLOTS + textwrap.dedent(body))
+    p = subprocess.run([sys.executable, str(script), str(tmp_path), *args], env=env or _env(tmp_path),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p
+
+
+def _trace(path):
+    if not Path(path).exists():
+        return []
+    return [dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line)) for line in Path(path).read_text().splitlines()]
+
+
+def _readelf(args, path):
+    if not shutil.which("readelf"):
+        pytest.skip("readelf (binutils) not available")
+    return subprocess.run(["readelf", *args, str(path)], capture_output=True, text=True, check=True).stdout
+
+
+def _got_offsets(path, names):
+    """{name: offset} of the JUMP_SLOT/GLOB_DAT relocations of names in the ELF file."""
+    out = {}
+    for f in (line.split() for line in _readelf(["-rW"], path).splitlines()):
+        if len(f) >= 5 and re.fullmatch(r"R_(X86_64|AARCH64)_(JUMP_SLOT|GLOB_DAT)", f[2]):
+            name = f[4].split("@")[0]
+            if name in names:
+                out[name] = int(f[0], 16)
+    return out
+
+
+def _first_load(path) -> int:
+    for f in (line.split() for line in _readelf(["-lW"], path).splitlines()):
+        if f and f[0] == "LOAD":
+            return int(f[2], 16) & ~0xFFF
+    raise AssertionError(f"no PT_LOAD in {path}")
+
+
+@pytest.fixture(scope="module")
+def inputs():
+    rng = np.random.default_rng(11)
+    return dict(a=rng.standard_normal((40, 56)), b=rng.standard_normal((56, 48)),
+                za=rng.standard_normal((40, 56)) + 1j * rng.standard_normal((40, 56)),
+                zb=rng.standard_normal((56, 48)) - 1j * rng.standard_normal((56, 48)),
+                s=rng.standard_normal((48, 64)) * np.exp(rng.standard_normal((48, 64))))
+
+
+def _multiarray_path() -> str:
+    try:
+        from numpy._core import _multiarray_umath as mu
+    except ImportError:  # NumPy 1.x
+        from numpy.core import _multiarray_umath as mu
+    return mu.__file__
+
+
+NUMPY_NAMES = ["scipy_cblas_dgemm64_", "scipy_cblas_zgemm64_", "scipy_cblas_dsyrk64_", "scipy_cblas_zsyrk64_"]
+
+PRODUCTS = """
+import json, sys, numpy as np
+out = sys.argv[1]
+d = dict(np.load(out + "/in.npz")); meta = json.load(open(out + "/meta.json"))
+a, b, za, zb, s = (d[k] for k in ("a", "b", "za", "zb", "s"))
+def products():
+    return dict(matmul=a @ b, dot=np.dot(a, b), zmatmul=za @ zb, syrk=s @ s.T)
+addr = {n: load_bias(meta["path"], meta["first_load"]) + off for n, off in meta["offsets"].items()}
+def slots():
+    return {n: slot(p) for n, p in addr.items()}
+"""
+
+
+def _numpy_meta(tmp_path, inputs):
+    path = _multiarray_path()
+    offsets = _got_offsets(path, NUMPY_NAMES)
+    if set(offsets) != set(NUMPY_NAMES):
+        pytest.skip(f"this NumPy does not call {NUMPY_NAMES} (found {sorted(offsets)})")
+    np.savez(tmp_path / "in.npz", **inputs)
+    (tmp_path / "meta.json").write_text(json.dumps({"path": path, "first_load": _first_load(path),
+                                                    "offsets": offsets}))
+
+
+def _as_numpy_calls(a, b, **kw):
+    """ozblas's bits for NumPy's a @ b: the row-major C = A B reaches BLAS as the
+    column-major C^T = B^T A^T, which ozblas.matmul of the transposes computes (Ozaki
+    scaling treats rows and columns differently, so the orientation shows in the bits)."""
+    return ozblas.matmul(b.T, a.T, **kw).T
+
+
+def _check_routed(o, inputs, prefix=""):
+    a, b, za, zb, s = (inputs[k] for k in ("a", "b", "za", "zb", "s"))
+    ref = _as_numpy_calls(a, b, **ROUTED)
+    iu = np.triu_indices(s.shape[0])
+    assert np.array_equal(o[prefix + "matmul"], ref) and np.array_equal(o[prefix + "dot"], ref)
+    assert np.array_equal(o[prefix + "zmatmul"], _as_numpy_calls(za, zb, **ROUTED))
+    syrk = o[prefix + "syrk"]  # NumPy's SYRK: the upper triangle computed, mirrored
+    assert np.array_equal(syrk[iu], _as_numpy_calls(s, s.T, **ROUTED)[iu])
+    assert np.array_equal(syrk, syrk.T)
+    assert err_ab(o[prefix + "matmul"], exact_matmul(a, b), a, b) <= TOL
+    assert err_ab(o[prefix + "zmatmul"], exact_matmul(za, zb), za, zb) <= TOL
+    assert err_ab(syrk, exact_matmul(s, s.T), s, s.T) <= TOL
+
+
+def _check_native(o, inputs, prefix=""):
+    a, b, za, zb, s = (inputs[k] for k in ("a", "b", "za", "zb", "s"))
+    assert np.array_equal(o[prefix + "matmul"], a @ b)  # the same OpenBLAS as this process's
+    assert np.array_equal(o[prefix + "zmatmul"], za @ zb)
+    assert np.array_equal(o[prefix + "syrk"], s @ s.T)
+
+
+def test_activate_in_a_live_interpreter_routes_and_deactivate_restores(tmp_path, inputs):
+    _numpy_meta(tmp_path, inputs)
+    body = PRODUCTS + """
+native, before = products(), slots()          # NumPy imported and used before ozblas
+import ozblas
+from ozblas.activation import status
+ozblas.activate(method="ozaki2", moduli=16, min_size=0, trace=out + "/trace.log")
+during, ours, n_active = slots(), shim_entries(addr), status()["slots"]
+global_names = hasattr(ctypes.CDLL(None), "scipy_cblas_dgemm64_")  # the shim interposes nothing
+routed = products()
+n_lines = len(open(out + "/trace.log").read().splitlines())
+ozblas.deactivate()
+after, n_after = slots(), status()["slots"]
+restored = products()
+np.savez(out + "/out.npz", **{"native_" + k: v for k, v in native.items()},
+         **{"routed_" + k: v for k, v in routed.items()}, **{"restored_" + k: v for k, v in restored.items()})
+json.dump(dict(before=before, during=during, ours=ours, after=after, n_lines=n_lines,
+               n_active=n_active, n_after=n_after, global_names=global_names),
+          open(out + "/slots.json", "w"))
+"""
+    _run(tmp_path, body)
+    o = np.load(tmp_path / "out.npz")
+    s = json.loads((tmp_path / "slots.json").read_text())
+    _check_native(o, inputs, "native_")
+    _check_routed(o, inputs, "routed_")
+    for k in ("matmul", "zmatmul", "syrk"):
+        assert not np.array_equal(o["routed_" + k], o["native_" + k]), k
+    _check_native(o, inputs, "restored_")
+    assert s["during"] == s["ours"] and all(s["before"][n] != s["ours"][n] for n in NUMPY_NAMES)
+    assert s["after"] == s["before"]  # every slot holds its original value again
+    assert s["n_active"] >= len(NUMPY_NAMES) and s["n_after"] == 0
+    assert not s["global_names"]  # loaded RTLD_LOCAL: dlsym(RTLD_DEFAULT) does not see it
+    t = _trace(tmp_path / "trace.log")
+    assert len(t) == s["n_lines"]  # nothing reaches the shim after deactivate()
+    routed = {(x["routine"], x["symbol"]) for x in t if x["route"] == "ozblas"}
+    assert {("dgemm", "scipy_cblas_dgemm64_"), ("zgemm", "scipy_cblas_zgemm64_"),
+            ("dsyrk", "scipy_cblas_dsyrk64_")} <= routed
+    assert all(x["route"] == "ozblas" and x["method"] == "ozaki2" and x["moduli"] == "16" for x in t)
+
+
+def test_activate_twice_patches_nothing_new(tmp_path, inputs):
+    _numpy_meta(tmp_path, inputs)
+    body = PRODUCTS + """
+native, before = products(), slots()
+import ozblas
+from ozblas import activation
+ozblas.activate(method="ozaki2", moduli=16, min_size=0)
+first = activation.status()["slots"]
+newly = activation._lib.ozblas_activate_patch()
+ozblas.activate(method="ozaki2", moduli=16, min_size=0)
+second = activation.status()["slots"]
+routed = products()
+ozblas.deactivate()
+restored, after = products(), slots()
+np.savez(out + "/out.npz", **{"routed_" + k: v for k, v in routed.items()},
+         **{"restored_" + k: v for k, v in restored.items()})
+json.dump(dict(first=first, second=second, newly=newly, same=after == before), open(out + "/r.json", "w"))
+"""
+    _run(tmp_path, body)
+    o = np.load(tmp_path / "out.npz")
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert r["first"] >= len(NUMPY_NAMES) and r["second"] == r["first"] and r["newly"] == 0
+    assert r["same"]  # one deactivate() restores the originals, not a slot patched twice
+    _check_routed(o, inputs, "routed_")
+    _check_native(o, inputs, "restored_")
+
+
+def test_modules_imported_after_activation_are_routed(tmp_path):
+    x = np.random.default_rng(5).standard_normal((30, 30)) / 8
+    np.save(tmp_path / "x.npy", x)
+    body = """
+import sys, numpy as np
+out = sys.argv[1]
+x = np.load(out + "/x.npy")
+import ozblas, scipy_hook
+ozblas.activate(method="ozaki2", moduli=16, min_size=0, trace=out + "/trace.log")
+assert "scipy" not in sys.modules
+import scipy.linalg                     # its extension modules load after activate()
+hook = scipy_hook.installed() and type(scipy.linalg.blas.dgemm).__name__ == "_Gemm"
+routed = scipy.linalg.expm(x)           # _matfuncs_expm -> cython_blas -> scipy_dgemm_
+ozblas.deactivate()
+unhooked = not scipy_hook.installed() and type(scipy.linalg.blas.dgemm).__name__ == "fortran"
+np.savez(out + "/out.npz", routed=routed, restored=scipy.linalg.expm(x), hook=hook, unhooked=unhooked)
+"""
+    _run(tmp_path, body)
+    import scipy.linalg
+
+    o = np.load(tmp_path / "out.npz")
+    native = scipy.linalg.expm(x)
+    assert bool(o["hook"]) and bool(o["unhooked"])
+    assert np.array_equal(o["restored"], native)
+    assert not np.array_equal(o["routed"], native)
+    assert np.max(np.abs(o["routed"] - native)) <= 1e-14 * np.max(np.abs(native))
+    t = _trace(tmp_path / "trace.log")
+    assert t and all(x["route"] == "ozblas" and x["symbol"] == "scipy_dgemm_" for x in t)
+
+
+def test_activated_restores_the_state_it_found(tmp_path, inputs):
+    np.savez(tmp_path / "in.npz", **inputs)
+    body = """
+import sys, numpy as np, ozblas
+from ozblas.activation import status
+out = sys.argv[1]
+d = np.load(out + "/in.npz"); a, b = d["a"], d["b"]
+native = a @ b
+with ozblas.activated(method="ozaki2", moduli=16, min_size=0):
+    r16 = a @ b
+    default = ozblas.matmul(a, b)       # ozblas's own defaults follow the activation too
+    with ozblas.activated(method="ozaki2", moduli=12, min_size=0):
+        r12 = a @ b
+    r16b = a @ b
+    try:
+        with ozblas.activated(method="native"):
+            raise KeyError
+    except KeyError:
+        pass
+    r16c = a @ b
+    inner = status()
+after, final = a @ b, status()
+np.savez(out + "/out.npz", native=native, r16=r16, default=default, r12=r12, r16b=r16b, r16c=r16c,
+         after=after, active_inside=inner["active"], settings_inside=str(inner["settings"]),
+         active_after=final["active"], slots_after=final["slots"])
+"""
+    _run(tmp_path, body)
+    o = np.load(tmp_path / "out.npz")
+    a, b = inputs["a"], inputs["b"]
+    ref16 = _as_numpy_calls(a, b, **ROUTED)
+    ref12 = _as_numpy_calls(a, b, method="ozaki2", moduli=12)
+    assert np.array_equal(o["native"], a @ b) and np.array_equal(o["after"], a @ b)
+    for k in ("r16", "r16b", "r16c"):
+        assert np.array_equal(o[k], ref16), k
+    assert np.array_equal(o["default"], ozblas.matmul(a, b, **ROUTED))
+    assert np.array_equal(o["r12"], ref12) and not np.array_equal(ref12, ref16)
+    assert bool(o["active_inside"]) and "'moduli': 16" in str(o["settings_inside"])
+    assert not bool(o["active_after"]) and int(o["slots_after"]) == 0
+
+
+def test_ozblas_activate_variable_routes_an_unmodified_script(tmp_path, inputs):
+    np.savez(tmp_path / "in.npz", **inputs)
+    code = ("import sys, numpy as np; d = np.load(sys.argv[1] + '/in.npz'); "
+            "np.save(sys.argv[1] + '/out.npy', d['a'] @ d['b']); "
+            "print('ozblas' in sys.modules)")
+    trace = tmp_path / "trace.log"
+    env = _env(tmp_path, OZBLAS_METHOD="ozaki2", OZBLAS_MODULI="16", OZBLAS_MIN_SIZE="0", OZBLAS_TRACE=str(trace))
+    a, b = inputs["a"], inputs["b"]
+
+    def run(value):
+        trace.unlink(missing_ok=True)
+        p = subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=dict(env, OZBLAS_ACTIVATE=value),
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return p, np.load(tmp_path / "out.npy")
+
+    p, c = run("1")
+    assert p.stdout.strip() == "True"
+    assert np.array_equal(c, _as_numpy_calls(a, b, **ROUTED)) and not np.array_equal(c, a @ b)
+    t = _trace(trace)
+    assert [(x["routine"], x["route"]) for x in t] == [("dgemm", "ozblas")]
+
+    p, c = run("0")  # the start-up hook does not even import ozblas
+    assert p.stdout.strip() == "False" and np.array_equal(c, a @ b) and not trace.exists()
+
+    p, c = run("yes")
+    assert "OZBLAS_ACTIVATE='yes' is not valid; accepted: 0, 1" in p.stderr
+    assert np.array_equal(c, a @ b) and not trace.exists()
+
+
+@pytest.mark.parametrize("kw,accepted", [
+    (dict(method="fastest"), "auto, native, ozaki1, ozaki2"),
+    (dict(moduli=99), "2 to 20"),
+    (dict(min_size=-1), "positive integer"),
+    (dict(device="gpu"), "cuda:N"),
+    (dict(variant="best"), "bitmask, rn, ef, hybrid"),
+])
+def test_bad_keyword_value_raises_and_changes_nothing(kw, accepted):
+    (key, value), = kw.items()
+    with pytest.raises(ozblas.ConfigError) as e:
+        ozblas.activate(**kw)
+    assert key in str(e.value) and repr(value) in str(e.value) and accepted in str(e.value)
+    assert activation.status() == {"active": False, "settings": {}, "slots": 0}
+
+
+def test_bad_environment_value_raises(monkeypatch):
+    monkeypatch.setenv("OZBLAS_MODULI", "99")
+    with pytest.raises(ozblas.ConfigError, match="OZBLAS_MODULI='99'"):
+        ozblas.activate(method="ozaki2")
+    assert not activation.status()["active"]
+
+
+RELRO_LIB = r"""
+#include <stdint.h>
+void scipy_cblas_dgemm64_(int, int, int, int64_t, int64_t, int64_t, double, const double *,
+                          int64_t, const double *, int64_t, double, double *, int64_t);
+/* Row-major C = A B, the call NumPy makes for a @ b. */
+void product(int64_t m, int64_t n, int64_t k, const double *a, const double *b, double *c)
+{
+    scipy_cblas_dgemm64_(101, 111, 111, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+}
+"""
+
+
+def test_full_relro_library_loaded_later_is_patched_on_the_next_activate(tmp_path, inputs):
+    """A library linked with -z now -z relro -fno-plt (GLOB_DAT slot on a read-only page),
+    loaded with ctypes after activate(): the next activate() patches it, the page stays
+    read-only, deactivate() puts the original back."""
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if not gcc:
+        pytest.skip("no C compiler")
+    blas = ozblas.info()["host_blas"]
+    import ctypes
+
+    if not blas or not hasattr(ctypes.CDLL(blas), "scipy_cblas_dgemm64_"):
+        pytest.skip("the host BLAS does not define scipy_cblas_dgemm64_")
+    (tmp_path / "prod.c").write_text(RELRO_LIB)
+    so = tmp_path / "libprod.so"
+    r = subprocess.run([gcc, "-shared", "-fPIC", "-fno-plt", "-O1", "-Wl,-z,relro,-z,now", str(tmp_path / "prod.c"),
+                        "-o", str(so), blas, f"-Wl,-rpath,{Path(blas).parent}"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "BIND_NOW" in _readelf(["-d"], so)
+    off = _got_offsets(so, ["scipy_cblas_dgemm64_"])
+    assert "GLOB_DAT" in _readelf(["-rW"], so) and off
+    np.savez(tmp_path / "in.npz", **inputs)
+    meta = {"path": str(so), "first_load": _first_load(so), "offset": off["scipy_cblas_dgemm64_"]}
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    body = """
+import json, sys, ctypes, numpy as np, ozblas
+out = sys.argv[1]
+d = np.load(out + "/in.npz"); a, b = d["a"], d["b"]; meta = json.load(open(out + "/meta.json"))
+ozblas.activate(method="ozaki2", moduli=16, min_size=0, trace=out + "/trace.log")
+lib = ctypes.CDLL(meta["path"])         # not an extension module: not patched yet
+p = load_bias(meta["path"], meta["first_load"]) + meta["offset"]
+def product():
+    c = np.empty((a.shape[0], b.shape[1]))
+    lib.product(ctypes.c_int64(a.shape[0]), ctypes.c_int64(b.shape[1]), ctypes.c_int64(a.shape[1]),
+                a.ctypes.data_as(ctypes.c_void_p), b.ctypes.data_as(ctypes.c_void_p),
+                c.ctypes.data_as(ctypes.c_void_p))
+    return c
+orig, perm0 = slot(p), perms(p)
+unpatched = product()
+ozblas.activate(method="ozaki2", moduli=16, min_size=0, trace=out + "/trace.log")
+patched, perm1, ours = slot(p), perms(p), shim_entries(["scipy_cblas_dgemm64_"])["scipy_cblas_dgemm64_"]
+routed = product()
+ozblas.deactivate()
+restored, perm2 = slot(p), perms(p)
+np.savez(out + "/out.npz", unpatched=unpatched, routed=routed, after=product())
+json.dump(dict(orig=orig, patched=patched, ours=ours, restored=restored, perms=[perm0, perm1, perm2]),
+          open(out + "/r.json", "w"))
+"""
+    _run(tmp_path, body)
+    o = np.load(tmp_path / "out.npz")
+    r = json.loads((tmp_path / "r.json").read_text())
+    a, b = inputs["a"], inputs["b"]
+    assert np.array_equal(o["unpatched"], a @ b) and np.array_equal(o["after"], a @ b)
+    assert np.array_equal(o["routed"], _as_numpy_calls(a, b, **ROUTED))  # the same CBLAS call
+    assert r["patched"] == r["ours"] != r["orig"] and r["restored"] == r["orig"]
+    assert r["perms"] == ["r--p"] * 3  # the RELRO page is read-only before, while and after
+    t = _trace(tmp_path / "trace.log")
+    assert [(x["symbol"], x["route"]) for x in t] == [("scipy_cblas_dgemm64_", "ozblas")]
