@@ -1367,11 +1367,8 @@ ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
         rep->fallback = au.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
 
 done:
-    if (cudaStreamSynchronize(r.st) != cudaSuccess) {
-        (void)cudaGetLastError();
-        if (st == OZBLAS_OK)
-            st = OZBLAS_ERR_DEVICE;
-    }
+    if (run_sync(&r) != cudaSuccess && st == OZBLAS_OK)
+        st = OZBLAS_ERR_DEVICE;
     if (st != OZBLAS_OK)
         *nmod = 0;
     free(hbuf);
