@@ -13,9 +13,12 @@ timeout still leaves what was done):
   * cuBLAS's own FP64 emulation (CUBLAS_EMULATE_DOUBLE_PRECISION=1) through CuPy in a
     subprocess, and whether it took effect.
 
-The Python API takes host arrays, so ozblas timings are end to end (host -> device copies,
-the product, device -> host); "device" figures use the device-event phase times the report
-returns (info["phase_seconds"]): TFLOPS = 2 m n k / sum(phases) (8 m n k for complex).
+The Python API takes host arrays, so ozblas timings are end to end (host -> device copies
+through pinned staging, overlapped with the product, device -> host); "device" figures use
+the device-event phase times the report returns (info["phase_seconds"]): TFLOPS =
+2 m n k / sum(phases) (8 m n k for complex). Each host-array run records the tiling the call
+used ("plan"); "ozaki2_tiled" runs cap the device memory a call may plan with (the library's
+test hook) so that n = 16384 takes the path of a product larger than the device.
 Inputs: (rand - 0.5) * exp(phi * randn), phi = 0.5 (never zeros); one warm-up call, then the
 median of at least 3 timed runs.
 
@@ -190,26 +193,78 @@ def flops(n, cplx):
 
 
 EXECUTOR = "cuda"
+TILED_CAP = 6 << 30  # bytes: n = 16384 DGEMM, fast-14, needs about 11 GB untiled
 
 
-def time_ozblas(n, cplx, method, moduli=None, scaling=None, reps=3):
+class _Hooks:
+    """The library's test-only hooks (absent from CPU-only builds): cap on the device memory
+    a call plans with, and the tiling the last call used."""
+
+    def __init__(self):
+        import ctypes
+
+        import ozblas
+
+        try:
+            lib = ctypes.CDLL(ozblas._native.library_path())
+            self._cap, self._plan = lib.oz_cuda_test_cap_workspace, lib.oz_cuda_test_last_plan
+        except (OSError, AttributeError):
+            self._cap = self._plan = None
+            return
+        self._cap.argtypes = [ctypes.c_size_t]
+        self._plan.argtypes = [ctypes.POINTER(ctypes.c_int64)]
+        self._buf = (ctypes.c_int64 * 9)()
+
+    def cap(self, nbytes):
+        if self._cap:
+            self._cap(nbytes)
+
+    def plan(self):
+        if not self._plan:
+            return None
+        self._plan(self._buf)
+        p = dict(zip(("mb", "nb", "kc", "nI", "nJ", "nL", "a", "b", "c"), list(self._buf)))
+        where = {0: "in place", 1: "resident", 2: "streamed"}
+        for key in ("a", "b", "c"):
+            p[key] = where.get(p[key], p[key])
+        return p
+
+
+_HOOKS = None
+
+
+def hooks():
+    global _HOOKS
+    if _HOOKS is None:
+        _HOOKS = _Hooks()
+    return _HOOKS
+
+
+def time_ozblas(n, cplx, method, moduli=None, scaling=None, reps=3, cap=0):
     import ozblas
 
     a, b = inputs(n, cplx)
     kw = dict(method=method, executor=EXECUTOR, return_info=True)
     if method == "ozaki2":
         kw.update(moduli=moduli, scaling=scaling)
-    _, info = ozblas.matmul(a, b, **kw)  # warm-up (workspace, cuBLAS heuristics)
-    times, phases = [], []
-    for _ in range(reps):
-        t = time.perf_counter()
-        _, info = ozblas.matmul(a, b, **kw)
-        times.append(time.perf_counter() - t)
-        if info.get("phase_seconds"):
-            phases.append(list(info["phase_seconds"]))
+    hooks().cap(cap)
+    try:
+        _, info = ozblas.matmul(a, b, **kw)  # warm-up (workspace, cuBLAS heuristics)
+        times, phases = [], []
+        for _ in range(reps):
+            t = time.perf_counter()
+            _, info = ozblas.matmul(a, b, **kw)
+            times.append(time.perf_counter() - t)
+            if info.get("phase_seconds"):
+                phases.append(list(info["phase_seconds"]))
+        plan = hooks().plan()
+    finally:
+        hooks().cap(0)
     med = statistics.median(times)
     run = {
-        "kind": "ozblas_" + method,
+        "kind": "ozblas_" + method + ("_tiled" if cap else ""),
+        "workspace_cap": cap or None,
+        "plan": plan,
         "dtype": "z" if cplx else "d",
         "layout": "NN (Fortran-ordered host arrays)",
         "n": n,
@@ -407,6 +462,7 @@ def plan(quick, device_only=False):
     add(("ozaki2", 16384, False, 14, "fast"))
     add(("ozaki2", 16384, False, 14, "accurate"))
     add(("accuracy",))
+    add(("ozaki2_tiled", 16384, False, 14, "fast"))
     add(("native", 16384, False, None, None))
     add(("ozaki2", 8192, False, 16, "fast"))
     add(("ozaki2", 8192, False, 16, "accurate"))
@@ -496,6 +552,8 @@ def main():
                 run = time_cupy_native(n, cplx)
             elif kind in ("ozaki2_dev", "ozaki1_dev"):
                 run = time_ozblas_device(n, cplx, moduli, scaling, method=kind[:6])
+            elif kind == "ozaki2_tiled":
+                run = time_ozblas(n, cplx, "ozaki2", moduli, scaling, cap=TILED_CAP)
             else:
                 run = time_ozblas(n, cplx, kind, moduli, scaling,
                                   reps=3 if n >= 4096 else 5)
@@ -521,6 +579,8 @@ def _label(r):
     if r["kind"] == "ozblas_native":
         return f"{r['dtype']} n={r['n']} native (ozblas cuda)"
     where = " (CuPy arrays)" if r["kind"].endswith("_device_arrays") else ""
+    if r["kind"].endswith("_tiled"):
+        where = f" (tiled, cap {r['workspace_cap'] / 2**30:.0f} GiB)"
     method = "ozaki1" if r["kind"].startswith("ozblas_ozaki1") else "ozaki2"
     return f"{r['dtype']} n={r['n']} {method} {r['scaling']}-{r['moduli']}{where}"
 

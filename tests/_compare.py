@@ -2,6 +2,17 @@
 
 import numpy as np
 
+import ozblas
+
+
+def cuda_state():
+    """(available, reason) of the CUDA executor, as ozblas.info() reports it."""
+    try:
+        ex = ozblas.info()["executors"]["cuda"]
+        return bool(ex["available"]), ex.get("reason")
+    except Exception as e:  # pragma: no cover
+        return False, f"ozblas.info() failed: {e}"
+
 
 def _bits(x):
     return np.ascontiguousarray(x).view(np.uint64)

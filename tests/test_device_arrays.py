@@ -80,3 +80,42 @@ def test_cpu_executor_refuses_device_arrays(cp):
     a = cp.ones((3, 3))
     with pytest.raises(ValueError, match="executor='cpu'"):
         ozblas.matmul(a, a, executor="cpu")
+
+
+def test_device_arrays_tiled_then_refused_cleanly(cp):
+    """Less device memory than the call needs, through the library's test-only cap on what a
+    call plans with: device operands are tiled in place (k split too) with the CPU's bits;
+    below the smallest tile the call fails with OZBLAS_ERR_DEVICE (no CPU fallback for
+    device data)."""
+    import ctypes
+
+    lib = ctypes.CDLL(ozblas._native.library_path())
+    lib.oz_cuda_test_cap_workspace.argtypes = [ctypes.c_size_t]
+    lib.oz_cuda_test_last_plan.argtypes = [ctypes.POINTER(ctypes.c_int64)]
+    plan = (ctypes.c_int64 * 9)()
+    a = make_matrix(70, 150, 1.0, seed=1)
+    b = make_matrix(150, 50, 1.0, seed=2)
+    c0 = make_matrix(70, 50, 1.0, seed=3)
+    kw = dict(method="ozaki2", moduli=14, scaling="accurate")
+    want = ozblas.dgemm(1.5, a, b, 0.25, c0, executor="cpu", **kw)
+    da, db = cp.asfortranarray(cp.asarray(a)), cp.asfortranarray(cp.asarray(b))
+    split = refused = False
+    cap = 1 << 20
+    try:
+        while cap > 256 and not refused:
+            lib.oz_cuda_test_cap_workspace(cap)
+            try:
+                got = ozblas.dgemm(1.5, da, db, 0.25, cp.asfortranarray(cp.asarray(c0)), **kw)
+            except ozblas.OzblasError as e:
+                assert e.status == "OZBLAS_ERR_DEVICE"
+                refused = True
+                continue
+            lib.oz_cuda_test_last_plan(plan)
+            assert list(plan)[6:9] == [0, 0, 0]  # every operand in place
+            if plan[5] > 1 and not split:
+                split = True
+                assert np.array_equal(bits(cp.asnumpy(got)), bits(want))
+            cap = cap * 3 // 4
+    finally:
+        lib.oz_cuda_test_cap_workspace(0)
+    assert split and refused

@@ -1,11 +1,15 @@
 /* Infrastructure shared by the CUDA executor's translation units (executor_cuda.cu: native
- * and Ozaki II, ozaki1_cuda.cu: Ozaki I). Internal: the definitions of the non-inline
- * functions declared here are in executor_cuda.cu (C++ linkage, hidden visibility).
+ * and Ozaki II, ozaki1_cuda.cu: Ozaki I). Internal: the non-inline functions declared here
+ * are defined in executor_cuda.cu (state, call context, gemm_i8) and staging.cu (operands,
+ * staging, tiling, timeline), with C++ linkage and hidden visibility.
  *
- *   - per (thread, device) state: a cuBLAS handle, a cached workspace, events;
- *   - one call's device context (run_begin / run_end);
- *   - operands used in place (device memory) or copied to and from the workspace (host);
- *   - a bump allocator over the workspace;
+ *   - per (thread, device) state: a cuBLAS handle, a cached workspace, events, copy streams
+ *     and pinned staging chunks;
+ *   - one call's device context (run_begin / run_sync / run_end);
+ *   - operands used in place (device memory), uploaded whole, or streamed block by block
+ *     (host), through pinned memory;
+ *   - the tiling of a product larger than the device memory a call may use;
+ *   - a bump allocator over the workspace; phase timing with events;
  *   - the INT8 x INT8 -> INT32 product (cublasGemmEx, TN);
  *   - error checking macros (CK, CKB, CKL: set st and goto done);
  *   - kernel launch (<<<>>> under nvcc, the CPU emulation otherwise), op(X) element loads.
@@ -33,14 +37,17 @@ static inline dim3 blk32x8() { return dim3(32, 8); }
 
 static inline int grid1(int64_t n, int bs) { return (int)((n + bs - 1) / bs); }
 
+static inline int64_t oz_up4(int64_t x) { return (x + 3) / 4 * 4; }    /* IMMA: m, n */
+static inline int64_t oz_up16(int64_t x) { return (x + 15) / 16 * 16; } /* k, padded */
+static inline int64_t oz_min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
 /* Every kernel launch goes through here: <<<>>> under nvcc, the CPU emulation of
  * emu/cuda_emu.h otherwise. */
 template <typename... P, typename... A>
 static void oz_launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...), A... args)
 {
 #ifdef OZ_CUDA_EMU
-    (void)st;
-    oz_emu_launch(grid, block, kernel, args...);
+    oz_emu_launch(grid, block, st, kernel, args...);
 #else
     kernel<<<grid, block, 0, st>>>(args...);
 #endif
@@ -52,24 +59,36 @@ void oz_cuda_report_failure(const char *file, const char *what, int code, int is
 
 /* ---- per (thread, device) state and one call's context ------------------------------------- */
 
+#define OZ_SYNC_EVENTS 16 /* ordering events: 4 pinned chunks, then 4 per staged operand */
+
 typedef struct {
     int dev;
     oz_cublas_handle h;
     void *ws;
     size_t ws_size;
-    cudaEvent_t *ev;
+    cudaEvent_t *ev; /* timing events (oz_timeline) */
     int nev;
+    /* host staging (staging.cu), set up by the first call with host operands */
+    cudaStream_t up, dn; /* non-blocking copy streams (NULL: copies use the call's stream) */
+    cudaEvent_t sync[OZ_SYNC_EVENTS]; /* ordering only (no timing) */
+    int nsync;
+    char *pin;        /* pinned host memory: 4 chunks, two for uploads and two for downloads */
+    size_t pin_chunk; /* bytes per chunk; 0: none (copies from pageable memory) */
+    int pin_next;     /* the upload chunk to fill next */
 } dev_state;
 
 typedef struct {
     int prev_dev;
     int dev;
     dev_state *s;
-    cudaStream_t st;
+    cudaStream_t st;     /* the call's stream: every kernel and product runs on it */
+    cudaStream_t up, dn; /* copies of host operands (st where no copy stream could be made) */
     const oz_cublas *cb;
 } run_ctx;
 
 ozblas_status run_begin(run_ctx *r, const ozblas_options *opt);
+/* Waits for the call's streams; returns the first error of the call's work. */
+cudaError_t run_sync(run_ctx *r);
 void run_end(run_ctx *r);
 /* Workspace of at least bytes (grown as needed); NULL when the device has not that much. */
 void *ws_get(dev_state *s, size_t bytes);
@@ -78,24 +97,25 @@ int events_get(dev_state *s, int n);
 /* Milliseconds between two recorded events (0 on error). */
 float elapsed(cudaEvent_t a, cudaEvent_t b);
 
-/* ---- operands ------------------------------------------------------------------------------ */
+/* Device memory a call may plan with: free memory plus the cached workspace, less a margin
+ * for cuBLAS and others; capped by oz_cuda_test_cap_workspace (tests). */
+size_t oz_device_budget(const run_ctx *r);
 
-/* A matrix of rows x cols elements (es bytes each) with leading dimension ld, either used in
- * place (device) or copied to/from a compact device buffer (ld = rows). */
+/* Phase times from events recorded on the call's stream: each mark closes a segment that
+ * belongs to a phase (0..4) or to none (-1: waits for copies, host round trips). When the
+ * events run out, the finished segments are added up first (a short wait for the device),
+ * so any number of tiles can be timed. */
 typedef struct {
-    const double *host;
-    double *dev;
-    int64_t ld;
-    int on_dev;
-    int64_t rows, cols;
-    size_t es;
-} mat;
-
-int mat_init(mat *x, const double *p, int64_t ld, int64_t rows, int64_t cols, size_t es,
-             int dev);
-size_t mat_bytes(const mat *x);
-cudaError_t mat_upload(const mat *x, int64_t ld_host, cudaStream_t st);
-cudaError_t mat_download(const mat *x, int64_t ld_host, cudaStream_t st);
+    cudaEvent_t *ev;
+    int *label;
+    int n, cap;
+    double ms[5];
+} oz_timeline;
+int tl_init(oz_timeline *t, dev_state *s, int cap); /* 0 on failure */
+cudaError_t tl_mark(oz_timeline *t, int phase, cudaStream_t st);
+/* Adds up the segments recorded so far (their work must have finished) into rep. */
+void tl_finish(oz_timeline *t, ozblas_report *rep);
+void tl_free(oz_timeline *t);
 
 /* ---- workspace carving ------------------------------------------------------------------------ */
 
@@ -113,6 +133,109 @@ static inline void *carve_take(carve *c, size_t bytes)
     c->off += align256(bytes);
     return p;
 }
+
+/* ---- operands ------------------------------------------------------------------------------ */
+
+/* A block of a stored (column-major) matrix: rows r0.., columns c0... */
+typedef struct {
+    int64_t r0, c0, rows, cols;
+} oz_blk;
+
+/* How a call's matrix reaches the kernels: in place (device memory of this device, or
+ * managed), uploaded whole once (resident), or block by block through device slots
+ * (streamed: two slots, so that the next block uploads while the current one is used; one
+ * where there is a single block). Host memory goes through the pinned staging chunks, which
+ * a host thread fills while the copy engine drains the other one. */
+enum { OZ_IN_PLACE = 0, OZ_RESIDENT = 1, OZ_STREAMED = 2 };
+
+typedef struct {
+    const double *host;  /* the caller's pointer */
+    int64_t ld_host;     /* its leading dimension */
+    int64_t rows, cols;  /* stored dimensions */
+    size_t es;           /* bytes per element (8 or 16) */
+    int on_dev;          /* on this device: used in place */
+    int pinned;          /* page-locked host memory: copied without staging */
+    int mode;            /* OZ_IN_PLACE, OZ_RESIDENT, OZ_STREAMED */
+    double *dev;         /* in place: the caller's pointer; resident: the device copy */
+    int64_t ld;          /* leading dimension of dev */
+    double *slot[2];     /* streamed: device buffers */
+    size_t slot_bytes;
+    int nslots;
+    oz_blk held[2];      /* the block in each slot (rows < 0: none) */
+    int has[2];          /* ... with its data (not only claimed, to be written) */
+    int cur;             /* the slot handed out last */
+    int id;              /* 0, 1, 2: which of the state's ordering events it uses */
+} mat;
+
+/* Where a block is for the kernels: element (r0, c0) at p, leading dimension ld. */
+typedef struct {
+    double *p;
+    int64_t ld;
+    int slot;
+} mat_view;
+
+/* 0 when p is on another device. Host matrices start resident, device ones in place. */
+int mat_init(mat *x, const double *p, int64_t ld, int64_t rows, int64_t cols, size_t es,
+             int dev, int id);
+/* The call's A, B and C (ids 0, 1, 2); 0 when one is on another device. */
+int mats_init(const oz_gemm_call *c, int dev, mat *A, mat *B, mat *C);
+/* A host matrix streamed through nslots device slots of slot_bytes each (0: resident). */
+void mat_stream(mat *x, size_t slot_bytes, int nslots);
+size_t mat_bytes(const mat *x); /* device memory it needs (0 in place) */
+void mat_carve(mat *x, carve *cv);
+static inline oz_blk oz_whole(const mat *x)
+{
+    oz_blk b = {0, 0, x->rows, x->cols};
+    return b;
+}
+
+/* Host staging for a call with these operands (NULL: unused; nothing when all are in
+ * place): copy streams, ordering events, pinned chunks for their blocks (smaller when
+ * page-locked memory is short, or none: pageable copies). Call after the operands' modes
+ * are set and before their first copy. */
+cudaError_t stage_prepare(run_ctx *r, const mat *A, const mat *B, const mat *C);
+/* Resident: the whole matrix to the device; the call's stream waits for it. */
+cudaError_t mat_upload(run_ctx *r, mat *x);
+/* Starts uploading block b into the slot not handed out last (streamed; load = 0: a block
+ * that will only be written, nothing is copied). */
+cudaError_t mat_prefetch(run_ctx *r, mat *x, const oz_blk *b, int load);
+/* Block b for work queued next on the call's stream (which waits for its upload). */
+cudaError_t mat_block(run_ctx *r, mat *x, const oz_blk *b, int load, mat_view *v);
+/* The work on v is queued: its slot may be refilled after that work. */
+cudaError_t mat_release(run_ctx *r, mat *x, const mat_view *v);
+/* After mat_release: block b (written by the released work) to the host; returns when the
+ * caller's memory holds it, while the call's stream goes on with later work. */
+cudaError_t mat_store(run_ctx *r, mat *x, const mat_view *v, const oz_blk *b);
+
+/* ---- tiling ---------------------------------------------------------------------------------- */
+
+/* C in mb x nb tiles (the last ones ragged), k in blocks of kc (a multiple of 16 when k is
+ * split); host op(A) and op(B) resident or streamed. */
+typedef struct {
+    int64_t mb, nb, kc;
+    int64_t nI, nJ, nL;
+    int res; /* host operands resident (else streamed) */
+} oz_tiling;
+
+/* Workspace bytes of a tiling for one method (ctx: that method's sizes). */
+typedef size_t (*oz_tile_bytes)(const oz_tiling *t, const void *ctx);
+
+/* The tiling for a product within budget bytes: one tile where it fits (C's columns then
+ * split into a few tiles when C is on the host and large, so that its copies overlap the
+ * products); otherwise the largest tiles with the host operands resident, or streamed where
+ * that allows much larger tiles; k split (split_k) only when even the smallest tiles do not
+ * fit. Returns 0 when nothing fits. */
+int oz_plan_tiles(int64_t m, int64_t n, int64_t k, int host_c, int split_k, size_t c_bytes,
+                  size_t budget, oz_tile_bytes f, const void *ctx, oz_tiling *t);
+/* The stored block of op(A) (is_a) or op(B) for packed columns q0..q0+qc, inner l0..l0+lc. */
+oz_blk oz_side_blk(const oz_gemm_call *c, int is_a, int64_t q0, int64_t qc,
+                   int64_t l0, int64_t lc);
+/* Tests: the calling thread's last tiling (oz_cuda_test_last_plan). */
+void oz_plan_record(const oz_tiling *t, const mat *A, const mat *B, const mat *C);
+
+/* Copies height rows of width bytes between host buffers (host_copy.c). */
+extern "C" void oz_host_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                size_t width, size_t height);
 
 /* ---- the INT8 product -------------------------------------------------------------------------- */
 

@@ -4,12 +4,14 @@
  *
  * It reproduces cpu_ozaki2 (cpu/executor_cpu.c) step by step and bit for bit: the same
  * element functions, the same fallback rules in the same order, integer reductions only.
- * The integer products differ only in their k-blocking (65536 here, 1024 there); each
- * block's product is exact in INT32 (65536 * 128 * 128 = 2^30) and is reduced to the
- * canonical symmetric residue, so the accumulated residue is the same on both.
+ * The integer products differ only in their k-blocking (65536 here, 1024 there, and the
+ * k-blocks of a tiling); each block's product is exact in INT32 (65536 * 128 * 128 = 2^30)
+ * and is reduced to the canonical symmetric residue, so the accumulated residue is the same
+ * on both. A product larger than the device memory runs in tiles of C (o2_run below).
  *
- * Ozaki I is in ozaki1_cuda.cu; what both use (per-thread state, workspace, operands,
- * gemm_i8, error checks) is declared in cuda_common.cuh and defined here.
+ * Ozaki I is in ozaki1_cuda.cu, the host staging and the tiling plan in staging.cu; what
+ * they share is declared in cuda_common.cuh (per-thread state, call context and gemm_i8 are
+ * defined here).
  *
  * cuBLAS is opened at run time (cublas_loader.cu); the CUDA runtime is linked statically
  * and initialised on first use only (never at library load), so a process may fork before
@@ -149,7 +151,7 @@ extern "C" const char *oz_cuda_describe(void)
     return describe_buf;
 }
 
-/* ---- per (thread, device) state: cuBLAS handle, workspace, events --------------------------- */
+/* ---- per (thread, device) state: cuBLAS handle, workspace, events, staging ------------------ */
 
 /* dev_state: cuda_common.cuh */
 
@@ -177,6 +179,14 @@ static void tls_destroy(void *p)
                 cb->destroy(s->h);
             for (int i = 0; i < s->nev; i++)
                 cudaEventDestroy(s->ev[i]);
+            for (int i = 0; i < s->nsync; i++)
+                cudaEventDestroy(s->sync[i]);
+            if (s->up)
+                cudaStreamDestroy(s->up);
+            if (s->dn)
+                cudaStreamDestroy(s->dn);
+            if (s->pin)
+                cudaFreeHost(s->pin);
             if (s->ws)
                 cudaFree(s->ws);
         }
@@ -277,6 +287,7 @@ ozblas_status run_begin(run_ctx *r, const ozblas_options *opt)
     if (r->dev < 0 || r->dev >= avail_ndev)
         return OZBLAS_ERR_INVALID_ARGUMENT;
     r->st = (cudaStream_t)(opt ? opt->stream : NULL);
+    r->up = r->dn = r->st; /* copy streams: stage_prepare */
     (void)cudaGetLastError(); /* an error left by someone else is not ours */
     if (cudaGetDevice(&r->prev_dev) != cudaSuccess)
         r->prev_dev = -1;
@@ -297,79 +308,30 @@ ozblas_status run_begin(run_ctx *r, const ozblas_options *opt)
     return OZBLAS_OK;
 }
 
+cudaError_t run_sync(run_ctx *r)
+{
+    cudaError_t e = cudaStreamSynchronize(r->st);
+    if (r->up != r->st) {
+        cudaError_t e2 = cudaStreamSynchronize(r->up);
+        e = e == cudaSuccess ? e2 : e;
+    }
+    if (r->dn != r->st) {
+        cudaError_t e2 = cudaStreamSynchronize(r->dn);
+        e = e == cudaSuccess ? e2 : e;
+    }
+    if (e != cudaSuccess)
+        (void)cudaGetLastError();
+    return e;
+}
+
 void run_end(run_ctx *r)
 {
     if (r->prev_dev >= 0 && r->prev_dev != r->dev)
         (void)cudaSetDevice(r->prev_dev);
 }
 
-/* Where a matrix lives: 1 on this device (or managed: used in place), 0 on the host
- * (copied), -1 on another device (an error). */
-static int where(const void *p, int dev)
-{
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    if (a.type == cudaMemoryTypeManaged)
-        return 1;
-    if (a.type == cudaMemoryTypeDevice)
-        return a.device == dev ? 1 : -1;
-    return 0;
-}
-
-/* mat (an operand used in place or copied): cuda_common.cuh */
-int mat_init(mat *x, const double *p, int64_t ld, int64_t rows, int64_t cols, size_t es,
-             int dev)
-{
-    memset(x, 0, sizeof *x);
-    x->rows = rows;
-    x->cols = cols;
-    x->es = es;
-    x->on_dev = where(p, dev);
-    if (x->on_dev < 0)
-        return 0;
-    if (x->on_dev) {
-        x->dev = (double *)p;
-        x->ld = ld;
-    } else {
-        x->host = p;
-        x->ld = rows;
-    }
-    x->host = p;
-    return 1;
-}
-
-size_t mat_bytes(const mat *x)
-{
-    return x->on_dev ? 0 : (size_t)(x->rows * x->cols) * x->es;
-}
-
-/* host (leading dimension ld_host) -> compact device copy */
-cudaError_t mat_upload(const mat *x, int64_t ld_host, cudaStream_t st)
-{
-    if (x->on_dev)
-        return cudaSuccess;
-    size_t w = (size_t)x->rows * x->es;
-    if (ld_host == x->rows || x->cols == 1)
-        return cudaMemcpyAsync(x->dev, x->host, w * x->cols, cudaMemcpyHostToDevice, st);
-    return cudaMemcpy2DAsync(x->dev, w, x->host, (size_t)ld_host * x->es, w, (size_t)x->cols,
-                             cudaMemcpyHostToDevice, st);
-}
-
-cudaError_t mat_download(const mat *x, int64_t ld_host, cudaStream_t st)
-{
-    if (x->on_dev)
-        return cudaSuccess;
-    size_t w = (size_t)x->rows * x->es;
-    if (ld_host == x->rows || x->cols == 1)
-        return cudaMemcpyAsync((void *)x->host, x->dev, w * x->cols, cudaMemcpyDeviceToHost, st);
-    return cudaMemcpy2DAsync((void *)x->host, (size_t)ld_host * x->es, x->dev, w, w,
-                             (size_t)x->cols, cudaMemcpyDeviceToHost, st);
-}
-
-/* carve, carve_take (bump allocator over the workspace): cuda_common.cuh */
+/* mat (an operand in place, resident or streamed) and the staging of host memory:
+ * staging.cu */
 
 static int op_of(char t)
 {
@@ -389,23 +351,19 @@ static ozblas_status cuda_native(const oz_gemm_call *c, const ozblas_options *op
         return st;
     }
     const int cx = c->is_complex;
-    const size_t es = cx ? 16 : 8;
     mat A, B, C;
-    {
-        int64_t ra = c->transa == 'N' ? c->m : c->k, ca = c->transa == 'N' ? c->k : c->m;
-        int64_t rb = c->transb == 'N' ? c->k : c->n, cb_ = c->transb == 'N' ? c->n : c->k;
-        if (!mat_init(&A, c->A, c->lda, ra, ca, es, r.dev) ||
-            !mat_init(&B, c->B, c->ldb, rb, cb_, es, r.dev) ||
-            !mat_init(&C, c->C, c->ldc, c->m, c->n, es, r.dev)) {
-            run_end(&r);
-            return OZBLAS_ERR_INVALID_ARGUMENT;
-        }
+    mat_view vc;
+    const oz_blk bc = {0, 0, c->m, c->n};
+    if (!mats_init(c, r.dev, &A, &B, &C)) {
+        run_end(&r);
+        return OZBLAS_ERR_INVALID_ARGUMENT;
     }
+    mat_stream(&C, (size_t)(c->m * c->n) * C.es, 1);
     {
         carve cv = {NULL, 0};
-        carve_take(&cv, mat_bytes(&A));
-        carve_take(&cv, mat_bytes(&B));
-        carve_take(&cv, mat_bytes(&C));
+        mat_carve(&A, &cv);
+        mat_carve(&B, &cv);
+        mat_carve(&C, &cv);
         char *ws = NULL;
         if (cv.off) {
             ws = (char *)ws_get(r.s, cv.off);
@@ -419,50 +377,46 @@ static ozblas_status cuda_native(const oz_gemm_call *c, const ozblas_options *op
         }
         cv.base = ws;
         cv.off = 0;
-        if (!A.on_dev)
-            A.dev = (double *)carve_take(&cv, mat_bytes(&A));
-        if (!B.on_dev)
-            B.dev = (double *)carve_take(&cv, mat_bytes(&B));
-        if (!C.on_dev)
-            C.dev = (double *)carve_take(&cv, mat_bytes(&C));
+        mat_carve(&A, &cv);
+        mat_carve(&B, &cv);
+        mat_carve(&C, &cv);
     }
-    CK(mat_upload(&A, c->lda, r.st));
-    CK(mat_upload(&B, c->ldb, r.st));
-    if (!c->beta_zero)
-        CK(mat_upload(&C, c->ldc, r.st));
+    CK(stage_prepare(&r, &A, &B, &C));
+    CK(mat_upload(&r, &A));
+    CK(mat_upload(&r, &B));
+    CK(mat_block(&r, &C, &bc, !c->beta_zero, &vc));
     {
         int small = c->m <= INT_MAX && c->n <= INT_MAX && c->k <= INT_MAX && A.ld <= INT_MAX &&
-                    B.ld <= INT_MAX && C.ld <= INT_MAX;
+                    B.ld <= INT_MAX && vc.ld <= INT_MAX;
         int ta = op_of(c->transa), tb = op_of(c->transb);
         if (!cx) {
             if (small)
                 CKB(r.cb->dgemm(r.s->h, ta, tb, (int)c->m, (int)c->n, (int)c->k, &c->alpha[0],
-                                A.dev, (int)A.ld, B.dev, (int)B.ld, &c->beta[0], C.dev,
-                                (int)C.ld));
+                                A.dev, (int)A.ld, B.dev, (int)B.ld, &c->beta[0], vc.p,
+                                (int)vc.ld));
             else if (r.cb->dgemm_64)
                 CKB(r.cb->dgemm_64(r.s->h, ta, tb, c->m, c->n, c->k, &c->alpha[0], A.dev, A.ld,
-                                   B.dev, B.ld, &c->beta[0], C.dev, C.ld));
+                                   B.dev, B.ld, &c->beta[0], vc.p, vc.ld));
             else
                 st = OZBLAS_ERR_INVALID_ARGUMENT;
         } else {
             if (small)
                 CKB(r.cb->zgemm(r.s->h, ta, tb, (int)c->m, (int)c->n, (int)c->k, c->alpha, A.dev,
-                                (int)A.ld, B.dev, (int)B.ld, c->beta, C.dev, (int)C.ld));
+                                (int)A.ld, B.dev, (int)B.ld, c->beta, vc.p, (int)vc.ld));
             else if (r.cb->zgemm_64)
                 CKB(r.cb->zgemm_64(r.s->h, ta, tb, c->m, c->n, c->k, c->alpha, A.dev, A.ld,
-                                   B.dev, B.ld, c->beta, C.dev, C.ld));
+                                   B.dev, B.ld, c->beta, vc.p, vc.ld));
             else
                 st = OZBLAS_ERR_INVALID_ARGUMENT;
         }
     }
-    if (st == OZBLAS_OK)
-        CK(mat_download(&C, c->ldc, r.st));
-done:
-    if (cudaStreamSynchronize(r.st) != cudaSuccess) {
-        (void)cudaGetLastError();
-        if (st == OZBLAS_OK)
-            st = OZBLAS_ERR_DEVICE;
+    if (st == OZBLAS_OK) {
+        CK(mat_release(&r, &C, &vc));
+        CK(mat_store(&r, &C, &vc, &bc));
     }
+done:
+    if (run_sync(&r) != cudaSuccess && st == OZBLAS_OK)
+        st = OZBLAS_ERR_DEVICE;
     run_end(&r);
     return st;
 }
@@ -603,12 +557,381 @@ float elapsed(cudaEvent_t a, cudaEvent_t b)
     return ms;
 }
 
+/* One Ozaki II call on the device. C is computed in tiles (oz_plan_tiles: one tile when
+ * everything fits) with scalings taken from the whole product, so every tile gives the
+ * untiled bits:
+ *   - phase 0 runs over all of op(A) and op(B), block by block where they are streamed:
+ *     max |x|, smallest exponent, Inf/NaN and the sums of squares are integer max/min/sums
+ *     (any blocking gives the same values); accurate scaling's alpha_i = min over all j and
+ *     beta_j = min over all i are mins over tiles of G = UA^T UB (atomicMin), G's k-blocks
+ *     summed exactly in int64; every fallback is decided before any of C is written;
+ *   - a tile's residues use those global E and bits; its k-blocks' products are reduced to
+ *     canonical residues and accumulated modulo m_t exactly as the untiled k-blocks are;
+ *   - CRT and the update read a tile's rows' and columns' exponents only. */
+typedef struct {
+    const oz_gemm_call *c;
+    const oz2_table *T;
+    run_ctx *r;
+    int fast, cx, np, nr, ushift;
+    mat A, B, C;
+    side pa, pb;
+    oz_tiling t;
+    int multi_g; /* the bound product spans several k-blocks: G summed in int64 */
+    int *d_bad;
+    int8_t *RA, *RB, *R;
+    int *C32;
+    long long *G64;
+    oz_timeline tl;
+} o2_run;
+
+/* Operand modes and slot sizes for tiling t. */
+static void o2_apply(o2_run *o, const oz_tiling *t)
+{
+    const size_t es = o->A.es;
+    o->t = *t;
+    mat_stream(&o->A, t->res ? 0 : (size_t)(t->mb * t->kc) * es, t->res ? 0 : (t->nI * t->nL > 1 ? 2 : 1));
+    mat_stream(&o->B, t->res ? 0 : (size_t)(t->nb * t->kc) * es, t->res ? 0 : (t->nJ * t->nL > 1 ? 2 : 1));
+    mat_stream(&o->C, (size_t)(t->mb * t->nb) * es, t->nI * t->nJ > 1 ? 2 : 1);
+    o->multi_g = t->nL > 1 || oz_up16(t->kc) > OZ_KBLOCK_BOUND;
+}
+
+/* The workspace, laid out for o->t (cv->base NULL: only the size). */
+static void o2_carve(o2_run *o, carve *cv)
+{
+    const int64_t mbp = oz_up4(o->t.mb), nbp = oz_up4(o->t.nb), kcp = oz_up16(o->t.kc);
+    const int64_t plane_c = mbp * nbp;
+    const int N = o->T->n;
+    mat_carve(&o->A, cv);
+    mat_carve(&o->B, cv);
+    mat_carve(&o->C, cv);
+    side *sd[2] = {&o->pa, &o->pb};
+    for (int s = 0; s < 2; s++) {
+        side *p = sd[s];
+        p->amax = (unsigned long long *)carve_take(cv, 8 * p->cols);
+        p->S = (unsigned long long *)carve_take(cv, 8 * p->cols);
+        p->E = (int *)carve_take(cv, 4 * p->cols);
+        p->emin = (int *)carve_take(cv, 4 * p->cols);
+        p->bits = (int *)carve_take(cv, 4 * p->cols);
+    }
+    o->d_bad = (int *)carve_take(cv, 4);
+    o->RA = (int8_t *)carve_take(cv, (size_t)(N * o->np) * (size_t)(kcp * mbp));
+    o->RB = (int8_t *)carve_take(cv, (size_t)(N * o->np) * (size_t)(kcp * nbp));
+    o->C32 = (int *)carve_take(cv, (size_t)(o->np * plane_c) * 4);
+    size_t sz_r = (size_t)(N * o->nr) * (size_t)plane_c;
+    if (!o->fast && o->multi_g && (size_t)plane_c * 8 > sz_r)
+        sz_r = (size_t)plane_c * 8;
+    o->R = (int8_t *)carve_take(cv, sz_r);
+    o->G64 = (long long *)o->R; /* the bound product's int64 sums, before R is written */
+}
+
+static size_t o2_bytes(const oz_tiling *t, const void *ctx)
+{
+    o2_run o = *(const o2_run *)ctx;
+    o2_apply(&o, t);
+    carve cv = {NULL, 0};
+    o2_carve(&o, &cv);
+    return cv.off;
+}
+
+/* The part of side p over packed columns q0..q0+qc, its view at block v. */
+static side side_part(const side *p, const oz_gemm_call *c, int is_a, const mat_view *v,
+                      int64_t q0, int64_t qc)
+{
+    side s = *p;
+    s.lc = oz_op_view(c, is_a, v->p, v->ld, &s.v);
+    s.cols = qc;
+    s.cols_pad = oz_up4(qc);
+    s.amax += q0;
+    s.S += q0;
+    s.E += q0;
+    s.emin += q0;
+    s.bits += q0;
+    return s;
+}
+
+/* Phase 0 over one side, block by block (one block unless streamed): pass 0 max |x|,
+ * smallest exponent and Inf/NaN, pass 1 (E known) the sums of squares. */
+static ozblas_status o2_column_pass(o2_run *o, int is_a, int pass)
+{
+    ozblas_status st = OZBLAS_OK;
+    const oz_gemm_call *c = o->c;
+    run_ctx *r = o->r;
+    mat *X = is_a ? &o->A : &o->B;
+    const side *p = is_a ? &o->pa : &o->pb;
+    const int stream = X->mode == OZ_STREAMED;
+    const int64_t cols = p->cols, k = c->k;
+    const int64_t qb = stream ? (is_a ? o->t.mb : o->t.nb) : cols, kb = stream ? o->t.kc : k;
+    const int64_t nl = (k + kb - 1) / kb, steps = (cols + qb - 1) / qb * nl;
+    for (int64_t s = 0; s < steps; s++) {
+        const int64_t q0 = s / nl * qb, l0 = s % nl * kb;
+        const int64_t qc = oz_min64(qb, cols - q0), lc = oz_min64(kb, k - l0);
+        const oz_blk b = oz_side_blk(c, is_a, q0, qc, l0, lc);
+        mat_view v;
+        CK(mat_block(r, X, &b, 1, &v));
+        const side sp = side_part(p, c, is_a, &v, q0, qc);
+        if (pass == 0)
+            OZ_DISPATCH(sp.lc, o->cx, launch_stats, &sp, lc, o->d_bad, r->st);
+        else
+            OZ_DISPATCH(sp.lc, o->cx, launch_sumsq, &sp, lc, r->st);
+        CKL();
+        CK(mat_release(r, X, &v));
+        if (s + 1 < steps) {
+            const int64_t q1 = (s + 1) / nl * qb, l1 = (s + 1) % nl * kb;
+            const oz_blk nb = oz_side_blk(c, is_a, q1, oz_min64(qb, cols - q1), l1,
+                                          oz_min64(kb, k - l1));
+            CK(mat_prefetch(r, X, &nb, 1));
+        }
+    }
+done:
+    return st;
+}
+
+/* Step s of a sweep over the tiles (I-major, then J, then the k-blocks L). */
+typedef struct {
+    int64_t I, J, L, i0, mi, j0, nj, l0, lc;
+} o2_step;
+
+static o2_step step_at(const oz_tiling *t, const oz_gemm_call *c, int64_t s)
+{
+    o2_step x;
+    x.L = s % t->nL;
+    x.J = s / t->nL % t->nJ;
+    x.I = s / t->nL / t->nJ;
+    x.i0 = x.I * t->mb;
+    x.j0 = x.J * t->nb;
+    x.l0 = x.L * t->kc;
+    x.mi = oz_min64(t->mb, c->m - x.i0);
+    x.nj = oz_min64(t->nb, c->n - x.j0);
+    x.lc = oz_min64(t->kc, c->k - x.l0);
+    return x;
+}
+
+/* A step packs op(A)'s block unless it is the one packed last (one k-block, same rows), and
+ * op(B)'s unless B has a single block already packed. */
+static int needs_a(const oz_tiling *t, const o2_step *x) { return t->nL > 1 || x->J == 0; }
+static int needs_b(const oz_tiling *t, int64_t s)
+{
+    return t->nL > 1 || t->nJ > 1 || s == 0;
+}
+
+static oz_blk blk_a(const o2_run *o, const o2_step *x)
+{
+    return oz_side_blk(o->c, 1, x->i0, x->mi, x->l0, x->lc);
+}
+static oz_blk blk_b(const o2_run *o, const o2_step *x)
+{
+    return oz_side_blk(o->c, 0, x->j0, x->nj, x->l0, x->lc);
+}
+
+enum { O2_BOUND_ROWS = 0, O2_BOUND_COLS = 1, O2_PRODUCTS = 2 };
+
+/* Accurate scaling on one tile's G (ld mipad): alpha_i over the tile's columns (rows pass)
+ * or beta_j over its rows (columns pass). */
+static void o2_bits_tile(o2_run *o, int mode, const o2_step *x)
+{
+    const oz2_table *T = o->T;
+    const int64_t mip = oz_up4(x->mi), chunk = 1024;
+    const unsigned long long *Sa = o->pa.S + x->i0, *Sb = o->pb.S + x->j0;
+    int *ba = o->pa.bits + x->i0, *bb = o->pb.bits + x->j0;
+    cudaStream_t st = o->r->st;
+    dim3 rows((unsigned)grid1(x->mi, 128), (unsigned)((x->nj + chunk - 1) / chunk));
+    if (mode == O2_BOUND_ROWS) {
+        if (o->multi_g)
+            oz_launch(rows, 128, st, oz_k_bits_row<long long>, (const long long *)o->G64, mip,
+                      x->mi, x->nj, chunk, T->budget, o->ushift, Sa, Sb, (const int *)bb, ba);
+        else
+            oz_launch(rows, 128, st, oz_k_bits_row<int>, (const int *)o->C32, mip, x->mi, x->nj,
+                      chunk, T->budget, o->ushift, Sa, Sb, (const int *)bb, ba);
+    } else {
+        if (o->multi_g)
+            oz_launch(grid1(x->nj, 8), blk32x8(), st, oz_k_bits_col<long long>,
+                      (const long long *)o->G64, mip, x->mi, x->nj, T->budget, o->ushift, Sa,
+                      Sb, (const int *)ba, bb);
+        else
+            oz_launch(grid1(x->nj, 8), blk32x8(), st, oz_k_bits_col<int>, (const int *)o->C32,
+                      mip, x->mi, x->nj, T->budget, o->ushift, Sa, Sb, (const int *)ba, bb);
+    }
+}
+
+/* One sweep over the tiles. Bound sweeps: G = UA^T UB per tile, then the tile's part of
+ * the accurate scaling. Products sweep: residues, integer products reduced modulo each m_t
+ * (k-blocks accumulated), CRT and the update of the tile of C. While step s runs on the
+ * device, the host uploads step s + 1's blocks and downloads the previous tile of C. */
+static ozblas_status o2_sweep(o2_run *o, int mode)
+{
+    ozblas_status st = OZBLAS_OK;
+    const oz_gemm_call *c = o->c;
+    const oz2_table *T = o->T;
+    const oz_tiling *t = &o->t;
+    run_ctx *r = o->r;
+    const int prod = mode == O2_PRODUCTS, N = T->n, np = o->np, cx = o->cx;
+    const int label = prod ? 1 : 0;
+    const int64_t steps = t->nI * t->nJ * t->nL;
+    const int64_t kblock = prod ? OZ_KBLOCK : OZ_KBLOCK_BOUND;
+    mat_view vc = {NULL, 0, 0}, vprev = {NULL, 0, 0};
+    oz_blk bprev = {0, 0, 0, 0};
+    int pending = 0;
+    if (prod) {
+        const o2_step x0 = step_at(t, c, 0);
+        const oz_blk b0 = {x0.i0, x0.j0, x0.mi, x0.nj};
+        CK(mat_prefetch(r, &o->C, &b0, !c->beta_zero));
+    }
+    for (int64_t s = 0; s < steps; s++) {
+        const o2_step x = step_at(t, c, s);
+        const int64_t mip = oz_up4(x.mi), njp = oz_up4(x.nj), lcp = oz_up16(x.lc);
+        const int64_t plane_a = lcp * mip, plane_b = lcp * njp, plane_c = mip * njp;
+        const int na = needs_a(t, &x), nb = needs_b(t, s);
+        mat_view va, vb;
+        const oz_blk ba = blk_a(o, &x), bb = blk_b(o, &x);
+        if (na)
+            CK(mat_block(r, &o->A, &ba, 1, &va));
+        if (nb)
+            CK(mat_block(r, &o->B, &bb, 1, &vb));
+        CK(tl_mark(&o->tl, -1, r->st)); /* the waits for uploads are no phase's */
+        if (na) {
+            const side sp = side_part(&o->pa, c, 1, &va, x.i0, x.mi);
+            if (prod)
+                OZ_DISPATCH(sp.lc, cx, launch_residues, &sp, x.lc, lcp, o->RA, plane_a, T, r->st);
+            else
+                OZ_DISPATCH(sp.lc, cx, launch_ubound, &sp, x.lc, lcp, o->ushift, o->RA, T, r->st);
+            CKL();
+            CK(mat_release(r, &o->A, &va));
+        }
+        if (nb) {
+            const side sp = side_part(&o->pb, c, 0, &vb, x.j0, x.nj);
+            if (prod)
+                OZ_DISPATCH(sp.lc, cx, launch_residues, &sp, x.lc, lcp, o->RB, plane_b, T, r->st);
+            else
+                OZ_DISPATCH(sp.lc, cx, launch_ubound, &sp, x.lc, lcp, o->ushift, o->RB, T, r->st);
+            CKL();
+            CK(mat_release(r, &o->B, &vb));
+        }
+        CK(tl_mark(&o->tl, label, r->st));
+        /* the integer products of this k-block, in sub-blocks exact in INT32 */
+        const int64_t nsub = (lcp + kblock - 1) / kblock;
+        for (int tm = 0; tm < (prod ? N : 1); tm++)
+            for (int64_t b = 0; b < nsub; b++) {
+                const int64_t l0 = b * kblock, kb = oz_min64(kblock, lcp - l0);
+                const int first = x.L == 0 && b == 0;
+                for (int q = 0; q < (prod ? np : 1); q++)
+                    CKB(gemm_i8(r, mip, njp, kb, o->RA + (size_t)(tm * np + q) * plane_a + l0, lcp,
+                                o->RB + (size_t)(tm * np + q) * plane_b + l0, lcp,
+                                o->C32 + (size_t)q * plane_c, mip));
+                CK(tl_mark(&o->tl, prod ? 2 : 0, r->st));
+                if (prod) {
+                    const int64_t groups = plane_c / 4;
+                    if (cx)
+                        oz_launch(grid1(groups, 256), 256, r->st, oz_k_reduce<true>, (const int *)o->C32,
+                                  plane_c, groups, o->R + (size_t)tm * plane_c,
+                                  o->R + (size_t)(N + tm) * plane_c, T->m[tm], T->inv[tm], first);
+                    else
+                        oz_launch(grid1(groups, 256), 256, r->st, oz_k_reduce<false>, (const int *)o->C32,
+                                  plane_c, groups, o->R + (size_t)tm * plane_c, (int8_t *)NULL,
+                                  T->m[tm], T->inv[tm], first);
+                    CKL();
+                    CK(tl_mark(&o->tl, 3, r->st));
+                } else if (o->multi_g) {
+                    oz_launch(grid1(plane_c, 256), 256, r->st, oz_k_acc64, (const int *)o->C32,
+                              o->G64, plane_c, first);
+                    CKL();
+                }
+            }
+        if (x.L == t->nL - 1) {
+            if (!prod) {
+                o2_bits_tile(o, mode, &x);
+                CKL();
+                CK(tl_mark(&o->tl, 0, r->st));
+            } else {
+                const oz_blk bc = {x.i0, x.j0, x.mi, x.nj};
+                const int64_t total = x.mi * x.nj;
+                CK(mat_block(r, &o->C, &bc, !c->beta_zero, &vc));
+                CK(tl_mark(&o->tl, -1, r->st));
+                if (cx)
+                    oz_launch(grid1(total, 256), 256, r->st, oz_k_crt<true>, (const int8_t *)o->R,
+                              mip, plane_c, x.mi, total, (const int *)o->pa.E + x.i0,
+                              (const int *)o->pa.bits + x.i0, (const int *)o->pb.E + x.j0,
+                              (const int *)o->pb.bits + x.j0, vc.p, vc.ld, c->alpha[0],
+                              c->alpha[1], c->beta[0], c->beta[1], c->beta_zero, *T);
+                else
+                    oz_launch(grid1(total, 256), 256, r->st, oz_k_crt<false>, (const int8_t *)o->R,
+                              mip, plane_c, x.mi, total, (const int *)o->pa.E + x.i0,
+                              (const int *)o->pa.bits + x.i0, (const int *)o->pb.E + x.j0,
+                              (const int *)o->pb.bits + x.j0, vc.p, vc.ld, c->alpha[0],
+                              c->alpha[1], c->beta[0], c->beta[1], c->beta_zero, *T);
+                CKL();
+                CK(tl_mark(&o->tl, 4, r->st));
+                CK(mat_release(r, &o->C, &vc));
+            }
+        }
+        /* overlap: queue step s + 1's uploads, then bring the previous tile of C home */
+        if (s + 1 < steps) {
+            const o2_step y = step_at(t, c, s + 1);
+            if (needs_a(t, &y)) {
+                const oz_blk b1 = blk_a(o, &y);
+                CK(mat_prefetch(r, &o->A, &b1, 1));
+            }
+            if (needs_b(t, s + 1)) {
+                const oz_blk b1 = blk_b(o, &y);
+                CK(mat_prefetch(r, &o->B, &b1, 1));
+            }
+        }
+        if (prod && x.L == t->nL - 1) {
+            if (pending)
+                CK(mat_store(r, &o->C, &vprev, &bprev));
+            vprev = vc;
+            bprev.r0 = x.i0;
+            bprev.c0 = x.j0;
+            bprev.rows = x.mi;
+            bprev.cols = x.nj;
+            pending = 1;
+            if (s + 1 < steps) {
+                const o2_step y = step_at(t, c, s + 1);
+                const oz_blk b1 = {y.i0, y.j0, y.mi, y.nj};
+                CK(mat_prefetch(r, &o->C, &b1, !c->beta_zero));
+            }
+        }
+    }
+    if (pending)
+        CK(mat_store(r, &o->C, &vprev, &bprev));
+done:
+    return st;
+}
+
+/* Accurate scaling: alpha_i from every tile (bits_b holding the fast scaling's beta_j),
+ * then beta_j from every tile once alpha is final; with one tile, G is still in place. */
+static ozblas_status o2_bounds(o2_run *o)
+{
+    ozblas_status st = OZBLAS_OK;
+    const oz2_table *T = o->T;
+    run_ctx *r = o->r;
+    const int64_t m = o->c->m, n = o->c->n;
+    oz_launch(grid1(m, 256), 256, r->st, oz_k_fill_int, o->pa.bits, m, OZ2_MAX_BITS);
+    CKL();
+    oz_launch(grid1(n, 256), 256, r->st, oz_k_bits_fast, (const unsigned long long *)o->pb.S,
+              o->pb.bits, n, T->budget - T->budget / 2);
+    CKL();
+    st = o2_sweep(o, O2_BOUND_ROWS);
+    if (st != OZBLAS_OK)
+        return st;
+    oz_launch(grid1(n, 256), 256, r->st, oz_k_fill_int, o->pb.bits, n, OZ2_MAX_BITS);
+    CKL();
+    if (o->t.nI * o->t.nJ == 1) {
+        const o2_step x = step_at(&o->t, o->c, 0);
+        o2_bits_tile(o, O2_BOUND_COLS, &x);
+        CKL();
+    } else {
+        st = o2_sweep(o, O2_BOUND_COLS);
+    }
+done:
+    return st;
+}
+
 static ozblas_status cuda_ozaki2_fixed(const oz_gemm_call *c, const oz2_table *T,
                                        const ozblas_options *opt, ozblas_report *rep)
 {
     const int64_t m = c->m, n = c->n, k = c->k;
-    const int fast = opt->scaling == OZBLAS_SCALING_FAST, cx = c->is_complex;
-    if (k > (cx ? OZ2_MAX_K / 2 : OZ2_MAX_K)) {
+    oz_plan_record(NULL, NULL, NULL, NULL);
+    if (k > (c->is_complex ? OZ2_MAX_K / 2 : OZ2_MAX_K)) {
         rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
         return OZBLAS_OK;
     }
@@ -618,281 +941,156 @@ static ozblas_status cuda_ozaki2_fixed(const oz_gemm_call *c, const oz2_table *T
         run_end(&r);
         return st;
     }
-
-    const size_t es = cx ? 16 : 8;
-    const int N = T->n, np = cx ? 3 : 1, nr = cx ? 2 : 1;
-    const int ushift = cx ? 4 : 5;
-    /* IMMA: k, m (and n) multiples of 4, leading dimensions too; zero padding */
-    const int64_t kpad = (k + 15) / 16 * 16, mpad = (m + 3) / 4 * 4, npad = (n + 3) / 4 * 4;
-    const int64_t nblk = (kpad + OZ_KBLOCK - 1) / OZ_KBLOCK;
-    const int64_t nblk_b = (kpad + OZ_KBLOCK_BOUND - 1) / OZ_KBLOCK_BOUND;
-    const int64_t plane_a = kpad * mpad, plane_b = kpad * npad, plane_c = mpad * npad;
-    const int nev = 6 + (int)(2 * N * nblk);
-
-    mat A, B, C;
-    side pa, pb;
-    memset(&pa, 0, sizeof pa);
-    memset(&pb, 0, sizeof pb);
-    int *hbuf = NULL, *d_bad = NULL;
-    int8_t *RA = NULL, *RB = NULL, *R = NULL;
-    int *C32 = NULL;
-    long long *G64 = NULL;
-    double ph[5] = {0, 0, 0, 0, 0};
-    cudaEvent_t *ev = NULL;
-    int evi = 0;
-
-    {
-        int64_t ra = c->transa == 'N' ? m : k, ca = c->transa == 'N' ? k : m;
-        int64_t rb = c->transb == 'N' ? k : n, cb_ = c->transb == 'N' ? n : k;
-        if (!mat_init(&A, c->A, c->lda, ra, ca, es, r.dev) ||
-            !mat_init(&B, c->B, c->ldb, rb, cb_, es, r.dev) ||
-            !mat_init(&C, c->C, c->ldc, m, n, es, r.dev)) {
-            run_end(&r);
-            return OZBLAS_ERR_INVALID_ARGUMENT;
-        }
+    o2_run o;
+    memset(&o, 0, sizeof o);
+    o.c = c;
+    o.T = T;
+    o.r = &r;
+    o.fast = opt->scaling == OZBLAS_SCALING_FAST;
+    o.cx = c->is_complex;
+    o.np = o.cx ? 3 : 1;
+    o.nr = o.cx ? 2 : 1;
+    o.ushift = o.cx ? 4 : 5;
+    o.pa.cols = m;
+    o.pb.cols = n;
+    int *hbuf = NULL;
+    char *ws = NULL;
+    if (!mats_init(c, r.dev, &o.A, &o.B, &o.C)) {
+        run_end(&r);
+        return OZBLAS_ERR_INVALID_ARGUMENT;
     }
 
-    /* workspace: sizes first (a dry run of the carve), then one allocation */
-    size_t sz_r = (size_t)N * nr * plane_c;
-    if (!fast && nblk_b > 1 && (size_t)plane_c * 8 > sz_r)
-        sz_r = (size_t)plane_c * 8;
-    size_t total;
+    /* the tiling (planned for T's moduli), then one workspace; when an allocation fails
+     * despite the plan (fragmentation, other threads), plan again in half the memory */
     {
-        carve cv = {NULL, 0};
-        carve_take(&cv, mat_bytes(&A));
-        carve_take(&cv, mat_bytes(&B));
-        carve_take(&cv, mat_bytes(&C));
-        for (int s = 0; s < 2; s++) {
-            int64_t cols = s ? n : m;
-            carve_take(&cv, 8 * cols);
-            carve_take(&cv, 8 * cols);
-            carve_take(&cv, 4 * cols);
-            carve_take(&cv, 4 * cols);
-            carve_take(&cv, 4 * cols);
+        size_t budget = oz_device_budget(&r);
+        for (int attempt = 0; attempt < 4 && !ws; attempt++) {
+            oz_tiling t;
+            if (!oz_plan_tiles(m, n, k, !o.C.on_dev, 1, (size_t)(m * n) * o.C.es, budget,
+                               o2_bytes, &o, &t))
+                break;
+            o2_apply(&o, &t);
+            carve cv = {NULL, 0};
+            o2_carve(&o, &cv);
+            ws = (char *)ws_get(r.s, cv.off);
+            budget = cv.off / 2;
         }
-        carve_take(&cv, 4);
-        carve_take(&cv, (size_t)N * np * plane_a);
-        carve_take(&cv, (size_t)N * np * plane_b);
-        carve_take(&cv, (size_t)np * plane_c * 4);
-        carve_take(&cv, sz_r);
-        total = cv.off;
     }
-    char *ws = (char *)ws_get(r.s, total);
     hbuf = (int *)malloc(sizeof(int) * 3 * (size_t)(m + n) + 16);
-    if (!ws || !hbuf || !events_get(r.s, nev)) {
+    if (!ws || !hbuf || !tl_init(&o.tl, r.s, 1024)) {
         free(hbuf);
-        if (!A.on_dev && !B.on_dev && !C.on_dev) {
-            /* Host operands and not enough device memory: compute this call on the CPU. */
-            run_end(&r);
+        tl_free(&o.tl);
+        run_end(&r);
+        if (!o.A.on_dev && !o.B.on_dev && !o.C.on_dev) {
+            /* host operands and not even the smallest tiles fit: this call on the CPU */
             rep->executor = OZBLAS_EXECUTOR_CPU;
             return oz_cpu_executor.ozaki2(c, T, opt, rep);
         }
-        run_end(&r);
         return OZBLAS_ERR_DEVICE;
     }
-    ev = r.s->ev;
     {
         carve cv = {ws, 0};
-        if (!A.on_dev)
-            A.dev = (double *)carve_take(&cv, mat_bytes(&A));
-        if (!B.on_dev)
-            B.dev = (double *)carve_take(&cv, mat_bytes(&B));
-        if (!C.on_dev)
-            C.dev = (double *)carve_take(&cv, mat_bytes(&C));
-        side *sd[2] = {&pa, &pb};
-        for (int s = 0; s < 2; s++) {
-            side *p = sd[s];
-            p->cols = s ? n : m;
-            p->cols_pad = s ? npad : mpad;
-            p->amax = (unsigned long long *)carve_take(&cv, 8 * p->cols);
-            p->S = (unsigned long long *)carve_take(&cv, 8 * p->cols);
-            p->E = (int *)carve_take(&cv, 4 * p->cols);
-            p->emin = (int *)carve_take(&cv, 4 * p->cols);
-            p->bits = (int *)carve_take(&cv, 4 * p->cols);
-        }
-        d_bad = (int *)carve_take(&cv, 4);
-        RA = (int8_t *)carve_take(&cv, (size_t)N * np * plane_a);
-        RB = (int8_t *)carve_take(&cv, (size_t)N * np * plane_b);
-        C32 = (int *)carve_take(&cv, (size_t)np * plane_c * 4);
-        R = (int8_t *)carve_take(&cv, sz_r);
-        G64 = (long long *)R; /* the bound product's int64 sums, before R is written */
+        o2_carve(&o, &cv);
     }
-    pa.hE = hbuf;
-    pa.hemin = hbuf + m;
-    pa.hbits = hbuf + 2 * m;
-    pb.hE = hbuf + 3 * m;
-    pb.hemin = hbuf + 3 * m + n;
-    pb.hbits = hbuf + 3 * m + 2 * n;
+    oz_plan_record(&o.t, &o.A, &o.B, &o.C);
+    side *pa = &o.pa, *pb = &o.pb;
+    pa->hE = hbuf;
+    pa->hemin = hbuf + m;
+    pa->hbits = hbuf + 2 * m;
+    pb->hE = hbuf + 3 * m;
+    pb->hemin = hbuf + 3 * m + n;
+    pb->hbits = hbuf + 3 * m + 2 * n;
 
-    CK(mat_upload(&A, c->lda, r.st));
-    CK(mat_upload(&B, c->ldb, r.st));
-    if (!c->beta_zero)
-        CK(mat_upload(&C, c->ldc, r.st));
+    CK(stage_prepare(&r, &o.A, &o.B, &o.C));
+    CK(mat_upload(&r, &o.A));
 
-    pa.lc = oz_op_view(c, 1, A.dev, A.ld, &pa.v);
-    pb.lc = oz_op_view(c, 0, B.dev, B.ld, &pb.v);
-
-    /* ---- phase 0: statistics and bits ---- */
-    CK(cudaEventRecord(ev[evi++], r.st)); /* 0 */
+    /* ---- phase 0: statistics over the whole product, then the bits ---- */
+    CK(tl_mark(&o.tl, -1, r.st));
     for (int s = 0; s < 2; s++) {
-        side *p = s ? &pb : &pa;
+        side *p = s ? pb : pa;
         CK(cudaMemsetAsync(p->amax, 0, 8 * p->cols, r.st));
         CK(cudaMemsetAsync(p->S, 0, 8 * p->cols, r.st));
         oz_launch(grid1(p->cols, 256), 256, r.st, oz_k_fill_int, p->emin, p->cols, INT_MAX);
         CKL();
     }
-    CK(cudaMemsetAsync(d_bad, 0, 4, r.st));
-    OZ_DISPATCH(pa.lc, cx, launch_stats, &pa, k, d_bad, r.st);
-    CKL();
-    OZ_DISPATCH(pb.lc, cx, launch_stats, &pb, k, d_bad, r.st);
-    CKL();
+    CK(cudaMemsetAsync(o.d_bad, 0, 4, r.st));
+    st = o2_column_pass(&o, 1, 0);
+    if (st != OZBLAS_OK)
+        goto done;
+    /* a resident op(B) is staged while op(A)'s statistics run */
+    CK(tl_mark(&o.tl, 0, r.st));
+    CK(mat_upload(&r, &o.B));
+    CK(tl_mark(&o.tl, -1, r.st));
+    st = o2_column_pass(&o, 0, 0);
+    if (st != OZBLAS_OK)
+        goto done;
+    CK(tl_mark(&o.tl, 0, r.st));
     {
         int bad = 0;
-        CK(cudaMemcpyAsync(&bad, d_bad, 4, cudaMemcpyDeviceToHost, r.st));
+        CK(cudaMemcpyAsync(&bad, o.d_bad, 4, cudaMemcpyDeviceToHost, r.st));
         CK(cudaStreamSynchronize(r.st));
         if (bad) {
             rep->fallback = OZBLAS_FALLBACK_NONFINITE;
             goto done;
         }
     }
-    oz_launch(grid1(m, 256), 256, r.st, oz_k_exponents, pa.amax, pa.E, m);
+    CK(tl_mark(&o.tl, -1, r.st));
+    oz_launch(grid1(m, 256), 256, r.st, oz_k_exponents, (const unsigned long long *)pa->amax,
+              pa->E, m);
     CKL();
-    oz_launch(grid1(n, 256), 256, r.st, oz_k_exponents, pb.amax, pb.E, n);
+    oz_launch(grid1(n, 256), 256, r.st, oz_k_exponents, (const unsigned long long *)pb->amax,
+              pb->E, n);
     CKL();
-    OZ_DISPATCH(pa.lc, cx, launch_sumsq, &pa, k, r.st);
-    CKL();
-    OZ_DISPATCH(pb.lc, cx, launch_sumsq, &pb, k, r.st);
-    CKL();
-    if (fast) {
-        oz_launch(grid1(m, 256), 256, r.st, oz_k_bits_fast, pa.S, pa.bits, m, T->budget / 2);
+    st = o2_column_pass(&o, 1, 1);
+    if (st == OZBLAS_OK)
+        st = o2_column_pass(&o, 0, 1);
+    if (st != OZBLAS_OK)
+        goto done;
+    /* The statistics (E, S) of the whole product are complete here; the workspace holds up
+     * to T->n moduli. */
+    if (o.fast) {
+        oz_launch(grid1(m, 256), 256, r.st, oz_k_bits_fast, (const unsigned long long *)pa->S,
+                  pa->bits, m, T->budget / 2);
         CKL();
-        oz_launch(grid1(n, 256), 256, r.st, oz_k_bits_fast, pb.S, pb.bits, n,
-                                                         T->budget - T->budget / 2);
+        oz_launch(grid1(n, 256), 256, r.st, oz_k_bits_fast, (const unsigned long long *)pb->S,
+                  pb->bits, n, T->budget - T->budget / 2);
         CKL();
     } else {
-        /* UA, UB (int8, <= 64) in the residue buffers; G in C32 (one k-block) or G64 */
-        OZ_DISPATCH(pa.lc, cx, launch_ubound, &pa, k, kpad, ushift, RA, T, r.st);
-        CKL();
-        OZ_DISPATCH(pb.lc, cx, launch_ubound, &pb, k, kpad, ushift, RB, T, r.st);
-        CKL();
-        for (int64_t b = 0; b < nblk_b; b++) {
-            int64_t l0 = b * OZ_KBLOCK_BOUND;
-            int64_t kb = kpad - l0 < OZ_KBLOCK_BOUND ? kpad - l0 : OZ_KBLOCK_BOUND;
-            CKB(gemm_i8(&r, mpad, npad, kb, RA + l0, kpad, RB + l0, kpad, C32, mpad));
-            if (nblk_b > 1) {
-                oz_launch(grid1(plane_c, 256), 256, r.st, oz_k_acc64, C32, G64, plane_c, b == 0);
-                CKL();
-            }
-        }
-        const int64_t chunk = 1024;
-        dim3 grow_grid((unsigned)grid1(m, 128), (unsigned)((n + chunk - 1) / chunk));
-        oz_launch(grid1(m, 256), 256, r.st, oz_k_fill_int, pa.bits, m, OZ2_MAX_BITS);
-        CKL();
-        oz_launch(grid1(n, 256), 256, r.st, oz_k_bits_fast, pb.S, pb.bits, n,
-                  T->budget - T->budget / 2);
-        CKL();
-        if (nblk_b > 1) {
-            oz_launch(grow_grid, 128, r.st, oz_k_bits_row<long long>, G64, mpad, m, n, chunk,
-                      T->budget, ushift, pa.S, pb.S, pb.bits, pa.bits);
-            CKL();
-            oz_launch(grid1(n, 8), blk32x8(), r.st, oz_k_bits_col<long long>, G64, mpad, m, n,
-                      T->budget, ushift, pa.S, pb.S, pa.bits, pb.bits);
-            CKL();
-        } else {
-            oz_launch(grow_grid, 128, r.st, oz_k_bits_row<int>, C32, mpad, m, n, chunk,
-                      T->budget, ushift, pa.S, pb.S, pb.bits, pa.bits);
-            CKL();
-            oz_launch(grid1(n, 8), blk32x8(), r.st, oz_k_bits_col<int>, C32, mpad, m, n,
-                      T->budget, ushift, pa.S, pb.S, pa.bits, pb.bits);
-            CKL();
-        }
+        st = o2_bounds(&o);
+        if (st != OZBLAS_OK)
+            goto done;
     }
-    CK(cudaEventRecord(ev[evi++], r.st)); /* 1: end of phase 0 */
-    CK(cudaMemcpyAsync(pa.hE, pa.E, 4 * m, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pa.hemin, pa.emin, 4 * m, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pa.hbits, pa.bits, 4 * m, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pb.hE, pb.E, 4 * n, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pb.hemin, pb.emin, 4 * n, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pb.hbits, pb.bits, 4 * n, cudaMemcpyDeviceToHost, r.st));
+    CK(tl_mark(&o.tl, 0, r.st));
+    CK(cudaMemcpyAsync(pa->hE, pa->E, 4 * m, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pa->hemin, pa->emin, 4 * m, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pa->hbits, pa->bits, 4 * m, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pb->hE, pb->E, 4 * n, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pb->hemin, pb->emin, 4 * n, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pb->hbits, pb->bits, 4 * n, cudaMemcpyDeviceToHost, r.st));
     CK(cudaStreamSynchronize(r.st));
-    ph[0] = elapsed(ev[0], ev[1]);
-    report_bits_host(&pa, &pb, rep);
-    if (any_loss_host(&pa) || any_loss_host(&pb)) {
+    report_bits_host(pa, pb, rep);
+    if (any_loss_host(pa) || any_loss_host(pb)) {
         rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
         goto done;
     }
 
-    /* ---- phase 1: scaling and residues, all moduli in one pass ---- */
-    CK(cudaEventRecord(ev[evi++], r.st)); /* 2 */
-    OZ_DISPATCH(pa.lc, cx, launch_residues, &pa, k, kpad, RA, plane_a, T, r.st);
-    CKL();
-    OZ_DISPATCH(pb.lc, cx, launch_residues, &pb, k, kpad, RB, plane_b, T, r.st);
-    CKL();
-    CK(cudaEventRecord(ev[evi++], r.st)); /* 3 */
-
-    /* ---- phases 2 and 3: integer products and their reduction, per modulus and k-block ---- */
-    {
-        const int64_t groups = plane_c / 4;
-        for (int t = 0; t < N; t++) {
-            for (int64_t b = 0; b < nblk; b++) {
-                int64_t l0 = b * OZ_KBLOCK;
-                int64_t kb = kpad - l0 < OZ_KBLOCK ? kpad - l0 : OZ_KBLOCK;
-                for (int q = 0; q < np; q++)
-                    CKB(gemm_i8(&r, mpad, npad, kb,
-                                RA + (size_t)(t * np + q) * plane_a + l0, kpad,
-                                RB + (size_t)(t * np + q) * plane_b + l0, kpad,
-                                C32 + (size_t)q * plane_c, mpad));
-                CK(cudaEventRecord(ev[evi++], r.st));
-                if (cx)
-                    oz_launch(grid1(groups, 256), 256, r.st, oz_k_reduce<true>, 
-                        C32, plane_c, groups, R + (size_t)t * plane_c,
-                        R + (size_t)(N + t) * plane_c, T->m[t], T->inv[t], b == 0);
-                else
-                    oz_launch(grid1(groups, 256), 256, r.st, oz_k_reduce<false>, 
-                        C32, plane_c, groups, R + (size_t)t * plane_c, (int8_t *)NULL, T->m[t],
-                        T->inv[t], b == 0);
-                CKL();
-                CK(cudaEventRecord(ev[evi++], r.st));
-            }
-        }
+    /* ---- phases 1 to 4, tile by tile ---- */
+    st = o2_sweep(&o, O2_PRODUCTS);
+    if (st != OZBLAS_OK)
+        goto done;
+    if (run_sync(&r) != cudaSuccess) {
+        st = OZBLAS_ERR_DEVICE;
+        goto done;
     }
-
-    /* ---- phase 4: CRT and the update of C ---- */
-    {
-        const int64_t total_mn = m * n;
-        if (cx)
-            oz_launch(grid1(total_mn, 256), 256, r.st, oz_k_crt<true>, 
-                R, mpad, plane_c, m, total_mn, pa.E, pa.bits, pb.E, pb.bits, C.dev, C.ld,
-                c->alpha[0], c->alpha[1], c->beta[0], c->beta[1], c->beta_zero, *T);
-        else
-            oz_launch(grid1(total_mn, 256), 256, r.st, oz_k_crt<false>, 
-                R, mpad, plane_c, m, total_mn, pa.E, pa.bits, pb.E, pb.bits, C.dev, C.ld,
-                c->alpha[0], c->alpha[1], c->beta[0], c->beta[1], c->beta_zero, *T);
-        CKL();
-    }
-    CK(cudaEventRecord(ev[evi++], r.st));
-    CK(mat_download(&C, c->ldc, r.st));
-    CK(cudaStreamSynchronize(r.st));
-
-    /* phase times: 0 done above; 1 = ev2..ev3; products/reductions alternate from ev3 */
-    ph[1] = elapsed(ev[2], ev[3]);
-    for (int s = 0; s < N * nblk; s++) {
-        ph[2] += elapsed(ev[3 + 2 * s], ev[4 + 2 * s]);
-        ph[3] += elapsed(ev[4 + 2 * s], ev[5 + 2 * s]);
-    }
-    ph[4] = elapsed(ev[evi - 2], ev[evi - 1]);
-    for (int i = 0; i < 5; i++)
-        rep->phase_seconds[i] = 1e-3 * ph[i];
-    rep->int_gemms = N * np + (fast ? 0 : 1);
+    tl_finish(&o.tl, rep);
+    rep->int_gemms = T->n * o.np + (o.fast ? 0 : 1);
     rep->fp64_passes = 1;
 
 done:
-    if (cudaStreamSynchronize(r.st) != cudaSuccess) {
-        (void)cudaGetLastError();
-        if (st == OZBLAS_OK)
-            st = OZBLAS_ERR_DEVICE;
-    }
+    if (run_sync(&r) != cudaSuccess && st == OZBLAS_OK)
+        st = OZBLAS_ERR_DEVICE;
     free(hbuf);
+    tl_free(&o.tl);
     run_end(&r);
     return st;
 }
@@ -951,6 +1149,8 @@ static int cuda_auto_meets(int nmod, void *arg)
         oz_launch(grow_grid, 128, rr->st, oz_k_bits_row<long long>, a->G64, a->mpad, m, n, chunk,
                   T->budget, a->ushift, pa->S, pb->S, pb->bits, pa->bits);
         CKL();
+        oz_launch(grid1(n, 256), 256, rr->st, oz_k_fill_int, pb->bits, n, OZ2_MAX_BITS);
+        CKL();
         oz_launch(grid1(n, 8), blk32x8(), rr->st, oz_k_bits_col<long long>, a->G64, a->mpad, m, n,
                   T->budget, a->ushift, pa->S, pb->S, pa->bits, pb->bits);
         CKL();
@@ -991,7 +1191,6 @@ ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
 {
     const int64_t m = c->m, n = c->n, k = c->k;
     const int fast = o1_beta || opt->scaling == OZBLAS_SCALING_FAST, cx = c->is_complex;
-    const size_t es = cx ? 16 : 8;
     const int ushift = cx ? 4 : 5;
     const int64_t kpad = (k + 15) / 16 * 16, mpad = (m + 3) / 4 * 4, npad = (n + 3) / 4 * 4;
     const int64_t plane_c = mpad * npad;
@@ -1001,7 +1200,7 @@ ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
     run_ctx r;
     ozblas_status st = run_begin(&r, opt);
     int *hbuf = NULL, *d_bad = NULL;
-    mat A, B;
+    mat A, B, C; /* C: only where it lives */
     side pa, pb;
     memset(&pa, 0, sizeof pa);
     memset(&pb, 0, sizeof pb);
@@ -1014,21 +1213,16 @@ ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
         run_end(&r);
         return st;
     }
-    {
-        int64_t ra = c->transa == 'N' ? m : k, ca = c->transa == 'N' ? k : m;
-        int64_t rb = c->transb == 'N' ? k : n, cb_ = c->transb == 'N' ? n : k;
-        if (!mat_init(&A, c->A, c->lda, ra, ca, es, r.dev) ||
-            !mat_init(&B, c->B, c->ldb, rb, cb_, es, r.dev)) {
-            run_end(&r);
-            return OZBLAS_ERR_INVALID_ARGUMENT;
-        }
+    if (!mats_init(c, r.dev, &A, &B, &C)) {
+        run_end(&r);
+        return OZBLAS_ERR_INVALID_ARGUMENT;
     }
     size_t total;
     char *ws;
     for (int pass = 0; pass < 2; pass++) { /* a dry run of the carve, then the real one */
         carve cv = {pass ? ws : NULL, 0};
-        A.dev = A.on_dev ? A.dev : (double *)carve_take(&cv, mat_bytes(&A));
-        B.dev = B.on_dev ? B.dev : (double *)carve_take(&cv, mat_bytes(&B));
+        mat_carve(&A, &cv);
+        mat_carve(&B, &cv);
         side *sd[2] = {&pa, &pb};
         for (int s = 0; s < 2; s++) {
             side *p = sd[s];
@@ -1058,7 +1252,7 @@ ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
         if (!ws || !hbuf) {
             free(hbuf);
             run_end(&r);
-            if (!A.on_dev && !B.on_dev && !(where(c->C, r.dev) > 0)) {
+            if (!A.on_dev && !B.on_dev && !C.on_dev) {
                 /* Host operands and not enough device memory: the CPU executor's auto path. */
                 rep->executor = OZBLAS_EXECUTOR_CPU;
                 *nmod = -1;
@@ -1074,8 +1268,9 @@ ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
     pb.hemin = hbuf + 3 * m + n;
     pb.hbits = hbuf + 3 * m + 2 * n;
 
-    CK(mat_upload(&A, c->lda, r.st));
-    CK(mat_upload(&B, c->ldb, r.st));
+    CK(stage_prepare(&r, &A, &B, NULL));
+    CK(mat_upload(&r, &A));
+    CK(mat_upload(&r, &B));
     pa.lc = oz_op_view(c, 1, A.dev, A.ld, &pa.v);
     pb.lc = oz_op_view(c, 0, B.dev, B.ld, &pb.v);
     for (int s = 0; s < 2; s++) {
@@ -1172,11 +1367,8 @@ ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
         rep->fallback = au.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
 
 done:
-    if (cudaStreamSynchronize(r.st) != cudaSuccess) {
-        (void)cudaGetLastError();
-        if (st == OZBLAS_OK)
-            st = OZBLAS_ERR_DEVICE;
-    }
+    if (run_sync(&r) != cudaSuccess && st == OZBLAS_OK)
+        st = OZBLAS_ERR_DEVICE;
     if (st != OZBLAS_OK)
         *nmod = 0;
     free(hbuf);

@@ -244,8 +244,9 @@ __global__ void oz_k_acc64(const int *G32, long long *G64, int64_t total, int fi
         G64[e] = first ? (long long)G32[e] : G64[e] + G32[e];
 }
 
-/* Accurate scaling, second pass: beta_j = min(OZ2_MAX_BITS, min_i oz2_bits_accurate_term(
- * budget, h_ij, alpha_i)), h_ij = oz2_bound_exp(G_ij, ...); a warp per column. */
+/* Accurate scaling, second pass (bits_b starts at OZ2_MAX_BITS): beta_j = min_i
+ * oz2_bits_accurate_term(budget, h_ij, alpha_i), h_ij = oz2_bound_exp(G_ij, ...); a warp per
+ * column; rows split into tiles combined with atomicMin. */
 template <typename GT>
 __global__ void __launch_bounds__(256)
     oz_k_bits_col(const GT *G, int64_t mpad, int64_t m, int64_t n, int budget, int ushift,
@@ -264,13 +265,14 @@ __global__ void __launch_bounds__(256)
     }
     for (int o = 16; o > 0; o >>= 1)
         b = oz_min_int(b, __shfl_xor_sync(0xffffffffu, b, o));
-    if (tx == 0)
-        bits_b[j] = b;
+    if (tx == 0 && b < OZ2_MAX_BITS)
+        atomicMin(bits_b + j, b);
 }
 
 /* Accurate scaling, first pass (bits_b holds the fast scaling's beta_j, bits_a starts at
  * OZ2_MAX_BITS): alpha_i = min_j oz2_bits_accurate_term(budget, h_ij, beta_j); the grid's
- * y dimension splits j into chunks combined with atomicMin. */
+ * y dimension splits j into chunks, and columns are split into tiles, combined with
+ * atomicMin. */
 template <typename GT>
 __global__ void __launch_bounds__(256)
     oz_k_bits_row(const GT *G, int64_t mpad, int64_t m, int64_t n, int64_t chunk, int budget,

@@ -30,8 +30,9 @@
  *      term is summed inside that term's accumulation kernel (timed as phase 4).
  *
  * Report: as the CPU's (int_gemms = s(s+1)/2, times 4 for complex; fp64_passes = terms per
- * element; bits per row/column from the weights). When the device has not enough memory for
- * host operands, the call runs on the CPU executor (report executor "cpu"), as Ozaki II.
+ * element; bits per row/column from the weights). A product larger than the device memory
+ * runs in tiles of C (cuda_ozaki1 below); when not even the smallest tile fits, a call with
+ * host operands runs on the CPU executor (report executor "cpu"), as Ozaki II.
  */
 #include <limits.h>
 #include <math.h>
@@ -43,7 +44,6 @@
 #include "cuda_common.cuh"
 #include "../numerics/ozaki1.h"
 
-#define OZ1_MAX_EVENTS 4096 /* beyond, phases 2 and 3 are timed together (as phase 2) */
 
 /* ---- kernels ------------------------------------------------------------------------------ */
 
@@ -299,24 +299,30 @@ __global__ void __launch_bounds__(256)
 
 /* One side (op(A) or op(B)): device arrays, host copies. */
 typedef struct {
+    int64_t cols;
+    int *e, *top;   /* device: cols * s weights, cols tops */
+    int *he, *htop; /* host copies */
+} oz1_dside;
+
+/* A block of one side being split: packed columns q0..q0+qc of op(X), full k. */
+typedef struct {
     int64_t cols, cols_pad;
     oz_opv v;
     int lc;          /* l-contiguous layout */
     double *X, *R;   /* packed columns; RN residuals */
     int8_t *I;       /* s * np slice planes of kpad * cols_pad bytes */
-    int *e, *top;    /* device: cols * s weights, cols tops */
-    int *he, *htop;  /* host copies */
-} oz1_dside;
+    int *e, *top;    /* at the block's first column */
+} oz1_block;
 
 template <bool LC, bool CX>
-static void launch_gather(const oz1_dside *p, int64_t k, cudaStream_t st)
+static void launch_gather(const oz1_block *p, int64_t k, cudaStream_t st)
 {
     int64_t tl = (k + 31) / 32, tq = (p->cols + 31) / 32;
     oz_launch((unsigned)(tl * tq), blk32x8(), st, oz1_k_gather<LC, CX>, p->v, k, p->cols, tl,
               p->X);
 }
 
-static void launch_split(int variant, const oz1_dside *p, int64_t k, int np, int64_t kpad,
+static void launch_split(int variant, const oz1_block *p, int64_t k, int np, int64_t kpad,
                          int s, int beta, int64_t plane, int *flags, cudaStream_t st)
 {
     unsigned g = (unsigned)((p->cols_pad + 7) / 8);
@@ -375,19 +381,176 @@ static void host_bits(const oz1_dside *p, int s, int *mn, int *mx)
         *mn = *mx = 0;
 }
 
-/* Phase timing: events recorded on the stream, each closing a segment of one phase. */
+/* One Ozaki I call on the device, C in tiles of whole rows of op(A) by whole columns of
+ * op(B) (the slicing of a row or column looks at all of its k values, so k is never split;
+ * oz_plan_tiles: one tile when everything fits). Phase 1 first slices every block of op(A)
+ * and op(B), so that the weights, the flags and the fallbacks are those of the whole product
+ * before any of C is written; a tile then re-slices its blocks unless they are the ones
+ * sliced last. The slices of a row or column do not depend on the blocking, and each
+ * element of a tile sums the same terms in the same order, so every tile gives the untiled
+ * (and the CPU executor's) bits. */
 typedef struct {
-    cudaEvent_t *ev;
-    int *label;
-    int n, cap;
-} oz1_timeline;
+    const oz_gemm_call *c;
+    run_ctx *r;
+    int cx, np, s, variant, beta, is_rn;
+    int64_t kpad;
+    mat A, B, C;
+    oz1_dside sa, sb;
+    oz_tiling t;
+    int *flags;
+    int8_t *IA, *IB;  /* slices of the blocks sliced last */
+    int64_t ia, ib;   /* ... which blocks (-1: none) */
+    double *X, *R;    /* split scratch; the products' region below overlaps it */
+    int *C32;
+    long long *X64;
+    double *acc;
+    oz_timeline tl;
+} o1_run;
 
-static cudaError_t tl_mark(oz1_timeline *t, int phase, cudaStream_t st)
+static void o1_apply(o1_run *o, const oz_tiling *t)
 {
-    if (t->n >= t->cap)
-        return cudaSuccess;
-    t->label[t->n] = phase;
-    return cudaEventRecord(t->ev[t->n++], st);
+    const size_t es = o->A.es;
+    const int64_t k = o->c->k;
+    o->t = *t;
+    mat_stream(&o->A, t->res ? 0 : (size_t)(t->mb * k) * es, t->res ? 0 : (t->nI > 1 ? 2 : 1));
+    mat_stream(&o->B, t->res ? 0 : (size_t)(t->nb * k) * es, t->res ? 0 : (t->nJ > 1 ? 2 : 1));
+    mat_stream(&o->C, (size_t)(t->mb * t->nb) * es, t->nI * t->nJ > 1 ? 2 : 1);
+}
+
+/* The workspace, laid out for o->t (cv->base NULL: only the size): operands, weights, the
+ * slices of one block of each side, then one region used by a split (packed columns,
+ * residuals) and, in turn, by a tile's products (C32, X64, acc). */
+static void o1_carve(o1_run *o, carve *cv)
+{
+    const oz_gemm_call *c = o->c;
+    const int64_t m = c->m, n = c->n, k = c->k, s = o->s, np = o->np;
+    const int64_t mb = o->t.mb, nb = o->t.nb, mbp = oz_up4(mb), nbp = oz_up4(nb);
+    mat_carve(&o->A, cv);
+    mat_carve(&o->B, cv);
+    mat_carve(&o->C, cv);
+    o->sa.e = (int *)carve_take(cv, 4 * (size_t)(m * s));
+    o->sb.e = (int *)carve_take(cv, 4 * (size_t)(n * s));
+    o->sa.top = (int *)carve_take(cv, 4 * (size_t)m);
+    o->sb.top = (int *)carve_take(cv, 4 * (size_t)n);
+    o->flags = (int *)carve_take(cv, 8);
+    o->IA = (int8_t *)carve_take(cv, (size_t)(s * np) * (size_t)(o->kpad * mbp));
+    o->IB = (int8_t *)carve_take(cv, (size_t)(s * np) * (size_t)(o->kpad * nbp));
+    const size_t base = cv->off, xcols = (size_t)(mb > nb ? mb : nb) * np * k * 8;
+    o->X = (double *)carve_take(cv, xcols);
+    o->R = o->is_rn ? (double *)carve_take(cv, xcols) : NULL;
+    const size_t split_end = cv->off;
+    cv->off = base;
+    o->C32 = (int *)carve_take(cv, (size_t)(np * mbp) * (size_t)(np * nbp) * 4);
+    o->X64 = (long long *)carve_take(cv, (size_t)(np * mb * nb) * 8);
+    o->acc = (double *)carve_take(cv, (size_t)(np * mb * nb) * 8);
+    if (split_end > cv->off)
+        cv->off = split_end;
+}
+
+static size_t o1_bytes(const oz_tiling *t, const void *ctx)
+{
+    o1_run o = *(const o1_run *)ctx;
+    o1_apply(&o, t);
+    carve cv = {NULL, 0};
+    o1_carve(&o, &cv);
+    return cv.off;
+}
+
+static oz_blk o1_blk(const o1_run *o, int is_a, int64_t i)
+{
+    const int64_t q0 = i * (is_a ? o->t.mb : o->t.nb), cols = is_a ? o->c->m : o->c->n;
+    const int64_t qb = is_a ? o->t.mb : o->t.nb;
+    return oz_side_blk(o->c, is_a, q0, cols - q0 < qb ? cols - q0 : qb, 0, o->c->k);
+}
+
+/* Slices block i of op(A) (is_a) or op(B) into IA or IB, its weights and tops into the
+ * side's arrays (phase 1). */
+static ozblas_status o1_split(o1_run *o, int is_a, int64_t i)
+{
+    ozblas_status st = OZBLAS_OK;
+    const oz_gemm_call *c = o->c;
+    run_ctx *r = o->r;
+    mat *Xm = is_a ? &o->A : &o->B;
+    oz1_dside *d = is_a ? &o->sa : &o->sb;
+    const int64_t qb = is_a ? o->t.mb : o->t.nb, q0 = i * qb;
+    const oz_blk b = o1_blk(o, is_a, i);
+    mat_view v;
+    oz1_block p;
+    p.cols = d->cols - q0 < qb ? d->cols - q0 : qb;
+    p.cols_pad = oz_up4(p.cols);
+    p.X = o->X;
+    p.R = o->R;
+    p.I = is_a ? o->IA : o->IB;
+    p.e = d->e + q0 * o->s;
+    p.top = d->top + q0;
+    CK(mat_block(r, Xm, &b, 1, &v));
+    CK(tl_mark(&o->tl, -1, r->st));
+    p.lc = oz_op_view(c, is_a, v.p, v.ld, &p.v);
+    OZ_DISPATCH(p.lc, o->cx, launch_gather, &p, c->k, r->st);
+    CKL();
+    launch_split(o->variant, &p, c->k, o->np, o->kpad, o->s, o->beta, o->kpad * p.cols_pad,
+                 o->flags, r->st);
+    CKL();
+    CK(tl_mark(&o->tl, 1, r->st));
+    CK(mat_release(r, Xm, &v));
+    if (is_a)
+        o->ia = i;
+    else
+        o->ib = i;
+done:
+    return st;
+}
+
+/* Phases 2 to 4 of tile (I, J) into view vc of C: per FP64 term, in the CPU's order, the
+ * products of its slice pairs and k-blocks, their exact sums, the accumulation; the last
+ * term also applies the BLAS update. */
+static ozblas_status o1_terms(o1_run *o, int64_t I, int64_t J, const mat_view *vc, int r_chunk,
+                              int terms)
+{
+    ozblas_status st = OZBLAS_OK;
+    const oz_gemm_call *c = o->c;
+    run_ctx *r = o->r;
+    const int s = o->s, np = o->np;
+    const int64_t i0 = I * o->t.mb, j0 = J * o->t.nb;
+    const int64_t mi = oz_min64(o->t.mb, c->m - i0), nj = oz_min64(o->t.nb, c->n - j0);
+    const int64_t mip = oz_up4(mi), njp = oz_up4(nj), total = mi * nj;
+    const int64_t kpad = o->kpad, plane_a = kpad * mip, plane_b = kpad * njp;
+    const int64_t nblk = (kpad + OZ_KBLOCK - 1) / OZ_KBLOCK;
+    const int *ea = o->sa.e + i0 * s, *eb = o->sb.e + j0 * s;
+    int term = 0;
+    CK(tl_mark(&o->tl, -1, r->st));
+    for (int g = s - 1; g >= 0; g--)
+        for (int c0 = 0; c0 <= g; c0 += r_chunk, term++) {
+            const int c1 = c0 + r_chunk - 1 < g ? c0 + r_chunk - 1 : g;
+            const int64_t nsub = (int64_t)(c1 - c0 + 1) * nblk;
+            int64_t sub = 0;
+            for (int p = c0; p <= c1; p++) {
+                const int q = g - p;
+                for (int64_t b = 0; b < nblk; b++, sub++) {
+                    const int64_t l0 = b * OZ_KBLOCK;
+                    const int64_t kb = kpad - l0 < OZ_KBLOCK ? kpad - l0 : OZ_KBLOCK;
+                    CKB(gemm_i8(r, np * mip, np * njp, kb, o->IA + (size_t)p * np * plane_a + l0,
+                                kpad, o->IB + (size_t)q * np * plane_b + l0, kpad, o->C32,
+                                np * mip));
+                    CK(tl_mark(&o->tl, 2, r->st));
+                    const int last = sub == nsub - 1;
+                    const int mode = !last ? OZ1_TERM_SUM
+                                           : term == terms - 1 ? OZ1_TERM_UPDATE : OZ1_TERM_ACC;
+                    if (o->cx)
+                        launch_term<true>(mode, o->C32, mip, njp, mi, total, o->X64, sub > 0,
+                                          o->acc, term == 0, ea, eb, s, c0, g - c0, vc->p,
+                                          vc->ld, c, r->st);
+                    else
+                        launch_term<false>(mode, o->C32, mip, njp, mi, total, o->X64, sub > 0,
+                                           o->acc, term == 0, ea, eb, s, c0, g - c0, vc->p,
+                                           vc->ld, c, r->st);
+                    CKL();
+                    CK(tl_mark(&o->tl, last ? 4 : 3, r->st));
+                }
+            }
+        }
+done:
+    return st;
 }
 
 ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozblas_report *rep)
@@ -396,6 +559,7 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
     const int variant = opt->ozaki1_variant;
     const int64_t m = c->m, n = c->n, k = c->k;
     const int64_t K = cx ? 2 * k : k;
+    oz_plan_record(NULL, NULL, NULL, NULL);
     if (K > OZ1_MAX_K) {
         rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
         return OZBLAS_OK;
@@ -411,11 +575,11 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
             return ast; /* a fallback reason set, or computed on the CPU */
         rep->slices = s;
     }
-    const int r = oz1_chunk(variant, beta, K);
+    const int r_chunk = oz1_chunk(variant, beta, K);
     const int npairs = s * (s + 1) / 2;
     int terms = 0;
     for (int g = 0; g < s; g++)
-        terms += (g + r) / r;
+        terms += (g + r_chunk) / r_chunk;
 
     run_ctx rc;
     ozblas_status st = run_begin(&rc, opt);
@@ -423,229 +587,174 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
         run_end(&rc);
         return st;
     }
-
-    const size_t es = cx ? 16 : 8;
-    const int64_t kpad = (k + 15) / 16 * 16, mpad = (m + 3) / 4 * 4, npad = (n + 3) / 4 * 4;
-    const int64_t nblk = (kpad + OZ_KBLOCK - 1) / OZ_KBLOCK;
-    const int64_t plane_a = kpad * mpad, plane_b = kpad * npad, total = m * n;
-    const int is_rn = variant == OZ1_RN;
-    /* events: split start and end, then gemm / sum per (pair, k-block); beyond the cap, one
-     * per term (products and block sums together, as phase 2) */
-    const int64_t fine = 2 + 2 * (int64_t)npairs * nblk;
-    const int coarse = fine > OZ1_MAX_EVENTS;
-    const int nev = coarse ? 2 + 2 * terms : (int)fine;
-
-    mat A, B, C;
-    oz1_dside sa, sb;
-    memset(&sa, 0, sizeof sa);
-    memset(&sb, 0, sizeof sb);
-    int *hbuf = NULL, *flags = NULL, *labels = NULL;
-    int *C32 = NULL;
-    long long *X64 = NULL;
-    double *acc = NULL;
-    oz1_timeline tl;
-    memset(&tl, 0, sizeof tl);
-    double ph[5] = {0, 0, 0, 0, 0};
-
-    {
-        int64_t ra = c->transa == 'N' ? m : k, ca = c->transa == 'N' ? k : m;
-        int64_t rb = c->transb == 'N' ? k : n, cb_ = c->transb == 'N' ? n : k;
-        if (!mat_init(&A, c->A, c->lda, ra, ca, es, rc.dev) ||
-            !mat_init(&B, c->B, c->ldb, rb, cb_, es, rc.dev) ||
-            !mat_init(&C, c->C, c->ldc, m, n, es, rc.dev)) {
-            run_end(&rc);
-            return OZBLAS_ERR_INVALID_ARGUMENT;
-        }
-    }
-
-    /* workspace: operands, per-column arrays, slices, then one region used first by the
-     * split (packed columns, residuals) and then by the products (C32, X64, acc) */
-    const size_t xa = (size_t)(m * np * k) * 8, xb = (size_t)(n * np * k) * 8;
-    size_t split_bytes, prod_bytes, total_bytes, union_off;
-    {
-        carve cv = {NULL, 0};
-        carve_take(&cv, xa);
-        carve_take(&cv, xb);
-        if (is_rn) {
-            carve_take(&cv, xa);
-            carve_take(&cv, xb);
-        }
-        split_bytes = cv.off;
-        cv.off = 0;
-        carve_take(&cv, (size_t)(np * mpad) * (size_t)(np * npad) * 4);
-        carve_take(&cv, (size_t)np * total * 8);
-        carve_take(&cv, (size_t)np * total * 8);
-        prod_bytes = cv.off;
-        cv.off = 0;
-        carve_take(&cv, mat_bytes(&A));
-        carve_take(&cv, mat_bytes(&B));
-        carve_take(&cv, mat_bytes(&C));
-        carve_take(&cv, 4 * (size_t)(m * s));
-        carve_take(&cv, 4 * (size_t)(n * s));
-        carve_take(&cv, 4 * (size_t)m);
-        carve_take(&cv, 4 * (size_t)n);
-        carve_take(&cv, 8);
-        carve_take(&cv, (size_t)s * np * plane_a);
-        carve_take(&cv, (size_t)s * np * plane_b);
-        union_off = cv.off;
-        total_bytes = union_off + (split_bytes > prod_bytes ? split_bytes : prod_bytes);
-    }
-    char *ws = (char *)ws_get(rc.s, total_bytes);
-    hbuf = (int *)malloc(sizeof(int) * ((size_t)(m + n) * (s + 1) + 2));
-    labels = (int *)malloc(sizeof(int) * (size_t)nev);
-    if (!ws || !hbuf || !labels || !events_get(rc.s, nev)) {
-        free(hbuf);
-        free(labels);
+    o1_run o;
+    memset(&o, 0, sizeof o);
+    o.c = c;
+    o.r = &rc;
+    o.cx = cx;
+    o.np = np;
+    o.s = s;
+    o.variant = variant;
+    o.beta = beta;
+    o.is_rn = variant == OZ1_RN;
+    o.kpad = oz_up16(k);
+    o.sa.cols = m;
+    o.sb.cols = n;
+    o.ia = o.ib = -1;
+    int *hbuf = NULL;
+    char *ws = NULL;
+    if (!mats_init(c, rc.dev, &o.A, &o.B, &o.C)) {
         run_end(&rc);
-        if (!A.on_dev && !B.on_dev && !C.on_dev) {
-            /* Host operands and not enough device memory: compute this call on the CPU. */
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    }
+    {
+        size_t budget = oz_device_budget(&rc);
+        for (int attempt = 0; attempt < 4 && !ws; attempt++) {
+            oz_tiling t;
+            if (!oz_plan_tiles(m, n, k, !o.C.on_dev, 0, (size_t)(m * n) * o.C.es, budget,
+                               o1_bytes, &o, &t))
+                break;
+            o1_apply(&o, &t);
+            carve cv = {NULL, 0};
+            o1_carve(&o, &cv);
+            ws = (char *)ws_get(rc.s, cv.off);
+            budget = cv.off / 2;
+        }
+    }
+    hbuf = (int *)malloc(sizeof(int) * ((size_t)(m + n) * (s + 1) + 2));
+    if (!ws || !hbuf || !tl_init(&o.tl, rc.s, 1024)) {
+        free(hbuf);
+        tl_free(&o.tl);
+        run_end(&rc);
+        if (!o.A.on_dev && !o.B.on_dev && !o.C.on_dev) {
+            /* host operands and not even the smallest tiles fit: this call on the CPU */
             rep->executor = OZBLAS_EXECUTOR_CPU;
             return oz_cpu_ozaki1(c, opt, rep);
         }
         return OZBLAS_ERR_DEVICE;
     }
-    tl.ev = rc.s->ev;
-    tl.label = labels;
-    tl.cap = nev;
     {
         carve cv = {ws, 0};
-        if (!A.on_dev)
-            A.dev = (double *)carve_take(&cv, mat_bytes(&A));
-        if (!B.on_dev)
-            B.dev = (double *)carve_take(&cv, mat_bytes(&B));
-        if (!C.on_dev)
-            C.dev = (double *)carve_take(&cv, mat_bytes(&C));
-        sa.e = (int *)carve_take(&cv, 4 * (size_t)(m * s));
-        sb.e = (int *)carve_take(&cv, 4 * (size_t)(n * s));
-        sa.top = (int *)carve_take(&cv, 4 * (size_t)m);
-        sb.top = (int *)carve_take(&cv, 4 * (size_t)n);
-        flags = (int *)carve_take(&cv, 8);
-        sa.I = (int8_t *)carve_take(&cv, (size_t)s * np * plane_a);
-        sb.I = (int8_t *)carve_take(&cv, (size_t)s * np * plane_b);
-        cv.off = union_off;
-        sa.X = (double *)carve_take(&cv, xa);
-        sb.X = (double *)carve_take(&cv, xb);
-        if (is_rn) {
-            sa.R = (double *)carve_take(&cv, xa);
-            sb.R = (double *)carve_take(&cv, xb);
-        }
-        cv.off = union_off;
-        C32 = (int *)carve_take(&cv, (size_t)(np * mpad) * (size_t)(np * npad) * 4);
-        X64 = (long long *)carve_take(&cv, (size_t)np * total * 8);
-        acc = (double *)carve_take(&cv, (size_t)np * total * 8);
+        o1_carve(&o, &cv);
     }
-    sa.cols = m;
-    sa.cols_pad = mpad;
-    sb.cols = n;
-    sb.cols_pad = npad;
-    sa.he = hbuf;
-    sa.htop = hbuf + m * s;
-    sb.he = hbuf + m * (s + 1);
-    sb.htop = sb.he + n * s;
+    oz_plan_record(&o.t, &o.A, &o.B, &o.C);
+    o.sa.he = hbuf;
+    o.sa.htop = hbuf + m * s;
+    o.sb.he = hbuf + m * (s + 1);
+    o.sb.htop = o.sb.he + n * s;
     int *hflags = hbuf + (m + n) * (s + 1);
+    const oz_tiling *t = &o.t;
+    const int64_t tiles = t->nI * t->nJ;
+    mat_view vc = {NULL, 0, 0}, vprev = {NULL, 0, 0};
+    oz_blk bprev = {0, 0, 0, 0};
+    int pending = 0;
 
-    CK(mat_upload(&A, c->lda, rc.st));
-    CK(mat_upload(&B, c->ldb, rc.st));
-    if (!c->beta_zero)
-        CK(mat_upload(&C, c->ldc, rc.st));
+    CK(stage_prepare(&rc, &o.A, &o.B, &o.C));
 
-    sa.lc = oz_op_view(c, 1, A.dev, A.ld, &sa.v);
-    sb.lc = oz_op_view(c, 0, B.dev, B.ld, &sb.v);
-
-    /* ---- phase 1: split ---- */
-    CK(tl_mark(&tl, 0, rc.st));
-    CK(cudaMemsetAsync(flags, 0, 8, rc.st));
-    OZ_DISPATCH(sa.lc, cx, launch_gather, &sa, k, rc.st);
-    CKL();
-    OZ_DISPATCH(sb.lc, cx, launch_gather, &sb, k, rc.st);
-    CKL();
-    launch_split(variant, &sa, k, np, kpad, s, beta, plane_a, flags, rc.st);
-    CKL();
-    launch_split(variant, &sb, k, np, kpad, s, beta, plane_b, flags, rc.st);
-    CKL();
-    CK(tl_mark(&tl, 1, rc.st));
-    CK(cudaMemcpyAsync(hflags, flags, 8, cudaMemcpyDeviceToHost, rc.st));
-    CK(cudaMemcpyAsync(sa.he, sa.e, 4 * (size_t)(m * s), cudaMemcpyDeviceToHost, rc.st));
-    CK(cudaMemcpyAsync(sb.he, sb.e, 4 * (size_t)(n * s), cudaMemcpyDeviceToHost, rc.st));
-    CK(cudaMemcpyAsync(sa.htop, sa.top, 4 * (size_t)m, cudaMemcpyDeviceToHost, rc.st));
-    CK(cudaMemcpyAsync(sb.htop, sb.top, 4 * (size_t)n, cudaMemcpyDeviceToHost, rc.st));
+    /* ---- phase 1: slice every block (weights, tops and flags of the whole product); a
+     * resident op(B) is staged while op(A) is sliced ---- */
+    CK(cudaMemsetAsync(o.flags, 0, 8, rc.st));
+    for (int is_a = 1; is_a >= 0; is_a--) {
+        mat *X = is_a ? &o.A : &o.B;
+        CK(mat_upload(&rc, X));
+        const int64_t nblocks = is_a ? t->nI : t->nJ;
+        for (int64_t i = 0; i < nblocks; i++) {
+            st = o1_split(&o, is_a, i);
+            if (st != OZBLAS_OK)
+                goto done;
+            if (i + 1 < nblocks) {
+                const oz_blk b = o1_blk(&o, is_a, i + 1);
+                CK(mat_prefetch(&rc, X, &b, 1));
+            }
+        }
+    }
+    CK(cudaMemcpyAsync(hflags, o.flags, 8, cudaMemcpyDeviceToHost, rc.st));
+    CK(cudaMemcpyAsync(o.sa.he, o.sa.e, 4 * (size_t)(m * s), cudaMemcpyDeviceToHost, rc.st));
+    CK(cudaMemcpyAsync(o.sb.he, o.sb.e, 4 * (size_t)(n * s), cudaMemcpyDeviceToHost, rc.st));
+    CK(cudaMemcpyAsync(o.sa.htop, o.sa.top, 4 * (size_t)m, cudaMemcpyDeviceToHost, rc.st));
+    CK(cudaMemcpyAsync(o.sb.htop, o.sb.top, 4 * (size_t)n, cudaMemcpyDeviceToHost, rc.st));
     CK(cudaStreamSynchronize(rc.st));
-    rep->phase_seconds[1] = 1e-3 * elapsed(tl.ev[0], tl.ev[1]);
     if (hflags[0]) {
         rep->fallback = OZBLAS_FALLBACK_NONFINITE;
         goto done;
     }
     {
-        int ta = host_max_top(&sa), tb = host_max_top(&sb);
+        int ta = host_max_top(&o.sa), tb = host_max_top(&o.sb);
         if (hflags[1] || (ta != INT_MIN && tb != INT_MIN && oz1_may_overflow(ta, tb, K))) {
             rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
             goto done;
         }
     }
-    host_bits(&sa, s, &rep->min_bits_a, &rep->max_bits_a);
-    host_bits(&sb, s, &rep->min_bits_b, &rep->max_bits_b);
+    host_bits(&o.sa, s, &rep->min_bits_a, &rep->max_bits_a);
+    host_bits(&o.sb, s, &rep->min_bits_b, &rep->max_bits_b);
 
-    /* ---- phases 2 to 4: per FP64 term, in the CPU's order ---- */
+    /* ---- phases 2 to 4, tile by tile; the next tile's blocks and the previous tile of C
+     * are copied while a tile runs ---- */
     {
-        int term = 0;
-        for (int g = s - 1; g >= 0; g--)
-            for (int c0 = 0; c0 <= g; c0 += r, term++) {
-                const int c1 = c0 + r - 1 < g ? c0 + r - 1 : g;
-                const int64_t nsub = (int64_t)(c1 - c0 + 1) * nblk;
-                int64_t sub = 0;
-                for (int p = c0; p <= c1; p++) {
-                    const int q = g - p;
-                    for (int64_t b = 0; b < nblk; b++, sub++) {
-                        const int64_t l0 = b * OZ_KBLOCK;
-                        const int64_t kb = kpad - l0 < OZ_KBLOCK ? kpad - l0 : OZ_KBLOCK;
-                        CKB(gemm_i8(&rc, np * mpad, np * npad, kb,
-                                    sa.I + (size_t)p * np * plane_a + l0, kpad,
-                                    sb.I + (size_t)q * np * plane_b + l0, kpad, C32, np * mpad));
-                        if (!coarse)
-                            CK(tl_mark(&tl, 2, rc.st));
-                        const int last = sub == nsub - 1;
-                        const int mode = !last ? OZ1_TERM_SUM
-                                               : term == terms - 1 ? OZ1_TERM_UPDATE
-                                                                   : OZ1_TERM_ACC;
-                        if (cx)
-                            launch_term<true>(mode, C32, mpad, npad, m, total, X64, sub > 0,
-                                              acc, term == 0, sa.e, sb.e, s, c0, g - c0, C.dev,
-                                              C.ld, c, rc.st);
-                        else
-                            launch_term<false>(mode, C32, mpad, npad, m, total, X64, sub > 0,
-                                               acc, term == 0, sa.e, sb.e, s, c0, g - c0,
-                                               C.dev, C.ld, c, rc.st);
-                        CKL();
-                        if (!coarse)
-                            CK(tl_mark(&tl, last ? 4 : 3, rc.st));
-                        else if (last)
-                            CK(tl_mark(&tl, 4, rc.st));
-                        else if (sub == nsub - 2)
-                            CK(tl_mark(&tl, 2, rc.st)); /* products and sums of the term */
-                    }
-                }
-            }
+        const oz_blk b0 = {0, 0, t->mb, t->nb};
+        CK(mat_prefetch(&rc, &o.C, &b0, !c->beta_zero));
     }
-    CK(mat_download(&C, c->ldc, rc.st));
-    CK(cudaStreamSynchronize(rc.st));
-
-    for (int i = 2; i < tl.n; i++)
-        ph[tl.label[i]] += elapsed(tl.ev[i - 1], tl.ev[i]);
-    for (int i = 2; i < 5; i++)
-        rep->phase_seconds[i] = 1e-3 * ph[i];
+    for (int64_t tile = 0; tile < tiles; tile++) {
+        const int64_t I = tile / t->nJ, J = tile % t->nJ;
+        const int64_t i0 = I * t->mb, j0 = J * t->nb;
+        const oz_blk bc = {i0, j0, oz_min64(t->mb, m - i0), oz_min64(t->nb, n - j0)};
+        if (o.ia != I) {
+            st = o1_split(&o, 1, I);
+            if (st != OZBLAS_OK)
+                goto done;
+        }
+        if (o.ib != J) {
+            st = o1_split(&o, 0, J);
+            if (st != OZBLAS_OK)
+                goto done;
+        }
+        CK(mat_block(&rc, &o.C, &bc, !c->beta_zero, &vc));
+        st = o1_terms(&o, I, J, &vc, r_chunk, terms);
+        if (st != OZBLAS_OK)
+            goto done;
+        CK(mat_release(&rc, &o.C, &vc));
+        if (tile + 1 < tiles) {
+            const int64_t I1 = (tile + 1) / t->nJ, J1 = (tile + 1) % t->nJ;
+            if (I1 != o.ia) {
+                const oz_blk b = o1_blk(&o, 1, I1);
+                CK(mat_prefetch(&rc, &o.A, &b, 1));
+            }
+            if (J1 != o.ib) {
+                const oz_blk b = o1_blk(&o, 0, J1);
+                CK(mat_prefetch(&rc, &o.B, &b, 1));
+            }
+        }
+        if (pending)
+            CK(mat_store(&rc, &o.C, &vprev, &bprev));
+        vprev = vc;
+        bprev = bc;
+        pending = 1;
+        if (tile + 1 < tiles) {
+            const int64_t I1 = (tile + 1) / t->nJ, J1 = (tile + 1) % t->nJ;
+            const int64_t i1 = I1 * t->mb, j1 = J1 * t->nb;
+            const oz_blk b = {i1, j1, oz_min64(t->mb, m - i1), oz_min64(t->nb, n - j1)};
+            CK(mat_prefetch(&rc, &o.C, &b, !c->beta_zero));
+        }
+    }
+    if (pending) {
+        pending = 0;
+        CK(mat_store(&rc, &o.C, &vprev, &bprev));
+    }
+    if (run_sync(&rc) != cudaSuccess) {
+        st = OZBLAS_ERR_DEVICE;
+        goto done;
+    }
+    tl_finish(&o.tl, rep);
     rep->int_gemms = npairs * (cx ? 4 : 1) + (opt->slices ? 0 : 2);
     rep->fp64_passes = terms;
     if (!opt->slices)
         rep->bound = oz1_report_bound(cx, ratio, terms);
 
 done:
-    if (cudaStreamSynchronize(rc.st) != cudaSuccess) {
-        (void)cudaGetLastError();
-        if (st == OZBLAS_OK)
-            st = OZBLAS_ERR_DEVICE;
-    }
+    if (run_sync(&rc) != cudaSuccess && st == OZBLAS_OK)
+        st = OZBLAS_ERR_DEVICE;
     free(hbuf);
-    free(labels);
+    tl_free(&o.tl);
     run_end(&rc);
     return st;
 }

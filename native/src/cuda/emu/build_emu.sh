@@ -17,7 +17,7 @@ cp -r "$ROOT/ozblas" "$DEST/ozblas"
 cp "$ROOT/native/include/ozblas.h" "$DEST/ozblas/"
 cd "$ROOT/native"
 FLAGS="-O2 -fPIC -ffp-contract=off -fno-fast-math -fvisibility=hidden -fopenmp -Iinclude"
-for f in $(find src -name '*.c' ! -name no_cuda.c ! -path '*/cuda/*' ! -path '*/shim/*' | sort); do
+for f in $(find src -name '*.c' ! -name no_cuda.c ! -path '*/shim/*' | sort); do
     gcc -std=c11 $FLAGS -DOZBLAS_BUILD -DOZBLAS_VERSION='"emu"' -c "$f" -o "$OBJ/$(basename "$f" .c).o"
 done
 # every .cu of src/cuda but the cuBLAS loader (replaced by cublas_emu.cpp)

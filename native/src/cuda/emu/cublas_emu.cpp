@@ -1,4 +1,5 @@
 /* A CPU stand-in for the few cuBLAS entry points the CUDA executor uses (see cuda_emu.h).
+ * A handle holds its stream; each product is queued there and runs with the stream's queue.
  * The INT8 product also checks what the real IMMA path requires and what the executor
  * claims: TN layout, alpha = 1, beta = 0, m, k and leading dimensions multiples of 4,
  * 4-byte aligned pointers, and INT32 results that cannot overflow. */
@@ -8,17 +9,32 @@
 #include "cuda_emu.h"
 #include "../cublas_dyn.h"
 
+struct emu_handle {
+    cudaStream_t st;
+};
+static emu_handle *H(oz_cublas_handle h) { return (emu_handle *)h; }
+
 static oz_cublas_status emu_create(oz_cublas_handle *h)
 {
-    *h = (oz_cublas_handle)new int(0);
+    *h = (oz_cublas_handle) new emu_handle{NULL};
     return 0;
 }
 static oz_cublas_status emu_destroy(oz_cublas_handle h)
 {
-    delete (int *)h;
+    delete H(h);
     return 0;
 }
-static oz_cublas_status emu_set_stream(oz_cublas_handle, cudaStream_t) { return 0; }
+static oz_cublas_status emu_set_stream(oz_cublas_handle h, cudaStream_t st)
+{
+    H(h)->st = st;
+    return 0;
+}
+
+static void enqueue(oz_cublas_handle h, std::function<void()> op)
+{
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu::enqueue(H(h)->st, std::move(op));
+}
 static oz_cublas_status emu_set_math(oz_cublas_handle, int) { return 0; }
 static oz_cublas_status emu_version(oz_cublas_handle, int *v)
 {
@@ -26,26 +42,9 @@ static oz_cublas_status emu_version(oz_cublas_handle, int *v)
     return 0;
 }
 
-static oz_cublas_status emu_gemm_ex(oz_cublas_handle, int ta, int tb, int m, int n, int k,
-                                    const void *alpha, const void *A, int at, int lda,
-                                    const void *B, int bt, int ldb, const void *beta, void *C,
-                                    int ct, int ldc, int compute, int algo)
+static void gemm_i8_now(int m, int n, int k, const int8_t *a, int lda, const int8_t *b, int ldb,
+                        int *c, int ldc)
 {
-    (void)algo;
-    if (ta != OZ_CUBLAS_OP_T || tb != OZ_CUBLAS_OP_N || at != OZ_CUDA_R_8I ||
-        bt != OZ_CUDA_R_8I || ct != OZ_CUDA_R_32I || compute != OZ_CUBLAS_COMPUTE_32I ||
-        *(const int *)alpha != 1 || *(const int *)beta != 0) {
-        fprintf(stderr, "cublas_emu: unexpected GemmEx arguments\n");
-        return 7;
-    }
-    if (m % 4 || k % 4 || n % 4 || lda % 4 || ldb % 4 || ldc % 4 || (uintptr_t)A % 4 ||
-        (uintptr_t)B % 4 || (uintptr_t)C % 4 || lda < k || ldb < k || ldc < m) {
-        fprintf(stderr, "cublas_emu: IMMA requirements not met (m %d n %d k %d ld %d %d %d)\n",
-                m, n, k, lda, ldb, ldc);
-        return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
-    }
-    const int8_t *a = (const int8_t *)A, *b = (const int8_t *)B;
-    int *c = (int *)C;
     /* every partial sum is below k max|a| max|b|: exact in INT32 only if that fits */
     long long ma = 0, mb = 0;
     for (int i = 0; i < m; i++)
@@ -68,6 +67,34 @@ static oz_cublas_status emu_gemm_ex(oz_cublas_handle, int ta, int tb, int m, int
                 s += (int)x[l] * (int)y[l];
             c[i + (size_t)j * ldc] = s;
         }
+}
+
+static oz_cublas_status emu_gemm_ex(oz_cublas_handle h, int ta, int tb, int m, int n, int k,
+                                    const void *alpha, const void *A, int at, int lda,
+                                    const void *B, int bt, int ldb, const void *beta, void *C,
+                                    int ct, int ldc, int compute, int algo)
+{
+    (void)algo;
+    if (ta != OZ_CUBLAS_OP_T || tb != OZ_CUBLAS_OP_N || at != OZ_CUDA_R_8I ||
+        bt != OZ_CUDA_R_8I || ct != OZ_CUDA_R_32I || compute != OZ_CUBLAS_COMPUTE_32I ||
+        *(const int *)alpha != 1 || *(const int *)beta != 0) {
+        fprintf(stderr, "cublas_emu: unexpected GemmEx arguments\n");
+        return 7;
+    }
+    if (m % 4 || k % 4 || n % 4 || lda % 4 || ldb % 4 || ldc % 4 || (uintptr_t)A % 4 ||
+        (uintptr_t)B % 4 || (uintptr_t)C % 4 || lda < k || ldb < k || ldc < m) {
+        fprintf(stderr, "cublas_emu: IMMA requirements not met (m %d n %d k %d ld %d %d %d)\n",
+                m, n, k, lda, ldb, ldc);
+        return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
+    }
+    if (oz_emu::where(A) != oz_emu::DEVICE || oz_emu::where(B) != oz_emu::DEVICE ||
+        oz_emu::where(C) != oz_emu::DEVICE) {
+        fprintf(stderr, "cublas_emu: GemmEx on memory that is not device memory\n");
+        return 7;
+    }
+    const int8_t *a = (const int8_t *)A, *b = (const int8_t *)B;
+    int *c = (int *)C;
+    enqueue(h, [=] { gemm_i8_now(m, n, k, a, lda, b, ldb, c, ldc); });
     return 0;
 }
 
@@ -97,21 +124,25 @@ static void gemm_ref(int ta, int tb, int m, int n, int k, T alpha, const T *A, i
         }
 }
 
-static oz_cublas_status emu_dgemm(oz_cublas_handle, int ta, int tb, int m, int n, int k,
+static oz_cublas_status emu_dgemm(oz_cublas_handle h, int ta, int tb, int m, int n, int k,
                                   const double *al, const double *A, int lda, const double *B,
                                   int ldb, const double *be, double *C, int ldc)
 {
-    gemm_ref<double>(ta, tb, m, n, k, *al, A, lda, B, ldb, *be, C, ldc);
+    double alpha = *al, beta = *be; /* read at the call, as cuBLAS does with host scalars */
+    enqueue(h, [=] { gemm_ref<double>(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
     return 0;
 }
 
-static oz_cublas_status emu_zgemm(oz_cublas_handle, int ta, int tb, int m, int n, int k,
+static oz_cublas_status emu_zgemm(oz_cublas_handle h, int ta, int tb, int m, int n, int k,
                                   const void *al, const void *A, int lda, const void *B, int ldb,
                                   const void *be, void *C, int ldc)
 {
     typedef std::complex<double> z;
-    gemm_ref<z>(ta, tb, m, n, k, *(const z *)al, (const z *)A, lda, (const z *)B, ldb,
-                *(const z *)be, (z *)C, ldc);
+    z alpha = *(const z *)al, beta = *(const z *)be;
+    enqueue(h, [=] {
+        gemm_ref<z>(ta, tb, m, n, k, alpha, (const z *)A, lda, (const z *)B, ldb, beta, (z *)C,
+                    ldc);
+    });
     return 0;
 }
 

@@ -5,11 +5,13 @@
  * Not part of the library build (CMake compiles the .cu files of src/cuda only); build_emu.sh compiles
  * executor_cuda.cu with g++ -DOZ_CUDA_EMU against this header and a CPU "cuBLAS".
  *
- * Threads of a block are fibers (ucontext) run one after another on the calling thread;
- * __syncthreads and the shuffles are barriers where every live fiber of the block yields.
- * Blocks run one after another. "Device" memory is host memory, tracked so that
- * cudaPointerGetAttributes can tell device from host pointers. What it cannot check: the
- * device's own math library and compiler (-fmad=false), timing, and the real cuBLAS.
+ * Threads of a block are fibers (ucontext) run one after another on the thread that runs
+ * the stream's queue; __syncthreads and the shuffles are barriers where every live fiber of
+ * the block yields. Blocks run one after another. Streams queue their work and run it as
+ * late as the code allows (see oz_emu_stream). "Device" and pinned memory are host memory,
+ * tracked so that cudaPointerGetAttributes can tell device, pinned and pageable pointers
+ * apart; OZ_EMU_DEVICE_BYTES caps the device memory. What it cannot check: the device's own
+ * math library and compiler (-fmad=false), timing, and the real cuBLAS.
  */
 #ifndef OZ_CUDA_EMU_H
 #define OZ_CUDA_EMU_H
@@ -23,9 +25,12 @@
 #include <ucontext.h>
 
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #define __global__
@@ -64,12 +69,11 @@ enum {
     cudaErrorInvalidValue = 1,
     cudaErrorMemoryAllocation = 2,
     cudaErrorInsufficientDriver = 35,
-    cudaErrorNoDevice = 100
+    cudaErrorNoDevice = 100,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600
 };
-typedef struct oz_emu_stream *cudaStream_t;
-typedef struct oz_emu_event {
-    double t;
-} *cudaEvent_t;
+enum { cudaStreamNonBlocking = 1, cudaEventDisableTiming = 2, cudaHostAllocDefault = 0 };
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,
     cudaMemcpyHostToDevice = 1,
@@ -94,10 +98,30 @@ struct cudaDeviceProp {
     size_t totalGlobalMem;
 };
 
+/* Streams run nothing when work is queued: each keeps a queue that runs, oldest first, only
+ * when something must see its effects (a synchronisation, an event another stream waits for,
+ * a copy into pageable host memory). Work on different streams therefore runs as late and
+ * in as unlucky an order as the code allows, so a missing event wait or an early reuse of a
+ * buffer gives wrong results here instead of a rare race on a GPU. Copies from pageable host
+ * memory read it when queued (as cudaMemcpyAsync does); copies from or to pinned memory
+ * (cudaHostAlloc) read or write it when they run. Only non-blocking streams are created (no
+ * implicit synchronisation with the legacy stream, NULL, which is one queue for all threads).
+ * One lock serialises every queue operation and the work it runs. */
+struct oz_emu_stream {
+    std::deque<std::function<void()>> q;
+};
+typedef struct oz_emu_stream *cudaStream_t;
+typedef struct oz_emu_event {
+    double t;
+    unsigned flags;
+    oz_emu_stream *st;             /* stream of the last record; NULL: never recorded */
+    uint64_t recorded, completed;  /* records made and records run (in order per stream) */
+} *cudaEvent_t;
+
 namespace oz_emu {
 struct Alloc {
     std::mutex mu;
-    std::map<uintptr_t, size_t> live;
+    std::map<uintptr_t, size_t> live, pinned;
     size_t used = 0;
 };
 inline Alloc &allocs()
@@ -116,6 +140,126 @@ inline size_t capacity()
 {
     const char *s = getenv("OZ_EMU_DEVICE_BYTES"); /* simulate a small device */
     return s ? (size_t)strtoull(s, NULL, 10) : ((size_t)1 << 40);
+}
+inline double now()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+struct Sched {
+    std::recursive_mutex mu;
+    oz_emu_stream legacy;
+    std::set<oz_emu_stream *> streams;            /* created here */
+    std::map<uintptr_t, oz_emu_stream *> foreign; /* handles made elsewhere (the caller's) */
+};
+inline Sched &sched()
+{
+    static Sched s;
+    return s;
+}
+typedef std::lock_guard<std::recursive_mutex> Lock;
+/* The queue of stream s (lock held): a handle this emulation did not create is a stream
+ * someone else made, e.g. the caller's, and gets a queue of its own on first use. */
+inline oz_emu_stream *stream_of(cudaStream_t s)
+{
+    if (!s)
+        return &sched().legacy;
+    if (sched().streams.count(s))
+        return s;
+    oz_emu_stream *&f = sched().foreign[(uintptr_t)s];
+    if (!f)
+        f = new oz_emu_stream;
+    return f;
+}
+
+/* Runs st's queue, oldest first, until done() holds or the queue is empty. */
+inline void run_until(oz_emu_stream *st, const std::function<bool()> &done)
+{
+    while (!done() && !st->q.empty()) {
+        std::function<void()> op = std::move(st->q.front());
+        st->q.pop_front();
+        op();
+    }
+}
+inline void drain(oz_emu_stream *st)
+{
+    run_until(st, [] { return false; });
+}
+inline void drain_all()
+{
+    drain(&sched().legacy);
+    for (oz_emu_stream *s : sched().streams)
+        drain(s);
+    for (auto &f : sched().foreign)
+        drain(f.second);
+}
+inline void enqueue(cudaStream_t s, std::function<void()> op)
+{
+    stream_of(s)->q.push_back(std::move(op));
+}
+/* Runs the stream of e's last record until that record has run. */
+inline void wait_event(oz_emu_stream *st, cudaEvent_t e, uint64_t gen)
+{
+    if (st)
+        run_until(st, [e, gen] { return e->completed >= gen; });
+}
+
+enum Where { PAGEABLE = 0, PINNED = 1, DEVICE = 2 };
+inline Where where(const void *p)
+{
+    Alloc &a = allocs();
+    std::lock_guard<std::mutex> g(a.mu);
+    for (auto *m : {&a.live, &a.pinned}) {
+        auto it = m->upper_bound((uintptr_t)p);
+        if (it != m->begin()) {
+            --it;
+            if ((uintptr_t)p < it->first + it->second)
+                return m == &a.live ? DEVICE : PINNED;
+        }
+    }
+    return PAGEABLE;
+}
+
+/* A copy of h rows of w bytes: checks the direction against where the pointers are, then
+ * queues it on s (see oz_emu_stream for when host memory is read or written). */
+inline cudaError_t copy2d(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h,
+                          cudaMemcpyKind kind, cudaStream_t st)
+{
+    if (dp < w || sp < w)
+        return fail(cudaErrorInvalidValue);
+    Where wd = where(d), ws = where(s);
+    bool ok = kind == cudaMemcpyDefault ||
+              (kind == cudaMemcpyHostToDevice && wd == DEVICE && ws != DEVICE) ||
+              (kind == cudaMemcpyDeviceToHost && wd != DEVICE && ws == DEVICE) ||
+              (kind == cudaMemcpyDeviceToDevice && wd == DEVICE && ws == DEVICE) ||
+              (kind == cudaMemcpyHostToHost && wd != DEVICE && ws != DEVICE);
+    if (!ok) {
+        fprintf(stderr, "cuda_emu: memcpy kind %d does not match the pointers\n", (int)kind);
+        return fail(cudaErrorInvalidValue);
+    }
+    Lock lk(sched().mu);
+    if (ws == PAGEABLE) { /* read now */
+        std::shared_ptr<std::vector<char>> snap = std::make_shared<std::vector<char>>(w * h);
+        for (size_t r = 0; r < h; r++)
+            memcpy(snap->data() + r * w, (const char *)s + r * sp, w);
+        enqueue(st, [=] {
+            for (size_t r = 0; r < h; r++)
+                memcpy((char *)d + r * dp, snap->data() + r * w, w);
+        });
+    } else {
+        enqueue(st, [=] {
+            for (size_t r = 0; r < h; r++)
+                memcpy((char *)d + r * dp, (const char *)s + r * sp, w);
+        });
+    }
+    if (wd == PAGEABLE) { /* into pageable memory: returns once written */
+        std::shared_ptr<bool> ran = std::make_shared<bool>(false);
+        enqueue(st, [ran] { *ran = true; });
+        run_until(stream_of(st), [ran] { return *ran; });
+    }
+    return cudaSuccess;
 }
 } // namespace oz_emu
 
@@ -158,6 +302,14 @@ static inline cudaError_t cudaSetDevice(int d)
     oz_emu::current_device = d;
     return cudaSuccess;
 }
+static inline cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
+{
+    oz_emu::Alloc &a = oz_emu::allocs();
+    std::lock_guard<std::mutex> g(a.mu);
+    *total = oz_emu::capacity();
+    *free_bytes = a.used < *total ? *total - a.used : 0;
+    return cudaSuccess;
+}
 static inline cudaError_t cudaMalloc(void **p, size_t bytes)
 {
     oz_emu::Alloc &a = oz_emu::allocs();
@@ -179,6 +331,10 @@ static inline cudaError_t cudaFree(void *p)
 {
     if (!p)
         return cudaSuccess;
+    {
+        oz_emu::Lock lk(oz_emu::sched().mu); /* as on a GPU: cudaFree waits for the device */
+        oz_emu::drain_all();
+    }
     oz_emu::Alloc &a = oz_emu::allocs();
     std::lock_guard<std::mutex> g(a.mu);
     auto it = a.live.find((uintptr_t)p);
@@ -189,63 +345,142 @@ static inline cudaError_t cudaFree(void *p)
     free(p);
     return cudaSuccess;
 }
+static inline cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned)
+{
+    oz_emu::Alloc &a = oz_emu::allocs();
+    std::lock_guard<std::mutex> g(a.mu);
+    unsigned char *q = (unsigned char *)malloc(bytes ? bytes : 1);
+    if (!q)
+        return oz_emu::fail(cudaErrorMemoryAllocation);
+    memset(q, 0x5A, bytes); /* garbage */
+    a.pinned[(uintptr_t)q] = bytes;
+    *p = q;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaFreeHost(void *p)
+{
+    if (!p)
+        return cudaSuccess;
+    {
+        oz_emu::Lock lk(oz_emu::sched().mu);
+        oz_emu::drain_all();
+    }
+    oz_emu::Alloc &a = oz_emu::allocs();
+    std::lock_guard<std::mutex> g(a.mu);
+    auto it = a.pinned.find((uintptr_t)p);
+    if (it == a.pinned.end())
+        return oz_emu::fail(cudaErrorInvalidValue);
+    a.pinned.erase(it);
+    free(p);
+    return cudaSuccess;
+}
 static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *at, const void *p)
 {
     memset(at, 0, sizeof *at);
-    oz_emu::Alloc &a = oz_emu::allocs();
-    std::lock_guard<std::mutex> g(a.mu);
-    auto it = a.live.upper_bound((uintptr_t)p);
-    if (it != a.live.begin()) {
-        --it;
-        if ((uintptr_t)p < it->first + it->second) {
-            at->type = cudaMemoryTypeDevice;
-            at->device = 0;
-            return cudaSuccess;
-        }
-    }
-    at->type = cudaMemoryTypeUnregistered;
+    oz_emu::Where w = oz_emu::where(p);
+    at->type = w == oz_emu::DEVICE   ? cudaMemoryTypeDevice
+               : w == oz_emu::PINNED ? cudaMemoryTypeHost
+                                     : cudaMemoryTypeUnregistered;
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind,
-                                          cudaStream_t)
+static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k,
+                                          cudaStream_t st)
 {
-    memcpy(d, s, n);
-    return cudaSuccess;
+    return oz_emu::copy2d(d, n, s, n, n, 1, k, st);
 }
 static inline cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp,
-                                            size_t w, size_t h, cudaMemcpyKind, cudaStream_t)
+                                            size_t w, size_t h, cudaMemcpyKind k,
+                                            cudaStream_t st)
 {
-    if (dp < w || sp < w)
+    return oz_emu::copy2d(d, dp, s, sp, w, h, k, st);
+}
+static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st)
+{
+    if (oz_emu::where(d) != oz_emu::DEVICE)
         return oz_emu::fail(cudaErrorInvalidValue);
-    for (size_t r = 0; r < h; r++)
-        memcpy((char *)d + r * dp, (const char *)s + r * sp, w);
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu::enqueue(st, [=] { memset(d, v, n); });
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t)
+static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
 {
-    memset(d, v, n);
+    if (flags != cudaStreamNonBlocking) /* blocking streams are not emulated */
+        return oz_emu::fail(cudaErrorInvalidValue);
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    *s = new oz_emu_stream;
+    oz_emu::sched().streams.insert(*s);
     return cudaSuccess;
 }
-static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-static inline cudaError_t cudaEventCreate(cudaEvent_t *e)
+static inline cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
-    *e = new oz_emu_event{0.0};
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    if (!s || !oz_emu::sched().streams.count(s)) /* only streams created here */
+        return oz_emu::fail(cudaErrorInvalidResourceHandle);
+    oz_emu::drain(s);
+    oz_emu::sched().streams.erase(s);
+    delete s;
     return cudaSuccess;
 }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu::drain(oz_emu::stream_of(s));
+    return cudaSuccess;
+}
+static inline cudaError_t cudaDeviceSynchronize(void)
+{
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu::drain_all();
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
+{
+    *e = new oz_emu_event{0.0, flags, nullptr, 0, 0};
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e)
 {
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu::wait_event(e->st, e, e->recorded); /* queued work may still record it */
     delete e;
     return cudaSuccess;
 }
-static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t)
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    e->t = ts.tv_sec + 1e-9 * ts.tv_nsec;
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    e->st = oz_emu::stream_of(s);
+    uint64_t gen = ++e->recorded;
+    oz_emu::enqueue(s, [e, gen] {
+        e->t = oz_emu::now();
+        if (gen > e->completed)
+            e->completed = gen;
+    });
+    return cudaSuccess;
+}
+static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
+{
+    if (flags)
+        return oz_emu::fail(cudaErrorInvalidValue);
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu_stream *st = e->st;
+    uint64_t gen = e->recorded; /* the record made before this call, as on a GPU */
+    oz_emu::enqueue(s, [st, e, gen] { oz_emu::wait_event(st, e, gen); });
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu::wait_event(e->st, e, e->recorded);
     return cudaSuccess;
 }
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 {
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    if ((a->flags | b->flags) & cudaEventDisableTiming || !a->st || !b->st)
+        return oz_emu::fail(cudaErrorInvalidResourceHandle);
+    if (a->completed < a->recorded || b->completed < b->recorded)
+        return oz_emu::fail(cudaErrorNotReady);
     *ms = (float)(1e3 * (b->t - a->t));
     return cudaSuccess;
 }
@@ -318,15 +553,11 @@ inline void run_block(Block &b)
     }
 }
 
+/* one launch, run now (the queued form of a kernel launch) */
 template <typename... P, typename... A>
-void launch(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
+void run_grid(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
 {
     int nt = (int)(block.x * block.y * block.z);
-    if (nt <= 0 || nt > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 ||
-        grid.z > 65535) {
-        last_error = cudaErrorInvalidValue;
-        return;
-    }
     Block b;
     b.f.resize(nt);
     b.slots.resize(nt);
@@ -356,6 +587,20 @@ void launch(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
     for (int t = 0; t < nt; t++)
         free(b.stacks[t]);
 }
+
+/* A kernel launch: the configuration is checked now, the grid runs when st's queue does. */
+template <typename... P, typename... A>
+void launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...), A... args)
+{
+    int nt = (int)(block.x * block.y * block.z);
+    if (nt <= 0 || nt > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 ||
+        grid.z > 65535) {
+        last_error = cudaErrorInvalidValue;
+        return;
+    }
+    Lock lk(sched().mu);
+    enqueue(st, [=] { run_grid(grid, block, kernel, args...); });
+}
 } // namespace oz_emu
 
 #define threadIdx (oz_emu::blk->f[oz_emu::blk->cur].tid)
@@ -364,9 +609,10 @@ void launch(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
 #define gridDim (oz_emu::gdim)
 
 template <typename... P, typename... A>
-static inline void oz_emu_launch(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
+static inline void oz_emu_launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...),
+                                 A... args)
 {
-    oz_emu::launch(grid, block, kernel, args...);
+    oz_emu::launch(grid, block, st, kernel, args...);
 }
 
 static inline void __syncthreads() { oz_emu::barrier(); }

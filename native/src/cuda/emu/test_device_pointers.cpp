@@ -1,11 +1,17 @@
 /* Device pointers through the C API, on the CPU emulation (cuda_emu.h): operands already in
  * ("device") memory are used in place, with leading dimensions beyond the rows, alone or mixed
  * with host operands; the result must equal the host-pointer call's and the CPU executor's
- * bit for bit. Built and run by build_emu.sh. */
+ * bit for bit. Then the same with less device memory than the call needs (the test hook
+ * oz_cuda_test_cap_workspace): tiled, with k split, still bit for bit; and below the
+ * smallest tile, OZBLAS_ERR_DEVICE with C untouched. Built and run by build_emu.sh. */
 #include <random>
 
 #include "cuda_emu.h"
 #include "ozblas.h"
+
+/* test hooks of the library (staging.cu), not in ozblas.h */
+extern "C" void oz_cuda_test_cap_workspace(size_t bytes);
+extern "C" void oz_cuda_test_last_plan(int64_t out[9]);
 
 static int failures = 0;
 
@@ -26,10 +32,27 @@ static double *to_dev(const std::vector<double> &h)
     return (double *)p;
 }
 
-static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, bool dev_c,
-                bool beta_zero)
+static bool same_words(const std::vector<double> &x, const std::vector<double> &y)
 {
-    const int64_t m = 21, n = 13, k = 35, es = cx ? 2 : 1;
+    for (size_t i = 0; i < x.size(); i++) {
+        uint64_t a, b;
+        memcpy(&a, &x[i], 8);
+        memcpy(&b, &y[i], 8);
+        if (a != b && !(std::isnan(x[i]) && std::isnan(y[i])))
+            return false;
+    }
+    return true;
+}
+
+/* tiled: instead of the plain device-pointer call, walk the workspace cap down: at the
+ * first cap where the product is tiled (Ozaki II: with k split; Ozaki I never splits k),
+ * compare with the CPU; at the first cap where the call fails, it must fail with
+ * OZBLAS_ERR_DEVICE and leave C as it was. ozaki1: Ozaki I (hybrid, or RN for scaling 1)
+ * instead of Ozaki II. */
+static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, bool dev_c,
+                bool beta_zero, bool tiled = false, bool ozaki1 = false)
+{
+    const int64_t m = 21, n = 13, k = tiled ? 135 : 35, es = cx ? 2 : 1; /* k > 64 can split */
     const int64_t ra = ta == 'N' ? m : k, ca = ta == 'N' ? k : m;
     const int64_t rb = tb == 'N' ? k : n, cb = tb == 'N' ? n : k;
     const int64_t lda = ra + 3, ldb = rb + 1, ldc = m + 2;
@@ -46,8 +69,10 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
 
     ozblas_options opt;
     ozblas_options_init(&opt);
-    opt.method = OZBLAS_METHOD_OZAKI2;
+    opt.method = ozaki1 ? OZBLAS_METHOD_OZAKI1 : OZBLAS_METHOD_OZAKI2;
     opt.moduli = 15;
+    opt.slices = 7;
+    opt.ozaki1_variant = scaling ? OZBLAS_OZAKI1_RN : OZBLAS_OZAKI1_HYBRID;
     opt.scaling = scaling;
     std::vector<double> want = C, host = C;
     ozblas_report rep;
@@ -67,28 +92,51 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
     double *dA = dev_a ? to_dev(A) : A.data(), *dB = dev_b ? to_dev(B) : B.data();
     std::vector<double> Cd = C;
     double *dC = dev_c ? to_dev(C) : Cd.data();
-    st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, &opt,
-                           &rep)
-            : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], dA, lda, dB, ldb, beta[0], dC, ldc,
-                           &opt, &rep);
-    check(st == OZBLAS_OK, "cuda call, device pointers");
-    if (dev_c)
-        memcpy(Cd.data(), dC, Cd.size() * sizeof(double));
+    auto call = [&]() {
+        if (dev_c)
+            memcpy(dC, C.data(), C.size() * sizeof(double));
+        else
+            Cd = C;
+        ozblas_status s = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, dA, lda, dB, ldb,
+                                            beta, dC, ldc, &opt, &rep)
+                             : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], dA, lda, dB, ldb,
+                                            beta[0], dC, ldc, &opt, &rep);
+        if (dev_c)
+            memcpy(Cd.data(), dC, Cd.size() * sizeof(double));
+        return s;
+    };
     char what[160];
-    snprintf(what, sizeof what, "bits: cx %d %c%c scaling %d dev %d%d%d beta0 %d", cx, ta, tb,
-             scaling, dev_a, dev_b, dev_c, beta_zero);
-    /* compare the m rows of each column (rows beyond m must be untouched: compare all) */
-    bool same_host = memcmp(host.data(), want.data(), want.size() * 8) == 0;
-    bool same_dev = true;
-    for (size_t i = 0; i < want.size(); i++) {
-        uint64_t a, b;
-        memcpy(&a, &Cd[i], 8);
-        memcpy(&b, &want[i], 8);
-        if (a != b && !(std::isnan(Cd[i]) && std::isnan(want[i])))
-            same_dev = false;
+    snprintf(what, sizeof what, "bits: cx %d %c%c scaling %d dev %d%d%d beta0 %d tiled %d o1 %d",
+             cx, ta, tb, scaling, dev_a, dev_b, dev_c, beta_zero, tiled, ozaki1);
+    if (!tiled) {
+        st = call();
+        check(st == OZBLAS_OK, "cuda call, device pointers");
+        /* compare the m rows of each column (rows beyond m must be untouched: compare all) */
+        check(same_words(Cd, want), what);
+        check(memcmp(host.data(), want.data(), want.size() * 8) == 0 || beta_zero,
+              "host-pointer result");
+    } else {
+        bool split = false, failed = false;
+        for (size_t cap = (size_t)(ozaki1 ? 384 : 96) << 10; cap > 256 && !failed;
+             cap = cap * 3 / 4) {
+            int64_t plan[9];
+            oz_cuda_test_cap_workspace(cap);
+            st = call();
+            oz_cuda_test_last_plan(plan);
+            oz_cuda_test_cap_workspace(0);
+            if (st != OZBLAS_OK) {
+                failed = true;
+                check(st == OZBLAS_ERR_DEVICE, "too little memory: OZBLAS_ERR_DEVICE");
+                check(same_words(Cd, C), "too little memory: C untouched");
+            } else if (!split && (ozaki1 ? plan[3] * plan[4] > 1 : plan[5] > 1)) {
+                split = true;
+                check(rep.executor == OZBLAS_EXECUTOR_CUDA, "tiled call on the device");
+                check(same_words(Cd, want), what);
+            }
+        }
+        check(split, what);
+        check(failed, "a cap below the smallest tile");
     }
-    check(same_dev, what);
-    check(same_host || beta_zero, "host-pointer result");
     if (dev_a)
         cudaFree(dA);
     if (dev_b)
@@ -108,6 +156,16 @@ int main()
                         run(cx, ta, tb, scaling, mask & 1, mask & 2, mask & 4, mask == 7);
                         runs++;
                     }
+    /* less device memory than the call needs: tiles of device operands, then a clean error */
+    for (int cx = 0; cx < 2; cx++)
+        for (int scaling = 0; scaling < 2; scaling++)
+            for (int mask = 1; mask < 8; mask += 2) {
+                run(cx, cx ? 'C' : 'T', 'N', scaling, mask & 1, mask & 2, mask & 4, mask == 5,
+                    true);
+                run(cx, 'N', cx ? 'C' : 'T', scaling, mask & 1, mask & 2, mask & 4, mask == 3,
+                    true, true);
+                runs += 2;
+            }
     /* a pointer on "another device" is refused; not testable with one emulated device */
     printf("device-pointer runs: %d, failures: %d\n", runs, failures);
     return failures ? 1 : 0;
