@@ -237,6 +237,10 @@ void oz_plan_record(const oz_tiling *t, const mat *A, const mat *B, const mat *C
 extern "C" void oz_host_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch,
                                 size_t width, size_t height);
 
+/* Where memory lives: 1 on device dev (or managed: used in place), 0 on the host (copied;
+ * *pinned when page-locked), -1 on another device (an error). */
+int mem_where(const void *p, int dev, int *pinned);
+
 /* ---- the INT8 product -------------------------------------------------------------------------- */
 
 /* C32 (m x n, ldc) = A^T B for int8 A (kb x m, lda), B (kb x n, ldb): TN, IMMA. m, n, kb and

@@ -1438,5 +1438,6 @@ extern "C" int oz_cuda_device_identity(int dev, char *name, size_t name_len, int
 
 extern "C" int oz_cuda_on_device(const void *p)
 {
-    return p && cuda_available(NULL, 0) && where(p, 0) != 0; /* -1: another device's */
+    int pinned;
+    return p && cuda_available(NULL, 0) && mem_where(p, 0, &pinned) != 0; /* -1: another device's */
 }

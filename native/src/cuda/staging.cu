@@ -295,9 +295,8 @@ static cudaError_t stage_down(run_ctx *r, const mat *x, const oz_blk *b, const d
 
 /* ---- operands ------------------------------------------------------------------------------ */
 
-/* Where a matrix lives: 1 on this device (or managed: used in place), 0 on the host
- * (copied; *pinned when page-locked), -1 on another device (an error). */
-static int where(const void *p, int dev, int *pinned)
+/* mem_where: cuda_common.cuh */
+int mem_where(const void *p, int dev, int *pinned)
 {
     cudaPointerAttributes a;
     *pinned = 0;
@@ -324,7 +323,7 @@ int mat_init(mat *x, const double *p, int64_t ld, int64_t rows, int64_t cols, si
     x->es = es;
     x->id = id;
     x->held[0].rows = x->held[1].rows = -1;
-    const int w = where(p, dev, &x->pinned);
+    const int w = mem_where(p, dev, &x->pinned);
     if (w < 0)
         return 0;
     x->on_dev = w;
