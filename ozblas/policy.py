@@ -415,8 +415,10 @@ def _accuracy_reasons(s: dict) -> list[str]:
     if nm == 0:
         out.append(f"Ozaki II, OZBLAS_MODULI=auto: the count is chosen per call from the inputs' "
                    f"scaling data; the model plans with {plan_m} moduli, which reach the target "
-                   f"{_reach(plan_m, col_ii)} in the accuracy study (15 suffice up to phi = 1, so "
-                   "such calls cost less than predicted; phi = 4 needs 18-19 or falls back to native)")
+                   f"{_reach(plan_m, col_ii)} in the accuracy study; the per-call bound is worst-case "
+                   "and takes 16 at phi <= 0.5, 16-17 at phi = 1, 18-19 at phi = 2 (so such calls "
+                   "cost up to 20% more than predicted) and falls back to native at phi = 4 "
+                   "(README \"Automatic precision\")")
     else:
         out.append(f"Ozaki II with {nm} moduli ({s['scaling']} scaling): reaches the target "
                    f"{_reach(nm, col_ii)} in the accuracy study; a count set by OZBLAS_MODULI or "
@@ -424,7 +426,8 @@ def _accuracy_reasons(s: dict) -> list[str]:
     ns = _count(s["slices"], config.parse_slices)
     if ns == 0:
         out.append(f"Ozaki I, OZBLAS_SLICES=auto: the model plans with {plan_s} slices, which reach "
-                   f"the target {_reach(plan_s, col_i)} ({s['variant']}; 8-10 suffice up to phi = 1)")
+                   f"the target {_reach(plan_s, col_i)} ({s['variant']}); the per-call bound takes "
+                   "9-12 slices for phi <= 2 and falls back to native at phi = 4")
     else:
         out.append(f"Ozaki I with {ns} slices ({s['variant']}): reaches the target "
                    f"{_reach(ns, col_i)} in the accuracy study; a set count is taken as meeting it")
