@@ -113,6 +113,24 @@ def _trace_entry_points(path: Path) -> str:
     return ", ".join(f"{sym} x{n} ({route})" for (sym, route), n in sorted(seen.items())) or "none"
 
 
+def _trace_precision(path: Path) -> str:
+    """The moduli (or slices) each routed call took and the largest bound it stated."""
+    counts, bounds = collections.Counter(), []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            f = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
+            if f.get("route") == "ozblas":
+                n = f["moduli"] if f["method"] == "ozaki2" else f["slices"]
+                counts[f"{n} {'moduli' if f['method'] == 'ozaki2' else 'slices'}"] += 1
+                if float(f["bound"]) >= 0:
+                    bounds.append(float(f["bound"]))
+    if not counts:
+        return "no call was emulated"
+    text = ", ".join(f"{k} x{v}" for k, v in sorted(counts.items()))
+    return text + (f"; largest stated error bound {max(bounds):.2e} (relative to |A||B|)" if bounds
+                   else " (counts fixed by the settings: no bound computed)")
+
+
 def run_demo(method: str | None = None, moduli: int | None = None, out=sys.stdout) -> int:
     from . import api
     from .testing import exact_matmul
@@ -150,6 +168,7 @@ def run_demo(method: str | None = None, moduli: int | None = None, out=sys.stdou
         ozb = dict(np.load(tmp / "ozblas.npz"))
         summary = [l for l in emu.stderr.splitlines() if l.startswith(("ozblas summary", "  "))]
         entry_points = _trace_entry_points(trace)
+        precision = _trace_precision(trace)
 
     for name in ("a1", "b1", "a2", "b2", "za", "zb", "s", "m"):
         if not np.array_equal(nat[name], ozb[name]):
@@ -158,6 +177,7 @@ def run_demo(method: str | None = None, moduli: int | None = None, out=sys.stdou
     say("What the shim saw (its OZBLAS_SUMMARY table):")
     say("\n".join(summary) if summary else "  (no summary: no BLAS call reached the shim)")
     say(f"BLAS entry points called (from the trace): {entry_points}")
+    say(f"Precision per emulated call (automatic unless --moduli is given): {precision}")
     say("")
 
     rows = []

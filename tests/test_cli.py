@@ -38,6 +38,9 @@ def test_demo_runs_the_script_under_the_shim():
         assert re.search(rf"^  {routine} +ozblas +{calls} .*ozaki2/(cpu|cuda)$", out, re.M), routine
     for sym in ("scipy_cblas_dgemm64_", "scipy_cblas_zgemm64_", "scipy_cblas_dsyrk64_", "scipy_dgemm_"):
         assert f"{sym} x" in out
+    # automatic precision: every emulated call took a count and stated a bound below 2^-50
+    m = re.search(r"^Precision per emulated call .*: (.*); largest stated error bound (\S+)", out, re.M)
+    assert m and "moduli x" in m.group(1) and 0 < float(m.group(2)) < 2.0**-50, out
     # one row per step: times of both runs, and the emulation at least as accurate as native
     from ozblas.demo import STEPS, has_extended_precision
 
