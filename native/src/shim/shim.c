@@ -239,10 +239,13 @@ double shim_begin(shim_result *r, const shim_call *c)
 static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static int64_t max1(int64_t x) { return x > 1 ? x : 1; }
 
+/* 'N', 'T' or 'C' */
+static int is_trans(char t) { return t == 'N' || t == 'T' || t == 'C'; }
+
 /* Netlib's checks, on the column-major form. NULL when valid. */
 const char *check_gemm(const shim_call *c)
 {
-    if (!strchr("NTC", c->ta) || !c->ta || !strchr("NTC", c->tb) || !c->tb || c->m < 0 ||
+    if (!is_trans(c->ta) || !is_trans(c->tb) || c->m < 0 ||
         c->n < 0 || c->k < 0 || c->lda < max1(c->ta == 'N' ? c->m : c->k) ||
         c->ldb < max1(c->tb == 'N' ? c->k : c->n) || c->ldc < max1(c->m))
         return "argument error";
