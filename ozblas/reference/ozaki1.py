@@ -218,15 +218,3 @@ def ozaki1(a, b, *, slices=8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=No
     if auto and info is not None:
         info["bound"] = report_bound(cplx, ratio, terms)
     return update(xr, xi, alpha, beta, c, cplx), None
-    xr, xi = acc
-    al, be = complex(alpha), complex(beta)
-    tr = al.real * xr - al.imag * xi
-    ti = al.real * xi + al.imag * xr
-    if not beta_zero:
-        c = np.asarray(c, dtype=np.complex128)
-        tr = tr + (be.real * c.real - be.imag * c.imag)
-        ti = ti + (be.real * c.imag + be.imag * c.real)
-    out = np.empty(tr.shape, dtype=np.complex128)
-    out.real = tr
-    out.imag = ti
-    return out, None
