@@ -147,7 +147,7 @@ def _auto_slices(a, b, cplx, bw, K):
         r = np.where(Glo == 0, span, np.minimum(r, span))
         return float(np.where(zero, 0.0, r).max())
 
-    s = o2.auto_count(2, 20, meets)
+    s = o2.auto_count(2, 20, 11, meets)
     return s, state["ratio"], state["lost"]
 
 

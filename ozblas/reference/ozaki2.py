@@ -161,21 +161,20 @@ def _max_ratio(cplx, bits_a, bits_b, Ea, Eb, emin_a, emin_b, Na, Nb, Glo) -> flo
     return float(np.where(zero, 0.0, r).max())
 
 
-def auto_count(lo, hi, meets) -> int:
-    """oz_defs.h oz_auto_count: the same bisection, the last call for the returned count."""
-    if not meets(hi):
-        return 0
-    last = hi
-    while lo < hi:
-        mid = (lo + hi) // 2
-        last = mid
-        if meets(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    if last != lo:
-        meets(lo)
-    return lo
+def auto_count(lo, hi, hint, meets) -> int:
+    """oz_defs.h oz_auto_count: the same walk from hint, the last call for the returned count."""
+    n = hint
+    if meets(n):
+        while n > lo and meets(n - 1):
+            n -= 1
+        if n > lo:
+            meets(n)
+        return n
+    while n < hi:
+        n += 1
+        if meets(n):
+            return n
+    return 0
 
 
 MAX_MODULI = 20
@@ -218,7 +217,7 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
                 cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo)
             return state["ratio"] <= TARGET
 
-        moduli = auto_count(2, MAX_MODULI, meets)
+        moduli = auto_count(2, MAX_MODULI, 16, meets)
         if info is not None:
             info.update(moduli=moduli, bound=_report_bound(cplx, state["ratio"]))
         if not moduli:

@@ -291,17 +291,22 @@ static int any_loss(const packed *p)
 }
 
 /* Automatic precision: the largest bound ratio over C for the bits set now (max is exact,
- * so the result does not depend on the thread count). */
+ * so the result does not depend on the thread count). u/s: per-row/column workspace
+ * (2 (m + n) doubles). */
 static double max_ratio(int nt, const oz_gemm_call *c, const packed *pa, const packed *pb,
-                        const double *Glo)
+                        const double *Glo, double *u)
 {
     int64_t m = c->m, n = c->n;
+    double *sa = u + m, *ub = sa + m, *sb = ub + n;
+    for (int64_t i = 0; i < m; i++)
+        oz2_ratio_terms(pa->bits[i], pa->E[i], pa->emin[i], pa->N1[i], &u[i], &sa[i]);
+    for (int64_t j = 0; j < n; j++)
+        oz2_ratio_terms(pb->bits[j], pb->E[j], pb->emin[j], pb->N1[j], &ub[j], &sb[j]);
     double r = 0.0;
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(max : r)
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
-            double v = oz2_bound_ratio(c->is_complex, pa->bits[i], pb->bits[j], pa->E[i],
-                                       pb->E[j], pa->emin[i], pb->emin[j], pa->N1[i],
+            double v = oz2_bound_ratio(c->is_complex, u[i], sa[i], ub[j], sb[j], pa->N1[i],
                                        pb->N1[j], Glo[i + j * m]);
             r = v > r ? v : r;
         }
@@ -314,6 +319,7 @@ typedef struct {
     const double *G, *Glo;
     int ushift;
     packed *pa, *pb;
+    double *terms; /* max_ratio's workspace */
     double ratio; /* max_ratio of the last count tried (Inf when an element was lost) */
     int lost;     /* the last count tried would lose an element entirely */
 } auto_ctx;
@@ -327,7 +333,7 @@ static int auto_meets(int n, void *arg)
         a->ratio = INFINITY;
         return 0;
     }
-    a->ratio = max_ratio(a->nt, a->c, a->pa, a->pb, a->Glo);
+    a->ratio = max_ratio(a->nt, a->c, a->pa, a->pb, a->Glo, a->terms);
     return a->ratio <= OZ2_AUTO_TARGET;
 }
 
@@ -415,8 +421,14 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
             st = OZBLAS_ERR_ALLOCATION;
             goto done;
         }
-        auto_ctx ac = {nt, c, G, Glo, ushift, &pa, &pb, 0.0, 0};
-        int nmod = oz_auto_count(2, OZ2_MAX_MODULI, auto_meets, &ac);
+        double *terms = malloc(sizeof(double) * 2 * (m + n));
+        if (!terms) {
+            st = OZBLAS_ERR_ALLOCATION;
+            goto done;
+        }
+        auto_ctx ac = {nt, c, G, Glo, ushift, &pa, &pb, terms, 0.0, 0};
+        int nmod = oz_auto_count(2, OZ2_MAX_MODULI, 16, auto_meets, &ac);
+        free(terms);
         report_bits(&pa, &pb, rep);
         rep->bound = oz2_report_bound(cx, ac.ratio);
         if (!nmod) {

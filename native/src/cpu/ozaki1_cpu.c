@@ -239,7 +239,7 @@ static int oz1_auto_slices(int nt, const oz_gemm_call *c, int beta, ozblas_repor
         return 0;
     }
     oz1_auto_ctx a = {nt, c, &d, beta, 0.0, 0};
-    int s = oz_auto_count(2, OZ1_MAX_SLICES, oz1_auto_meets, &a);
+    int s = oz_auto_count(2, OZ1_MAX_SLICES, 11, oz1_auto_meets, &a);
     if (!s)
         rep->fallback = a.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
     *ratio = a.ratio;

@@ -1098,7 +1098,7 @@ done:
 /* ---- automatic precision: the moduli count for the inputs of this call -------------------
  * The CPU executor's procedure (executor_cpu.c, numerics/ozaki2.h "automatic precision")
  * with the same element functions: statistics, 1-norms, the two exact lower-bound products
- * (and accurate scaling's bound product), then a bisection over the moduli count, each step
+ * (and accurate scaling's bound product), then a walk over the moduli count (oz_auto_count), each step
  * setting the bits on the device and taking the max bound ratio over C. The call itself
  * then runs with that count (its statistics computed again: a few percent of the call). */
 typedef struct {
@@ -1352,7 +1352,8 @@ ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
     au.mpad = mpad;
     au.beta = o1_beta;
     au.k = k;
-    *nmod = oz_auto_count(2, o1_beta ? OZ1_MAX_SLICES : OZ2_MAX_MODULI, cuda_auto_meets, &au);
+    *nmod = oz_auto_count(2, o1_beta ? OZ1_MAX_SLICES : OZ2_MAX_MODULI, o1_beta ? 11 : 16,
+                          cuda_auto_meets, &au);
     if (au.failed) {
         *nmod = 0;
         st = OZBLAS_ERR_DEVICE;

@@ -310,6 +310,16 @@ __global__ void oz_k_lower_combine(double *G1, const double *G2, int64_t total)
         G1[e] = oz2_lower_product(G1[e], G2[e]);
 }
 
+/* One entry's Ozaki II ratio, its row and column terms computed in place. */
+__device__ __forceinline__ double oz2_ratio_element(int cx, int alpha, int E, int emin, uint64_t NA,
+                                                    int beta, int F, int fmin, uint64_t NB, double G)
+{
+    double ua, sa, ub, sb;
+    oz2_ratio_terms(alpha, E, emin, NA, &ua, &sa);
+    oz2_ratio_terms(beta, F, fmin, NB, &ub, &sb);
+    return oz2_bound_ratio(cx, ua, sa, ub, sb, NA, NB, G);
+}
+
 /* max over C of oz2_bound_ratio (Ozaki II, beta 0) or oz1_bound_ratio (Ozaki I with
  * `count` slices of beta bits), into *out (bits of a nonnegative double, so the unsigned
  * order is the numeric order and atomicMax gives the CPU's exact max). */
@@ -327,8 +337,8 @@ __global__ void __launch_bounds__(256)
         const int64_t i = idx % m, j = idx / m;
         r = beta ? oz1_bound_ratio(cx, count, beta, k, Ea[i], Eb[j], emin_a[i], emin_b[j],
                                    (uint64_t)Na[i], (uint64_t)Nb[j], Glo[i + j * mpad])
-                 : oz2_bound_ratio(cx, bits_a[i], bits_b[j], Ea[i], Eb[j], emin_a[i], emin_b[j],
-                                   (uint64_t)Na[i], (uint64_t)Nb[j], Glo[i + j * mpad]);
+                 : oz2_ratio_element(cx, bits_a[i], Ea[i], emin_a[i], (uint64_t)Na[i], bits_b[j],
+                                     Eb[j], emin_b[j], (uint64_t)Nb[j], Glo[i + j * mpad]);
     }
     red[threadIdx.x] = r;
     __syncthreads();

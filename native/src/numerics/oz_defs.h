@@ -72,26 +72,25 @@ OZ_HD void oz_update_complex(double xr, double xi, const double *alpha, const do
 
 /* Automatic precision: the fewest count n in [lo, hi] with meets(n, arg), meets being
  * monotone in n (more moduli or slices, more bits, a smaller bound); 0 when none does.
- * Bisection, about five calls; the last call is always for the returned count, so the
- * caller's state (bits, bound) is that count's. Host code: executors evaluate meets()
- * with their own kernels. */
-static inline int oz_auto_count(int lo, int hi, int (*meets)(int n, void *arg), void *arg)
+ * A walk from hint (the count most calls take), so a typical call costs two or three
+ * evaluations; the last call is always for the returned count, so the caller's state
+ * (bits, bound) is that count's. Host code: executors evaluate meets() with their own
+ * kernels. */
+static inline int oz_auto_count(int lo, int hi, int hint, int (*meets)(int n, void *arg),
+                                void *arg)
 {
-    int last;
-    if (!meets(hi, arg))
-        return 0;
-    last = hi;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        last = mid;
-        if (meets(mid, arg))
-            hi = mid;
-        else
-            lo = mid + 1;
+    int n = hint;
+    if (meets(n, arg)) {
+        while (n > lo && meets(n - 1, arg))
+            n--;
+        if (n > lo)
+            meets(n, arg); /* the last call was for n - 1 */
+        return n;
     }
-    if (last != lo)
-        meets(lo, arg);
-    return lo;
+    while (n < hi)
+        if (meets(++n, arg))
+            return n;
+    return 0;
 }
 
 #endif

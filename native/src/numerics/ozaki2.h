@@ -128,8 +128,8 @@ OZ_HD int oz2_loses_element(int E, int emin, int bits)
  * which is divided by a lower bound of (|A||B|)_ij: an exact small-integer product of
  * rounded-down magnitudes. Where that lower bound is 0 the exponent span still bounds the
  * ratio: |a_il| >= 2^emin_i, so |delta a_il| <= 2^(E_i - emin_i - alpha_i) |a_il|. The
- * bound falls as the moduli count grows, so the fewest moduli meeting it are found by
- * bisection. Both executors compute these terms with the same element functions. */
+ * bound falls as the moduli count grows, so the fewest moduli meeting it are found by a
+ * walk from the usual count (oz_auto_count). Both executors compute these terms with the same element functions. */
 #define OZ2_AUTO_TARGET 0x1p-53 /* u: the unit roundoff of double */
 #define OZ2_LSHIFT 6            /* lower-bound magnitudes floor(|x| 2^(6 - E)) <= 127 ... */
 #define OZ2_LSHIFT2 13          /* ... and, for entries made of smaller elements only,
@@ -163,20 +163,30 @@ OZ_HD double oz2_lower_product(double G1, double G2)
     return G1 > g2 ? G1 : g2;
 }
 
-/* Bound of |C~ - C|_ij / (|A||B|)_ij for row i of op(A) and column j of op(B), kept bits
- * alpha, beta, exponents E, F, smallest nonzero exponents emin, fmin (INT_MAX-like when
- * the row is zero), fixed-point 1-norms NA, NB and the exact lower-bound product G:
- *   (|A||B|)_ij >= 2^(E + F - 12) G,  sum |a_il| <= 2^(E - 32) NA,  sum |b_lj| <= 2^(F - 32) NB. */
-OZ_HD double oz2_bound_ratio(int cx, int alpha, int beta, int E, int F, int emin, int fmin,
-                             uint64_t NA, uint64_t NB, double G)
+/* The per-row (per-column) factors of the bound ratio, computed once per row: *unit =
+ * 2^-alpha and *span = 2^(E - emin - alpha) (0 for a zero row, emin INT_MAX). */
+OZ_HD void oz2_ratio_terms(int alpha, int E, int emin, uint64_t N, double *unit, double *span)
+{
+    *unit = ldexp(1.0, -alpha);
+    *span = N ? ldexp(1.0, E - emin - alpha) : 0.0;
+}
+
+/* Bound of |C~ - C|_ij / (|A||B|)_ij for row i of op(A) and column j of op(B) from their
+ * oz2_ratio_terms (ua, sa; ub, sb), fixed-point 1-norms NA, NB and the exact lower-bound
+ * product G:
+ *   (|A||B|)_ij >= 2^(E + F - 12) G,  sum |a_il| <= 2^(E - 32) NA,  sum |b_lj| <= 2^(F - 32) NB.
+ * Multiplying by the powers of two rounds exactly as ldexp would, so precomputing them per
+ * row changes no bit. */
+OZ_HD double oz2_bound_ratio(int cx, double ua, double sa, double ub, double sb, uint64_t NA,
+                             uint64_t NB, double G)
 {
     if (NA == 0 || NB == 0)
         return 0.0; /* a zero row or column: its products are exact zeros */
     double c = cx ? 2.0 : 1.0;
-    double span = c * (ldexp(1.0, E - emin - alpha) + ldexp(1.0, F - fmin - beta));
+    double span = c * (sa + sb);
     if (G == 0.0)
         return span;
-    double r = c * ldexp(ldexp((double)NB, -alpha) + ldexp((double)NA, -beta), -20) / G;
+    double r = c * ldexp((double)NB * ua + (double)NA * ub, -20) / G;
     return r < span ? r : span;
 }
 
