@@ -8,7 +8,8 @@
 #include "ozblas.h"
 #include "../numerics/ozaki2.h"
 
-/* One GEMM call, arguments already checked; dimensions are nonzero and alpha != 0. */
+/* One GEMM call, arguments already checked; dimensions are nonzero, and alpha != 0 except
+ * for native() (which takes alpha = 0 calls: the host BLAS reads them its own way). */
 typedef struct {
     int is_complex;
     char transa, transb; /* 'N', 'T' or 'C', upper case */
