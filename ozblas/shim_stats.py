@@ -76,7 +76,8 @@ def stats() -> dict:
     shim; calls below OZBLAS_MIN_SIZE are timed only while OZBLAS_TRACE is on, since two
     clock reads would cost more than passing them through) and the calls per route (``ozblas``, ``fallback``, ``native``, ``quick``); each
     routine also has ``routes``, ``{"route: detail": {"calls", "flops", "seconds"}}``, e.g.
-    ``"ozblas: ozaki2/cpu"``, ``"native: below OZBLAS_MIN_SIZE"``,
+    ``"ozblas: ozaki2/cpu"`` (``"ozblas: ozaki2/cpu/fp4"`` on the FP4 engine),
+    ``"native: below OZBLAS_MIN_SIZE"``,
     ``"fallback: nonfinite input"``; a route whose calls chose their moduli or slices
     automatically also has ``max_bound``, the largest error bound they reported. The same
     counts as ``OZBLAS_SUMMARY=1`` prints at exit.

@@ -35,7 +35,7 @@ def test_values_parsed():
     ("OZBLAS_SLICES", "1", "2 to 20"),
     ("OZBLAS_OZAKI1_VARIANT", "best", "bitmask, rn, ef, hybrid"),
     ("OZBLAS_MODULI", "1", "2 to 20"),
-    ("OZBLAS_MODULI", "21", "2 to 20"),
+    ("OZBLAS_MODULI", "29", "2 to 20"),
     ("OZBLAS_MODULI", "x", "2 to 20"),
     ("OZBLAS_SCALING", "exact", "accurate, fast"),
     ("OZBLAS_DEVICE", "gpu", "cuda:N"),
@@ -172,7 +172,8 @@ def test_constants_come_from_the_header():
     assert config.variable("OZBLAS_SCALING").tokens == _constants.SCALINGS
     assert config.variable("OZBLAS_OZAKI1_VARIANT").tokens == _constants.VARIANTS
     assert config.variable("OZBLAS_DEVICE").tokens == _constants.EXECUTORS
-    assert _constants.MAX_MODULI == config.variable("OZBLAS_MODULI").hi == 20
+    assert _constants.MAX_MODULI == 20  # INT8's; FP4 moduli carry fewer bits, 28 of them
+    assert config.variable("OZBLAS_MODULI").hi == lib.ozblas_ozaki2_engine_max_moduli(1) == 28
 
 
 def _model(var: config.Variable, raw: bytes):

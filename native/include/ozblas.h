@@ -50,6 +50,12 @@ typedef enum {
     OZBLAS_SCALING_FAST = 1      /* Cauchy-Schwarz bound per row of A and column of B */
 } ozblas_scaling;
 
+/* The unit the schemes' exact integer products run on (DESIGN.md section 11). */
+typedef enum {
+    OZBLAS_ENGINE_INT8 = 0, /* INT8 x INT8 -> INT32 */
+    OZBLAS_ENGINE_FP4 = 1   /* FP4 E2M1 x E2M1 -> FP32 on base-13 limbs (Ozaki II only) */
+} ozblas_engine;
+
 /* How Ozaki I cuts and accumulates slices. */
 typedef enum {
     OZBLAS_OZAKI1_BITMASK = 0, /* ozIMMU: beta-bit cuts of the row-aligned significand, triangle
@@ -74,8 +80,10 @@ typedef enum {
     OZBLAS_FALLBACK_TOO_LARGE_K = 3,    /* k beyond what the scaling bounds can hold (2^28) */
     OZBLAS_FALLBACK_AUTO_NATIVE = 4,    /* method auto chose native */
     OZBLAS_FALLBACK_NOT_IMPLEMENTED = 5, /* the method asked for is not implemented in this build */
-    OZBLAS_FALLBACK_ACCURACY = 6        /* automatic precision: no count up to the maximum
+    OZBLAS_FALLBACK_ACCURACY = 6,       /* automatic precision: no count up to the maximum
                                            meets DGEMM-level accuracy for these inputs */
+    OZBLAS_FALLBACK_ENGINE = 7          /* the product engine asked for is not implemented by
+                                           this executor or method (FP4: CPU Ozaki II only) */
 } ozblas_fallback;
 
 /* The phases of an emulated call: indices of ozblas_report.phase_seconds. An executor that
@@ -97,8 +105,9 @@ typedef enum {
  * fills them from the OZBLAS_* environment variables. */
 typedef struct {
     int method;     /* an ozblas_method */
-    int moduli;     /* Ozaki II moduli count, 2..20, or 0: automatic (the fewest moduli whose
-                       error bound for the inputs of the call is DGEMM-level) */
+    int moduli;     /* Ozaki II moduli count, 2..20 (engine int8) or 2..28 (fp4), or 0:
+                       automatic (the fewest moduli whose error bound for the inputs of the
+                       call is DGEMM-level) */
     int scaling;    /* an ozblas_scaling */
     int executor;   /* an ozblas_executor */
     int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N), 0..1023 */
@@ -107,6 +116,7 @@ typedef struct {
     int ozaki1_variant; /* an ozblas_ozaki1_variant */
     void *stream;   /* CUDA executor: the cudaStream_t to run on (NULL = the legacy default
                        stream); the call returns after the work on it has finished */
+    int engine;     /* an ozblas_engine: the unit the integer products run on */
 } ozblas_options;
 
 /* What a call actually did. */
@@ -128,6 +138,9 @@ typedef struct {
     double bound;    /* automatic precision: bound of max_ij |C^ - op(A)op(B)|_ij / (|op(A)||op(B)|)_ij
                         before alpha and beta are applied (the count's, or the maximum count's
                         after an ACCURACY fallback); -1 when not computed */
+    int engine;      /* the ozblas_engine of the integer products (emulated calls) */
+    int engine_products; /* matrix products issued on the engine for the residue products
+                            (INT8: one per residue product; FP4: limbs^2 per residue product) */
     double phase_seconds[5]; /* seconds per ozblas_phase (OZBLAS_PHASE_COUNT of them;
                                 device-event timed on CUDA; zeros when not measured) */
 } ozblas_report;
@@ -222,11 +235,24 @@ const char *ozblas_cuda_describe(void);
 /* Path of the host BLAS library ozblas found (empty if none yet). */
 const char *ozblas_host_blas_path(void);
 
-/* Ozaki II moduli table, for the reference implementation and the tests. */
+/* Ozaki II moduli table, for the reference implementation and the tests (INT8 engine). */
 int ozblas_ozaki2_max_moduli(void);
 int ozblas_ozaki2_modulus(int index);
 /* floor(log2(prod of the first n moduli)) - 1: the bits alpha_i + beta_j may spend. */
 int ozblas_ozaki2_budget_bits(int n);
+/* The same per product engine (an ozblas_engine; 0 for an unknown one), and the base-13
+ * limbs per residue of modulus index on the FP4 engine (0 on INT8, -1 out of range). */
+int ozblas_ozaki2_engine_max_moduli(int engine);
+int ozblas_ozaki2_engine_modulus(int engine, int index);
+int ozblas_ozaki2_engine_budget_bits(int engine, int n);
+int ozblas_ozaki2_engine_limbs(int engine, int index);
+/* C = A^T B of k x m and k x n INT8 matrices (column-major) into INT32, exactly, through the
+ * CPU executor's engine model: OZBLAS_ENGINE_INT8 (FP32 SGEMM on k-blocks) or
+ * OZBLAS_ENGINE_FP4 (three base-13 limbs per value, nine limb products, FP32 accumulation
+ * in K-blocks of at most 116,508). The seed's INT8-through-FP4 emulation, for the tests. */
+ozblas_status ozblas_engine_gemm_int8(int engine, int64_t m, int64_t n, int64_t k,
+                                      const int8_t *A, int64_t lda, const int8_t *B,
+                                      int64_t ldb, int32_t *C, int64_t ldc);
 
 /* The preload shim's call counters (OZBLAS_SUMMARY prints them, ozblas.stats() reads
  * them). One cell per routine, route and detail; counts of this process only (a forked

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .._native import lib, load
+from . import fp4
 from ._common import operands, update
 
 __all__ = ["ozaki2", "moduli"]
@@ -21,9 +22,12 @@ MAX_BITS = 94
 MAX_K = 1 << 28
 
 
-def moduli(n: int) -> list[int]:
+ENGINES = ("int8", "fp4")
+
+
+def moduli(n: int, engine: str = "int8") -> list[int]:
     load()
-    return [lib.ozblas_ozaki2_modulus(t) for t in range(n)]
+    return [lib.ozblas_ozaki2_engine_modulus(ENGINES.index(engine), t) for t in range(n)]
 
 
 def _ilogb(x: np.ndarray) -> np.ndarray:
@@ -190,7 +194,6 @@ def auto_count(lo, hi, hint, meets) -> int:
     return 0
 
 
-MAX_MODULI = 20
 
 
 def _report_bound(cplx, r) -> float:
@@ -198,8 +201,13 @@ def _report_bound(cplx, r) -> float:
     return (r + (2.0 if cplx else 1.0) * u * (1.0 + r)) * (1.0 + 2.0 ** -40)
 
 
+def _product(x, y, m, engine):
+    """The residue product on the engine: INT8 exactly, or FP4 limbs (fp4.product)."""
+    return x @ y if engine == "int8" else fp4.product(x, y, fp4.residue_limbs(m)).astype(np.int64)
+
+
 def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c=None,
-           info: dict | None = None):
+           info: dict | None = None, engine: str = "int8"):
     """alpha a @ b + beta c by Ozaki II. Returns (result, fallback) where fallback is None or
     the reason the C executors would compute this call natively (result is then None).
     moduli "auto" (or 0) takes the fewest moduli whose bound is DGEMM-level; info, if given,
@@ -210,6 +218,7 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
     if k > (MAX_K // 2 if cplx else MAX_K):
         return None, "k too large for the scaling bounds"
     load()
+    eng = ENGINES.index(engine)
     pa, pb = _parts(a), _parts(b)
     Ea, emin_a, bad_a = _stats(pa, 1)
     Eb, emin_b, bad_b = _stats(pb, 0)
@@ -224,13 +233,15 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
         state = {}
 
         def meets(nmod):
-            ba, bb = _bits(lib.ozblas_ozaki2_budget_bits(nmod), scaling, cs_a, cs_b, G, ushift)
+            ba, bb = _bits(lib.ozblas_ozaki2_engine_budget_bits(eng, nmod), scaling, cs_a, cs_b,
+                           G, ushift)
             state.update(bits=(ba, bb), lost=_loses(Ea, emin_a, ba) or _loses(Eb, emin_b, bb))
             state["ratio"] = np.inf if state["lost"] else _max_ratio(
                 cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo)
             return state["ratio"] <= TARGET
 
-        moduli = auto_count(2, MAX_MODULI, 16, meets)
+        moduli = auto_count(2, lib.ozblas_ozaki2_engine_max_moduli(eng),
+                            21 if engine == "fp4" else 16, meets)
         if info is not None:
             info.update(moduli=moduli, bound=_report_bound(cplx, state["ratio"]))
         if not moduli:
@@ -238,10 +249,11 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
                           else "no count meets DGEMM-level accuracy")
         bits_a, bits_b = state["bits"]
     else:
-        bits_a, bits_b = _bits(lib.ozblas_ozaki2_budget_bits(moduli), scaling, cs_a, cs_b, G, ushift)
+        bits_a, bits_b = _bits(lib.ozblas_ozaki2_engine_budget_bits(eng, moduli), scaling, cs_a,
+                               cs_b, G, ushift)
         if _loses(Ea, emin_a, bits_a) or _loses(Eb, emin_b, bits_b):
             return None, "exponent range beyond the scaling"
-    ms = globals()["moduli"](moduli)
+    ms = globals()["moduli"](moduli, engine)
     ea = bits_a - Ea
     eb = bits_b - Eb
     sa = [np.trunc(np.ldexp(p, ea[:, None])) for p in pa]
@@ -251,10 +263,11 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
         ra = [_residue(p, mt) for p in sa]
         rb = [_residue(p, mt) for p in sb]
         if not cplx:
-            res_re.append(_sym(ra[0] @ rb[0], mt))
+            res_re.append(_sym(_product(ra[0], rb[0], mt, engine), mt))
         else:
-            t1, t2 = ra[0] @ rb[0], ra[1] @ rb[1]
-            t3 = _sym(ra[0] + ra[1], mt) @ _sym(rb[0] + rb[1], mt)
+            t1 = _product(ra[0], rb[0], mt, engine)
+            t2 = _product(ra[1], rb[1], mt, engine)
+            t3 = _product(_sym(ra[0] + ra[1], mt), _sym(rb[0] + rb[1], mt), mt, engine)
             res_re.append(_sym(t1 - t2, mt))
             res_im.append(_sym(t3 - t1 - t2, mt))
     shift = -ea[:, None] - eb[None, :]

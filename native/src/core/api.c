@@ -34,11 +34,19 @@ ozblas_status ozblas_context_create(ozblas_context **ctx)
 
 void ozblas_context_destroy(ozblas_context *ctx) { free(ctx); }
 
-int ozblas_ozaki2_max_moduli(void) { return OZ2_MAX_MODULI; }
-int ozblas_ozaki2_modulus(int index) { return oz2_modulus(index); }
-int ozblas_ozaki2_budget_bits(int n)
+int ozblas_ozaki2_max_moduli(void) { return OZ2_MAX_MODULI_INT8; }
+int ozblas_ozaki2_modulus(int index) { return oz2_modulus(OZBLAS_ENGINE_INT8, index); }
+int ozblas_ozaki2_budget_bits(int n) { return ozblas_ozaki2_engine_budget_bits(OZBLAS_ENGINE_INT8, n); }
+int ozblas_ozaki2_engine_max_moduli(int engine) { return oz2_max_moduli(engine); }
+int ozblas_ozaki2_engine_modulus(int engine, int index) { return oz2_modulus(engine, index); }
+int ozblas_ozaki2_engine_limbs(int engine, int index)
 {
-    const oz2_table *T = oz2_table_get(n);
+    const oz2_table *T = oz2_table_get(engine, oz2_max_moduli(engine));
+    return T && index >= 0 && index < T->n ? T->digits[index] : -1;
+}
+int ozblas_ozaki2_engine_budget_bits(int engine, int n)
+{
+    const oz2_table *T = oz2_table_get(engine, n);
     return T ? T->budget : -1;
 }
 
@@ -162,10 +170,11 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         c->ldc < (c->m > 1 ? c->m : 1))
         return OZBLAS_ERR_INVALID_ARGUMENT;
     if (opt.method < OZBLAS_METHOD_AUTO || opt.method > OZBLAS_METHOD_OZAKI2 ||
-        (opt.moduli != 0 && opt.moduli < 2) || opt.moduli > OZ2_MAX_MODULI || (opt.slices != 0 && opt.slices < 2) ||
+        (opt.moduli != 0 && opt.moduli < 2) || opt.moduli > oz2_max_moduli(opt.engine) || (opt.slices != 0 && opt.slices < 2) ||
         opt.slices > OZ1_MAX_SLICES || opt.ozaki1_variant < OZBLAS_OZAKI1_BITMASK ||
         opt.ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
         (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
+        (opt.engine != OZBLAS_ENGINE_INT8 && opt.engine != OZBLAS_ENGINE_FP4) ||
         opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
         opt.threads < 0 || opt.threads > OZ_MAX_THREADS || opt.device < 0 ||
         opt.device > OZ_MAX_DEVICE)
@@ -223,6 +232,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
                 rep.bound = -1.0;
             rep.method = OZBLAS_METHOD_NATIVE;
             rep.int_gemms = 0;
+            rep.engine_products = 0;
             rep.fp64_passes = 0;
             feclearexcept(FE_ALL_EXCEPT); /* the flags of the emulation's steps, not the caller's */
             st = native(ex, c, &opt, &rep);

@@ -47,13 +47,17 @@ static const oz_var vars[] = {
       "how products are computed; auto = the policy's fastest candidate per call"},
      0, OPT(method), 0},
     {{"OZBLAS_MODULI", "moduli", K_INT, "auto", 2, OZ2_MAX_MODULI,
-      "auto or an integer from 2 to 20", "auto",
+      "auto or an integer from 2 to 20 (engine int8) or to 28 (engine fp4)", "auto",
       "Ozaki II moduli count (more = more accurate); auto = the fewest whose error bound for "
       "the call's inputs is DGEMM-level"},
      0, OPT(moduli), 0},
     {{"OZBLAS_SCALING", "scaling", K_TOKEN, "accurate fast", 0, 0,
       "accurate, fast", "accurate", "Ozaki II scaling bound"},
      0, OPT(scaling), 0},
+    {{"OZBLAS_ENGINE", "engine", K_TOKEN, "int8 fp4", 0, 0,
+      "int8, fp4", "int8",
+      "unit of the exact integer products: INT8, or FP4 E2M1 base-13 limbs (Ozaki II)"},
+     0, OPT(engine), 0},
     {{"OZBLAS_SLICES", "slices", K_INT, "auto", 2, OZ1_MAX_SLICES,
       "auto or an integer from 2 to 20", "auto",
       "Ozaki I slice count (more = more accurate); auto = the fewest whose error bound for "
@@ -285,6 +289,7 @@ void ozblas_options_init(ozblas_options *opt)
     opt->slices = 0; /* automatic */
     opt->ozaki1_variant = OZBLAS_OZAKI1_HYBRID;
     opt->stream = NULL;
+    opt->engine = OZBLAS_ENGINE_INT8;
 }
 
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len)
@@ -292,6 +297,13 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
     ozblas_options o;
     ozblas_options_init(&o);
     ozblas_status st = from_env(T_OPTIONS, &o, err, err_len);
+    if (st == OZBLAS_OK && o.moduli > oz2_max_moduli(o.engine)) { /* the one cross-field rule */
+        if (err && err_len)
+            snprintf(err, err_len, "OZBLAS_MODULI=%d: engine %s has %d moduli at most",
+                     o.moduli, o.engine == OZBLAS_ENGINE_FP4 ? "fp4" : "int8",
+                     oz2_max_moduli(o.engine));
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    }
     if (st == OZBLAS_OK)
         *opt = o;
     return st;

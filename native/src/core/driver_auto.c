@@ -52,6 +52,7 @@ typedef struct {
     const oz_kernels *K;
     void *probe;
     int beta;
+    int engine;        /* Ozaki II: the engine whose moduli tables the walk takes */
     double ratio;      /* of the last count tried (Inf when an element could be lost) */
     int lost;          /* the last count tried loses an element */
     ozblas_status st;  /* a kernel's failure: the walk then stops */
@@ -63,7 +64,7 @@ static int meets(int n, void *arg)
     oz_side a, b;
     if (w->st != OZBLAS_OK)
         return 1;
-    if (!w->beta && (w->st = w->K->probe_bits(w->probe, oz2_table_get(n))) != OZBLAS_OK)
+    if (!w->beta && (w->st = w->K->probe_bits(w->probe, oz2_table_get(w->engine, n))) != OZBLAS_OK)
         return 1;
     w->K->probe_sides(w->probe, &a, &b);
     w->lost = w->beta ? oz1_side_may_lose(a.E, a.emin, a.n, w->beta, n) ||
@@ -94,9 +95,10 @@ ozblas_status oz_auto_choose(const oz_kernels *K, const oz_gemm_call *c,
         rep->fallback = OZBLAS_FALLBACK_NONFINITE;
         return OZBLAS_OK;
     }
-    walk w = {K, *probe, beta, 0.0, 0, OZBLAS_OK};
+    walk w = {K, *probe, beta, opt->engine, 0.0, 0, OZBLAS_OK};
     int n = beta ? oz_auto_count(2, OZ1_MAX_SLICES, 11, meets, &w)
-                 : oz_auto_count(2, OZ2_MAX_MODULI, 16, meets, &w);
+                 : oz_auto_count(2, oz2_max_moduli(opt->engine),
+                                 opt->engine == OZBLAS_ENGINE_FP4 ? 21 : 16, meets, &w);
     if (w.st != OZBLAS_OK)
         return w.st;
     *count = n;

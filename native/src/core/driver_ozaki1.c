@@ -23,6 +23,11 @@ ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *c, const ozbl
     const oz_kernels *K = ex->kernels;
     const int cx = c->is_complex;
     const int64_t KK = cx ? 2 * c->k : c->k;
+    rep->engine = opt->engine;
+    if (opt->engine != OZBLAS_ENGINE_INT8) { /* Ozaki I's slices as FP4 limbs: not built */
+        rep->fallback = OZBLAS_FALLBACK_ENGINE;
+        return OZBLAS_OK;
+    }
     if (!K->o1_open) {
         rep->fallback = OZBLAS_FALLBACK_NOT_IMPLEMENTED;
         return OZBLAS_OK;
@@ -70,6 +75,7 @@ ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *c, const ozbl
     if (st != OZBLAS_OK)
         goto done;
     rep->int_gemms = s * (s + 1) / 2 * (cx ? 4 : 1) + (automatic ? 2 : 0);
+    rep->engine_products = s * (s + 1) / 2 * (cx ? 4 : 1);
     rep->fp64_passes = terms;
     if (automatic)
         rep->bound = oz1_report_bound(cx, ratio, terms);

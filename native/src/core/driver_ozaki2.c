@@ -11,11 +11,16 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozbl
 {
     const oz_kernels *K = ex->kernels;
     const int cx = c->is_complex, fast = opt->scaling == OZBLAS_SCALING_FAST;
+    rep->engine = opt->engine;
+    if (!(K->o2_engines & (1u << opt->engine))) {
+        rep->fallback = OZBLAS_FALLBACK_ENGINE;
+        return OZBLAS_OK;
+    }
     if (c->k > (cx ? OZ2_MAX_K / 2 : OZ2_MAX_K)) {
         rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
         return OZBLAS_OK;
     }
-    const oz2_table *T = opt->moduli ? oz2_table_get(opt->moduli) : NULL;
+    const oz2_table *T = opt->moduli ? oz2_table_get(opt->engine, opt->moduli) : NULL;
     void *probe = NULL, *run = NULL;
     int probe_products = 0, bad = 0;
     double t_probe = 0.0;
@@ -32,7 +37,7 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozbl
         rep->bound = oz2_report_bound(cx, ratio);
         if (!n)
             goto done;
-        T = oz2_table_get(n);
+        T = oz2_table_get(opt->engine, n);
         rep->moduli = n;
         t_probe = oz_now() - t0;
     }
@@ -52,6 +57,7 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozbl
     if (st != OZBLAS_OK)
         goto done;
     rep->int_gemms = T->n * (cx ? 3 : 1) + (fast ? 0 : 1) + probe_products;
+    rep->engine_products = T->products * (cx ? 3 : 1);
     rep->fp64_passes = 1;
     rep->phase_seconds[OZBLAS_PHASE_STATS] += t_probe;
 done:

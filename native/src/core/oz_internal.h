@@ -79,8 +79,10 @@ OZ_SHIM_API void oz_shim_env_init(oz_shim_env *e);
 OZ_SHIM_API ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len);
 
 /* numerics/ozaki2_table.c: the moduli and CRT tables. */
-int oz2_modulus(int t);
-const oz2_table *oz2_table_get(int n); /* cached, thread-safe; NULL outside 2..OZ2_MAX_MODULI */
+int oz2_max_moduli(int engine); /* the moduli count's maximum on an engine (0: unknown) */
+int oz2_modulus(int engine, int t);
+/* cached, thread-safe; NULL outside 2..oz2_max_moduli(engine) */
+const oz2_table *oz2_table_get(int engine, int n);
 
 /* Host BLAS found among loaded objects (cpu/host_blas.c, through core/symbol_lookup.c). */
 typedef struct {

@@ -62,6 +62,10 @@ struct oz_kernels {
     /* Phases 2 to 4 with terms FP64 terms of at most chunk pairs (oz1_terms). */
     ozblas_status (*o1_products)(void *run, int chunk, int terms, ozblas_report *rep);
     void (*o1_close)(void *run);
+
+    /* The product engines (bit 1 << ozblas_engine) o2_products implements; Ozaki I runs on
+     * INT8 only. The driver refuses any other with OZBLAS_FALLBACK_ENGINE. */
+    unsigned o2_engines;
 };
 
 /* core/driver_auto.c, for the drivers. */

@@ -17,6 +17,23 @@ int oz_cpu_threads(const ozblas_options *opt);
 void oz_cpu_sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float *C);
 
+/* The product engines (cpu_engine.c). OZ_CPU_KBLOCK: the INT8 engine's k-block, exact in
+ * FP32 (1024 * 128 * 128 = 2^24). */
+#define OZ_CPU_KBLOCK 1024
+typedef struct {
+    float *LA, *LB; /* FP4: the limb planes of the two operands */
+} oz_cpu_engine_work;
+/* Workspace for products of k x m by k x n operands with nd limbs; 0 when out of memory. */
+int oz_cpu_engine_work_init(oz_cpu_engine_work *w, int engine, int nd, int64_t m, int64_t n,
+                            int64_t k);
+void oz_cpu_engine_work_free(oz_cpu_engine_work *w);
+/* D = X^T Y (X k x m, Y k x n, ld k; D m x n) exactly, for integer-valued X and Y: on the
+ * INT8 engine (|values| <= 128) or the FP4 model with nd base-13 limbs per value (|values|
+ * <= R_nd, or any value whose product is used modulo 13 with nd = 1). P: m x n scratch. */
+void oz_cpu_engine_product(int nt, int engine, int nd, int64_t m, int64_t n, int64_t k,
+                           const float *X, const float *Y, float *P, double *D,
+                           oz_cpu_engine_work *w);
+
 /* Phase times: each mark adds the time since the previous mark to one ozblas_phase. */
 typedef struct {
     double t;

@@ -60,6 +60,7 @@ static const oz_kernels cpu_kernels = {
     oz_cpu_probe_open, oz_cpu_probe_bits,     oz_cpu_probe_ratio, oz_cpu_probe_sides,
     oz_cpu_probe_close, oz_cpu_o2_open,       oz_cpu_o2_products, oz_cpu_o2_close,
     oz_cpu_o1_open,    oz_cpu_o1_products,    oz_cpu_o1_close,
+    (1u << OZBLAS_ENGINE_INT8) | (1u << OZBLAS_ENGINE_FP4),
 };
 
 const oz_executor oz_cpu_executor = {

@@ -10,7 +10,7 @@
 #include "../numerics/ozaki1.h"
 #include "cpu_common.h"
 
-#define KBLOCK 1024        /* residue products: 1024 * 128 * 128 = 2^24 */
+#define KBLOCK OZ_CPU_KBLOCK
 #define KBLOCK_BOUND 4096  /* accurate-scaling bound product: 4096 * 64 * 64 = 2^24 */
 
 /* ---- Ozaki II ---------------------------------------------------------------------------- */
@@ -427,16 +427,21 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
     float *RA = NULL, *RB = NULL, *P = NULL;
     double *acc = NULL;
     int8_t *R = NULL;
+    oz_cpu_engine_work w;
+    int nd = 0; /* the most limbs a residue takes (FP4) */
+    for (int t = 0; t < T->n; t++)
+        nd = oz_max_int(nd, T->digits[t]);
     scale(nt, pa, k);
     scale(nt, pb, k);
 
-    int np = cx ? 3 : 1; /* products per modulus and block */
+    int np = cx ? 3 : 1; /* residue products per modulus */
     RA = malloc(sizeof(float) * k * m * np);
     RB = malloc(sizeof(float) * k * n * np);
-    P = malloc(sizeof(float) * mn * np);
+    P = malloc(sizeof(float) * mn);
     acc = malloc(sizeof(double) * mn * np);
     R = malloc((size_t)T->n * mn * (cx ? 2 : 1));
-    if (!RA || !RB || !P || !acc || !R) {
+    int okw = oz_cpu_engine_work_init(&w, T->engine, nd, m, n, k);
+    if (!RA || !RB || !P || !acc || !R || !okw) {
         st = OZBLAS_ERR_ALLOCATION;
         goto done;
     }
@@ -445,34 +450,22 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
         residues(nt, pa, k, mt, inv, RA, RA + k * m, RA + 2 * k * m);
         residues(nt, pb, k, mt, inv, RB, RB + k * n, RB + 2 * k * n);
         oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_SPLIT);
-        int last_block = (int)((k - 1) / KBLOCK);
-        for (int64_t l0 = 0, blk = 0; l0 < k; l0 += KBLOCK, blk++) {
-            int64_t kb = k - l0 < KBLOCK ? k - l0 : KBLOCK;
-            for (int q = 0; q < np; q++)
-                oz_cpu_sgemm_tn(nt, m, n, kb, RA + q * k * m + l0, k, RB + q * k * n + l0, k,
-                                P + q * mn);
-            oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
-            /* Block sums stay exact in double (each block < 2^24 in magnitude, k < 2^28);
-             * one reduction after the last block gives the residue of the whole product. */
-            int first = blk == 0, last = blk == last_block;
+        /* exact products (k < 2^28 products of at most 2^14 stay below 2^53 in double) */
+        for (int q = 0; q < np; q++)
+            oz_cpu_engine_product(nt, T->engine, T->digits[t], m, n, k, RA + q * k * m,
+                                  RB + q * k * n, P, acc + q * mn, &w);
+        oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
 #pragma omp parallel for num_threads(nt) schedule(static)
-            for (int64_t e = 0; e < mn; e++) {
-                for (int q = 0; q < np; q++) {
-                    double v = P[e + q * mn] + (first ? 0.0 : acc[e + q * mn]);
-                    acc[e + q * mn] = v;
-                }
-                if (!last)
-                    continue;
-                if (!cx) {
-                    R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(acc[e], mt, inv);
-                } else {
-                    double p1 = acc[e], p2 = acc[e + mn], p3 = acc[e + 2 * mn];
-                    R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(p1 - p2, mt, inv);
-                    R[(size_t)(T->n + t) * mn + e] = (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
-                }
+        for (int64_t e = 0; e < mn; e++) {
+            if (!cx) {
+                R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(acc[e], mt, inv);
+            } else {
+                double p1 = acc[e], p2 = acc[e + mn], p3 = acc[e + 2 * mn];
+                R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(p1 - p2, mt, inv);
+                R[(size_t)(T->n + t) * mn + e] = (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
             }
-            oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_REDUCTION);
         }
+        oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_REDUCTION);
     }
 
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -501,6 +494,7 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
     }
     oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_FINAL);
 done:
+    oz_cpu_engine_work_free(&w);
     free(RA);
     free(RB);
     free(P);

@@ -22,21 +22,31 @@
 
 #include "oz_defs.h"
 
-#define OZ2_MAX_MODULI 20
-#define OZ2_LIMBS 6          /* 32-bit limbs: sum_t u_t W_t < 20 * 256 * M < 2^169 */
+#define OZ2_MAX_MODULI 28      /* the longest list (FP4's); INT8's has 20 moduli */
+#define OZ2_MAX_MODULI_INT8 20
+#define OZ2_LIMBS 6          /* 32-bit limbs: sum_t u_t W_t < 20 * 256 * M < 2^169 (INT8),
+                                 28 * 113 * M < 2^171 (FP4) */
 #define OZ2_MAX_BITS 94      /* cap on alpha_i, beta_j: |A'| < 2^95 keeps step 4 exact */
 #define OZ2_ZERO_BITS OZ2_MAX_BITS
 #define OZ2_MAX_K (1LL << 28) /* fixed-point sums of squares stay below 2^64 */
 
+/* Product engines (ozblas_engine's values): the table's moduli and limbs depend on them. */
+#define OZ2_ENGINE_INT8 0
+#define OZ2_ENGINE_FP4 1
+
 typedef struct {
     int n;                                   /* moduli count */
+    int engine;                              /* OZ2_ENGINE_INT8 or OZ2_ENGINE_FP4 */
+    int digits[OZ2_MAX_MODULI];              /* FP4: base-13 limbs per residue (fp4.h); 0 on INT8 */
+    int products;                            /* engine products per residue product, summed
+                                                over the moduli (INT8: n; FP4: sum digits^2) */
     int budget;                              /* bitlen(M) - 2: 2^budget <= M/2 */
     int limbs;                               /* limbs used: sum_t u_t W_t and its sign fit */
     double m[OZ2_MAX_MODULI];                /* moduli */
     double inv[OZ2_MAX_MODULI];              /* fl(1 / m_t) */
     uint32_t w[OZ2_MAX_MODULI][OZ2_LIMBS];   /* CRT weights (M/m_t) * ((M/m_t)^-1 mod m_t) */
     uint32_t M[OZ2_LIMBS];                   /* product of the moduli */
-    uint32_t half[OZ2_LIMBS];                /* M / 2 (M is even: 256 is the first modulus) */
+    uint32_t half[OZ2_LIMBS];                /* M / 2 (M is even: 256 or 8 is the first modulus) */
     double Md;                               /* M rounded to double, for quotient estimates */
 } oz2_table;
 

@@ -2,13 +2,30 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "fp4.h"
 #include "ozaki2.h"
 
-/* GEMMul8's INT8 moduli, in order: pairwise coprime, symmetric residues fit INT8. */
-static const int oz2_moduli[OZ2_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
-                                               223, 217, 211, 199, 197, 193, 191, 181, 179, 173};
+/* Per engine (ozblas_engine), in order, pairwise coprime. INT8: GEMMul8's moduli, symmetric
+ * residues fit INT8. FP4: the moduli with the most bits per limb product (numerics/fp4.h):
+ * the one-limb 8, 13, 9, 7, then the largest two-limb ones (<= 113) coprime to them. */
+static const int oz2_moduli[2][OZ2_MAX_MODULI] = {
+    {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193, 191, 181,
+     179, 173},
+    {8, 13, 9, 7, 113, 109, 107, 103, 101, 97, 95, 89, 83, 79, 73, 71, 67, 61, 59, 53, 47, 43,
+     41, 37, 31, 29, 23, 17}};
 
-int oz2_modulus(int t) { return (t >= 0 && t < OZ2_MAX_MODULI) ? oz2_moduli[t] : 0; }
+static int engine_ok(int engine) { return engine == OZ2_ENGINE_INT8 || engine == OZ2_ENGINE_FP4; }
+
+/* FP4 moduli carry fewer bits (28 of them: 155 bits, INT8's 20: 155 bits). */
+int oz2_max_moduli(int engine)
+{
+    return engine == OZ2_ENGINE_FP4 ? OZ2_MAX_MODULI : engine_ok(engine) ? OZ2_MAX_MODULI_INT8 : 0;
+}
+
+int oz2_modulus(int engine, int t)
+{
+    return t >= 0 && t < oz2_max_moduli(engine) ? oz2_moduli[engine][t] : 0;
+}
 
 static void limbs_mul_small(uint32_t *x, uint32_t s)
 {
@@ -40,26 +57,30 @@ static int limbs_bitlen(const uint32_t *x)
     return 0;
 }
 
-static void oz2_table_init(oz2_table *T, int n)
+static void oz2_table_init(oz2_table *T, int engine, int n)
 {
+    const int *moduli = oz2_moduli[engine];
     memset(T, 0, sizeof *T);
     T->n = n;
+    T->engine = engine;
     T->M[0] = 1;
     for (int t = 0; t < n; t++) {
-        T->m[t] = oz2_moduli[t];
-        T->inv[t] = 1.0 / oz2_moduli[t];
-        limbs_mul_small(T->M, (uint32_t)oz2_moduli[t]);
+        T->m[t] = moduli[t];
+        T->inv[t] = 1.0 / moduli[t];
+        T->digits[t] = engine == OZ2_ENGINE_FP4 ? oz_fp4_residue_limbs(moduli[t]) : 0;
+        T->products += engine == OZ2_ENGINE_FP4 ? T->digits[t] * T->digits[t] : 1;
+        limbs_mul_small(T->M, (uint32_t)moduli[t]);
     }
     for (int t = 0; t < n; t++) {
         uint32_t Mt[OZ2_LIMBS];
         memcpy(Mt, T->M, sizeof Mt);
-        limbs_div_small(Mt, (uint32_t)oz2_moduli[t]);
+        limbs_div_small(Mt, (uint32_t)moduli[t]);
         uint32_t tmp[OZ2_LIMBS];
         memcpy(tmp, Mt, sizeof tmp);
-        uint32_t mt_mod = limbs_div_small(tmp, (uint32_t)oz2_moduli[t]);
+        uint32_t mt_mod = limbs_div_small(tmp, (uint32_t)moduli[t]);
         uint32_t y = 0;
-        for (uint32_t c = 1; c < (uint32_t)oz2_moduli[t]; c++)
-            if ((mt_mod * c) % (uint32_t)oz2_moduli[t] == 1) {
+        for (uint32_t c = 1; c < (uint32_t)moduli[t]; c++)
+            if ((mt_mod * c) % (uint32_t)moduli[t] == 1) {
                 y = c;
                 break;
             }
@@ -80,18 +101,18 @@ static void oz2_table_init(oz2_table *T, int n)
 }
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static oz2_table tables[OZ2_MAX_MODULI + 1];
-static int table_ready[OZ2_MAX_MODULI + 1];
+static oz2_table tables[2][OZ2_MAX_MODULI + 1];
+static int table_ready[2][OZ2_MAX_MODULI + 1];
 
-const oz2_table *oz2_table_get(int n)
+const oz2_table *oz2_table_get(int engine, int n)
 {
-    if (n < 2 || n > OZ2_MAX_MODULI)
+    if (n < 2 || n > oz2_max_moduli(engine))
         return NULL;
     pthread_mutex_lock(&table_lock);
-    if (!table_ready[n]) {
-        oz2_table_init(&tables[n], n);
-        table_ready[n] = 1;
+    if (!table_ready[engine][n]) {
+        oz2_table_init(&tables[engine][n], engine, n);
+        table_ready[engine][n] = 1;
     }
     pthread_mutex_unlock(&table_lock);
-    return &tables[n];
+    return &tables[engine][n];
 }

@@ -60,12 +60,12 @@ static const char *const native_reasons[] = {OZ_NATIVE_REASONS(OZ_REASON_TEXT)};
 /* The cells of one routine: the quick return, each native reason, each method x executor
  * that ozblas reports, each ozblas_fallback code (room for codes added later; a code
  * beyond it lands in the last cell, named by ozblas_fallback_name). */
-enum { N_METHODS = 4, N_EXECUTORS = 3, N_FALLBACKS = 16 };
+enum { N_METHODS = 4, N_EXECUTORS = 3, N_ENGINES = 2, N_FALLBACKS = 16 };
 enum {
     CELL_QUICK = 0,
     CELL_NATIVE = 1,
     CELL_ROUTED = CELL_NATIVE + N_COUNT,
-    CELL_FALLBACK = CELL_ROUTED + N_METHODS * N_EXECUTORS,
+    CELL_FALLBACK = CELL_ROUTED + N_METHODS * N_EXECUTORS * N_ENGINES,
     CELL_N = CELL_FALLBACK + N_FALLBACKS
 };
 
@@ -531,10 +531,10 @@ static int cell_of(const shim_result *r)
         int f = r->rep.fallback;
         return CELL_FALLBACK + (f > 0 && f < N_FALLBACKS ? f : N_FALLBACKS - 1);
     }
-    int m = r->rep.method, e = r->rep.executor;
-    if (m < 0 || m >= N_METHODS || e < 0 || e >= N_EXECUTORS)
-        m = 0, e = 0; /* not reported by ozblas: shown as auto/auto */
-    return CELL_ROUTED + m * N_EXECUTORS + e;
+    int m = r->rep.method, e = r->rep.executor, g = r->rep.engine;
+    if (m < 0 || m >= N_METHODS || e < 0 || e >= N_EXECUTORS || g < 0 || g >= N_ENGINES)
+        m = 0, e = 0, g = 0; /* not reported by ozblas: shown as auto/auto */
+    return CELL_ROUTED + (m * N_EXECUTORS + e) * N_ENGINES + g;
 }
 
 /* Nominal flops of the BLAS operation (what a FLOPS figure is quoted against), whatever
@@ -582,7 +582,7 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
                        "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
-                       "fallback=\"%s\" policy=%s\n",
+                       "fallback=\"%s\" policy=%s engine=%s engine_products=%d\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, fb ? "fallback" : "ozblas", method_name(r->rep.method),
                        r->rep.moduli, r->rep.slices, r->rep.bound,
@@ -591,7 +591,9 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
                        dt, ozblas_fallback_name(r->rep.fallback),
                        S.opt.method != OZBLAS_METHOD_AUTO            ? "-"
                        : ozblas_policy_local(NULL, NULL, 0) == 1 ? "calibrated"
-                                                                  : "estimate");
+                                                                  : "estimate",
+                       r->rep.engine == OZBLAS_ENGINE_FP4 ? "fp4" : "int8",
+                       r->rep.engine_products);
     } else {
         char why[160];
         const char *reason = why;
@@ -626,12 +628,16 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
 
 /* ---- counters out: ozblas_shim_stats and the summary at exit ------------------------------ */
 
-/* ozblas's "method/executor" for the routed cells, in the enums' order. */
-static const char *const routed_names[N_METHODS][N_EXECUTORS] = {
-    {"auto/auto", "auto/cpu", "auto/cuda"},
-    {"native/auto", "native/cpu", "native/cuda"},
-    {"ozaki1/auto", "ozaki1/cpu", "ozaki1/cuda"},
-    {"ozaki2/auto", "ozaki2/cpu", "ozaki2/cuda"}};
+/* ozblas's "method/executor" for the routed cells, in the enums' order, with "/fp4" for
+ * the products on the FP4 engine. */
+static const char *const routed_names[N_METHODS][N_EXECUTORS][N_ENGINES] = {
+    {{"auto/auto", "auto/auto/fp4"}, {"auto/cpu", "auto/cpu/fp4"}, {"auto/cuda", "auto/cuda/fp4"}},
+    {{"native/auto", "native/auto/fp4"}, {"native/cpu", "native/cpu/fp4"},
+     {"native/cuda", "native/cuda/fp4"}},
+    {{"ozaki1/auto", "ozaki1/auto/fp4"}, {"ozaki1/cpu", "ozaki1/cpu/fp4"},
+     {"ozaki1/cuda", "ozaki1/cuda/fp4"}},
+    {{"ozaki2/auto", "ozaki2/auto/fp4"}, {"ozaki2/cpu", "ozaki2/cpu/fp4"},
+     {"ozaki2/cuda", "ozaki2/cuda/fp4"}}};
 
 /* The route ("ozblas", "fallback", "native", "quick") and detail of a cell. */
 static const char *cell_names(int cell, const char **detail)
@@ -645,8 +651,9 @@ static const char *cell_names(int cell, const char **detail)
         return "native";
     }
     if (cell < CELL_FALLBACK) {
-        int i = cell - CELL_ROUTED;
-        *detail = routed_names[i / N_EXECUTORS][i % N_EXECUTORS];
+        int i = cell - CELL_ROUTED, g = i % N_ENGINES;
+        i /= N_ENGINES;
+        *detail = routed_names[i / N_EXECUTORS][i % N_EXECUTORS][g];
         return "ozblas";
     }
     *detail = ozblas_fallback_name(cell - CELL_FALLBACK);
