@@ -9,6 +9,13 @@ phi, native as a horizontal line), accuracy_ozaki1.png (the same for Ozaki I aga
 and prints the moduli and slices needed for DGEMM-level accuracy. Ozaki I costs s(s+1)/2
 integer products, so each of its curves stops once it has flattened out at or below native
 (see at_floor; --full runs the whole slice range).
+
+--engines instead compares the product engines (DESIGN.md section 11): Ozaki II on INT8 and
+on FP4 (E2M1 base-13 limbs), phi up to 32, with automatic precision (the moduli and engine
+products each needs) and with each engine's most moduli (bits of accuracy, -log2 err_ab);
+writes accuracy_engines.json and accuracy_engines.png. The FP4 products are an exact model
+run on the CPU: their cost here is not a speed claim. Seed 004 reports 58.2 bits at phi = 0
+falling to 52.3 at phi = 32 (its own moduli and inputs).
 """
 
 from __future__ import annotations
@@ -166,6 +173,74 @@ def plot_ozaki1(rows, path):
     fig.savefig(path, dpi=110)
 
 
+ENGINE_PHIS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+
+
+def _bits(e):
+    return None if e is None else (float("inf") if e == 0 else float(-np.log2(e)))
+
+
+def engines(phis, k, m, seed):
+    """Rows per (phi, engine, moduli "auto" or the engine's maximum)."""
+    from ozblas._native import lib
+
+    rows = []
+    for phi in phis:
+        a = make_matrix(m, k, phi, seed=seed)
+        b = make_matrix(k, m, phi, seed=seed + 1)
+        exact = exact_matmul(a, b)
+        nat = err_ab(a @ b, exact, a, b)
+        for g, engine in enumerate(("int8", "fp4")):
+            for moduli in ("auto", lib.ozblas_ozaki2_engine_max_moduli(g)):
+                c, info = ozblas.matmul(a, b, method="ozaki2", engine=engine, moduli=moduli,
+                                        executor="cpu", return_info=True)
+                e = err_ab(c, exact, a, b)
+                rows.append({"phi": phi, "k": k, "engine": engine, "asked": moduli,
+                             "moduli": info["moduli"], "engine_products": info["engine_products"],
+                             "fallback": info["fallback"], "err_ab": e, "bits": _bits(e),
+                             "native_bits": _bits(nat)})
+    return rows
+
+
+def plot_engines(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for engine, mark in (("int8", "o"), ("fp4", "s")):
+        for asked, style in (("auto", "-"), ("max", "--")):
+            sel = [r for r in rows if r["engine"] == engine and (r["asked"] == "auto") == (asked == "auto")
+                   and r["fallback"] is None]
+            pts = [(r["phi"], min(r["bits"], 64)) for r in sel]
+            if pts:
+                ax.plot(*zip(*pts), style, marker=mark,
+                        label=f"{engine} {'auto' if asked == 'auto' else str(sel[0]['moduli']) + ' moduli'}")
+    nat = sorted({(r["phi"], r["native_bits"]) for r in rows})
+    ax.plot(*zip(*nat), ":", color="k", label="native DGEMM")
+    ax.set_xscale("symlog", linthresh=1)
+    ax.set_xlabel("phi")
+    ax.set_ylabel("bits of accuracy (-log2 err_ab, capped at 64)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main_engines(args):
+    rows = engines(args.phi if args.phi != list(PHIS) else list(ENGINE_PHIS), args.k[0], args.m,
+                   args.seed)
+    print(table(["phi", "engine", "moduli asked", "moduli", "engine products", "bits", "native bits",
+                 "fallback"],
+                [[r["phi"], r["engine"], r["asked"], r["moduli"], r["engine_products"],
+                  "-" if r["bits"] is None else f"{r['bits']:.1f}", f"{r['native_bits']:.1f}",
+                  r["fallback"] or ""] for r in rows]))
+    write_json("accuracy_engines.json", {"machine": machine(), "m": args.m, "n": args.m, "rows": rows},
+               args.out)
+    plot_engines(rows, Path(args.out) / "accuracy_engines.png")
+    print(f"wrote {args.out}/accuracy_engines.json and accuracy_engines.png")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--k", type=int, nargs="+", default=[1024, 16384])
@@ -179,7 +254,11 @@ def main(argv=None):
     p.add_argument("--m", type=int, default=128)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--engines", action="store_true",
+                   help="compare the INT8 and FP4 product engines (Ozaki II) over phi up to 32")
     args = p.parse_args(argv)
+    if args.engines:
+        return main_engines(args)
     from tqdm import tqdm
 
     rows = run(args.k, args.phi, args.moduli, args.m, args.seed, tqdm, args.slices, args.variants, args.full)
