@@ -243,6 +243,7 @@ int ozblas_ozaki2_budget_bits(int n);
 /* The same per product engine (an ozblas_engine; 0 for an unknown one), and the base-13
  * limbs per residue of modulus index on the FP4 engine (0 on INT8, -1 out of range). */
 int ozblas_ozaki2_engine_max_moduli(int engine);
+int ozblas_ozaki2_engine_auto_hint(int engine); /* automatic precision's first count */
 int ozblas_ozaki2_engine_modulus(int engine, int index);
 int ozblas_ozaki2_engine_budget_bits(int engine, int n);
 int ozblas_ozaki2_engine_limbs(int engine, int index);

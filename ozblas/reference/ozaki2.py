@@ -241,7 +241,7 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
             return state["ratio"] <= TARGET
 
         moduli = auto_count(2, lib.ozblas_ozaki2_engine_max_moduli(eng),
-                            21 if engine == "fp4" else 16, meets)
+                            lib.ozblas_ozaki2_engine_auto_hint(eng), meets)
         if info is not None:
             info.update(moduli=moduli, bound=_report_bound(cplx, state["ratio"]))
         if not moduli:

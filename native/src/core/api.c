@@ -38,6 +38,7 @@ int ozblas_ozaki2_max_moduli(void) { return OZ2_MAX_MODULI_INT8; }
 int ozblas_ozaki2_modulus(int index) { return oz2_modulus(OZBLAS_ENGINE_INT8, index); }
 int ozblas_ozaki2_budget_bits(int n) { return ozblas_ozaki2_engine_budget_bits(OZBLAS_ENGINE_INT8, n); }
 int ozblas_ozaki2_engine_max_moduli(int engine) { return oz2_max_moduli(engine); }
+int ozblas_ozaki2_engine_auto_hint(int engine) { return oz2_auto_hint(engine); }
 int ozblas_ozaki2_engine_modulus(int engine, int index) { return oz2_modulus(engine, index); }
 int ozblas_ozaki2_engine_limbs(int engine, int index)
 {

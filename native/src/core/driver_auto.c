@@ -97,8 +97,8 @@ ozblas_status oz_auto_choose(const oz_kernels *K, const oz_gemm_call *c,
     }
     walk w = {K, *probe, beta, opt->engine, 0.0, 0, OZBLAS_OK};
     int n = beta ? oz_auto_count(2, OZ1_MAX_SLICES, 11, meets, &w)
-                 : oz_auto_count(2, oz2_max_moduli(opt->engine),
-                                 opt->engine == OZBLAS_ENGINE_FP4 ? 21 : 16, meets, &w);
+                 : oz_auto_count(2, oz2_max_moduli(opt->engine), oz2_auto_hint(opt->engine),
+                                 meets, &w);
     if (w.st != OZBLAS_OK)
         return w.st;
     *count = n;

@@ -80,6 +80,7 @@ OZ_SHIM_API ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t
 
 /* numerics/ozaki2_table.c: the moduli and CRT tables. */
 int oz2_max_moduli(int engine); /* the moduli count's maximum on an engine (0: unknown) */
+int oz2_auto_hint(int engine);  /* automatic precision's first count on an engine */
 int oz2_modulus(int engine, int t);
 /* cached, thread-safe; NULL outside 2..oz2_max_moduli(engine) */
 const oz2_table *oz2_table_get(int engine, int n);
