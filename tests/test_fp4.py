@@ -223,11 +223,6 @@ def test_engine_option_errors_and_refusals():
     c, info = ozblas.matmul(a, a.T, method="ozaki2", moduli=24, engine="fp4", executor="cpu",
                             return_info=True)
     assert info["moduli"] == 24 and info["engine_products"] == 4 + 4 * 20
-    # Ozaki I has no FP4 path: refused with the reason, the result computed natively
-    c, info = ozblas.matmul(a, a.T, method="ozaki1", engine="fp4", executor="cpu",
-                            return_info=True)
-    assert info["fallback"] == "engine not available on this executor or method"
-    assert info["method"] == "native" and np.array_equal(c, a @ a.T)
 
 
 def test_engine_from_the_environment(monkeypatch):
@@ -258,7 +253,33 @@ def test_cuda_executor_refuses_fp4_cleanly():
     assert info["fallback"] == "engine not available on this executor or method"
     assert info["method"] == "native"
     assert err_ab(c, exact_matmul(a, b), a, b) <= 2 * U * 9
+    _, info = ozblas.matmul(a, b, method="ozaki1", engine="fp4", executor="cuda",
+                            return_info=True)
+    assert info["fallback"] == "engine not available on this executor or method"
     c8, i8 = ozblas.matmul(a, b, method="ozaki2", engine="int8", executor="cuda", moduli=16,
                            return_info=True)
     p8 = ozblas.matmul(a, b, method="ozaki2", engine="int8", executor="cpu", moduli=16)
     assert i8["fallback"] is None and np.array_equal(bits(c8), bits(p8))
+
+
+# ---- Ozaki I on FP4: the INT8 slices in three limbs each ---------------------------------
+
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("variant", ["bitmask", "hybrid"])
+def test_ozaki1_on_fp4_equals_int8_and_the_reference(cplx, variant):
+    dt = np.complex128 if cplx else np.float64
+    a = make_matrix(7, 45, 1.0, seed=11, dtype=dt)
+    b = make_matrix(45, 5, 1.0, seed=12, dtype=dt)
+    c4, i4 = ozblas.matmul(a, b, method="ozaki1", variant=variant, engine="fp4", executor="cpu",
+                           return_info=True)
+    c8, i8 = ozblas.matmul(a, b, method="ozaki1", variant=variant, engine="int8", executor="cpu",
+                           return_info=True)
+    assert i4["fallback"] is None and i4["engine"] == "fp4" and i4["slices"] == i8["slices"]
+    assert i4["engine_products"] == 9 * i8["engine_products"]
+    assert np.array_equal(bits(c4), bits(c8))
+    ref, fb = reference.ozaki1(a, b, slices=i4["slices"], variant=variant, engine="fp4")
+    assert fb is None and np.array_equal(bits(ref), bits(c4))
+    two = ozblas.matmul(a, b, method="ozaki1", variant=variant, engine="fp4", executor="cpu",
+                        threads=2)
+    assert np.array_equal(bits(two), bits(c4))
+    assert err_ab(c4, exact_matmul(a, b), a, b) <= max(err_ab(a @ b, exact_matmul(a, b), a, b), 2 * U)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import fp4
 from ._common import operands, update
 
 __all__ = ["ozaki1", "slice_width", "group_addends"]
@@ -173,7 +174,7 @@ def _last_sum(acc, t, scale):
 
 
 def ozaki1(a, b, *, slices=8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=None,
-           info: dict | None = None):
+           info: dict | None = None, engine: str = "int8"):
     """alpha a @ b + beta c by Ozaki I. Returns (result, fallback) where fallback is None or
     the reason the C executors would compute this call natively (result is then None).
     slices "auto" (or 0) takes the fewest slices whose bound is DGEMM-level; info, if given,
@@ -209,11 +210,14 @@ def ozaki1(a, b, *, slices=8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=No
     if lost_a or lost_b or (ta != imin and tb != imin and ta + tb + _clog2(K) + 4 > EXP_LIMIT):
         return None, "exponent range beyond the scaling"
 
+    def mul(x, y):  # the engine's exact product (FP4: three limbs per INT8 slice value)
+        return x @ y if engine == "int8" else fp4.product(x, y, 3).astype(np.int64)
+
     def pair(p, q):  # exact integer product(s) of A slice p and B slice q, per part
         if not cplx:
-            return [Ia[p][0] @ Ib[q][0].T]
-        rr, ii = Ia[p][0] @ Ib[q][0].T, Ia[p][1] @ Ib[q][1].T
-        ri, ir = Ia[p][0] @ Ib[q][1].T, Ia[p][1] @ Ib[q][0].T
+            return [mul(Ia[p][0], Ib[q][0].T)]
+        rr, ii = mul(Ia[p][0], Ib[q][0].T), mul(Ia[p][1], Ib[q][1].T)
+        ri, ir = mul(Ia[p][0], Ib[q][1].T), mul(Ia[p][1], Ib[q][0].T)
         return [rr - ii, ri + ir]
 
     np_ = 2 if cplx else 1

@@ -24,7 +24,7 @@ ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *c, const ozbl
     const int cx = c->is_complex;
     const int64_t KK = cx ? 2 * c->k : c->k;
     rep->engine = opt->engine;
-    if (opt->engine != OZBLAS_ENGINE_INT8) { /* Ozaki I's slices as FP4 limbs: not built */
+    if (!(K->engines & (1u << opt->engine))) {
         rep->fallback = OZBLAS_FALLBACK_ENGINE;
         return OZBLAS_OK;
     }
@@ -75,7 +75,8 @@ ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *c, const ozbl
     if (st != OZBLAS_OK)
         goto done;
     rep->int_gemms = s * (s + 1) / 2 * (cx ? 4 : 1) + (automatic ? 2 : 0);
-    rep->engine_products = s * (s + 1) / 2 * (cx ? 4 : 1);
+    /* FP4: each INT8 slice in three limbs, nine limb products per slice product */
+    rep->engine_products = s * (s + 1) / 2 * (cx ? 4 : 1) * (opt->engine == OZBLAS_ENGINE_FP4 ? 9 : 1);
     rep->fp64_passes = terms;
     if (automatic)
         rep->bound = oz1_report_bound(cx, ratio, terms);

@@ -63,9 +63,9 @@ struct oz_kernels {
     ozblas_status (*o1_products)(void *run, int chunk, int terms, ozblas_report *rep);
     void (*o1_close)(void *run);
 
-    /* The product engines (bit 1 << ozblas_engine) o2_products implements; Ozaki I runs on
-     * INT8 only. The driver refuses any other with OZBLAS_FALLBACK_ENGINE. */
-    unsigned o2_engines;
+    /* The product engines (bit 1 << ozblas_engine) o2_products and o1_products implement;
+     * the drivers refuse any other with OZBLAS_FALLBACK_ENGINE. */
+    unsigned engines;
 };
 
 /* core/driver_auto.c, for the drivers. */

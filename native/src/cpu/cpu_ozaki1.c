@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../numerics/ozaki1.h"
+#include "../numerics/fp4.h"
 #include "cpu_common.h"
 
 #define OZ1_KBLOCK 1024                 /* 1024 * 127^2 < 2^24: exact SGEMM blocks */
@@ -164,6 +165,7 @@ static int split_side(int nt, const oz_gemm_call *c, int is_a, int s, int beta, 
 
 typedef struct {
     int nt;
+    int engine; /* an ozblas_engine: FP4 writes each INT8 slice in three base-13 limbs */
     const oz_gemm_call *c;
     int s;
     oz1_side sa, sb;
@@ -189,6 +191,7 @@ ozblas_status oz_cpu_o1_open(const oz_gemm_call *c, const ozblas_options *opt, i
     if (!o)
         return OZBLAS_ERR_ALLOCATION;
     o->nt = oz_cpu_threads(opt);
+    o->engine = opt->engine;
     o->c = c;
     o->s = s;
     oz_phase_start(&o->clk);
@@ -212,8 +215,10 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
     const int64_t m = c->m, n = c->n, k = c->k;
     const oz1_side sa = o->sa, sb = o->sb;
     ozblas_status st = OZBLAS_OK;
-    float *FA = NULL, *FB = NULL, *P = NULL;
-    double *X = NULL, *acc = NULL;
+    float *FA = NULL, *FB = NULL, *P = NULL, *PF = NULL;
+    double *X = NULL, *acc = NULL, *D = NULL;
+    oz_cpu_engine_work w;
+    memset(&w, 0, sizeof w);
     (void)terms; /* the chunks are walked below, in the order that gives them */
 
     /* Tiles of C: mbt rows x nbt columns, sized so that the pair sums, the accumulator and
@@ -229,7 +234,14 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
     P = malloc(sizeof(float) * s * np * np * T);
     X = malloc(sizeof(double) * npairs * np * T);
     acc = malloc(sizeof(double) * np * T);
-    if (!FA || !FB || !P || !X || !acc) {
+    int okw = 1;
+    if (o->engine == OZ2_ENGINE_FP4) { /* the limb planes of the largest stacked product */
+        PF = malloc(sizeof(float) * s * np * np * T);
+        D = malloc(sizeof(double) * s * np * np * T);
+        okw = PF && D &&
+              oz_cpu_engine_work_init(&w, o->engine, OZ_FP4_MAX_LIMBS, s * np * mbt, np * nbt, kbm);
+    }
+    if (!FA || !FB || !P || !X || !acc || !okw) {
         st = OZBLAS_ERR_ALLOCATION;
         goto done;
     }
@@ -262,7 +274,14 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
                         }
                     oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_REDUCTION);
                     /* one call for both parts of B_q: P + t * rows * ntl is A^T B_q,part t */
-                    oz_cpu_sgemm_tn(nt, rows, np * ntl, kb, FA, kb, FB, kb, P);
+                    if (o->engine == OZ2_ENGINE_FP4) { /* exact, and below 2^24: a float */
+                        oz_cpu_engine_product(nt, o->engine, OZ_FP4_MAX_LIMBS, rows, np * ntl, kb,
+                                              FA, FB, PF, D, &w);
+                        for (int64_t e = 0; e < rows * np * ntl; e++)
+                            P[e] = (float)D[e];
+                    } else {
+                        oz_cpu_sgemm_tn(nt, rows, np * ntl, kb, FA, kb, FB, kb, P);
+                    }
                     oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
                     const float *P1 = P, *P2 = P + rows * ntl;
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -330,6 +349,9 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
         }
     }
 done:
+    oz_cpu_engine_work_free(&w);
+    free(PF);
+    free(D);
     free(FA);
     free(FB);
     free(P);

@@ -126,7 +126,7 @@ static oz_kernels make_cuda_kernels(void)
     k.o1_open = cuda_o1_open;
     k.o1_products = cuda_o1_products;
     k.o1_close = cuda_o1_close;
-    k.o2_engines = 1u << OZBLAS_ENGINE_INT8; /* no FP4 path: the driver refuses engine fp4 */
+    k.engines = 1u << OZBLAS_ENGINE_INT8; /* no FP4 path: the drivers refuse engine fp4 */
     return k;
 }
 
