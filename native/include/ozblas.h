@@ -112,7 +112,8 @@ typedef struct {
     double seconds;  /* wall time of the call */
     double bound;    /* automatic precision: bound of max_ij |C^ - op(A)op(B)|_ij / (|op(A)||op(B)|)_ij
                         before alpha and beta are applied (the count's, or the maximum count's
-                        after an ACCURACY fallback); -1 when not computed */
+                        after an ACCURACY fallback); -1 when not computed (a fixed count, or
+                        any other fallback) */
     double phase_seconds[5]; /* Ozaki II: 0 stats and scaling bounds, 1 scaling and residues,
                                 2 integer products, 3 modular reduction, 4 CRT and update
                                 (device-event timed on CUDA; zeros when not measured) */

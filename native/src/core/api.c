@@ -232,6 +232,10 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
                 rep.fallback = OZBLAS_FALLBACK_NOT_IMPLEMENTED;
         }
         if (st == OZBLAS_OK && rep.fallback != OZBLAS_FALLBACK_NONE) {
+            /* A bound describes an emulated result; after an ACCURACY fallback the maximum
+             * count's says why, after any other there is none (the exponents defeated it). */
+            if (rep.fallback != OZBLAS_FALLBACK_ACCURACY)
+                rep.bound = -1.0;
             rep.method = OZBLAS_METHOD_NATIVE;
             rep.int_gemms = 0;
             rep.fp64_passes = 0;
