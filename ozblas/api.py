@@ -281,6 +281,8 @@ def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, optio
                     and writeable)
         out = c if in_place else xp.array(c, dtype=dt, order="F")
     rep = _gemm(alpha, a, b, beta, out, ta, tb, opts, cplx)
+    if c is not None and c0.shape != out.shape:  # f2py returns c in the shape it was given
+        out = out.reshape(c0.shape)
     return (out, rep) if return_info else out
 
 
