@@ -168,8 +168,9 @@ typedef struct {
 int ozblas_config_count(void);
 /* The i-th variable (0 <= i < count), NULL out of range. */
 const ozblas_variable *ozblas_config_variable(int i);
-/* Parses the value_len bytes at value for the variable name (exact: lower-case names, ASCII
- * digits, no spaces, no NUL byte; NULL or length 0 gives the default). label names the value
+/* Parses the value_len bytes at value (fewer than 4096; no terminating NUL needed) for the
+ * variable name (exact: lower-case names, ASCII digits, no spaces, no NUL byte; NULL or
+ * length 0 gives the default). label names the value
  * in the message (a keyword such as "moduli"; NULL: the variable). Returns
  * OZBLAS_ERR_INVALID_ARGUMENT for a bad value or an unknown name, with a message naming
  * label, the value and the accepted values in err. */

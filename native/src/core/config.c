@@ -204,11 +204,11 @@ static ozblas_status parse_value(const oz_var *d, const char *value, const char 
         break;
     case K_PATH: {
         size_t n = strlen(value), cwd_len = 0;
-        char cwd[sizeof s.text];
+        char cwd[4096];
         if (t < 0 && d->absolute && value[0] != '/') {
             if (!getcwd(cwd, sizeof cwd))
-                return bad(d, label, value, " (a relative path in a directory whose path is too "
-                           "long or unreadable)", err, err_len);
+                return bad(d, label, value, " (relative, in a working directory that cannot be "
+                           "named)", err, err_len);
             cwd_len = strlen(cwd) + 1;
         }
         if (cwd_len + n >= sizeof s.text) {
@@ -244,9 +244,15 @@ ozblas_status ozblas_config_parse(const char *name, const char *value, size_t va
         return *d->v.default_value ? parse_value(d, d->v.default_value, name, out, NULL, 0)
                                    : OZBLAS_OK;
     }
+    char buf[4096]; /* a NUL-terminated copy: value need not end at value_len */
+    size_t n = value_len < sizeof buf ? value_len : sizeof buf - 1;
+    memcpy(buf, value, n);
+    buf[n] = 0;
     if (memchr(value, 0, value_len))
-        return bad(d, label ? label : name, value, " (it holds a NUL byte)", err, err_len);
-    return parse_value(d, value, label ? label : name, out, err, err_len);
+        return bad(d, label ? label : name, buf, " (it holds a NUL byte)", err, err_len);
+    if (value_len >= sizeof buf)
+        return bad(d, label ? label : name, buf, " (too long)", err, err_len);
+    return parse_value(d, buf, label ? label : name, out, err, err_len);
 }
 
 /* Fills target's struct (dst, size bytes): zeros, then each of its rows' default, then with
