@@ -50,8 +50,6 @@ def _report_dict(r) -> dict:
     method = _constants.METHODS[r.method]
     emulated = method in ("ozaki1", "ozaki2")
     executor = _constants.EXECUTORS[r.executor]
-    if not emulated:  # the real routine computed it, as the trace says
-        executor = "cublas" if executor == "cuda" else "host"
     return {
         "method": method,
         "moduli": r.moduli if method == "ozaki2" else None,
@@ -59,6 +57,8 @@ def _report_dict(r) -> dict:
         "slices": r.slices if method == "ozaki1" else None,
         "variant": _constants.VARIANTS[r.ozaki1_variant] if method == "ozaki1" else None,
         "executor": executor,
+        # the real routine that computed a native result, named as the trace names it
+        "blas": None if emulated else ("cublas" if executor == "cuda" else "host"),
         "fallback": _constants.fallback_name(r.fallback),
         "int_gemms": r.int_gemms,
         "fp64_passes": r.fp64_passes,
@@ -281,6 +281,8 @@ def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, optio
                     and writeable)
         out = c if in_place else xp.array(c, dtype=dt, order="F")
     rep = _gemm(alpha, a, b, beta, out, ta, tb, opts, cplx)
+    if c is not None and c0.shape != out.shape:  # f2py returns c in the shape it was given
+        out = out.reshape(c0.shape)
     return (out, rep) if return_info else out
 
 
@@ -306,12 +308,17 @@ def info() -> dict:
     """Plain dict: version, library path, executors and why one is missing, host BLAS, config."""
     load()
     executors = {}
-    for name, code in (("cpu", 1), ("cuda", 2)):
+    for code, name in enumerate(_constants.EXECUTORS):
+        if name == "auto":
+            continue
         why = ffi.new("char[256]")
         ok = bool(lib.ozblas_executor_available(code, why, 256))
         executors[name] = {"available": ok, "reason": None if ok else ffi.string(why).decode()}
     try:
         cfg = config.from_env().as_dict()
+        for var in config.variables().values():  # counts left to automatic precision say so
+            if var.kind == "int" and var.tokens and cfg[var.keyword] == 0:
+                cfg[var.keyword] = var.tokens[0]
         cfg_error = None
     except config.ConfigError as e:
         cfg, cfg_error = None, str(e)

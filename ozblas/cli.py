@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import api, config
@@ -17,6 +18,11 @@ def _table(headers: list[str], rows: list[list]) -> str:
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     fmt = lambda r: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
     return "\n".join([fmt(cells[0]), fmt(["-" * w for w in widths])] + [fmt(r) for r in cells[1:]])
+
+
+def _shown(v) -> str:
+    """A value for the terminal: bytes of a path that are not UTF-8 as \\xNN."""
+    return os.fsencode(v).decode("utf-8", "backslashreplace") if isinstance(v, str) else str(v)
 
 
 def _policy_lines(pol: dict) -> list[str]:
@@ -62,7 +68,7 @@ def cmd_info(args) -> int:
     if d["config_error"]:
         print(f"configuration error: {d['config_error']}")
     else:
-        print("configuration: " + ", ".join(f"{k}={v}" for k, v in d["config"].items()))
+        print("configuration: " + ", ".join(f"{k}={_shown(v)}" for k, v in d["config"].items()))
     if "error" in d["policy"]:
         print(f"policy     unavailable: {d['policy']['error']}")
     else:

@@ -127,7 +127,8 @@ typedef struct {
     double seconds;  /* wall time of the call */
     double bound;    /* automatic precision: bound of max_ij |C^ - op(A)op(B)|_ij / (|op(A)||op(B)|)_ij
                         before alpha and beta are applied (the count's, or the maximum count's
-                        after an ACCURACY fallback); -1 when not computed */
+                        after an ACCURACY fallback); -1 when not computed (a fixed count, or
+                        any other fallback) */
     double phase_seconds[5]; /* seconds per ozblas_phase (OZBLAS_PHASE_COUNT of them;
                                 device-event timed on CUDA; zeros when not measured) */
 } ozblas_report;
@@ -182,8 +183,9 @@ typedef struct {
 int ozblas_config_count(void);
 /* The i-th variable (0 <= i < count), NULL out of range. */
 const ozblas_variable *ozblas_config_variable(int i);
-/* Parses the value_len bytes at value for the variable name (exact: lower-case names, ASCII
- * digits, no spaces, no NUL byte; NULL or length 0 gives the default). label names the value
+/* Parses the value_len bytes at value (fewer than 4096; no terminating NUL needed) for the
+ * variable name (exact: lower-case names, ASCII digits, no spaces, no NUL byte; NULL or
+ * length 0 gives the default). label names the value
  * in the message (a keyword such as "moduli"; NULL: the variable). Returns
  * OZBLAS_ERR_INVALID_ARGUMENT for a bad value or an unknown name, with a message naming
  * label, the value and the accepted values in err. */

@@ -204,11 +204,11 @@ static ozblas_status parse_value(const oz_var *d, const char *value, const char 
         break;
     case K_PATH: {
         size_t n = strlen(value), cwd_len = 0;
-        char cwd[sizeof s.text];
+        char cwd[4096];
         if (t < 0 && d->absolute && value[0] != '/') {
             if (!getcwd(cwd, sizeof cwd))
-                return bad(d, label, value, " (a relative path in a directory whose path is too "
-                           "long or unreadable)", err, err_len);
+                return bad(d, label, value, " (relative, in a working directory that cannot be "
+                           "named)", err, err_len);
             cwd_len = strlen(cwd) + 1;
         }
         if (cwd_len + n >= sizeof s.text) {
@@ -244,24 +244,40 @@ ozblas_status ozblas_config_parse(const char *name, const char *value, size_t va
         return *d->v.default_value ? parse_value(d, d->v.default_value, name, out, NULL, 0)
                                    : OZBLAS_OK;
     }
+    char buf[4096]; /* a NUL-terminated copy: value need not end at value_len */
+    size_t n = value_len < sizeof buf ? value_len : sizeof buf - 1;
+    memcpy(buf, value, n);
+    buf[n] = 0;
     if (memchr(value, 0, value_len))
-        return bad(d, label ? label : name, value, " (it holds a NUL byte)", err, err_len);
-    return parse_value(d, value, label ? label : name, out, err, err_len);
+        return bad(d, label ? label : name, buf, " (it holds a NUL byte)", err, err_len);
+    if (value_len >= sizeof buf)
+        return bad(d, label ? label : name, buf, " (too long)", err, err_len);
+    return parse_value(d, buf, label ? label : name, out, err, err_len);
 }
 
-/* Fills the fields of target's struct from the environment, row by row. */
-static ozblas_status from_env(oz_target target, void *dst, char *err, size_t err_len)
+/* Fills target's struct (dst, size bytes): zeros, then each of its rows' default, then with
+ * env the environment's value where the variable is set. dst is written only on success;
+ * on a bad value the message names it. */
+static ozblas_status fill(oz_target target, void *dst, size_t size, int env, char *err,
+                          size_t err_len)
 {
+    union {
+        ozblas_options o;
+        oz_shim_env e;
+    } tmp;
+    memset(&tmp, 0, sizeof tmp);
     for (int i = 0; i < N_VARS; i++) {
         const oz_var *d = &vars[i];
-        const char *v = getenv(d->v.name);
+        const char *v = env ? getenv(d->v.name) : NULL;
         ozblas_setting s;
-        if (d->target != target || !v || !*v)
+        if (d->target != target)
             continue;
-        ozblas_status st = parse_value(d, v, d->v.name, &s, err, err_len);
-        if (st != OZBLAS_OK)
-            return st;
-        char *f = (char *)dst + d->offset;
+        if (!v || !*v)
+            v = d->v.default_value;
+        memset(&s, 0, sizeof s);
+        if (*v && parse_value(d, v, d->v.name, &s, err, err_len) != OZBLAS_OK)
+            return OZBLAS_ERR_INVALID_ARGUMENT;
+        char *f = (char *)&tmp + d->offset;
         if (d->field == F_INT)
             *(int *)f = (int)s.value;
         else if (d->field == F_I64)
@@ -269,50 +285,30 @@ static ozblas_status from_env(oz_target target, void *dst, char *err, size_t err
         else
             memcpy(f, s.text, sizeof s.text);
         if (d->offset2)
-            *(int *)((char *)dst + d->offset2) = (int)s.device;
+            *(int *)((char *)&tmp + d->offset2) = (int)s.device;
     }
+    memcpy(dst, &tmp, size);
     return OZBLAS_OK;
 }
 
 void ozblas_options_init(ozblas_options *opt)
 {
-    opt->method = OZBLAS_METHOD_AUTO;
-    opt->moduli = 0; /* automatic */
-    opt->scaling = OZBLAS_SCALING_ACCURATE;
-    opt->executor = OZBLAS_EXECUTOR_AUTO;
-    opt->device = 0;
-    opt->threads = 0;
-    opt->slices = 0; /* automatic */
-    opt->ozaki1_variant = OZBLAS_OZAKI1_HYBRID;
-    opt->stream = NULL;
+    fill(T_OPTIONS, opt, sizeof *opt, 0, NULL, 0); /* the defaults cannot fail */
 }
 
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len)
 {
-    ozblas_options o;
-    ozblas_options_init(&o);
-    ozblas_status st = from_env(T_OPTIONS, &o, err, err_len);
-    if (st == OZBLAS_OK)
-        *opt = o;
-    return st;
+    return fill(T_OPTIONS, opt, sizeof *opt, 1, err, err_len);
 }
 
 void oz_shim_env_init(oz_shim_env *e)
 {
-    e->min_size = 256;
-    e->disable = 0;
-    e->trace[0] = 0;
-    e->summary = 0;
+    fill(T_SHIM, e, sizeof *e, 0, NULL, 0);
 }
 
 ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len)
 {
-    oz_shim_env o;
-    oz_shim_env_init(&o);
-    ozblas_status st = from_env(T_SHIM, &o, err, err_len);
-    if (st == OZBLAS_OK)
-        *e = o;
-    return st;
+    return fill(T_SHIM, e, sizeof *e, 1, err, err_len);
 }
 
 /* Settings of the CUDA executor, read through the same rows: the cuBLAS library to open

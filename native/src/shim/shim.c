@@ -585,9 +585,7 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
                        "fallback=\"%s\" policy=%s\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, fb ? "fallback" : "ozblas", method_name(r->rep.method),
-                       r->rep.moduli, r->rep.slices, r->rep.bound,
-                       fb ? (r->rep.executor == OZBLAS_EXECUTOR_CUDA ? "cublas" : "host")
-                          : executor_name(r->rep.executor),
+                       r->rep.moduli, r->rep.slices, r->rep.bound, executor_name(r->rep.executor),
                        dt, ozblas_fallback_name(r->rep.fallback),
                        S.opt.method != OZBLAS_METHOD_AUTO            ? "-"
                        : ozblas_policy_local(NULL, NULL, 0) == 1 ? "calibrated"
