@@ -163,6 +163,14 @@ const char *ozblas_cuda_describe(void);
 /* Path of the host BLAS library ozblas found (empty if none yet). */
 const char *ozblas_host_blas_path(void);
 
+/* Process-wide cap on the CPU executor's threads (threadpoolctl's "ozblas" controller sets
+ * it): n > 0 caps every call's count (ozblas_options.threads, or all cores when 0) at n;
+ * n <= 0, or n at or above the count of a call with the OZBLAS_* settings
+ * (OZBLAS_NUM_THREADS, else all cores), removes the cap. ozblas_get_num_threads() returns
+ * the threads such a call would use now, the cap applied. */
+void ozblas_set_num_threads(int n);
+int ozblas_get_num_threads(void);
+
 /* Ozaki II moduli table, for the reference implementation and the tests. */
 int ozblas_ozaki2_max_moduli(void);
 int ozblas_ozaki2_modulus(int index);
