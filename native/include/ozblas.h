@@ -160,6 +160,23 @@ const char *ozblas_version(void);
 int ozblas_executor_available(int executor, char *why, size_t why_len);
 /* One line about the CUDA executor: device, compute capability, cuBLAS loaded, or why none. */
 const char *ozblas_cuda_describe(void);
+/* What this library was compiled with (fixed at build time, whatever the machine it runs
+ * on has; ozblas_executor_available says what is usable now). Strings are "" when unknown. */
+typedef struct {
+    int cuda;               /* 1: the CUDA executor is compiled in */
+    char cuda_archs[128];   /* its CUDA architectures as CMake listed them, space separated
+                               ("80-real 86-real 89-real 90": SASS for each, PTX for the last) */
+    char cuda_version[32];  /* the CUDA toolkit (nvcc) version that compiled it */
+    char cuda_source[16];   /* where that toolkit came from: "system" (an installed toolkit)
+                               or "wheels" (NVIDIA's compiler wheels, fetched by the build) */
+    char cuda_compiler[512]; /* nvcc's path at build time */
+    char cuda_note[256];    /* without CUDA: why (no nvcc found, turned off at build time) */
+    char c_compiler[64];    /* the C compiler, e.g. "GNU 12.2.0" */
+    int native_arch;        /* 1: the C code was compiled for the build machine's CPU
+                               (-march=native; OZBLAS_NATIVE_ARCH) */
+} ozblas_build_info;
+void ozblas_build_get(ozblas_build_info *out);
+
 /* Path of the host BLAS library ozblas found (empty if none yet). */
 const char *ozblas_host_blas_path(void);
 

@@ -45,6 +45,8 @@ typedef struct {
 extern const oz_executor oz_cpu_executor;
 ozblas_status oz_cpu_ozaki1(const oz_gemm_call *call, const ozblas_options *opt, ozblas_report *report);
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */
+/* "not built: " and why (build_info.c), for a library without the CUDA executor. */
+const char *oz_build_not_built(void);
 
 /* core/config.c: OZBLAS_CUBLAS_LIB (NULL when unset) and OZBLAS_CUDA_VERBOSE. */
 const char *oz_env_cublas_lib(void);
