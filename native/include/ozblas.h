@@ -177,6 +177,12 @@ typedef struct {
 } ozblas_build_info;
 void ozblas_build_get(ozblas_build_info *out);
 
+/* The CUDA device a call with opt would run on: opt->device for OZBLAS_EXECUTOR_CUDA
+ * (cuda:N); for OZBLAS_EXECUTOR_AUTO the parallel launcher's rank on this node (the first
+ * of OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, LOCAL_RANK, MPI_LOCALRANKID that is set)
+ * modulo the usable devices, else 0. ozblas_dgemm/zgemm run executor auto's calls there. */
+int ozblas_device_for(const ozblas_options *opt);
+
 /* Path of the host BLAS library ozblas found (empty if none yet). */
 const char *ozblas_host_blas_path(void);
 

@@ -104,17 +104,24 @@ __attribute__((constructor)) static void shim_load(void)
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. */
+/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. "%r" in the
+ * path is the launcher's rank (or the process id), so that each rank writes its own file. */
 static int open_trace(const char *trace)
 {
     if (!trace[0])
         return -1;
     if (!strcmp(trace, "-"))
         return 2;
-    int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    char path[2048];
+    if (!oz_expand_rank(trace, path, sizeof path)) {
+        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s is too long with %%r expanded; no trace\n",
+                trace);
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
-        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s cannot be opened (%s); no trace\n",
-                trace, strerror(errno));
+        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s: %s cannot be opened (%s); no trace\n",
+                trace, path, strerror(errno));
     return fd;
 }
 
