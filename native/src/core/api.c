@@ -86,7 +86,7 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* C := beta * C for the quick returns (alpha == 0 or k == 0); beta == 0 writes zeros. */
+/* C := beta * C for the quick return k == 0; beta == 0 writes zeros. */
 static void scale_c(const oz_gemm_call *c)
 {
     for (int64_t j = 0; j < c->n; j++)
@@ -178,7 +178,8 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         opt.ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
         (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
         opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
-        opt.threads < 0)
+        opt.threads < 0 || opt.threads > OZ_MAX_THREADS || opt.device < 0 ||
+        opt.device > OZ_MAX_DEVICE)
         return OZBLAS_ERR_INVALID_ARGUMENT;
 
     opt.device = ozblas_device_for(&opt); /* executor auto: the launcher's local rank's GPU */
@@ -201,8 +202,12 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
     int beta_one = c->beta[0] == 1.0 && c->beta[1] == 0.0;
     if (c->m == 0 || c->n == 0 || ((alpha_zero || c->k == 0) && beta_one))
         goto out;
-    if (alpha_zero || c->k == 0) {
+    if (c->k == 0) {
         scale_c(c);
+        goto out;
+    }
+    if (alpha_zero) { /* as the host BLAS reads alpha = 0 (README "alpha = 0"): its routine */
+        st = ex->native(c, &opt);
         goto out;
     }
 

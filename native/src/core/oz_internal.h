@@ -8,7 +8,8 @@
 #include "ozblas.h"
 #include "../numerics/ozaki2.h"
 
-/* One GEMM call, arguments already checked; dimensions are nonzero and alpha != 0. */
+/* One GEMM call, arguments already checked; dimensions are nonzero, and alpha != 0 except
+ * for native() (which takes alpha = 0 calls: the host BLAS reads them its own way). */
 typedef struct {
     int is_complex;
     char transa, transb; /* 'N', 'T' or 'C', upper case */
@@ -41,6 +42,8 @@ typedef struct {
 } oz_executor;
 
 #define OZ1_MAX_SLICES 20
+#define OZ_MAX_THREADS 4096 /* OZBLAS_NUM_THREADS / options.threads: more is a typo, not a machine */
+#define OZ_MAX_DEVICE 1023  /* the largest cuda:N ordinal accepted */
 
 extern const oz_executor oz_cpu_executor;
 ozblas_status oz_cpu_ozaki1(const oz_gemm_call *call, const ozblas_options *opt, ozblas_report *report);
