@@ -68,6 +68,30 @@ def test_device_for_options(lib, monkeypatch):
     assert _native.lib.ozblas_device_for(o) == (1 % ndev if ndev else 0)
 
 
+@pytest.mark.gpu
+def test_auto_runs_on_the_local_ranks_gpu(lib, monkeypatch):
+    """A local rank beyond the device count wraps around (the emulation harness has one
+    device: rank 3 takes device 0, where a rank used as an ordinal would fail)."""
+    if not ozblas.info()["executors"]["cuda"]["available"]:
+        pytest.skip("no usable CUDA executor (run it in the emulation harness or on a GPU)")
+    import numpy as np
+
+    from ozblas.testing import make_matrix
+
+    a, b = make_matrix(40, 48, 1.0, seed=5), make_matrix(48, 36, 1.0, seed=6)
+    want = ozblas.matmul(a, b, method="ozaki2", moduli=14, executor="cpu")
+    o = _native.ffi.new("ozblas_options *")
+    _native.lib.ozblas_options_init(o)
+    for rank in (0, 1, 3):
+        monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_RANK", str(rank))
+        got, rep = ozblas.matmul(a, b, method="ozaki2", moduli=14, executor="auto",
+                                 return_info=True)
+        assert rep["executor"] == "cuda" and rep["fallback"] is None, rep
+        np.testing.assert_array_equal(got, want)
+        ndev = _native.lib.ozblas_device_for(o)  # executor auto
+        assert 0 <= ndev and (rank > 0 or ndev == 0)
+
+
 def _expand(lib, text, size=256):
     out = ctypes.create_string_buffer(size)
     ok = lib.oz_expand_rank(text.encode(), out, size)
