@@ -99,10 +99,14 @@ OZ_HD int oz1_chunk(int variant, int beta, int64_t K)
     return (variant == OZ1_EF || variant == OZ1_HYBRID) ? oz1_group_addends(beta, K) : 1;
 }
 
-/* Largest |I_p| of a variant: 2^beta - 1 (truncation) or 2^(beta-1) (round to nearest). */
-OZ_HD int oz1_max_int(int variant, int beta)
+/* FP64 terms per element with s slices and chunks of r pairs: one per chunk of each group
+ * g + 2 (g + 1 pairs, ceil((g + 1) / r) chunks). */
+OZ_HD int oz1_terms(int s, int r)
 {
-    return (variant == OZ1_BITMASK || variant == OZ1_EF) ? (1 << beta) - 1 : 1 << (beta - 1);
+    int terms = 0;
+    for (int g = 0; g < s; g++)
+        terms += (g + r) / r;
+    return terms;
 }
 
 /* ceil(log2 m) of a finite m > 0 (subnormals included). */
