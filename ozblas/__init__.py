@@ -5,6 +5,9 @@ from .activation import activate, activated, deactivate
 from .api import dgemm, info, matmul, zgemm
 from .config import ConfigError
 from .shim_stats import stats
+from ._threadpool import register as _register_threadpool
+
+_register_threadpool()  # threadpoolctl lists and limits the CPU executor
 
 __all__ = ["matmul", "dgemm", "zgemm", "info", "explain", "activate", "deactivate", "activated",
            "OzblasError", "ConfigError", "stats"]

@@ -305,7 +305,8 @@ def zgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0, *,
 
 
 def info() -> dict:
-    """Plain dict: version, library path, executors and why one is missing, host BLAS, config."""
+    """Plain dict: version, library path, what was built, the driver, executors and why one is
+    missing, host BLAS, config."""
     load()
     executors = {}
     for code, name in enumerate(_constants.EXECUTORS):
@@ -322,9 +323,13 @@ def info() -> dict:
         cfg_error = None
     except config.ConfigError as e:
         cfg, cfg_error = None, str(e)
+    from . import install_info
+
     return {
         "version": ffi.string(lib.ozblas_version()).decode(),
         "library": library_path(),
+        "build": install_info.built(),    # what was compiled, whatever this machine has
+        "driver": install_info.driver(),  # the NVIDIA driver and devices here, now
         "host_blas": ffi.string(lib.ozblas_host_blas_path()).decode() or None,
         "cuda": ffi.string(lib.ozblas_cuda_describe()).decode(),
         "executors": executors,

@@ -48,6 +48,23 @@ def _policy_lines(pol: dict) -> list[str]:
     return out
 
 
+def _install_lines(b: dict, drv: dict) -> list[str]:
+    """What was compiled (fixed at build time), then what this machine offers now."""
+    if b["cuda"]:
+        cuda = (f"CUDA executor for {' '.join(b['cuda_architectures'])}, CUDA {b['cuda_toolkit']} "
+                f"from {b['cuda_toolkit_source']} ({b['nvcc']})")
+    else:
+        cuda = f"no CUDA executor ({b['cuda_note']})"
+    arch = ", -march=native" if b["native_arch"] else ""
+    out = [f"built      {cuda}; C: {b['c_compiler']}{arch}"]
+    if drv["version"] is None:
+        out.append(f"driver     {drv['error']}")
+    else:
+        devs = ", ".join(f"{x['index']}: {x['name']} (cc {x['compute_capability']})" for x in drv["devices"])
+        out.append(f"driver     CUDA {drv['version']}; " + (devs or drv["error"] or "no device"))
+    return out
+
+
 def cmd_info(args) -> int:
     from .policy import profile_info
 
@@ -61,6 +78,7 @@ def cmd_info(args) -> int:
         return 0
     print(f"ozblas {d['version']}")
     print(f"library    {d['library']}")
+    print("\n".join(_install_lines(d["build"], d["driver"])))
     print(f"host BLAS  {d['host_blas'] or 'none found'}")
     print(f"CUDA       {d['cuda']}")
     rows = [[name, "yes" if e["available"] else "no", e["reason"] or ""] for name, e in d["executors"].items()]

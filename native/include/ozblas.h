@@ -221,8 +221,39 @@ const char *ozblas_version(void);
 int ozblas_executor_available(int executor, char *why, size_t why_len);
 /* One line about the CUDA executor: device, compute capability, cuBLAS loaded, or why none. */
 const char *ozblas_cuda_describe(void);
+/* What this library was compiled with (fixed at build time, whatever the machine it runs
+ * on has; ozblas_executor_available says what is usable now). Strings are "" when unknown. */
+typedef struct {
+    int cuda;               /* 1: the CUDA executor is compiled in */
+    char cuda_archs[128];   /* its CUDA architectures as CMake listed them, space separated
+                               ("80-real 86-real 89-real 90": SASS for each, PTX for the last) */
+    char cuda_version[32];  /* the CUDA toolkit (nvcc) version that compiled it */
+    char cuda_source[16];   /* where that toolkit came from: "system" (an installed toolkit)
+                               or "wheels" (NVIDIA's compiler wheels, fetched by the build) */
+    char cuda_compiler[512]; /* nvcc's path at build time */
+    char cuda_note[256];    /* without CUDA: why (no nvcc found, turned off at build time) */
+    char c_compiler[64];    /* the C compiler, e.g. "GNU 12.2.0" */
+    int native_arch;        /* 1: the C code was compiled for the build machine's CPU
+                               (-march=native; OZBLAS_NATIVE_ARCH) */
+} ozblas_build_info;
+void ozblas_build_get(ozblas_build_info *out);
+
+/* The CUDA device a call with opt would run on: opt->device for OZBLAS_EXECUTOR_CUDA
+ * (cuda:N); for OZBLAS_EXECUTOR_AUTO the parallel launcher's rank on this node (the first
+ * of OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, LOCAL_RANK, MPI_LOCALRANKID that is set)
+ * modulo the usable devices, else 0. ozblas_dgemm/zgemm run executor auto's calls there. */
+int ozblas_device_for(const ozblas_options *opt);
+
 /* Path of the host BLAS library ozblas found (empty if none yet). */
 const char *ozblas_host_blas_path(void);
+
+/* Process-wide cap on the CPU executor's threads (threadpoolctl's "ozblas" controller sets
+ * it): n > 0 caps every call's count (ozblas_options.threads, or all cores when 0) at n;
+ * n <= 0, or n at or above the count of a call with the OZBLAS_* settings
+ * (OZBLAS_NUM_THREADS, else all cores), removes the cap. ozblas_get_num_threads() returns
+ * the threads such a call would use now, the cap applied. */
+void ozblas_set_num_threads(int n);
+int ozblas_get_num_threads(void);
 
 /* Ozaki II moduli table, for the reference implementation and the tests. */
 int ozblas_ozaki2_max_moduli(void);

@@ -171,6 +171,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         opt.device > OZ_MAX_DEVICE)
         return OZBLAS_ERR_INVALID_ARGUMENT;
 
+    opt.device = ozblas_device_for(&opt); /* executor auto: the launcher's local rank's GPU */
     const oz_executor *ex;
     if (opt.executor == OZBLAS_EXECUTOR_AUTO) {
         ex = oz_executor_get(OZBLAS_EXECUTOR_CUDA);

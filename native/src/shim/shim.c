@@ -105,8 +105,9 @@ __attribute__((constructor)) static void shim_load(void)
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. Opened
- * non-blocking: a FIFO without a reader (ENXIO) disables the trace with one warning
+/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. "%r" in the
+ * path is the launcher's rank (or the process id), so that each rank writes its own file.
+ * Opened non-blocking: a FIFO without a reader (ENXIO) disables the trace with one warning
  * instead of hanging the first BLAS call; a FIFO's full pipe drops lines, never waits. */
 static int open_trace(const char *trace)
 {
@@ -114,10 +115,16 @@ static int open_trace(const char *trace)
         return -1;
     if (!strcmp(trace, "-"))
         return 2;
-    int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
+    char path[2048];
+    if (!oz_expand_rank(trace, path, sizeof path)) {
+        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s is too long with %%r expanded; no trace\n",
+                trace);
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd < 0)
-        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s cannot be opened (%s); no trace\n",
-                trace, errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
+        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s: %s cannot be opened (%s); no trace\n",
+                trace, path, errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
     return fd;
 }
 
@@ -488,6 +495,7 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
         return r->route == R_QUICK;
     ozblas_status st;
     ozblas_options o = S.opt;
+    o.device = ozblas_device_for(&S.opt); /* before auto's executor becomes a concrete one */
     o.method = r->method;
     o.executor = r->executor;
     const ozblas_options *opt = &o;
