@@ -43,6 +43,11 @@ typedef struct {
 #define OZ1_MAX_SLICES 20
 
 extern const oz_executor oz_cpu_executor;
+
+/* core/exact_gemm.c: accuracy "correct" (lo NULL: C = alpha RN(op(A) op(B)) + beta C) or the
+ * double-double op(A) op(B) (hi into C, lo into lo), exactly, on the CPU. */
+ozblas_status oz_exact_gemm(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
+                            int64_t ldlo, ozblas_report *report);
 ozblas_status oz_cpu_ozaki1(const oz_gemm_call *call, const ozblas_options *opt, ozblas_report *report);
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */
 
