@@ -178,8 +178,16 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         opt.ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
         (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
         opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
-        opt.threads < 0)
+        opt.threads < 0 || opt.accuracy < OZBLAS_ACCURACY_DGEMM ||
+        opt.accuracy > OZBLAS_ACCURACY_CORRECT)
         return OZBLAS_ERR_INVALID_ARGUMENT;
+    /* accuracy "correct" is an exact product: a count asked for, Ozaki I or native cannot
+     * promise it */
+    if (opt.accuracy == OZBLAS_ACCURACY_CORRECT &&
+        (opt.method == OZBLAS_METHOD_NATIVE || opt.method == OZBLAS_METHOD_OZAKI1 ||
+         opt.moduli != 0 || opt.slices != 0))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    rep.accuracy = opt.accuracy;
 
     const oz_executor *ex;
     if (opt.executor == OZBLAS_EXECUTOR_AUTO) {
@@ -205,6 +213,15 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         goto out;
     }
 
+    if (opt.accuracy == OZBLAS_ACCURACY_CORRECT) {
+        /* exact products run on the host (no device path yet) */
+        if (oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) || oz_cuda_on_device(c->C))
+            return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+        rep.executor = OZBLAS_EXECUTOR_CPU;
+        rep.bound = 0x1p-53; /* one rounding: |C^ - P| <= u |P| (below 2^-1022: half an ulp) */
+        st = oz_exact_gemm(c, &opt, NULL, 0, &rep);
+        goto out;
+    }
     int method = opt.method;
     if (method == OZBLAS_METHOD_AUTO) {
         method = auto_method(c, &opt, &ex);

@@ -18,6 +18,7 @@ void ozblas_options_init(ozblas_options *opt)
     opt->slices = 0; /* automatic */
     opt->ozaki1_variant = OZBLAS_OZAKI1_HYBRID;
     opt->stream = NULL;
+    opt->accuracy = OZBLAS_ACCURACY_DGEMM;
 }
 
 static int parse_int(const char *s, long lo, long hi, long *out)

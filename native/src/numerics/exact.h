@@ -311,7 +311,7 @@ OZ_HD void ozx_round_dd(uint32_t *a, int L, int base, int neg, double *hi, doubl
             l = -l;
     }
     *hi = neg ? -h : h;
-    *lo = neg ? -l : l;
+    *lo = neg && l != 0.0 ? -l : l; /* an exact pair keeps lo = +0 */
 }
 
 /* ---- step 5: CRT ------------------------------------------------------------------------ */
