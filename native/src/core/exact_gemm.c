@@ -45,7 +45,9 @@ typedef struct {
     int64_t outer;
     int *low, *top;
     char *direct; /* Inf/NaN, or too wide for the largest count: exact dot products */
-    double *re, *im, *sum; /* this modulus' residues, k contiguous per outer index */
+    double *F[2];  /* the integers X 2^-low as F 2^s (ozx_integer), re and im, k contiguous */
+    int16_t *s[2]; /* per outer index */
+    double *re, *im, *sum; /* this modulus' residues, same layout */
 } side;
 
 /* Element l of outer index o: (re, im), conjugated for trans 'C'. */
@@ -66,6 +68,10 @@ static void side_free(side *s)
     free(s->low);
     free(s->top);
     free(s->direct);
+    for (int p = 0; p < 2; p++) {
+        free(s->F[p]);
+        free(s->s[p]);
+    }
     free(s->re);
     free(s->im);
     free(s->sum);
@@ -111,26 +117,44 @@ static void side_mark_wide(side *s, int cap)
             s->direct[o] = 1;
 }
 
-/* This modulus' residues of every non-direct outer index (direct ones: zeros). */
-static void side_residues(side *s, int64_t k, double m, double inv, const double *pow2, int nt)
+/* The integers of every non-direct outer index, once (direct ones: zeros). */
+static int side_integers(side *s, int64_t k, int nt)
 {
+    size_t len = (size_t)(k * s->outer);
+    for (int p = 0; p < (s->cx ? 2 : 1); p++) {
+        s->F[p] = malloc(sizeof(double) * len);
+        s->s[p] = malloc(sizeof(int16_t) * len);
+        if (!s->F[p] || !s->s[p])
+            return 0;
+    }
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t o = 0; o < s->outer; o++) {
-        double *re = s->re + o * k;
-        double *im = s->cx ? s->im + o * k : NULL;
-        double *sum = s->cx ? s->sum + o * k : NULL;
         int skip = s->direct[o] || s->top[o] == 0;
-        int sh = -s->low[o];
         for (int64_t l = 0; l < k; l++) {
-            double xr, xi;
-            side_get(s, o, l, &xr, &xi);
-            double rr = skip ? 0.0 : ozx_residue(xr, sh, m, inv, pow2);
-            re[l] = rr;
-            if (s->cx) {
-                double ri = skip ? 0.0 : ozx_residue(xi, sh, m, inv, pow2);
-                im[l] = ri;
-                sum[l] = ozx_add_mod(rr, ri, m);
+            double x[2];
+            side_get(s, o, l, &x[0], &x[1]);
+            for (int p = 0; p < (s->cx ? 2 : 1); p++) {
+                int sh = 0;
+                s->F[p][o * k + l] = skip ? 0.0 : ozx_integer(x[p], -s->low[o], &sh);
+                s->s[p][o * k + l] = (int16_t)sh; /* sh < top <= budget(64) < 2^15 */
             }
+        }
+    }
+    return 1;
+}
+
+/* This modulus' residues (and for complex the Karatsuba sums re + im). */
+static void side_residues(side *s, int64_t k, double m, double inv, const double *pow2, int nt)
+{
+    const int64_t len = k * s->outer;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t e = 0; e < len; e++) {
+        double rr = ozx_residue(s->F[0][e], s->s[0][e], m, inv, pow2);
+        s->re[e] = rr;
+        if (s->cx) {
+            double ri = ozx_residue(s->F[1][e], s->s[1][e], m, inv, pow2);
+            s->im[e] = ri;
+            s->sum[e] = ozx_add_mod(rr, ri, m);
         }
     }
 }
@@ -200,6 +224,35 @@ static void direct_entry_dd(const side *a, const side *b, int64_t i, int64_t j, 
     }
 }
 
+static inline void crt_round(const ozx_table *T, const float *r, int64_t stride, int base,
+                             int dd, double *v, double *vl, const int L)
+{
+    uint32_t mag[OZX_LIMBS];
+    int neg = ozx_crt(T, r, stride, mag, L);
+    if (dd)
+        ozx_round_dd(mag, L, base, neg, v, vl);
+    else
+        *v = ozx_round(mag, L, base, neg);
+}
+
+/* One entry from its residues: the usual limb counts as constants (unrolled loops). */
+static void crt_entry(const ozx_table *T, const float *r, int64_t stride, int base, int dd,
+                      double *v, double *vl)
+{
+    switch (T->limbs) {
+    case 2: crt_round(T, r, stride, base, dd, v, vl, 2); break;
+    case 3: crt_round(T, r, stride, base, dd, v, vl, 3); break;
+    case 4: crt_round(T, r, stride, base, dd, v, vl, 4); break;
+    case 5: crt_round(T, r, stride, base, dd, v, vl, 5); break;
+    case 6: crt_round(T, r, stride, base, dd, v, vl, 6); break;
+    case 7: crt_round(T, r, stride, base, dd, v, vl, 7); break;
+    case 8: crt_round(T, r, stride, base, dd, v, vl, 8); break;
+    case 9: crt_round(T, r, stride, base, dd, v, vl, 9); break;
+    case 10: crt_round(T, r, stride, base, dd, v, vl, 10); break;
+    default: crt_round(T, r, stride, base, dd, v, vl, T->limbs); break;
+    }
+}
+
 /* The driver. With lo == NULL: accuracy "correct", c->C = alpha RN(op(A) op(B)) + beta C.
  * Otherwise the double-double op(A) op(B): hi into c->C (ldc), lo into lo (ldlo); alpha and
  * beta are not used. rep (may be NULL) gets the count and the products issued. */
@@ -212,11 +265,14 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
     int nt = oz_cpu_threads(opt);
     const int cx = c->is_complex, w = cx ? 2 : 1;
     const int64_t m = c->m, n = c->n, k = c->k;
-    side a = {c->A, c->lda, c->transa, 1, cx, m, NULL, NULL, NULL, NULL, NULL, NULL};
-    side b = {c->B, c->ldb, c->transb, 0, cx, n, NULL, NULL, NULL, NULL, NULL, NULL};
+    side a = {c->A, c->lda, c->transa, 1, cx, m, NULL, NULL, NULL, {NULL, NULL}, {NULL, NULL},
+              NULL, NULL, NULL};
+    side b = {c->B, c->ldb, c->transb, 0, cx, n, NULL, NULL, NULL, {NULL, NULL}, {NULL, NULL},
+              NULL, NULL, NULL};
     ozblas_status st = OZBLAS_ERR_ALLOCATION;
     double *P = NULL, *pow2 = NULL;
     float *R = NULL;
+    double ph[5] = {0, 0, 0, 0, 0}, t0 = omp_get_wtime(), t1;
     if (!side_stats(&a, k, nt) || !side_stats(&b, k, nt))
         goto done;
 
@@ -240,7 +296,11 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
         for (N = 1; ozx_table_get(N)->budget < clog + ta + tb; N++)
             ;
     const ozx_table *T = N ? ozx_table_get(N) : NULL;
+    t1 = omp_get_wtime();
+    ph[0] = t1 - t0;
     const int64_t nkb = (k + OZX_KBLOCK - 1) / OZX_KBLOCK;
+    if (T && (!side_integers(&a, k, nt) || !side_integers(&b, k, nt)))
+        goto done;
     if (T) {
         size_t ka = (size_t)(k * m), kb = (size_t)(k * n), mn = (size_t)(m * n);
         a.re = malloc(sizeof(double) * ka);
@@ -261,8 +321,11 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
             pow2[0] = 1.0;
             for (int e = 1; e <= (ta > tb ? ta : tb); e++)
                 pow2[e] = ozx_mod(2.0 * pow2[e - 1], mt, inv);
+            t0 = omp_get_wtime();
             side_residues(&a, k, mt, inv, pow2, nt);
             side_residues(&b, k, mt, inv, pow2, nt);
+            t1 = omp_get_wtime();
+            ph[1] += t1 - t0;
             float *Rr = R + (size_t)(w * t) * mn, *Ri = cx ? Rr + mn : NULL;
             for (int64_t kb0 = 0; kb0 < nkb; kb0++) {
                 int64_t l0 = kb0 * OZX_KBLOCK, kl = k - l0 < OZX_KBLOCK ? k - l0 : OZX_KBLOCK;
@@ -276,6 +339,8 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
                         goto done;
                     }
                 const int first = kb0 == 0;
+                t0 = omp_get_wtime();
+                ph[2] += t0 - t1;
 #pragma omp parallel for num_threads(nt) schedule(static)
                 for (int64_t e = 0; e < m * n; e++) {
                     double p1 = ozx_mod(P[e], mt, inv), vr, vi = 0.0;
@@ -295,15 +360,17 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
                     if (cx)
                         Ri[e] = (float)vi;
                 }
+                t1 = omp_get_wtime();
+                ph[3] += t1 - t0;
             }
         }
     }
 
     /* CRT (or a direct dot product) and the one rounding, entry by entry. */
+    t0 = omp_get_wtime();
     int64_t direct = 0;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(+ : direct)
     for (int64_t j = 0; j < n; j++) {
-        uint32_t mag[OZX_LIMBS];
         for (int64_t i = 0; i < m; i++) {
             const int64_t e = i + j * m;
             double v[2] = {0.0, 0.0}, vl[2] = {0.0, 0.0};
@@ -315,13 +382,9 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
                     direct_entry(&a, &b, i, j, k, &v[0], &v[1]);
             } else if (T && a.top[i] && b.top[j]) {
                 const int base = a.low[i] + b.low[j];
-                for (int p = 0; p < w; p++) {
-                    int neg = ozx_crt(T, R + (size_t)p * m * n + e, (int64_t)w * m * n, mag);
-                    if (lo)
-                        ozx_round_dd(mag, T->limbs, base, neg, &v[p], &vl[p]);
-                    else
-                        v[p] = ozx_round(mag, T->limbs, base, neg);
-                }
+                for (int p = 0; p < w; p++)
+                    crt_entry(T, R + (size_t)p * m * n + e, (int64_t)w * m * n, base, lo != NULL,
+                              &v[p], &vl[p]);
             }
             if (lo) {
                 for (int p = 0; p < w; p++) {
@@ -339,7 +402,9 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
             }
         }
     }
+    ph[4] = omp_get_wtime() - t0;
     if (rep) {
+        memcpy(rep->phase_seconds, ph, sizeof ph);
         rep->method = OZBLAS_METHOD_OZAKI2;
         rep->moduli = N;
         rep->int_gemms = (int)(N * nkb * (cx ? 3 : 1));

@@ -32,15 +32,16 @@
 #ifndef OZ_EXACT_H
 #define OZ_EXACT_H
 
+#include <string.h>
+
 #include "oz_defs.h"
 
 #define OZX_MAX_MODULI 64       /* 64 primes below 2^22: budget about 1400 bits */
 #define OZX_MODULUS_LIMIT 4194304.0 /* 2^22: the moduli are the largest primes below it */
 #define OZX_KBLOCK 2048         /* 2^11 (2^21)^2 = 2^53: a block's DGEMM stays exact */
 #define OZX_LIMBS 48            /* 32-bit limbs: sum_t u_t w_t < 64 2^22 M < 2^(1408+28) */
-#define OZX_ACC_BASE (-2252)    /* weight of the accumulator's bit 0: the lowest bit of two
-                                   53-bit significands of exponent -1073 (frexp of 2^-1074) */
-#define OZX_ACC_LIMBS 137       /* 32 * 137 > 2252 + 2048 + 40 (k < 2^40) + a sign bit */
+#define OZX_ACC_BASE (-2148)    /* weight of the accumulator's bit 0: 2^-1074 squared */
+#define OZX_ACC_LIMBS 134       /* 32 * 134 > 2148 + 2048 + 40 (k < 2^40) + a sign bit */
 #define OZX_ACC_FLUSH (1 << 29) /* products between carry propagations: each adds < 2^33 */
 
 typedef struct {
@@ -53,6 +54,7 @@ typedef struct {
     uint32_t M[OZX_LIMBS];                 /* product of the moduli */
     uint32_t half[OZX_LIMBS];              /* floor(M / 2) (M is odd) */
     int Mshift;                            /* 32 (limbs of M - 1) */
+    double scale[OZX_LIMBS];               /* 2^(32 i - Mshift) */
     double Md;                             /* M 2^-Mshift rounded, for quotient estimates */
 } ozx_table;
 
@@ -62,18 +64,39 @@ const ozx_table *ozx_table_get(int n);
 
 /* ---- step 1: statistics ------------------------------------------------------------- */
 
+/* x = F 2^e exactly, F an integer below 2^53 in magnitude (finite x; F = 0 for zero): the
+ * bits of the double, so no libm call. */
+OZ_HD double ozx_split(double x, int *e)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    int ex = (int)((u >> 52) & 0x7ff);
+    uint64_t mant = u & 0xfffffffffffffull;
+    if (ex) {
+        mant |= 1ull << 52;
+        *e = ex - 1075;
+    } else {
+        *e = -1074; /* zero or subnormal */
+    }
+    double F = (double)mant;
+    return (u >> 63) ? -F : F;
+}
+
+OZ_HD int ozx_ctz64(uint64_t v) /* v != 0 */
+{
+#ifdef __CUDA_ARCH__
+    return __ffsll((long long)v) - 1;
+#else
+    return __builtin_ctzll(v);
+#endif
+}
+
 /* Exponent of the lowest set bit of a finite nonzero x: x / 2^low is an odd integer. */
 OZ_HD int ozx_low_bit(double x)
 {
     int e;
-    double f = frexp(fabs(x), &e); /* x = f 2^e, 1/2 <= f < 1, subnormals included */
-    uint64_t F = (uint64_t)ldexp(f, 53);
-    int tz = 0;
-    while (!(F & 1u)) {
-        F >>= 1;
-        tz++;
-    }
-    return e - 53 + tz;
+    double F = ozx_split(x, &e);
+    return e + ozx_ctz64((uint64_t)fabs(F));
 }
 
 /* One element's part of its row's statistics (amax: largest magnitude, low: lowest set bit,
@@ -123,22 +146,26 @@ OZ_HD double ozx_mod(double x, double m, double inv)
     return r;
 }
 
-/* Symmetric residue of x 2^s modulo m, where x 2^s is an integer (s >= -low of x's row):
- * x = F 2^g with F an integer below 2^53, so x 2^s = F 2^(g + s), and the residue is
- * (F mod m)(2^(g + s) mod m) mod m, a product below 2^43. pow2[e] = 2^e mod m. */
-OZ_HD double ozx_residue(double x, int s, double m, double inv, const double *pow2)
+/* The integer x 2^sh (sh >= -low of x's row) as F' 2^s with F' an integer below 2^53 and
+ * s >= 0, so that its residue modulo any m is (F' mod m)(2^s mod m) mod m (ozx_residue). */
+OZ_HD double ozx_integer(double x, int sh, int *s)
 {
-    if (x == 0.0)
-        return 0.0;
     int e;
-    double f = frexp(x, &e);
-    double F = ldexp(f, 53);
-    int g = e - 53 + s;
+    double F = ozx_split(x, &e);
+    int g = e + sh;
     if (g < 0) { /* F has at least -g trailing zero bits */
         F = ldexp(F, g);
         g = 0;
     }
-    return ozx_mod(ozx_mod(F, m, inv) * pow2[g], m, inv);
+    *s = g;
+    return F;
+}
+
+/* Symmetric residue of F 2^s modulo m from ozx_integer; pow2[e] = 2^e mod m (symmetric):
+ * the product of the two residues is below 2^43, exact. */
+OZ_HD double ozx_residue(double F, int s, double m, double inv, const double *pow2)
+{
+    return ozx_mod(ozx_mod(F, m, inv) * pow2[s], m, inv);
 }
 
 /* (a + b) mod m for symmetric residues a, b: the Karatsuba sums and the k-block sums. */
@@ -317,10 +344,10 @@ OZ_HD void ozx_round_dd(uint32_t *a, int L, int base, int neg, double *hi, doubl
 /* ---- step 5: CRT ------------------------------------------------------------------------ */
 
 /* X in (-M/2, M/2) with X = r_t (mod m_t) for symmetric residues r_t: its magnitude into
- * mag (T->limbs limbs), returns 1 when X < 0. */
-OZ_HD int ozx_crt(const ozx_table *T, const float *r, int64_t stride, uint32_t *mag)
+ * mag (L = T->limbs limbs), returns 1 when X < 0. L is a parameter so that a caller passing
+ * a constant gets every limb loop unrolled. */
+OZ_HD int ozx_crt(const ozx_table *T, const float *r, int64_t stride, uint32_t *mag, const int L)
 {
-    const int L = T->limbs;
     for (int i = 0; i < L; i++)
         mag[i] = 0;
     for (int t = 0; t < T->n; t++) {
@@ -336,7 +363,7 @@ OZ_HD int ozx_crt(const ozx_table *T, const float *r, int64_t stride, uint32_t *
     /* quotient estimate: mag / M < 64 2^22, off by at most one near half-integers */
     double ad = 0.0; /* mag 2^-Mshift: M may lie beyond the double range */
     for (int i = L - 1; i >= 0; i--)
-        ad += ldexp((double)mag[i], 32 * i - T->Mshift);
+        ad += (double)mag[i] * T->scale[i];
     uint32_t q = (uint32_t)floor(ad / T->Md + 0.5);
     ozx_limbs_sub_mul(mag, T->M, q, L);
     int neg = (mag[L - 1] >> 31) != 0;
@@ -401,10 +428,10 @@ OZ_HD void ozx_acc_add(ozx_acc *A, double a, double b)
     if (a == 0.0 || b == 0.0)
         return;
     int ea, eb;
-    double fa = frexp(a, &ea), fb = frexp(b, &eb);
-    uint64_t ia = (uint64_t)ldexp(fabs(fa), 53), ib = (uint64_t)ldexp(fabs(fb), 53);
+    double fa = ozx_split(a, &ea), fb = ozx_split(b, &eb);
+    uint64_t ia = (uint64_t)fabs(fa), ib = (uint64_t)fabs(fb);
     int neg = (fa < 0) != (fb < 0);
-    /* |a b| = ia ib 2^(ea + eb - 106): the 106-bit product from 32-bit halves */
+    /* |a b| = ia ib 2^(ea + eb): the 106-bit product from 32-bit halves */
     uint64_t a0 = ia & 0xffffffffu, a1 = ia >> 32, b0 = ib & 0xffffffffu, b1 = ib >> 32;
     uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
     uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
@@ -415,7 +442,7 @@ OZ_HD void ozx_acc_add(ozx_acc *A, double a, double b)
     w[2] = (uint32_t)hi;
     w[3] = (uint32_t)(hi >> 32);
     w[4] = 0;
-    int off = ea + eb - 106 - OZX_ACC_BASE; /* >= 0: ea, eb >= -1073 */
+    int off = ea + eb - OZX_ACC_BASE; /* >= 0: ea, eb >= -1074 */
     int limb = off >> 5, sh = off & 31;
     if (sh) {
         for (int i = 4; i > 0; i--)

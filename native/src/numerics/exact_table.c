@@ -99,8 +99,10 @@ static void table_init(ozx_table *T, int n)
     T->limbs = (bits + 29 + 31) / 32;
     T->Mshift = 32 * ((bits - 1) / 32);
     double d = 0.0;
-    for (int i = OZX_LIMBS - 1; i >= 0; i--)
-        d += ldexp((double)T->M[i], 32 * i - T->Mshift);
+    for (int i = T->limbs - 1; i >= 0; i--) { /* M and the CRT sums fit in T->limbs */
+        T->scale[i] = ldexp(1.0, 32 * i - T->Mshift);
+        d += (double)T->M[i] * T->scale[i];
+    }
     T->Md = d;
 }
 
