@@ -311,34 +311,28 @@ OZ_HD void ozx_round_dd(uint32_t *a, int L, int base, int neg, double *hi, doubl
 {
     int r, up;
     double h = ozx_round_mag(a, L, base, &r, &up);
-    double l = 0.0;
+    double l = 0.0; /* +0 when hi is exact */
     if (r > 0 && oz_is_finite(h)) {
-        for (int i = 0; i < L; i++) { /* keep bits below r */
-            int lo_bit = 32 * i;
-            if (lo_bit >= r)
-                a[i] = 0;
-            else if (lo_bit + 32 > r)
-                a[i] &= (1u << (r - lo_bit)) - 1u;
-        }
-        int neg_rem = 0;
-        if (up) { /* remainder = rest - 2^r: negative, magnitude 2^r - rest */
-            ozx_limbs_neg(a, L);
-            for (int i = 0; i < L; i++) { /* two's complement of rest, modulo 2^r */
+        for (int pass = 0; pass < 1 + up; pass++) {
+            if (pass) /* rounded up: the remainder is rest - 2^r, of magnitude 2^r - rest */
+                ozx_limbs_neg(a, L);
+            for (int i = 0; i < L; i++) { /* keep the bits below r (modulo 2^r) */
                 int lo_bit = 32 * i;
                 if (lo_bit >= r)
                     a[i] = 0;
                 else if (lo_bit + 32 > r)
                     a[i] &= (1u << (r - lo_bit)) - 1u;
             }
-            neg_rem = 1;
         }
-        int r2, up2;
-        l = ozx_round_mag(a, L, base, &r2, &up2);
-        if (neg_rem)
-            l = -l;
+        if (ozx_limbs_msb(a, L) >= 0) {
+            int r2, up2;
+            l = ozx_round_mag(a, L, base, &r2, &up2);
+            if (neg != up) /* a tiny remainder that rounds to zero keeps its sign, as RN does */
+                l = -l;
+        }
     }
     *hi = neg ? -h : h;
-    *lo = neg && l != 0.0 ? -l : l; /* an exact pair keeps lo = +0 */
+    *lo = l;
 }
 
 /* ---- step 5: CRT ------------------------------------------------------------------------ */
