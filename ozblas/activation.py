@@ -32,18 +32,6 @@ from ._native import OzblasError
 
 __all__ = ["activate", "deactivate", "activated", "status"]
 
-# keyword -> (variable, its parser)
-_KEYWORDS = {
-    "method": ("OZBLAS_METHOD", config.parse_method),
-    "moduli": ("OZBLAS_MODULI", config.parse_moduli),
-    "min_size": ("OZBLAS_MIN_SIZE", config.parse_min_size),
-    "scaling": ("OZBLAS_SCALING", config.parse_scaling),
-    "slices": ("OZBLAS_SLICES", config.parse_slices),
-    "variant": ("OZBLAS_OZAKI1_VARIANT", config.parse_variant),
-    "device": ("OZBLAS_DEVICE", config.parse_device),
-    "trace": ("OZBLAS_TRACE", config.parse_trace),
-}
-
 _lock = threading.RLock()
 _lib = None             # libozblas_preload.so; never closed: patched slots point into it
 _settings = None        # the keywords in force; None while not active
@@ -65,12 +53,12 @@ def _preload():
 
 
 def _overrides(settings: dict) -> dict:
+    """The keywords as OZBLAS_* values, each checked by its variable's C parser (which makes
+    a relative trace path absolute, and checks its length after that)."""
     out = {}
     for key, value in settings.items():
-        var, parse = _KEYWORDS[key]
-        parse(value, key)
-        text = str(value)
-        out[var] = os.path.abspath(text) if key == "trace" and text != "-" else text
+        var = config.keyword_variable(key)
+        out[var.name] = config.setting_text(var.name, value, key)
     return out
 
 
@@ -80,8 +68,8 @@ def _configure(lib, opts: config.Options) -> None:
 
     o = _options(opts.method, opts.moduli or "auto", opts.scaling,  # Options' 0 means auto
                  opts.executor if opts.executor != "cuda" else f"cuda:{opts.device}",
-                 opts.threads, opts.slices or "auto", opts.variant)
-    lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), (opts.trace or "").encode())
+                 opts.threads, opts.slices or "auto", opts.variant, opts.accuracy)
+    lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), os.fsencode(opts.trace or ""))
 
 
 def _patch_after_load(create_module):
@@ -146,18 +134,18 @@ def _remove_finder():
 
 
 def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=None, variant=None,
-             device=None, trace=None) -> None:
+             device=None, trace=None, accuracy=None) -> None:
     """Route this process's DGEMM/ZGEMM/SYRK/HERK calls through ozblas from now on.
 
     Keywords (unset ones come from the OZBLAS_* variables): method, moduli, min_size,
-    scaling, slices, variant, device, trace. A bad value raises ``ozblas.ConfigError``
+    scaling, slices, variant, device, trace, accuracy. A bad value raises ``ozblas.ConfigError``
     naming it and the accepted values; so does a bad OZBLAS_* variable. Calling it again
     replaces the settings and patches only what was loaded since.
     """
     global _settings, _create_module
     given = {k: v for k, v in dict(method=method, moduli=moduli, min_size=min_size, scaling=scaling,
                                    slices=slices, variant=variant, device=device,
-                                   trace=trace).items() if v is not None}
+                                   trace=trace, accuracy=accuracy).items() if v is not None}
     overrides = _overrides(given)
     config.from_env(os.environ)  # a bad variable stops it, as it stops `ozblas run`
     with _lock:

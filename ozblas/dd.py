@@ -100,7 +100,8 @@ def matmul_dd(a, b, *, threads=None, return_info=False):
     opts = ffi.new("ozblas_options *")
     lib.ozblas_options_init(opts)
     opts.executor = 1  # the CPU: no device path yet
-    opts.threads = config.parse_threads(threads) if threads is not None else config.from_env().threads
+    opts.threads = (config.parse_keyword("threads", threads) if threads is not None
+                    else config.from_env().threads)
     cplx = np.complex128 in (a2.dtype, b2.dtype)
     dt = np.complex128 if cplx else np.float64
     a2 = a2.astype(dt, copy=False)

@@ -178,7 +178,8 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         opt.ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
         (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
         opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
-        opt.threads < 0 || opt.accuracy < OZBLAS_ACCURACY_DGEMM ||
+        opt.threads < 0 || opt.threads > OZ_MAX_THREADS || opt.device < 0 ||
+        opt.device > OZ_MAX_DEVICE || opt.accuracy < OZBLAS_ACCURACY_DGEMM ||
         opt.accuracy > OZBLAS_ACCURACY_CORRECT)
         return OZBLAS_ERR_INVALID_ARGUMENT;
     /* accuracy "correct" is an exact product: a count asked for, Ozaki I or native cannot

@@ -41,6 +41,8 @@ typedef struct {
 } oz_executor;
 
 #define OZ1_MAX_SLICES 20
+#define OZ_MAX_THREADS 4096 /* OZBLAS_NUM_THREADS / options.threads: more is a typo, not a machine */
+#define OZ_MAX_DEVICE 1023  /* the largest cuda:N ordinal accepted */
 
 extern const oz_executor oz_cpu_executor;
 
