@@ -366,6 +366,9 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
         }
     }
 
+    /* alpha = 1, beta = 0 stores RN(p) itself: the complex update (1 + 0i)(x + iy) would
+     * turn a signed zero x = -0 into +0 when y < 0 */
+    const int plain = c->alpha[0] == 1.0 && c->alpha[1] == 0.0 && c->beta_zero;
     /* CRT (or a direct dot product) and the one rounding, entry by entry. */
     t0 = omp_get_wtime();
     int64_t direct = 0;
@@ -386,10 +389,11 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
                     crt_entry(T, R + (size_t)p * m * n + e, (int64_t)w * m * n, base, lo != NULL,
                               &v[p], &vl[p]);
             }
-            if (lo) {
+            if (lo || plain) { /* the pair, or the rounded product itself */
                 for (int p = 0; p < w; p++) {
                     c->C[w * (i + j * c->ldc) + p] = v[p];
-                    lo[w * (i + j * ldlo) + p] = vl[p];
+                    if (lo)
+                        lo[w * (i + j * ldlo) + p] = vl[p];
                 }
             } else if (!cx) {
                 double *cp = c->C + i + j * c->ldc;

@@ -577,7 +577,7 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
                        "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
-                       "fallback=\"%s\" policy=%s\n",
+                       "fallback=\"%s\" policy=%s accuracy=%s direct=%lld\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, fb ? "fallback" : "ozblas", method_name(r->rep.method),
                        r->rep.moduli, r->rep.slices, r->rep.bound,
@@ -586,7 +586,9 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
                        dt, ozblas_fallback_name(r->rep.fallback),
                        S.opt.method != OZBLAS_METHOD_AUTO            ? "-"
                        : ozblas_policy_local(NULL, NULL, 0) == 1 ? "calibrated"
-                                                                  : "estimate");
+                                                                  : "estimate",
+                       r->rep.accuracy == OZBLAS_ACCURACY_CORRECT ? "correct" : "dgemm",
+                       (long long)r->rep.direct_entries);
     } else {
         char why[160];
         const char *reason = why;
