@@ -178,3 +178,9 @@ def test_activated_routes_numpy_products():
         s = a @ a.T  # DSYRK under NumPy
     assert same(c, exact_matmul(a, b))
     assert same(s, exact_matmul(a, a.T))
+
+
+def test_explain_says_it(monkeypatch):
+    monkeypatch.setenv("OZBLAS_ACCURACY", "correct")
+    d = ozblas.explain(2048, 2048, 2048)
+    assert d["accuracy"] == "correct" and "exact product" in d["reasons"][-1]
