@@ -45,20 +45,15 @@ def _options(method, moduli, scaling, executor, threads, slices=None, variant=No
     o.slices = env["slices"]
     o.ozaki1_variant = _constants.VARIANTS.index(env["variant"])
     o.accuracy = _constants.ACCURACIES.index(env["accuracy"])
-    _check_accuracy(env)
+    _check_conflict(o)
     return o
 
 
-def _check_accuracy(env):
-    """accuracy "correct" is an exact product (numerics/exact.h): native, Ozaki I or a count
-    asked for cannot promise it."""
-    if env["accuracy"] != "correct":
-        return
-    clash = [f"{k}={env[k]!r}" for k in ("method",) if env[k] in ("native", "ozaki1")]
-    clash += [f"{k}={env[k]}" for k in ("moduli", "slices") if env[k]]
-    if clash:
-        raise config.ConfigError(f"accuracy='correct' cannot be combined with {', '.join(clash)}; "
-                                 "accepted: method auto or ozaki2 with automatic moduli and slices")
+def _check_conflict(o):
+    """Options that cannot go together (ozblas_options_conflict, in C)."""
+    err = ffi.new("char[256]")
+    if lib.ozblas_options_conflict(o, err, 256) != 0:
+        raise config.ConfigError(ffi.string(err).decode())
 
 
 def _report_dict(r) -> dict:

@@ -5,6 +5,10 @@ as BLAS does; threads; refused combinations; special values."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -144,7 +148,7 @@ def test_cuda_executor_gives_the_same_bits():
 def test_refused_combinations():
     a = np.ones((3, 3))
     for kw in ({"method": "native"}, {"method": "ozaki1"}, {"moduli": 14}, {"slices": 8}):
-        with pytest.raises(config.ConfigError, match="accuracy='correct' cannot"):
+        with pytest.raises(config.ConfigError, match="accuracy correct .* cannot be combined"):
             ozblas.matmul(a, a, accuracy="correct", **kw)
     with pytest.raises(config.ConfigError, match="accepted: dgemm, correct"):
         ozblas.matmul(a, a, accuracy="exact")
@@ -152,6 +156,12 @@ def test_refused_combinations():
     assert config.from_env({}).accuracy == "dgemm"
     with pytest.raises(config.ConfigError, match="OZBLAS_ACCURACY"):
         config.from_env({"OZBLAS_ACCURACY": "Correct"})
+    with pytest.raises(config.ConfigError, match="with a moduli count"):
+        config.from_env({"OZBLAS_ACCURACY": "correct", "OZBLAS_MODULI": "16"})
+    r = subprocess.run([sys.executable, "-m", "ozblas", "run", "--", sys.executable, "-c", "pass"],
+                       env={**os.environ, "OZBLAS_ACCURACY": "correct", "OZBLAS_METHOD": "native"},
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "method native" in r.stderr, r.stderr
 
 
 def test_special_values_follow_ieee():

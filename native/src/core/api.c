@@ -182,11 +182,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         opt.device > OZ_MAX_DEVICE || opt.accuracy < OZBLAS_ACCURACY_DGEMM ||
         opt.accuracy > OZBLAS_ACCURACY_CORRECT)
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    /* accuracy "correct" is an exact product: a count asked for, Ozaki I or native cannot
-     * promise it */
-    if (opt.accuracy == OZBLAS_ACCURACY_CORRECT &&
-        (opt.method == OZBLAS_METHOD_NATIVE || opt.method == OZBLAS_METHOD_OZAKI1 ||
-         opt.moduli != 0 || opt.slices != 0))
+    if (ozblas_options_conflict(&opt, NULL, 0) != OZBLAS_OK)
         return OZBLAS_ERR_INVALID_ARGUMENT;
     rep.accuracy = opt.accuracy;
 

@@ -299,8 +299,30 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
     ozblas_options_init(&o);
     ozblas_status st = from_env(T_OPTIONS, &o, err, err_len);
     if (st == OZBLAS_OK)
+        st = ozblas_options_conflict(&o, err, err_len);
+    if (st == OZBLAS_OK)
         *opt = o;
     return st;
+}
+
+/* accuracy "correct" is an exact product (core/exact_gemm.c): native, Ozaki I or a count
+ * asked for cannot promise it. */
+ozblas_status ozblas_options_conflict(const ozblas_options *opt, char *err, size_t err_len)
+{
+    if (opt->accuracy != OZBLAS_ACCURACY_CORRECT)
+        return OZBLAS_OK;
+    const char *what = opt->method == OZBLAS_METHOD_NATIVE   ? "method native"
+                       : opt->method == OZBLAS_METHOD_OZAKI1 ? "method ozaki1"
+                       : opt->moduli                         ? "a moduli count"
+                       : opt->slices                         ? "a slices count"
+                                                             : NULL;
+    if (!what)
+        return OZBLAS_OK;
+    if (err && err_len)
+        snprintf(err, err_len,
+                 "accuracy correct (OZBLAS_ACCURACY) cannot be combined with %s; accepted: "
+                 "method auto or ozaki2 with automatic moduli and slices", what);
+    return OZBLAS_ERR_INVALID_ARGUMENT;
 }
 
 void oz_shim_env_init(oz_shim_env *e)
