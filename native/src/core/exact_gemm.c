@@ -159,42 +159,10 @@ static void side_residues(side *s, int64_t k, double m, double inv, const double
     }
 }
 
-/* The entry (i, j) by an exact dot product (direct rows or columns). */
-static void direct_entry(const side *a, const side *b, int64_t i, int64_t j, int64_t k,
-                         double *vr, double *vi)
-{
-    ozx_acc acc[2];
-    uint32_t mag[OZX_ACC_LIMBS];
-    ozx_acc_init(&acc[0]);
-    ozx_acc_init(&acc[1]);
-    for (int64_t l = 0; l < k; l++) {
-        double ar, ai, br, bi;
-        side_get(a, i, l, &ar, &ai);
-        side_get(b, j, l, &br, &bi);
-        ozx_acc_add(&acc[0], ar, br);
-        if (a->cx) {
-            ozx_acc_add(&acc[0], -ai, bi);
-            ozx_acc_add(&acc[1], ar, bi);
-            ozx_acc_add(&acc[1], ai, br);
-        }
-    }
-    double out[2] = {0.0, 0.0};
-    for (int p = 0; p < (a->cx ? 2 : 1); p++) {
-        int special;
-        double v = ozx_acc_special(&acc[p], &special);
-        if (!special) {
-            int neg = ozx_acc_result(&acc[p], mag);
-            v = ozx_round(mag, OZX_ACC_LIMBS, OZX_ACC_BASE, neg);
-        }
-        out[p] = v;
-    }
-    *vr = out[0];
-    *vi = out[1];
-}
-
-/* The same entry as a double-double. */
-static void direct_entry_dd(const side *a, const side *b, int64_t i, int64_t j, int64_t k,
-                            double *hi, double *lo)
+/* The entry (i, j) by an exact dot product (direct rows or columns): v rounded once, or with
+ * dd the pair (v, vl); per part for complex. */
+static void direct_entry(const side *a, const side *b, int64_t i, int64_t j, int64_t k, int dd,
+                         double *v, double *vl)
 {
     ozx_acc acc[2];
     uint32_t mag[OZX_ACC_LIMBS];
@@ -213,14 +181,15 @@ static void direct_entry_dd(const side *a, const side *b, int64_t i, int64_t j, 
     }
     for (int p = 0; p < (a->cx ? 2 : 1); p++) {
         int special;
-        double v = ozx_acc_special(&acc[p], &special);
-        if (special) {
-            hi[p] = v;
-            lo[p] = 0.0;
+        v[p] = ozx_acc_special(&acc[p], &special);
+        vl[p] = 0.0;
+        if (special)
             continue;
-        }
         int neg = ozx_acc_result(&acc[p], mag);
-        ozx_round_dd(mag, OZX_ACC_LIMBS, OZX_ACC_BASE, neg, &hi[p], &lo[p]);
+        if (dd)
+            ozx_round_dd(mag, OZX_ACC_LIMBS, OZX_ACC_BASE, neg, &v[p], &vl[p]);
+        else
+            v[p] = ozx_round(mag, OZX_ACC_LIMBS, OZX_ACC_BASE, neg);
     }
 }
 
@@ -379,10 +348,7 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
             double v[2] = {0.0, 0.0}, vl[2] = {0.0, 0.0};
             if (a.direct[i] || b.direct[j]) {
                 direct++;
-                if (lo)
-                    direct_entry_dd(&a, &b, i, j, k, v, vl);
-                else
-                    direct_entry(&a, &b, i, j, k, &v[0], &v[1]);
+                direct_entry(&a, &b, i, j, k, lo != NULL, v, vl);
             } else if (T && a.top[i] && b.top[j]) {
                 const int base = a.low[i] + b.low[j];
                 for (int p = 0; p < w; p++)

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "oz_defs.h"
+#include "ozaki2.h"
 
 #define OZX_MAX_MODULI 64       /* 64 primes below 2^22: budget about 1400 bits */
 #define OZX_MODULUS_LIMIT 4194304.0 /* 2^22: the moduli are the largest primes below it */
@@ -181,46 +182,8 @@ OZ_HD double ozx_add_mod(double a, double b, double m)
 
 /* ---- multi-word integers: magnitudes, 32-bit limbs, least significant first ---------- */
 
-OZ_HD void ozx_limbs_sub_mul(uint32_t *acc, const uint32_t *M, uint32_t q, int L)
-{
-    uint64_t carry = 0;
-    uint32_t borrow = 0;
-    for (int i = 0; i < L; i++) {
-        uint64_t p = (uint64_t)M[i] * q + carry;
-        carry = p >> 32;
-        uint64_t d = (uint64_t)acc[i] - (uint32_t)p - borrow;
-        acc[i] = (uint32_t)d;
-        borrow = (uint32_t)((d >> 32) & 1u);
-    }
-}
 
-OZ_HD void ozx_limbs_add(uint32_t *acc, const uint32_t *v, int L)
-{
-    uint64_t carry = 0;
-    for (int i = 0; i < L; i++) {
-        uint64_t s = (uint64_t)acc[i] + v[i] + carry;
-        acc[i] = (uint32_t)s;
-        carry = s >> 32;
-    }
-}
-
-OZ_HD void ozx_limbs_neg(uint32_t *acc, int L)
-{
-    uint64_t carry = 1;
-    for (int i = 0; i < L; i++) {
-        uint64_t s = (uint64_t)(uint32_t)~acc[i] + carry;
-        acc[i] = (uint32_t)s;
-        carry = s >> 32;
-    }
-}
-
-OZ_HD int ozx_limbs_cmp(const uint32_t *a, const uint32_t *b, int L)
-{
-    for (int i = L - 1; i >= 0; i--)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return 0;
-}
+/* Multi-word add, subtract, negate and compare are ozaki2.h's (oz2_limbs_*: any L). */
 
 /* Index of the highest set bit, -1 for zero. */
 OZ_HD int ozx_limbs_msb(const uint32_t *a, int L)
@@ -315,7 +278,7 @@ OZ_HD void ozx_round_dd(uint32_t *a, int L, int base, int neg, double *hi, doubl
     if (r > 0 && oz_is_finite(h)) {
         for (int pass = 0; pass < 1 + up; pass++) {
             if (pass) /* rounded up: the remainder is rest - 2^r, of magnitude 2^r - rest */
-                ozx_limbs_neg(a, L);
+                oz2_limbs_neg(a, L);
             for (int i = 0; i < L; i++) { /* keep the bits below r (modulo 2^r) */
                 int lo_bit = 32 * i;
                 if (lo_bit >= r)
@@ -359,18 +322,18 @@ OZ_HD int ozx_crt(const ozx_table *T, const float *r, int64_t stride, uint32_t *
     for (int i = L - 1; i >= 0; i--)
         ad += (double)mag[i] * T->scale[i];
     uint32_t q = (uint32_t)floor(ad / T->Md + 0.5);
-    ozx_limbs_sub_mul(mag, T->M, q, L);
+    oz2_limbs_sub_mul(mag, T->M, q, L);
     int neg = (mag[L - 1] >> 31) != 0;
     if (neg) {
-        ozx_limbs_neg(mag, L);
-        if (ozx_limbs_cmp(mag, T->half, L) > 0) { /* X < -M/2: X + M */
-            ozx_limbs_neg(mag, L);
-            ozx_limbs_add(mag, T->M, L);
+        oz2_limbs_neg(mag, L);
+        if (oz2_limbs_cmp(mag, T->half, L) > 0) { /* X < -M/2: X + M */
+            oz2_limbs_neg(mag, L);
+            oz2_limbs_add(mag, T->M, L);
             neg = 0;
         }
-    } else if (ozx_limbs_cmp(mag, T->half, L) > 0) { /* X > M/2: X - M, negative */
-        ozx_limbs_sub_mul(mag, T->M, 1u, L);
-        ozx_limbs_neg(mag, L);
+    } else if (oz2_limbs_cmp(mag, T->half, L) > 0) { /* X > M/2: X - M, negative */
+        oz2_limbs_sub_mul(mag, T->M, 1u, L);
+        oz2_limbs_neg(mag, L);
         neg = 1;
     }
     return neg;
@@ -458,7 +421,7 @@ OZ_HD int ozx_acc_result(ozx_acc *A, uint32_t *mag)
     for (int i = 0; i < OZX_ACC_LIMBS; i++)
         mag[i] = (uint32_t)A->d[i];
     if (neg)
-        ozx_limbs_neg(mag, OZX_ACC_LIMBS);
+        oz2_limbs_neg(mag, OZX_ACC_LIMBS);
     return neg;
 }
 
