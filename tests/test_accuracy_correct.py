@@ -11,6 +11,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ozblas
 from ozblas import config
@@ -194,3 +196,18 @@ def test_explain_says_it(monkeypatch):
     monkeypatch.setenv("OZBLAS_ACCURACY", "correct")
     d = ozblas.explain(2048, 2048, 2048)
     assert d["accuracy"] == "correct" and "exact product" in d["reasons"][-1]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 40), st.integers(1, 6), st.booleans(),
+       st.sampled_from([0, 20, 200, 1000]), st.integers(0, 2**32 - 1))
+def test_property_correctly_rounded(m, k, n, cx, spread, seed):
+    rng = np.random.default_rng(seed)
+
+    def mat(r, c):
+        x = rng.standard_normal((r, c)) * np.exp2(rng.integers(-spread, spread + 1, (r, c)))
+        x[rng.random((r, c)) < 0.2] = 0.0
+        return x + 1j * rng.standard_normal((r, c)) if cx else x
+
+    a, b = mat(m, k), mat(k, n)
+    assert same(ozblas.matmul(a, b, accuracy="correct"), exact_matmul(a, b))
