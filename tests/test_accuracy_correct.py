@@ -185,11 +185,13 @@ def test_activated_routes_numpy_products():
         pytest.skip("no preload library in this build (the CUDA emulation build has none)")
     a = make_matrix(40, 50, 2, seed=9)
     b = make_matrix(50, 30, 2, seed=10)
-    with ozblas.activated(method="ozaki2", accuracy="correct", min_size=0):
+    with ozblas.activated(accuracy="correct"):  # method auto, the default OZBLAS_MIN_SIZE
         c = a @ b
         s = a @ a.T  # DSYRK under NumPy
+        small = a[:3, :4] @ b[:4, :2]
     assert same(c, exact_matmul(a, b))
     assert same(s, exact_matmul(a, a.T))
+    assert same(small, exact_matmul(a[:3, :4], b[:4, :2]))
 
 
 def test_explain_says_it(monkeypatch):

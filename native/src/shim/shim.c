@@ -465,7 +465,10 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
-    if (mn < S.env.min_size) {
+    /* accuracy correct promises every product correctly rounded: no size threshold, and
+     * method auto's native candidate does not apply (api.c computes it exactly) */
+    int correct = S.opt.accuracy == OZBLAS_ACCURACY_CORRECT;
+    if (mn < S.env.min_size && !correct) {
         r->why = N_MIN_SIZE;
         return 0;
     }
@@ -473,7 +476,7 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
         r->why = N_ZERO;
         return 0;
     }
-    if (S.opt.method == OZBLAS_METHOD_AUTO && !auto_routes(c, r))
+    if (S.opt.method == OZBLAS_METHOD_AUTO && !correct && !auto_routes(c, r))
         return 0;
     return 1;
 }
