@@ -330,10 +330,9 @@ def _settings(moduli=None, slices=None, scaling=None, variant=None) -> dict:
 
 
 def _executors(p: Profile, where: str) -> int:
-    """The executors dispatch lets compete: device data stays with the device's."""
-    if where == "device":
-        return 1 << lib.OZBLAS_EXECUTOR_CUDA
-    return (1 << lib.OZBLAS_EXECUTOR_CPU) | ((1 << lib.OZBLAS_EXECUTOR_CUDA) if p.has_device else 0)
+    """The executors dispatch lets compete (the C library's one rule, ozblas_policy_executors):
+    device data stays with the device's."""
+    return lib.ozblas_policy_executors(lib.OZBLAS_EXECUTOR_AUTO, where == "device", p.has_device)
 
 
 def choose(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slices=None,

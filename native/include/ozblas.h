@@ -63,7 +63,7 @@ typedef enum {
 typedef enum {
     OZBLAS_EXECUTOR_AUTO = 0,  /* CUDA when present and usable, otherwise the CPU */
     OZBLAS_EXECUTOR_CPU = 1,   /* host threads; integer products through the host BLAS */
-    OZBLAS_EXECUTOR_CUDA = 2   /* INT8 tensor cores through cuBLAS (not built in this version) */
+    OZBLAS_EXECUTOR_CUDA = 2   /* INT8 tensor cores through cuBLAS (built when nvcc was found) */
 } ozblas_executor;
 
 /* Why an emulated call was computed natively instead. */
@@ -89,6 +89,21 @@ typedef enum {
                                    products where that cannot hold a row); needs method auto or
                                    ozaki2 with automatic moduli, host operands */
 } ozblas_accuracy;
+
+/* The phases of an emulated call: indices of ozblas_report.phase_seconds. An executor that
+ * fuses phases into one kernel reports its time under the first phase it covers and zero
+ * for the others (calibration fits the sum). */
+typedef enum {
+    OZBLAS_PHASE_STATS = 0,        /* Ozaki II: statistics, scaling bounds, automatic precision;
+                                      Ozaki I: unused */
+    OZBLAS_PHASE_SPLIT = 1,        /* Ozaki II: scaling and residues; Ozaki I: statistics and slices */
+    OZBLAS_PHASE_INT_PRODUCTS = 2, /* the exact integer products */
+    OZBLAS_PHASE_REDUCTION = 3,    /* Ozaki II: modular reduction; Ozaki I: slice product
+                                      conversion and exact block sums */
+    OZBLAS_PHASE_FINAL = 4,        /* Ozaki II: CRT and the BLAS update; Ozaki I: FP64
+                                      accumulation and the BLAS update */
+    OZBLAS_PHASE_COUNT = 5
+} ozblas_phase;
 
 /* Per-call options. ozblas_options_init() fills the defaults; ozblas_options_from_env()
  * fills them from the OZBLAS_* environment variables. */
@@ -126,16 +141,16 @@ typedef struct {
     double bound;    /* automatic precision: bound of max_ij |C^ - op(A)op(B)|_ij / (|op(A)||op(B)|)_ij
                         before alpha and beta are applied (the count's, or the maximum count's
                         after an ACCURACY fallback); -1 when not computed */
-    double phase_seconds[5]; /* Ozaki II: 0 stats and scaling bounds, 1 scaling and residues,
-                                2 integer products, 3 modular reduction, 4 CRT and update
-                                (device-event timed on CUDA; zeros when not measured) */
+    double phase_seconds[5]; /* seconds per ozblas_phase (OZBLAS_PHASE_COUNT of them;
+                                device-event timed on CUDA; zeros when not measured) */
     int accuracy;    /* the ozblas_accuracy of the call */
     int64_t direct_entries; /* exact products: entries computed by an exact dot product (rows or
                                columns with Inf/NaN or too wide for the largest count) */
 } ozblas_report;
 
-/* A context: reusable workspace and cached tables. Thread-safe: several threads may use
- * one context at once. */
+/* A context: a handle for state a later version may keep per caller (today it holds none:
+ * executors keep their workspaces per thread and device). Thread-safe: several threads may
+ * use one context at once. */
 typedef struct ozblas_context ozblas_context;
 
 ozblas_status ozblas_context_create(ozblas_context **ctx);
@@ -404,6 +419,12 @@ int ozblas_policy_planning_slices(void);
 int ozblas_policy_estimate(const ozblas_profile *p, int is_complex, int64_t m, int64_t n,
                            int64_t k, int on_device, int moduli, int slices,
                            ozblas_candidate *out, int max_out);
+/* The executors that may compete for a call under method auto, as a mask (bit
+ * 1 << OZBLAS_EXECUTOR_CPU, bit 1 << OZBLAS_EXECUTOR_CUDA; 0: none). executor: the one asked
+ * for (an ozblas_executor: auto lets both compete), on_device: an operand lives in device
+ * memory (only the CUDA executor reads it there), device_usable: a usable CUDA executor (or
+ * a profile with a device). The C API, the preload shim and ozblas.policy all ask this. */
+int ozblas_policy_executors(int executor, int on_device, int device_usable);
 /* Method auto's choice: the fastest candidate that meets the target, runs on an executor of
  * the mask (bit 1 << OZBLAS_EXECUTOR_CPU, bit 1 << OZBLAS_EXECUTOR_CUDA) and uses opt's
  * scaling, Ozaki I variant, moduli and slices (0: planning counts). p NULL: the local

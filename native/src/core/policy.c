@@ -432,9 +432,8 @@ static void ozaki1(const problem *q, int executor, int slices, int variant, ozbl
     c->meets_target = K <= OZ1_MAX_K;
     /* FP64 terms per element, as the executors form them (ozaki1.h): one per pair, or for
      * the grouped variants one per chunk of at most r pairs of a group. */
-    int r = c->meets_target ? oz1_chunk(variant, oz1_beta(K), K) : 1, terms = 0;
-    for (int g = 0; g < slices; g++)
-        terms += (g + r) / r;
+    int r = c->meets_target ? oz1_chunk(variant, oz1_beta(K), K) : 1;
+    int terms = oz1_terms(slices, r);
     part(c, OZBLAS_PART_SPLIT, zf * q->ab * (pc->split_ab + slices * pc->split_ab_slice) / bw);
     part(c, OZBLAS_PART_INT_PRODUCTS, prods * 2 * q->mnk / rate);
     /* The CUDA executor converts each product on its own only for the grouped variants (exact

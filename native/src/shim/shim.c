@@ -413,18 +413,15 @@ static ozblas_status syrk_emulated(const shim_call *c, const ozblas_options *opt
     return OZBLAS_OK;
 }
 
-/* Method auto: the policy (core/policy.c) on this machine's profile, with the executors the
- * settings allow (a usable GPU is asked for on the first such call, never at load). A call
- * whose fastest candidate is native (the host's BLAS, or cuBLAS for device data) passes
- * through to the real routine; the reason says whether the profile was calibrated or the
- * built-in estimate. */
+/* Method auto: the policy (core/policy.c) on this machine's profile, among the executors
+ * that may compete (ozblas_policy_executors; a usable GPU is asked for on the first such
+ * call, never at load). The choice goes into r, and the C API runs exactly it. A call whose
+ * fastest candidate is native (the host's BLAS, or cuBLAS for device data) passes through to
+ * the real routine; the reason says whether the profile was calibrated or the built-in
+ * estimate. */
 static int auto_routes(const shim_call *c, shim_result *r)
 {
-    int mask = 0;
-    if (!c->on_device && S.opt.executor != OZBLAS_EXECUTOR_CUDA)
-        mask |= 1 << OZBLAS_EXECUTOR_CPU;
-    if (S.opt.executor != OZBLAS_EXECUTOR_CPU && gpu_usable())
-        mask |= 1 << OZBLAS_EXECUTOR_CUDA;
+    int mask = ozblas_policy_executors(S.opt.executor, c->on_device, gpu_usable());
     if (!mask) {
         r->why = N_AUTO_DEVICE;
         return 0;
@@ -432,8 +429,11 @@ static int auto_routes(const shim_call *c, shim_result *r)
     ozblas_candidate ch;
     if (ozblas_policy_decide(NULL, c->cplx, c->m, c->n, c->k, c->on_device, mask, &S.opt, &ch) ==
             OZBLAS_OK &&
-        ch.method != OZBLAS_METHOD_NATIVE)
+        ch.method != OZBLAS_METHOD_NATIVE) {
+        r->method = ch.method;
+        r->executor = ch.executor;
         return 1;
+    }
     r->why = ozblas_policy_local(NULL, NULL, 0) == 1 ? N_AUTO_CAL : N_AUTO_EST;
     return 0;
 }
@@ -476,6 +476,8 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
         r->why = N_ZERO;
         return 0;
     }
+    r->method = S.opt.method;
+    r->executor = S.opt.executor;
     if (S.opt.method == OZBLAS_METHOD_AUTO && !correct && !auto_routes(c, r))
         return 0;
     return 1;
@@ -488,7 +490,10 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
     if (!shim_decide(c, bad, r))
         return r->route == R_QUICK;
     ozblas_status st;
-    const ozblas_options *opt = &S.opt;
+    ozblas_options o = S.opt;
+    o.method = r->method;
+    o.executor = r->executor;
+    const ozblas_options *opt = &o;
     memset(&r->rep, 0, sizeof r->rep);
     if (c->kind != K_GEMM)
         st = syrk_emulated(c, opt, &r->rep);
