@@ -213,3 +213,25 @@ def test_property_correctly_rounded(m, k, n, cx, spread, seed):
 
     a, b = mat(m, k), mat(k, n)
     assert same(ozblas.matmul(a, b, accuracy="correct"), exact_matmul(a, b))
+
+
+def test_preloaded_script_under_the_environment_variable(tmp_path):
+    """An unmodified script under `ozblas run` with OZBLAS_ACCURACY=correct: every product
+    (any size, method auto) is the exact one rounded once, and the trace says so."""
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from ozblas.testing import exact_matmul, make_matrix\n"
+        "a, b = make_matrix(30, 20, 4, seed=1), make_matrix(20, 10, 4, seed=2)\n"
+        "z = make_matrix(5, 6, 2, seed=3, dtype=np.complex128)\n"
+        "ok = [np.array_equal(a @ b, exact_matmul(a, b)), np.array_equal(a @ a.T, exact_matmul(a, a.T)),\n"
+        "      np.array_equal(z @ z.conj().T, exact_matmul(z, z.conj().T))]\n"
+        "print(ok)\n")
+    trace = tmp_path / "t.log"
+    env = {**os.environ, "OZBLAS_ACCURACY": "correct", "OZBLAS_TRACE": str(trace)}
+    r = subprocess.run([sys.executable, "-m", "ozblas", "run", "--", sys.executable, str(script)],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[True, True, True]"
+    lines = trace.read_text().splitlines()
+    assert len(lines) == 3 and all("route=ozblas" in x and "accuracy=correct" in x for x in lines)
