@@ -142,7 +142,9 @@ def exact(a, b, *, dd: bool = False):
 
     clog = _ceil_log2((2 if cx else 1) * k)
     big = _budget(lib.ozblas_exact_max_moduli()) - clog
-    maxtop = lambda top, d: max([t for t, x in zip(top, d) if not x], default=0)  # noqa: E731
+    def maxtop(top, direct):
+        return max([t for t, d in zip(top, direct) if not d], default=0)
+
     ta, tb = maxtop(top_a, direct_a), maxtop(top_b, direct_b)
     if ta + tb > big:
         cap_a, cap_b = big // 2, big - big // 2
