@@ -221,6 +221,7 @@ def from_env(environ=None) -> Options:
         values = {}
         for var in variables().values():
             values.update(_fields(var, parse(var.name, env.get(var.name) or None)))
+        _check_conflict(values)
         opts = Options(**values)
         if len(_env_cache) < 256:
             _env_cache[key] = opts
@@ -228,3 +229,19 @@ def from_env(environ=None) -> Options:
 
 
 _env_cache: dict = {}  # the environment's values -> Options (from_env is called per product)
+
+
+def _check_conflict(values: dict) -> None:
+    """Settings that cannot go together, as C's ozblas_options_conflict judges them."""
+    from . import _constants
+    from ._native import ffi, lib
+
+    o = ffi.new("ozblas_options *")
+    lib.ozblas_options_init(o)
+    o.method = _constants.METHODS.index(values["method"])
+    o.moduli = values["moduli"]
+    o.slices = values["slices"]
+    o.accuracy = _constants.ACCURACIES.index(values["accuracy"])
+    err = ffi.new("char[256]")
+    if lib.ozblas_options_conflict(o, err, 256) != 0:
+        raise ConfigError(ffi.string(err).decode())

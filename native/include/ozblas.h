@@ -78,6 +78,18 @@ typedef enum {
                                            meets DGEMM-level accuracy for these inputs */
 } ozblas_fallback;
 
+/* What the result promises (ozblas_options.accuracy). */
+typedef enum {
+    OZBLAS_ACCURACY_DGEMM = 0,  /* DGEMM-level: the error of a native DGEMM or less */
+    OZBLAS_ACCURACY_CORRECT = 1 /* every entry of op(A) op(B) is the exact product rounded once
+                                   (to nearest, ties to even; subnormal and overflowing results
+                                   included), then alpha and beta applied as BLAS does:
+                                   alpha * p + beta * c, each operation rounded. Computed by the
+                                   exact products below (Ozaki II on the host DGEMM, exact dot
+                                   products where that cannot hold a row); needs method auto or
+                                   ozaki2 with automatic moduli, host operands */
+} ozblas_accuracy;
+
 /* The phases of an emulated call: indices of ozblas_report.phase_seconds. An executor that
  * fuses phases into one kernel reports its time under the first phase it covers and zero
  * for the others (calibration fits the sum). */
@@ -107,6 +119,7 @@ typedef struct {
     int ozaki1_variant; /* an ozblas_ozaki1_variant */
     void *stream;   /* CUDA executor: the cudaStream_t to run on (NULL = the legacy default
                        stream); the call returns after the work on it has finished */
+    int accuracy;   /* an ozblas_accuracy */
 } ozblas_options;
 
 /* What a call actually did. */
@@ -131,6 +144,9 @@ typedef struct {
                         any other fallback) */
     double phase_seconds[5]; /* seconds per ozblas_phase (OZBLAS_PHASE_COUNT of them;
                                 device-event timed on CUDA; zeros when not measured) */
+    int accuracy;    /* the ozblas_accuracy of the call */
+    int64_t direct_entries; /* exact products: entries computed by an exact dot product (rows or
+                               columns with Inf/NaN or too wide for the largest count) */
 } ozblas_report;
 
 /* A context: a handle for state a later version may keep per caller (today it holds none:
@@ -147,6 +163,10 @@ void ozblas_options_init(ozblas_options *opt);
  * On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT and writes a message naming the
  * variable, the value and the accepted values into err (if err_len > 0); opt keeps defaults. */
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len);
+/* Options that cannot go together (accuracy correct with method native or ozaki1, or with a
+ * moduli or slices count): OZBLAS_ERR_INVALID_ARGUMENT and a message in err (if err_len >
+ * 0); ozblas_options_from_env and every call check it. */
+ozblas_status ozblas_options_conflict(const ozblas_options *opt, char *err, size_t err_len);
 
 /* ---- Configuration (core/config.c): every OZBLAS_* variable, parsed in one place ----------
  * One row per variable; the Python package reads them from here (ozblas.config). */
@@ -260,6 +280,34 @@ int ozblas_ozaki2_max_moduli(void);
 int ozblas_ozaki2_modulus(int index);
 /* floor(log2(prod of the first n moduli)) - 1: the bits alpha_i + beta_j may spend. */
 int ozblas_ozaki2_budget_bits(int n);
+
+/* ---- Exact and double-double products (core/exact_gemm.c, numerics/exact.h) -------------
+ * op(A) op(B) computed exactly (Ozaki II with the host DGEMM as the exact integer engine:
+ * residues modulo primes below 2^22 in k-blocks of 2048, CRT in multi-word integers; entries
+ * of rows or columns the largest count cannot hold, or holding Inf/NaN, by exact dot products
+ * in a long accumulator), then rounded once to a double-double:
+ *   hi = RN(P_ij), lo = RN(P_ij - hi),  |hi + lo - P_ij| <= 2^-106 |P_ij| + 2^-1075.
+ * No alpha or beta: the pair is the product itself. Inf/NaN in A or B give what the entry's
+ * dot product gives under IEEE rules (NaN, or +-Inf with lo = 0); a finite P_ij beyond the
+ * double range gives hi = +-Inf, lo = 0. CPU only: with opt->executor CUDA the call returns
+ * OZBLAS_ERR_EXECUTOR_UNAVAILABLE (no device path yet). opt may be NULL; opt->threads is used.
+ * report (may be NULL): method OZAKI2, moduli, int_gemms (DGEMMs), direct_entries. */
+ozblas_status ozblas_dgemm_dd(ozblas_context *ctx, char transa, char transb,
+                              int64_t m, int64_t n, int64_t k,
+                              const double *A, int64_t lda, const double *B, int64_t ldb,
+                              double *Chi, int64_t ldchi, double *Clo, int64_t ldclo,
+                              const ozblas_options *opt, ozblas_report *report);
+/* Complex version, interleaved (re, im); hi and lo per part. 'C' conjugates. */
+ozblas_status ozblas_zgemm_dd(ozblas_context *ctx, char transa, char transb,
+                              int64_t m, int64_t n, int64_t k,
+                              const double *A, int64_t lda, const double *B, int64_t ldb,
+                              double *Chi, int64_t ldchi, double *Clo, int64_t ldclo,
+                              const ozblas_options *opt, ozblas_report *report);
+/* The exact products' moduli (for the NumPy reference and the tests): how many, the t-th
+ * (0 outside), and budget(n) = bitlen(prod of the first n) - 2 (-1 outside). */
+int ozblas_exact_max_moduli(void);
+int ozblas_exact_modulus(int index);
+int ozblas_exact_budget_bits(int n);
 
 /* The preload shim's call counters (OZBLAS_SUMMARY prints them, ozblas.stats() reads
  * them). One cell per routine, route and detail; counts of this process only (a forked

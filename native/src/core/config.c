@@ -63,6 +63,11 @@ static const oz_var vars[] = {
       "bitmask, rn, ef, hybrid", "hybrid",
       "Ozaki I slicing and accumulation"},
      0, OPT(ozaki1_variant), 0},
+    {{"OZBLAS_ACCURACY", "accuracy", K_TOKEN, "dgemm correct", 0, 0,
+      "dgemm, correct", "dgemm",
+      "what a product promises: dgemm = DGEMM-level accuracy; correct = every entry the exact "
+      "product rounded once (then alpha, beta as BLAS applies them)"},
+     0, OPT(accuracy), 0},
     {{"OZBLAS_DEVICE", "device", K_DEVICE, "auto cpu cuda", 0, OZ_MAX_DEVICE,
       "auto, cpu, cuda, cuda:N (N from 0 to 1023)", "auto",
       "executor (cuda:N picks the GPU; auto: the GPU of the launcher's local rank)"},
@@ -299,7 +304,33 @@ void ozblas_options_init(ozblas_options *opt)
 
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len)
 {
-    return fill(T_OPTIONS, opt, sizeof *opt, 1, err, err_len);
+    ozblas_options o;
+    ozblas_status st = fill(T_OPTIONS, &o, sizeof o, 1, err, err_len);
+    if (st == OZBLAS_OK)
+        st = ozblas_options_conflict(&o, err, err_len);
+    if (st == OZBLAS_OK)
+        *opt = o;
+    return st;
+}
+
+/* accuracy "correct" is an exact product (core/exact_gemm.c): native, Ozaki I or a count
+ * asked for cannot promise it. */
+ozblas_status ozblas_options_conflict(const ozblas_options *opt, char *err, size_t err_len)
+{
+    if (opt->accuracy != OZBLAS_ACCURACY_CORRECT)
+        return OZBLAS_OK;
+    const char *what = opt->method == OZBLAS_METHOD_NATIVE   ? "method native"
+                       : opt->method == OZBLAS_METHOD_OZAKI1 ? "method ozaki1"
+                       : opt->moduli                         ? "a moduli count"
+                       : opt->slices                         ? "a slices count"
+                                                             : NULL;
+    if (!what)
+        return OZBLAS_OK;
+    if (err && err_len)
+        snprintf(err, err_len,
+                 "accuracy correct (OZBLAS_ACCURACY) cannot be combined with %s; accepted: "
+                 "method auto or ozaki2 with automatic moduli and slices", what);
+    return OZBLAS_ERR_INVALID_ARGUMENT;
 }
 
 void oz_shim_env_init(oz_shim_env *e)

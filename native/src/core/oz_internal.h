@@ -47,6 +47,11 @@ typedef struct {
 /* core/executors.c: the executor of an ozblas_executor id; NULL when not built. */
 const oz_executor *oz_executor_get(int id);
 extern const oz_executor oz_cpu_executor;
+
+/* core/exact_gemm.c: accuracy "correct" (lo NULL: C = alpha RN(op(A) op(B)) + beta C) or the
+ * double-double op(A) op(B) (hi into C, lo into lo), exactly, on the CPU. */
+ozblas_status oz_exact_gemm(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
+                            int64_t ldlo, ozblas_report *report);
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */
 /* "not built: " and why (build_info.c), for a library without the CUDA executor. */
 const char *oz_build_not_built(void);

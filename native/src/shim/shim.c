@@ -472,7 +472,10 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
-    if (mn < S.env.min_size) {
+    /* accuracy correct promises every product correctly rounded: no size threshold, and
+     * method auto's native candidate does not apply (api.c computes it exactly) */
+    int correct = S.opt.accuracy == OZBLAS_ACCURACY_CORRECT;
+    if (mn < S.env.min_size && !correct) {
         r->why = N_MIN_SIZE;
         return 0;
     }
@@ -482,7 +485,7 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
     }
     r->method = S.opt.method;
     r->executor = S.opt.executor;
-    if (S.opt.method == OZBLAS_METHOD_AUTO && !auto_routes(c, r))
+    if (S.opt.method == OZBLAS_METHOD_AUTO && !correct && !auto_routes(c, r))
         return 0;
     return 1;
 }
@@ -590,14 +593,16 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
                        "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
-                       "fallback=\"%s\" policy=%s\n",
+                       "fallback=\"%s\" policy=%s accuracy=%s direct=%lld\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, fb ? "fallback" : "ozblas", method_name(r->rep.method),
                        r->rep.moduli, r->rep.slices, r->rep.bound, executor_name(r->rep.executor),
                        dt, ozblas_fallback_name(r->rep.fallback),
                        S.opt.method != OZBLAS_METHOD_AUTO            ? "-"
                        : ozblas_policy_local(NULL, NULL, 0) == 1 ? "calibrated"
-                                                                  : "estimate");
+                                                                  : "estimate",
+                       r->rep.accuracy == OZBLAS_ACCURACY_CORRECT ? "correct" : "dgemm",
+                       (long long)r->rep.direct_entries);
     } else {
         char why[160];
         const char *reason = why;
