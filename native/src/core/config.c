@@ -140,12 +140,24 @@ static int parse_digits(const char *s, long lo, long hi, long *out)
     return parse_int(s, lo, hi, out);
 }
 
+/* OZBLAS_LAPACK_NB: the LAPACK layer's block size (src/lapack/); 0 when unset. */
+ozblas_status oz_env_lapack_nb(int64_t *nb, char *err, size_t err_len)
+{
+    const char *v = getenv("OZBLAS_LAPACK_NB");
+    long x = 0;
+    if (v && *v && !parse_digits(v, 1, 1L << 20, &x))
+        return bad(err, err_len, "OZBLAS_LAPACK_NB", v, "a positive integer (block size)");
+    *nb = x;
+    return OZBLAS_OK;
+}
+
 void oz_shim_env_init(oz_shim_env *e)
 {
     e->min_size = 256;
     e->disable = 0;
     e->trace[0] = 0;
     e->summary = 0;
+    e->lapack_nb = 0;
 }
 
 ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len)
@@ -169,6 +181,9 @@ ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len)
             return bad(err, err_len, "OZBLAS_TRACE", v, "- (stderr) or a file path");
         strcpy(o.trace, v);
     }
+    ozblas_status st = oz_env_lapack_nb(&o.lapack_nb, err, err_len);
+    if (st != OZBLAS_OK)
+        return st;
     if ((v = getenv("OZBLAS_SUMMARY")) && *v) {
         if (!parse_digits(v, 0, 1, &x))
             return bad(err, err_len, "OZBLAS_SUMMARY", v, "0, 1");

@@ -62,7 +62,10 @@ typedef struct {
     int disable;
     char trace[1024]; /* "" (none), "-" (stderr) or a file path */
     int summary;      /* 1: a table of the calls per routine and route on stderr at exit */
+    int64_t lapack_nb; /* OZBLAS_LAPACK_NB: the LAPACK layer's block size, 0: its size rule */
 } oz_shim_env;
+/* OZBLAS_LAPACK_NB alone (0 when unset); the LAPACK layer's default block size reads it. */
+ozblas_status oz_env_lapack_nb(int64_t *nb, char *err, size_t err_len);
 OZ_SHIM_API void oz_shim_env_init(oz_shim_env *e);
 OZ_SHIM_API ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len);
 

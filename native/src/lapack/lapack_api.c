@@ -1,0 +1,506 @@
+/* The LAPACK layer's public entries (ozblas.h "LAPACK layer"): netlib's argument checks
+ * (info = -i), quick returns, the block size, the report; then the drivers. One body per
+ * routine, with d and z entries that differ only in the element type. */
+#include <ctype.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/oz_internal.h"
+#include "oz_lapack.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int64_t ozblas_lapack_block_size(int64_t n, int executor)
+{
+    int64_t nb = 0;
+    if (oz_env_lapack_nb(&nb, NULL, 0) == OZBLAS_OK && nb > 0)
+        return nb;
+    (void)n;
+    /* CPU: an emulated product's fixed costs (splitting both operands) amortize over k, so
+       256 keeps the panels' share of the flops near 10% at n = 2048 while each update
+       still runs at the executor's rate; a GPU wants k = 1024 for its INT8 units. */
+    return executor == OZBLAS_EXECUTOR_CUDA ? 1024 : 256;
+}
+
+/* The run: options (defaults when NULL), block size, an emptied report. */
+static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
+                           const ozblas_options *opt, ozblas_options *defaults,
+                           ozblas_lapack_report *rep, double flops)
+{
+    if (!opt) {
+        ozblas_options_init(defaults);
+        opt = defaults;
+    }
+    memset(rep, 0, sizeof *rep);
+    rep->max_bound = -1.0;
+    rep->method = OZBLAS_METHOD_NATIVE;
+    rep->executor = opt->executor == OZBLAS_EXECUTOR_CUDA ? OZBLAS_EXECUTOR_CUDA : OZBLAS_EXECUTOR_CPU;
+    rep->flops = (cplx ? 4.0 : 1.0) * flops;
+    x->ctx = ctx;
+    x->opt = opt;
+    x->cplx = cplx;
+    x->nb = nb > 0 ? nb : ozblas_lapack_block_size(n, opt->executor);
+    x->rep = rep;
+    x->st = OZBLAS_OK;
+    rep->nb = x->nb;
+    rep->seconds = -now();
+    return oz_real_lapack_ready() ? OZBLAS_OK : OZBLAS_ERR_NO_HOST_BLAS;
+}
+
+static ozblas_status end(oz_lx *x, ozblas_lapack_report *out)
+{
+    x->rep->seconds += now();
+    if (out)
+        *out = *x->rep;
+    return x->st;
+}
+
+static ozblas_status bad_arg(int64_t *info, int64_t i)
+{
+    *info = -i;
+    return OZBLAS_ERR_INVALID_ARGUMENT;
+}
+
+static char up(char c) { return (char)toupper((unsigned char)c); }
+static int is_uplo(char c) { return c == 'U' || c == 'L'; }
+static int is_trans(char c) { return c == 'N' || c == 'T' || c == 'C'; }
+static int is_diag(char c) { return c == 'N' || c == 'U'; }
+static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
+
+/* Each entry: checks, then BEGIN (returns early without a host LAPACK), the work, END. */
+#define BEGIN(cplx, n, flops)                                                           \
+    oz_lx x;                                                                            \
+    ozblas_options defaults;                                                            \
+    ozblas_lapack_report rep;                                                           \
+    ozblas_status st0 = begin(&x, ctx, cplx, n, nb, opt, &defaults, &rep, flops);       \
+    if (st0 != OZBLAS_OK) {                                                             \
+        if (report)                                                                     \
+            *report = rep;                                                              \
+        return st0;                                                                     \
+    }
+#define END() return end(&x, report)
+
+static double getrf_flops(double m, double n)
+{
+    double k = m < n ? m : n;
+    return m * n * k - (m + n) * k * k / 2.0 + k * k * k / 3.0; /* multiply-adds */
+}
+
+static ozblas_status getrf_body(ozblas_context *ctx, int cplx, int64_t m, int64_t n, double *A,
+                                int64_t lda, int64_t *ipiv, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    *info = 0;
+    if (m < 0)
+        return bad_arg(info, 1);
+    if (n < 0)
+        return bad_arg(info, 2);
+    if (lda < max1(m))
+        return bad_arg(info, 4);
+    BEGIN(cplx, m < n ? m : n, 2.0 * getrf_flops((double)m, (double)n))
+    lx_getrf(&x, m, n, A, lda, ipiv, info);
+    END();
+}
+
+static ozblas_status getrs_body(ozblas_context *ctx, int cplx, char trans, int64_t n,
+                                int64_t nrhs, const double *A, int64_t lda, const int64_t *ipiv,
+                                double *B, int64_t ldb, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    *info = 0;
+    trans = up(trans);
+    if (!is_trans(trans))
+        return bad_arg(info, 1);
+    if (n < 0)
+        return bad_arg(info, 2);
+    if (nrhs < 0)
+        return bad_arg(info, 3);
+    if (lda < max1(n))
+        return bad_arg(info, 5);
+    if (ldb < max1(n))
+        return bad_arg(info, 8);
+    BEGIN(cplx, n, 2.0 * (double)n * (double)n * (double)nrhs)
+    lx_getrs(&x, trans, n, nrhs, A, lda, ipiv, B, ldb);
+    END();
+}
+
+static ozblas_status gesv_body(ozblas_context *ctx, int cplx, int64_t n, int64_t nrhs, double *A,
+                               int64_t lda, int64_t *ipiv, double *B, int64_t ldb, int64_t *info,
+                               int64_t nb, const ozblas_options *opt,
+                               ozblas_lapack_report *report)
+{
+    *info = 0;
+    if (n < 0)
+        return bad_arg(info, 1);
+    if (nrhs < 0)
+        return bad_arg(info, 2);
+    if (lda < max1(n))
+        return bad_arg(info, 4);
+    if (ldb < max1(n))
+        return bad_arg(info, 7);
+    double dn = (double)n;
+    BEGIN(cplx, n, 2.0 * getrf_flops(dn, dn) + 2.0 * dn * dn * (double)nrhs)
+    lx_getrf(&x, n, n, A, lda, ipiv, info);
+    if (*info == 0 && x.st == OZBLAS_OK)
+        lx_getrs(&x, 'N', n, nrhs, A, lda, ipiv, B, ldb);
+    END();
+}
+
+static ozblas_status getri_body(ozblas_context *ctx, int cplx, int64_t n, double *A, int64_t lda,
+                                const int64_t *ipiv, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    *info = 0;
+    if (n < 0)
+        return bad_arg(info, 1);
+    if (lda < max1(n))
+        return bad_arg(info, 3);
+    double dn = (double)n;
+    BEGIN(cplx, n, 4.0 / 3.0 * dn * dn * dn)
+    lx_getri(&x, n, A, lda, ipiv, info);
+    END();
+}
+
+static ozblas_status potrf_body(ozblas_context *ctx, int cplx, char uplo, int64_t n, double *A,
+                                int64_t lda, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    *info = 0;
+    uplo = up(uplo);
+    if (!is_uplo(uplo))
+        return bad_arg(info, 1);
+    if (n < 0)
+        return bad_arg(info, 2);
+    if (lda < max1(n))
+        return bad_arg(info, 4);
+    double dn = (double)n;
+    BEGIN(cplx, n, dn * dn * dn / 3.0)
+    lx_potrf(&x, uplo, n, A, lda, info);
+    END();
+}
+
+static ozblas_status potrs_body(ozblas_context *ctx, int cplx, char uplo, int64_t n,
+                                int64_t nrhs, const double *A, int64_t lda, double *B,
+                                int64_t ldb, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    *info = 0;
+    uplo = up(uplo);
+    if (!is_uplo(uplo))
+        return bad_arg(info, 1);
+    if (n < 0)
+        return bad_arg(info, 2);
+    if (nrhs < 0)
+        return bad_arg(info, 3);
+    if (lda < max1(n))
+        return bad_arg(info, 5);
+    if (ldb < max1(n))
+        return bad_arg(info, 7);
+    BEGIN(cplx, n, 2.0 * (double)n * (double)n * (double)nrhs)
+    lx_potrs(&x, uplo, n, nrhs, A, lda, B, ldb);
+    END();
+}
+
+static ozblas_status posv_body(ozblas_context *ctx, int cplx, char uplo, int64_t n, int64_t nrhs,
+                               double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
+                               int64_t nb, const ozblas_options *opt,
+                               ozblas_lapack_report *report)
+{
+    *info = 0;
+    uplo = up(uplo);
+    if (!is_uplo(uplo))
+        return bad_arg(info, 1);
+    if (n < 0)
+        return bad_arg(info, 2);
+    if (nrhs < 0)
+        return bad_arg(info, 3);
+    if (lda < max1(n))
+        return bad_arg(info, 5);
+    if (ldb < max1(n))
+        return bad_arg(info, 7);
+    double dn = (double)n;
+    BEGIN(cplx, n, dn * dn * dn / 3.0 + 2.0 * dn * dn * (double)nrhs)
+    lx_potrf(&x, uplo, n, A, lda, info);
+    if (*info == 0 && x.st == OZBLAS_OK)
+        lx_potrs(&x, uplo, n, nrhs, A, lda, B, ldb);
+    END();
+}
+
+static ozblas_status potri_body(ozblas_context *ctx, int cplx, char uplo, int64_t n, double *A,
+                                int64_t lda, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    *info = 0;
+    uplo = up(uplo);
+    if (!is_uplo(uplo))
+        return bad_arg(info, 1);
+    if (n < 0)
+        return bad_arg(info, 2);
+    if (lda < max1(n))
+        return bad_arg(info, 4);
+    double dn = (double)n;
+    BEGIN(cplx, n, 2.0 / 3.0 * dn * dn * dn)
+    lx_potri(&x, uplo, n, A, lda, info);
+    END();
+}
+
+static ozblas_status trtri_body(ozblas_context *ctx, int cplx, char uplo, char diag, int64_t n,
+                                double *A, int64_t lda, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    *info = 0;
+    uplo = up(uplo);
+    diag = up(diag);
+    if (!is_uplo(uplo))
+        return bad_arg(info, 1);
+    if (!is_diag(diag))
+        return bad_arg(info, 2);
+    if (n < 0)
+        return bad_arg(info, 3);
+    if (lda < max1(n))
+        return bad_arg(info, 5);
+    double dn = (double)n;
+    BEGIN(cplx, n, dn * dn * dn / 3.0)
+    lx_trtri(&x, uplo, diag, n, A, lda, info);
+    END();
+}
+
+static ozblas_status trtrs_body(ozblas_context *ctx, int cplx, char uplo, char trans, char diag,
+                                int64_t n, int64_t nrhs, const double *A, int64_t lda, double *B,
+                                int64_t ldb, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    static const double one[2] = {1.0, 0.0};
+    *info = 0;
+    uplo = up(uplo);
+    trans = up(trans);
+    diag = up(diag);
+    if (!is_uplo(uplo))
+        return bad_arg(info, 1);
+    if (!is_trans(trans))
+        return bad_arg(info, 2);
+    if (!is_diag(diag))
+        return bad_arg(info, 3);
+    if (n < 0)
+        return bad_arg(info, 4);
+    if (nrhs < 0)
+        return bad_arg(info, 5);
+    if (lda < max1(n))
+        return bad_arg(info, 7);
+    if (ldb < max1(n))
+        return bad_arg(info, 9);
+    BEGIN(cplx, n, (double)n * (double)n * (double)nrhs)
+    if (diag == 'N')
+        *info = lx_zero_diagonal(&x, n, A, lda);
+    if (!*info)
+        lx_trsm(&x, 'L', uplo, trans, diag, n, nrhs, one, A, lda, B, ldb);
+    END();
+}
+
+/* trsm and trmm: xerbla's numbering (side 1, uplo 2, transa 3, diag 4, m 5, n 6, lda 9,
+ * ldb 11). */
+static ozblas_status tr3_body(ozblas_context *ctx, int cplx, int mult, char side, char uplo,
+                              char ta, char diag, int64_t m, int64_t n, const double *alpha,
+                              const double *A, int64_t lda, double *B, int64_t ldb,
+                              int64_t *info, int64_t nb, const ozblas_options *opt,
+                              ozblas_lapack_report *report)
+{
+    *info = 0;
+    side = up(side);
+    uplo = up(uplo);
+    ta = up(ta);
+    diag = up(diag);
+    if (side != 'L' && side != 'R')
+        return bad_arg(info, 1);
+    if (!is_uplo(uplo))
+        return bad_arg(info, 2);
+    if (!is_trans(ta))
+        return bad_arg(info, 3);
+    if (!is_diag(diag))
+        return bad_arg(info, 4);
+    if (m < 0)
+        return bad_arg(info, 5);
+    if (n < 0)
+        return bad_arg(info, 6);
+    int64_t K = side == 'L' ? m : n;
+    if (lda < max1(K))
+        return bad_arg(info, 9);
+    if (ldb < max1(m))
+        return bad_arg(info, 11);
+    BEGIN(cplx, K, (double)m * (double)n * (double)K)
+    if (m > 0 && n > 0 && alpha[0] == 0.0 && (!cplx || alpha[1] == 0.0)) {
+        int w = cplx ? 2 : 1; /* BLAS: alpha = 0 sets B to zero, A not referenced */
+        for (int64_t j = 0; j < n; j++)
+            memset(B + w * j * ldb, 0, sizeof(double) * (size_t)(w * m));
+    } else if (mult)
+        lx_trmm(&x, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+    else
+        lx_trsm(&x, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+    END();
+}
+
+/* ---- the d and z entries --------------------------------------------------------------- */
+
+ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return getrf_body(ctx, 0, m, n, A, lda, ipiv, info, nb, opt, report);
+}
+ozblas_status ozblas_zgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return getrf_body(ctx, 1, m, n, A, lda, ipiv, info, nb, opt, report);
+}
+ozblas_status ozblas_dgetrs(ozblas_context *ctx, char trans, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, const int64_t *ipiv, double *B,
+                            int64_t ldb, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return getrs_body(ctx, 0, trans, n, nrhs, A, lda, ipiv, B, ldb, info, nb, opt, report);
+}
+ozblas_status ozblas_zgetrs(ozblas_context *ctx, char trans, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, const int64_t *ipiv, double *B,
+                            int64_t ldb, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return getrs_body(ctx, 1, trans, n, nrhs, A, lda, ipiv, B, ldb, info, nb, opt, report);
+}
+ozblas_status ozblas_dgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
+                           int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return gesv_body(ctx, 0, n, nrhs, A, lda, ipiv, B, ldb, info, nb, opt, report);
+}
+ozblas_status ozblas_zgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
+                           int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return gesv_body(ctx, 1, n, nrhs, A, lda, ipiv, B, ldb, info, nb, opt, report);
+}
+ozblas_status ozblas_dgetri(ozblas_context *ctx, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return getri_body(ctx, 0, n, A, lda, ipiv, info, nb, opt, report);
+}
+ozblas_status ozblas_zgetri(ozblas_context *ctx, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return getri_body(ctx, 1, n, A, lda, ipiv, info, nb, opt, report);
+}
+ozblas_status ozblas_dpotrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return potrf_body(ctx, 0, uplo, n, A, lda, info, nb, opt, report);
+}
+ozblas_status ozblas_zpotrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return potrf_body(ctx, 1, uplo, n, A, lda, info, nb, opt, report);
+}
+ozblas_status ozblas_dpotrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return potrs_body(ctx, 0, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+}
+ozblas_status ozblas_zpotrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return potrs_body(ctx, 1, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+}
+ozblas_status ozblas_dposv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return posv_body(ctx, 0, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+}
+ozblas_status ozblas_zposv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return posv_body(ctx, 1, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+}
+ozblas_status ozblas_dpotri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return potri_body(ctx, 0, uplo, n, A, lda, info, nb, opt, report);
+}
+ozblas_status ozblas_zpotri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return potri_body(ctx, 1, uplo, n, A, lda, info, nb, opt, report);
+}
+ozblas_status ozblas_dtrtri(ozblas_context *ctx, char uplo, char diag, int64_t n, double *A,
+                            int64_t lda, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return trtri_body(ctx, 0, uplo, diag, n, A, lda, info, nb, opt, report);
+}
+ozblas_status ozblas_ztrtri(ozblas_context *ctx, char uplo, char diag, int64_t n, double *A,
+                            int64_t lda, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return trtri_body(ctx, 1, uplo, diag, n, A, lda, info, nb, opt, report);
+}
+ozblas_status ozblas_dtrtrs(ozblas_context *ctx, char uplo, char trans, char diag, int64_t n,
+                            int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return trtrs_body(ctx, 0, uplo, trans, diag, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+}
+ozblas_status ozblas_ztrtrs(ozblas_context *ctx, char uplo, char trans, char diag, int64_t n,
+                            int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return trtrs_body(ctx, 1, uplo, trans, diag, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+}
+ozblas_status ozblas_dtrsm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                           double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    const double al[2] = {alpha, 0.0};
+    return tr3_body(ctx, 0, 0, side, uplo, transa, diag, m, n, al, A, lda, B, ldb, info, nb, opt,
+                    report);
+}
+ozblas_status ozblas_ztrsm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, const double *alpha, const double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return tr3_body(ctx, 1, 0, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb, info, nb,
+                    opt, report);
+}
+ozblas_status ozblas_dtrmm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                           double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    const double al[2] = {alpha, 0.0};
+    return tr3_body(ctx, 0, 1, side, uplo, transa, diag, m, n, al, A, lda, B, ldb, info, nb, opt,
+                    report);
+}
+ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, const double *alpha, const double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return tr3_body(ctx, 1, 1, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb, info, nb,
+                    opt, report);
+}

@@ -1,0 +1,282 @@
+"""`ozblas.lapack`: LAPACK factorizations and solves whose O(n^3) part runs through ozblas.
+
+The routines take and return what ``scipy.linalg.lapack``'s do (``getrf(a)`` returns
+``(lu, piv, info)`` with 0-based pivots, ``potrf(a, lower=False, clean=True)`` returns
+``(c, info)``, ...), for float64 and complex128 NumPy arrays (other dtypes are converted:
+real to float64, complex to complex128). They call the blocked drivers of
+``native/src/lapack`` (ozblas.h "LAPACK layer"): panels and diagonal blocks by the host
+LAPACK, every update an ozblas GEMM under the usual options (``method``, ``moduli``,
+``executor``... as in ``ozblas.matmul``; unset ones come from the OZBLAS_* environment).
+``nb`` is the block size (None: OZBLAS_LAPACK_NB, else the size rule of the README).
+``last_report()`` describes the last call of this thread: products issued, how many ran
+emulated, their flops and moduli.
+
+Device (CuPy) arrays are not accepted yet: the drivers take host pointers in this version.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ._native import OzblasError, ffi, lib
+from .api import _METHOD_NAME, _EXECUTOR_NAME, _context, _on_device, _options
+
+__all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
+           "trtrs", "trsm", "trmm", "last_report"]
+
+_local = threading.local()
+_TRANS = {0: "N", 1: "T", 2: "C"}
+
+
+def last_report() -> dict | None:
+    """The report of this thread's last ozblas.lapack call (None before the first)."""
+    return getattr(_local, "report", None)
+
+
+def _report(r) -> dict:
+    return {
+        "nb": r.nb, "products": r.products, "emulated": r.emulated, "flops": r.flops,
+        "product_flops": r.product_flops, "emulated_flops": r.emulated_flops,
+        "method": _METHOD_NAME[r.method], "executor": _EXECUTOR_NAME[r.executor],
+        "moduli": (r.min_moduli, r.max_moduli) if r.max_moduli else None,
+        "bound": r.max_bound if r.max_bound >= 0 else None, "seconds": r.seconds,
+    }
+
+
+def _dtype(*arrays):
+    for a in arrays:
+        if _on_device(a):
+            raise TypeError("ozblas.lapack takes NumPy arrays in this version; device (CuPy) "
+                            "arrays are not supported yet")
+    cplx = any(np.iscomplexobj(a) for a in arrays)
+    return np.complex128 if cplx else np.float64
+
+
+def _fortran(a, dtype, overwrite=False, name="a"):
+    a = np.asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array, got shape {a.shape}")
+    if overwrite and a.dtype == dtype and a.flags.f_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, dtype=dtype, order="F", copy=True)
+
+
+def _rhs(b, dtype, overwrite=False):
+    """b as a Fortran-ordered matrix, and whether it was a vector."""
+    b = np.asarray(b)
+    if b.ndim == 1:
+        return np.array(b, dtype=dtype, order="F").reshape(-1, 1), True
+    return _fortran(b, dtype, overwrite, "b"), False
+
+
+def _ptr(x):
+    return ffi.cast("double *", x.ctypes.data)
+
+
+def _ld(x):
+    return max(1, x.shape[0])
+
+
+def _square(a, name="a"):
+    if a.shape[0] != a.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {a.shape}")
+
+
+def _call(fn, *args, opts):
+    """Run an ozblas_* LAPACK entry (last three arguments: nb, opt, report)."""
+    info = ffi.new("int64_t *")
+    rep = ffi.new("ozblas_lapack_report *")
+    st = fn(_context(), *args, info, opts["nb"], opts["opt"], rep)
+    _local.report = _report(rep)
+    if st != 0 and st != 1:  # 1: a bad argument, reported through info as LAPACK does
+        name = ffi.string(lib.ozblas_status_name(st)).decode()
+        raise OzblasError(name, ffi.string(lib.ozblas_status_message(st)).decode())
+    return int(info[0])
+
+
+def _opts(kw):
+    nb = kw.pop("nb", None)
+    if nb is not None and (int(nb) != nb or nb < 1):
+        raise ValueError(f"nb={nb!r} is not valid; accepted: a positive integer or None")
+    o = _options(kw.pop("method", None), kw.pop("moduli", None), kw.pop("scaling", None),
+                 kw.pop("executor", None), kw.pop("threads", None), kw.pop("slices", None),
+                 kw.pop("variant", None))
+    if kw:
+        raise TypeError(f"unexpected keyword arguments: {sorted(kw)}")
+    return {"nb": int(nb or 0), "opt": o}
+
+
+def _fn(name, dtype):
+    return getattr(lib, "ozblas_" + ("z" if dtype == np.complex128 else "d") + name)
+
+
+def _alpha(alpha, dtype):
+    if dtype == np.complex128:
+        return ffi.new("double[2]", [complex(alpha).real, complex(alpha).imag])
+    return float(alpha)
+
+
+def getrf(a, overwrite_a=False, **kw):
+    """LU with partial pivoting: ``(lu, piv, info)``, piv 0-based (row i was swapped with piv[i])."""
+    opts = _opts(kw)
+    dt = _dtype(a)
+    lu = _fortran(a, dt, overwrite_a)
+    m, n = lu.shape
+    ipiv = np.zeros(max(1, min(m, n)), dtype=np.int64)
+    info = _call(_fn("getrf", dt), m, n, _ptr(lu), _ld(lu),
+                 ffi.cast("int64_t *", ipiv.ctypes.data), opts=opts)
+    return lu, (ipiv[:min(m, n)] - 1).astype(np.int32), info
+
+
+def _ipiv(piv, n):
+    p = np.asarray(piv, dtype=np.int64).ravel()
+    if p.shape[0] != n:
+        raise ValueError(f"piv must have {n} entries, got {p.shape[0]}")
+    return np.ascontiguousarray(p + 1)
+
+
+def getrs(lu, piv, b, trans=0, overwrite_b=False, **kw):
+    """Solve op(A) x = b from getrf's factors: ``(x, info)``; trans 0, 1 (A^T) or 2 (A^H)."""
+    opts = _opts(kw)
+    dt = _dtype(lu, b)
+    a = _fortran(lu, dt)
+    _square(a, "lu")
+    x, vec = _rhs(b, dt, overwrite_b)
+    n = a.shape[0]
+    ip = _ipiv(piv, n)
+    info = _call(_fn("getrs", dt), _TRANS[trans].encode(), n, x.shape[1], _ptr(a), _ld(a),
+                 ffi.cast("int64_t *", ip.ctypes.data), _ptr(x), _ld(x), opts=opts)
+    return (x[:, 0] if vec else x), info
+
+
+def gesv(a, b, overwrite_a=False, overwrite_b=False, **kw):
+    """Solve a x = b by LU: ``(lu, piv, x, info)`` as scipy.linalg.lapack.dgesv."""
+    opts = _opts(kw)
+    dt = _dtype(a, b)
+    lu = _fortran(a, dt, overwrite_a)
+    _square(lu)
+    x, vec = _rhs(b, dt, overwrite_b)
+    n = lu.shape[0]
+    ipiv = np.zeros(max(1, n), dtype=np.int64)
+    info = _call(_fn("gesv", dt), n, x.shape[1], _ptr(lu), _ld(lu),
+                 ffi.cast("int64_t *", ipiv.ctypes.data), _ptr(x), _ld(x), opts=opts)
+    return lu, (ipiv[:n] - 1).astype(np.int32), (x[:, 0] if vec else x), info
+
+
+def getri(lu, piv, overwrite_lu=False, **kw):
+    """inv(A) from getrf's factors: ``(inv_a, info)``."""
+    opts = _opts(kw)
+    dt = _dtype(lu)
+    a = _fortran(lu, dt, overwrite_lu)
+    _square(a, "lu")
+    n = a.shape[0]
+    ip = _ipiv(piv, n)
+    info = _call(_fn("getri", dt), n, _ptr(a), _ld(a), ffi.cast("int64_t *", ip.ctypes.data),
+                 opts=opts)
+    return a, info
+
+
+def _clean(c, lower):
+    """Zero the triangle LAPACK does not reference (SciPy's clean=1)."""
+    return np.tril(c) if lower else np.triu(c)
+
+
+def potrf(a, lower=False, clean=True, overwrite_a=False, **kw):
+    """Cholesky: ``(c, info)`` with a = c^H c (upper) or c c^H (lower)."""
+    opts = _opts(kw)
+    dt = _dtype(a)
+    c = _fortran(a, dt, overwrite_a)
+    _square(c)
+    info = _call(_fn("potrf", dt), b"L" if lower else b"U", c.shape[0], _ptr(c), _ld(c),
+                 opts=opts)
+    if clean:
+        c[...] = _clean(c, lower)
+    return c, info
+
+
+def potrs(c, b, lower=False, overwrite_b=False, **kw):
+    """Solve a x = b from potrf's factor: ``(x, info)``."""
+    opts = _opts(kw)
+    dt = _dtype(c, b)
+    f = _fortran(c, dt)
+    _square(f, "c")
+    x, vec = _rhs(b, dt, overwrite_b)
+    info = _call(_fn("potrs", dt), b"L" if lower else b"U", f.shape[0], x.shape[1], _ptr(f),
+                 _ld(f), _ptr(x), _ld(x), opts=opts)
+    return (x[:, 0] if vec else x), info
+
+
+def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, **kw):
+    """Solve a x = b by Cholesky: ``(c, x, info)``."""
+    opts = _opts(kw)
+    dt = _dtype(a, b)
+    c = _fortran(a, dt, overwrite_a)
+    _square(c)
+    x, vec = _rhs(b, dt, overwrite_b)
+    info = _call(_fn("posv", dt), b"L" if lower else b"U", c.shape[0], x.shape[1], _ptr(c),
+                 _ld(c), _ptr(x), _ld(x), opts=opts)
+    return c, (x[:, 0] if vec else x), info
+
+
+def potri(c, lower=False, overwrite_c=False, **kw):
+    """inv(A) from potrf's factor: ``(inv_a, info)``, the referenced triangle only."""
+    opts = _opts(kw)
+    dt = _dtype(c)
+    a = _fortran(c, dt, overwrite_c)
+    _square(a, "c")
+    info = _call(_fn("potri", dt), b"L" if lower else b"U", a.shape[0], _ptr(a), _ld(a),
+                 opts=opts)
+    return a, info
+
+
+def trtri(c, lower=False, unitdiag=False, overwrite_c=False, **kw):
+    """Inverse of a triangular matrix: ``(inv_c, info)``."""
+    opts = _opts(kw)
+    dt = _dtype(c)
+    a = _fortran(c, dt, overwrite_c)
+    _square(a, "c")
+    info = _call(_fn("trtri", dt), b"L" if lower else b"U", b"U" if unitdiag else b"N",
+                 a.shape[0], _ptr(a), _ld(a), opts=opts)
+    return a, info
+
+
+def trtrs(a, b, lower=False, trans=0, unitdiag=False, overwrite_b=False, **kw):
+    """Solve op(a) x = b, a triangular: ``(x, info)``."""
+    opts = _opts(kw)
+    dt = _dtype(a, b)
+    f = _fortran(a, dt)
+    _square(f)
+    x, vec = _rhs(b, dt, overwrite_b)
+    info = _call(_fn("trtrs", dt), b"L" if lower else b"U", _TRANS[trans].encode(),
+                 b"U" if unitdiag else b"N", f.shape[0], x.shape[1], _ptr(f), _ld(f), _ptr(x),
+                 _ld(x), opts=opts)
+    return (x[:, 0] if vec else x), info
+
+
+def _tr3(name, alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw):
+    opts = _opts(kw)
+    dt = _dtype(a, b)
+    f = _fortran(a, dt)
+    _square(f)
+    x = _fortran(b, dt, overwrite_b, "b")
+    k = x.shape[0] if not side else x.shape[1]
+    if f.shape[0] != k:
+        raise ValueError(f"a is {f.shape} but op(a) must be {k} x {k} for b of shape {x.shape}")
+    info = _call(_fn(name, dt), b"R" if side else b"L", b"L" if lower else b"U",
+                 _TRANS[trans_a].encode(), b"U" if diag else b"N", x.shape[0], x.shape[1],
+                 _alpha(alpha, dt), _ptr(f), _ld(f), _ptr(x), _ld(x), opts=opts)
+    if info:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    return x
+
+
+def trsm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **kw):
+    """alpha op(a)^-1 b (side 0) or alpha b op(a)^-1 (side 1), as scipy.linalg.blas.dtrsm."""
+    return _tr3("trsm", alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw)
+
+
+def trmm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **kw):
+    """alpha op(a) b (side 0) or alpha b op(a) (side 1), as scipy.linalg.blas.dtrmm."""
+    return _tr3("trmm", alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw)
