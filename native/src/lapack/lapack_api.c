@@ -2,6 +2,7 @@
  * (info = -i), quick returns, the block size, the report; then the drivers. One body per
  * routine, with d and z entries that differ only in the element type. */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -29,9 +30,11 @@ int64_t ozblas_lapack_block_size(int64_t n, int executor)
 
 /* The run: options (defaults when NULL), block size, an emptied report. */
 static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
-                           const ozblas_options *opt, ozblas_options *defaults,
+                           int inverse, const ozblas_options *opt, ozblas_options *defaults,
                            ozblas_lapack_report *rep, double flops)
 {
+    x->work = NULL;
+    x->piv32 = NULL;
     if (!opt) {
         ozblas_options_init(defaults);
         opt = defaults;
@@ -49,12 +52,24 @@ static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, i
     x->st = OZBLAS_OK;
     rep->nb = x->nb;
     rep->seconds = -now();
-    return oz_real_lapack_ready() ? OZBLAS_OK : OZBLAS_ERR_NO_HOST_BLAS;
+    if (!oz_real_lapack_ready())
+        return OZBLAS_ERR_NO_HOST_BLAS;
+    int64_t bn = x->nb < n ? x->nb : n, w = cplx ? 2 : 1;
+    x->work = malloc(sizeof(double) * (size_t)(w * (bn * bn + (inverse ? n * bn : 0)) + 1));
+    x->piv32 = malloc(sizeof(int32_t) * (size_t)((n > x->nb ? n : x->nb) + 1));
+    if (!x->work || !x->piv32) {
+        free(x->work);
+        free(x->piv32);
+        return OZBLAS_ERR_ALLOCATION;
+    }
+    return OZBLAS_OK;
 }
 
 static ozblas_status end(oz_lx *x, ozblas_lapack_report *out)
 {
     x->rep->seconds += now();
+    free(x->work);
+    free(x->piv32);
     if (out)
         *out = *x->rep;
     return x->st;
@@ -73,16 +88,17 @@ static int is_diag(char c) { return c == 'N' || c == 'U'; }
 static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
 
 /* Each entry: checks, then BEGIN (returns early without a host LAPACK), the work, END. */
-#define BEGIN(cplx, n, flops)                                                           \
+#define BEGIN_INV(cplx, n, flops, inverse)                                               \
     oz_lx x;                                                                            \
     ozblas_options defaults;                                                            \
     ozblas_lapack_report rep;                                                           \
-    ozblas_status st0 = begin(&x, ctx, cplx, n, nb, opt, &defaults, &rep, flops);       \
+    ozblas_status st0 = begin(&x, ctx, cplx, n, nb, inverse, opt, &defaults, &rep, flops); \
     if (st0 != OZBLAS_OK) {                                                             \
         if (report)                                                                     \
             *report = rep;                                                              \
         return st0;                                                                     \
     }
+#define BEGIN(cplx, n, flops) BEGIN_INV(cplx, n, flops, 0)
 #define END() return end(&x, report)
 
 static double getrf_flops(double m, double n)
@@ -161,7 +177,7 @@ static ozblas_status getri_body(ozblas_context *ctx, int cplx, int64_t n, double
     if (lda < max1(n))
         return bad_arg(info, 3);
     double dn = (double)n;
-    BEGIN(cplx, n, 4.0 / 3.0 * dn * dn * dn)
+    BEGIN_INV(cplx, n, 4.0 / 3.0 * dn * dn * dn, 1)
     lx_getri(&x, n, A, lda, ipiv, info);
     END();
 }

@@ -5,7 +5,6 @@
  * triangular solves and products are blocked the same way (diagonal blocks by the host
  * trsm/trmm, the rest GEMM), so the factorizations' trailing updates and the solves' bulk
  * are products. Arguments are checked by the callers (lapack_api.c). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "oz_lapack.h"
@@ -146,11 +145,7 @@ static void lx_herk(oz_lx *x, char uplo, char trans, int64_t n, int64_t k, const
         return;
     int64_t nb = x->nb < n ? x->nb : n;
     int w = x->cplx ? 2 : 1;
-    double *W = malloc(sizeof(double) * (size_t)(w * nb * nb));
-    if (!W) {
-        x->st = OZBLAS_ERR_ALLOCATION;
-        return;
-    }
+    double *W = x->work;
     /* the rows r (or columns) of the left factor and of the right one: P(r,:) and P(c,:)^H,
        or P(:,r)^H and P(:,c) */
     char tl = trans == 'N' ? 'N' : ct(x), tr = trans == 'N' ? ct(x) : 'N';
@@ -176,7 +171,6 @@ static void lx_herk(oz_lx *x, char uplo, char trans, int64_t n, int64_t k, const
         }
     }
 #undef LX_ROWS
-    free(W);
 }
 
 void lx_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
@@ -187,19 +181,13 @@ void lx_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *i
     if (mn <= 0)
         return;
     if (mn <= nb) {
-        ozblas_status st = lx_real_getrf(x, m, n, A, lda, ipiv, info);
-        if (st != OZBLAS_OK)
-            x->st = st;
+        lx_real_getrf(x, m, n, A, lda, ipiv, info);
         return;
     }
     for (int64_t j = 0; j < mn; j += nb) {
         int64_t jb = min64(nb, mn - j), pinfo = 0;
         /* the panel A(j:m, j:j+jb) by the host getrf, its pivots made global */
-        ozblas_status st = lx_real_getrf(x, m - j, jb, LX_AT(x, A, j, j, lda), lda, ipiv + j, &pinfo);
-        if (st != OZBLAS_OK) {
-            x->st = st;
-            return;
-        }
+        lx_real_getrf(x, m - j, jb, LX_AT(x, A, j, j, lda), lda, ipiv + j, &pinfo);
         if (pinfo > 0 && *info == 0)
             *info = pinfo + j;
         for (int64_t i = j; i < j + jb; i++)
@@ -327,11 +315,7 @@ void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, 
         return;
     int64_t nb = x->nb < n ? x->nb : n;
     int w = x->cplx ? 2 : 1;
-    double *W = malloc(sizeof(double) * (size_t)(w * n * nb));
-    if (!W) {
-        x->st = OZBLAS_ERR_ALLOCATION;
-        return;
-    }
+    double *W = x->work + w * nb * nb; /* after the SYRK/HERK block */
     for (int64_t j = ((n - 1) / nb) * nb; j >= 0; j -= nb) {
         int64_t jb = min64(nb, n - j);
         for (int64_t jj = j; jj < j + jb; jj++)
@@ -347,7 +331,6 @@ void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, 
         lx_trsm(x, 'R', 'L', 'N', 'U', n, jb, ONE, LX_AT(x, W, j, 0, n), n,
                 LX_AT(x, A, 0, j, lda), lda);
     }
-    free(W);
     for (int64_t j = n - 2; j >= 0; j--) {
         int64_t jp = ipiv[j] - 1;
         if (jp != j)

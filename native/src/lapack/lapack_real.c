@@ -7,7 +7,6 @@
  * hidden character lengths appended. */
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
@@ -66,25 +65,21 @@ typedef int32_t i32;
 typedef int64_t i64;
 #define FN(r) fn[x->cplx][r]
 
-ozblas_status lx_real_getrf(const oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
+void lx_real_getrf(const oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
                    int64_t *info)
 {
     if (ilp64) {
         ((void (*)(const i64 *, const i64 *, double *, const i64 *, i64 *, i64 *))FN(F_GETRF))(
             &m, &n, A, &lda, ipiv, info);
-        return OZBLAS_OK;
+        return;
     }
     i32 m4 = (i32)m, n4 = (i32)n, l4 = (i32)lda, inf4 = 0, mn = (i32)(m < n ? m : n);
-    i32 *p4 = malloc(sizeof(i32) * (size_t)(mn > 0 ? mn : 1));
-    if (!p4)
-        return OZBLAS_ERR_ALLOCATION;
+    i32 *p4 = x->piv32;
     ((void (*)(const i32 *, const i32 *, double *, const i32 *, i32 *, i32 *))FN(F_GETRF))(
         &m4, &n4, A, &l4, p4, &inf4);
     for (i32 i = 0; i < mn; i++)
         ipiv[i] = p4[i];
     *info = inf4;
-    free(p4);
-    return OZBLAS_OK;
 }
 
 void lx_real_laswp(const oz_lx *x, int64_t n, double *A, int64_t lda, int64_t k1, int64_t k2,
@@ -98,27 +93,12 @@ void lx_real_laswp(const oz_lx *x, int64_t n, double *A, int64_t lda, int64_t k1
         return;
     }
     /* LP64: the pivots the routine reads (k1..k2) as int32_t */
-    i32 *p4 = malloc(sizeof(i32) * (size_t)k2);
-    if (!p4) { /* row swaps are no numerics: done here rather than not at all */
-        int w = x->cplx ? 2 : 1;
-        for (int64_t t = 0; t < k2 - k1 + 1; t++) {
-            int64_t i = incx > 0 ? k1 - 1 + t : k2 - 1 - t, p = ipiv[i] - 1;
-            if (p != i)
-                for (int64_t j = 0; j < n; j++)
-                    for (int e = 0; e < w; e++) {
-                        double s = A[w * (i + j * lda) + e];
-                        A[w * (i + j * lda) + e] = A[w * (p + j * lda) + e];
-                        A[w * (p + j * lda) + e] = s;
-                    }
-        }
-        return;
-    }
+    i32 *p4 = x->piv32;
     for (int64_t i = k1 - 1; i < k2; i++)
         p4[i] = (i32)ipiv[i];
     i32 n4 = (i32)n, l4 = (i32)lda, a = (i32)k1, b = (i32)k2, inc = (i32)incx;
     ((void (*)(const i32 *, double *, const i32 *, const i32 *, const i32 *, const i32 *,
                const i32 *))FN(F_LASWP))(&n4, A, &l4, &a, &b, p4, &inc);
-    free(p4);
 }
 
 /* uplo, n, A, lda, info (potrf, lauum) */

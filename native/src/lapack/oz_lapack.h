@@ -21,6 +21,9 @@ typedef struct {
     int64_t nb; /* block size */
     ozblas_lapack_report *rep;
     ozblas_status st; /* first failure of a product (then computed natively) */
+    double *work;     /* workspace, allocated before anything is changed: nb x nb elements
+                         (SYRK/HERK diagonal blocks), n x nb more for getri */
+    int32_t *piv32;   /* LP64 host LAPACK: pivots as int32_t, max(n, nb) of them */
 } oz_lx;
 
 /* Element (i, j) of a column-major matrix with leading dimension ld. */
@@ -28,7 +31,7 @@ typedef struct {
 
 /* The host LAPACK's routines (lapack_real.c): 1 when a complete set is loaded. */
 int oz_real_lapack_ready(void);
-ozblas_status lx_real_getrf(const oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
+void lx_real_getrf(const oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
                    int64_t *info);
 void lx_real_laswp(const oz_lx *x, int64_t n, double *A, int64_t lda, int64_t k1, int64_t k2,
                    const int64_t *ipiv, int64_t incx);
