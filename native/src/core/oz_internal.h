@@ -69,6 +69,13 @@ ozblas_status oz_env_lapack_nb(int64_t *nb, char *err, size_t err_len);
 OZ_SHIM_API void oz_shim_env_init(oz_shim_env *e);
 OZ_SHIM_API ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len);
 
+/* lapack/lapack_api.c: nominal flops of a LAPACK-layer operation (LAPACK's counts of
+ * multiply-adds times 2, 4x that for complex), for its report and the shim's counters.
+ * m, n: the matrix (square ones: n); nrhs: right-hand sides (trsm: the triangle's order). */
+enum { OZ_LF_GETRF, OZ_LF_GETRS, OZ_LF_GESV, OZ_LF_GETRI, OZ_LF_POTRF, OZ_LF_POTRS, OZ_LF_POSV,
+       OZ_LF_POTRI, OZ_LF_TRTRI, OZ_LF_TRTRS, OZ_LF_TRSM };
+OZ_SHIM_API double oz_lapack_flops(int op, int cplx, int64_t m, int64_t n, int64_t nrhs);
+
 void oz2_table_init(oz2_table *T, int n);
 int oz2_modulus(int t);
 const oz2_table *oz2_table_get(int n); /* cached, thread-safe */

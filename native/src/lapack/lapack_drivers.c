@@ -30,17 +30,17 @@ void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const 
                 : ozblas_dgemm(x->ctx, ta, tb, m, n, k, alpha[0], A, lda, B, ldb, beta[0], C,
                                ldc, x->opt, &r);
     if (st != OZBLAS_OK) {
-        /* C is untouched on failure: computed natively, and the failure remembered */
+        /* C is untouched on failure (an allocation, the device): computed natively, and
+           counted as a native product */
         ozblas_options o = *x->opt;
         o.method = OZBLAS_METHOD_NATIVE;
-        if (x->st == OZBLAS_OK)
-            x->st = st;
         memset(&r, 0, sizeof r);
         r.method = OZBLAS_METHOD_NATIVE;
-        st = x->cplx ? ozblas_zgemm(x->ctx, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                    &o, &r)
-                     : ozblas_dgemm(x->ctx, ta, tb, m, n, k, alpha[0], A, lda, B, ldb, beta[0],
-                                    C, ldc, &o, &r);
+        if (x->cplx)
+            ozblas_zgemm(x->ctx, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, &o, &r);
+        else
+            ozblas_dgemm(x->ctx, ta, tb, m, n, k, alpha[0], A, lda, B, ldb, beta[0], C, ldc, &o,
+                         &r);
     }
     ozblas_lapack_report *p = x->rep;
     double f = (x->cplx ? 8.0 : 2.0) * (double)m * (double)n * (double)k;

@@ -20,7 +20,6 @@ typedef struct {
     int cplx;   /* 0: double, 1: complex double (two doubles per element) */
     int64_t nb; /* block size */
     ozblas_lapack_report *rep;
-    ozblas_status st; /* first failure of a product (then computed natively) */
     double *work;     /* workspace, allocated before anything is changed: nb x nb elements
                          (SYRK/HERK diagonal blocks), n x nb more for getri */
     int32_t *piv32;   /* LP64 host LAPACK: pivots as int32_t, max(n, nb) of them */
