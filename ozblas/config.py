@@ -39,6 +39,9 @@ VARIABLES = {
                      "preload shim: one line per call (routine, sizes, route, method, time, reason)"),
     "OZBLAS_SUMMARY": ("0", "0, 1", "preload shim: 1 prints the call counts per routine and route at exit"),
     "OZBLAS_ACTIVATE": ("0", "0, 1", "1 activates in-process routing at interpreter start"),
+    "OZBLAS_LAPACK_NB": ("", "a positive integer (block size)",
+                         "LAPACK layer: block size of the blocked drivers; unset = 256 on the CPU "
+                         "executor, 1024 on the CUDA executor"),
 }
 
 
@@ -61,6 +64,7 @@ class Options:
     trace: str | None = None  # preload shim (OZBLAS_TRACE): "-" or a path
     summary: bool = False   # preload shim (OZBLAS_SUMMARY)
     activate: bool = False  # OZBLAS_ACTIVATE: ozblas.activate() at interpreter start
+    lapack_nb: int = 0      # OZBLAS_LAPACK_NB: the LAPACK layer's block size (0: its size rule)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -171,6 +175,13 @@ def parse_activate(value, name="OZBLAS_ACTIVATE") -> bool:
     return s == "1"
 
 
+def parse_lapack_nb(value, name="nb") -> int:
+    s = str(value)
+    if isinstance(value, (bool, float)) or not (s.isascii() and s.isdigit()) or not 1 <= int(s) <= 1 << 20:
+        raise _bad(name, value, VARIABLES["OZBLAS_LAPACK_NB"][1])
+    return int(s)
+
+
 # While ozblas.activate(**settings) is in force, its keywords as OZBLAS_* values over the
 # process environment, so that every default (ozblas.matmul, scipy_hook) follows them.
 _overrides: dict[str, str] = {}
@@ -219,4 +230,6 @@ def from_env(environ=None) -> Options:
         kw["summary"] = parse_summary(v, "OZBLAS_SUMMARY")
     if v := env.get("OZBLAS_ACTIVATE", ""):
         kw["activate"] = parse_activate(v, "OZBLAS_ACTIVATE")
+    if v := env.get("OZBLAS_LAPACK_NB", ""):
+        kw["lapack_nb"] = parse_lapack_nb(v, "OZBLAS_LAPACK_NB")
     return Options(**kw)

@@ -20,6 +20,7 @@ import threading
 
 import numpy as np
 
+from . import config
 from ._native import OzblasError, ffi, lib
 from .api import _METHOD_NAME, _EXECUTOR_NAME, _context, _on_device, _options
 
@@ -98,14 +99,13 @@ def _call(fn, *args, opts):
 
 def _opts(kw):
     nb = kw.pop("nb", None)
-    if nb is not None and (int(nb) != nb or nb < 1):
-        raise ValueError(f"nb={nb!r} is not valid; accepted: a positive integer or None")
+    nb = config.parse_lapack_nb(nb) if nb is not None else config.from_env().lapack_nb
     o = _options(kw.pop("method", None), kw.pop("moduli", None), kw.pop("scaling", None),
                  kw.pop("executor", None), kw.pop("threads", None), kw.pop("slices", None),
                  kw.pop("variant", None))
     if kw:
         raise TypeError(f"unexpected keyword arguments: {sorted(kw)}")
-    return {"nb": int(nb or 0), "opt": o}
+    return {"nb": nb, "opt": o}
 
 
 def _fn(name, dtype):
