@@ -5,7 +5,8 @@
  * the real xerbla report), quick returns and workspace queries to the real routine, the
  * routing decision shared with the BLAS entries (OZBLAS_DISABLE, OZBLAS_METHOD,
  * OZBLAS_MIN_SIZE on the factorization's order, method auto's policy on an n x n x n
- * product), a non-finite input to the real routine, then the blocked driver of
+ * product), an order within one block to the real routine (the driver would be that one
+ * call), a non-finite input to the real routine, then the blocked driver of
  * src/lapack/ (ozblas.h "LAPACK layer"), whose products each take the GEMM path's own
  * decision (their k = nb is exempt from OZBLAS_MIN_SIZE). A call is one trace line and one
  * counter cell under its own routine name. */
@@ -57,7 +58,13 @@ static int lap_start(lap_call *L, int cplx, int op, int64_t m, int64_t n, int64_
         L->r.route = R_QUICK;
         return 0;
     }
-    return shim_decide(&L->c, NULL, &L->r);
+    if (!shim_decide(&L->c, NULL, &L->r))
+        return 0;
+    if (size <= ozblas_lapack_block_size(size, shim_options()->executor)) {
+        L->r.why = N_ONE_BLOCK; /* the driver would be one call of the real routine */
+        return 0;
+    }
+    return 1;
 }
 
 /* Every element of the referenced part finite ('A' all, 'U'/'L' a triangle); otherwise the
