@@ -312,3 +312,20 @@ def test_getrf_property(m, n, nb, phi, seed):
     assert info == ninfo
     assert np.all(np.abs(np.tril(lu, -1)) <= 1.0)  # partial pivoting: |l_ij| <= 1
     _within(_lu_error(a, lu, piv), _lu_error(a, nlu, npiv), "||PA - LU|| / ||A||")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_panel_trsm_blocked_again(rng, dt):
+    """nb = 64: the TRSMs beside the diagonal blocks run in blocks of 16 (products too)."""
+    n = 150
+    a = _mat(rng, n, n, dt)
+    lu, piv, info = L.getrf(a, method="ozaki2", nb=64)
+    nlu, npiv, _ = _native("getrf", dt)(a)
+    _within(_lu_error(a, lu, piv), _lu_error(a, nlu, npiv), "||PA - LU|| / ||A||")
+    s = _spd(rng, n, dt)
+    for lower in (False, True):
+        c, info = L.potrf(s, lower=lower, method="ozaki2", nb=64)
+        nc, _ = _native("potrf", dt)(s, lower=lower)
+        f = (lambda c: c @ c.conj().T) if lower else (lambda c: c.conj().T @ c)
+        _within(_nrm(s - f(c)) / _nrm(s), _nrm(s - f(nc)) / _nrm(s), "||A - U^H U|| / ||A||")
+        assert info == 0 and L.last_report()["emulated"] > 0

@@ -71,12 +71,13 @@ static const double *op_block(const oz_lx *x, const double *A, int64_t lda, char
 /* B := alpha op(A)^-1 B or alpha B op(A)^-1. Forward or backward over blocks of nb, as
  * op(A) is lower or upper: diagonal blocks by the host trsm, the rest of the block row or
  * column one GEMM (the first applies alpha to what has not been solved yet). */
-void lx_trsm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int64_t n,
-             const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)
+static void trsm_nb(oz_lx *x, int64_t nb, char side, char uplo, char ta, char diag, int64_t m,
+                    int64_t n, const double *alpha, const double *A, int64_t lda, double *B,
+                    int64_t ldb)
 {
     if (m <= 0 || n <= 0)
         return;
-    int64_t K = side == 'L' ? m : n, nb = x->nb;
+    int64_t K = side == 'L' ? m : n;
     if (K <= nb) {
         lx_real_trsm(x, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
         return;
@@ -98,6 +99,22 @@ void lx_trsm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int6
                     op_block(x, A, lda, ta, s, r0), lda, al, LX_AT(x, B, 0, r0, ldb), ldb);
         }
     }
+}
+
+void lx_trsm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int64_t n,
+             const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)
+{
+    trsm_nb(x, x->nb, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+/* The TRSMs beside a factorization's diagonal block (its order at most nb) are blocked
+ * again with nb/4, so that most of their flops are products too: at n = 2048, nb = 256 they
+ * are about 10% (LU) and 19% (Cholesky) of the factorization's flops. */
+static void trsm_panel(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int64_t n,
+                       const double *A, int64_t lda, double *B, int64_t ldb)
+{
+    int64_t nb = x->nb / 4 > 16 ? x->nb / 4 : 16;
+    trsm_nb(x, nb, side, uplo, ta, diag, m, n, ONE, A, lda, B, ldb);
 }
 
 /* B := alpha op(A) B or alpha B op(A). Each block of B is rewritten from blocks not yet
@@ -196,8 +213,8 @@ void lx_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *i
         if (j + jb < n) {
             int64_t nr = n - j - jb;
             lx_real_laswp(x, nr, LX_AT(x, A, 0, j + jb, lda), lda, j + 1, j + jb, ipiv, 1);
-            lx_trsm(x, 'L', 'L', 'N', 'U', jb, nr, ONE, LX_AT(x, A, j, j, lda), lda,
-                    LX_AT(x, A, j, j + jb, lda), lda);
+            trsm_panel(x, 'L', 'L', 'N', 'U', jb, nr, LX_AT(x, A, j, j, lda), lda,
+                       LX_AT(x, A, j, j + jb, lda), lda);
             lx_gemm(x, 'N', 'N', m - j - jb, nr, jb, MONE, LX_AT(x, A, j + jb, j, lda), lda,
                     LX_AT(x, A, j, j + jb, lda), lda, ONE, LX_AT(x, A, j + jb, j + jb, lda), lda);
         }
@@ -244,11 +261,11 @@ void lx_potrf(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *i
             break;
         if (uplo == 'U') {
             double *A12 = LX_AT(x, A, j, j + jb, lda);
-            lx_trsm(x, 'L', 'U', ct(x), 'N', jb, nr, ONE, Ajj, lda, A12, lda);
+            trsm_panel(x, 'L', 'U', ct(x), 'N', jb, nr, Ajj, lda, A12, lda);
             lx_herk(x, 'U', 'C', nr, jb, MONE, A12, lda, LX_AT(x, A, j + jb, j + jb, lda), lda);
         } else {
             double *A21 = LX_AT(x, A, j + jb, j, lda);
-            lx_trsm(x, 'R', 'L', ct(x), 'N', nr, jb, ONE, Ajj, lda, A21, lda);
+            trsm_panel(x, 'R', 'L', ct(x), 'N', nr, jb, Ajj, lda, A21, lda);
             lx_herk(x, 'L', 'N', nr, jb, MONE, A21, lda, LX_AT(x, A, j + jb, j + jb, lda), lda);
         }
     }
