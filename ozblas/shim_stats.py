@@ -17,7 +17,7 @@ __all__ = ["stats", "ROUTINES", "LAPACK_ROUTINES", "ROUTES"]
 ROUTINES = ("dgemm", "zgemm", "dsyrk", "zsyrk", "zherk")
 # The LAPACK entries (native/src/shim/shim_lapack.c), each counted under its own name.
 LAPACK_ROUTINES = tuple(p + r for r in ("getrf", "getrs", "gesv", "getri", "potrf", "potrs",
-                                        "posv", "potri", "trtri", "trtrs") for p in "dz")
+                                        "posv", "potri", "trtri", "trtrs", "trsm", "trmm") for p in "dz")
 # ozblas: emulated; fallback: routed, computed natively by ozblas (the detail says why);
 # native: passed to the real routine (the detail says why); quick: a BLAS quick return.
 ROUTES = ("ozblas", "fallback", "native", "quick")

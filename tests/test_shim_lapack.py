@@ -16,6 +16,7 @@ import pytest
 import scipy.linalg as sl
 
 from ozblas import shim
+from ozblas.testing import exact_matmul
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
@@ -42,6 +43,8 @@ def calls():
         res[dt + "lu"] = p @ l @ u
         res[dt + "inv"] = sl.inv(a)
         res[dt + "solve_triangular"] = sl.solve_triangular(t, b)
+        res[dt + "trsm"] = getattr(sl.blas, dt + "trsm")(1.5, t, b, side=0, lower=0, trans_a=1)
+        res[dt + "trmm"] = getattr(sl.blas, dt + "trmm")(1.5, t, b.T.copy(), side=1, lower=0)
         res[dt + "det"] = np.array(sl.det(a))
         res[dt + "np_solve"] = np.linalg.solve(a, b)
         res[dt + "np_inv"] = np.linalg.inv(a)
@@ -158,6 +161,13 @@ def _check(d, res, out):
         _within(_nrm(s - c.conj().T @ c) / _nrm(s), _nrm(s - nc.conj().T @ nc) / _nrm(s), dt + "cholesky")
         c, nc = res[dt + "np_cholesky"], np.linalg.cholesky(s)
         _within(_nrm(s - c @ c.conj().T) / _nrm(s), _nrm(s - nc @ nc.conj().T) / _nrm(s), dt + "np_cholesky")
+        x = res[dt + "trsm"]
+        nx = getattr(sl.blas, dt + "trsm")(1.5, t, b, side=0, lower=0, trans_a=1)
+        _within(_solve_err(t.T, x, 1.5 * b), _solve_err(t.T, nx, 1.5 * b), dt + "trsm")
+        y, ny = res[dt + "trmm"], getattr(sl.blas, dt + "trmm")(1.5, t, b.T.copy(), side=1, lower=0)
+        scale = np.abs(b.T) @ np.abs(t)
+        exact = 1.5 * exact_matmul(b.T.copy(), t)
+        _within(np.max(np.abs(y - exact) / scale), np.max(np.abs(ny - exact) / scale), dt + "trmm")
         p, l, u = sl.lu(a)
         _within(_nrm(res[dt + "lu"] - a) / _nrm(a), _nrm(p @ l @ u - a) / _nrm(a), dt + "lu")
         cond = np.linalg.cond(a, 1)
@@ -173,7 +183,7 @@ def _check(d, res, out):
     assert out["errors"] == _native_errors(d)
     assert all(out["errors"].values())
     st = out["stats"]
-    for r in ("getrf", "getrs", "getri", "gesv", "potrf", "potrs", "trtrs"):
+    for r in ("getrf", "getrs", "getri", "gesv", "potrf", "potrs", "trtrs", "trsm", "trmm"):
         for dt in "dz":
             assert st[dt + r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) > 0, (dt + r, st.get(dt + r))
     for dt in "dz":

@@ -1,5 +1,6 @@
 /* The preload shim's LAPACK entries: getrf getrs gesv getri potrf potrs posv potri trtri
- * trtrs, d and z, under every name of OZ_SHIM_LAPACK_VARIANTS (shim_names.h).
+ * trtrs, and the Level-3 BLAS trsm and trmm (Fortran forms), d and z, under every name of
+ * OZ_SHIM_LAPACK_VARIANTS (shim_names.h).
  *
  * Each entry: netlib's argument check (an error goes to the real routine, so the user sees
  * the real xerbla report), quick returns and workspace queries to the real routine, the
@@ -40,7 +41,10 @@ static int lap_start(lap_call *L, int cplx, int op, int64_t m, int64_t n, int64_
                      int quick)
 {
     memset(L, 0, sizeof *L);
-    int64_t size = op == OZ_LF_GETRF ? (m < n ? m : n) : n;
+    /* OZBLAS_MIN_SIZE applies to size: the factorization's order, min(m, n) for getrf and
+       the Level-3 routines; the one-block rule to order (trsm/trmm: the triangle's, nrhs) */
+    int64_t size = op == OZ_LF_GETRF || op == OZ_LF_TRSM ? (m < n ? m : n) : n;
+    int64_t order = op == OZ_LF_TRSM ? nrhs : size;
     L->c.kind = K_LAPACK;
     L->c.cplx = cplx;
     L->c.m = L->c.n = L->c.k = size > 0 ? size : 0;
@@ -60,7 +64,7 @@ static int lap_start(lap_call *L, int cplx, int op, int64_t m, int64_t n, int64_
     }
     if (!shim_decide(&L->c, NULL, &L->r))
         return 0;
-    if (size <= ozblas_lapack_block_size(size, shim_options()->executor)) {
+    if (order <= ozblas_lapack_block_size(order, shim_options()->executor)) {
         L->r.why = N_ONE_BLOCK; /* the driver would be one call of the real routine */
         return 0;
     }
@@ -289,6 +293,31 @@ static int h_trtrs(lap_call *L, int cplx, char uplo, char trans, char diag, int6
                                                            LAP_OPT));
 }
 
+/* trsm and trmm (Level-3 BLAS: no info; alpha = 0 goes to the real routine, as for GEMM) */
+static int h_tr3(lap_call *L, int cplx, int mult, char side, char uplo, char ta, char diag,
+                 int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda,
+                 double *B, int64_t ldb)
+{
+    int64_t K = side == 'L' ? m : n, info = 0;
+    int bad = (side != 'L' && side != 'R') || !is_uplo(uplo) || !is_trans(ta) || !is_diag(diag) ||
+              m < 0 || n < 0 || lda < max1(K) || ldb < max1(m);
+    int azero = alpha[0] == 0.0 && (!cplx || alpha[1] == 0.0);
+    if (!lap_start(L, cplx, OZ_LF_TRSM, m, n, K, bad, m == 0 || n == 0))
+        return 0;
+    if (azero) {
+        L->r.why = N_ZERO;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, uplo, K, K, A, lda) || !lap_finite(L, cplx, 'A', m, n, B, ldb))
+        return 0;
+    ozblas_context *ctx = shim_context();
+    if (cplx)
+        return LAP_RUN((mult ? ozblas_ztrmm : ozblas_ztrsm)(ctx, side, uplo, ta, diag, m, n, alpha,
+                                                            A, lda, B, ldb, &info, 0, LAP_OPT));
+    return LAP_RUN((mult ? ozblas_dtrmm : ozblas_dtrsm)(ctx, side, uplo, ta, diag, m, n, alpha[0],
+                                                        A, lda, B, ldb, &info, 0, LAP_OPT));
+}
+
 /* ---- the exported entries ------------------------------------------------------------- */
 
 /* The handler, else the real routine with the caller's own arguments (Fortran: all by
@@ -374,6 +403,28 @@ static int h_trtrs(lap_call *L, int cplx, char uplo, char trans, char diag, int6
                const T *, T *, SZ, SZ, SZ),                                                   \
               h_trtrs(&L, C, up(*uplo), up(*tr), up(*diag), *n, *nrhs, A, *lda, B, *ldb, &inf), \
               (uplo, tr, diag, n, nrhs, A, lda, B, ldb, info, l1, l2, l3))
+
+#define L_TR3(rtn, sym, T, MULT)                                                              \
+    OZ_EXPORT void sym(CH side, CH uplo, CH ta, CH diag, const T *m, const T *n,                \
+                       const double *alpha, const double *A, const T *lda, double *B,           \
+                       const T *ldb, SZ l1, SZ l2, SZ l3, SZ l4)                                \
+    {                                                                                           \
+        static oz_slot slot = {#sym, #rtn, K_LAPACK, 0, NULL, 0, RI_##rtn, 0};                  \
+        typedef void (*fn_t)(CH, CH, CH, CH, const T *, const T *, const double *,             \
+                             const double *, const T *, double *, const T *, SZ, SZ, SZ, SZ);  \
+        lap_call L;                                                                             \
+        if (!h_tr3(&L, #rtn[0] == 'z', MULT, up(*side), up(*uplo), up(*ta), up(*diag), *m, *n,  \
+                   alpha, A, *lda, B, *ldb)) {                                                  \
+            fn_t f = (fn_t)shim_real(&slot);                                                    \
+            if (f)                                                                              \
+                f(side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb, l1, l2, l3, l4);           \
+            else                                                                                \
+                L.r.why = N_NO_REAL;                                                            \
+        }                                                                                       \
+        lap_end(&slot, &L, 0);                                                                  \
+    }
+#define L_TRSM(rtn, sym, api, T) L_TR3(rtn, sym, T, 0)
+#define L_TRMM(rtn, sym, api, T) L_TR3(rtn, sym, T, 1)
 
 #define LAP_DEFINE_ROUTINE(rtn, e, shape) OZ_SHIM_LAPACK_VARIANTS(L_##shape, rtn)
 OZ_SHIM_LAPACK_ROUTINES(LAP_DEFINE_ROUTINE)

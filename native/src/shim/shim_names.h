@@ -30,7 +30,8 @@
     V(r, scipy_cblas_##r, CBLAS, int32_t)         \
     V(r, scipy_cblas_##r##64_, CBLAS, int64_t)
 
-/* The LAPACK routines (shim_lapack.c), in the forms the wheels import: SciPy's LP64
+/* The LAPACK routines and the Level-3 BLAS ones the blocked drivers compute (trsm, trmm:
+ * Fortran forms only) (shim_lapack.c), in the forms the wheels import: SciPy's LP64
  * scipy_dgetrf_, NumPy's ILP64 scipy_dgetrf_64_, and plain Fortran for other programs
  * (dgetrf_ LP64, dgetrf_64_ ILP64).
  *
@@ -56,7 +57,11 @@
     L(dtrtri, d, TRTRI)            \
     L(ztrtri, z, TRTRI)            \
     L(dtrtrs, d, TRTRS)            \
-    L(ztrtrs, z, TRTRS)
+    L(ztrtrs, z, TRTRS)            \
+    L(dtrsm, d, TRSM)              \
+    L(ztrsm, z, TRSM)              \
+    L(dtrmm, d, TRMM)              \
+    L(ztrmm, z, TRMM)
 
 #define OZ_SHIM_LAPACK_VARIANTS(V, r)   \
     V(r, r##_, F77, int32_t)            \
