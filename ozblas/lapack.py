@@ -280,3 +280,90 @@ def trsm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **k
 def trmm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **kw):
     """alpha op(a) b (side 0) or alpha b op(a) (side 1), as scipy.linalg.blas.dtrmm."""
     return _tr3("trmm", alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw)
+
+
+# --------------------------------------------------------------------------------------------
+# `ozblas explain getrf N` / `ozblas explain potrf N`
+# --------------------------------------------------------------------------------------------
+def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None = None) -> dict:
+    """What the LAPACK layer would do with an n x n factorization (host operands): the
+    routing decision the shim takes (method auto's choice for an n x n x n product), the
+    block size, and method auto's choice for each trailing-update product of the blocked
+    driver (m x m x nb, m = n - j - nb: getrf one GEMM, potrf the SYRK/HERK strips, about
+    half as many flops), with the model's predicted times. A plain dict."""
+    from . import policy
+
+    if routine not in ("getrf", "potrf"):
+        raise ValueError(f"routine {routine!r} is not valid; accepted: getrf, potrf")
+    if dtype not in ("d", "z"):
+        raise ValueError(f"dtype {dtype!r} is not valid; accepted: d, z")
+    if int(n) != n or n < 1:
+        raise ValueError(f"n={n!r} is not valid; accepted: a positive integer")
+    p = policy._profile(profile)
+    ex = 2 if p.has_device else 1
+    nb = config.parse_lapack_nb(nb) if nb is not None else (config.from_env().lapack_nb or
+                                                            int(lib.ozblas_lapack_block_size(n, ex)))
+    whole = policy.choose(n, n, n, dtype, "host", p)
+    half = 0.5 if routine == "potrf" else 1.0
+    updates, emulated, t_blocked, f_updates = [], 0, 0.0, 0.0
+    for j in range(0, n, nb):
+        jb = min(nb, n - j)
+        m = n - j - jb
+        if m <= 0:
+            break
+        c = policy.choose(m, m, jb, dtype, "host", p)
+        updates.append({"m": m, "k": jb, "choice": c["name"], "method": c["method"],
+                        "seconds": half * c["seconds"]})
+        emulated += c["method"] != "native"
+        t_blocked += half * c["seconds"]
+        f_updates += half * (8 if dtype == "z" else 2) * m * m * jb
+    flops = (4 if dtype == "z" else 1) * (2 / 3 if routine == "getrf" else 1 / 3) * n**3
+    rate = p.host_zgemm if dtype == "z" else p.host_dgemm
+    # panels, diagonal blocks and the TRSMs beside them at the host BLAS's rate
+    t_blocked += max(flops - f_updates, 0.0) / rate
+    routed = whole["method"] != "native" and n > nb
+    return {"routine": dtype + routine, "n": n, "nb": nb, "profile": p.name,
+            "route": "blocked driver" if routed else "host LAPACK",
+            "why": (f"method auto's choice for a {n} x {n} x {n} product is {whole['name']}"
+                    + ("" if n > nb else f"; n <= nb = {nb}: one block")),
+            "updates": updates, "emulated_updates": emulated, "flops": flops,
+            "update_share": f_updates / flops, "native_seconds": flops / rate,
+            "blocked_seconds": t_blocked}
+
+
+def format_explain(d: dict) -> str:
+    lines = [f"{d['routine']} n={d['n']}, host operands; profile {d['profile']}; block size nb={d['nb']}",
+             f"route: {d['route']} ({d['why']})",
+             f"trailing updates: {len(d['updates'])}, of which method auto emulates "
+             f"{d['emulated_updates']}; they are {100 * d['update_share']:.0f}% of the "
+             f"{d['flops'] / 1e9:.3g} GFLOP",
+             f"predicted: host LAPACK {d['native_seconds'] * 1e3:.3g} ms (at the host DGEMM rate), "
+             f"blocked driver {d['blocked_seconds'] * 1e3:.3g} ms"]
+    for u in d["updates"][:3] + (["..."] if len(d["updates"]) > 4 else []) + d["updates"][-1:][
+            : 1 if len(d["updates"]) > 3 else 0]:
+        lines.append("  ..." if u == "..." else
+                     f"  update {u['m']} x {u['m']} x {u['k']}: {u['choice']} ({u['seconds'] * 1e3:.3g} ms)")
+    return "\n".join(lines)
+
+
+def main_explain(argv) -> int:
+    """`ozblas explain getrf|potrf N [--dtype d|z] [--profile NAME] [--nb NB] [--json]`."""
+    import argparse
+    import json
+
+    from . import policy
+
+    ap = argparse.ArgumentParser(prog=f"ozblas explain {argv[0]}",
+                                 description="What the LAPACK layer would do with an N x N factorization.")
+    ap.add_argument("n", type=int)
+    ap.add_argument("--dtype", choices=["d", "z"], default="d")
+    ap.add_argument("--profile", default="local", choices=policy.profile_names())
+    ap.add_argument("--nb", type=int, default=None)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv[1:])
+    try:
+        d = explain(argv[0], a.n, a.dtype, a.profile, a.nb)
+    except ValueError as e:
+        ap.error(str(e))
+    print(json.dumps(d, indent=2) if a.json else format_explain(d))
+    return 0

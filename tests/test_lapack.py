@@ -329,3 +329,21 @@ def test_panel_trsm_blocked_again(rng, dt):
         f = (lambda c: c @ c.conj().T) if lower else (lambda c: c.conj().T @ c)
         _within(_nrm(s - f(c)) / _nrm(s), _nrm(s - f(nc)) / _nrm(s), "||A - U^H U|| / ||A||")
         assert info == 0 and L.last_report()["emulated"] > 0
+
+
+def test_explain_factorization():
+    import json
+    import subprocess
+    import sys
+
+    d = L.explain("getrf", 1000, "d", "h200", nb=256)
+    assert d["nb"] == 256 and len(d["updates"]) == 3  # trailing updates after blocks 0, 1, 2
+    assert [u["m"] for u in d["updates"]] == [744, 488, 232] and 0.5 < d["update_share"] < 1
+    assert L.explain("potrf", 100, "z", "h200")["route"] == "host LAPACK"  # one block
+    with pytest.raises(ValueError, match="accepted: getrf, potrf"):
+        L.explain("geqrf", 10)
+    r = subprocess.run([sys.executable, "-m", "ozblas", "explain", "potrf", "3000", "--profile",
+                        "rtx4090", "--json"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["routine"] == "dpotrf" and out["updates"]
