@@ -75,6 +75,15 @@ OZ_SHIM_API ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t
 enum { OZ_LF_GETRF, OZ_LF_GETRS, OZ_LF_GESV, OZ_LF_GETRI, OZ_LF_POTRF, OZ_LF_POTRS, OZ_LF_POSV,
        OZ_LF_POTRI, OZ_LF_TRTRI, OZ_LF_TRTRS, OZ_LF_TRSM };
 OZ_SHIM_API double oz_lapack_flops(int op, int cplx, int64_t m, int64_t n, int64_t nrhs);
+/* netlib's argument check of an OZ_LF_* operation (trsm's also for trmm): 0, or -i for
+ * the first bad argument (its position, as xerbla reports it). Characters in either case;
+ * lwork: getri's (-1: a workspace query). */
+typedef struct {
+    int op;
+    char side, uplo, trans, diag;
+    int64_t m, n, nrhs, lda, ldb, lwork;
+} oz_lapack_args;
+OZ_SHIM_API int64_t oz_lapack_check(const oz_lapack_args *args);
 
 void oz2_table_init(oz2_table *T, int n);
 int oz2_modulus(int t);

@@ -74,17 +74,62 @@ static ozblas_status end(oz_lx *x, ozblas_lapack_report *out)
     return OZBLAS_OK;
 }
 
-static ozblas_status bad_arg(int64_t *info, int64_t i)
+static char up(char c) { return (char)toupper((unsigned char)c); }
+static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
+
+/* netlib's argument checks, in each routine's order: the kind of check and the argument's
+ * position (xerbla's number). Kinds: s side, u uplo, t trans, d diag, m m >= 0, n n >= 0,
+ * r nrhs >= 0, a lda >= max(1, rows of A), b ldb >= max(1, rows of B), w lwork. */
+static const struct {
+    const char *kind;
+    signed char pos[8];
+} checks[] = {
+    [OZ_LF_GETRF] = {"mna", {1, 2, 4}},
+    [OZ_LF_GETRS] = {"tnrab", {1, 2, 3, 5, 8}},
+    [OZ_LF_GESV] = {"nrab", {1, 2, 4, 7}},
+    [OZ_LF_GETRI] = {"naw", {1, 3, 6}},
+    [OZ_LF_POTRF] = {"una", {1, 2, 4}},
+    [OZ_LF_POTRI] = {"una", {1, 2, 4}},
+    [OZ_LF_POTRS] = {"unrab", {1, 2, 3, 5, 7}},
+    [OZ_LF_POSV] = {"unrab", {1, 2, 3, 5, 7}},
+    [OZ_LF_TRTRI] = {"udna", {1, 2, 3, 5}},
+    [OZ_LF_TRTRS] = {"utdnrab", {1, 2, 3, 4, 5, 7, 9}},
+    [OZ_LF_TRSM] = {"sutdmnab", {1, 2, 3, 4, 5, 6, 9, 11}},
+};
+
+int64_t oz_lapack_check(const oz_lapack_args *g)
 {
-    *info = -i;
-    return OZBLAS_ERR_INVALID_ARGUMENT;
+    char side = up(g->side), uplo = up(g->uplo), trans = up(g->trans), diag = up(g->diag);
+    int64_t rows_a = g->op == OZ_LF_GETRF ? g->m : g->op == OZ_LF_TRSM ? (side == 'L' ? g->m : g->n) : g->n;
+    int64_t rows_b = g->op == OZ_LF_TRSM ? g->m : g->n;
+    for (int i = 0; checks[g->op].kind[i]; i++) {
+        int ok = 1;
+        switch (checks[g->op].kind[i]) {
+        case 's': ok = side == 'L' || side == 'R'; break;
+        case 'u': ok = uplo == 'U' || uplo == 'L'; break;
+        case 't': ok = trans == 'N' || trans == 'T' || trans == 'C'; break;
+        case 'd': ok = diag == 'N' || diag == 'U'; break;
+        case 'm': ok = g->m >= 0; break;
+        case 'n': ok = g->n >= 0; break;
+        case 'r': ok = g->nrhs >= 0; break;
+        case 'a': ok = g->lda >= max1(rows_a); break;
+        case 'b': ok = g->ldb >= max1(rows_b); break;
+        case 'w': ok = g->lwork >= max1(g->n) || g->lwork == -1; break;
+        }
+        if (!ok)
+            return -checks[g->op].pos[i];
+    }
+    return 0;
 }
 
-static char up(char c) { return (char)toupper((unsigned char)c); }
-static int is_uplo(char c) { return c == 'U' || c == 'L'; }
-static int is_trans(char c) { return c == 'N' || c == 'T' || c == 'C'; }
-static int is_diag(char c) { return c == 'N' || c == 'U'; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
+/* The check of an entry of this file: info = -i and OZBLAS_ERR_INVALID_ARGUMENT, or 0. */
+#define CHECK(...)                                                    \
+    do {                                                              \
+        oz_lapack_args g_ = {__VA_ARGS__};                            \
+        *info = oz_lapack_check(&g_);                                 \
+        if (*info)                                                    \
+            return OZBLAS_ERR_INVALID_ARGUMENT;                       \
+    } while (0)
 
 /* Each entry: checks, then BEGIN (returns early without a host LAPACK), the work, END. */
 #define BEGIN_INV(cplx, n, flops, inverse)                                               \
@@ -127,13 +172,7 @@ static ozblas_status getrf_body(ozblas_context *ctx, int cplx, int64_t m, int64_
                                 int64_t lda, int64_t *ipiv, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    *info = 0;
-    if (m < 0)
-        return bad_arg(info, 1);
-    if (n < 0)
-        return bad_arg(info, 2);
-    if (lda < max1(m))
-        return bad_arg(info, 4);
+    CHECK(.op = OZ_LF_GETRF, .m = m, .n = n, .lda = lda);
     BEGIN(cplx, m < n ? m : n, oz_lapack_flops(OZ_LF_GETRF, cplx, m, n, 0))
     lx_getrf(&x, m, n, A, lda, ipiv, info);
     END();
@@ -144,20 +183,9 @@ static ozblas_status getrs_body(ozblas_context *ctx, int cplx, char trans, int64
                                 double *B, int64_t ldb, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    *info = 0;
-    trans = up(trans);
-    if (!is_trans(trans))
-        return bad_arg(info, 1);
-    if (n < 0)
-        return bad_arg(info, 2);
-    if (nrhs < 0)
-        return bad_arg(info, 3);
-    if (lda < max1(n))
-        return bad_arg(info, 5);
-    if (ldb < max1(n))
-        return bad_arg(info, 8);
+    CHECK(.op = OZ_LF_GETRS, .trans = trans, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb);
     BEGIN(cplx, n, oz_lapack_flops(OZ_LF_GETRS, cplx, n, n, nrhs))
-    lx_getrs(&x, trans, n, nrhs, A, lda, ipiv, B, ldb);
+    lx_getrs(&x, up(trans), n, nrhs, A, lda, ipiv, B, ldb);
     END();
 }
 
@@ -166,15 +194,7 @@ static ozblas_status gesv_body(ozblas_context *ctx, int cplx, int64_t n, int64_t
                                int64_t nb, const ozblas_options *opt,
                                ozblas_lapack_report *report)
 {
-    *info = 0;
-    if (n < 0)
-        return bad_arg(info, 1);
-    if (nrhs < 0)
-        return bad_arg(info, 2);
-    if (lda < max1(n))
-        return bad_arg(info, 4);
-    if (ldb < max1(n))
-        return bad_arg(info, 7);
+    CHECK(.op = OZ_LF_GESV, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb);
     BEGIN(cplx, n, oz_lapack_flops(OZ_LF_GESV, cplx, n, n, nrhs))
     lx_getrf(&x, n, n, A, lda, ipiv, info);
     if (*info == 0)
@@ -186,93 +206,39 @@ static ozblas_status getri_body(ozblas_context *ctx, int cplx, int64_t n, double
                                 const int64_t *ipiv, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    *info = 0;
-    if (n < 0)
-        return bad_arg(info, 1);
-    if (lda < max1(n))
-        return bad_arg(info, 3);
+    CHECK(.op = OZ_LF_GETRI, .n = n, .lda = lda, .lwork = max1(n)); /* workspace is ours */
     BEGIN_INV(cplx, n, oz_lapack_flops(OZ_LF_GETRI, cplx, n, n, 0), 1)
     lx_getri(&x, n, A, lda, ipiv, info);
     END();
 }
 
-static ozblas_status potrf_body(ozblas_context *ctx, int cplx, char uplo, int64_t n, double *A,
-                                int64_t lda, int64_t *info, int64_t nb,
+/* potrf and potri */
+static ozblas_status potrf_body(ozblas_context *ctx, int cplx, int op, char uplo, int64_t n,
+                                double *A, int64_t lda, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    *info = 0;
-    uplo = up(uplo);
-    if (!is_uplo(uplo))
-        return bad_arg(info, 1);
-    if (n < 0)
-        return bad_arg(info, 2);
-    if (lda < max1(n))
-        return bad_arg(info, 4);
-    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_POTRF, cplx, n, n, 0))
-    lx_potrf(&x, uplo, n, A, lda, info);
+    CHECK(.op = op, .uplo = uplo, .n = n, .lda = lda);
+    BEGIN(cplx, n, oz_lapack_flops(op, cplx, n, n, 0))
+    if (op == OZ_LF_POTRF)
+        lx_potrf(&x, up(uplo), n, A, lda, info);
+    else
+        lx_potri(&x, up(uplo), n, A, lda, info);
     END();
 }
 
-static ozblas_status potrs_body(ozblas_context *ctx, int cplx, char uplo, int64_t n,
-                                int64_t nrhs, const double *A, int64_t lda, double *B,
-                                int64_t ldb, int64_t *info, int64_t nb,
-                                const ozblas_options *opt, ozblas_lapack_report *report)
+/* potrs and posv */
+static ozblas_status potrs_body(ozblas_context *ctx, int cplx, int op, char uplo, int64_t n,
+                                int64_t nrhs, double *A, int64_t lda, double *B, int64_t ldb,
+                                int64_t *info, int64_t nb, const ozblas_options *opt,
+                                ozblas_lapack_report *report)
 {
-    *info = 0;
+    CHECK(.op = op, .uplo = uplo, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb);
+    BEGIN(cplx, n, oz_lapack_flops(op, cplx, n, n, nrhs))
     uplo = up(uplo);
-    if (!is_uplo(uplo))
-        return bad_arg(info, 1);
-    if (n < 0)
-        return bad_arg(info, 2);
-    if (nrhs < 0)
-        return bad_arg(info, 3);
-    if (lda < max1(n))
-        return bad_arg(info, 5);
-    if (ldb < max1(n))
-        return bad_arg(info, 7);
-    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_POTRS, cplx, n, n, nrhs))
-    lx_potrs(&x, uplo, n, nrhs, A, lda, B, ldb);
-    END();
-}
-
-static ozblas_status posv_body(ozblas_context *ctx, int cplx, char uplo, int64_t n, int64_t nrhs,
-                               double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
-                               int64_t nb, const ozblas_options *opt,
-                               ozblas_lapack_report *report)
-{
-    *info = 0;
-    uplo = up(uplo);
-    if (!is_uplo(uplo))
-        return bad_arg(info, 1);
-    if (n < 0)
-        return bad_arg(info, 2);
-    if (nrhs < 0)
-        return bad_arg(info, 3);
-    if (lda < max1(n))
-        return bad_arg(info, 5);
-    if (ldb < max1(n))
-        return bad_arg(info, 7);
-    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_POSV, cplx, n, n, nrhs))
-    lx_potrf(&x, uplo, n, A, lda, info);
+    if (op == OZ_LF_POSV)
+        lx_potrf(&x, uplo, n, A, lda, info);
     if (*info == 0)
         lx_potrs(&x, uplo, n, nrhs, A, lda, B, ldb);
-    END();
-}
-
-static ozblas_status potri_body(ozblas_context *ctx, int cplx, char uplo, int64_t n, double *A,
-                                int64_t lda, int64_t *info, int64_t nb,
-                                const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    *info = 0;
-    uplo = up(uplo);
-    if (!is_uplo(uplo))
-        return bad_arg(info, 1);
-    if (n < 0)
-        return bad_arg(info, 2);
-    if (lda < max1(n))
-        return bad_arg(info, 4);
-    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_POTRI, cplx, n, n, 0))
-    lx_potri(&x, uplo, n, A, lda, info);
     END();
 }
 
@@ -280,19 +246,9 @@ static ozblas_status trtri_body(ozblas_context *ctx, int cplx, char uplo, char d
                                 double *A, int64_t lda, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    *info = 0;
-    uplo = up(uplo);
-    diag = up(diag);
-    if (!is_uplo(uplo))
-        return bad_arg(info, 1);
-    if (!is_diag(diag))
-        return bad_arg(info, 2);
-    if (n < 0)
-        return bad_arg(info, 3);
-    if (lda < max1(n))
-        return bad_arg(info, 5);
+    CHECK(.op = OZ_LF_TRTRI, .uplo = uplo, .diag = diag, .n = n, .lda = lda);
     BEGIN(cplx, n, oz_lapack_flops(OZ_LF_TRTRI, cplx, n, n, 0))
-    lx_trtri(&x, uplo, diag, n, A, lda, info);
+    lx_trtri(&x, up(uplo), up(diag), n, A, lda, info);
     END();
 }
 
@@ -302,71 +258,36 @@ static ozblas_status trtrs_body(ozblas_context *ctx, int cplx, char uplo, char t
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
     static const double one[2] = {1.0, 0.0};
-    *info = 0;
-    uplo = up(uplo);
-    trans = up(trans);
-    diag = up(diag);
-    if (!is_uplo(uplo))
-        return bad_arg(info, 1);
-    if (!is_trans(trans))
-        return bad_arg(info, 2);
-    if (!is_diag(diag))
-        return bad_arg(info, 3);
-    if (n < 0)
-        return bad_arg(info, 4);
-    if (nrhs < 0)
-        return bad_arg(info, 5);
-    if (lda < max1(n))
-        return bad_arg(info, 7);
-    if (ldb < max1(n))
-        return bad_arg(info, 9);
+    CHECK(.op = OZ_LF_TRTRS, .uplo = uplo, .trans = trans, .diag = diag, .n = n, .nrhs = nrhs,
+          .lda = lda, .ldb = ldb);
     BEGIN(cplx, n, oz_lapack_flops(OZ_LF_TRTRS, cplx, n, n, nrhs))
-    if (diag == 'N')
+    if (up(diag) == 'N')
         *info = lx_zero_diagonal(&x, n, A, lda);
     if (!*info)
-        lx_trsm(&x, 'L', uplo, trans, diag, n, nrhs, one, A, lda, B, ldb);
+        lx_trsm(&x, 'L', up(uplo), up(trans), up(diag), n, nrhs, one, A, lda, B, ldb);
     END();
 }
 
-/* trsm and trmm: xerbla's numbering (side 1, uplo 2, transa 3, diag 4, m 5, n 6, lda 9,
- * ldb 11). */
+/* trsm and trmm */
 static ozblas_status tr3_body(ozblas_context *ctx, int cplx, int mult, char side, char uplo,
                               char ta, char diag, int64_t m, int64_t n, const double *alpha,
                               const double *A, int64_t lda, double *B, int64_t ldb,
                               int64_t *info, int64_t nb, const ozblas_options *opt,
                               ozblas_lapack_report *report)
 {
-    *info = 0;
+    CHECK(.op = OZ_LF_TRSM, .side = side, .uplo = uplo, .trans = ta, .diag = diag, .m = m,
+          .n = n, .lda = lda, .ldb = ldb);
     side = up(side);
-    uplo = up(uplo);
-    ta = up(ta);
-    diag = up(diag);
-    if (side != 'L' && side != 'R')
-        return bad_arg(info, 1);
-    if (!is_uplo(uplo))
-        return bad_arg(info, 2);
-    if (!is_trans(ta))
-        return bad_arg(info, 3);
-    if (!is_diag(diag))
-        return bad_arg(info, 4);
-    if (m < 0)
-        return bad_arg(info, 5);
-    if (n < 0)
-        return bad_arg(info, 6);
     int64_t K = side == 'L' ? m : n;
-    if (lda < max1(K))
-        return bad_arg(info, 9);
-    if (ldb < max1(m))
-        return bad_arg(info, 11);
     BEGIN(cplx, K, oz_lapack_flops(OZ_LF_TRSM, cplx, m, n, K))
     if (m > 0 && n > 0 && alpha[0] == 0.0 && (!cplx || alpha[1] == 0.0)) {
         int w = cplx ? 2 : 1; /* BLAS: alpha = 0 sets B to zero, A not referenced */
         for (int64_t j = 0; j < n; j++)
             memset(B + w * j * ldb, 0, sizeof(double) * (size_t)(w * m));
     } else if (mult)
-        lx_trmm(&x, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+        lx_trmm(&x, side, up(uplo), up(ta), up(diag), m, n, alpha, A, lda, B, ldb);
     else
-        lx_trsm(&x, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+        lx_trsm(&x, side, up(uplo), up(ta), up(diag), m, n, alpha, A, lda, B, ldb);
     END();
 }
 
@@ -426,49 +347,51 @@ ozblas_status ozblas_dpotrf(ozblas_context *ctx, char uplo, int64_t n, double *A
                             int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return potrf_body(ctx, 0, uplo, n, A, lda, info, nb, opt, report);
+    return potrf_body(ctx, 0, OZ_LF_POTRF, uplo, n, A, lda, info, nb, opt, report);
 }
 ozblas_status ozblas_zpotrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
                             int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return potrf_body(ctx, 1, uplo, n, A, lda, info, nb, opt, report);
+    return potrf_body(ctx, 1, OZ_LF_POTRF, uplo, n, A, lda, info, nb, opt, report);
 }
 ozblas_status ozblas_dpotrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,
                             const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
                             int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return potrs_body(ctx, 0, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+    return potrs_body(ctx, 0, OZ_LF_POTRS, uplo, n, nrhs, (double *)A, lda, B, ldb, info, nb, opt,
+                      report);
 }
 ozblas_status ozblas_zpotrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,
                             const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
                             int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return potrs_body(ctx, 1, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+    return potrs_body(ctx, 1, OZ_LF_POTRS, uplo, n, nrhs, (double *)A, lda, B, ldb, info, nb, opt,
+                      report);
 }
 ozblas_status ozblas_dposv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
                            int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return posv_body(ctx, 0, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+    return potrs_body(ctx, 0, OZ_LF_POSV, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
 }
 ozblas_status ozblas_zposv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
                            int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return posv_body(ctx, 1, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+    return potrs_body(ctx, 1, OZ_LF_POSV, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
 }
 ozblas_status ozblas_dpotri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
                             int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return potri_body(ctx, 0, uplo, n, A, lda, info, nb, opt, report);
+    return potrf_body(ctx, 0, OZ_LF_POTRI, uplo, n, A, lda, info, nb, opt, report);
 }
 ozblas_status ozblas_zpotri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
                             int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return potri_body(ctx, 1, uplo, n, A, lda, info, nb, opt, report);
+    return potrf_body(ctx, 1, OZ_LF_POTRI, uplo, n, A, lda, info, nb, opt, report);
 }
 ozblas_status ozblas_dtrtri(ozblas_context *ctx, char uplo, char diag, int64_t n, double *A,
                             int64_t lda, int64_t *info, int64_t nb, const ozblas_options *opt,

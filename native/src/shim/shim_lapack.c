@@ -32,9 +32,6 @@ typedef struct {
 
 static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
 static char up(char c) { return (char)toupper((unsigned char)c); }
-static int is_uplo(char c) { return up(c) == 'U' || up(c) == 'L'; }
-static int is_trans(char c) { return up(c) == 'N' || up(c) == 'T' || up(c) == 'C'; }
-static int is_diag(char c) { return up(c) == 'N' || up(c) == 'U'; }
 
 /* The decision: 1 when the driver is to run; 0 with the route (quick or native) set. */
 static int lap_start(lap_call *L, int cplx, int op, int64_t m, int64_t n, int64_t nrhs, int bad,
@@ -167,7 +164,7 @@ static int h_getrf(lap_call *L, int cplx, int64_t m, int64_t n, double *A, int64
                    void *ipiv, int wide, int64_t *info)
 {
     int64_t mn = m < n ? m : n;
-    int bad = m < 0 || n < 0 || lda < max1(m);
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_GETRF, .m = m, .n = n, .lda = lda}) != 0;
     if (!lap_start(L, cplx, OZ_LF_GETRF, m, n, 0, bad, mn == 0) ||
         !lap_finite(L, cplx, 'A', m, n, A, lda))
         return 0;
@@ -184,7 +181,8 @@ static int h_getrs(lap_call *L, int cplx, char trans, int64_t n, int64_t nrhs, c
                    int64_t lda, const void *ipiv, int wide, double *B, int64_t ldb,
                    int64_t *info)
 {
-    int bad = !is_trans(trans) || n < 0 || nrhs < 0 || lda < max1(n) || ldb < max1(n);
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_GETRS, .trans = trans, .n = n,
+                                                 .nrhs = nrhs, .lda = lda, .ldb = ldb}) != 0;
     if (!lap_start(L, cplx, OZ_LF_GETRS, n, n, nrhs, bad, n == 0 || nrhs == 0) ||
         !lap_finite(L, cplx, 'A', n, n, A, lda) || !lap_finite(L, cplx, 'A', n, nrhs, B, ldb))
         return 0;
@@ -199,7 +197,8 @@ static int h_getrs(lap_call *L, int cplx, char trans, int64_t n, int64_t nrhs, c
 static int h_gesv(lap_call *L, int cplx, int64_t n, int64_t nrhs, double *A, int64_t lda,
                   void *ipiv, int wide, double *B, int64_t ldb, int64_t *info)
 {
-    int bad = n < 0 || nrhs < 0 || lda < max1(n) || ldb < max1(n);
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_GESV, .n = n, .nrhs = nrhs,
+                                                 .lda = lda, .ldb = ldb}) != 0;
     if (!lap_start(L, cplx, OZ_LF_GESV, n, n, nrhs, bad, n == 0) ||
         !lap_finite(L, cplx, 'A', n, n, A, lda) || !lap_finite(L, cplx, 'A', n, nrhs, B, ldb))
         return 0;
@@ -215,7 +214,8 @@ static int h_gesv(lap_call *L, int cplx, int64_t n, int64_t nrhs, double *A, int
 static int h_getri(lap_call *L, int cplx, int64_t n, double *A, int64_t lda, const void *ipiv,
                    int wide, double *work, int64_t lwork, int64_t *info)
 {
-    int bad = n < 0 || lda < max1(n) || (lwork < max1(n) && lwork != -1);
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_GETRI, .n = n, .lda = lda,
+                                                 .lwork = lwork}) != 0;
     if (!lap_start(L, cplx, OZ_LF_GETRI, n, n, 0, bad, n == 0))
         return 0;
     if (lwork == -1) {
@@ -241,7 +241,7 @@ static int h_getri(lap_call *L, int cplx, int64_t n, double *A, int64_t lda, con
 static int h_potrf(lap_call *L, int cplx, int op, char uplo, int64_t n, double *A, int64_t lda,
                    int64_t *info)
 {
-    int bad = !is_uplo(uplo) || n < 0 || lda < max1(n);
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = op, .uplo = uplo, .n = n, .lda = lda}) != 0;
     if (!lap_start(L, cplx, op, n, n, 0, bad, n == 0) ||
         !lap_finite(L, cplx, uplo, n, n, A, lda))
         return 0;
@@ -256,7 +256,8 @@ static int h_potrf(lap_call *L, int cplx, int op, char uplo, int64_t n, double *
 static int h_potrs(lap_call *L, int cplx, int op, char uplo, int64_t n, int64_t nrhs, double *A,
                    int64_t lda, double *B, int64_t ldb, int64_t *info)
 {
-    int bad = !is_uplo(uplo) || n < 0 || nrhs < 0 || lda < max1(n) || ldb < max1(n);
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = op, .uplo = uplo, .n = n, .nrhs = nrhs,
+                                                 .lda = lda, .ldb = ldb}) != 0;
     int quick = n == 0 || (op == OZ_LF_POTRS && nrhs == 0);
     if (!lap_start(L, cplx, op, n, n, nrhs, bad, quick) ||
         !lap_finite(L, cplx, uplo, n, n, A, lda) || !lap_finite(L, cplx, 'A', n, nrhs, B, ldb))
@@ -271,7 +272,8 @@ static int h_potrs(lap_call *L, int cplx, int op, char uplo, int64_t n, int64_t 
 static int h_trtri(lap_call *L, int cplx, char uplo, char diag, int64_t n, double *A,
                    int64_t lda, int64_t *info)
 {
-    int bad = !is_uplo(uplo) || !is_diag(diag) || n < 0 || lda < max1(n);
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_TRTRI, .uplo = uplo, .diag = diag,
+                                                 .n = n, .lda = lda}) != 0;
     if (!lap_start(L, cplx, OZ_LF_TRTRI, n, n, 0, bad, n == 0) ||
         !lap_finite(L, cplx, uplo, n, n, A, lda))
         return 0;
@@ -283,8 +285,9 @@ static int h_trtrs(lap_call *L, int cplx, char uplo, char trans, char diag, int6
                    int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
                    int64_t *info)
 {
-    int bad = !is_uplo(uplo) || !is_trans(trans) || !is_diag(diag) || n < 0 || nrhs < 0 ||
-              lda < max1(n) || ldb < max1(n);
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_TRTRS, .uplo = uplo, .trans = trans,
+                                                 .diag = diag, .n = n, .nrhs = nrhs, .lda = lda,
+                                                 .ldb = ldb}) != 0;
     if (!lap_start(L, cplx, OZ_LF_TRTRS, n, n, nrhs, bad, n == 0 || nrhs == 0) ||
         !lap_finite(L, cplx, uplo, n, n, A, lda) || !lap_finite(L, cplx, 'A', n, nrhs, B, ldb))
         return 0;
@@ -299,8 +302,9 @@ static int h_tr3(lap_call *L, int cplx, int mult, char side, char uplo, char ta,
                  double *B, int64_t ldb)
 {
     int64_t K = side == 'L' ? m : n, info = 0;
-    int bad = (side != 'L' && side != 'R') || !is_uplo(uplo) || !is_trans(ta) || !is_diag(diag) ||
-              m < 0 || n < 0 || lda < max1(K) || ldb < max1(m);
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_TRSM, .side = side, .uplo = uplo,
+                                                 .trans = ta, .diag = diag, .m = m, .n = n,
+                                                 .lda = lda, .ldb = ldb}) != 0;
     int azero = alpha[0] == 0.0 && (!cplx || alpha[1] == 0.0);
     if (!lap_start(L, cplx, OZ_LF_TRSM, m, n, K, bad, m == 0 || n == 0))
         return 0;
