@@ -25,9 +25,9 @@ static const struct {
     {"", "_", 0},
 };
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *fn[2][F_N]; /* [complex][routine] */
-static int ilp64, ready;
+static int ilp64, ready; /* ready: atomic, set once the set is complete */
 
 static void find(void)
 {
@@ -47,16 +47,22 @@ static void find(void)
                 for (int r = 0; r < F_N; r++)
                     fn[c][r] = got[c][r];
             ilp64 = families[f].ilp64;
-            ready = 1;
+            __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
             return;
         }
     }
 }
 
+/* Looked up again while none is found: a LAPACK may be loaded after the first call. */
 int oz_real_lapack_ready(void)
 {
-    pthread_once(&once, find);
-    return ready;
+    if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+        return 1;
+    pthread_mutex_lock(&lock);
+    if (!ready)
+        find();
+    pthread_mutex_unlock(&lock);
+    return __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
 }
 
 /* Integer arguments: LP64 routines take int32_t. Sizes here are panel and block sizes of
