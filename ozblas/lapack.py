@@ -20,9 +20,9 @@ import threading
 
 import numpy as np
 
-from . import config
+from . import _constants, config
 from ._native import OzblasError, ffi, lib
-from .api import _METHOD_NAME, _EXECUTOR_NAME, _context, _on_device, _options
+from .api import _context, _on_device, _options
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
            "trtrs", "trsm", "trmm", "last_report"]
@@ -40,7 +40,7 @@ def _report(r) -> dict:
     return {
         "nb": r.nb, "products": r.products, "emulated": r.emulated, "flops": r.flops,
         "product_flops": r.product_flops, "emulated_flops": r.emulated_flops,
-        "method": _METHOD_NAME[r.method], "executor": _EXECUTOR_NAME[r.executor],
+        "method": _constants.METHODS[r.method], "executor": _constants.EXECUTORS[r.executor],
         "moduli": (r.min_moduli, r.max_moduli) if r.max_moduli else None,
         "bound": r.max_bound if r.max_bound >= 0 else None, "seconds": r.seconds,
     }
@@ -99,7 +99,7 @@ def _call(fn, *args, opts):
 
 def _opts(kw):
     nb = kw.pop("nb", None)
-    nb = config.parse_lapack_nb(nb) if nb is not None else config.from_env().lapack_nb
+    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else config.from_env().lapack_nb
     o = _options(kw.pop("method", None), kw.pop("moduli", None), kw.pop("scaling", None),
                  kw.pop("executor", None), kw.pop("threads", None), kw.pop("slices", None),
                  kw.pop("variant", None))
@@ -301,7 +301,7 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
         raise ValueError(f"n={n!r} is not valid; accepted: a positive integer")
     p = policy._profile(profile)
     ex = 2 if p.has_device else 1
-    nb = config.parse_lapack_nb(nb) if nb is not None else (config.from_env().lapack_nb or
+    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
                                                             int(lib.ozblas_lapack_block_size(n, ex)))
     whole = policy.choose(n, n, n, dtype, "host", p)
     half = 0.5 if routine == "potrf" else 1.0

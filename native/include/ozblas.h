@@ -63,7 +63,7 @@ typedef enum {
 typedef enum {
     OZBLAS_EXECUTOR_AUTO = 0,  /* CUDA when present and usable, otherwise the CPU */
     OZBLAS_EXECUTOR_CPU = 1,   /* host threads; integer products through the host BLAS */
-    OZBLAS_EXECUTOR_CUDA = 2   /* INT8 tensor cores through cuBLAS (not built in this version) */
+    OZBLAS_EXECUTOR_CUDA = 2   /* INT8 tensor cores through cuBLAS (built when nvcc was found) */
 } ozblas_executor;
 
 /* Why an emulated call was computed natively instead. */
@@ -78,6 +78,21 @@ typedef enum {
                                            meets DGEMM-level accuracy for these inputs */
 } ozblas_fallback;
 
+/* The phases of an emulated call: indices of ozblas_report.phase_seconds. An executor that
+ * fuses phases into one kernel reports its time under the first phase it covers and zero
+ * for the others (calibration fits the sum). */
+typedef enum {
+    OZBLAS_PHASE_STATS = 0,        /* Ozaki II: statistics, scaling bounds, automatic precision;
+                                      Ozaki I: unused */
+    OZBLAS_PHASE_SPLIT = 1,        /* Ozaki II: scaling and residues; Ozaki I: statistics and slices */
+    OZBLAS_PHASE_INT_PRODUCTS = 2, /* the exact integer products */
+    OZBLAS_PHASE_REDUCTION = 3,    /* Ozaki II: modular reduction; Ozaki I: slice product
+                                      conversion and exact block sums */
+    OZBLAS_PHASE_FINAL = 4,        /* Ozaki II: CRT and the BLAS update; Ozaki I: FP64
+                                      accumulation and the BLAS update */
+    OZBLAS_PHASE_COUNT = 5
+} ozblas_phase;
+
 /* Per-call options. ozblas_options_init() fills the defaults; ozblas_options_from_env()
  * fills them from the OZBLAS_* environment variables. */
 typedef struct {
@@ -86,8 +101,8 @@ typedef struct {
                        error bound for the inputs of the call is DGEMM-level) */
     int scaling;    /* an ozblas_scaling */
     int executor;   /* an ozblas_executor */
-    int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N) */
-    int threads;    /* CPU executor threads; 0 = all cores */
+    int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N), 0..1023 */
+    int threads;    /* CPU executor threads, 1..4096; 0 = all cores */
     int slices;     /* Ozaki I slice count, 2..20 */
     int ozaki1_variant; /* an ozblas_ozaki1_variant */
     void *stream;   /* CUDA executor: the cudaStream_t to run on (NULL = the legacy default
@@ -113,13 +128,13 @@ typedef struct {
     double bound;    /* automatic precision: bound of max_ij |C^ - op(A)op(B)|_ij / (|op(A)||op(B)|)_ij
                         before alpha and beta are applied (the count's, or the maximum count's
                         after an ACCURACY fallback); -1 when not computed */
-    double phase_seconds[5]; /* Ozaki II: 0 stats and scaling bounds, 1 scaling and residues,
-                                2 integer products, 3 modular reduction, 4 CRT and update
-                                (device-event timed on CUDA; zeros when not measured) */
+    double phase_seconds[5]; /* seconds per ozblas_phase (OZBLAS_PHASE_COUNT of them;
+                                device-event timed on CUDA; zeros when not measured) */
 } ozblas_report;
 
-/* A context: reusable workspace and cached tables. Thread-safe: several threads may use
- * one context at once. */
+/* A context: a handle for state a later version may keep per caller (today it holds none:
+ * executors keep their workspaces per thread and device). Thread-safe: several threads may
+ * use one context at once. */
 typedef struct ozblas_context ozblas_context;
 
 ozblas_status ozblas_context_create(ozblas_context **ctx);
@@ -131,6 +146,50 @@ void ozblas_options_init(ozblas_options *opt);
  * On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT and writes a message naming the
  * variable, the value and the accepted values into err (if err_len > 0); opt keeps defaults. */
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len);
+
+/* ---- Configuration (core/config.c): every OZBLAS_* variable, parsed in one place ----------
+ * One row per variable; the Python package reads them from here (ozblas.config). */
+/* The kind of value a variable takes. */
+typedef enum {
+    OZBLAS_SETTING_TOKEN = 0,  /* one of the names the accepted text lists */
+    OZBLAS_SETTING_INT = 1,    /* an integer in bounds (for counts also "auto", meaning 0) */
+    OZBLAS_SETTING_SWITCH = 2, /* 0 or 1 */
+    OZBLAS_SETTING_DEVICE = 3, /* auto, cpu, cuda or cuda:N */
+    OZBLAS_SETTING_PATH = 4    /* a path (OZBLAS_TRACE also "-") */
+} ozblas_setting_kind;
+
+typedef struct {
+    const char *name;          /* "OZBLAS_METHOD", ... */
+    const char *keyword;       /* the Python keyword that sets it ("method", ...) */
+    int kind;                  /* an ozblas_setting_kind */
+    const char *tokens;        /* the names accepted, space separated (NULL: none); a name's
+                                  index is its value (counts: "auto" means 0) */
+    int64_t lo, hi;            /* bounds of an integer or of N in cuda:N */
+    const char *accepted;      /* the accepted values, as a message tells them */
+    const char *default_value; /* the value an unset or empty variable means ("": none) */
+    const char *meaning;       /* one line */
+} ozblas_variable;
+
+/* One parsed value. */
+typedef struct {
+    int64_t value;   /* the integer; for a named value its index in the accepted list, which
+                        is the C enum's value (an ozblas_method, ozblas_scaling,
+                        ozblas_ozaki1_variant, ozblas_executor); "auto" counts give 0 */
+    int64_t device;  /* OZBLAS_DEVICE: N of cuda:N (0 otherwise) */
+    char text[1024]; /* the value as given; OZBLAS_TRACE: a relative path made absolute */
+} ozblas_setting;
+
+int ozblas_config_count(void);
+/* The i-th variable (0 <= i < count), NULL out of range. */
+const ozblas_variable *ozblas_config_variable(int i);
+/* Parses the value_len bytes at value for the variable name (exact: lower-case names, ASCII
+ * digits, no spaces, no NUL byte; NULL or length 0 gives the default). label names the value
+ * in the message (a keyword such as "moduli"; NULL: the variable). Returns
+ * OZBLAS_ERR_INVALID_ARGUMENT for a bad value or an unknown name, with a message naming
+ * label, the value and the accepted values in err. */
+ozblas_status ozblas_config_parse(const char *name, const char *value, size_t value_len,
+                                  const char *label, ozblas_setting *out, char *err,
+                                  size_t err_len);
 
 /* C := alpha * op(A) * op(B) + beta * C, column-major, op 'N', 'T' or 'C' (either case).
  * beta == 0 never reads C. report may be NULL. */
@@ -427,6 +486,12 @@ int ozblas_policy_planning_slices(void);
 int ozblas_policy_estimate(const ozblas_profile *p, int is_complex, int64_t m, int64_t n,
                            int64_t k, int on_device, int moduli, int slices,
                            ozblas_candidate *out, int max_out);
+/* The executors that may compete for a call under method auto, as a mask (bit
+ * 1 << OZBLAS_EXECUTOR_CPU, bit 1 << OZBLAS_EXECUTOR_CUDA; 0: none). executor: the one asked
+ * for (an ozblas_executor: auto lets both compete), on_device: an operand lives in device
+ * memory (only the CUDA executor reads it there), device_usable: a usable CUDA executor (or
+ * a profile with a device). The C API, the preload shim and ozblas.policy all ask this. */
+int ozblas_policy_executors(int executor, int on_device, int device_usable);
 /* Method auto's choice: the fastest candidate that meets the target, runs on an executor of
  * the mask (bit 1 << OZBLAS_EXECUTOR_CPU, bit 1 << OZBLAS_EXECUTOR_CUDA) and uses opt's
  * scaling, Ozaki I variant, moduli and slices (0: planning counts). p NULL: the local

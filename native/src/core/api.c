@@ -1,14 +1,14 @@
-/* The public entry points: argument checks, BLAS quick returns, method and executor choice,
- * fallback to native, the call report. One body serves DGEMM and ZGEMM. */
+/* The public entry points and the dispatcher: argument checks, BLAS quick returns, method
+ * and executor choice (method auto asks the policy once), the scheme drivers, the fallbacks
+ * to native and to the CPU executor, the call report. One body serves DGEMM and ZGEMM. */
 #include <ctype.h>
 #include <fenv.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "oz_internal.h"
+#include "phase_kernels.h"
 #include "../cuda/oz_cuda.h"
 
 #ifndef OZBLAS_VERSION
@@ -34,23 +34,6 @@ ozblas_status ozblas_context_create(ozblas_context **ctx)
 
 void ozblas_context_destroy(ozblas_context *ctx) { free(ctx); }
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static oz2_table tables[OZ2_MAX_MODULI + 1];
-static int table_ready[OZ2_MAX_MODULI + 1];
-
-const oz2_table *oz2_table_get(int n)
-{
-    if (n < 2 || n > OZ2_MAX_MODULI)
-        return NULL;
-    pthread_mutex_lock(&table_lock);
-    if (!table_ready[n]) {
-        oz2_table_init(&tables[n], n);
-        table_ready[n] = 1;
-    }
-    pthread_mutex_unlock(&table_lock);
-    return &tables[n];
-}
-
 int ozblas_ozaki2_max_moduli(void) { return OZ2_MAX_MODULI; }
 int ozblas_ozaki2_modulus(int index) { return oz2_modulus(index); }
 int ozblas_ozaki2_budget_bits(int n)
@@ -59,34 +42,7 @@ int ozblas_ozaki2_budget_bits(int n)
     return T ? T->budget : -1;
 }
 
-const oz_executor *oz_executor_get(int id)
-{
-    if (id == OZBLAS_EXECUTOR_CPU)
-        return &oz_cpu_executor;
-    if (id == OZBLAS_EXECUTOR_CUDA)
-        return oz_cuda_executor();
-    return NULL;
-}
-
-int ozblas_executor_available(int executor, char *why, size_t why_len)
-{
-    const oz_executor *e = oz_executor_get(executor);
-    if (!e) {
-        if (why && why_len)
-            snprintf(why, why_len, "not built into this library");
-        return 0;
-    }
-    return e->available(why, why_len);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* C := beta * C for the quick returns (alpha == 0 or k == 0); beta == 0 writes zeros. */
+/* C := beta * C for the quick return k == 0; beta == 0 writes zeros. */
 static void scale_c(const oz_gemm_call *c)
 {
     for (int64_t j = 0; j < c->n; j++)
@@ -108,20 +64,21 @@ static void scale_c(const oz_gemm_call *c)
 static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
                                const ozblas_options *opt_in, ozblas_report *rep_out);
 
-/* Method auto: the policy's choice (core/policy.c) on this machine's profile, among what the
- * executor at hand can run. With executor auto and a usable GPU both executors compete,
- * unless an operand lives in device memory (only the CUDA executor reads it there); an
- * executor asked for is kept. Returns the method and sets *ex to the executor chosen. */
+static int on_device(const oz_gemm_call *c)
+{
+    return oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) || oz_cuda_on_device(c->C);
+}
+
+/* Method auto: the policy's choice (core/policy.c) on this machine's profile among the
+ * executors that may compete (ozblas_policy_executors). Returns the method and sets *ex to
+ * the executor chosen. */
 static int auto_method(const oz_gemm_call *c, const ozblas_options *opt, const oz_executor **ex)
 {
     int cuda = (*ex)->id == OZBLAS_EXECUTOR_CUDA;
-    int on_device = cuda && (oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) ||
-                             oz_cuda_on_device(c->C));
-    int mask = 1 << (*ex)->id;
-    if (cuda && opt->executor == OZBLAS_EXECUTOR_AUTO && !on_device)
-        mask |= 1 << OZBLAS_EXECUTOR_CPU;
+    int dev = cuda && on_device(c);
+    int mask = ozblas_policy_executors(opt->executor, dev, cuda);
     ozblas_candidate ch;
-    if (ozblas_policy_decide(NULL, c->is_complex, c->m, c->n, c->k, on_device, mask, opt, &ch) !=
+    if (ozblas_policy_decide(NULL, c->is_complex, c->m, c->n, c->k, dev, mask, opt, &ch) !=
         OZBLAS_OK)
         return OZBLAS_METHOD_NATIVE;
     *ex = oz_executor_get(ch.executor);
@@ -149,10 +106,42 @@ static ozblas_status gemm(ozblas_context *ctx, oz_gemm_call *c, const ozblas_opt
     return st;
 }
 
+/* The emulated call on ex, by the scheme's driver. An executor short of device memory
+ * hands the call back: with host operands it runs on the CPU executor instead. */
+static ozblas_status emulate(const oz_executor **ex, int method, const oz_gemm_call *c,
+                             const ozblas_options *opt, ozblas_report *rep)
+{
+    ozblas_report start = *rep;
+    ozblas_status st = method == OZBLAS_METHOD_OZAKI2 ? oz_ozaki2(*ex, c, opt, rep)
+                                                      : oz_ozaki1(*ex, c, opt, rep);
+    if (st != OZ_ERR_DEVICE_MEMORY)
+        return st;
+    if (on_device(c))
+        return OZBLAS_ERR_DEVICE;
+    *ex = &oz_cpu_executor;
+    *rep = start;
+    rep->executor = OZBLAS_EXECUTOR_CPU;
+    return method == OZBLAS_METHOD_OZAKI2 ? oz_ozaki2(*ex, c, opt, rep)
+                                          : oz_ozaki1(*ex, c, opt, rep);
+}
+
+/* The native call on ex; as emulate() when ex is short of device memory. */
+static ozblas_status native(const oz_executor *ex, const oz_gemm_call *c,
+                            const ozblas_options *opt, ozblas_report *rep)
+{
+    ozblas_status st = ex->native(c, opt);
+    if (st != OZ_ERR_DEVICE_MEMORY)
+        return st;
+    if (on_device(c))
+        return OZBLAS_ERR_DEVICE;
+    rep->executor = OZBLAS_EXECUTOR_CPU;
+    return oz_cpu_executor.native(c, opt);
+}
+
 static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
                                const ozblas_options *opt_in, ozblas_report *rep_out)
 {
-    double t0 = now();
+    double t0 = oz_now();
     ozblas_report rep;
     memset(&rep, 0, sizeof rep);
     rep.bound = -1.0;
@@ -178,7 +167,8 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         opt.ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
         (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
         opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
-        opt.threads < 0)
+        opt.threads < 0 || opt.threads > OZ_MAX_THREADS || opt.device < 0 ||
+        opt.device > OZ_MAX_DEVICE)
         return OZBLAS_ERR_INVALID_ARGUMENT;
 
     const oz_executor *ex;
@@ -200,8 +190,12 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
     int beta_one = c->beta[0] == 1.0 && c->beta[1] == 0.0;
     if (c->m == 0 || c->n == 0 || ((alpha_zero || c->k == 0) && beta_one))
         goto out;
-    if (alpha_zero || c->k == 0) {
+    if (c->k == 0) {
         scale_c(c);
+        goto out;
+    }
+    if (alpha_zero) { /* as the host BLAS reads alpha = 0 (README "alpha = 0"): its routine */
+        st = native(ex, c, &opt, &rep);
         goto out;
     }
 
@@ -217,27 +211,27 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         if (method == OZBLAS_METHOD_OZAKI2) {
             rep.moduli = opt.moduli;
             rep.scaling = opt.scaling;
-            st = ex->ozaki2(c, opt.moduli ? oz2_table_get(opt.moduli) : NULL, &opt, &rep);
         } else {
             rep.slices = opt.slices;
             rep.ozaki1_variant = opt.ozaki1_variant;
-            if (ex->ozaki1)
-                st = ex->ozaki1(c, &opt, &rep);
-            else
-                rep.fallback = OZBLAS_FALLBACK_NOT_IMPLEMENTED;
         }
+        st = emulate(&ex, method, c, &opt, &rep);
         if (st == OZBLAS_OK && rep.fallback != OZBLAS_FALLBACK_NONE) {
+            /* A bound describes an emulated result; after an ACCURACY fallback the maximum
+             * count's says why, after any other there is none (the exponents defeated it). */
+            if (rep.fallback != OZBLAS_FALLBACK_ACCURACY)
+                rep.bound = -1.0;
             rep.method = OZBLAS_METHOD_NATIVE;
             rep.int_gemms = 0;
             rep.fp64_passes = 0;
             feclearexcept(FE_ALL_EXCEPT); /* the flags of the emulation's steps, not the caller's */
-            st = ex->native(c, &opt);
+            st = native(ex, c, &opt, &rep);
         }
     } else {
-        st = ex->native(c, &opt);
+        st = native(ex, c, &opt, &rep);
     }
 out:
-    rep.seconds = now() - t0;
+    rep.seconds = oz_now() - t0;
     if (rep_out)
         *rep_out = rep;
     return st;

@@ -8,7 +8,8 @@
 #include "ozblas.h"
 #include "../numerics/ozaki2.h"
 
-/* One GEMM call, arguments already checked; dimensions are nonzero and alpha != 0. */
+/* One GEMM call, arguments already checked; dimensions are nonzero, and alpha != 0 except
+ * for native() (which takes alpha = 0 calls: the host BLAS reads them its own way). */
 typedef struct {
     int is_complex;
     char transa, transb; /* 'N', 'T' or 'C', upper case */
@@ -23,28 +24,39 @@ typedef struct {
     int64_t ldc;
 } oz_gemm_call;
 
-/* An executor runs the numerical steps somewhere. The Ozaki II entry either computes C,
- * or sets report->fallback and returns OZBLAS_OK without touching C, in which case the
- * caller computes the call with native(). */
+/* An executor runs calls somewhere: natively, or the phases of the Ozaki schemes through
+ * its kernel table (core/phase_kernels.h), which the scheme drivers (core/driver_*.c) call.
+ * An executor never decides a fallback or calls another executor. */
+typedef struct oz_kernels oz_kernels;
 typedef struct {
     int id; /* an ozblas_executor */
     const char *name;
     int (*available)(char *why, size_t why_len);
     ozblas_status (*native)(const oz_gemm_call *call, const ozblas_options *opt);
-    ozblas_status (*ozaki2)(const oz_gemm_call *call, const oz2_table *T,
-                            const ozblas_options *opt, ozblas_report *report);
-    /* Ozaki I with opt->slices and opt->ozaki1_variant; same fallback contract as ozaki2.
-     * NULL when the executor does not implement it (the call then runs natively and the
-     * report says OZBLAS_FALLBACK_NOT_IMPLEMENTED). */
-    ozblas_status (*ozaki1)(const oz_gemm_call *call, const ozblas_options *opt,
-                            ozblas_report *report);
+    const oz_kernels *kernels;
 } oz_executor;
 
-#define OZ1_MAX_SLICES 20
+/* An executor's status for "not enough device memory for this call" (never returned by the
+ * API: the dispatcher runs such a call on the CPU when its operands are on the host). */
+#define OZ_ERR_DEVICE_MEMORY ((ozblas_status)100)
 
+#define OZ1_MAX_SLICES 20
+#define OZ_MAX_THREADS 4096 /* OZBLAS_NUM_THREADS / options.threads: more is a typo, not a machine */
+#define OZ_MAX_DEVICE 1023  /* the largest cuda:N ordinal accepted */
+
+/* core/executors.c: the executor of an ozblas_executor id; NULL when not built. */
+const oz_executor *oz_executor_get(int id);
 extern const oz_executor oz_cpu_executor;
-ozblas_status oz_cpu_ozaki1(const oz_gemm_call *call, const ozblas_options *opt, ozblas_report *report);
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */
+
+/* The scheme drivers (core/driver_ozaki2.c, core/driver_ozaki1.c): one call of Ozaki II
+ * (opt->moduli, 0: automatic) or Ozaki I (opt->slices, opt->ozaki1_variant) on executor ex.
+ * Either C is computed, or report->fallback is set and C is untouched (the dispatcher then
+ * computes the call natively). */
+ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *call,
+                        const ozblas_options *opt, ozblas_report *report);
+ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *call,
+                        const ozblas_options *opt, ozblas_report *report);
 
 /* core/config.c: OZBLAS_CUBLAS_LIB (NULL when unset) and OZBLAS_CUDA_VERBOSE. */
 const char *oz_env_cublas_lib(void);
@@ -85,18 +97,18 @@ typedef struct {
 } oz_lapack_args;
 OZ_SHIM_API int64_t oz_lapack_check(const oz_lapack_args *args);
 
-void oz2_table_init(oz2_table *T, int n);
+/* numerics/ozaki2_table.c: the moduli and CRT tables. */
 int oz2_modulus(int t);
-const oz2_table *oz2_table_get(int n); /* cached, thread-safe */
+const oz2_table *oz2_table_get(int n); /* cached, thread-safe; NULL outside 2..OZ2_MAX_MODULI */
 
-/* Host BLAS found among loaded objects (cpu/host_blas.c). */
+/* Host BLAS found among loaded objects (cpu/host_blas.c, through core/symbol_lookup.c). */
 typedef struct {
     void *sgemm, *dgemm, *zgemm; /* CBLAS entry points */
     int ilp64;                   /* integer arguments are int64_t */
     char path[512];
 } oz_host_blas;
 const oz_host_blas *oz_host_blas_get(void);
-/* The first definition of a symbol among the loaded objects, skipping every ozblas library
+/* core/symbol_lookup.c: the first definition of a symbol among the loaded objects, skipping every ozblas library
  * (libozblas.so, libozblas_preload.so: those that export oz_ozblas_library_marker).
  * NULL when none defines it. path (may be NULL) receives the defining object's path.
  * Thread-safe; not cached (callers cache). */

@@ -1,10 +1,13 @@
-/* Helpers shared by the CPU executor's methods (Ozaki I and Ozaki II). */
+/* The CPU executor's parts: its phase kernels (cpu_ozaki2.c: automatic precision's probe and
+ * Ozaki II; cpu_ozaki1.c: Ozaki I), collected into its kernel table by cpu_executor.c, and
+ * the helpers they share (cpu_common.c). */
 #ifndef OZ_CPU_COMMON_H
 #define OZ_CPU_COMMON_H
 
+#include <omp.h>
 #include <stdint.h>
 
-#include "../core/oz_internal.h"
+#include "../core/phase_kernels.h"
 
 /* OpenMP threads for a call: opt->threads, or all cores when 0. */
 int oz_cpu_threads(const ozblas_options *opt);
@@ -14,17 +17,34 @@ int oz_cpu_threads(const ozblas_options *opt);
 void oz_cpu_sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float *C);
 
-/* Automatic precision's per-call data (executor_cpu.c), for Ozaki I's slice count: per
- * row of op(A) / column of op(B) the exponent of the maximum, the smallest nonzero
- * exponent (INT_MAX: none) and the fixed-point 1-norm (numerics/ozaki2.h), and the lower
- * bound product of |A||B| (m x n). bad: Inf or NaN somewhere (nothing else is filled). */
+/* Phase times: each mark adds the time since the previous mark to one ozblas_phase. */
 typedef struct {
-    int *Ea, *emin_a, *Eb, *emin_b;
-    uint64_t *Na, *Nb;
-    double *Glo;
-    int bad;
-} oz_cpu_auto_data;
-ozblas_status oz_cpu_auto_data_get(int nt, const oz_gemm_call *c, oz_cpu_auto_data *d);
-void oz_cpu_auto_data_free(oz_cpu_auto_data *d);
+    double t;
+} oz_phase_clock;
+static inline void oz_phase_start(oz_phase_clock *k) { k->t = omp_get_wtime(); }
+static inline void oz_phase_mark(oz_phase_clock *k, ozblas_report *rep, int phase)
+{
+    double t = omp_get_wtime();
+    rep->phase_seconds[phase] += t - k->t;
+    k->t = t;
+}
+
+/* The kernels of core/phase_kernels.h (struct oz_kernels documents each). */
+ozblas_status oz_cpu_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
+                                int bound_product, void **probe, int *bad, int *products);
+ozblas_status oz_cpu_probe_bits(void *probe, const oz2_table *T);
+ozblas_status oz_cpu_probe_ratio(void *probe, int beta, int count, double *ratio);
+void oz_cpu_probe_sides(void *probe, oz_side *a, oz_side *b);
+void oz_cpu_probe_close(void *probe);
+ozblas_status oz_cpu_o2_open(const oz_gemm_call *c, const ozblas_options *opt,
+                             const oz2_table *T, void *probe, void **run, int *bad, oz_side *a,
+                             oz_side *b, ozblas_report *rep);
+ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep);
+void oz_cpu_o2_close(void *run);
+ozblas_status oz_cpu_o1_open(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta,
+                             void **run, int *bad, int *lost, oz_side *a, oz_side *b,
+                             ozblas_report *rep);
+ozblas_status oz_cpu_o1_products(void *run, int chunk, int terms, ozblas_report *rep);
+void oz_cpu_o1_close(void *run);
 
 #endif

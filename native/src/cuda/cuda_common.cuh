@@ -1,7 +1,8 @@
-/* Infrastructure shared by the CUDA executor's translation units (executor_cuda.cu: native
- * and Ozaki II, ozaki1_cuda.cu: Ozaki I). Internal: the non-inline functions declared here
- * are defined in executor_cuda.cu (state, call context, gemm_i8) and staging.cu (operands,
- * staging, tiling, timeline), with C++ linkage and hidden visibility.
+/* Infrastructure shared by the CUDA executor's translation units: cuda_device.cu (state,
+ * call context), cuda_native.cu (cuBLAS calls, gemm_i8, the executor), cuda_auto.cu
+ * (automatic precision's probe), cuda_ozaki2.cu and cuda_ozaki1.cu (the schemes' kernels),
+ * staging.cu (operands, staging, tiling, timeline). Internal: the non-inline functions
+ * declared here have C++ linkage and hidden visibility.
  *
  *   - per (thread, device) state: a cuBLAS handle, a cached workspace, events, copy streams
  *     and pinned staging chunks;
@@ -27,7 +28,7 @@
 #endif
 
 extern "C" {
-#include "../core/oz_internal.h"
+#include "../core/phase_kernels.h"
 }
 #include "cublas_dyn.h"
 
@@ -248,15 +249,29 @@ int mem_where(const void *p, int dev, int *pinned);
 oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
                          int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc);
 
-/* ---- entry points of the other translation units ------------------------------------------ */
+/* ---- the executor's parts in the other translation units ---------------------------------- */
 
-/* Automatic precision (executor_cuda.cu): the moduli count (o1_beta 0) or Ozaki I's slice
- * count (o1_beta its slice width) for this call; see its comment. */
-ozblas_status cuda_auto_count(const oz_gemm_call *c, const ozblas_options *opt,
-                              ozblas_report *rep, int o1_beta, int *count, double *ratio);
+/* cuda_device.cu: 1 when CUDA can run here (why: the reason when not). */
+int oz_cuda_available(char *why, size_t len);
 
-/* Ozaki I (ozaki1_cuda.cu): the oz_executor's ozaki1 entry. */
-ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozblas_report *rep);
+/* The kernels of core/phase_kernels.h (struct oz_kernels documents each): automatic
+ * precision's probe (cuda_auto.cu), Ozaki II (cuda_ozaki2.cu), Ozaki I (cuda_ozaki1.cu). */
+ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
+                              int bound_product, void **probe, int *bad, int *products);
+ozblas_status cuda_probe_bits(void *probe, const oz2_table *T);
+ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio);
+void cuda_probe_sides(void *probe, oz_side *a, oz_side *b);
+void cuda_probe_close(void *probe);
+ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, const oz2_table *T,
+                           void *probe, void **run, int *bad, oz_side *a, oz_side *b,
+                           ozblas_report *rep);
+ozblas_status cuda_o2_products(void *run, ozblas_report *rep);
+void cuda_o2_close(void *run);
+ozblas_status cuda_o1_open(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta,
+                           void **run, int *bad, int *lost, oz_side *a, oz_side *b,
+                           ozblas_report *rep);
+ozblas_status cuda_o1_products(void *run, int chunk, int terms, ozblas_report *rep);
+void cuda_o1_close(void *run);
 
 /* ---- error checking: each translation unit defines OZ_CUDA_FILE (its name) ------------------ */
 

@@ -1,7 +1,8 @@
 /* Ozaki II kernels of the CUDA executor: thin wrappers around the element functions of
- * numerics/ozaki2.h, laid out for coalesced access. Included by executor_cuda.cu only.
+ * numerics/ozaki2.h, laid out for coalesced access (through cuda_ozaki2.cuh: the non-template
+ * kernels are static, one copy per translation unit).
  *
- * Every value these kernels produce equals the CPU executor's (executor_cpu.c) bit for bit:
+ * Every value these kernels produce equals the CPU executor's (cpu/cpu_ozaki2.c) bit for bit:
  * the element functions are the same code, built without FMA contraction (-fmad=false),
  * and every reduction is an integer sum or a max/min, so its order does not matter.
  *
@@ -84,7 +85,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* E from amax, as the CPU's stats(): exponent of the largest |x|, 0 for a zero column. */
-__global__ void oz_k_exponents(const unsigned long long *amax, int *E, int64_t cols)
+static __global__ void oz_k_exponents(const unsigned long long *amax, int *E, int64_t cols)
 {
     int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= cols)
@@ -133,7 +134,7 @@ __global__ void __launch_bounds__(256)
         atomicAdd(S + q, s);
 }
 
-__global__ void oz_k_bits_fast(const unsigned long long *S, int *bits, int64_t cols,
+static __global__ void oz_k_bits_fast(const unsigned long long *S, int *bits, int64_t cols,
                                int half_budget)
 {
     int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -141,7 +142,7 @@ __global__ void oz_k_bits_fast(const unsigned long long *S, int *bits, int64_t c
         bits[q] = oz2_bits_fast(half_budget, (uint64_t)S[q]);
 }
 
-__global__ void oz_k_fill_int(int *x, int64_t n, int v)
+static __global__ void oz_k_fill_int(int *x, int64_t n, int v)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
@@ -230,14 +231,8 @@ __global__ void __launch_bounds__(256)
 
 /* ---- accurate scaling: bits from G = UA^T UB --------------------------------------------- */
 
-/* Bit length of v >= 0 (oz_bitlen64's value, with the count-leading-zeros instruction). */
-__device__ __forceinline__ int oz_bitlen_dev(long long v)
-{
-    return 64 - __clzll(v);
-}
-
 /* G64 (+)= G32 over the whole mpad x n matrix (k-blocks of the bound product). */
-__global__ void oz_k_acc64(const int *G32, long long *G64, int64_t total, int first)
+static __global__ void oz_k_acc64(const int *G32, long long *G64, int64_t total, int first)
 {
     int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (e < total)
@@ -296,14 +291,14 @@ __global__ void __launch_bounds__(256)
 /* ---- automatic precision ------------------------------------------------------------------ */
 
 /* G (+)= C32 over the mpad x npad lower-bound product (exact: integers below 2^53). */
-__global__ void oz_k_acc_lower(const int *C32, double *G, int64_t total, int first)
+static __global__ void oz_k_acc_lower(const int *C32, double *G, int64_t total, int first)
 {
     int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (e < total)
         G[e] = first ? (double)C32[e] : G[e] + (double)C32[e];
 }
 
-__global__ void oz_k_lower_combine(double *G1, const double *G2, int64_t total)
+static __global__ void oz_k_lower_combine(double *G1, const double *G2, int64_t total)
 {
     int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (e < total)
@@ -323,7 +318,7 @@ __device__ __forceinline__ double oz2_ratio_element(int cx, int alpha, int E, in
 /* max over C of oz2_bound_ratio (Ozaki II, beta 0) or oz1_bound_ratio (Ozaki I with
  * `count` slices of beta bits), into *out (bits of a nonnegative double, so the unsigned
  * order is the numeric order and atomicMax gives the CPU's exact max). */
-__global__ void __launch_bounds__(256)
+static __global__ void __launch_bounds__(256)
     oz_k_ratio(int cx, int beta, int count, int64_t k, int64_t m, int64_t total, int64_t mpad,
                const double *Glo, const int *Ea,
                const int *emin_a, const int *bits_a, const unsigned long long *Na, const int *Eb,

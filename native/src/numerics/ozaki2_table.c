@@ -1,4 +1,5 @@
 /* Ozaki II constants: the moduli and the CRT weights, computed once per moduli count. */
+#include <pthread.h>
 #include <string.h>
 
 #include "ozaki2.h"
@@ -39,7 +40,7 @@ static int limbs_bitlen(const uint32_t *x)
     return 0;
 }
 
-void oz2_table_init(oz2_table *T, int n)
+static void oz2_table_init(oz2_table *T, int n)
 {
     memset(T, 0, sizeof *T);
     T->n = n;
@@ -76,4 +77,21 @@ void oz2_table_init(oz2_table *T, int n)
     for (int i = OZ2_LIMBS - 1; i >= 0; i--)
         d = d * 4294967296.0 + (double)T->M[i];
     T->Md = d;
+}
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static oz2_table tables[OZ2_MAX_MODULI + 1];
+static int table_ready[OZ2_MAX_MODULI + 1];
+
+const oz2_table *oz2_table_get(int n)
+{
+    if (n < 2 || n > OZ2_MAX_MODULI)
+        return NULL;
+    pthread_mutex_lock(&table_lock);
+    if (!table_ready[n]) {
+        oz2_table_init(&tables[n], n);
+        table_ready[n] = 1;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return &tables[n];
 }

@@ -254,6 +254,7 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
     }
 
     ozblas_options opt = *shim_options();
+    opt.method = r->method; /* shim_decide's decision */
     opt.executor = OZBLAS_EXECUTOR_CUDA;
     opt.device = dev;
     opt.stream = stream;

@@ -74,6 +74,8 @@ typedef struct {
 typedef struct {
     int route;
     int why;          /* R_NATIVE: an N_* reason */
+    int method;       /* to emulate: the method and executor decided (method auto's choice, */
+    int executor;     /* or the settings'), passed to the C API as they are */
     ozblas_status st; /* N_FAILED: what ozblas returned */
     ozblas_report rep;
 } shim_result;

@@ -1,66 +1,17 @@
-/* CPU executor: host threads (OpenMP) for the elementwise steps, exact integer products
- * through the host BLAS's SGEMM (exact: every partial sum is an integer below 2^24). */
+/* Ozaki II's phase kernels on the CPU executor, and automatic precision's probe (both
+ * schemes): host threads (OpenMP) for the elementwise steps, exact integer products through
+ * the host BLAS's SGEMM (exact: every partial sum is an integer below 2^24). The driver
+ * (core/driver_ozaki2.c) calls them in order and makes every decision. */
 #include <limits.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/oz_internal.h"
+#include "../numerics/ozaki1.h"
 #include "cpu_common.h"
 
 #define KBLOCK 1024        /* residue products: 1024 * 128 * 128 = 2^24 */
 #define KBLOCK_BOUND 4096  /* accurate-scaling bound product: 4096 * 64 * 64 = 2^24 */
-
-static int cpu_available(char *why, size_t len)
-{
-    (void)why;
-    (void)len;
-    return 1;
-}
-
-/* ---- native ----------------------------------------------------------------------------- */
-
-enum { COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };
-typedef void (*dgemm32_t)(int, int, int, int, int, int, double, const double *, int,
-                          const double *, int, double, double *, int);
-typedef void (*dgemm64_t)(int, int, int, int64_t, int64_t, int64_t, double, const double *,
-                          int64_t, const double *, int64_t, double, double *, int64_t);
-typedef void (*zgemm32_t)(int, int, int, int, int, int, const void *, const void *, int,
-                          const void *, int, const void *, void *, int);
-typedef void (*zgemm64_t)(int, int, int, int64_t, int64_t, int64_t, const void *, const void *,
-                          int64_t, const void *, int64_t, const void *, void *, int64_t);
-
-static int cblas_trans(char t) { return t == 'N' ? NO_TRANS : t == 'T' ? TRANS : CONJ_TRANS; }
-
-static ozblas_status cpu_native(const oz_gemm_call *c, const ozblas_options *opt)
-{
-    (void)opt;
-    const oz_host_blas *b = oz_host_blas_get();
-    if (!b)
-        return OZBLAS_ERR_NO_HOST_BLAS;
-    int ta = cblas_trans(c->transa), tb = cblas_trans(c->transb);
-    if (!b->ilp64 && (c->m > INT_MAX || c->n > INT_MAX || c->k > INT_MAX || c->lda > INT_MAX ||
-                      c->ldb > INT_MAX || c->ldc > INT_MAX))
-        return OZBLAS_ERR_INVALID_ARGUMENT;
-    if (!c->is_complex) {
-        if (b->ilp64)
-            ((dgemm64_t)b->dgemm)(COL_MAJOR, ta, tb, c->m, c->n, c->k, c->alpha[0], c->A, c->lda,
-                                  c->B, c->ldb, c->beta[0], c->C, c->ldc);
-        else
-            ((dgemm32_t)b->dgemm)(COL_MAJOR, ta, tb, (int)c->m, (int)c->n, (int)c->k, c->alpha[0],
-                                  c->A, (int)c->lda, c->B, (int)c->ldb, c->beta[0], c->C,
-                                  (int)c->ldc);
-    } else {
-        if (b->ilp64)
-            ((zgemm64_t)b->zgemm)(COL_MAJOR, ta, tb, c->m, c->n, c->k, c->alpha, c->A, c->lda,
-                                  c->B, c->ldb, c->beta, c->C, c->ldc);
-        else
-            ((zgemm32_t)b->zgemm)(COL_MAJOR, ta, tb, (int)c->m, (int)c->n, (int)c->k, c->alpha,
-                                  c->A, (int)c->lda, c->B, (int)c->ldb, c->beta, c->C,
-                                  (int)c->ldc);
-    }
-    return OZBLAS_OK;
-}
 
 /* ---- Ozaki II ---------------------------------------------------------------------------- */
 
@@ -214,42 +165,6 @@ static double *lower_product(int nt, const oz_gemm_call *c, const packed *pa, co
     return G;
 }
 
-ozblas_status oz_cpu_auto_data_get(int nt, const oz_gemm_call *c, oz_cpu_auto_data *d)
-{
-    packed pa, pb;
-    ozblas_status st = OZBLAS_OK;
-    memset(d, 0, sizeof *d);
-    int okp = pack(nt, c, 1, &pa);
-    int okq = pack(nt, c, 0, &pb);
-    if (!okp || !okq) {
-        st = OZBLAS_ERR_ALLOCATION;
-    } else if (stats(nt, &pa, c->k) | stats(nt, &pb, c->k)) {
-        d->bad = 1;
-    } else if (!(d->Glo = lower_product(nt, c, &pa, &pb))) {
-        st = OZBLAS_ERR_ALLOCATION;
-    } else { /* keep the per-row data, free the rest */
-        d->Ea = pa.E, d->emin_a = pa.emin, d->Na = pa.N1;
-        d->Eb = pb.E, d->emin_b = pb.emin, d->Nb = pb.N1;
-        pa.E = pa.emin = pb.E = pb.emin = NULL;
-        pa.N1 = pb.N1 = NULL;
-    }
-    packed_free(&pa);
-    packed_free(&pb);
-    return st;
-}
-
-void oz_cpu_auto_data_free(oz_cpu_auto_data *d)
-{
-    free(d->Ea);
-    free(d->emin_a);
-    free(d->Na);
-    free(d->Eb);
-    free(d->emin_b);
-    free(d->Nb);
-    free(d->Glo);
-    memset(d, 0, sizeof *d);
-}
-
 /* Step 2 for the moduli of T: fast, or accurate from the product bound G. */
 static void set_bits(int nt, const oz_gemm_call *c, const oz2_table *T, const double *G,
                      int ushift, packed *pa, packed *pb)
@@ -282,14 +197,6 @@ static void set_bits(int nt, const oz_gemm_call *c, const oz2_table *T, const do
     }
 }
 
-static int any_loss(const packed *p)
-{
-    for (int64_t q = 0; q < p->cols; q++)
-        if (p->emin[q] != INT_MAX && oz2_loses_element(p->E[q], p->emin[q], p->bits[q]))
-            return 1;
-    return 0;
-}
-
 /* Automatic precision: the largest bound ratio over C for the bits set now (max is exact,
  * so the result does not depend on the thread count). u/s: per-row/column workspace
  * (2 (m + n) doubles). */
@@ -311,30 +218,6 @@ static double max_ratio(int nt, const oz_gemm_call *c, const packed *pa, const p
             r = v > r ? v : r;
         }
     return r;
-}
-
-typedef struct {
-    int nt;
-    const oz_gemm_call *c;
-    const double *G, *Glo;
-    int ushift;
-    packed *pa, *pb;
-    double *terms; /* max_ratio's workspace */
-    double ratio; /* max_ratio of the last count tried (Inf when an element was lost) */
-    int lost;     /* the last count tried would lose an element entirely */
-} auto_ctx;
-
-static int auto_meets(int n, void *arg)
-{
-    auto_ctx *a = arg;
-    set_bits(a->nt, a->c, oz2_table_get(n), a->G, a->ushift, a->pa, a->pb);
-    a->lost = any_loss(a->pa) || any_loss(a->pb);
-    if (a->lost) {
-        a->ratio = INFINITY;
-        return 0;
-    }
-    a->ratio = max_ratio(a->nt, a->c, a->pa, a->pb, a->Glo, a->terms);
-    return a->ratio <= OZ2_AUTO_TARGET;
 }
 
 static void scale(int nt, packed *p, int64_t k)
@@ -367,87 +250,185 @@ static void residues(int nt, const packed *p, int64_t k, double mt, double inv, 
     }
 }
 
-static void report_bits(const packed *pa, const packed *pb, ozblas_report *r)
+/* ---- automatic precision's probe ------------------------------------------------------- */
+
+typedef struct {
+    int nt;
+    const oz_gemm_call *c;
+    int ushift;
+    packed pa, pb;
+    double *G;              /* accurate scaling's bound product (NULL: not asked for) */
+    double *Glo;            /* the combined lower-bound product of |A||B| */
+    double *terms;          /* max_ratio's workspace */
+    const oz2_table *T;     /* the table the bits were set for last */
+} cpu_probe;
+
+void oz_cpu_probe_close(void *probe)
 {
-    r->max_bits_a = INT_MIN;
-    r->min_bits_a = INT_MAX;
-    r->max_bits_b = INT_MIN;
-    r->min_bits_b = INT_MAX;
-    for (int64_t q = 0; q < pa->cols; q++) {
-        r->max_bits_a = oz_max_int(r->max_bits_a, pa->bits[q]);
-        r->min_bits_a = oz_min_int(r->min_bits_a, pa->bits[q]);
-    }
-    for (int64_t q = 0; q < pb->cols; q++) {
-        r->max_bits_b = oz_max_int(r->max_bits_b, pb->bits[q]);
-        r->min_bits_b = oz_min_int(r->min_bits_b, pb->bits[q]);
-    }
+    cpu_probe *p = probe;
+    if (!p)
+        return;
+    packed_free(&p->pa);
+    packed_free(&p->pb);
+    free(p->G);
+    free(p->Glo);
+    free(p->terms);
+    free(p);
 }
 
-static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
-                                const ozblas_options *opt, ozblas_report *rep)
+ozblas_status oz_cpu_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
+                                    int bound_product, void **probe, int *bad, int *products)
 {
-    int nt = oz_cpu_threads(opt);
-    int64_t m = c->m, n = c->n, k = c->k, mn = c->m * c->n;
-    int fast = opt->scaling == OZBLAS_SCALING_FAST, cx = c->is_complex;
-    int ushift = cx ? 4 : 5;
-    ozblas_status st = OZBLAS_OK;
-    packed pa, pb;
-    float *RA = NULL, *RB = NULL, *P = NULL;
-    double *acc = NULL, *G = NULL, *Glo = NULL;
-    int8_t *R = NULL;
-
-    if (k > (cx ? OZ2_MAX_K / 2 : OZ2_MAX_K)) {
-        rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
+    cpu_probe *p = calloc(1, sizeof *p);
+    *probe = p;
+    if (!p)
+        return OZBLAS_ERR_ALLOCATION;
+    p->nt = oz_cpu_threads(opt);
+    p->c = c;
+    p->ushift = c->is_complex ? 4 : 5;
+    int okp = pack(p->nt, c, 1, &p->pa);
+    int okq = pack(p->nt, c, 0, &p->pb);
+    if (!okp || !okq)
+        return OZBLAS_ERR_ALLOCATION;
+    if (stats(p->nt, &p->pa, c->k) | stats(p->nt, &p->pb, c->k)) {
+        *bad = 1;
         return OZBLAS_OK;
     }
-    int okp = pack(nt, c, 1, &pa);
-    int okq = pack(nt, c, 0, &pb);
-    if (!okp || !okq) {
-        st = OZBLAS_ERR_ALLOCATION;
-        goto done;
+    if (bound_product &&
+        !(p->G = small_product(p->nt, c, &p->pa, &p->pb, p->ushift, 0, KBLOCK_BOUND)))
+        return OZBLAS_ERR_ALLOCATION;
+    p->Glo = lower_product(p->nt, c, &p->pa, &p->pb);
+    p->terms = malloc(sizeof(double) * 2 * (c->m + c->n));
+    if (!p->Glo || !p->terms)
+        return OZBLAS_ERR_ALLOCATION;
+    *products = 2; /* the bound product is the call's own (o2_open takes it over) */
+    return OZBLAS_OK;
+}
+
+ozblas_status oz_cpu_probe_bits(void *probe, const oz2_table *T)
+{
+    cpu_probe *p = probe;
+    set_bits(p->nt, p->c, T, p->G, p->ushift, &p->pa, &p->pb);
+    p->T = T;
+    return OZBLAS_OK;
+}
+
+ozblas_status oz_cpu_probe_ratio(void *probe, int beta, int count, double *ratio)
+{
+    cpu_probe *p = probe;
+    const oz_gemm_call *c = p->c;
+    if (!beta) {
+        *ratio = max_ratio(p->nt, c, &p->pa, &p->pb, p->Glo, p->terms);
+        return OZBLAS_OK;
     }
-    double t_phase = omp_get_wtime(), t_now;
-#define PHASE(i) (t_now = omp_get_wtime(), rep->phase_seconds[i] += t_now - t_phase, t_phase = t_now)
-    if (stats(nt, &pa, k) | stats(nt, &pb, k)) {
-        rep->fallback = OZBLAS_FALLBACK_NONFINITE;
-        goto done;
-    }
-    if (!fast && !(G = small_product(nt, c, &pa, &pb, ushift, 0, KBLOCK_BOUND))) {
-        st = OZBLAS_ERR_ALLOCATION;
-        goto done;
-    }
-    if (!T) { /* automatic precision */
-        if (!(Glo = lower_product(nt, c, &pa, &pb))) {
-            st = OZBLAS_ERR_ALLOCATION;
-            goto done;
+    const packed *pa = &p->pa, *pb = &p->pb;
+    const int64_t m = c->m, n = c->n;
+    double r = 0.0;
+#pragma omp parallel for num_threads(p->nt) schedule(static) reduction(max : r)
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double v = oz1_bound_ratio(c->is_complex, count, beta, c->k, pa->E[i], pb->E[j],
+                                       pa->emin[i], pb->emin[j], pa->N1[i], pb->N1[j],
+                                       p->Glo[i + j * m]);
+            r = v > r ? v : r;
         }
-        double *terms = malloc(sizeof(double) * 2 * (m + n));
-        if (!terms) {
-            st = OZBLAS_ERR_ALLOCATION;
-            goto done;
-        }
-        auto_ctx ac = {nt, c, G, Glo, ushift, &pa, &pb, terms, 0.0, 0};
-        int nmod = oz_auto_count(2, OZ2_MAX_MODULI, 16, auto_meets, &ac);
-        free(terms);
-        report_bits(&pa, &pb, rep);
-        rep->bound = oz2_report_bound(cx, ac.ratio);
-        if (!nmod) {
-            rep->fallback = ac.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
-            goto done;
-        }
-        T = oz2_table_get(nmod);
-        rep->moduli = nmod;
+    *ratio = r;
+    return OZBLAS_OK;
+}
+
+static void sides_of(const packed *pa, const packed *pb, oz_side *a, oz_side *b)
+{
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    a->n = pa->cols;
+    a->E = pa->E, a->emin = pa->emin, a->bits = pa->bits;
+    b->n = pb->cols;
+    b->E = pb->E, b->emin = pb->emin, b->bits = pb->bits;
+}
+
+void oz_cpu_probe_sides(void *probe, oz_side *a, oz_side *b)
+{
+    cpu_probe *p = probe;
+    sides_of(&p->pa, &p->pb, a, b);
+}
+
+/* ---- Ozaki II with a table ------------------------------------------------------------- */
+
+typedef struct {
+    int nt;
+    const oz_gemm_call *c;
+    const oz2_table *T;
+    packed pa, pb;
+    double *G;
+    oz_phase_clock clk;
+} cpu_o2;
+
+void oz_cpu_o2_close(void *run)
+{
+    cpu_o2 *o = run;
+    if (!o)
+        return;
+    packed_free(&o->pa);
+    packed_free(&o->pb);
+    free(o->G);
+    free(o);
+}
+
+ozblas_status oz_cpu_o2_open(const oz_gemm_call *c, const ozblas_options *opt,
+                                 const oz2_table *T, void *probe, void **run, int *bad,
+                                 oz_side *a, oz_side *b, ozblas_report *rep)
+{
+    cpu_o2 *o = calloc(1, sizeof *o);
+    *run = o;
+    if (!o)
+        return OZBLAS_ERR_ALLOCATION;
+    o->nt = oz_cpu_threads(opt);
+    o->c = c;
+    o->T = T;
+    const int ushift = c->is_complex ? 4 : 5;
+    cpu_probe *p = probe;
+    if (p) { /* the probe's statistics and bound product, and the bits it set for T last */
+        o->pa = p->pa, o->pb = p->pb, o->G = p->G;
+        memset(&p->pa, 0, sizeof p->pa);
+        memset(&p->pb, 0, sizeof p->pb);
+        p->G = NULL;
+        oz_phase_start(&o->clk);
+        if (p->T != T)
+            set_bits(o->nt, c, T, o->G, ushift, &o->pa, &o->pb);
     } else {
-        set_bits(nt, c, T, G, ushift, &pa, &pb);
-        report_bits(&pa, &pb, rep);
-        if (any_loss(&pa) || any_loss(&pb)) {
-            rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
-            goto done;
+        int okp = pack(o->nt, c, 1, &o->pa);
+        int okq = pack(o->nt, c, 0, &o->pb);
+        if (!okp || !okq)
+            return OZBLAS_ERR_ALLOCATION;
+        oz_phase_start(&o->clk);
+        if (stats(o->nt, &o->pa, c->k) | stats(o->nt, &o->pb, c->k)) {
+            *bad = 1;
+            return OZBLAS_OK;
         }
+        if (opt->scaling == OZBLAS_SCALING_ACCURATE &&
+            !(o->G = small_product(o->nt, c, &o->pa, &o->pb, ushift, 0, KBLOCK_BOUND)))
+            return OZBLAS_ERR_ALLOCATION;
+        set_bits(o->nt, c, T, o->G, ushift, &o->pa, &o->pb);
     }
-    PHASE(0);
-    scale(nt, &pa, k);
-    scale(nt, &pb, k);
+    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_STATS);
+    sides_of(&o->pa, &o->pb, a, b);
+    return OZBLAS_OK;
+}
+
+ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
+{
+    cpu_o2 *o = run;
+    const oz_gemm_call *c = o->c;
+    const oz2_table *T = o->T;
+    const int nt = o->nt, cx = c->is_complex;
+    const int64_t m = c->m, n = c->n, k = c->k, mn = c->m * c->n;
+    packed *pa = &o->pa, *pb = &o->pb;
+    ozblas_status st = OZBLAS_OK;
+    float *RA = NULL, *RB = NULL, *P = NULL;
+    double *acc = NULL;
+    int8_t *R = NULL;
+    scale(nt, pa, k);
+    scale(nt, pb, k);
 
     int np = cx ? 3 : 1; /* products per modulus and block */
     RA = malloc(sizeof(float) * k * m * np);
@@ -461,16 +442,16 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     }
     for (int t = 0; t < T->n; t++) {
         double mt = T->m[t], inv = T->inv[t];
-        residues(nt, &pa, k, mt, inv, RA, RA + k * m, RA + 2 * k * m);
-        residues(nt, &pb, k, mt, inv, RB, RB + k * n, RB + 2 * k * n);
-        PHASE(1);
+        residues(nt, pa, k, mt, inv, RA, RA + k * m, RA + 2 * k * m);
+        residues(nt, pb, k, mt, inv, RB, RB + k * n, RB + 2 * k * n);
+        oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_SPLIT);
         int last_block = (int)((k - 1) / KBLOCK);
         for (int64_t l0 = 0, blk = 0; l0 < k; l0 += KBLOCK, blk++) {
             int64_t kb = k - l0 < KBLOCK ? k - l0 : KBLOCK;
             for (int q = 0; q < np; q++)
                 oz_cpu_sgemm_tn(nt, m, n, kb, RA + q * k * m + l0, k, RB + q * k * n + l0, k,
                                 P + q * mn);
-            PHASE(2);
+            oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
             /* Block sums stay exact in double (each block < 2^24 in magnitude, k < 2^28);
              * one reduction after the last block gives the residue of the whole product. */
             int first = blk == 0, last = blk == last_block;
@@ -490,7 +471,7 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
                     R[(size_t)(T->n + t) * mn + e] = (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
                 }
             }
-            PHASE(3);
+            oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_REDUCTION);
         }
     }
 
@@ -498,7 +479,7 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
     for (int64_t j = 0; j < n; j++) {
         double r[OZ2_MAX_MODULI], ri[OZ2_MAX_MODULI];
         for (int64_t i = 0; i < m; i++) {
-            int shift = -(pa.bits[i] - pa.E[i]) - (pb.bits[j] - pb.E[j]);
+            int shift = -(pa->bits[i] - pa->E[i]) - (pb->bits[j] - pb->E[j]);
             int64_t e = i + j * m;
             for (int t = 0; t < T->n; t++)
                 r[t] = R[(size_t)t * mn + e];
@@ -518,24 +499,13 @@ static ozblas_status cpu_ozaki2(const oz_gemm_call *c, const oz2_table *T,
             }
         }
     }
-    PHASE(4);
-#undef PHASE
-    rep->int_gemms = T->n * np + (fast ? 0 : 1) + (Glo ? 2 : 0);
-    rep->fp64_passes = 1;
-
+    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_FINAL);
 done:
-    packed_free(&pa);
-    packed_free(&pb);
     free(RA);
     free(RB);
     free(P);
     free(acc);
     free(R);
-    free(G);
-    free(Glo);
     return st;
 }
 
-const oz_executor oz_cpu_executor = {
-    OZBLAS_EXECUTOR_CPU, "cpu", cpu_available, cpu_native, cpu_ozaki2, oz_cpu_ozaki1,
-};

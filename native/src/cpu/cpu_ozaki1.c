@@ -1,4 +1,4 @@
-/* Ozaki scheme I on the CPU executor (variants BITMASK, RN, EF, HYBRID; DGEMM and ZGEMM).
+/* Ozaki scheme I's phase kernels on the CPU executor (variants BITMASK, RN, EF, HYBRID; DGEMM and ZGEMM).
  * The numerics are the element functions of numerics/ozaki1.h; see its comment for the
  * algorithm and the fallback rules. Here:
  *
@@ -16,22 +16,16 @@
  *                EF/HYBRID: integer sums, exact) are added in the fixed order of ozaki1.h, and
  *                the BLAS update is applied.
  * Every step is exact or done in a fixed order per element, so the result does not depend on
- * the thread count, the tiling or the host BLAS, and equals ozblas.reference.ozaki1.
- *
- * Report: int_gemms = pairs in the triangle (s(s+1)/2) times 4 for complex (the four real
- * products ArBr, AiBi, ArBi, AiBr), whatever the batching into host SGEMM calls;
- * fp64_passes = FP64 terms per element (the update is fused into the last one);
- * bits_a/bits_b = (E + 1) - e_s per nonzero row/column: the bits between the row's
- * leading power of two and the unit of its last slice (beta s for BITMASK/EF; adaptive for
- * RN); phase_seconds: 1 stats and split, 2 integer products (SGEMM and slice conversion),
- * 3 exact block sums, 4 FP64 accumulation and update (0 unused).
+ * the thread count, the tiling or the host BLAS, and equals ozblas.reference.ozaki1. The
+ * driver (core/driver_ozaki1.c) decides the count, the fallbacks and the report.
+ * Phases: SPLIT (statistics and slices), INT_PRODUCTS (SGEMM), REDUCTION (slice conversion
+ * and exact block sums), FINAL (FP64 accumulation and update).
  */
 #include <limits.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/oz_internal.h"
 #include "../numerics/ozaki1.h"
 #include "cpu_common.h"
 
@@ -168,140 +162,59 @@ static int split_side(int nt, const oz_gemm_call *c, int is_a, int s, int beta, 
     return 1;
 }
 
-static int side_max_top(const oz1_side *sd)
-{
-    int t = INT_MIN;
-    for (int64_t q = 0; q < sd->cols; q++)
-        t = oz_max_int(t, sd->top[q]);
-    return t;
-}
-
-static void side_bits(const oz1_side *sd, int s, int *mn, int *mx)
-{
-    *mn = INT_MAX;
-    *mx = INT_MIN;
-    for (int64_t q = 0; q < sd->cols; q++)
-        if (sd->top[q] != INT_MIN) {
-            int b = sd->top[q] + 1 - sd->e[q * s + s - 1];
-            *mn = oz_min_int(*mn, b);
-            *mx = oz_max_int(*mx, b);
-        }
-    if (*mn == INT_MAX)
-        *mn = *mx = 0;
-}
-
-/* Automatic precision: is s slices' bound for this call DGEMM-level? */
 typedef struct {
     int nt;
     const oz_gemm_call *c;
-    const oz_cpu_auto_data *d;
-    int beta;
-    double ratio; /* of the last count tried; Inf when an element could be lost */
-    int lost;
-} oz1_auto_ctx;
-
-static int oz1_auto_meets(int s, void *arg)
-{
-    oz1_auto_ctx *a = arg;
-    const oz_cpu_auto_data *d = a->d;
-    int64_t m = a->c->m, n = a->c->n;
-    a->lost = oz1_side_may_lose(d->Ea, d->emin_a, m, a->beta, s) ||
-              oz1_side_may_lose(d->Eb, d->emin_b, n, a->beta, s);
-    if (a->lost) {
-        a->ratio = INFINITY;
-        return 0;
-    }
-    double r = 0.0;
-#pragma omp parallel for num_threads(a->nt) schedule(static) reduction(max : r)
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            double v = oz1_bound_ratio(a->c->is_complex, s, a->beta, a->c->k, d->Ea[i], d->Eb[j],
-                                       d->emin_a[i], d->emin_b[j], d->Na[i], d->Nb[j],
-                                       d->Glo[i + j * m]);
-            r = v > r ? v : r;
-        }
-    a->ratio = r;
-    return r <= OZ2_AUTO_TARGET;
-}
-
-/* The fewest slices meeting the target, 0 with rep->fallback set, or -1 on no memory. */
-static int oz1_auto_slices(int nt, const oz_gemm_call *c, int beta, ozblas_report *rep,
-                           double *ratio)
-{
-    oz_cpu_auto_data d;
-    if (oz_cpu_auto_data_get(nt, c, &d) != OZBLAS_OK) {
-        oz_cpu_auto_data_free(&d);
-        return -1;
-    }
-    if (d.bad) {
-        rep->fallback = OZBLAS_FALLBACK_NONFINITE;
-        oz_cpu_auto_data_free(&d);
-        return 0;
-    }
-    oz1_auto_ctx a = {nt, c, &d, beta, 0.0, 0};
-    int s = oz_auto_count(2, OZ1_MAX_SLICES, 11, oz1_auto_meets, &a);
-    if (!s)
-        rep->fallback = a.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
-    *ratio = a.ratio;
-    oz_cpu_auto_data_free(&d);
-    return s;
-}
-
-ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
-                            ozblas_report *rep)
-{
-    int nt = oz_cpu_threads(opt);
-    int cx = c->is_complex, np = cx ? 2 : 1;
-    int s = opt->slices, variant = opt->ozaki1_variant;
-    int64_t m = c->m, n = c->n, k = c->k;
-    int64_t K = cx ? 2 * k : k;
-    ozblas_status st = OZBLAS_OK;
+    int s;
     oz1_side sa, sb;
+    oz_phase_clock clk;
+} cpu_o1;
+
+void oz_cpu_o1_close(void *run)
+{
+    cpu_o1 *o = run;
+    if (!o)
+        return;
+    side_free(&o->sa);
+    side_free(&o->sb);
+    free(o);
+}
+
+ozblas_status oz_cpu_o1_open(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta,
+                             void **run, int *bad, int *lost, oz_side *a, oz_side *b,
+                             ozblas_report *rep)
+{
+    cpu_o1 *o = calloc(1, sizeof *o);
+    *run = o;
+    if (!o)
+        return OZBLAS_ERR_ALLOCATION;
+    o->nt = oz_cpu_threads(opt);
+    o->c = c;
+    o->s = s;
+    oz_phase_start(&o->clk);
+    if (!split_side(o->nt, c, 1, s, beta, opt->ozaki1_variant, &o->sa, bad, lost) ||
+        !split_side(o->nt, c, 0, s, beta, opt->ozaki1_variant, &o->sb, bad, lost))
+        return OZBLAS_ERR_ALLOCATION;
+    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_SPLIT);
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    a->n = c->m, a->top = o->sa.top, a->e = o->sa.e;
+    b->n = c->n, b->top = o->sb.top, b->e = o->sb.e;
+    return OZBLAS_OK;
+}
+
+ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep)
+{
+    cpu_o1 *o = run;
+    const oz_gemm_call *c = o->c;
+    const int nt = o->nt, s = o->s, cx = c->is_complex, np = cx ? 2 : 1;
+    const int npairs = s * (s + 1) / 2;
+    const int64_t m = c->m, n = c->n, k = c->k;
+    const oz1_side sa = o->sa, sb = o->sb;
+    ozblas_status st = OZBLAS_OK;
     float *FA = NULL, *FB = NULL, *P = NULL;
     double *X = NULL, *acc = NULL;
-    memset(&sa, 0, sizeof sa);
-    memset(&sb, 0, sizeof sb);
-
-    if (K > OZ1_MAX_K) {
-        rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
-        return OZBLAS_OK;
-    }
-    int beta = oz1_beta(K);
-    int r = oz1_chunk(variant, beta, K);
-    double ratio = 0.0;
-    if (!s) {
-        s = oz1_auto_slices(nt, c, beta, rep, &ratio);
-        if (s < 0)
-            return OZBLAS_ERR_ALLOCATION;
-        rep->slices = s;
-        if (!s) {
-            if (rep->fallback != OZBLAS_FALLBACK_NONFINITE)
-                rep->bound = oz1_report_bound(cx, ratio, 0);
-            return OZBLAS_OK;
-        }
-    }
-    int npairs = s * (s + 1) / 2;
-    double t_phase = omp_get_wtime(), t_now;
-#define PHASE(i) (t_now = omp_get_wtime(), rep->phase_seconds[i] += t_now - t_phase, t_phase = t_now)
-
-    int bad = 0, lost = 0;
-    if (!split_side(nt, c, 1, s, beta, variant, &sa, &bad, &lost) ||
-        !split_side(nt, c, 0, s, beta, variant, &sb, &bad, &lost)) {
-        st = OZBLAS_ERR_ALLOCATION;
-        goto done;
-    }
-    PHASE(1);
-    if (bad) {
-        rep->fallback = OZBLAS_FALLBACK_NONFINITE;
-        goto done;
-    }
-    int ta = side_max_top(&sa), tb = side_max_top(&sb);
-    if (lost || (ta != INT_MIN && tb != INT_MIN && oz1_may_overflow(ta, tb, K))) {
-        rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
-        goto done;
-    }
-    side_bits(&sa, s, &rep->min_bits_a, &rep->max_bits_a);
-    side_bits(&sb, s, &rep->min_bits_b, &rep->max_bits_b);
+    (void)terms; /* the chunks are walked below, in the order that gives them */
 
     /* Tiles of C: mbt rows x nbt columns, sized so that the pair sums, the accumulator and
      * the SGEMM outputs of one tile take about OZ1_TILE_BYTES. */
@@ -320,10 +233,6 @@ ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
         st = OZBLAS_ERR_ALLOCATION;
         goto done;
     }
-
-    int terms = 0;
-    for (int g = 0; g < s; g++)
-        terms += (g + r) / r; /* ceil((g + 1) / r) chunks in group g + 2 */
 
     for (int64_t i0 = 0; i0 < m; i0 += mbt) {
         int64_t mt = m - i0 < mbt ? m - i0 : mbt;
@@ -351,10 +260,10 @@ ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
                             for (int64_t l = 0; l < kb; l++)
                                 dst[l] = src[l];
                         }
-                    PHASE(3);
+                    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_REDUCTION);
                     /* one call for both parts of B_q: P + t * rows * ntl is A^T B_q,part t */
                     oz_cpu_sgemm_tn(nt, rows, np * ntl, kb, FA, kb, FB, kb, P);
-                    PHASE(2);
+                    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
                     const float *P1 = P, *P2 = P + rows * ntl;
 #pragma omp parallel for num_threads(nt) schedule(static)
                     for (int64_t jl = 0; jl < ntl; jl++)
@@ -377,7 +286,7 @@ ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
                                 }
                             }
                         }
-                    PHASE(3);
+                    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_REDUCTION);
                 }
             }
             /* FP64 accumulation: groups g + 2 from s + 1 down to 2, chunks by increasing p */
@@ -392,12 +301,14 @@ ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
                         int c1 = c0 + r - 1 < g ? c0 + r - 1 : g;
                         for (int64_t il = 0; il < mt; il++) {
                             int shift = sa.e[(i0 + il) * s + c0] + eb[g - c0];
+                            int scale = oz1_acc_scale(sa.e[(i0 + il) * s] + eb[0]);
                             for (int t = 0; t < np; t++) {
                                 double xs = 0.0;
                                 for (int p = c0; p <= c1; p++)
                                     xs = xs + X[(oz1_pair_index(p, g - p) * np + t) * Tt +
                                                 jl * mt + il];
-                                a[t * mt + il] = oz1_accumulate(a[t * mt + il], xs, shift);
+                                a[t * mt + il] = g ? oz1_accumulate(a[t * mt + il], xs, shift, scale)
+                                                   : oz1_accumulate_last(a[t * mt + il], xs, shift, scale);
                             }
                         }
                     }
@@ -415,18 +326,10 @@ ozblas_status oz_cpu_ozaki1(const oz_gemm_call *c, const ozblas_options *opt,
                     }
                 }
             }
-            PHASE(4);
+            oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_FINAL);
         }
     }
-#undef PHASE
-    rep->int_gemms = npairs * (cx ? 4 : 1) + (opt->slices ? 0 : 2);
-    rep->fp64_passes = terms;
-    if (!opt->slices)
-        rep->bound = oz1_report_bound(cx, ratio, terms);
-
 done:
-    side_free(&sa);
-    side_free(&sb);
     free(FA);
     free(FB);
     free(P);

@@ -1,8 +1,8 @@
-/* Ozaki scheme I on the CUDA executor (variants BITMASK, RN, EF, HYBRID; DGEMM and ZGEMM):
+/* Ozaki scheme I's phase kernels on the CUDA executor (variants BITMASK, RN, EF, HYBRID; DGEMM and ZGEMM):
  * the integer products on INT8 tensor cores (cublasGemmEx, INT32 accumulation), every other
  * step in the kernels below, with the element functions of numerics/ozaki1.h.
  *
- * It reproduces oz_cpu_ozaki1 (cpu/ozaki1_cpu.c) step by step and bit for bit:
+ * It reproduces the CPU executor's kernels (cpu/cpu_ozaki1.c) step by step and bit for bit:
  *
  *   1. split (phase 1): op(A) and op(B) are gathered into packed double columns (a row of
  *      op(A) / column of op(B) as np parts of k values, conjugated for 'C'), then one warp
@@ -13,8 +13,7 @@
  *      (p * np + t) holding column q's k values contiguously at q * kpad (kpad = k rounded up
  *      to 16, zeros beyond k; columns m..mpad-1 or n..npad-1 zero).
  *      Then the host reads the flags, the row/column exponents and weights (per column, not
- *      per element), and applies the CPU's fallbacks in the CPU's order: Inf/NaN
- *      (NONFINITE), then a lost element or a possible FP64 overflow (EXPONENT_RANGE).
+ *      per element), for the driver's fallbacks (core/driver_ozaki1.c).
  *   2. products (phase 2): per pair (p, q) of the triangle and k-block of 65536, one
  *      gemm_i8 of A slice p (both parts stacked: kpad x np mpad) by B slice q (kpad x np npad):
  *      the np^2 real products ArBr, AiBr, ArBi, AiBi at once, each exact in INT32
@@ -23,16 +22,15 @@
  *      BITMASK/RN; a chunk of at most r consecutive pairs of one group for EF/HYBRID) are
  *      added in int64, complex parts combined as Re = ArBr - AiBi, Im = ArBi + AiBr: the exact
  *      integer the CPU gets (it sums the same integers in double, exactly).
- *   4. FP64 accumulation (phase 4): per element, acc = oz1_accumulate(acc, X, shift) with
+ *   4. FP64 accumulation (phase 4): per element, acc = oz1_accumulate(acc, X, shift, scale) with
  *      acc starting at +0, terms in the CPU's order (groups g = s+1 down to 2, chunks by
  *      increasing p), shift = e_A(i, c0) + e_B(j, g - c0); the last term's kernel also
  *      applies the BLAS update (oz_update_real / oz_update_complex). The last block of a
  *      term is summed inside that term's accumulation kernel (timed as phase 4).
  *
- * Report: as the CPU's (int_gemms = s(s+1)/2, times 4 for complex; fp64_passes = terms per
- * element; bits per row/column from the weights). A product larger than the device memory
- * runs in tiles of C (cuda_ozaki1 below); when not even the smallest tile fits, a call with
- * host operands runs on the CPU executor (report executor "cpu"), as Ozaki II.
+ * A product larger than the device memory runs in tiles of C (o1_run below); when not even
+ * the smallest tile fits, the kernels say so (OZ_ERR_DEVICE_MEMORY) and the dispatcher
+ * decides (core/api.c).
  */
 #include <limits.h>
 #include <math.h>
@@ -40,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OZ_CUDA_FILE "ozaki1_cuda.cu"
+#define OZ_CUDA_FILE "cuda_ozaki1.cu"
 #include "cuda_common.cuh"
 #include "../numerics/ozaki1.h"
 
@@ -233,8 +231,8 @@ enum { OZ1_TERM_SUM = 0, OZ1_TERM_ACC = 1, OZ1_TERM_UPDATE = 2 };
  * C32: the last INT32 product, (np mpad) x (np npad), leading dimension np mpad (complex:
  * blocks ArBr, AiBr / ArBi, AiBi). X = C32's (combined) integer + (has_prev ? X64 : 0).
  *   SUM:    X64 = X (a block or pair that is not the term's last);
- *   ACC:    acc = oz1_accumulate(first ? +0 : acc, X, e_A(i, ca) + e_B(j, cb));
- *   UPDATE: the same, then the BLAS update of C (the last term). beta_zero never reads C.
+ *   ACC:    acc = oz1_accumulate(first ? +0 : acc, X, e_A(i, ca) + e_B(j, cb), scale);
+ *   UPDATE: the same with oz1_accumulate_last, then the BLAS update of C (the last term). beta_zero never reads C.
  * X64 and acc hold part t at t * total. */
 template <bool CX, int MODE>
 __global__ void __launch_bounds__(256)
@@ -269,10 +267,14 @@ __global__ void __launch_bounds__(256)
         return;
     }
     /* |X| < 2^53: (double) is exact, the value of the CPU's exact double sums */
-    const int shift = ea[i * s + ca] + eb[j * s + cb];
-    const double a0 = oz1_accumulate(first ? 0.0 : acc[idx], (double)xr, shift);
-    const double a1 = CX ? oz1_accumulate(first ? 0.0 : acc[total + idx], (double)xi, shift)
-                         : 0.0;
+    const int shift = ea[i * s + ca] + eb[j * s + cb], scale = oz1_acc_scale(ea[i * s] + eb[j * s]);
+    const double p0 = first ? 0.0 : acc[idx], p1 = CX && !first ? acc[total + idx] : 0.0;
+    const bool last = MODE == OZ1_TERM_UPDATE;
+    const double a0 = last ? oz1_accumulate_last(p0, (double)xr, shift, scale)
+                           : oz1_accumulate(p0, (double)xr, shift, scale);
+    const double a1 = !CX  ? 0.0
+                      : last ? oz1_accumulate_last(p1, (double)xi, shift, scale)
+                             : oz1_accumulate(p1, (double)xi, shift, scale);
     if (MODE == OZ1_TERM_ACC) {
         acc[idx] = a0;
         if (CX)
@@ -358,29 +360,6 @@ static void launch_term(int mode, const int *C32, int64_t mpad, int64_t npad, in
                   c->beta[0], c->beta[1], c->beta_zero);
 }
 
-/* As the CPU's side_max_top() and side_bits(). */
-static int host_max_top(const oz1_dside *p)
-{
-    int t = INT_MIN;
-    for (int64_t q = 0; q < p->cols; q++)
-        t = oz_max_int(t, p->htop[q]);
-    return t;
-}
-
-static void host_bits(const oz1_dside *p, int s, int *mn, int *mx)
-{
-    *mn = INT_MAX;
-    *mx = INT_MIN;
-    for (int64_t q = 0; q < p->cols; q++)
-        if (p->htop[q] != INT_MIN) {
-            int b = p->htop[q] + 1 - p->he[q * s + s - 1];
-            *mn = oz_min_int(*mn, b);
-            *mx = oz_max_int(*mx, b);
-        }
-    if (*mn == INT_MAX)
-        *mn = *mx = 0;
-}
-
 /* One Ozaki I call on the device, C in tiles of whole rows of op(A) by whole columns of
  * op(B) (the slicing of a row or column looks at all of its k values, so k is never split;
  * oz_plan_tiles: one tile when everything fits). Phase 1 first slices every block of op(A)
@@ -405,6 +384,7 @@ typedef struct {
     long long *X64;
     double *acc;
     oz_timeline tl;
+    int *hbuf; /* the sides' host arrays and the flags */
 } o1_run;
 
 static void o1_apply(o1_run *o, const oz_tiling *t)
@@ -491,7 +471,7 @@ static ozblas_status o1_split(o1_run *o, int is_a, int64_t i)
     launch_split(o->variant, &p, c->k, o->np, o->kpad, o->s, o->beta, o->kpad * p.cols_pad,
                  o->flags, r->st);
     CKL();
-    CK(tl_mark(&o->tl, 1, r->st));
+    CK(tl_mark(&o->tl, OZBLAS_PHASE_SPLIT, r->st));
     CK(mat_release(r, Xm, &v));
     if (is_a)
         o->ia = i;
@@ -532,7 +512,7 @@ static ozblas_status o1_terms(o1_run *o, int64_t I, int64_t J, const mat_view *v
                     CKB(gemm_i8(r, np * mip, np * njp, kb, o->IA + (size_t)p * np * plane_a + l0,
                                 kpad, o->IB + (size_t)q * np * plane_b + l0, kpad, o->C32,
                                 np * mip));
-                    CK(tl_mark(&o->tl, 2, r->st));
+                    CK(tl_mark(&o->tl, OZBLAS_PHASE_INT_PRODUCTS, r->st));
                     const int last = sub == nsub - 1;
                     const int mode = !last ? OZ1_TERM_SUM
                                            : term == terms - 1 ? OZ1_TERM_UPDATE : OZ1_TERM_ACC;
@@ -545,7 +525,7 @@ static ozblas_status o1_terms(o1_run *o, int64_t I, int64_t J, const mat_view *v
                                            o->acc, term == 0, ea, eb, s, c0, g - c0, vc->p,
                                            vc->ld, c, r->st);
                     CKL();
-                    CK(tl_mark(&o->tl, last ? 4 : 3, r->st));
+                    CK(tl_mark(&o->tl, last ? OZBLAS_PHASE_FINAL : OZBLAS_PHASE_REDUCTION, r->st));
                 }
             }
         }
@@ -553,44 +533,30 @@ done:
     return st;
 }
 
-ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozblas_report *rep)
+/* Phase 1 over the whole product; the driver reads the flags, tops and weights. */
+ozblas_status cuda_o1_open(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta,
+                           void **run, int *bad, int *lost, oz_side *a, oz_side *b,
+                           ozblas_report *rep)
 {
+    (void)rep;
     const int cx = c->is_complex, np = cx ? 2 : 1;
     const int variant = opt->ozaki1_variant;
     const int64_t m = c->m, n = c->n, k = c->k;
-    const int64_t K = cx ? 2 * k : k;
     oz_plan_record(NULL, NULL, NULL, NULL);
-    if (K > OZ1_MAX_K) {
-        rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
-        return OZBLAS_OK;
+    o1_run *op = (o1_run *)calloc(1, sizeof *op);
+    run_ctx *rp = (run_ctx *)calloc(1, sizeof *rp);
+    *run = op;
+    if (!op || !rp) {
+        free(rp);
+        return OZBLAS_ERR_ALLOCATION;
     }
-    const int beta = oz1_beta(K);
-    int s = opt->slices;
-    double ratio = 0.0;
-    if (!s) { /* automatic precision (executor_cuda.cu, with the CPU's element functions) */
-        ozblas_status ast = cuda_auto_count(c, opt, rep, beta, &s, &ratio);
-        if (ast == OZBLAS_OK && s == 0 && rep->fallback != OZBLAS_FALLBACK_NONFINITE)
-            rep->bound = oz1_report_bound(cx, ratio, 0);
-        if (ast != OZBLAS_OK || s <= 0)
-            return ast; /* a fallback reason set, or computed on the CPU */
-        rep->slices = s;
-    }
-    const int r_chunk = oz1_chunk(variant, beta, K);
-    const int npairs = s * (s + 1) / 2;
-    int terms = 0;
-    for (int g = 0; g < s; g++)
-        terms += (g + r_chunk) / r_chunk;
-
-    run_ctx rc;
+    o1_run &o = *op;
+    run_ctx &rc = *rp;
+    o.r = rp;
     ozblas_status st = run_begin(&rc, opt);
-    if (st != OZBLAS_OK) {
-        run_end(&rc);
+    if (st != OZBLAS_OK)
         return st;
-    }
-    o1_run o;
-    memset(&o, 0, sizeof o);
     o.c = c;
-    o.r = &rc;
     o.cx = cx;
     o.np = np;
     o.s = s;
@@ -601,12 +567,9 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
     o.sa.cols = m;
     o.sb.cols = n;
     o.ia = o.ib = -1;
-    int *hbuf = NULL;
     char *ws = NULL;
-    if (!mats_init(c, rc.dev, &o.A, &o.B, &o.C)) {
-        run_end(&rc);
+    if (!mats_init(c, rc.dev, &o.A, &o.B, &o.C))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    }
     {
         size_t budget = oz_device_budget(&rc);
         for (int attempt = 0; attempt < 4 && !ws; attempt++) {
@@ -621,38 +584,25 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
             budget = cv.off / 2;
         }
     }
-    hbuf = (int *)malloc(sizeof(int) * ((size_t)(m + n) * (s + 1) + 2));
-    if (!ws || !hbuf || !tl_init(&o.tl, rc.s, 1024)) {
-        free(hbuf);
-        tl_free(&o.tl);
-        run_end(&rc);
-        if (!o.A.on_dev && !o.B.on_dev && !o.C.on_dev) {
-            /* host operands and not even the smallest tiles fit: this call on the CPU */
-            rep->executor = OZBLAS_EXECUTOR_CPU;
-            return oz_cpu_ozaki1(c, opt, rep);
-        }
-        return OZBLAS_ERR_DEVICE;
-    }
+    o.hbuf = (int *)malloc(sizeof(int) * ((size_t)(m + n) * (s + 1) + 2));
+    if (!ws || !o.hbuf || !tl_init(&o.tl, rc.s, 1024))
+        return OZ_ERR_DEVICE_MEMORY; /* not even the smallest tiles fit */
     {
         carve cv = {ws, 0};
         o1_carve(&o, &cv);
     }
     oz_plan_record(&o.t, &o.A, &o.B, &o.C);
-    o.sa.he = hbuf;
-    o.sa.htop = hbuf + m * s;
-    o.sb.he = hbuf + m * (s + 1);
+    o.sa.he = o.hbuf;
+    o.sa.htop = o.hbuf + m * s;
+    o.sb.he = o.hbuf + m * (s + 1);
     o.sb.htop = o.sb.he + n * s;
-    int *hflags = hbuf + (m + n) * (s + 1);
+    int *hflags = o.hbuf + (m + n) * (s + 1);
     const oz_tiling *t = &o.t;
-    const int64_t tiles = t->nI * t->nJ;
-    mat_view vc = {NULL, 0, 0}, vprev = {NULL, 0, 0};
-    oz_blk bprev = {0, 0, 0, 0};
-    int pending = 0;
 
     CK(stage_prepare(&rc, &o.A, &o.B, &o.C));
 
-    /* ---- phase 1: slice every block (weights, tops and flags of the whole product); a
-     * resident op(B) is staged while op(A) is sliced ---- */
+    /* slice every block (weights, tops and flags of the whole product); a resident op(B) is
+     * staged while op(A) is sliced */
     CK(cudaMemsetAsync(o.flags, 0, 8, rc.st));
     for (int is_a = 1; is_a >= 0; is_a--) {
         mat *X = is_a ? &o.A : &o.B;
@@ -663,8 +613,8 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
             if (st != OZBLAS_OK)
                 goto done;
             if (i + 1 < nblocks) {
-                const oz_blk b = o1_blk(&o, is_a, i + 1);
-                CK(mat_prefetch(&rc, X, &b, 1));
+                const oz_blk bl = o1_blk(&o, is_a, i + 1);
+                CK(mat_prefetch(&rc, X, &bl, 1));
             }
         }
     }
@@ -674,22 +624,30 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
     CK(cudaMemcpyAsync(o.sa.htop, o.sa.top, 4 * (size_t)m, cudaMemcpyDeviceToHost, rc.st));
     CK(cudaMemcpyAsync(o.sb.htop, o.sb.top, 4 * (size_t)n, cudaMemcpyDeviceToHost, rc.st));
     CK(cudaStreamSynchronize(rc.st));
-    if (hflags[0]) {
-        rep->fallback = OZBLAS_FALLBACK_NONFINITE;
-        goto done;
-    }
-    {
-        int ta = host_max_top(&o.sa), tb = host_max_top(&o.sb);
-        if (hflags[1] || (ta != INT_MIN && tb != INT_MIN && oz1_may_overflow(ta, tb, K))) {
-            rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
-            goto done;
-        }
-    }
-    host_bits(&o.sa, s, &rep->min_bits_a, &rep->max_bits_a);
-    host_bits(&o.sb, s, &rep->min_bits_b, &rep->max_bits_b);
+    *bad = hflags[0] != 0;
+    *lost = hflags[1] != 0;
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    a->n = m, a->top = o.sa.htop, a->e = o.sa.he;
+    b->n = n, b->top = o.sb.htop, b->e = o.sb.he;
+done:
+    return st;
+}
 
-    /* ---- phases 2 to 4, tile by tile; the next tile's blocks and the previous tile of C
-     * are copied while a tile runs ---- */
+/* Phases 2 to 4, tile by tile; the next tile's blocks and the previous tile of C are copied
+ * while a tile runs. */
+ozblas_status cuda_o1_products(void *run, int r_chunk, int terms, ozblas_report *rep)
+{
+    o1_run &o = *(o1_run *)run;
+    run_ctx &rc = *o.r;
+    const oz_gemm_call *c = o.c;
+    const int64_t m = c->m, n = c->n;
+    const oz_tiling *t = &o.t;
+    const int64_t tiles = t->nI * t->nJ;
+    ozblas_status st = OZBLAS_OK;
+    mat_view vc = {NULL, 0, 0}, vprev = {NULL, 0, 0};
+    oz_blk bprev = {0, 0, 0, 0};
+    int pending = 0;
     {
         const oz_blk b0 = {0, 0, t->mb, t->nb};
         CK(mat_prefetch(&rc, &o.C, &b0, !c->beta_zero));
@@ -745,16 +703,22 @@ ozblas_status cuda_ozaki1(const oz_gemm_call *c, const ozblas_options *opt, ozbl
         goto done;
     }
     tl_finish(&o.tl, rep);
-    rep->int_gemms = npairs * (cx ? 4 : 1) + (opt->slices ? 0 : 2);
-    rep->fp64_passes = terms;
-    if (!opt->slices)
-        rep->bound = oz1_report_bound(cx, ratio, terms);
-
 done:
-    if (run_sync(&rc) != cudaSuccess && st == OZBLAS_OK)
-        st = OZBLAS_ERR_DEVICE;
-    free(hbuf);
-    tl_free(&o.tl);
-    run_end(&rc);
     return st;
+}
+
+void cuda_o1_close(void *run)
+{
+    o1_run *o = (o1_run *)run;
+    if (!o)
+        return;
+    if (o->r) {
+        if (o->r->s)
+            (void)run_sync(o->r);
+        run_end(o->r);
+        free(o->r);
+    }
+    free(o->hbuf);
+    tl_free(&o->tl);
+    free(o);
 }

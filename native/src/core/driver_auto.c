@@ -1,0 +1,107 @@
+/* What the scheme drivers share: automatic precision's walk over the count, the per-side
+ * checks and the report's bits, on the host arrays the executors' kernels hand back. */
+#include <limits.h>
+#include <math.h>
+#include <time.h>
+
+#include "phase_kernels.h"
+#include "../numerics/ozaki1.h"
+
+double oz_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int oz_side_loses(const oz_side *s)
+{
+    for (int64_t q = 0; q < s->n; q++)
+        if (s->emin[q] != INT_MAX && oz2_loses_element(s->E[q], s->emin[q], s->bits[q]))
+            return 1;
+    return 0;
+}
+
+/* Ozaki II: the bits; Ozaki I: (E + 1) - e_s per nonzero row, the bits between the row's
+ * leading power of two and the unit of its last slice (0 when every row is zero). */
+static void side_bits(const oz_side *x, int s, int *mn, int *mx)
+{
+    *mn = INT_MAX;
+    *mx = INT_MIN;
+    for (int64_t q = 0; q < x->n; q++) {
+        if (!s) {
+            *mn = oz_min_int(*mn, x->bits[q]);
+            *mx = oz_max_int(*mx, x->bits[q]);
+        } else if (x->top[q] != INT_MIN) {
+            int b = x->top[q] + 1 - x->e[q * s + s - 1];
+            *mn = oz_min_int(*mn, b);
+            *mx = oz_max_int(*mx, b);
+        }
+    }
+    if (s && *mn == INT_MAX)
+        *mn = *mx = 0;
+}
+
+void oz_report_bits(const oz_side *a, const oz_side *b, int s, ozblas_report *rep)
+{
+    side_bits(a, s, &rep->min_bits_a, &rep->max_bits_a);
+    side_bits(b, s, &rep->min_bits_b, &rep->max_bits_b);
+}
+
+typedef struct {
+    const oz_kernels *K;
+    void *probe;
+    int beta;
+    double ratio;      /* of the last count tried (Inf when an element could be lost) */
+    int lost;          /* the last count tried loses an element */
+    ozblas_status st;  /* a kernel's failure: the walk then stops */
+} walk;
+
+static int meets(int n, void *arg)
+{
+    walk *w = arg;
+    oz_side a, b;
+    if (w->st != OZBLAS_OK)
+        return 1;
+    if (!w->beta && (w->st = w->K->probe_bits(w->probe, oz2_table_get(n))) != OZBLAS_OK)
+        return 1;
+    w->K->probe_sides(w->probe, &a, &b);
+    w->lost = w->beta ? oz1_side_may_lose(a.E, a.emin, a.n, w->beta, n) ||
+                            oz1_side_may_lose(b.E, b.emin, b.n, w->beta, n)
+                      : oz_side_loses(&a) || oz_side_loses(&b);
+    if (w->lost) {
+        w->ratio = INFINITY;
+        return 0;
+    }
+    if ((w->st = w->K->probe_ratio(w->probe, w->beta, n, &w->ratio)) != OZBLAS_OK)
+        return 1;
+    return w->ratio <= OZ2_AUTO_TARGET;
+}
+
+ozblas_status oz_auto_choose(const oz_kernels *K, const oz_gemm_call *c,
+                             const ozblas_options *opt, int beta, void **probe, int *count,
+                             double *ratio, int *products, ozblas_report *rep)
+{
+    int bad = 0;
+    *count = 0;
+    *ratio = 0.0;
+    *products = 0;
+    int bound_product = !beta && opt->scaling == OZBLAS_SCALING_ACCURATE;
+    ozblas_status st = K->probe_open(c, opt, bound_product, probe, &bad, products);
+    if (st != OZBLAS_OK)
+        return st;
+    if (bad) {
+        rep->fallback = OZBLAS_FALLBACK_NONFINITE;
+        return OZBLAS_OK;
+    }
+    walk w = {K, *probe, beta, 0.0, 0, OZBLAS_OK};
+    int n = beta ? oz_auto_count(2, OZ1_MAX_SLICES, 11, meets, &w)
+                 : oz_auto_count(2, OZ2_MAX_MODULI, 16, meets, &w);
+    if (w.st != OZBLAS_OK)
+        return w.st;
+    *count = n;
+    *ratio = w.ratio;
+    if (!n)
+        rep->fallback = w.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
+    return OZBLAS_OK;
+}

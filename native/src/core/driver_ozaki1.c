@@ -1,0 +1,80 @@
+/* The Ozaki I driver (numerics/ozaki1.h): what every executor does the same way. The
+ * fallbacks come in this order, each decided before any of C is written: K (k, or 2k for
+ * complex) too large (TOO_LARGE_K), with automatic precision Inf/NaN or no slice count up to
+ * 20 meeting DGEMM-level accuracy, then Inf/NaN (NONFINITE), a nonzero element no slice
+ * reaches or a possible FP64 overflow (EXPONENT_RANGE). The executor's kernels do the work
+ * (core/phase_kernels.h). */
+#include <limits.h>
+
+#include "phase_kernels.h"
+#include "../numerics/ozaki1.h"
+
+static int max_top(const oz_side *x)
+{
+    int t = INT_MIN;
+    for (int64_t q = 0; q < x->n; q++)
+        t = oz_max_int(t, x->top[q]);
+    return t;
+}
+
+ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *c, const ozblas_options *opt,
+                        ozblas_report *rep)
+{
+    const oz_kernels *K = ex->kernels;
+    const int cx = c->is_complex;
+    const int64_t KK = cx ? 2 * c->k : c->k;
+    if (!K->o1_open) {
+        rep->fallback = OZBLAS_FALLBACK_NOT_IMPLEMENTED;
+        return OZBLAS_OK;
+    }
+    if (KK > OZ1_MAX_K) {
+        rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
+        return OZBLAS_OK;
+    }
+    const int beta = oz1_beta(KK), automatic = opt->slices == 0;
+    int s = opt->slices, bad = 0, lost = 0;
+    double ratio = 0.0;
+    ozblas_status st = OZBLAS_OK;
+    void *run = NULL;
+    oz_side a, b;
+    if (automatic) {
+        void *probe = NULL;
+        int products;
+        st = oz_auto_choose(K, c, opt, beta, &probe, &s, &ratio, &products, rep);
+        if (probe)
+            K->probe_close(probe);
+        if (st != OZBLAS_OK)
+            return st;
+        rep->slices = s;
+        if (!s) {
+            if (rep->fallback != OZBLAS_FALLBACK_NONFINITE)
+                rep->bound = oz1_report_bound(cx, ratio, 0);
+            return OZBLAS_OK;
+        }
+    }
+    const int chunk = oz1_chunk(opt->ozaki1_variant, beta, KK), terms = oz1_terms(s, chunk);
+    st = K->o1_open(c, opt, s, beta, &run, &bad, &lost, &a, &b, rep);
+    if (st != OZBLAS_OK)
+        goto done;
+    if (bad) {
+        rep->fallback = OZBLAS_FALLBACK_NONFINITE;
+        goto done;
+    }
+    int ta = max_top(&a), tb = max_top(&b);
+    if (lost || (ta != INT_MIN && tb != INT_MIN && oz1_may_overflow(ta, tb, KK))) {
+        rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
+        goto done;
+    }
+    oz_report_bits(&a, &b, s, rep);
+    st = K->o1_products(run, chunk, terms, rep);
+    if (st != OZBLAS_OK)
+        goto done;
+    rep->int_gemms = s * (s + 1) / 2 * (cx ? 4 : 1) + (automatic ? 2 : 0);
+    rep->fp64_passes = terms;
+    if (automatic)
+        rep->bound = oz1_report_bound(cx, ratio, terms);
+done:
+    if (run)
+        K->o1_close(run);
+    return st;
+}

@@ -1,0 +1,63 @@
+/* The Ozaki II driver (numerics/ozaki2.h): what every executor does the same way. The
+ * fallbacks come in this order, each decided before any of C is written: k too large
+ * (TOO_LARGE_K), Inf/NaN (NONFINITE), with automatic precision no count up to 20 meeting
+ * DGEMM-level accuracy (ACCURACY, or EXPONENT_RANGE where an element would be lost), an
+ * element the scaling loses entirely (EXPONENT_RANGE). The executor's kernels do the work
+ * (core/phase_kernels.h). */
+#include "phase_kernels.h"
+
+ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozblas_options *opt,
+                        ozblas_report *rep)
+{
+    const oz_kernels *K = ex->kernels;
+    const int cx = c->is_complex, fast = opt->scaling == OZBLAS_SCALING_FAST;
+    if (c->k > (cx ? OZ2_MAX_K / 2 : OZ2_MAX_K)) {
+        rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
+        return OZBLAS_OK;
+    }
+    const oz2_table *T = opt->moduli ? oz2_table_get(opt->moduli) : NULL;
+    void *probe = NULL, *run = NULL;
+    int probe_products = 0, bad = 0;
+    double t_probe = 0.0;
+    oz_side a, b;
+    ozblas_status st = OZBLAS_OK;
+    if (!T) { /* automatic precision: the count for these inputs, its bits and bound */
+        double t0 = oz_now(), ratio;
+        int n;
+        st = oz_auto_choose(K, c, opt, 0, &probe, &n, &ratio, &probe_products, rep);
+        if (st != OZBLAS_OK || rep->fallback == OZBLAS_FALLBACK_NONFINITE)
+            goto done;
+        K->probe_sides(probe, &a, &b);
+        oz_report_bits(&a, &b, 0, rep);
+        rep->bound = oz2_report_bound(cx, ratio);
+        if (!n)
+            goto done;
+        T = oz2_table_get(n);
+        rep->moduli = n;
+        t_probe = oz_now() - t0;
+    }
+    st = K->o2_open(c, opt, T, probe, &run, &bad, &a, &b, rep);
+    if (st != OZBLAS_OK)
+        goto done;
+    if (bad) {
+        rep->fallback = OZBLAS_FALLBACK_NONFINITE;
+        goto done;
+    }
+    oz_report_bits(&a, &b, 0, rep);
+    if (oz_side_loses(&a) || oz_side_loses(&b)) {
+        rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
+        goto done;
+    }
+    st = K->o2_products(run, rep);
+    if (st != OZBLAS_OK)
+        goto done;
+    rep->int_gemms = T->n * (cx ? 3 : 1) + (fast ? 0 : 1) + probe_products;
+    rep->fp64_passes = 1;
+    rep->phase_seconds[OZBLAS_PHASE_STATS] += t_probe;
+done:
+    if (run)
+        K->o2_close(run);
+    if (probe)
+        K->probe_close(probe);
+    return st;
+}

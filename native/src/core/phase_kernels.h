@@ -1,0 +1,84 @@
+/* The seam between the scheme drivers (core/driver_ozaki2.c, driver_ozaki1.c, driver_auto.c)
+ * and the executors: each executor supplies these phase kernels over its own memory (CPU:
+ * host arrays and threads; CUDA: device buffers and kernels). The driver owns everything
+ * that is the same on every executor: the prologue (k too large), automatic precision's walk
+ * over the count, the order of the fallbacks, the term count, the report. A kernel only
+ * computes, and hands the driver the per-row data its decisions need, on the host.
+ *
+ * Every open/probe call creates a state (*run, *probe) that the driver releases with the
+ * matching close, also after a failure (close accepts a partly built state, or NULL).
+ * Kernels add their phase times to report->phase_seconds (ozblas_phase), and nothing else
+ * of the report. A kernel that cannot get the device memory for a call returns
+ * OZ_ERR_DEVICE_MEMORY (core/oz_internal.h). */
+#ifndef OZ_PHASE_KERNELS_H
+#define OZ_PHASE_KERNELS_H
+
+#include "oz_internal.h"
+
+/* Per side (the rows of op(A), the columns of op(B)), on the host. A kernel fills the
+ * arrays its phase computes and leaves the others NULL. */
+typedef struct {
+    int64_t n;       /* m or n */
+    const int *E;    /* exponent of the largest |x| (0 for a zero row) */
+    const int *emin; /* smallest exponent of a nonzero element, INT_MAX for none */
+    const int *bits; /* Ozaki II: the bits kept (alpha_i, beta_j) */
+    const int *top;  /* Ozaki I: ilogb(max |x|), INT_MIN for a zero row */
+    const int *e;    /* Ozaki I: the s weight exponents of row q at e[q * s] */
+} oz_side;
+
+struct oz_kernels {
+    /* ---- automatic precision's probe (both schemes; numerics/ozaki2.h) ----
+     * probe_open: statistics, fixed-point 1-norms and the two lower-bound products of the
+     * whole call, and (bound_product) accurate scaling's bound product; *bad on Inf/NaN
+     * (nothing else is then valid); *products: the integer products it issued. */
+    ozblas_status (*probe_open)(const oz_gemm_call *c, const ozblas_options *opt,
+                                int bound_product, void **probe, int *bad, int *products);
+    /* Ozaki II: the bits for table T (fast, or accurate from the bound product). */
+    ozblas_status (*probe_bits)(void *probe, const oz2_table *T);
+    /* The largest bound ratio over C: Ozaki II for the bits set last (beta 0), or Ozaki I
+     * with count slices of width beta. */
+    ozblas_status (*probe_ratio)(void *probe, int beta, int count, double *ratio);
+    /* E, emin and (after probe_bits) bits of each side. */
+    void (*probe_sides)(void *probe, oz_side *a, oz_side *b);
+    void (*probe_close)(void *probe);
+
+    /* ---- Ozaki II with table T ----
+     * o2_open: phase 0 (statistics, accurate scaling's bound, the bits) over the whole call;
+     * *bad on Inf/NaN; a and b get E, emin and bits. probe: the open probe that chose T
+     * (NULL: none), whose state the kernel may take over (the driver closes it after). */
+    ozblas_status (*o2_open)(const oz_gemm_call *c, const ozblas_options *opt,
+                             const oz2_table *T, void *probe, void **run, int *bad, oz_side *a,
+                             oz_side *b, ozblas_report *rep);
+    /* Phases 1 to 4: residues, products, reduction, CRT and the update of C. */
+    ozblas_status (*o2_products)(void *run, ozblas_report *rep);
+    void (*o2_close)(void *run);
+
+    /* ---- Ozaki I with s slices of width beta (NULL: not implemented by this executor) ----
+     * o1_open: phase 1 (slices of every row and column, numerics/ozaki1.h); *bad on
+     * Inf/NaN, *lost when a nonzero element has all its slices zero; a and b get top and e. */
+    ozblas_status (*o1_open)(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta,
+                             void **run, int *bad, int *lost, oz_side *a, oz_side *b,
+                             ozblas_report *rep);
+    /* Phases 2 to 4 with terms FP64 terms of at most chunk pairs (oz1_terms). */
+    ozblas_status (*o1_products)(void *run, int chunk, int terms, ozblas_report *rep);
+    void (*o1_close)(void *run);
+};
+
+/* core/driver_auto.c, for the drivers. */
+
+/* Automatic precision: the fewest count in [2, hi] whose bound is DGEMM-level, walked from
+ * hint (oz_auto_count); beta 0 for Ozaki II moduli, else Ozaki I's slice width. Opens the
+ * probe (*probe, closed by the caller). *count 0: none meets (rep->fallback says why:
+ * NONFINITE, EXPONENT_RANGE or ACCURACY). *ratio: the bound ratio of the last count tried.
+ * *products: the probe's integer products. */
+ozblas_status oz_auto_choose(const oz_kernels *K, const oz_gemm_call *c,
+                             const ozblas_options *opt, int beta, void **probe, int *count,
+                             double *ratio, int *products, ozblas_report *rep);
+/* Ozaki II: some nonzero element of a side would be lost entirely by its bits. */
+int oz_side_loses(const oz_side *s);
+/* The report's bits per row/column: Ozaki II from bits, Ozaki I (s slices) from top and e. */
+void oz_report_bits(const oz_side *a, const oz_side *b, int s, ozblas_report *rep);
+/* Wall-clock seconds (monotonic). */
+double oz_now(void);
+
+#endif

@@ -1,0 +1,249 @@
+/* Automatic precision's probe on the CUDA executor (both schemes): the CPU executor's
+ * procedure (cpu/cpu_ozaki2.c, numerics/ozaki2.h "automatic precision") with the same
+ * element functions: statistics, 1-norms, the two exact lower-bound products (and accurate
+ * scaling's bound product), then per count the driver tries (core/driver_auto.c) the bits
+ * on the device and the max bound ratio over C. The call itself then runs with that count
+ * (its statistics computed again: a few percent of the call). */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OZ_CUDA_FILE "cuda_auto.cu"
+#include "cuda_ozaki2.cuh"
+
+typedef struct {
+    run_ctx r;
+    int begun;           /* run_begin was called (run_end owed) */
+    oz2_dside pa, pb;
+    int fast, cx, ushift;
+    int64_t mpad, k;
+    long long *G64;      /* accurate scaling's bound product (NULL when not asked for) */
+    double *Glo;         /* combined lower-bound product */
+    unsigned long long *N1a, *N1b, *d_ratio;
+    int *hbuf;           /* the sides' host arrays */
+} cuda_probe;
+
+void cuda_probe_close(void *probe)
+{
+    cuda_probe *a = (cuda_probe *)probe;
+    if (!a)
+        return;
+    if (a->begun) {
+        if (a->r.s)
+            (void)run_sync(&a->r);
+        run_end(&a->r);
+    }
+    free(a->hbuf);
+    free(a);
+}
+
+ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
+                              int bound_product, void **probe, int *bad, int *products)
+{
+    const int64_t m = c->m, n = c->n, k = c->k;
+    const int fast = !bound_product, cx = c->is_complex;
+    const int ushift = cx ? 4 : 5;
+    const int64_t kpad = (k + 15) / 16 * 16, mpad = (m + 3) / 4 * 4, npad = (n + 3) / 4 * 4;
+    const int64_t plane_c = mpad * npad;
+    cuda_probe *au = (cuda_probe *)calloc(1, sizeof *au);
+    *probe = au;
+    if (!au)
+        return OZBLAS_ERR_ALLOCATION;
+    run_ctx &r = au->r;
+    oz2_dside &pa = au->pa, &pb = au->pb;
+    au->begun = 1;
+    ozblas_status st = run_begin(&r, opt);
+    int *d_bad = NULL;
+    mat A, B, C; /* C: only where it lives */
+    int8_t *XA = NULL, *XB = NULL;
+    int *C32 = NULL;
+    double *G2 = NULL;
+    size_t total;
+    char *ws = NULL;
+    if (st != OZBLAS_OK)
+        return st;
+    if (!mats_init(c, r.dev, &A, &B, &C))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    for (int pass = 0; pass < 2; pass++) { /* a dry run of the carve, then the real one */
+        carve cv = {pass ? ws : NULL, 0};
+        mat_carve(&A, &cv);
+        mat_carve(&B, &cv);
+        oz2_dside *sd[2] = {&pa, &pb};
+        for (int s = 0; s < 2; s++) {
+            oz2_dside *p = sd[s];
+            p->cols = s ? n : m;
+            p->cols_pad = s ? npad : mpad;
+            p->amax = (unsigned long long *)carve_take(&cv, 8 * p->cols);
+            p->S = (unsigned long long *)carve_take(&cv, 8 * p->cols);
+            p->E = (int *)carve_take(&cv, 4 * p->cols);
+            p->emin = (int *)carve_take(&cv, 4 * p->cols);
+            p->bits = (int *)carve_take(&cv, 4 * p->cols);
+        }
+        au->N1a = (unsigned long long *)carve_take(&cv, 8 * m);
+        au->N1b = (unsigned long long *)carve_take(&cv, 8 * n);
+        au->d_ratio = (unsigned long long *)carve_take(&cv, 8);
+        d_bad = (int *)carve_take(&cv, 4);
+        XA = (int8_t *)carve_take(&cv, (size_t)kpad * mpad);
+        XB = (int8_t *)carve_take(&cv, (size_t)kpad * npad);
+        C32 = (int *)carve_take(&cv, (size_t)plane_c * 4);
+        au->G64 = fast ? NULL : (long long *)carve_take(&cv, (size_t)plane_c * 8);
+        au->Glo = (double *)carve_take(&cv, (size_t)plane_c * 8);
+        G2 = (double *)carve_take(&cv, (size_t)plane_c * 8);
+        if (pass)
+            break;
+        total = cv.off;
+        ws = (char *)ws_get(r.s, total);
+        au->hbuf = (int *)malloc(sizeof(int) * 3 * (size_t)(m + n) + 16);
+        if (!ws || !au->hbuf)
+            return OZ_ERR_DEVICE_MEMORY;
+    }
+    pa.hE = au->hbuf;
+    pa.hemin = au->hbuf + m;
+    pa.hbits = au->hbuf + 2 * m;
+    pb.hE = au->hbuf + 3 * m;
+    pb.hemin = au->hbuf + 3 * m + n;
+    pb.hbits = au->hbuf + 3 * m + 2 * n;
+    au->fast = fast;
+    au->cx = cx;
+    au->ushift = ushift;
+    au->mpad = mpad;
+    au->k = k;
+
+    CK(stage_prepare(&r, &A, &B, NULL));
+    CK(mat_upload(&r, &A));
+    CK(mat_upload(&r, &B));
+    pa.lc = oz_op_view(c, 1, A.dev, A.ld, &pa.v);
+    pb.lc = oz_op_view(c, 0, B.dev, B.ld, &pb.v);
+    for (int s = 0; s < 2; s++) {
+        oz2_dside *p = s ? &pb : &pa;
+        CK(cudaMemsetAsync(p->amax, 0, 8 * p->cols, r.st));
+        CK(cudaMemsetAsync(p->S, 0, 8 * p->cols, r.st));
+        CK(cudaMemsetAsync(s ? au->N1b : au->N1a, 0, 8 * p->cols, r.st));
+        oz_launch(grid1(p->cols, 256), 256, r.st, oz_k_fill_int, p->emin, p->cols, INT_MAX);
+        CKL();
+    }
+    CK(cudaMemsetAsync(d_bad, 0, 4, r.st));
+    OZ_DISPATCH(pa.lc, cx, launch_stats, &pa, k, d_bad, r.st);
+    CKL();
+    OZ_DISPATCH(pb.lc, cx, launch_stats, &pb, k, d_bad, r.st);
+    CKL();
+    CK(cudaMemcpyAsync(bad, d_bad, 4, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaStreamSynchronize(r.st));
+    if (*bad)
+        goto done;
+    oz_launch(grid1(m, 256), 256, r.st, oz_k_exponents, pa.amax, pa.E, m);
+    CKL();
+    oz_launch(grid1(n, 256), 256, r.st, oz_k_exponents, pb.amax, pb.E, n);
+    CKL();
+    OZ_DISPATCH(pa.lc, cx, launch_sumsq, &pa, k, r.st);
+    CKL();
+    OZ_DISPATCH(pb.lc, cx, launch_sumsq, &pb, k, r.st);
+    CKL();
+    OZ_DISPATCH(pa.lc, cx, launch_norm1, &pa, k, au->N1a, r.st);
+    CKL();
+    OZ_DISPATCH(pb.lc, cx, launch_norm1, &pb, k, au->N1b, r.st);
+    CKL();
+    /* the small-integer products: accurate scaling's bound, then the two lower bounds */
+    for (int which = fast ? 1 : 0; which < 3; which++) {
+        const int64_t kblock = which == 0 ? OZ_KBLOCK_BOUND : OZ_KBLOCK;
+        const int64_t nb = (kpad + kblock - 1) / kblock;
+        if (which == 0) {
+            OZ_DISPATCH(pa.lc, cx, launch_ubound, &pa, k, kpad, ushift, XA, r.st);
+            CKL();
+            OZ_DISPATCH(pb.lc, cx, launch_ubound, &pb, k, kpad, ushift, XB, r.st);
+            CKL();
+        } else {
+            const int shift = which == 1 ? OZ2_LSHIFT : OZ2_LSHIFT2;
+            OZ_DISPATCH(pa.lc, cx, launch_lbound, &pa, k, kpad, shift, XA, r.st);
+            CKL();
+            OZ_DISPATCH(pb.lc, cx, launch_lbound, &pb, k, kpad, shift, XB, r.st);
+            CKL();
+        }
+        for (int64_t b = 0; b < nb; b++) {
+            int64_t l0 = b * kblock;
+            int64_t kb = kpad - l0 < kblock ? kpad - l0 : kblock;
+            CKB(gemm_i8(&r, mpad, npad, kb, XA + l0, kpad, XB + l0, kpad, C32, mpad));
+            if (which == 0)
+                oz_launch(grid1(plane_c, 256), 256, r.st, oz_k_acc64, C32, au->G64, plane_c,
+                          b == 0);
+            else
+                oz_launch(grid1(plane_c, 256), 256, r.st, oz_k_acc_lower, C32,
+                          which == 1 ? au->Glo : G2, plane_c, b == 0);
+            CKL();
+        }
+    }
+    oz_launch(grid1(plane_c, 256), 256, r.st, oz_k_lower_combine, au->Glo, G2, plane_c);
+    CKL();
+    CK(cudaMemcpyAsync(pa.hE, pa.E, 4 * m, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pa.hemin, pa.emin, 4 * m, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pb.hE, pb.E, 4 * n, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(pb.hemin, pb.emin, 4 * n, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaStreamSynchronize(r.st));
+    *products = fast ? 2 : 3; /* the call computes its bound product again */
+done:
+    return st;
+}
+
+/* Ozaki II: the bits for T on the device, then on the host for the driver. */
+ozblas_status cuda_probe_bits(void *probe, const oz2_table *T)
+{
+    cuda_probe *a = (cuda_probe *)probe;
+    const run_ctx *rr = &a->r;
+    oz2_dside *pa = &a->pa, *pb = &a->pb;
+    const int64_t m = pa->cols, n = pb->cols;
+    ozblas_status st = OZBLAS_OK;
+    oz_launch(grid1(n, 256), 256, rr->st, oz_k_bits_fast, pb->S, pb->bits, n,
+              T->budget - T->budget / 2);
+    CKL();
+    if (a->fast) {
+        oz_launch(grid1(m, 256), 256, rr->st, oz_k_bits_fast, pa->S, pa->bits, m, T->budget / 2);
+        CKL();
+    } else {
+        const int64_t chunk = 1024;
+        dim3 grow_grid((unsigned)grid1(m, 128), (unsigned)((n + chunk - 1) / chunk));
+        oz_launch(grid1(m, 256), 256, rr->st, oz_k_fill_int, pa->bits, m, OZ2_MAX_BITS);
+        CKL();
+        oz_launch(grow_grid, 128, rr->st, oz_k_bits_row<long long>, a->G64, a->mpad, m, n, chunk,
+                  T->budget, a->ushift, pa->S, pb->S, pb->bits, pa->bits);
+        CKL();
+        oz_launch(grid1(n, 256), 256, rr->st, oz_k_fill_int, pb->bits, n, OZ2_MAX_BITS);
+        CKL();
+        oz_launch(grid1(n, 8), blk32x8(), rr->st, oz_k_bits_col<long long>, a->G64, a->mpad, m, n,
+                  T->budget, a->ushift, pa->S, pb->S, pa->bits, pb->bits);
+        CKL();
+    }
+    CK(cudaMemcpyAsync(pa->hbits, pa->bits, 4 * m, cudaMemcpyDeviceToHost, rr->st));
+    CK(cudaMemcpyAsync(pb->hbits, pb->bits, 4 * n, cudaMemcpyDeviceToHost, rr->st));
+    CK(cudaStreamSynchronize(rr->st));
+done:
+    return st;
+}
+
+ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio)
+{
+    cuda_probe *a = (cuda_probe *)probe;
+    const run_ctx *rr = &a->r;
+    const oz2_dside *pa = &a->pa, *pb = &a->pb;
+    const int64_t m = pa->cols, n = pb->cols;
+    ozblas_status st = OZBLAS_OK;
+    unsigned long long hr = 0;
+    CK(cudaMemsetAsync(a->d_ratio, 0, 8, rr->st));
+    oz_launch(grid1(m * n, 256), 256, rr->st, oz_k_ratio, a->cx, beta, count, a->k, m, m * n,
+              a->mpad, a->Glo, pa->E, pa->emin, pa->bits, a->N1a, pb->E, pb->emin, pb->bits,
+              a->N1b, a->d_ratio);
+    CKL();
+    CK(cudaMemcpyAsync(&hr, a->d_ratio, 8, cudaMemcpyDeviceToHost, rr->st));
+    CK(cudaStreamSynchronize(rr->st));
+    memcpy(ratio, &hr, 8);
+done:
+    return st;
+}
+
+void cuda_probe_sides(void *probe, oz_side *a, oz_side *b)
+{
+    cuda_probe *p = (cuda_probe *)probe;
+    oz2_dside_host(&p->pa, a);
+    oz2_dside_host(&p->pb, b);
+}

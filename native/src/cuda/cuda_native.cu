@@ -1,0 +1,149 @@
+/* The CUDA executor's native calls: DGEMM/ZGEMM through cuBLAS and the exact INT8 product
+ * the schemes use (cublasGemmEx, INT32 accumulation), and the executor itself: its kernel
+ * table for the scheme drivers (cuda_auto.cu, cuda_ozaki2.cu, cuda_ozaki1.cu). */
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#define OZ_CUDA_FILE "cuda_native.cu"
+#include "cuda_common.cuh"
+
+static int op_of(char t)
+{
+    return t == 'N' ? OZ_CUBLAS_OP_N : t == 'T' ? OZ_CUBLAS_OP_T : OZ_CUBLAS_OP_C;
+}
+
+static ozblas_status cuda_native(const oz_gemm_call *c, const ozblas_options *opt)
+{
+    run_ctx r;
+    ozblas_status st = run_begin(&r, opt);
+    if (st != OZBLAS_OK) {
+        run_end(&r);
+        return st;
+    }
+    const int cx = c->is_complex;
+    mat A, B, C;
+    mat_view vc;
+    const oz_blk bc = {0, 0, c->m, c->n};
+    if (!mats_init(c, r.dev, &A, &B, &C)) {
+        run_end(&r);
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    }
+    mat_stream(&C, (size_t)(c->m * c->n) * C.es, 1);
+    {
+        carve cv = {NULL, 0};
+        mat_carve(&A, &cv);
+        mat_carve(&B, &cv);
+        mat_carve(&C, &cv);
+        char *ws = NULL;
+        if (cv.off) {
+            ws = (char *)ws_get(r.s, cv.off);
+            if (!ws) {
+                run_end(&r);
+                return OZ_ERR_DEVICE_MEMORY;
+            }
+        }
+        cv.base = ws;
+        cv.off = 0;
+        mat_carve(&A, &cv);
+        mat_carve(&B, &cv);
+        mat_carve(&C, &cv);
+    }
+    CK(stage_prepare(&r, &A, &B, &C));
+    CK(mat_upload(&r, &A));
+    CK(mat_upload(&r, &B));
+    CK(mat_block(&r, &C, &bc, !c->beta_zero, &vc));
+    {
+        int small = c->m <= INT_MAX && c->n <= INT_MAX && c->k <= INT_MAX && A.ld <= INT_MAX &&
+                    B.ld <= INT_MAX && vc.ld <= INT_MAX;
+        int ta = op_of(c->transa), tb = op_of(c->transb);
+        if (!cx) {
+            if (small)
+                CKB(r.cb->dgemm(r.s->h, ta, tb, (int)c->m, (int)c->n, (int)c->k, &c->alpha[0],
+                                A.dev, (int)A.ld, B.dev, (int)B.ld, &c->beta[0], vc.p,
+                                (int)vc.ld));
+            else if (r.cb->dgemm_64)
+                CKB(r.cb->dgemm_64(r.s->h, ta, tb, c->m, c->n, c->k, &c->alpha[0], A.dev, A.ld,
+                                   B.dev, B.ld, &c->beta[0], vc.p, vc.ld));
+            else
+                st = OZBLAS_ERR_INVALID_ARGUMENT;
+        } else {
+            if (small)
+                CKB(r.cb->zgemm(r.s->h, ta, tb, (int)c->m, (int)c->n, (int)c->k, c->alpha, A.dev,
+                                (int)A.ld, B.dev, (int)B.ld, c->beta, vc.p, (int)vc.ld));
+            else if (r.cb->zgemm_64)
+                CKB(r.cb->zgemm_64(r.s->h, ta, tb, c->m, c->n, c->k, c->alpha, A.dev, A.ld,
+                                   B.dev, B.ld, c->beta, vc.p, vc.ld));
+            else
+                st = OZBLAS_ERR_INVALID_ARGUMENT;
+        }
+    }
+    if (st == OZBLAS_OK) {
+        CK(mat_release(&r, &C, &vc));
+        CK(mat_store(&r, &C, &vc, &bc));
+    }
+done:
+    if (run_sync(&r) != cudaSuccess && st == OZBLAS_OK)
+        st = OZBLAS_ERR_DEVICE;
+    run_end(&r);
+    return st;
+}
+
+
+oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
+                         int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc)
+{
+    static const int one = 1, zero = 0;
+    if (m <= INT_MAX && n <= INT_MAX && kb <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX &&
+        ldc <= INT_MAX)
+        return r->cb->gemm_ex(r->s->h, OZ_CUBLAS_OP_T, OZ_CUBLAS_OP_N, (int)m, (int)n, (int)kb,
+                              &one, A, OZ_CUDA_R_8I, (int)lda, B, OZ_CUDA_R_8I, (int)ldb, &zero,
+                              C, OZ_CUDA_R_32I, (int)ldc, OZ_CUBLAS_COMPUTE_32I,
+                              OZ_CUBLAS_GEMM_DEFAULT);
+    if (r->cb->gemm_ex_64)
+        return r->cb->gemm_ex_64(r->s->h, OZ_CUBLAS_OP_T, OZ_CUBLAS_OP_N, m, n, kb, &one, A,
+                                 OZ_CUDA_R_8I, lda, B, OZ_CUDA_R_8I, ldb, &zero, C,
+                                 OZ_CUDA_R_32I, ldc, OZ_CUBLAS_COMPUTE_32I,
+                                 OZ_CUBLAS_GEMM_DEFAULT);
+    return 7; /* CUBLAS_STATUS_INVALID_VALUE */
+}
+
+
+/* Filled field by field: members added to the structs later stay NULL, which the drivers
+ * read as "not implemented here". No CUDA call happens here. */
+static oz_kernels make_cuda_kernels(void)
+{
+    oz_kernels k;
+    memset(&k, 0, sizeof k);
+    k.probe_open = cuda_probe_open;
+    k.probe_bits = cuda_probe_bits;
+    k.probe_ratio = cuda_probe_ratio;
+    k.probe_sides = cuda_probe_sides;
+    k.probe_close = cuda_probe_close;
+    k.o2_open = cuda_o2_open;
+    k.o2_products = cuda_o2_products;
+    k.o2_close = cuda_o2_close;
+    k.o1_open = cuda_o1_open;
+    k.o1_products = cuda_o1_products;
+    k.o1_close = cuda_o1_close;
+    return k;
+}
+
+static oz_executor make_cuda_executor(void)
+{
+    static const oz_kernels k = make_cuda_kernels(); /* thread-safe static init (C++11) */
+    oz_executor e;
+    memset(&e, 0, sizeof e);
+    e.id = OZBLAS_EXECUTOR_CUDA;
+    e.name = "cuda";
+    e.available = oz_cuda_available;
+    e.native = cuda_native;
+    e.kernels = &k;
+    return e;
+}
+
+extern "C" const oz_executor *oz_cuda_executor(void)
+{
+    static const oz_executor e = make_cuda_executor();
+    return &e;
+}

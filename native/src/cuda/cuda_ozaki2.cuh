@@ -1,0 +1,104 @@
+/* What the CUDA executor's Ozaki II kernels (cuda_ozaki2.cu) and automatic precision's
+ * probe (cuda_auto.cu) share: the per-side device arrays and the launches of the column
+ * kernels of kernels_ozaki2.cuh. */
+#ifndef OZ_CUDA_OZAKI2_CUH
+#define OZ_CUDA_OZAKI2_CUH
+
+#include "cuda_common.cuh"
+#include "kernels_ozaki2.cuh"
+
+#define OZ_KBLOCK_BOUND 262144 /* bound product: 262144 * 64 * 64 = 2^30 < 2^31 */
+
+/* Per packed column of op(A) or op(B): device arrays and their host copies. */
+typedef struct {
+    int64_t cols, cols_pad; /* m or n; rounded up to a multiple of 4 for the products */
+    unsigned long long *amax, *S;
+    int *E, *emin, *bits;
+    int *hE, *hemin, *hbits; /* host */
+    oz_opv v;
+    int lc; /* l-contiguous layout */
+} oz2_dside;
+
+/* Grid of the column reductions (stats, sums of squares): 8 or 32 columns a block, k split
+ * into chunks along y (at most 65535 of them). */
+template <bool LC>
+static dim3 column_grid(const oz2_dside *p, int64_t k, int64_t *chunk)
+{
+    *chunk = LC ? 2048 : 512;
+    int64_t ny = (k + *chunk - 1) / *chunk;
+    if (ny > 65535) {
+        *chunk = (k + 65534) / 65535;
+        ny = (k + *chunk - 1) / *chunk;
+    }
+    return dim3((unsigned)((p->cols + (LC ? 7 : 31)) / (LC ? 8 : 32)), (unsigned)ny);
+}
+
+template <bool LC, bool CX>
+static void launch_stats(const oz2_dside *p, int64_t k, int *bad, cudaStream_t st)
+{
+    int64_t chunk;
+    dim3 grid = column_grid<LC>(p, k, &chunk);
+    oz_launch(grid, blk32x8(), st, oz_k_stats<LC, CX>, p->v, k, p->cols, chunk, p->amax, p->emin,
+              bad);
+}
+
+template <bool LC, bool CX>
+static void launch_sumsq(const oz2_dside *p, int64_t k, cudaStream_t st)
+{
+    int64_t chunk;
+    dim3 grid = column_grid<LC>(p, k, &chunk);
+    oz_launch(grid, blk32x8(), st, oz_k_sumsq<LC, CX, false>, p->v, k, p->cols, chunk, p->E, p->S);
+}
+
+template <bool LC, bool CX>
+static void launch_norm1(const oz2_dside *p, int64_t k, unsigned long long *N1, cudaStream_t st)
+{
+    int64_t chunk;
+    dim3 grid = column_grid<LC>(p, k, &chunk);
+    oz_launch(grid, blk32x8(), st, oz_k_sumsq<LC, CX, true>, p->v, k, p->cols, chunk, p->E, N1);
+}
+
+template <bool LC, bool CX, int MODE>
+static void launch_pack(const oz2_dside *p, int64_t k, int64_t kpad, int ushift, int8_t *out,
+                        int64_t plane, const oz2_table &T, cudaStream_t st)
+{
+    int64_t tl = (kpad + 31) / 32, tq = (p->cols_pad + 31) / 32;
+    oz_launch((unsigned)(tl * tq), blk32x8(), st, oz_k_pack<LC, CX, MODE>, 
+        p->v, k, kpad, p->cols, p->cols_pad, tl, p->E, p->bits, ushift, out, plane, T);
+}
+
+/* The bound modes read no table: they get an empty one. */
+template <bool LC, bool CX>
+static void launch_ubound(const oz2_dside *p, int64_t k, int64_t kpad, int ushift, int8_t *out,
+                          cudaStream_t st)
+{
+    launch_pack<LC, CX, OZ_PACK_UBOUND>(p, k, kpad, ushift, out, 0, oz2_table(), st);
+}
+
+template <bool LC, bool CX>
+static void launch_lbound(const oz2_dside *p, int64_t k, int64_t kpad, int shift, int8_t *out,
+                          cudaStream_t st)
+{
+    launch_pack<LC, CX, OZ_PACK_LBOUND>(p, k, kpad, shift, out, 0, oz2_table(), st);
+}
+
+template <bool LC, bool CX>
+static void launch_residues(const oz2_dside *p, int64_t k, int64_t kpad, int8_t *out, int64_t plane,
+                            const oz2_table *T, cudaStream_t st)
+{
+    launch_pack<LC, CX, OZ_PACK_RESIDUE>(p, k, kpad, 0, out, plane, *T, st);
+}
+
+/* C32 (m x n, ldc) = A^T B for int8 A (kb x m, lda), B (kb x n, ldb): TN, IMMA. */
+
+/* The host side of a side: E, emin and bits as the driver reads them. */
+static inline void oz2_dside_host(const oz2_dside *p, oz_side *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n = p->cols;
+    s->E = p->hE;
+    s->emin = p->hemin;
+    s->bits = p->hbits;
+}
+
+#endif
