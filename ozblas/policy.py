@@ -525,7 +525,12 @@ def format_explain(d: dict) -> str:
 
 
 def main_explain(argv=None) -> int:
-    """`ozblas explain M N K [--dtype d|z] [--where host|device] [--profile NAME] [--json]`."""
+    """`ozblas explain M N K [--dtype d|z] [--where host|device] [--profile NAME] [--json]`;
+    `ozblas explain getrf|potrf N ...` is the LAPACK layer's (ozblas.lapack.main_explain)."""
+    if argv and argv[0] in ("getrf", "potrf"):
+        from .lapack import main_explain as lapack_explain
+
+        return lapack_explain(list(argv))
     ap = argparse.ArgumentParser(
         prog="ozblas explain",
         description="Predicted time of each way to compute an M x N x K product, and the choice "

@@ -263,7 +263,8 @@ np.savez(out + "/out.npz", routed=routed, restored=scipy.linalg.expm(x), hook=ho
     assert np.array_equal(o["restored"], native)
     assert not np.array_equal(o["routed"], native)
     assert np.max(np.abs(o["routed"] - native)) <= 1e-14 * np.max(np.abs(native))
-    t = _trace(tmp_path / "trace.log")
+    # the products; expm's LU solve (getrf/getrs, n = 30: one LAPACK block) passes through
+    t = [x for x in _trace(tmp_path / "trace.log") if "nrhs" not in x]
     assert t and all(x["route"] == "ozblas" and x["symbol"] == "scipy_dgemm_" for x in t)
 
 

@@ -337,6 +337,121 @@ typedef struct {
  * snapshot of one instant. */
 int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
 
+/* ---- LAPACK layer (src/lapack/): blocked factorizations and solves ----------------------
+ * LAPACK's semantics (column-major, 'U'/'L', 'N'/'T'/'C', 'N'/'U' diag, either case), with
+ * int64_t dimensions and 1-based pivots as LAPACK has them. The O(n^3) part runs through
+ * ozblas_dgemm/ozblas_zgemm with opt (method, moduli, executor: the GEMM path's own
+ * decision per product); panels and diagonal blocks go to the host LAPACK's own routine
+ * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; found among the loaded objects as the host
+ * BLAS is). Host pointers. Complex: interleaved (re, im) doubles, alpha two doubles.
+ * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
+ * and 1024 on the CUDA executor (README "LAPACK layer"); a size at most nb is one call of
+ * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
+ * minor, the zero diagonal); a bad argument gives OZBLAS_ERR_INVALID_ARGUMENT with info = -i
+ * (the argument's position in the LAPACK routine). OZBLAS_ERR_NO_HOST_BLAS: no host LAPACK
+ * with these routines is loaded (nothing is changed then). report may be NULL. */
+typedef struct {
+    int64_t nb;             /* block size used */
+    int64_t products;       /* GEMM products issued */
+    int64_t emulated;       /* of them computed emulated (method not native, no fallback) */
+    double flops;           /* nominal flops of the operation (LAPACK's counts, 4x complex) */
+    double product_flops;   /* flops of the GEMM products */
+    double emulated_flops;  /* flops of the emulated products */
+    int method;             /* method of the emulated products (NATIVE when none was) */
+    int executor;           /* executor of the products */
+    int min_moduli;         /* smallest and largest count (moduli or slices) the emulated */
+    int max_moduli;         /*   products took; 0 when none */
+    double max_bound;       /* largest automatic-precision bound of the products; -1: none */
+    double seconds;         /* wall time */
+} ozblas_lapack_report;
+
+ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dgetrs(ozblas_context *ctx, char trans, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, const int64_t *ipiv, double *B,
+                            int64_t ldb, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgetrs(ozblas_context *ctx, char trans, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, const int64_t *ipiv, double *B,
+                            int64_t ldb, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
+                           int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
+                           int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+/* getri: A (the getrf factors) becomes inv(A); workspace is allocated inside. */
+ozblas_status ozblas_dgetri(ozblas_context *ctx, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zgetri(ozblas_context *ctx, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dpotrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zpotrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dpotrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zpotrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dposv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zposv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dpotri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zpotri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dtrtri(ozblas_context *ctx, char uplo, char diag, int64_t n, double *A,
+                            int64_t lda, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_ztrtri(ozblas_context *ctx, char uplo, char diag, int64_t n, double *A,
+                            int64_t lda, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dtrtrs(ozblas_context *ctx, char uplo, char trans, char diag, int64_t n,
+                            int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_ztrtrs(ozblas_context *ctx, char uplo, char trans, char diag, int64_t n,
+                            int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+/* Level-3 BLAS: B := alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 ('R'); trmm the same
+ * with op(A). A bad argument gives OZBLAS_ERR_INVALID_ARGUMENT (info = -i as xerbla's). */
+ozblas_status ozblas_dtrsm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                           double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_ztrsm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, const double *alpha, const double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dtrmm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                           double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, const double *alpha, const double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+/* The block size nb = 0 chooses for a factorization of size n on an executor
+ * (OZBLAS_LAPACK_NB when set and valid). */
+int64_t ozblas_lapack_block_size(int64_t n, int executor);
+
 /* ---- In-process activation ------------------------------------------------------------
  * Defined in libozblas_preload.so (the preload shim), not in libozblas.so; ozblas.activate()
  * loads that library RTLD_LOCAL and calls these, so a running process is routed without

@@ -92,6 +92,11 @@ static const oz_var vars[] = {
       "0, 1", "0",
       "preload shim: 1 prints the call counts per routine and route at exit"},
      0, SHIM(summary, F_INT), 0},
+    {{"OZBLAS_LAPACK_NB", "lapack_nb", K_INT, NULL, 1, (int64_t)1 << 20,
+      "a positive integer up to 2^20 (block size)", "",
+      "LAPACK layer: block size of the blocked drivers; unset = 256 on the CPU executor, 1024 "
+      "on the CUDA executor"},
+     0, SHIM(lapack_nb, F_I64), 0},
     {{"OZBLAS_CUBLAS_LIB", "cublas_lib", K_PATH, NULL, 0, 0,
       "a library path or name of at most 1023 bytes", "",
       "cuBLAS library for the CUDA executor, tried before the usual places"},
@@ -354,6 +359,21 @@ const char *oz_env_cublas_lib(void)
         ozblas_config_parse("OZBLAS_CUBLAS_LIB", v, strlen(v), NULL, &s, NULL, 0) != OZBLAS_OK)
         return NULL;
     return v;
+}
+
+/* The LAPACK layer's block size rule reads OZBLAS_LAPACK_NB through the same row (0 when
+ * unset; a bad value gives its message). */
+ozblas_status oz_env_lapack_nb(int64_t *nb, char *err, size_t err_len)
+{
+    ozblas_setting s;
+    const char *v = getenv("OZBLAS_LAPACK_NB");
+    *nb = 0;
+    if (!v || !*v)
+        return OZBLAS_OK;
+    ozblas_status st = ozblas_config_parse("OZBLAS_LAPACK_NB", v, strlen(v), NULL, &s, err, err_len);
+    if (st == OZBLAS_OK)
+        *nb = s.value;
+    return st;
 }
 
 int oz_env_cuda_verbose(void)

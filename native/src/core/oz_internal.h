@@ -92,9 +92,28 @@ typedef struct {
     int disable;
     char trace[1024]; /* "" (none), "-" (stderr) or a file path */
     int summary;      /* 1: a table of the calls per routine and route on stderr at exit */
+    int64_t lapack_nb; /* OZBLAS_LAPACK_NB: the LAPACK layer's block size, 0: its size rule */
 } oz_shim_env;
+/* OZBLAS_LAPACK_NB alone (0 when unset); the LAPACK layer's default block size reads it. */
+ozblas_status oz_env_lapack_nb(int64_t *nb, char *err, size_t err_len);
 OZ_SHIM_API void oz_shim_env_init(oz_shim_env *e);
 OZ_SHIM_API ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len);
+
+/* lapack/lapack_api.c: nominal flops of a LAPACK-layer operation (LAPACK's counts of
+ * multiply-adds times 2, 4x that for complex), for its report and the shim's counters.
+ * m, n: the matrix (square ones: n); nrhs: right-hand sides (trsm: the triangle's order). */
+enum { OZ_LF_GETRF, OZ_LF_GETRS, OZ_LF_GESV, OZ_LF_GETRI, OZ_LF_POTRF, OZ_LF_POTRS, OZ_LF_POSV,
+       OZ_LF_POTRI, OZ_LF_TRTRI, OZ_LF_TRTRS, OZ_LF_TRSM };
+OZ_SHIM_API double oz_lapack_flops(int op, int cplx, int64_t m, int64_t n, int64_t nrhs);
+/* netlib's argument check of an OZ_LF_* operation (trsm's also for trmm): 0, or -i for
+ * the first bad argument (its position, as xerbla reports it). Characters in either case;
+ * lwork: getri's (-1: a workspace query). */
+typedef struct {
+    int op;
+    char side, uplo, trans, diag;
+    int64_t m, n, nrhs, lda, ldb, lwork;
+} oz_lapack_args;
+OZ_SHIM_API int64_t oz_lapack_check(const oz_lapack_args *args);
 
 /* numerics/ozaki2_table.c: the moduli and CRT tables. */
 int oz2_modulus(int t);
