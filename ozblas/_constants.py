@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["METHODS", "SCALINGS", "VARIANTS", "EXECUTORS", "ENGINES", "SETTING_KINDS", "MAX_MODULI",
-           "MAX_SLICES", "fallback_name", "enum"]
+__all__ = ["METHODS", "SCALINGS", "VARIANTS", "EXECUTORS", "ENGINES", "ACCURACIES", "SETTING_KINDS",
+           "MAX_MODULI", "MAX_SLICES", "fallback_name", "enum"]
 
 # name in this module -> (C enum type, prefix of its members)
 _ENUMS = {
@@ -20,6 +20,7 @@ _ENUMS = {
     "VARIANTS": ("ozblas_ozaki1_variant", "OZBLAS_OZAKI1_"),
     "EXECUTORS": ("ozblas_executor", "OZBLAS_EXECUTOR_"),
     "ENGINES": ("ozblas_engine", "OZBLAS_ENGINE_"),
+    "ACCURACIES": ("ozblas_accuracy", "OZBLAS_ACCURACY_"),
     "SETTING_KINDS": ("ozblas_setting_kind", "OZBLAS_SETTING_"),
 }
 

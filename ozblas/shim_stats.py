@@ -12,9 +12,12 @@ from __future__ import annotations
 import ctypes
 import os
 
-__all__ = ["stats", "ROUTINES", "ROUTES"]
+__all__ = ["stats", "ROUTINES", "LAPACK_ROUTINES", "ROUTES"]
 
 ROUTINES = ("dgemm", "zgemm", "dsyrk", "zsyrk", "zherk")
+# The LAPACK entries (native/src/shim/shim_lapack.c), each counted under its own name.
+LAPACK_ROUTINES = tuple(p + r for r in ("getrf", "getrs", "gesv", "getri", "potrf", "potrs",
+                                        "posv", "potri", "trtri", "trtrs", "trsm", "trmm") for p in "dz")
 # ozblas: emulated; fallback: routed, computed natively by ozblas (the detail says why);
 # native: passed to the real routine (the detail says why); quick: a BLAS quick return.
 ROUTES = ("ozblas", "fallback", "native", "quick")
@@ -70,8 +73,10 @@ def stats() -> dict:
     """Counts of the BLAS calls the preload shim has seen in this process.
 
     Returns ``{"loaded": bool, "library": path or None, "total": {...},
-    "routines": {routine: {...}}}`` where ``total`` and each of the five routines
-    (dgemm, zgemm, dsyrk, zsyrk, zherk) hold ``calls``, ``flops`` (nominal: 2mnk for DGEMM,
+    "routines": {routine: {...}}}`` where ``total`` and each of the five BLAS routines
+    (dgemm, zgemm, dsyrk, zsyrk, zherk) and the LAPACK ones (LAPACK_ROUTINES: dgetrf, zgetrf,
+    ...; their flops are LAPACK's nominal counts, the blocked driver's products are not
+    counted again) hold ``calls``, ``flops`` (nominal: 2mnk for DGEMM,
     8mnk for ZGEMM, k n(n+1) and 4k n(n+1) for SYRK/HERK), ``seconds`` (wall time in the
     shim; calls below OZBLAS_MIN_SIZE are timed only while OZBLAS_TRACE is on, since two
     clock reads would cost more than passing them through) and the calls per route (``ozblas``, ``fallback``, ``native``, ``quick``); each
@@ -82,7 +87,8 @@ def stats() -> dict:
     automatically also has ``max_bound``, the largest error bound they reported. The same
     counts as ``OZBLAS_SUMMARY=1`` prints at exit.
     """
-    routines = {r: dict(_zeros(), **{k: 0 for k in ROUTES}, routes={}) for r in ROUTINES}
+    routines = {r: dict(_zeros(), **{k: 0 for k in ROUTES}, routes={})
+                for r in ROUTINES + LAPACK_ROUTINES}
     total = dict(_zeros(), **{k: 0 for k in ROUTES})
     found = _loaded()
     if found is not None:

@@ -215,10 +215,12 @@ def test_fp4_k_beyond_the_int8_block():
 
 
 def test_engine_option_errors_and_refusals():
+    from ozblas import config
+
     a = make_matrix(4, 5, 0.0, seed=1)
     with pytest.raises(Exception, match="fp4"):
         ozblas.matmul(a, a.T, engine="fp8")
-    with pytest.raises(ValueError, match="int8 has 20 moduli"):
+    with pytest.raises(config.ConfigError, match=r"engine int8 \(OZBLAS_ENGINE\) has 20 moduli"):
         ozblas.matmul(a, a.T, method="ozaki2", moduli=24, engine="int8")
     c, info = ozblas.matmul(a, a.T, method="ozaki2", moduli=24, engine="fp4", executor="cpu",
                             return_info=True)
