@@ -482,9 +482,15 @@ def explain(m, n, k, dtype="d", where="host", profile=None, moduli=None, slices=
         nat = next(c for c in eligible if c["method"] == "native")
         reasons.append(f"{best['name']} is fastest: {nat['seconds'] / best['seconds']:.2f}x faster "
                        f"than {nat['name']}")
+    accuracy = config.from_env().accuracy
+    if accuracy == "correct":
+        reasons.append("OZBLAS_ACCURACY=correct: every call is an exact product on the host "
+                       "(Ozaki II over the host DGEMM, rounded once), whatever the choice above; "
+                       "the cost model does not price it (benchmarks/dd_speed.py measures it)")
     return {
         "profile": p.as_dict(),
         "profile_note": note,
+        "accuracy": accuracy,
         "problem": {"m": m, "n": n, "k": k, "dtype": dtype, "where": where},
         "settings": s,
         "candidates": cands,

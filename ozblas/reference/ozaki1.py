@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _constants
 from ._common import operands, update
 
 __all__ = ["ozaki1", "slice_width", "group_addends"]
@@ -147,7 +148,7 @@ def _auto_slices(a, b, cplx, bw, K):
         r = np.where(Glo == 0, span, np.minimum(r, span))
         return float(np.where(zero, 0.0, r).max())
 
-    s = o2.auto_count(2, 20, 11, meets)
+    s = o2.auto_count(2, _constants.MAX_SLICES, 11, meets)
     return s, state["ratio"], state["lost"]
 
 

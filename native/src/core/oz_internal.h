@@ -47,7 +47,14 @@ typedef struct {
 /* core/executors.c: the executor of an ozblas_executor id; NULL when not built. */
 const oz_executor *oz_executor_get(int id);
 extern const oz_executor oz_cpu_executor;
+
+/* core/exact_gemm.c: accuracy "correct" (lo NULL: C = alpha RN(op(A) op(B)) + beta C) or the
+ * double-double op(A) op(B) (hi into C, lo into lo), exactly, on the CPU. */
+ozblas_status oz_exact_gemm(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
+                            int64_t ldlo, ozblas_report *report);
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */
+/* "not built: " and why (build_info.c), for a library without the CUDA executor. */
+const char *oz_build_not_built(void);
 
 /* The scheme drivers (core/driver_ozaki2.c, core/driver_ozaki1.c): one call of Ozaki II
  * (opt->moduli, 0: automatic) or Ozaki I (opt->slices, opt->ozaki1_variant) on executor ex.
@@ -65,6 +72,17 @@ int oz_env_cuda_verbose(void);
 /* Internal functions the preload shim (libozblas_preload.so, which links libozblas.so)
  * calls: exported from libozblas.so but not part of the public API in ozblas.h. */
 #define OZ_SHIM_API __attribute__((visibility("default")))
+
+/* core/launcher.c: the launcher's rank on the node (OMPI_COMM_WORLD_LOCAL_RANK,
+ * SLURM_LOCALID, LOCAL_RANK, MPI_LOCALRANKID: the first set) and its global rank
+ * (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, RANK), -1 without a launcher. */
+OZ_SHIM_API int oz_launcher_local_rank(void);
+OZ_SHIM_API int oz_launcher_rank(void);
+/* in with each "%r" replaced by the rank, or the process id without a launcher; 0 when out
+ * (len bytes) is too small. */
+OZ_SHIM_API int oz_expand_rank(const char *in, char *out, size_t len);
+/* OZBLAS_DEVICE=auto's GPU: the local rank modulo the device count, 0 without either. */
+OZ_SHIM_API int oz_auto_device_for(int local_rank, int ndev);
 
 /* core/config.c: the shim's own settings, OZBLAS_MIN_SIZE, OZBLAS_DISABLE, OZBLAS_TRACE,
  * OZBLAS_SUMMARY. On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT with a message in

@@ -107,8 +107,9 @@ __attribute__((constructor)) static void shim_load(void)
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. Opened
- * non-blocking: a FIFO without a reader (ENXIO) disables the trace with one warning
+/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. "%r" in the
+ * path is the launcher's rank (or the process id), so that each rank writes its own file.
+ * Opened non-blocking: a FIFO without a reader (ENXIO) disables the trace with one warning
  * instead of hanging the first BLAS call; a FIFO's full pipe drops lines, never waits. */
 static int open_trace(const char *trace)
 {
@@ -116,10 +117,16 @@ static int open_trace(const char *trace)
         return -1;
     if (!strcmp(trace, "-"))
         return 2;
-    int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
+    char path[2048];
+    if (!oz_expand_rank(trace, path, sizeof path)) {
+        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s is too long with %%r expanded; no trace\n",
+                trace);
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd < 0)
-        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s cannot be opened (%s); no trace\n",
-                trace, errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
+        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s: %s cannot be opened (%s); no trace\n",
+                trace, path, errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
     return fd;
 }
 
@@ -468,7 +475,10 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
-    if (mn < S.env.min_size) {
+    /* accuracy correct promises every product correctly rounded: no size threshold, and
+     * method auto's native candidate does not apply (api.c computes it exactly) */
+    int correct = S.opt.accuracy == OZBLAS_ACCURACY_CORRECT;
+    if (mn < S.env.min_size && !correct) {
         r->why = N_MIN_SIZE;
         return 0;
     }
@@ -478,7 +488,7 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
     }
     r->method = S.opt.method;
     r->executor = S.opt.executor;
-    if (S.opt.method == OZBLAS_METHOD_AUTO && !auto_routes(c, r))
+    if (S.opt.method == OZBLAS_METHOD_AUTO && !correct && !auto_routes(c, r))
         return 0;
     return 1;
 }
@@ -491,6 +501,7 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
         return r->route == R_QUICK;
     ozblas_status st;
     ozblas_options o = S.opt;
+    o.device = ozblas_device_for(&S.opt); /* before auto's executor becomes a concrete one */
     o.method = r->method;
     o.executor = r->executor;
     const ozblas_options *opt = &o;
@@ -614,7 +625,7 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
                        "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
-                       "fallback=\"%s\" policy=%s\n",
+                       "fallback=\"%s\" policy=%s accuracy=%s direct=%lld\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, fb ? "fallback" : "ozblas", shim_method_name(r->rep.method),
                        r->rep.moduli, r->rep.slices, r->rep.bound,
@@ -623,7 +634,9 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
                        dt, ozblas_fallback_name(r->rep.fallback),
                        S.opt.method != OZBLAS_METHOD_AUTO            ? "-"
                        : ozblas_policy_local(NULL, NULL, 0) == 1 ? "calibrated"
-                                                                  : "estimate");
+                                                                  : "estimate",
+                       r->rep.accuracy == OZBLAS_ACCURACY_CORRECT ? "correct" : "dgemm",
+                       (long long)r->rep.direct_entries);
     } else {
         char why[160];
         const char *reason = shim_reason(r, why, sizeof why);
