@@ -70,6 +70,24 @@ OZ_HD void oz_update_complex(double xr, double xi, const double *alpha, const do
     out[1] = ti;
 }
 
+/* The BLAS update of element cij (real, or complex (xr, xi)); beta_zero never reads it. */
+OZ_HD void oz_update_element(double *cij, int cx, double xr, double xi, const double *alpha,
+                             const double *beta, int beta_zero)
+{
+    if (!cx) {
+        cij[0] = oz_update_real(xr, alpha[0], beta[0], beta_zero ? 0.0 : cij[0], beta_zero);
+        return;
+    }
+    double old[2] = {0.0, 0.0}, out[2];
+    if (!beta_zero) {
+        old[0] = cij[0];
+        old[1] = cij[1];
+    }
+    oz_update_complex(xr, xi, alpha, beta, old, beta_zero, out);
+    cij[0] = out[0];
+    cij[1] = out[1];
+}
+
 /* Automatic precision: the fewest count n in [lo, hi] with meets(n, arg), meets being
  * monotone in n (more moduli or slices, more bits, a smaller bound); 0 when none does.
  * A walk from hint (the count most calls take), so a typical call costs two or three
