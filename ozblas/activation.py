@@ -32,18 +32,6 @@ from ._native import OzblasError
 
 __all__ = ["activate", "deactivate", "activated", "status"]
 
-# keyword -> (variable, its parser)
-_KEYWORDS = {
-    "method": ("OZBLAS_METHOD", config.parse_method),
-    "moduli": ("OZBLAS_MODULI", config.parse_moduli),
-    "min_size": ("OZBLAS_MIN_SIZE", config.parse_min_size),
-    "scaling": ("OZBLAS_SCALING", config.parse_scaling),
-    "slices": ("OZBLAS_SLICES", config.parse_slices),
-    "variant": ("OZBLAS_OZAKI1_VARIANT", config.parse_variant),
-    "device": ("OZBLAS_DEVICE", config.parse_device),
-    "trace": ("OZBLAS_TRACE", config.parse_trace),
-}
-
 _lock = threading.RLock()
 _lib = None             # libozblas_preload.so; never closed: patched slots point into it
 _settings = None        # the keywords in force; None while not active
@@ -65,12 +53,12 @@ def _preload():
 
 
 def _overrides(settings: dict) -> dict:
+    """The keywords as OZBLAS_* values, each checked by its variable's C parser (which makes
+    a relative trace path absolute, and checks its length after that)."""
     out = {}
     for key, value in settings.items():
-        var, parse = _KEYWORDS[key]
-        parse(value, key)
-        text = str(value)
-        out[var] = os.path.abspath(text) if key == "trace" and text != "-" else text
+        var = config.keyword_variable(key)
+        out[var.name] = config.setting_text(var.name, value, key)
     return out
 
 
@@ -81,7 +69,7 @@ def _configure(lib, opts: config.Options) -> None:
     o = _options(opts.method, opts.moduli or "auto", opts.scaling,  # Options' 0 means auto
                  opts.executor if opts.executor != "cuda" else f"cuda:{opts.device}",
                  opts.threads, opts.slices or "auto", opts.variant)
-    lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), (opts.trace or "").encode())
+    lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), os.fsencode(opts.trace or ""))
 
 
 def _patch_after_load(create_module):

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import config
+from . import _constants, config
 from ._native import OzblasError, check, ffi, lib, library_path, load
 
 __all__ = ["matmul", "dgemm", "zgemm", "info", "OzblasError"]
 
-_METHOD = {"auto": 0, "native": 1, "ozaki1": 2, "ozaki2": 3}
-_METHOD_NAME = {v: k for k, v in _METHOD.items()}
-_SCALING = {"accurate": 0, "fast": 1}
-_VARIANT = {v: i for i, v in enumerate(config.VARIANTS)}
-_VARIANT_NAME = dict(enumerate(config.VARIANTS))
-_SCALING_NAME = {v: k for k, v in _SCALING.items()}
-_EXECUTOR = {"auto": 0, "cpu": 1, "cuda": 2}
-_EXECUTOR_NAME = {v: k for k, v in _EXECUTOR.items()}
 _TRANS = {0: "N", 1: "T", 2: "C"}
 _ctx = None
 
@@ -32,32 +24,42 @@ def _context():
 
 def _options(method, moduli, scaling, executor, threads, slices=None, variant=None):
     load()
-    env = config.from_env()
+    env = config.from_env().as_dict()
+    given = dict(method=method, moduli=moduli, scaling=scaling, executor=executor,
+                 threads=threads, slices=slices, variant=variant)
+    for key, value in given.items():
+        if value is not None:
+            parsed = config.parse_keyword(key, value)
+            if key == "executor":
+                env["executor"], env["device"] = parsed
+            else:
+                env[key] = parsed
     o = ffi.new("ozblas_options *")
-    o.method = _METHOD[config.parse_method(method) if method is not None else env.method]
-    o.moduli = config.parse_moduli(moduli) if moduli is not None else env.moduli
-    o.scaling = _SCALING[config.parse_scaling(scaling) if scaling is not None else env.scaling]
-    ex, dev = config.parse_device(executor) if executor is not None else (env.executor, env.device)
-    o.executor = _EXECUTOR[ex]
-    o.device = dev
-    o.threads = config.parse_threads(threads) if threads is not None else env.threads
-    o.slices = config.parse_slices(slices) if slices is not None else env.slices
-    o.ozaki1_variant = _VARIANT[config.parse_variant(variant) if variant is not None else env.variant]
+    o.method = _constants.METHODS.index(env["method"])
+    o.moduli = env["moduli"]
+    o.scaling = _constants.SCALINGS.index(env["scaling"])
+    o.executor = _constants.EXECUTORS.index(env["executor"])
+    o.device = env["device"]
+    o.threads = env["threads"]
+    o.slices = env["slices"]
+    o.ozaki1_variant = _constants.VARIANTS.index(env["variant"])
     return o
 
 
 def _report_dict(r) -> dict:
-    method = _METHOD_NAME[r.method]
+    method = _constants.METHODS[r.method]
     emulated = method in ("ozaki1", "ozaki2")
-    fallback = None if r.fallback == 0 else ffi.string(lib.ozblas_fallback_name(r.fallback)).decode()
+    executor = _constants.EXECUTORS[r.executor]
+    if not emulated:  # the real routine computed it, as the trace says
+        executor = "cublas" if executor == "cuda" else "host"
     return {
         "method": method,
         "moduli": r.moduli if method == "ozaki2" else None,
-        "scaling": _SCALING_NAME[r.scaling] if method == "ozaki2" else None,
+        "scaling": _constants.SCALINGS[r.scaling] if method == "ozaki2" else None,
         "slices": r.slices if method == "ozaki1" else None,
-        "variant": _VARIANT_NAME[r.ozaki1_variant] if method == "ozaki1" else None,
-        "executor": _EXECUTOR_NAME[r.executor],
-        "fallback": fallback,
+        "variant": _constants.VARIANTS[r.ozaki1_variant] if method == "ozaki1" else None,
+        "executor": executor,
+        "fallback": _constants.fallback_name(r.fallback),
         "int_gemms": r.int_gemms,
         "fp64_passes": r.fp64_passes,
         "bound": r.bound if r.bound >= 0 else None,
@@ -91,9 +93,9 @@ def _device_options(opts, xp, arrays):
     devices = {x.device.id for x in arrays if x is not None}
     if len(devices) != 1:
         raise ValueError(f"operands live on different devices: {sorted(devices)}")
-    if opts.executor == _EXECUTOR["cpu"]:
+    if opts.executor == lib.OZBLAS_EXECUTOR_CPU:
         raise ValueError("executor='cpu' cannot read device arrays; accepted: auto, cuda, cuda:N")
-    opts.executor = _EXECUTOR["cuda"]
+    opts.executor = lib.OZBLAS_EXECUTOR_CUDA
     opts.device = devices.pop()
     opts.stream = ffi.cast("void *", xp.cuda.get_current_stream().ptr)
 
@@ -140,19 +142,23 @@ def _gemm(alpha, a, b, beta, c, ta, tb, opts, cplx):
     return _report_dict(rep)
 
 
-_ACCEPTED = "float64 or complex128"
+_ACCEPTED = "float64 or complex128 (either byte order)"
 
 
 def _operand(x, name):
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"{name} is a masked array; ozblas computes plain products (pass "
+                        f"{name}.filled(...) or use numpy.ma.dot)")
     x = _xp(x).asarray(x)
-    if x.dtype not in (np.float64, np.complex128):
+    if x.dtype.kind not in "fc" or x.dtype.itemsize != (8 if x.dtype.kind == "f" else 16):
         raise TypeError(f"{name} has dtype {x.dtype}; accepted: {_ACCEPTED}")
-    return x
+    return x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("="))
 
 
 def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant=None,
            executor=None, threads=None, return_info=False):
-    """a @ b for float64/complex128 matrices (2-D, or stacked 3-D with equal or one batch).
+    """a @ b for float64/complex128 matrices (2-D, or stacked 3-D with equal or one batch,
+    broadcast as NumPy does, a batch of 0 included).
 
     Keyword options override the OZBLAS_* environment: method (auto, native, ozaki1,
     ozaki2), moduli (2..20) and scaling (accurate, fast) for Ozaki II, slices (2..20) and
@@ -182,7 +188,7 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant
     bb = b.shape[0] if b.ndim == 3 else 1
     if ba != bb and 1 not in (ba, bb):
         raise ValueError(f"batch sizes differ: a is {a.shape}, b is {b.shape}")
-    nb = max(ba, bb)
+    nb = bb if ba == 1 else ba  # NumPy's broadcasting: a batch of 1 meets any, 0 included
     out = xp.empty((nb, a.shape[-2], b.shape[-1]), dtype=dt)
     reps = []
     for i in range(nb):
@@ -193,6 +199,10 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant
         out[i] = ci
     if not return_info:
         return out
+    if not reps:  # no product at all: the report of an empty one (a quick return)
+        k, n = a.shape[-1], b.shape[-1]
+        reps.append(_gemm(1.0, xp.empty((0, k), dtype=dt), xp.empty((k, n), dtype=dt), 0.0,
+                          xp.empty((0, n), dtype=dt, order="F"), "N", "N", opts, cplx))
     info = dict(reps[0])
     info["batch"] = nb
     info["fallback"] = next((r["fallback"] for r in reps if r["fallback"]), None)
@@ -200,42 +210,75 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant
     return out, info
 
 
+def _f2py_scalar(x, cplx, name):
+    """A scalar argument as SciPy's f2py wrappers read it: the first element of an array or
+    sequence, the real part of a complex number for dgemm, a number from a string."""
+    if isinstance(x, (np.ndarray, list, tuple)) or _on_device(x):
+        flat = np.asarray(x.get() if _on_device(x) else x).ravel()
+        if flat.size == 0:
+            raise ValueError(f"{name} is empty; accepted: a number")
+        x = flat[0]
+    try:
+        v = complex(x) if cplx or isinstance(x, (complex, np.complexfloating)) else float(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}={x!r} cannot be converted to a number") from None
+    return v if cplx else v.real
+
+
+def _f2py_matrix(x, name, fname):
+    """A rank-2 argument as f2py takes it: size-1 dimensions dropped from a 3-D (or higher)
+    array, a 1-D array as one column, a 0-D one as 1 x 1."""
+    if x.ndim == 2:
+        return x
+    dims = [d for d in x.shape if d != 1]
+    if len(dims) > 2 or x.size == 0:
+        raise ValueError(f"{fname}: {name} must be 2-D (or have size-1 dimensions beyond two); "
+                         f"got shape {x.shape}")
+    return x.reshape(tuple(dims) + (1,) * (2 - len(dims)))
+
+
+def _trans_flag(t, fname, which):
+    try:
+        v = int(t)
+    except (TypeError, ValueError):
+        raise ValueError(f"{fname}: {which}={t!r}; accepted: 0, 1, 2") from None
+    if v not in _TRANS:
+        raise ValueError(f"{fname}: {which}={t!r}; accepted: 0, 1, 2")
+    return _TRANS[v]
+
+
 def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, options, return_info):
+    """SciPy's f2py semantics: operands cast to the routine's type (complex to real with
+    NumPy's ComplexWarning, as SciPy does), shapes as f2py reads them."""
     dt = np.complex128 if cplx else np.float64
     name = "zgemm" if cplx else "dgemm"
-    if trans_a not in _TRANS or trans_b not in _TRANS:
-        raise ValueError(f"{name}: trans_a={trans_a!r}, trans_b={trans_b!r}; accepted: 0, 1, 2")
-    ta, tb = _TRANS[trans_a], _TRANS[trans_b]
+    ta, tb = _trans_flag(trans_a, name, "trans_a"), _trans_flag(trans_b, name, "trans_b")
     if not cplx:
         ta, tb = ta.replace("C", "T"), tb.replace("C", "T")
     xp = _xp(a, b, c)
     arrs = []
     for nm, x in (("a", a), ("b", b)):
-        x = xp.asarray(x)
-        if not cplx and x.dtype.kind == "c":
-            raise TypeError(f"{name}: {nm} is complex ({x.dtype}); accepted: real arrays")
-        if x.ndim != 2:
-            raise ValueError(f"{name}: {nm} must be 2-D; got shape {x.shape}")
+        x = _f2py_matrix(xp.asarray(x), nm, name)
         arrs.append(x.astype(dt, copy=False))
     a, b = arrs
     m, k = (a.shape[1], a.shape[0]) if ta != "N" else a.shape
     k2, n = (b.shape[1], b.shape[0]) if tb != "N" else b.shape
     if k != k2:
         raise ValueError(f"{name}: op(a) is {m}x{k} but op(b) is {k2}x{n}")
-    alpha = complex(alpha) if cplx else float(alpha)
-    beta = complex(beta) if cplx else float(beta)
+    alpha = _f2py_scalar(alpha, cplx, "alpha")
+    beta = _f2py_scalar(beta, cplx, "beta")
     opts = _options(**options)
     _device_options(opts, xp, (a, b))
     if c is None:
         out = xp.zeros((m, n), dtype=dt, order="F")
     else:
-        c = xp.asarray(c)
+        c0 = xp.asarray(c)
+        c = _f2py_matrix(c0, "c", name)
         if c.shape != (m, n):
-            raise ValueError(f"{name}: c has shape {c.shape}; expected {(m, n)}")
-        if not cplx and c.dtype.kind == "c":
-            raise TypeError(f"{name}: c is complex ({c.dtype}); accepted: real arrays")
+            raise ValueError(f"{name}: c has shape {c0.shape}; expected {(m, n)}")
         writeable = getattr(c.flags, "writeable", True)
-        in_place = overwrite_c and c.dtype == dt and c.flags.f_contiguous and writeable
+        in_place = (overwrite_c and c is c0 and c.dtype == dt and c.flags.f_contiguous
+                    and writeable)
         out = c if in_place else xp.array(c, dtype=dt, order="F")
     rep = _gemm(alpha, a, b, beta, out, ta, tb, opts, cplx)
     return (out, rep) if return_info else out

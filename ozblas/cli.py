@@ -98,9 +98,10 @@ def main(argv=None) -> int:
     pi.add_argument("--json", action="store_true")
     pd = sub.add_parser("demo", help="an unmodified NumPy/SciPy script, native and under the shim: "
                         "what was routed, time, accuracy against the exact products")
-    pd.add_argument("--method", type=config.parse_method,
+    pd.add_argument("--method", type=config.argparse_type("OZBLAS_METHOD", "--method"),
                     help="OZBLAS_METHOD for the shimmed run (default: auto with a GPU, ozaki2 without)")
-    pd.add_argument("--moduli", type=config.parse_moduli, help="OZBLAS_MODULI for the shimmed run")
+    pd.add_argument("--moduli", type=config.argparse_type("OZBLAS_MODULI", "--moduli"),
+                    help="OZBLAS_MODULI for the shimmed run")
     pe = sub.add_parser("explain", help="what the cost model would do with a product, and why",
                         add_help=False)
     pe.add_argument("rest", nargs=argparse.REMAINDER)

@@ -1,45 +1,21 @@
-"""The one Python place where OZBLAS_* variables are read and validated.
+"""OZBLAS_* settings in Python, parsed by the one parser, in C (native/src/core/config.c),
+through the binding: values, messages and the accepted-values text are the C parser's, so
+`ozblas run`, the preloaded shim, ``activate()`` and ``ozblas.matmul`` cannot disagree.
+Keyword arguments (``moduli=14``) go through the same checks.
 
-Same names and values as native/src/core/config.c. Every bad value raises ConfigError with
-the variable, the value and the accepted values.
+Every bad value raises ConfigError naming the variable (or keyword), the value and the
+accepted values. Values are exact: lower-case names, ASCII digits, no surrounding spaces;
+an empty variable is unset. Bytes that are not UTF-8 (a path) are passed on as they are.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
-__all__ = ["ConfigError", "Options", "from_env", "set_overrides", "VARIABLES", "METHODS", "SCALINGS",
-           "VARIANTS"]
-
-METHODS = ("auto", "native", "ozaki1", "ozaki2")
-VARIANTS = ("bitmask", "rn", "ef", "hybrid")
-SCALINGS = ("accurate", "fast")
-MAX_MODULI = 20
-MAX_SLICES = 20
-
-# name -> (default, accepted values as told to the user, meaning)
-VARIABLES = {
-    "OZBLAS_METHOD": ("auto", "auto, native, ozaki1, ozaki2",
-                      "how products are computed; auto = the policy's fastest candidate per call"),
-    "OZBLAS_MODULI": ("auto", "auto or an integer from 2 to 20",
-                      "Ozaki II moduli count (more = more accurate); auto = the fewest whose error "
-                      "bound for the call's inputs is DGEMM-level"),
-    "OZBLAS_SCALING": ("accurate", "accurate, fast", "Ozaki II scaling bound"),
-    "OZBLAS_SLICES": ("auto", "auto or an integer from 2 to 20",
-                      "Ozaki I slice count (more = more accurate); auto = the fewest whose error "
-                      "bound for the call's inputs is DGEMM-level"),
-    "OZBLAS_OZAKI1_VARIANT": ("hybrid", "bitmask, rn, ef, hybrid", "Ozaki I slicing and accumulation"),
-    "OZBLAS_DEVICE": ("auto", "auto, cpu, cuda, cuda:N", "executor (cuda:N picks the GPU)"),
-    "OZBLAS_NUM_THREADS": ("0", "0 (all cores) or a positive integer", "CPU executor threads"),
-    "OZBLAS_MIN_SIZE": ("256", "0 (route everything) or a positive integer",
-                        "preload shim: route a call only when min(m, n, k) >= this"),
-    "OZBLAS_DISABLE": ("0", "0, 1", "preload shim: 1 passes every call to the real BLAS"),
-    "OZBLAS_TRACE": ("", "- (stderr) or a file path",
-                     "preload shim: one line per call (routine, sizes, route, method, time, reason)"),
-    "OZBLAS_SUMMARY": ("0", "0, 1", "preload shim: 1 prints the call counts per routine and route at exit"),
-    "OZBLAS_ACTIVATE": ("0", "0, 1", "1 activates in-process routing at interpreter start"),
-}
+__all__ = ["ConfigError", "Options", "Variable", "variables", "variable", "parse", "setting_text",
+           "keyword_variable", "parse_keyword", "from_env", "set_overrides", "argparse_type"]
 
 
 class ConfigError(ValueError):
@@ -47,128 +23,167 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class Variable:
+    """One row of the C parser's table."""
+
+    name: str
+    keyword: str
+    kind: str            # token, int, switch, device, path (ozblas_setting_kind)
+    tokens: tuple        # the names accepted; a name's index is its value
+    lo: int
+    hi: int
+    accepted: str
+    default: str
+    meaning: str
+
+
+def _str(p) -> str:
+    from ._native import ffi
+
+    return ffi.string(p).decode() if p else ""
+
+
+@functools.cache
+def variables() -> dict[str, Variable]:
+    """Every OZBLAS_* variable, in the C table's order."""
+    from . import _constants
+    from ._native import lib, load
+
+    load()
+    out = {}
+    for i in range(lib.ozblas_config_count()):
+        v = lib.ozblas_config_variable(i)
+        out[_str(v.name)] = Variable(_str(v.name), _str(v.keyword), _constants.SETTING_KINDS[v.kind],
+                                     tuple(_str(v.tokens).split()), v.lo, v.hi, _str(v.accepted),
+                                     _str(v.default_value), _str(v.meaning))
+    return out
+
+
+def variable(name: str) -> Variable:
+    return variables()[name]
+
+
+def _bytes(value) -> bytes:
+    """The bytes the C parser reads: str and paths with os.fsencode (so that a value from
+    os.environ holding bytes that are not UTF-8 comes back as those bytes), others as str()."""
+    if isinstance(value, bytes):
+        return value
+    return os.fsencode(value if isinstance(value, (str, os.PathLike)) else str(value))
+
+
+def _parse_c(name: str, value, label: str | None):
+    from ._native import ffi, lib
+
+    b = _bytes(value) if value is not None else b""
+    out = ffi.new("ozblas_setting *")
+    err = ffi.new("char[512]")
+    st = lib.ozblas_config_parse(name.encode(), b, len(b), label.encode() if label else ffi.NULL,
+                                 out, err, 512)
+    if st != 0:
+        raise ConfigError(ffi.string(err).decode("ascii", "backslashreplace"))
+    return out
+
+
+def _python_value(var: Variable, s):
+    from ._native import ffi
+
+    if var.kind == "token":
+        return var.tokens[s.value]
+    if var.kind == "switch":
+        return s.value == 1
+    if var.kind == "device":
+        return var.tokens[s.value] if s.value < len(var.tokens) else "cuda", s.device
+    if var.kind == "path":
+        return os.fsdecode(ffi.string(s.text)) or None
+    return s.value
+
+
+def parse(name: str, value, label: str | None = None):
+    """The value of the variable name given as value (a keyword's value: label names it in
+    the message): a name (str), an int ("auto" counts: 0), a bool (0/1 switches), a path
+    (str, None when empty) or, for OZBLAS_DEVICE, (executor, ordinal)."""
+    return _python_value(variable(name), _parse_c(name, value, label))
+
+
+def keyword_variable(key: str) -> Variable:
+    """The variable a keyword argument sets (``executor=`` is OZBLAS_DEVICE's, as the array
+    API names it)."""
+    key = "device" if key == "executor" else key
+    for var in variables().values():
+        if var.keyword == key:
+            return var
+    raise TypeError(f"unknown setting {key!r}")
+
+
+def parse_keyword(key: str, value):
+    """A keyword argument's value, checked by its variable's parser (see parse)."""
+    return parse(keyword_variable(key).name, value, key)
+
+
+def setting_text(name: str, value, label: str | None = None) -> str:
+    """The value as the parser keeps it (OZBLAS_TRACE: a relative path made absolute here),
+    for passing it on as the variable."""
+    from ._native import ffi
+
+    return os.fsdecode(ffi.string(_parse_c(name, value, label).text))
+
+
+def argparse_type(name: str, label: str):
+    """An argparse ``type=`` that checks an option with the variable's parser."""
+
+    def check(text):
+        parse(name, text, label)
+        return text
+
+    check.__name__ = label
+    return check
+
+
 class Options:
-    method: str = "auto"
-    moduli: int = 0         # 0: automatic precision (OZBLAS_MODULI=auto)
-    scaling: str = "accurate"
-    slices: int = 0         # 0: automatic precision (OZBLAS_SLICES=auto)
-    variant: str = "hybrid"
-    executor: str = "auto"  # auto, cpu, cuda
-    device: int = 0
-    threads: int = 0
-    min_size: int = 256     # preload shim (OZBLAS_MIN_SIZE)
-    disable: bool = False   # preload shim (OZBLAS_DISABLE)
-    trace: str | None = None  # preload shim (OZBLAS_TRACE): "-" or a path
-    summary: bool = False   # preload shim (OZBLAS_SUMMARY)
-    activate: bool = False  # OZBLAS_ACTIVATE: ozblas.activate() at interpreter start
+    """The settings in force: one attribute per variable's keyword (``method``, ``moduli``,
+    ``trace``, ...), except OZBLAS_DEVICE, which gives ``executor`` (auto, cpu, cuda) and
+    ``device`` (the ordinal of cuda:N). Unnamed ones take the C parser's defaults."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, **values):
+        defaults = _defaults()
+        unknown = set(values) - set(defaults)
+        if unknown:
+            raise TypeError(f"unknown settings {sorted(unknown)}; known: {sorted(defaults)}")
+        object.__setattr__(self, "_values", {**defaults, **values})
+
+    def __getattr__(self, key):
+        try:
+            return object.__getattribute__(self, "_values")[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __setattr__(self, key, value):
+        raise AttributeError("Options are read-only")
+
+    def __eq__(self, other):
+        return isinstance(other, Options) and self._values == other._values
+
+    def __repr__(self):
+        return "Options(" + ", ".join(f"{k}={v!r}" for k, v in self._values.items()) + ")"
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return dict(self._values)
 
 
-def _bad(name: str, value, accepted: str) -> ConfigError:
-    return ConfigError(f"{name}={value!r} is not valid; accepted: {accepted}")
+def _fields(var: Variable, value) -> dict:
+    if var.kind == "device":
+        return {"executor": value[0], "device": value[1]}
+    return {var.keyword: value}
 
 
-def parse_method(value, name="method") -> str:
-    v = str(value).strip().lower()
-    if v not in METHODS:
-        raise _bad(name, value, VARIABLES["OZBLAS_METHOD"][1])
-    return v
-
-
-def parse_moduli(value, name="moduli") -> int:
-    """2..20, or 0 for "auto" (automatic precision)."""
-    if str(value).strip().lower() == "auto":
-        return 0
-    try:
-        v = int(str(value).strip())
-    except ValueError:
-        raise _bad(name, value, VARIABLES["OZBLAS_MODULI"][1]) from None
-    if isinstance(value, float) or not 2 <= v <= MAX_MODULI:
-        raise _bad(name, value, VARIABLES["OZBLAS_MODULI"][1])
-    return v
-
-
-def parse_slices(value, name="slices") -> int:
-    """2..20, or 0 for "auto" (automatic precision)."""
-    if str(value).strip().lower() == "auto":
-        return 0
-    try:
-        v = int(str(value).strip())
-    except ValueError:
-        raise _bad(name, value, VARIABLES["OZBLAS_SLICES"][1]) from None
-    if isinstance(value, float) or not 2 <= v <= MAX_SLICES:
-        raise _bad(name, value, VARIABLES["OZBLAS_SLICES"][1])
-    return v
-
-
-def parse_variant(value, name="variant") -> str:
-    v = str(value).strip().lower()
-    if v not in VARIANTS:
-        raise _bad(name, value, VARIABLES["OZBLAS_OZAKI1_VARIANT"][1])
-    return v
-
-
-def parse_scaling(value, name="scaling") -> str:
-    v = str(value).strip().lower()
-    if v not in SCALINGS:
-        raise _bad(name, value, VARIABLES["OZBLAS_SCALING"][1])
-    return v
-
-
-def parse_device(value, name="executor") -> tuple[str, int]:
-    v = str(value).strip().lower()
-    if v in ("auto", "cpu", "cuda"):
-        return v, 0
-    if v.startswith("cuda:") and v[5:].isdigit():
-        return "cuda", int(v[5:])
-    raise _bad(name, value, VARIABLES["OZBLAS_DEVICE"][1])
-
-
-def parse_threads(value, name="threads") -> int:
-    try:
-        v = int(str(value).strip())
-    except ValueError:
-        raise _bad(name, value, VARIABLES["OZBLAS_NUM_THREADS"][1]) from None
-    if v < 0:
-        raise _bad(name, value, VARIABLES["OZBLAS_NUM_THREADS"][1])
-    return v
-
-
-def parse_min_size(value, name="min_size") -> int:
-    s = str(value)
-    if isinstance(value, (bool, float)) or not (s.isascii() and s.isdigit()) or int(s) > 1 << 40:
-        raise _bad(name, value, VARIABLES["OZBLAS_MIN_SIZE"][1])
-    return int(s)
-
-
-def parse_disable(value, name="disable") -> bool:
-    s = str(value)
-    if isinstance(value, float) or not (s.isascii() and s.isdigit()) or int(s) > 1:
-        raise _bad(name, value, VARIABLES["OZBLAS_DISABLE"][1])
-    return int(s) == 1
-
-
-def parse_summary(value, name="summary") -> bool:
-    s = str(value)
-    if isinstance(value, float) or not (s.isascii() and s.isdigit()) or int(s) > 1:
-        raise _bad(name, value, VARIABLES["OZBLAS_SUMMARY"][1])
-    return int(s) == 1
-
-
-def parse_trace(value, name="trace") -> str:
-    s = str(value)
-    if not s or len(s.encode()) >= 1024:
-        raise _bad(name, value, VARIABLES["OZBLAS_TRACE"][1])
-    return s
-
-
-def parse_activate(value, name="OZBLAS_ACTIVATE") -> bool:
-    s = str(value)
-    if s not in ("0", "1"):
-        raise _bad(name, value, VARIABLES["OZBLAS_ACTIVATE"][1])
-    return s == "1"
+@functools.cache
+def _defaults() -> dict:
+    out = {}
+    for var in variables().values():
+        out.update(_fields(var, parse(var.name, None)))
+    return out
 
 
 # While ozblas.activate(**settings) is in force, its keywords as OZBLAS_* values over the
@@ -188,35 +203,7 @@ def from_env(environ=None) -> Options:
     env = os.environ if environ is None else environ
     if environ is None and _overrides:
         env = {**os.environ, **_overrides}
-
-    def get(name):
-        v = env.get(name, "")
-        return v if v.strip() else None
-
-    kw = {}
-    if (v := get("OZBLAS_METHOD")) is not None:
-        kw["method"] = parse_method(v, "OZBLAS_METHOD")
-    if (v := get("OZBLAS_MODULI")) is not None:
-        kw["moduli"] = parse_moduli(v, "OZBLAS_MODULI")
-    if (v := get("OZBLAS_SCALING")) is not None:
-        kw["scaling"] = parse_scaling(v, "OZBLAS_SCALING")
-    if (v := get("OZBLAS_SLICES")) is not None:
-        kw["slices"] = parse_slices(v, "OZBLAS_SLICES")
-    if (v := get("OZBLAS_OZAKI1_VARIANT")) is not None:
-        kw["variant"] = parse_variant(v, "OZBLAS_OZAKI1_VARIANT")
-    if (v := get("OZBLAS_DEVICE")) is not None:
-        kw["executor"], kw["device"] = parse_device(v, "OZBLAS_DEVICE")
-    if (v := get("OZBLAS_NUM_THREADS")) is not None:
-        kw["threads"] = parse_threads(v, "OZBLAS_NUM_THREADS")
-    # The preload shim's settings; read as C reads them (empty means unset, no stripping).
-    if v := env.get("OZBLAS_MIN_SIZE", ""):
-        kw["min_size"] = parse_min_size(v, "OZBLAS_MIN_SIZE")
-    if v := env.get("OZBLAS_DISABLE", ""):
-        kw["disable"] = parse_disable(v, "OZBLAS_DISABLE")
-    if v := env.get("OZBLAS_TRACE", ""):
-        kw["trace"] = parse_trace(v, "OZBLAS_TRACE")
-    if v := env.get("OZBLAS_SUMMARY", ""):
-        kw["summary"] = parse_summary(v, "OZBLAS_SUMMARY")
-    if v := env.get("OZBLAS_ACTIVATE", ""):
-        kw["activate"] = parse_activate(v, "OZBLAS_ACTIVATE")
-    return Options(**kw)
+    values = {}
+    for var in variables().values():
+        values.update(_fields(var, parse(var.name, env.get(var.name) or None)))
+    return Options(**values)

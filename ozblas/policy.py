@@ -17,24 +17,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 
-from . import config
+from . import _constants, config
 from ._native import ffi, lib, load
 
 __all__ = ["Profile", "PROFILES", "EFFICIENCY", "estimate", "choose", "explain", "format_explain",
            "crossover", "load_profile", "set_local", "machine", "read_cache", "write_cache",
            "profile_info", "main_explain"]
 
-_NATIVE, _OZAKI1, _OZAKI2 = 1, 2, 3
-_METHOD = {_NATIVE: "native", _OZAKI1: "ozaki1", _OZAKI2: "ozaki2"}
-_CPU, _CUDA = 1, 2
-_EXECUTOR = {_CPU: "host", _CUDA: "device"}
-_SCALING = dict(enumerate(config.SCALINGS))     # = ozblas_scaling
-_VARIANT = dict(enumerate(config.VARIANTS))     # = ozblas_ozaki1_variant
+_WHERE = {"cpu": "host", "cuda": "device"}  # a candidate's executor, as the model names it
 
 
 @dataclass(frozen=True)
@@ -196,7 +192,7 @@ def machine() -> tuple[dict, str]:
     lib.ozblas_policy_machine(mid, path, 1024)
     ident = {k: ffi.string(getattr(mid, k)).decode(errors="replace")
              for k in ("version", "device", "driver", "host")}
-    return ident, ffi.string(path).decode()
+    return ident, os.fsdecode(ffi.string(path))  # any bytes $XDG_CACHE_HOME holds
 
 
 def _machine_c(ident: dict):
@@ -215,7 +211,7 @@ def read_cache(path: str | None = None, ident: dict | None = None) -> tuple[Prof
         ident, path = ident or ident2, path or path2
     cp = ffi.new("ozblas_profile *")
     why = ffi.new("char[512]")
-    st = lib.ozblas_policy_cache_read(str(path).encode(), _machine_c(ident), cp, why, 512)
+    st = lib.ozblas_policy_cache_read(os.fsencode(str(path)), _machine_c(ident), cp, why, 512)
     if st != 0:
         return None, ffi.string(why).decode(errors="replace")
     return _from_c(cp), ""
@@ -229,7 +225,7 @@ def write_cache(profile: Profile, path: str | None = None, ident: dict | None = 
     if not path:
         raise OSError("no cache directory: neither XDG_CACHE_HOME nor HOME is set")
     why = ffi.new("char[512]")
-    if lib.ozblas_policy_cache_write(str(path).encode(), _machine_c(ident), _to_c(profile), why, 512):
+    if lib.ozblas_policy_cache_write(os.fsencode(str(path)), _machine_c(ident), _to_c(profile), why, 512):
         raise OSError(ffi.string(why).decode(errors="replace"))
     return str(path)
 
@@ -270,9 +266,10 @@ def _profile(profile) -> Profile:
     return PROFILES[profile]
 
 
-def _count(v, parse) -> int:
-    """0 (the planning count of automatic precision) for None/0/'auto', else the count."""
-    return 0 if v in (None, 0, "auto") else parse(v)
+def _count(v, key) -> int:
+    """0 (the planning count of automatic precision) for None/0/'auto', else the count as the
+    keyword's parser reads it."""
+    return 0 if v in (None, 0, "auto") else config.parse_keyword(key, v)
 
 
 def _check(m, n, k, dtype, where, p: Profile):
@@ -287,10 +284,10 @@ def _check(m, n, k, dtype, where, p: Profile):
 
 
 def _cand_dict(c) -> dict:
-    method = _METHOD[c.method]
-    ex = _EXECUTOR[c.executor]
-    scaling = _SCALING[c.scaling] if method == "ozaki2" else None
-    variant = _VARIANT[c.variant] if method == "ozaki1" else None
+    method = _constants.METHODS[c.method]
+    ex = _WHERE[_constants.EXECUTORS[c.executor]]
+    scaling = _constants.SCALINGS[c.scaling] if method == "ozaki2" else None
+    variant = _constants.VARIANTS[c.variant] if method == "ozaki1" else None
     if method == "native":
         name = f"native {ex}"
     else:
@@ -316,8 +313,8 @@ def estimate(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slic
     load()
     out = ffi.new("ozblas_candidate[16]")
     cnt = lib.ozblas_policy_estimate(_to_c(p), dtype == "z", m, n, k, where == "device",
-                                     _count(moduli, config.parse_moduli),
-                                     _count(slices, config.parse_slices), out, 16)
+                                     _count(moduli, "moduli"),
+                                     _count(slices, "slices"), out, 16)
     if cnt < 0:
         raise ValueError(f"the cost model rejected m={m} n={n} k={k} moduli={moduli} slices={slices}")
     return [_cand_dict(out[i]) for i in range(cnt)]
@@ -328,8 +325,8 @@ def _settings(moduli=None, slices=None, scaling=None, variant=None) -> dict:
     env = config.from_env()
     return {"moduli": moduli if moduli is not None else env.moduli,
             "slices": slices if slices is not None else env.slices,
-            "scaling": config.parse_scaling(scaling if scaling is not None else env.scaling),
-            "variant": config.parse_variant(variant if variant is not None else env.variant)}
+            "scaling": env.scaling if scaling is None else config.parse_keyword("scaling", scaling),
+            "variant": env.variant if variant is None else config.parse_keyword("variant", variant)}
 
 
 def _executors(p: Profile, where: str) -> int:
@@ -349,10 +346,10 @@ def choose(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slices
     load()
     opt = ffi.new("ozblas_options *")
     lib.ozblas_options_init(opt)
-    opt.moduli = _count(s["moduli"], config.parse_moduli)
-    opt.slices = _count(s["slices"], config.parse_slices)
-    opt.scaling = config.SCALINGS.index(s["scaling"])
-    opt.ozaki1_variant = config.VARIANTS.index(s["variant"])
+    opt.moduli = _count(s["moduli"], "moduli")
+    opt.slices = _count(s["slices"], "slices")
+    opt.scaling = _constants.SCALINGS.index(s["scaling"])
+    opt.ozaki1_variant = _constants.VARIANTS.index(s["variant"])
     ch = ffi.new("ozblas_candidate *")
     st = lib.ozblas_policy_decide(_to_c(p), dtype == "z", m, n, k, where == "device",
                                   _executors(p, where), opt, ch)
@@ -407,10 +404,10 @@ def _reach(count: int, column: int) -> str:
 def _accuracy_reasons(s: dict) -> list[str]:
     plan_m, plan_s = lib.ozblas_policy_planning_moduli(), lib.ozblas_policy_planning_slices()
     col_ii = 1 if s["scaling"] == "accurate" else 0
-    col_i = 2 + config.VARIANTS.index(s["variant"])
+    col_i = 2 + _constants.VARIANTS.index(s["variant"])
     out = ["accuracy target: DGEMM-level, err_ab = max |C - C_exact| / (|A||B|) no larger than "
            "native DGEMM's on the same inputs (README \"Accuracy\")"]
-    nm = _count(s["moduli"], config.parse_moduli)
+    nm = _count(s["moduli"], "moduli")
     if nm == 0:
         out.append(f"Ozaki II, OZBLAS_MODULI=auto: the count is chosen per call from the inputs' "
                    f"scaling data; the model plans with {plan_m} moduli, which reach the target "
@@ -422,7 +419,7 @@ def _accuracy_reasons(s: dict) -> list[str]:
         out.append(f"Ozaki II with {nm} moduli ({s['scaling']} scaling): reaches the target "
                    f"{_reach(nm, col_ii)} in the accuracy study; a count set by OZBLAS_MODULI or "
                    "the caller is taken as meeting the target")
-    ns = _count(s["slices"], config.parse_slices)
+    ns = _count(s["slices"], "slices")
     if ns == 0:
         out.append(f"Ozaki I, OZBLAS_SLICES=auto: the model plans with {plan_s} slices, which reach "
                    f"the target {_reach(plan_s, col_i)} ({s['variant']}); the per-call bound takes "

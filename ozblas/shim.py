@@ -43,8 +43,8 @@ def preload_env(environ=None, *, method=None, moduli=None, min_size=None, trace=
         if value is not None:
             env[name] = str(value)
     config.from_env(env)  # every OZBLAS_* setting, before anything starts
-    if env.get("OZBLAS_TRACE", "") not in ("", "-"):
-        env["OZBLAS_TRACE"] = os.path.abspath(env["OZBLAS_TRACE"])  # CMD may change directory
+    if env.get("OZBLAS_TRACE"):  # absolute, as the parser made it: CMD may change directory
+        env["OZBLAS_TRACE"] = config.setting_text("OZBLAS_TRACE", env["OZBLAS_TRACE"])
     lib = library_path()
     kept = [p for p in env.get("LD_PRELOAD", "").replace(" ", ":").split(":") if p and p != lib]
     env["LD_PRELOAD"] = ":".join([lib] + kept)
@@ -58,11 +58,11 @@ def _run_parser() -> argparse.ArgumentParser:
         prog="ozblas run",
         description="Run CMD with its DGEMM/ZGEMM/SYRK/HERK calls routed through ozblas "
                     "(the preload shim).")
-    p.add_argument("--method", help="OZBLAS_METHOD: " + config.VARIABLES["OZBLAS_METHOD"][1])
-    p.add_argument("--moduli", help="OZBLAS_MODULI: " + config.VARIABLES["OZBLAS_MODULI"][1])
+    p.add_argument("--method", help="OZBLAS_METHOD: " + config.variable("OZBLAS_METHOD").accepted)
+    p.add_argument("--moduli", help="OZBLAS_MODULI: " + config.variable("OZBLAS_MODULI").accepted)
     p.add_argument("--min-size", dest="min_size",
                    help="OZBLAS_MIN_SIZE: route when min(m, n, k) >= this (0: everything)")
-    p.add_argument("--device", help="OZBLAS_DEVICE: " + config.VARIABLES["OZBLAS_DEVICE"][1])
+    p.add_argument("--device", help="OZBLAS_DEVICE: " + config.variable("OZBLAS_DEVICE").accepted)
     p.add_argument("--trace", metavar="FILE|-", help="OZBLAS_TRACE: one line per BLAS call")
     p.add_argument("--summary", action="store_const", const=True,
                    help="OZBLAS_SUMMARY=1: the call counts per routine and route on stderr at exit")

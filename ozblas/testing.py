@@ -45,6 +45,8 @@ used because it rounds twice when the result is subnormal.
 from __future__ import annotations
 
 import math
+import os
+import sys
 
 import numpy as np
 
@@ -59,6 +61,23 @@ _K_CHUNK = 1 << 20
 # fallback is used.  It also bounds the number of pairs sharing one d = p + q
 # by sqrt(_MAX_PAIRS) = 64, so |S_d| <= 64 * 2**53 = 2**59 fits in int64.
 _MAX_PAIRS = 4096
+
+
+
+def _routed() -> bool:
+    """Whether this process's BLAS calls may be routed through ozblas (the preload shim, or
+    in-process activation): then the oracle's own float64 products must not be BLAS calls."""
+    if "libozblas_preload" in os.environ.get("LD_PRELOAD", ""):
+        return True
+    act = sys.modules.get("ozblas.activation")
+    return act is not None and act.status()["active"]
+
+
+def _matmul(x, y):
+    """x @ y for the oracle: the host BLAS, or NumPy's own loops (einsum without
+    optimize never calls the BLAS) while the BLAS may be routed. The oracle's products
+    are sums of small integers, exact in any order, so both give the same bits."""
+    return np.einsum("ik,kj->ij", x, y) if _routed() else x @ y
 
 
 # ---------------------------------------------------------------------------
@@ -230,7 +249,7 @@ def _int_matmul(a, b):
         bs = bstack[:, k0:k1]
         for p in pa:
             ap = _limb(da, int(p), L)[:, k0:k1]
-            P = (ap @ bs.T).reshape(m, len(pb), n)  # exact integers, |.| < 2**53
+            P = _matmul(ap, bs.T).reshape(m, len(pb), n)  # exact integers, |.| < 2**53
             for qi, q in enumerate(pb):
                 S[p + q] += P[:, qi, :].astype(np.int64)
         # Horner recombination C += sum_d S_d 2**(L d) in Python ints.
@@ -390,7 +409,7 @@ def err_ab(c_hat, c, a, b):
     a = np.asarray(a)
     b = np.asarray(b)
     with np.errstate(all="ignore"):
-        den = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+        den = _matmul(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
     if c_hat.shape != den.shape or c.shape != den.shape:
         raise ValueError(
             f"shape mismatch: c_hat {c_hat.shape}, c {c.shape}, |a||b| {den.shape}")

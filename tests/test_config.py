@@ -1,22 +1,33 @@
+"""The one parser of OZBLAS_* variables (native/src/core/config.c) and its Python face
+(ozblas/config.py)."""
+
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ozblas import config
+
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_defaults():
     o = config.from_env({})
     assert o == config.Options()
     assert o.method == "auto" and o.moduli == 0 and o.scaling == "accurate"  # 0: auto
+    assert (o.threads, o.min_size, o.trace, o.disable) == (0, 256, None, False)
 
 
 def test_values_parsed():
-    o = config.from_env({"OZBLAS_METHOD": "OZAKI2", "OZBLAS_MODULI": " 14 ", "OZBLAS_SCALING": "fast",
-                         "OZBLAS_DEVICE": "cuda:1", "OZBLAS_NUM_THREADS": "2"})
-    assert (o.method, o.moduli, o.scaling, o.executor, o.device, o.threads) == ("ozaki2", 14, "fast", "cuda", 1, 2)
+    o = config.from_env({"OZBLAS_METHOD": "ozaki2", "OZBLAS_MODULI": "14", "OZBLAS_SCALING": "fast",
+                         "OZBLAS_DEVICE": "cuda:1", "OZBLAS_NUM_THREADS": "2", "OZBLAS_SUMMARY": "1"})
+    assert (o.method, o.moduli, o.scaling, o.executor, o.device, o.threads, o.summary) == \
+        ("ozaki2", 14, "fast", "cuda", 1, 2, True)
 
 
 @pytest.mark.parametrize("name,value,accepted", [
@@ -28,7 +39,7 @@ def test_values_parsed():
     ("OZBLAS_MODULI", "x", "2 to 20"),
     ("OZBLAS_SCALING", "exact", "accurate, fast"),
     ("OZBLAS_DEVICE", "gpu", "cuda:N"),
-    ("OZBLAS_NUM_THREADS", "-1", "positive integer"),
+    ("OZBLAS_NUM_THREADS", "-1", "4096"),
 ])
 def test_bad_values_name_variable_value_and_accepted(name, value, accepted):
     with pytest.raises(config.ConfigError) as e:
@@ -37,30 +48,173 @@ def test_bad_values_name_variable_value_and_accepted(name, value, accepted):
     assert name in msg and repr(value) in msg and accepted in msg
 
 
-def test_c_and_python_parsers_agree(monkeypatch):
-    """The C parser (ozblas_options_from_env) accepts and rejects the same values."""
-    from ozblas._native import ffi, lib, load
+# Row 5 of issue 13: values one parser took and the other refused. Exact tokens, ASCII digits.
+ROW5 = [("OZBLAS_MODULI", "16 "), ("OZBLAS_MODULI", "1_6"), ("OZBLAS_MODULI", "\u0661\u0666"),
+        ("OZBLAS_MODULI", "+16"), ("OZBLAS_METHOD", " ozaki2"), ("OZBLAS_METHOD", "ozaki2 "),
+        ("OZBLAS_METHOD", "OZAKI2"), ("OZBLAS_METHOD", " "), ("OZBLAS_NUM_THREADS", "5000"),
+        ("OZBLAS_NUM_THREADS", "1 "), ("OZBLAS_DEVICE", "cuda:5000"), ("OZBLAS_DEVICE", " cpu"),
+        ("OZBLAS_SCALING", "fast\t"), ("OZBLAS_SLICES", "auto "), ("OZBLAS_MIN_SIZE", "0x10"),
+        ("OZBLAS_DISABLE", "01 "), ("OZBLAS_ACTIVATE", "yes"), ("OZBLAS_CUDA_VERBOSE", "2")]
 
-    load()
-    cases = {"OZBLAS_METHOD": ["auto", "native", "ozaki2", "bogus"], "OZBLAS_MODULI": ["2", "20", "auto", "AUTO", "1", "21", "a"],
-             "OZBLAS_SCALING": ["fast", "accurate", "x"], "OZBLAS_SLICES": ["2", "20", "auto", "21", "1"],
-             "OZBLAS_OZAKI1_VARIANT": ["rn", "EF", "hybrid", "bitmask", "nope"], "OZBLAS_DEVICE": ["cpu", "cuda", "cuda:3", "gpu", "cuda:x"],
-             "OZBLAS_NUM_THREADS": ["0", "4", "-2"]}
-    for name, values in cases.items():
-        for v in values:
-            monkeypatch.setenv(name, v)
-            opt = ffi.new("ozblas_options *")
-            err = ffi.new("char[256]")
-            c_ok = lib.ozblas_options_from_env(opt, err, 256) == 0
-            try:
-                config.from_env()
-                py_ok = True
-            except config.ConfigError:
-                py_ok = False
-            assert c_ok == py_ok, (name, v)
-            if not c_ok:
-                assert name in ffi.string(err).decode()
-            monkeypatch.delenv(name)
+
+@pytest.mark.parametrize("name,value", ROW5)
+def test_inexact_values_refused_by_the_one_parser(name, value, monkeypatch):
+    from ozblas._native import ffi, lib
+
+    with pytest.raises(config.ConfigError, match=name):
+        config.from_env({name: value})
+    if config.variable(name).keyword in ("method", "moduli", "scaling", "slices", "variant", "device",
+                                         "threads"):
+        monkeypatch.setenv(name, value)
+        err = ffi.new("char[512]")
+        assert lib.ozblas_options_from_env(ffi.new("ozblas_options *"), err, 512) == 1
+        assert name in ffi.string(err).decode()
+
+
+def test_ozblas_run_refuses_inexact_value():
+    """Issue 13 row 5: `ozblas run` exits 0 with every call native; now it refuses (2)."""
+    env = dict(os.environ, OZBLAS_MODULI="16 ")
+    r = subprocess.run([sys.executable, "-m", "ozblas", "run", "--method", "ozaki2", "--", sys.executable,
+                        "-c", "pass"], env=env, capture_output=True, text=True)
+    assert r.returncode == 2 and "OZBLAS_MODULI='16 '" in r.stderr, r.stderr
+
+
+def test_threads_bound_named_for_keywords_and_variables():
+    """Issue 13 row 1: threads=10**9 reached libgomp (out of memory, or a crash)."""
+    import numpy as np
+
+    import ozblas
+
+    for t in (100000, 10**9, 4097, -1, 2.0, True):
+        with pytest.raises(config.ConfigError, match="4096"):
+            ozblas.matmul(np.ones((4, 3)), np.ones((3, 2)), method="ozaki2", threads=t)
+    with pytest.raises(config.ConfigError, match="OZBLAS_NUM_THREADS='100000'.*4096"):
+        config.from_env({"OZBLAS_NUM_THREADS": "100000"})
+    assert config.parse_keyword("threads", "4096") == 4096
+
+
+def test_unset_and_empty_are_the_default():
+    assert config.from_env({k: "" for k in config.variables()}) == config.Options()
+
+
+def test_nul_byte_in_a_keyword_refused():
+    with pytest.raises(config.ConfigError, match="NUL"):
+        config.parse_keyword("moduli", "16\0junk")
+    with pytest.raises(config.ConfigError, match="NUL"):
+        config.parse_keyword("trace", "/tmp/a\0b")
+
+
+def test_trace_path_not_utf8_accepted(tmp_path):
+    """Issue 13 row 6: a trace path whose bytes are not UTF-8 gave UnicodeEncodeError
+    tracebacks, even from ozblas.matmul, which never traces."""
+    import numpy as np
+
+    import ozblas
+
+    raw = os.fsencode(str(tmp_path)) + b"/t\xff.log"
+    path = os.fsdecode(raw)
+    o = config.from_env({"OZBLAS_TRACE": path})
+    assert os.fsencode(o.trace) == raw
+    env = dict(os.environ, OZBLAS_TRACE=path)
+    r = subprocess.run([sys.executable, "-m", "ozblas", "info"], env=env, capture_output=True)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
+    old = os.environ.get("OZBLAS_TRACE")
+    os.environ["OZBLAS_TRACE"] = path
+    try:
+        c = ozblas.matmul(np.eye(2), np.eye(2), method="ozaki2")
+    finally:
+        if old is None:
+            del os.environ["OZBLAS_TRACE"]
+        else:
+            os.environ["OZBLAS_TRACE"] = old
+    assert (c == np.eye(2)).all()
+
+
+def test_relative_trace_length_checked_after_making_it_absolute(tmp_path, monkeypatch):
+    """Issue 13 row 7: a relative trace path fits, its absolute form does not: the shim
+    used to flag a bad setting at the first call and run the whole process native."""
+    deep = tmp_path
+    while len(os.fsencode(str(deep))) < 1000:
+        deep = deep / ("d" * 100)
+    deep.mkdir(parents=True)
+    monkeypatch.chdir(deep)
+    with pytest.raises(config.ConfigError, match="once made absolute"):
+        config.from_env({"OZBLAS_TRACE": "trace-file.log"})
+    r = subprocess.run([sys.executable, "-m", "ozblas", "run", "--trace", "trace-file.log", "--",
+                        sys.executable, "-c", "pass"], capture_output=True, text=True)
+    assert r.returncode == 2 and "OZBLAS_TRACE" in r.stderr, r.stderr
+    monkeypatch.chdir(tmp_path)
+    assert config.from_env({"OZBLAS_TRACE": "t.log"}).trace == str(tmp_path / "t.log")
+
+
+def test_readme_table_is_the_c_table():
+    """Every variable of the C table is a row of the README's table, and nothing else is."""
+    text = README.read_text()
+    section = text[text.index("## Configuration"):]
+    section = section[:section.index("\n## ", 3)]
+    rows = set(re.findall(r"^\| `(OZBLAS_\w+)` \|", section, re.M))
+    assert rows == set(config.variables())
+
+
+def test_options_fields_follow_the_table():
+    keys = {v.keyword for v in config.variables().values()} - {"device"} | {"executor", "device"}
+    assert set(config.Options().as_dict()) == keys
+
+
+def test_constants_come_from_the_header():
+    from ozblas import _constants
+    from ozblas._native import lib
+
+    assert _constants.METHODS[lib.OZBLAS_METHOD_OZAKI2] == "ozaki2"
+    assert _constants.VARIANTS[lib.OZBLAS_OZAKI1_HYBRID] == "hybrid"
+    # the parser's names are the enums' (a name's index is its C value)
+    assert config.variable("OZBLAS_METHOD").tokens == _constants.METHODS
+    assert config.variable("OZBLAS_SCALING").tokens == _constants.SCALINGS
+    assert config.variable("OZBLAS_OZAKI1_VARIANT").tokens == _constants.VARIANTS
+    assert config.variable("OZBLAS_DEVICE").tokens == _constants.EXECUTORS
+    assert _constants.MAX_MODULI == config.variable("OZBLAS_MODULI").hi == 20
+
+
+def _model(var: config.Variable, raw: bytes):
+    """What the README says a variable accepts, written independently of the parser."""
+    text = raw.decode("ascii") if raw.isascii() else None
+    if var.kind == "path":
+        return b"\0" not in raw
+    if text is None:
+        return False
+    if var.kind == "token":
+        return text in var.tokens
+    if var.kind == "device":
+        return text in var.tokens or (text.startswith("cuda:") and re.fullmatch(r"[0-9]{1,18}", text[5:])
+                                      is not None and int(text[5:]) <= var.hi)
+    if text in var.tokens:
+        return True
+    return re.fullmatch(r"[0-9]{1,18}", text) is not None and var.lo <= int(text) <= var.hi
+
+
+_names = st.sampled_from(sorted(config.variables()))
+_values = st.one_of(
+    st.binary(max_size=12),
+    st.text(max_size=8).map(os.fsencode),
+    st.sampled_from(["auto", "16", "0", "1", "4096", "4097", "cuda:0", "cuda:1023", "cuda:1024",
+                     "-", "ozaki2", "hybrid", "fast", "cpu", "20", "21", "2", "1099511627776",
+                     "1099511627777", "00016", "cuda:", "9" * 19]).map(str.encode),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=_names, raw=_values)
+def test_parser_against_arbitrary_strings(name, raw):
+    var = config.variable(name)
+    want = not raw or _model(var, raw)  # empty: unset, the default
+    try:
+        config.parse(name, raw)
+        got = True
+    except config.ConfigError as e:
+        got = False
+        msg = str(e)
+        assert msg.isascii() and "\n" not in msg and name in msg and var.accepted in msg
+    assert got == want, (name, raw)
 
 
 def test_cli_refuses_bad_value():

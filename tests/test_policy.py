@@ -109,7 +109,7 @@ def test_grouped_ozaki1_variants_need_fewer_fp64_terms():
     # bitmask and rn accumulate every product in FP64 (66 terms at 11 slices), ef and hybrid
     # one term per group (11 while the group sums fit INT32): as the H200 phases show.
     c = policy.estimate(8192, 8192, 8192, "d", "device", "measured_h200", slices=11)
-    acc = {v: _named(c, f"ozaki1 {v} 11")["breakdown"]["fp64_accumulation"] for v in policy.config.VARIANTS}
+    acc = {v: _named(c, f"ozaki1 {v} 11")["breakdown"]["fp64_accumulation"] for v in policy._constants.VARIANTS}
     assert acc["bitmask"] == pytest.approx(6 * acc["hybrid"]) and acc["rn"] == acc["bitmask"]
     assert acc["ef"] == acc["hybrid"]
     assert "conversion" not in _named(c, "ozaki1 bitmask 11")["breakdown"]

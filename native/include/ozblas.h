@@ -101,8 +101,8 @@ typedef struct {
                        error bound for the inputs of the call is DGEMM-level) */
     int scaling;    /* an ozblas_scaling */
     int executor;   /* an ozblas_executor */
-    int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N) */
-    int threads;    /* CPU executor threads; 0 = all cores */
+    int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N), 0..1023 */
+    int threads;    /* CPU executor threads, 1..4096; 0 = all cores */
     int slices;     /* Ozaki I slice count, 2..20 */
     int ozaki1_variant; /* an ozblas_ozaki1_variant */
     void *stream;   /* CUDA executor: the cudaStream_t to run on (NULL = the legacy default
@@ -146,6 +146,50 @@ void ozblas_options_init(ozblas_options *opt);
  * On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT and writes a message naming the
  * variable, the value and the accepted values into err (if err_len > 0); opt keeps defaults. */
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len);
+
+/* ---- Configuration (core/config.c): every OZBLAS_* variable, parsed in one place ----------
+ * One row per variable; the Python package reads them from here (ozblas.config). */
+/* The kind of value a variable takes. */
+typedef enum {
+    OZBLAS_SETTING_TOKEN = 0,  /* one of the names the accepted text lists */
+    OZBLAS_SETTING_INT = 1,    /* an integer in bounds (for counts also "auto", meaning 0) */
+    OZBLAS_SETTING_SWITCH = 2, /* 0 or 1 */
+    OZBLAS_SETTING_DEVICE = 3, /* auto, cpu, cuda or cuda:N */
+    OZBLAS_SETTING_PATH = 4    /* a path (OZBLAS_TRACE also "-") */
+} ozblas_setting_kind;
+
+typedef struct {
+    const char *name;          /* "OZBLAS_METHOD", ... */
+    const char *keyword;       /* the Python keyword that sets it ("method", ...) */
+    int kind;                  /* an ozblas_setting_kind */
+    const char *tokens;        /* the names accepted, space separated (NULL: none); a name's
+                                  index is its value (counts: "auto" means 0) */
+    int64_t lo, hi;            /* bounds of an integer or of N in cuda:N */
+    const char *accepted;      /* the accepted values, as a message tells them */
+    const char *default_value; /* the value an unset or empty variable means ("": none) */
+    const char *meaning;       /* one line */
+} ozblas_variable;
+
+/* One parsed value. */
+typedef struct {
+    int64_t value;   /* the integer; for a named value its index in the accepted list, which
+                        is the C enum's value (an ozblas_method, ozblas_scaling,
+                        ozblas_ozaki1_variant, ozblas_executor); "auto" counts give 0 */
+    int64_t device;  /* OZBLAS_DEVICE: N of cuda:N (0 otherwise) */
+    char text[1024]; /* the value as given; OZBLAS_TRACE: a relative path made absolute */
+} ozblas_setting;
+
+int ozblas_config_count(void);
+/* The i-th variable (0 <= i < count), NULL out of range. */
+const ozblas_variable *ozblas_config_variable(int i);
+/* Parses the value_len bytes at value for the variable name (exact: lower-case names, ASCII
+ * digits, no spaces, no NUL byte; NULL or length 0 gives the default). label names the value
+ * in the message (a keyword such as "moduli"; NULL: the variable). Returns
+ * OZBLAS_ERR_INVALID_ARGUMENT for a bad value or an unknown name, with a message naming
+ * label, the value and the accepted values in err. */
+ozblas_status ozblas_config_parse(const char *name, const char *value, size_t value_len,
+                                  const char *label, ozblas_setting *out, char *err,
+                                  size_t err_len);
 
 /* C := alpha * op(A) * op(B) + beta * C, column-major, op 'N', 'T' or 'C' (either case).
  * beta == 0 never reads C. report may be NULL. */

@@ -24,12 +24,13 @@ def update(xr, xi, alpha, beta, c, cplx):
             out = out + float(beta) * np.asarray(c, dtype=np.float64)
         return out
     al, be = complex(alpha), complex(beta)
-    tr = al.real * xr - al.imag * xi
-    ti = al.real * xi + al.imag * xr
+    # a real alpha or beta scales each part alone (no 0 * Inf cross terms), as oz_update_complex
+    tr = al.real * xr if al.imag == 0 else al.real * xr - al.imag * xi
+    ti = al.real * xi if al.imag == 0 else al.real * xi + al.imag * xr
     if not beta_zero:
         c = np.asarray(c, dtype=np.complex128)
-        tr = tr + (be.real * c.real - be.imag * c.imag)
-        ti = ti + (be.real * c.imag + be.imag * c.real)
+        tr = tr + (be.real * c.real if be.imag == 0 else be.real * c.real - be.imag * c.imag)
+        ti = ti + (be.real * c.imag if be.imag == 0 else be.real * c.imag + be.imag * c.real)
     out = np.empty(tr.shape, dtype=np.complex128)
     out.real = tr
     out.imag = ti

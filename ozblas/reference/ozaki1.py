@@ -157,6 +157,21 @@ def report_bound(cplx, r, terms) -> float:
     return (r + (2.0 if cplx else 1.0) * (9.0 * n * u / (1.0 - n * u) + u) * (1.0 + r)) * (1.0 + 2.0**-40)
 
 
+def _last_sum(acc, t, scale):
+    """ozaki1.h oz1_accumulate_last: acc + t brought back from the scale, rounded once (the
+    last addition's exact error breaks a tie of the scaled sum on the result's grid)."""
+    with np.errstate(all="ignore"):
+        s = acc + t
+        bv = s - acc
+        e = (acc - (s - bv)) + (t - bv)
+        r = np.ldexp(s, -scale)
+        d = s - np.ldexp(r, scale)
+        half = np.ldexp(1.0, scale - 1075)
+        r = np.where((scale != 0) & (d == half) & (e > 0), np.nextafter(r, np.inf), r)
+        r = np.where((scale != 0) & (d == -half) & (e < 0), np.nextafter(r, -np.inf), r)
+    return np.where(scale != 0, r, s)
+
+
 def ozaki1(a, b, *, slices=8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=None,
            info: dict | None = None):
     """alpha a @ b + beta c by Ozaki I. Returns (result, fallback) where fallback is None or
@@ -203,6 +218,9 @@ def ozaki1(a, b, *, slices=8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=No
 
     np_ = 2 if cplx else 1
     acc = [np.zeros((m, n)) for _ in range(np_)]
+    # ozaki1.h oz1_acc_scale: tiny products are summed 2^scale higher, no term subnormal
+    base = ea[:, 0][:, None] + eb[:, 0][None, :]
+    scale = np.where(base < -512, 512 - base, 0)
     terms = 0
     for g in range(s - 1, -1, -1):  # p + q = g (0-based): group g + 2
         for c0 in range(0, g + 1, r):
@@ -211,9 +229,10 @@ def ozaki1(a, b, *, slices=8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=No
             for p in range(c0, min(c0 + r, g + 1)):
                 for t, v in enumerate(pair(p, g - p)):
                     X[t] += v
-            shift = ea[:, c0][:, None] + eb[:, g - c0][None, :]
+            shift = ea[:, c0][:, None] + eb[:, g - c0][None, :] + scale
             for t in range(np_):
-                acc[t] = acc[t] + np.ldexp(X[t].astype(np.float64), shift)
+                term = np.ldexp(X[t].astype(np.float64), shift)
+                acc[t] = _last_sum(acc[t], term, scale) if g == 0 else acc[t] + term
     xr, xi = acc if cplx else (acc[0], None)
     if auto and info is not None:
         info["bound"] = report_bound(cplx, ratio, terms)

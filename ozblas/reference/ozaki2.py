@@ -8,6 +8,8 @@ Intended for small sizes (up to ~128).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._native import lib, load
@@ -100,8 +102,19 @@ def _crt(res: list[np.ndarray], ms: list[int], shift: np.ndarray) -> np.ndarray:
         X = sum(int(r[idx]) % m * w for r, m, w in zip(res, ms, weights)) % M
         if X >= M // 2:
             X -= M
-        out[idx] = np.ldexp(float(X), int(shift[idx]))
+        out[idx] = _round_once(X, int(shift[idx]))
     return out
+
+
+def _round_once(X: int, shift: int) -> float:
+    """X 2^shift rounded once to the nearest double, subnormal and overflowing results
+    included (np.ldexp(float(X), shift) rounds twice below 2^-1022). CPython's int true
+    division and int -> float conversion are correctly rounded; each raises OverflowError
+    exactly when the rounded value is infinite."""
+    try:
+        return X / (1 << -shift) if shift < 0 else float(X << shift)
+    except OverflowError:
+        return math.copysign(math.inf, X)
 
 
 def _bits(budget, scaling, cs_a, cs_b, G, ushift):

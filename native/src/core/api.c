@@ -42,7 +42,7 @@ int ozblas_ozaki2_budget_bits(int n)
     return T ? T->budget : -1;
 }
 
-/* C := beta * C for the quick returns (alpha == 0 or k == 0); beta == 0 writes zeros. */
+/* C := beta * C for the quick return k == 0; beta == 0 writes zeros. */
 static void scale_c(const oz_gemm_call *c)
 {
     for (int64_t j = 0; j < c->n; j++)
@@ -167,7 +167,8 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         opt.ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
         (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
         opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
-        opt.threads < 0)
+        opt.threads < 0 || opt.threads > OZ_MAX_THREADS || opt.device < 0 ||
+        opt.device > OZ_MAX_DEVICE)
         return OZBLAS_ERR_INVALID_ARGUMENT;
 
     const oz_executor *ex;
@@ -189,8 +190,12 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
     int beta_one = c->beta[0] == 1.0 && c->beta[1] == 0.0;
     if (c->m == 0 || c->n == 0 || ((alpha_zero || c->k == 0) && beta_one))
         goto out;
-    if (alpha_zero || c->k == 0) {
+    if (c->k == 0) {
         scale_c(c);
+        goto out;
+    }
+    if (alpha_zero) { /* as the host BLAS reads alpha = 0 (README "alpha = 0"): its routine */
+        st = native(ex, c, &opt, &rep);
         goto out;
     }
 
@@ -212,6 +217,10 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         }
         st = emulate(&ex, method, c, &opt, &rep);
         if (st == OZBLAS_OK && rep.fallback != OZBLAS_FALLBACK_NONE) {
+            /* A bound describes an emulated result; after an ACCURACY fallback the maximum
+             * count's says why, after any other there is none (the exponents defeated it). */
+            if (rep.fallback != OZBLAS_FALLBACK_ACCURACY)
+                rep.bound = -1.0;
             rep.method = OZBLAS_METHOD_NATIVE;
             rep.int_gemms = 0;
             rep.fp64_passes = 0;

@@ -1,11 +1,278 @@
-/* The one C place where OZBLAS_* variables are read and validated (the Python twin is
- * ozblas/config.py; both accept the same names and values). */
+/* The one place where OZBLAS_* variables are parsed and validated. Python (ozblas/config.py)
+ * asks this parser through the binding (ozblas_config_parse) for values, messages and the
+ * accepted-values text, so `ozblas run`, the preloaded shim, activate() and ozblas.matmul
+ * cannot disagree.
+ *
+ * One table row per variable: its kind, bounds or tokens, the text telling the user what
+ * is accepted, its default, its meaning and the field it fills. A new variable is one row
+ * (plus, for a new kind of value, one case in parse_value). Values are exact: tokens in
+ * lower case, integers of ASCII digits only, no surrounding spaces; an empty value means
+ * unset. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+#include <unistd.h>
 
 #include "oz_internal.h"
+
+/* The kinds (ozblas_setting_kind): TOKEN, one of tokens (value: its index, the C enum's
+ * value); INT, lo..hi in ASCII digits or a token of tokens meaning 0 ("auto"); SWITCH, 0
+ * or 1; DEVICE, a token of tokens or "cuda:N" with N in lo..hi; PATH, a path (text) or a
+ * token of tokens ("-"). */
+enum {
+    K_TOKEN = OZBLAS_SETTING_TOKEN,
+    K_INT = OZBLAS_SETTING_INT,
+    K_SWITCH = OZBLAS_SETTING_SWITCH,
+    K_DEVICE = OZBLAS_SETTING_DEVICE,
+    K_PATH = OZBLAS_SETTING_PATH
+};
+
+typedef enum { T_NONE, T_OPTIONS, T_SHIM } oz_target; /* the struct a row fills */
+typedef enum { F_INT, F_I64, F_STR } oz_field;
+
+typedef struct {
+    ozblas_variable v;
+    int absolute;       /* K_PATH: made absolute where parsed (the process may chdir later) */
+    oz_target target;
+    oz_field field;
+    size_t offset, offset2; /* the field(s); offset2: K_DEVICE's ordinal */
+} oz_var;
+
+#define OPT(f) T_OPTIONS, F_INT, offsetof(ozblas_options, f)
+#define SHIM(f, type) T_SHIM, type, offsetof(oz_shim_env, f)
+
+static const oz_var vars[] = {
+    {{"OZBLAS_METHOD", "method", K_TOKEN, "auto native ozaki1 ozaki2", 0, 0,
+      "auto, native, ozaki1, ozaki2", "auto",
+      "how products are computed; auto = the policy's fastest candidate per call"},
+     0, OPT(method), 0},
+    {{"OZBLAS_MODULI", "moduli", K_INT, "auto", 2, OZ2_MAX_MODULI,
+      "auto or an integer from 2 to 20", "auto",
+      "Ozaki II moduli count (more = more accurate); auto = the fewest whose error bound for "
+      "the call's inputs is DGEMM-level"},
+     0, OPT(moduli), 0},
+    {{"OZBLAS_SCALING", "scaling", K_TOKEN, "accurate fast", 0, 0,
+      "accurate, fast", "accurate", "Ozaki II scaling bound"},
+     0, OPT(scaling), 0},
+    {{"OZBLAS_SLICES", "slices", K_INT, "auto", 2, OZ1_MAX_SLICES,
+      "auto or an integer from 2 to 20", "auto",
+      "Ozaki I slice count (more = more accurate); auto = the fewest whose error bound for "
+      "the call's inputs is DGEMM-level"},
+     0, OPT(slices), 0},
+    {{"OZBLAS_OZAKI1_VARIANT", "variant", K_TOKEN, "bitmask rn ef hybrid", 0, 0,
+      "bitmask, rn, ef, hybrid", "hybrid",
+      "Ozaki I slicing and accumulation"},
+     0, OPT(ozaki1_variant), 0},
+    {{"OZBLAS_DEVICE", "device", K_DEVICE, "auto cpu cuda", 0, OZ_MAX_DEVICE,
+      "auto, cpu, cuda, cuda:N (N from 0 to 1023)", "auto",
+      "executor (cuda:N picks the GPU)"},
+     0, OPT(executor), offsetof(ozblas_options, device)},
+    {{"OZBLAS_NUM_THREADS", "threads", K_INT, NULL, 0, OZ_MAX_THREADS,
+      "0 (all cores) or an integer from 1 to 4096", "0",
+      "CPU executor threads"},
+     0, OPT(threads), 0},
+    {{"OZBLAS_MIN_SIZE", "min_size", K_INT, NULL, 0, (int64_t)1 << 40,
+      "0 (route everything) or a positive integer up to 2^40", "256",
+      "preload shim: route a call only when min(m, n, k) >= this"},
+     0, SHIM(min_size, F_I64), 0},
+    {{"OZBLAS_DISABLE", "disable", K_SWITCH, NULL, 0, 1,
+      "0, 1", "0", "preload shim: 1 passes every call to the real BLAS"},
+     0, SHIM(disable, F_INT), 0},
+    {{"OZBLAS_TRACE", "trace", K_PATH, "-", 0, 0,
+      "- (stderr) or a file path of at most 1023 bytes once made absolute", "",
+      "preload shim: one line per call (routine, sizes, route, method, time, reason)"},
+     1, SHIM(trace, F_STR), 0},
+    {{"OZBLAS_SUMMARY", "summary", K_SWITCH, NULL, 0, 1,
+      "0, 1", "0",
+      "preload shim: 1 prints the call counts per routine and route at exit"},
+     0, SHIM(summary, F_INT), 0},
+    {{"OZBLAS_CUBLAS_LIB", "cublas_lib", K_PATH, NULL, 0, 0,
+      "a library path or name of at most 1023 bytes", "",
+      "cuBLAS library for the CUDA executor, tried before the usual places"},
+     0, T_NONE, F_STR, 0, 0},
+    {{"OZBLAS_CUDA_VERBOSE", "cuda_verbose", K_SWITCH, NULL, 0, 1,
+      "0, 1", "0", "1 names each failing CUDA or cuBLAS call on stderr"},
+     0, T_NONE, F_INT, 0, 0},
+    {{"OZBLAS_ACTIVATE", "activate", K_SWITCH, NULL, 0, 1,
+      "0, 1", "0", "1 activates in-process routing at interpreter start"},
+     0, T_NONE, F_INT, 0, 0},
+};
+#define N_VARS ((int)(sizeof vars / sizeof vars[0]))
+_Static_assert(sizeof(((oz_shim_env *)0)->trace) == sizeof(((ozblas_setting *)0)->text),
+               "a path setting fills the shim's trace field");
+
+int ozblas_config_count(void) { return N_VARS; }
+
+const ozblas_variable *ozblas_config_variable(int i)
+{
+    return i >= 0 && i < N_VARS ? &vars[i].v : NULL;
+}
+
+static const oz_var *find(const char *name)
+{
+    for (int i = 0; name && i < N_VARS; i++)
+        if (!strcmp(vars[i].v.name, name))
+            return &vars[i];
+    return NULL;
+}
+
+/* The index of s among the space-separated tokens, -1 if none. */
+static int token_index(const char *tokens, const char *s)
+{
+    size_t n = strlen(s);
+    int i = 0;
+    for (const char *t = tokens; t && *t; i++) {
+        size_t len = strcspn(t, " ");
+        if (len == n && !memcmp(t, s, n))
+            return i;
+        t += len;
+        t += *t == ' ';
+    }
+    return -1;
+}
+
+/* ASCII digits only (no sign, space or other script's digits), at most 18 of them. */
+static int parse_digits(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    int64_t v = 0;
+    size_t n = strlen(s);
+    if (n == 0 || n > 18)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        v = 10 * v + (s[i] - '0');
+    }
+    if (v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* The value quoted for a message: printable ASCII as it is, every other byte (controls,
+ * bytes of UTF-8 or not) as \xNN, so that any value gives one readable line; long values
+ * are cut with "...". qlen >= 16. */
+static void quote(const char *s, char *q, size_t qlen)
+{
+    size_t j = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    q[j++] = '\'';
+    for (; *p && j + 9 < qlen; p++) {
+        if (*p >= 0x20 && *p < 0x7f && *p != '\'' && *p != '\\')
+            q[j++] = (char)*p;
+        else
+            j += (size_t)snprintf(q + j, qlen - j, "\\x%02x", *p);
+    }
+    snprintf(q + j, qlen - j, *p ? "...'" : "'");
+}
+
+static ozblas_status bad(const oz_var *d, const char *label, const char *value, const char *why,
+                         char *err, size_t len)
+{
+    if (err && len) {
+        char q[160];
+        quote(value, q, sizeof q);
+        snprintf(err, len, "%s=%s is not valid%s; accepted: %s", label, q, why, d->v.accepted);
+    }
+    return OZBLAS_ERR_INVALID_ARGUMENT;
+}
+
+static ozblas_status parse_value(const oz_var *d, const char *value, const char *label,
+                                 ozblas_setting *out, char *err, size_t err_len)
+{
+    ozblas_setting s;
+    memset(&s, 0, sizeof s);
+    int t = d->v.tokens ? token_index(d->v.tokens, value) : -1;
+    switch (d->v.kind) {
+    case K_TOKEN:
+        if (t < 0)
+            return bad(d, label, value, "", err, err_len);
+        s.value = t;
+        break;
+    case K_INT:
+    case K_SWITCH:
+        if (t < 0 && !parse_digits(value, d->v.lo, d->v.hi, &s.value))
+            return bad(d, label, value, "", err, err_len);
+        break;
+    case K_DEVICE:
+        if (t >= 0)
+            s.value = t;
+        else if (!strncmp(value, "cuda:", 5) && parse_digits(value + 5, d->v.lo, d->v.hi, &s.device))
+            s.value = OZBLAS_EXECUTOR_CUDA;
+        else
+            return bad(d, label, value, "", err, err_len);
+        break;
+    case K_PATH: {
+        size_t n = strlen(value), cwd_len = 0;
+        char cwd[sizeof s.text];
+        if (t < 0 && d->absolute && value[0] != '/') {
+            if (!getcwd(cwd, sizeof cwd))
+                return bad(d, label, value, " (a relative path in a directory whose path is too "
+                           "long or unreadable)", err, err_len);
+            cwd_len = strlen(cwd) + 1;
+        }
+        if (cwd_len + n >= sizeof s.text) {
+            char why[96];
+            snprintf(why, sizeof why, " (%zu bytes%s)", cwd_len + n, cwd_len ? " once made absolute" : "");
+            return bad(d, label, value, why, err, err_len);
+        }
+        if (cwd_len)
+            snprintf(s.text, sizeof s.text, "%s/%s", strcmp(cwd, "/") ? cwd : "", value);
+        else
+            memcpy(s.text, value, n + 1);
+        break;
+    }
+    }
+    if (d->v.kind != K_PATH)
+        snprintf(s.text, sizeof s.text, "%s", value);
+    *out = s;
+    return OZBLAS_OK;
+}
+
+ozblas_status ozblas_config_parse(const char *name, const char *value, size_t value_len,
+                                  const char *label, ozblas_setting *out, char *err,
+                                  size_t err_len)
+{
+    const oz_var *d = find(name);
+    if (!d || !out) {
+        if (err && err_len)
+            snprintf(err, err_len, "%s is not an ozblas setting", name ? name : "(null)");
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    }
+    if (!value || !value_len) { /* unset: the default (an empty default: no value at all) */
+        memset(out, 0, sizeof *out);
+        return *d->v.default_value ? parse_value(d, d->v.default_value, name, out, NULL, 0)
+                                   : OZBLAS_OK;
+    }
+    if (memchr(value, 0, value_len))
+        return bad(d, label ? label : name, value, " (it holds a NUL byte)", err, err_len);
+    return parse_value(d, value, label ? label : name, out, err, err_len);
+}
+
+/* Fills the fields of target's struct from the environment, row by row. */
+static ozblas_status from_env(oz_target target, void *dst, char *err, size_t err_len)
+{
+    for (int i = 0; i < N_VARS; i++) {
+        const oz_var *d = &vars[i];
+        const char *v = getenv(d->v.name);
+        ozblas_setting s;
+        if (d->target != target || !v || !*v)
+            continue;
+        ozblas_status st = parse_value(d, v, d->v.name, &s, err, err_len);
+        if (st != OZBLAS_OK)
+            return st;
+        char *f = (char *)dst + d->offset;
+        if (d->field == F_INT)
+            *(int *)f = (int)s.value;
+        else if (d->field == F_I64)
+            *(int64_t *)f = s.value;
+        else
+            memcpy(f, s.text, sizeof s.text);
+        if (d->offset2)
+            *(int *)((char *)dst + d->offset2) = (int)s.device;
+    }
+    return OZBLAS_OK;
+}
 
 void ozblas_options_init(ozblas_options *opt)
 {
@@ -20,124 +287,14 @@ void ozblas_options_init(ozblas_options *opt)
     opt->stream = NULL;
 }
 
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-static ozblas_status bad(char *err, size_t len, const char *var, const char *val,
-                         const char *accepted)
-{
-    if (err && len)
-        snprintf(err, len, "%s=%s is not valid; accepted: %s", var, val, accepted);
-    return OZBLAS_ERR_INVALID_ARGUMENT;
-}
-
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len)
 {
     ozblas_options o;
     ozblas_options_init(&o);
-    const char *v;
-    long x;
-    if ((v = getenv("OZBLAS_METHOD")) && *v) {
-        if (!strcasecmp(v, "auto"))
-            o.method = OZBLAS_METHOD_AUTO;
-        else if (!strcasecmp(v, "native"))
-            o.method = OZBLAS_METHOD_NATIVE;
-        else if (!strcasecmp(v, "ozaki1"))
-            o.method = OZBLAS_METHOD_OZAKI1;
-        else if (!strcasecmp(v, "ozaki2"))
-            o.method = OZBLAS_METHOD_OZAKI2;
-        else
-            return bad(err, err_len, "OZBLAS_METHOD", v, "auto, native, ozaki1, ozaki2");
-    }
-    if ((v = getenv("OZBLAS_MODULI")) && *v) {
-        if (!strcasecmp(v, "auto"))
-            o.moduli = 0;
-        else if (parse_int(v, 2, OZ2_MAX_MODULI, &x))
-            o.moduli = (int)x;
-        else
-            return bad(err, err_len, "OZBLAS_MODULI", v, "auto or an integer from 2 to 20");
-    }
-    if ((v = getenv("OZBLAS_SCALING")) && *v) {
-        if (!strcasecmp(v, "accurate"))
-            o.scaling = OZBLAS_SCALING_ACCURATE;
-        else if (!strcasecmp(v, "fast"))
-            o.scaling = OZBLAS_SCALING_FAST;
-        else
-            return bad(err, err_len, "OZBLAS_SCALING", v, "accurate, fast");
-    }
-    if ((v = getenv("OZBLAS_SLICES")) && *v) {
-        if (!strcasecmp(v, "auto"))
-            o.slices = 0;
-        else if (parse_int(v, 2, OZ1_MAX_SLICES, &x))
-            o.slices = (int)x;
-        else
-            return bad(err, err_len, "OZBLAS_SLICES", v, "auto or an integer from 2 to 20");
-    }
-    if ((v = getenv("OZBLAS_OZAKI1_VARIANT")) && *v) {
-        static const char *names[] = {"bitmask", "rn", "ef", "hybrid"};
-        int found = -1;
-        for (int i = 0; i < 4; i++)
-            if (!strcasecmp(v, names[i]))
-                found = i;
-        if (found < 0)
-            return bad(err, err_len, "OZBLAS_OZAKI1_VARIANT", v, "bitmask, rn, ef, hybrid");
-        o.ozaki1_variant = found;
-    }
-    if ((v = getenv("OZBLAS_DEVICE")) && *v) {
-        if (!strcasecmp(v, "auto"))
-            o.executor = OZBLAS_EXECUTOR_AUTO;
-        else if (!strcasecmp(v, "cpu"))
-            o.executor = OZBLAS_EXECUTOR_CPU;
-        else if (!strcasecmp(v, "cuda"))
-            o.executor = OZBLAS_EXECUTOR_CUDA;
-        else if (!strncasecmp(v, "cuda:", 5) && parse_int(v + 5, 0, 1023, &x)) {
-            o.executor = OZBLAS_EXECUTOR_CUDA;
-            o.device = (int)x;
-        } else
-            return bad(err, err_len, "OZBLAS_DEVICE", v, "auto, cpu, cuda, cuda:N");
-    }
-    if ((v = getenv("OZBLAS_NUM_THREADS")) && *v) {
-        if (!parse_int(v, 0, 4096, &x))
-            return bad(err, err_len, "OZBLAS_NUM_THREADS", v, "0 (all cores) or a positive integer");
-        o.threads = (int)x;
-    }
-    *opt = o;
-    return OZBLAS_OK;
-}
-
-/* Settings of the CUDA executor, read here too so that every OZBLAS_* variable has one
- * C reader: the cuBLAS library to open first (NULL: search), and whether failing CUDA
- * calls are named on stderr. */
-const char *oz_env_cublas_lib(void)
-{
-    const char *v = getenv("OZBLAS_CUBLAS_LIB");
-    return v && *v ? v : NULL;
-}
-
-int oz_env_cuda_verbose(void)
-{
-    const char *v = getenv("OZBLAS_CUDA_VERBOSE");
-    return v && *v && strcmp(v, "0") != 0;
-}
-
-/* Settings of the preload shim (src/shim/): OZBLAS_MIN_SIZE (route only when
- * min(m, n, k) >= it; 0 routes everything), OZBLAS_DISABLE (1: pass every call through),
- * OZBLAS_TRACE ("-" for stderr or a file path; unset or empty: no trace) and
- * OZBLAS_SUMMARY (1: the call counts as a table on stderr at exit). */
-/* Plain decimal digits only (no sign, no spaces), as ozblas/config.py reads them. */
-static int parse_digits(const char *s, long lo, long hi, long *out)
-{
-    for (const char *p = s; *p; p++)
-        if (*p < '0' || *p > '9')
-            return 0;
-    return parse_int(s, lo, hi, out);
+    ozblas_status st = from_env(T_OPTIONS, &o, err, err_len);
+    if (st == OZBLAS_OK)
+        *opt = o;
+    return st;
 }
 
 void oz_shim_env_init(oz_shim_env *e)
@@ -152,28 +309,29 @@ ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len)
 {
     oz_shim_env o;
     oz_shim_env_init(&o);
-    const char *v;
-    long x;
-    if ((v = getenv("OZBLAS_MIN_SIZE")) && *v) {
-        if (!parse_digits(v, 0, 1L << 40, &x))
-            return bad(err, err_len, "OZBLAS_MIN_SIZE", v, "0 (route everything) or a positive integer");
-        o.min_size = x;
-    }
-    if ((v = getenv("OZBLAS_DISABLE")) && *v) {
-        if (!parse_digits(v, 0, 1, &x))
-            return bad(err, err_len, "OZBLAS_DISABLE", v, "0, 1");
-        o.disable = (int)x;
-    }
-    if ((v = getenv("OZBLAS_TRACE")) && *v) {
-        if (strlen(v) >= sizeof o.trace)
-            return bad(err, err_len, "OZBLAS_TRACE", v, "- (stderr) or a file path");
-        strcpy(o.trace, v);
-    }
-    if ((v = getenv("OZBLAS_SUMMARY")) && *v) {
-        if (!parse_digits(v, 0, 1, &x))
-            return bad(err, err_len, "OZBLAS_SUMMARY", v, "0, 1");
-        o.summary = (int)x;
-    }
-    *e = o;
-    return OZBLAS_OK;
+    ozblas_status st = from_env(T_SHIM, &o, err, err_len);
+    if (st == OZBLAS_OK)
+        *e = o;
+    return st;
+}
+
+/* Settings of the CUDA executor, read through the same rows: the cuBLAS library to open
+ * first (NULL: search), and whether failing CUDA calls are named on stderr. A bad value
+ * here means the default (`ozblas run` and the Python API refuse it before). */
+const char *oz_env_cublas_lib(void)
+{
+    ozblas_setting s;
+    const char *v = getenv("OZBLAS_CUBLAS_LIB");
+    if (!v || !*v ||
+        ozblas_config_parse("OZBLAS_CUBLAS_LIB", v, strlen(v), NULL, &s, NULL, 0) != OZBLAS_OK)
+        return NULL;
+    return v;
+}
+
+int oz_env_cuda_verbose(void)
+{
+    ozblas_setting s;
+    const char *v = getenv("OZBLAS_CUDA_VERBOSE");
+    return v && ozblas_config_parse("OZBLAS_CUDA_VERBOSE", v, strlen(v), NULL, &s, NULL, 0) ==
+                    OZBLAS_OK && s.value == 1;
 }

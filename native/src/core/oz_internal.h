@@ -8,7 +8,8 @@
 #include "ozblas.h"
 #include "../numerics/ozaki2.h"
 
-/* One GEMM call, arguments already checked; dimensions are nonzero and alpha != 0. */
+/* One GEMM call, arguments already checked; dimensions are nonzero, and alpha != 0 except
+ * for native() (which takes alpha = 0 calls: the host BLAS reads them its own way). */
 typedef struct {
     int is_complex;
     char transa, transb; /* 'N', 'T' or 'C', upper case */
@@ -40,6 +41,8 @@ typedef struct {
 #define OZ_ERR_DEVICE_MEMORY ((ozblas_status)100)
 
 #define OZ1_MAX_SLICES 20
+#define OZ_MAX_THREADS 4096 /* OZBLAS_NUM_THREADS / options.threads: more is a typo, not a machine */
+#define OZ_MAX_DEVICE 1023  /* the largest cuda:N ordinal accepted */
 
 /* core/executors.c: the executor of an ozblas_executor id; NULL when not built. */
 const oz_executor *oz_executor_get(int id);

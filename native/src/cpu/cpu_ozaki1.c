@@ -294,12 +294,14 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
                         int c1 = c0 + r - 1 < g ? c0 + r - 1 : g;
                         for (int64_t il = 0; il < mt; il++) {
                             int shift = sa.e[(i0 + il) * s + c0] + eb[g - c0];
+                            int scale = oz1_acc_scale(sa.e[(i0 + il) * s] + eb[0]);
                             for (int t = 0; t < np; t++) {
                                 double xs = 0.0;
                                 for (int p = c0; p <= c1; p++)
                                     xs = xs + X[(oz1_pair_index(p, g - p) * np + t) * Tt +
                                                 jl * mt + il];
-                                a[t * mt + il] = oz1_accumulate(a[t * mt + il], xs, shift);
+                                a[t * mt + il] = g ? oz1_accumulate(a[t * mt + il], xs, shift, scale)
+                                                   : oz1_accumulate_last(a[t * mt + il], xs, shift, scale);
                             }
                         }
                     }

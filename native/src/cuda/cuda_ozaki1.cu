@@ -22,7 +22,7 @@
  *      BITMASK/RN; a chunk of at most r consecutive pairs of one group for EF/HYBRID) are
  *      added in int64, complex parts combined as Re = ArBr - AiBi, Im = ArBi + AiBr: the exact
  *      integer the CPU gets (it sums the same integers in double, exactly).
- *   4. FP64 accumulation (phase 4): per element, acc = oz1_accumulate(acc, X, shift) with
+ *   4. FP64 accumulation (phase 4): per element, acc = oz1_accumulate(acc, X, shift, scale) with
  *      acc starting at +0, terms in the CPU's order (groups g = s+1 down to 2, chunks by
  *      increasing p), shift = e_A(i, c0) + e_B(j, g - c0); the last term's kernel also
  *      applies the BLAS update (oz_update_element). The last block of a
@@ -218,8 +218,8 @@ enum { OZ1_TERM_SUM = 0, OZ1_TERM_ACC = 1, OZ1_TERM_UPDATE = 2 };
  * C32: the last INT32 product, (np mpad) x (np npad), leading dimension np mpad (complex:
  * blocks ArBr, AiBr / ArBi, AiBi). X = C32's (combined) integer + (has_prev ? X64 : 0).
  *   SUM:    X64 = X (a block or pair that is not the term's last);
- *   ACC:    acc = oz1_accumulate(first ? +0 : acc, X, e_A(i, ca) + e_B(j, cb));
- *   UPDATE: the same, then the BLAS update of C (the last term). beta_zero never reads C.
+ *   ACC:    acc = oz1_accumulate(first ? +0 : acc, X, e_A(i, ca) + e_B(j, cb), scale);
+ *   UPDATE: the same with oz1_accumulate_last, then the BLAS update of C (the last term). beta_zero never reads C.
  * X64 and acc hold part t at t * total. */
 template <bool CX, int MODE>
 __global__ void __launch_bounds__(256)
@@ -254,10 +254,14 @@ __global__ void __launch_bounds__(256)
         return;
     }
     /* |X| < 2^53: (double) is exact, the value of the CPU's exact double sums */
-    const int shift = ea[i * s + ca] + eb[j * s + cb];
-    const double a0 = oz1_accumulate(first ? 0.0 : acc[idx], (double)xr, shift);
-    const double a1 = CX ? oz1_accumulate(first ? 0.0 : acc[total + idx], (double)xi, shift)
-                         : 0.0;
+    const int shift = ea[i * s + ca] + eb[j * s + cb], scale = oz1_acc_scale(ea[i * s] + eb[j * s]);
+    const double p0 = first ? 0.0 : acc[idx], p1 = CX && !first ? acc[total + idx] : 0.0;
+    const bool last = MODE == OZ1_TERM_UPDATE;
+    const double a0 = last ? oz1_accumulate_last(p0, (double)xr, shift, scale)
+                           : oz1_accumulate(p0, (double)xr, shift, scale);
+    const double a1 = !CX  ? 0.0
+                      : last ? oz1_accumulate_last(p1, (double)xi, shift, scale)
+                             : oz1_accumulate(p1, (double)xi, shift, scale);
     if (MODE == OZ1_TERM_ACC) {
         acc[idx] = a0;
         if (CX)

@@ -38,7 +38,9 @@
  *                in INT32 (r K (2^beta - 1)^2 <= 2^31);
  *   each term is X * 2^shift with X the exact integer (ldexp, correctly rounded on every
  *   executor), added in FP64 with no FMA to an accumulator that starts at +0, in the order
- *   g = s+1 down to 2 (smallest weights first), and inside a group by increasing p.
+ *   g = s+1 down to 2 (smallest weights first), and inside a group by increasing p; tiny
+ *   products are summed at a scale (oz1_acc_scale) and the last term brings them back with
+ *   one rounding (oz1_accumulate_last), so a subnormal result is rounded once, too.
  *   Then the BLAS update alpha x + beta c (oz_update_real / oz_update_complex).
  *
  * Useful slice counts (benchmarks/accuracy.py, m = n = 128, k = 1024 and 16384): err_ab at or
@@ -171,10 +173,39 @@ OZ_HD int oz1_pair_index(int p, int q)
     return g * (g + 1) / 2 + p;
 }
 
-/* One FP64 term: acc + X 2^shift (X an exact integer; no FMA). */
-OZ_HD double oz1_accumulate(double acc, double X, int shift)
+/* The scale one element's accumulation runs at, from base = ea_i1 + eb_j1 (the weight of
+ * its largest pair): 0, except for tiny products (base < -512), which are summed 2^scale
+ * higher, so that no term and no partial sum is subnormal (each would be rounded there once
+ * more); oz1_accumulate_last brings the sum back with one rounding. Products of normal
+ * size are summed at scale 0, the same bits as without it. */
+OZ_HD int oz1_acc_scale(int base)
 {
-    return acc + ldexp(X, shift);
+    return base < -512 ? 512 - base : 0;
+}
+
+/* One FP64 term: acc + X 2^(shift + scale) (X an exact integer, |X| < 2^53; no FMA). */
+OZ_HD double oz1_accumulate(double acc, double X, int shift, int scale)
+{
+    return acc + ldexp(X, shift + scale);
+}
+
+/* The last term, and the sum back at its own size rounded once: the last addition's exact
+ * error e (TwoSum) breaks a tie of the scaled sum s on the result's grid (the only case in
+ * which it can change the rounding of s + e, since a result below 2^-1022 has fewer than
+ * 53 bits). */
+OZ_HD double oz1_accumulate_last(double acc, double X, int shift, int scale)
+{
+    const double t = ldexp(X, shift + scale), s = acc + t;
+    if (!scale)
+        return s;
+    const double bv = s - acc, e = (acc - (s - bv)) + (t - bv);
+    double r = ldexp(s, -scale);
+    const double d = s - ldexp(r, scale), half = ldexp(1.0, scale - 1075);
+    if (d == half && e > 0.0)
+        r = nextafter(r, INFINITY);
+    else if (d == -half && e < 0.0)
+        r = nextafter(r, -INFINITY);
+    return r;
 }
 
 /* Would a partial FP64 sum overflow? ea, eb: largest ilogb of a row max / column max. */

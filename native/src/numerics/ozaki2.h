@@ -282,31 +282,52 @@ OZ_HD int oz2_limbs_cmp(const uint32_t *a, const uint32_t *b, int L)
     return 0;
 }
 
-/* Nonnegative magnitude in limbs -> double, rounded once to nearest-even, times 2^shift. */
+/* Bits pos .. pos + n - 1 (n <= 63) of the magnitude; bits beyond the limbs are 0. */
+OZ_HD uint64_t oz2_limbs_bits(const uint32_t *mag, int L, int pos, int n)
+{
+    uint64_t v = 0;
+    for (int b = 0; b < n;) {
+        const int p = pos + b, i = p >> 5, o = p & 31;
+        if (i >= L)
+            break;
+        v |= (uint64_t)(mag[i] >> o) << b;
+        b += 32 - o;
+    }
+    return v & (((uint64_t)1 << n) - 1);
+}
+
+/* Nonnegative magnitude in limbs times 2^shift, rounded once to nearest-even: to 53 bits,
+ * or to fewer where the result is subnormal (its last bit is 2^-1074), or to infinity.
+ * The bits kept are cut out of the limbs with the round and sticky bits below them, so
+ * no intermediate value is rounded (a 53-bit rounding followed by ldexp into the
+ * subnormal range would round twice). */
 OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift, int L)
 {
     int h = L - 1;
     while (h > 0 && mag[h] == 0)
         h--;
-    if (h <= 1) {
-        uint64_t v = ((uint64_t)mag[1] << 32) | mag[0];
-        return ldexp((double)v, shift);
-    }
+    if (mag[h] == 0)
+        return 0.0;
     int lz = 0;
     while (!(mag[h] & (0x80000000u >> lz)))
         lz++;
-    uint64_t top = ((uint64_t)mag[h] << 32) | mag[h - 1];
-    uint32_t below = mag[h - 2];
-    if (lz) {
-        top = (top << lz) | (below >> (32 - lz));
-        below = below << lz;
-    }
-    uint32_t sticky = below;
-    for (int i = 0; i < h - 2; i++)
-        sticky |= mag[i];
-    if (sticky)
-        top |= 1u; /* bit 0 lies below the round bit of a 53-bit significand */
-    return ldexp((double)top, shift + 32 * (h - 1) - lz);
+    const int bits = 32 * h + 32 - lz;
+    int drop = bits - 53;          /* low bits that do not fit 53 */
+    if (drop < -1074 - shift)      /* a subnormal result: its grid is 2^-1074 */
+        drop = -1074 - shift;
+    if (drop <= 0)                 /* exact */
+        return ldexp((double)oz2_limbs_bits(mag, L, 0, bits), shift);
+    uint64_t kept = oz2_limbs_bits(mag, L, drop, 53);
+    const int rb = drop - 1;
+    const int round = (int)oz2_limbs_bits(mag, L, rb, 1);
+    int sticky = 0;
+    for (int i = 0; i < L && i < (rb >> 5); i++)
+        sticky |= mag[i] != 0;
+    if ((rb >> 5) < L && (rb & 31))
+        sticky |= (mag[rb >> 5] & ((1u << (rb & 31)) - 1u)) != 0;
+    if (round && (sticky || (kept & 1u)))
+        kept++; /* may reach 2^53: still exact */
+    return ldexp((double)kept, shift + drop); /* exact, or an overflow to inf */
 }
 
 /* The unique X in [-M/2, M/2) with X = r_t (mod m_t), rounded to double, times 2^shift.

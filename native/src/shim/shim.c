@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,18 +105,34 @@ __attribute__((constructor)) static void shim_load(void)
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. */
+/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. Opened
+ * non-blocking: a FIFO without a reader (ENXIO) disables the trace with one warning
+ * instead of hanging the first BLAS call; a FIFO's full pipe drops lines, never waits. */
 static int open_trace(const char *trace)
 {
     if (!trace[0])
         return -1;
     if (!strcmp(trace, "-"))
         return 2;
-    int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd < 0)
         fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s cannot be opened (%s); no trace\n",
-                trace, strerror(errno));
+                trace, errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
     return fd;
+}
+
+/* Trace writes in flight: a replaced descriptor is closed once none of them may still
+ * write to it (shim_end counts itself in before it reads S.trace_fd). */
+static int trace_writers;
+
+static void replace_trace(int fd)
+{
+    int old = __atomic_exchange_n(&S.trace_fd, fd, __ATOMIC_SEQ_CST);
+    if (old <= 2)
+        return;
+    while (__atomic_load_n(&trace_writers, __ATOMIC_SEQ_CST))
+        sched_yield();
+    close(old);
 }
 
 static void init_state(void)
@@ -140,8 +157,8 @@ static void init_state(void)
  * ozblas/config.py) or, with opt NULL, from the environment again. The environment is
  * read first all the same (init_state), as in a preloaded process. Fields are stored one
  * by one: a call running meanwhile in another thread may see some old and some new ones,
- * each a valid setting. A previous trace descriptor stays open, since such a call may
- * still be writing to it. */
+ * each a valid setting. A previous trace descriptor is closed once no call writes to it,
+ * so activating again and again holds no more than one. */
 OZ_EXPORT int ozblas_preload_configure(const ozblas_options *opt, int64_t min_size, int disable,
                                        const char *trace)
 {
@@ -165,7 +182,7 @@ OZ_EXPORT int ozblas_preload_configure(const ozblas_options *opt, int64_t min_si
         snprintf(e.trace, sizeof e.trace, "%s", trace ? trace : "");
     }
     if (strcmp(e.trace, S.env.trace))
-        S.trace_fd = open_trace(e.trace);
+        replace_trace(open_trace(e.trace));
     S.opt = o;
     S.env = e;
     S.bad = bad;
@@ -233,7 +250,8 @@ double shim_begin(shim_result *r, const shim_call *c)
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
-    return S.trace_fd >= 0 || mn >= S.env.min_size ? now() : -1.0;
+    return __atomic_load_n(&S.trace_fd, __ATOMIC_RELAXED) >= 0 || mn >= S.env.min_size ? now()
+                                                                                    : -1.0;
 }
 
 static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
@@ -555,7 +573,7 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
 {
     double dt = t0 >= 0.0 ? now() - t0 : 0.0;
     count(s, c, r, dt);
-    if (S.trace_fd < 0)
+    if (__atomic_load_n(&S.trace_fd, __ATOMIC_RELAXED) < 0)
         return;
     char line[512];
     int len;
@@ -567,7 +585,9 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
                        "fallback=\"%s\" policy=%s\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, fb ? "fallback" : "ozblas", method_name(r->rep.method),
-                       r->rep.moduli, r->rep.slices, r->rep.bound, executor_name(r->rep.executor),
+                       r->rep.moduli, r->rep.slices, r->rep.bound,
+                       fb ? (r->rep.executor == OZBLAS_EXECUTOR_CUDA ? "cublas" : "host")
+                          : executor_name(r->rep.executor),
                        dt, ozblas_fallback_name(r->rep.fallback),
                        S.opt.method != OZBLAS_METHOD_AUTO            ? "-"
                        : ozblas_policy_local(NULL, NULL, 0) == 1 ? "calibrated"
@@ -595,8 +615,13 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
     }
     if (len > (int)sizeof line - 1)
         len = (int)sizeof line - 1;
-    ssize_t wr = write(S.trace_fd, line, (size_t)len);
-    (void)wr;
+    __atomic_add_fetch(&trace_writers, 1, __ATOMIC_SEQ_CST);
+    int fd = __atomic_load_n(&S.trace_fd, __ATOMIC_SEQ_CST);
+    if (fd >= 0) {
+        ssize_t wr = write(fd, line, (size_t)len);
+        (void)wr;
+    }
+    __atomic_sub_fetch(&trace_writers, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ---- counters out: ozblas_shim_stats and the summary at exit ------------------------------ */
@@ -792,7 +817,7 @@ __attribute__((destructor)) static void shim_unload(void)
 
 OZ_SHIM_ROUTINES(OZ_DEFINE_ROUTINE)
 
-/* The same table as strings, for `ozblas libpath --symbols` and the tests. */
+/* The same table as strings, for the tests (ozblas_preload_symbol). */
 #define OZ_NAME(r, sym, api, T) #sym,
 #define OZ_NAME_ROUTINE(r, e) OZ_SHIM_VARIANTS(OZ_NAME, r)
 static const char *const oz_shim_names[] = {OZ_SHIM_ROUTINES(OZ_NAME_ROUTINE) NULL};
