@@ -11,16 +11,12 @@
 #include "phase_kernels.h"
 #include "../cuda/oz_cuda.h"
 
-#ifndef OZBLAS_VERSION
-#define OZBLAS_VERSION "0.0.0"
-#endif
 
 struct ozblas_context {
     int reserved; /* executors cache per thread and device; the handle lets later versions
                      keep state here without changing the API */
 };
 
-const char *ozblas_version(void) { return OZBLAS_VERSION; }
 
 const char *ozblas_cuda_describe(void) { return oz_cuda_describe(); }
 

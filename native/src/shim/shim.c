@@ -816,15 +816,3 @@ __attribute__((destructor)) static void shim_unload(void)
 #define OZ_DEFINE_ROUTINE(r, e) OZ_SHIM_VARIANTS(OZ_DEFINE, r)
 
 OZ_SHIM_ROUTINES(OZ_DEFINE_ROUTINE)
-
-/* The same table as strings, for the tests (ozblas_preload_symbol). */
-#define OZ_NAME(r, sym, api, T) #sym,
-#define OZ_NAME_ROUTINE(r, e) OZ_SHIM_VARIANTS(OZ_NAME, r)
-static const char *const oz_shim_names[] = {OZ_SHIM_ROUTINES(OZ_NAME_ROUTINE) NULL};
-
-OZ_EXPORT const char *ozblas_preload_symbol(int i)
-{
-    if (i < 0 || i >= (int)(sizeof oz_shim_names / sizeof oz_shim_names[0]) - 1)
-        return NULL;
-    return oz_shim_names[i];
-}
