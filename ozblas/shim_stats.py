@@ -11,10 +11,31 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
+from pathlib import Path
 
 __all__ = ["stats", "ROUTINES", "ROUTES"]
 
-ROUTINES = ("dgemm", "zgemm", "dsyrk", "zsyrk", "zherk")
+
+def _shim_routines() -> tuple[str, ...]:
+    """The routines of every routine list in shim_names.h (the shim's one table of names: an
+    X-macro ``#define NAME(X)`` whose lines are ``X(routine, ...)``), in its order."""
+    import ozblas
+
+    here = Path(__file__).resolve().parent
+    places = [Path(d) / "shim_names.h" for d in ozblas.__path__]  # installed with the library
+    places.append(here.parent / "native" / "src" / "shim" / "shim_names.h")  # a source tree
+    header = next((p for p in places if p.exists()), None)
+    if header is None:
+        raise ImportError(f"shim_names.h not found in {[str(p) for p in places]}")
+    text = header.read_text().replace("\\\n", " ")
+    routines = []
+    for param, body in re.findall(r"^#define\s+\w+\(\s*(\w+)\s*\)([^\n]*)", text, re.M):
+        routines += re.findall(r"\b" + param + r"\(\s*(\w+)\s*,", body)
+    return tuple(routines)
+
+
+ROUTINES = _shim_routines()
 # ozblas: emulated; fallback: routed, computed natively by ozblas (the detail says why);
 # native: passed to the real routine (the detail says why); quick: a BLAS quick return.
 ROUTES = ("ozblas", "fallback", "native", "quick")

@@ -14,7 +14,7 @@ OBJ="$DEST/obj"
 rm -rf "$DEST"
 mkdir -p "$OBJ"
 cp -r "$ROOT/ozblas" "$DEST/ozblas"
-cp "$ROOT/native/include/ozblas.h" "$DEST/ozblas/"
+cp "$ROOT/native/include/ozblas.h" "$ROOT/native/src/shim/shim_names.h" "$DEST/ozblas/"
 cd "$ROOT/native"
 FLAGS="-O2 -fPIC -ffp-contract=off -fno-fast-math -fvisibility=hidden -fopenmp -Iinclude"
 for f in $(find src -name '*.c' ! -name no_cuda.c ! -path '*/shim/*' | sort); do
