@@ -263,7 +263,7 @@ typedef struct {
 } cpu_probe;
 
 ozblas_status oz_cpu_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
-                                    int bound_product, void **probe, int *bad, int *products)
+                                int bound_product, void **probe, int *bad, int *products)
 {
     cpu_probe *p = oz_cpu_state(probe, sizeof *p, c, opt);
     if (!p)
@@ -358,8 +358,8 @@ typedef struct {
 } cpu_o2;
 
 ozblas_status oz_cpu_o2_open(const oz_gemm_call *c, const ozblas_options *opt,
-                                 const oz2_table *T, void *probe, void **run, int *bad,
-                                 oz_side *a, oz_side *b, ozblas_report *rep)
+                             const oz2_table *T, void *probe, void **run, int *bad,
+                             oz_side *a, oz_side *b, ozblas_report *rep)
 {
     cpu_o2 *o = oz_cpu_state(run, sizeof *o, c, opt);
     if (!o)
