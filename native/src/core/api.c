@@ -65,7 +65,7 @@ static int on_device(const oz_gemm_call *c)
     return oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) || oz_cuda_on_device(c->C);
 }
 
-/* Method auto: the policy's choice (core/policy.c) on this machine's profile among the
+/* Method auto: the policy's choice (core/policy_model.c) on this machine's profile among the
  * executors that may compete (ozblas_policy_executors). Returns the method and sets *ex to
  * the executor chosen. */
 static int auto_method(const oz_gemm_call *c, const ozblas_options *opt, const oz_executor **ex)

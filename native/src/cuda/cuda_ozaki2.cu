@@ -387,7 +387,7 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
 {
     (void)probe; /* its workspace is the one this call reuses: nothing to take over */
     (void)rep;
-    const int64_t m = c->m, n = c->n, k = c->k;
+    const int64_t m = c->m, n = c->n;
     ozblas_status st;
     o2_run *op = oz_run_new<o2_run>(run, opt, &st);
     if (!op || st != OZBLAS_OK)

@@ -10,7 +10,7 @@
  *   - The tiling is planned from the free device memory (oz_device_budget).
  *   - Phase times come from events on the call's stream (oz_timeline).
  * What the tiles compute, and why tiling keeps the CPU executor's bits, is in the methods
- * (executor_cuda.cu, ozaki1_cuda.cu).
+ * (cuda_native.cu, cuda_auto.cu, cuda_ozaki2.cu, cuda_ozaki1.cu).
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -413,7 +413,7 @@ static ozblas_status syrk_emulated(const shim_call *c, const ozblas_options *opt
     return OZBLAS_OK;
 }
 
-/* Method auto: the policy (core/policy.c) on this machine's profile, among the executors
+/* Method auto: the policy (core/policy_model.c) on this machine's profile, among the executors
  * that may compete (ozblas_policy_executors; a usable GPU is asked for on the first such
  * call, never at load). The choice goes into r, and the C API runs exactly it. A call whose
  * fastest candidate is native (the host's BLAS, or cuBLAS for device data) passes through to
