@@ -10,6 +10,7 @@ never loads the shim, and without it every count is zero.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import re
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 __all__ = ["stats", "ROUTINES", "ROUTES"]
 
 
+@functools.cache
 def _shim_routines() -> tuple[str, ...]:
     """The routines of every routine list in shim_names.h (the shim's one table of names: an
     X-macro ``#define NAME(X)`` whose lines are ``X(routine, ...)``), in its order."""
@@ -35,7 +37,11 @@ def _shim_routines() -> tuple[str, ...]:
     return tuple(routines)
 
 
-ROUTINES = _shim_routines()
+def __getattr__(name):
+    # ROUTINES is read from the header on first use, so importing ozblas never needs it
+    if name == "ROUTINES":
+        return _shim_routines()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 # ozblas: emulated; fallback: routed, computed natively by ozblas (the detail says why);
 # native: passed to the real routine (the detail says why); quick: a BLAS quick return.
 ROUTES = ("ozblas", "fallback", "native", "quick")
@@ -102,7 +108,7 @@ def stats() -> dict:
     automatically also has ``max_bound``, the largest error bound they reported. The same
     counts as ``OZBLAS_SUMMARY=1`` prints at exit.
     """
-    routines = {r: dict(_zeros(), **{k: 0 for k in ROUTES}, routes={}) for r in ROUTINES}
+    routines = {r: dict(_zeros(), **{k: 0 for k in ROUTES}, routes={}) for r in _shim_routines()}
     total = dict(_zeros(), **{k: 0 for k in ROUTES})
     found = _loaded()
     if found is not None:
