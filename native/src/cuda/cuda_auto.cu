@@ -39,8 +39,8 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
     const int ushift = cx ? 4 : 5;
     const int64_t kpad = (k + 15) / 16 * 16, mpad = (m + 3) / 4 * 4, npad = (n + 3) / 4 * 4;
     const int64_t plane_c = mpad * npad;
-    ozblas_status st;
-    cuda_probe *au = oz_run_new<cuda_probe>(probe, opt, &st);
+    cuda_probe *au;
+    ozblas_status st = oz_run_new(probe, opt, &au);
     if (!au)
         return st;
     run_ctx &r = au->rc;

@@ -269,21 +269,18 @@ static void *oz_tiled_ws(run_ctx *r, const oz_gemm_call *c, int split_k, R *o)
 void oz_plan_record(const oz_tiling *t, const mat *A, const mat *B, const mat *C);
 
 /* A call's state R (members run_ctx rc, and run_ctx *r pointing at it): zeroed, *run set to
- * it (for the close kernel, also after a failure), its device context begun (*st), the
- * thread's recorded tiling cleared. NULL when out of host memory. */
+ * it and to *out (for the close kernel, also after a failure), the thread's recorded tiling
+ * cleared; returns run_begin's status (OZBLAS_ERR_ALLOCATION: no state). */
 template <typename R>
-static R *oz_run_new(void **run, const ozblas_options *opt, ozblas_status *st)
+static ozblas_status oz_run_new(void **run, const ozblas_options *opt, R **out)
 {
     R *o = (R *)calloc(1, sizeof(R));
-    *run = o;
-    if (!o) {
-        *st = OZBLAS_ERR_ALLOCATION;
-        return NULL;
-    }
+    *run = *out = o;
+    if (!o)
+        return OZBLAS_ERR_ALLOCATION;
     o->r = &o->rc;
     oz_plan_record(NULL, NULL, NULL, NULL);
-    *st = run_begin(o->r, opt);
-    return o;
+    return run_begin(o->r, opt);
 }
 
 /* Copies height rows of width bytes between host buffers (host_copy.c). */

@@ -519,15 +519,14 @@ static void o1_setup(o1_run *o, const oz_gemm_call *c, int variant, int s, int b
 /* Phase 1 over the whole product; the driver reads the flags, tops and weights. */
 ozblas_status cuda_o1_open(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta,
                            void **run, int *bad, int *lost, oz_side *a, oz_side *b,
-                           ozblas_report *rep)
+                           ozblas_report * /* rep: the phase times come with the products */)
 {
-    (void)rep;
-    const int64_t m = c->m, n = c->n;
-    ozblas_status st;
-    o1_run *op = oz_run_new<o1_run>(run, opt, &st);
-    if (!op || st != OZBLAS_OK)
+    o1_run *op;
+    ozblas_status st = oz_run_new(run, opt, &op);
+    if (st != OZBLAS_OK)
         return st;
     o1_setup(op, c, opt->ozaki1_variant, s, beta);
+    const int64_t m = c->m, n = c->n;
     o1_run &o = *op;
     run_ctx &rc = o.rc;
     if (!mats_init(c, rc.dev, &o.A, &o.B, &o.C))

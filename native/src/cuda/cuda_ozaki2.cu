@@ -383,14 +383,13 @@ done:
 /* Phase 0 over the whole product, then the bits; the driver reads E, emin and bits. */
 ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, const oz2_table *T,
                            void *probe, void **run, int *bad, oz_side *a, oz_side *b,
-                           ozblas_report *rep)
+                           ozblas_report * /* rep: the phase times come with the products */)
 {
     (void)probe; /* its workspace is the one this call reuses: nothing to take over */
-    (void)rep;
     const int64_t m = c->m, n = c->n;
-    ozblas_status st;
-    o2_run *op = oz_run_new<o2_run>(run, opt, &st);
-    if (!op || st != OZBLAS_OK)
+    o2_run *op;
+    ozblas_status st = oz_run_new(run, opt, &op);
+    if (st != OZBLAS_OK)
         return st;
     o2_run &o = *op;
     run_ctx &r = o.rc;
