@@ -3,10 +3,14 @@
 from ._native import OzblasError
 from .activation import activate, activated, deactivate
 from .api import dgemm, info, matmul, zgemm
+from .dd import matmul_dd
 from .config import ConfigError
 from .shim_stats import stats
+from ._threadpool import register as _register_threadpool
 
-__all__ = ["matmul", "dgemm", "zgemm", "info", "explain", "activate", "deactivate", "activated",
+_register_threadpool()  # threadpoolctl lists and limits the CPU executor
+
+__all__ = ["matmul", "matmul_dd", "dgemm", "zgemm", "info", "explain", "activate", "deactivate", "activated",
            "OzblasError", "ConfigError", "stats"]
 __version__ = "0.1.0"
 

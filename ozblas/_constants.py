@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["METHODS", "SCALINGS", "VARIANTS", "EXECUTORS", "SETTING_KINDS", "MAX_MODULI",
-           "MAX_SLICES", "fallback_name", "enum"]
+__all__ = ["METHODS", "SCALINGS", "VARIANTS", "EXECUTORS", "ACCURACIES", "SETTING_KINDS",
+           "MAX_MODULI", "MAX_SLICES", "fallback_name", "enum"]
 
 # name in this module -> (C enum type, prefix of its members)
 _ENUMS = {
@@ -19,6 +19,7 @@ _ENUMS = {
     "SCALINGS": ("ozblas_scaling", "OZBLAS_SCALING_"),
     "VARIANTS": ("ozblas_ozaki1_variant", "OZBLAS_OZAKI1_"),
     "EXECUTORS": ("ozblas_executor", "OZBLAS_EXECUTOR_"),
+    "ACCURACIES": ("ozblas_accuracy", "OZBLAS_ACCURACY_"),
     "SETTING_KINDS": ("ozblas_setting_kind", "OZBLAS_SETTING_"),
 }
 

@@ -68,7 +68,7 @@ def _configure(lib, opts: config.Options) -> None:
 
     o = _options(opts.method, opts.moduli or "auto", opts.scaling,  # Options' 0 means auto
                  opts.executor if opts.executor != "cuda" else f"cuda:{opts.device}",
-                 opts.threads, opts.slices or "auto", opts.variant)
+                 opts.threads, opts.slices or "auto", opts.variant, opts.accuracy)
     lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), os.fsencode(opts.trace or ""))
 
 
@@ -134,18 +134,18 @@ def _remove_finder():
 
 
 def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=None, variant=None,
-             device=None, trace=None) -> None:
+             device=None, trace=None, accuracy=None) -> None:
     """Route this process's DGEMM/ZGEMM/SYRK/HERK calls through ozblas from now on.
 
     Keywords (unset ones come from the OZBLAS_* variables): method, moduli, min_size,
-    scaling, slices, variant, device, trace. A bad value raises ``ozblas.ConfigError``
+    scaling, slices, variant, device, trace, accuracy. A bad value raises ``ozblas.ConfigError``
     naming it and the accepted values; so does a bad OZBLAS_* variable. Calling it again
     replaces the settings and patches only what was loaded since.
     """
     global _settings, _create_module
     given = {k: v for k, v in dict(method=method, moduli=moduli, min_size=min_size, scaling=scaling,
                                    slices=slices, variant=variant, device=device,
-                                   trace=trace).items() if v is not None}
+                                   trace=trace, accuracy=accuracy).items() if v is not None}
     overrides = _overrides(given)
     config.from_env(os.environ)  # a bad variable stops it, as it stops `ozblas run`
     with _lock:

@@ -22,11 +22,12 @@ def _context():
     return _ctx
 
 
-def _options(method, moduli, scaling, executor, threads, slices=None, variant=None):
+def _options(method, moduli, scaling, executor, threads, slices=None, variant=None,
+             accuracy=None):
     load()
     env = config.from_env().as_dict()
     given = dict(method=method, moduli=moduli, scaling=scaling, executor=executor,
-                 threads=threads, slices=slices, variant=variant)
+                 threads=threads, slices=slices, variant=variant, accuracy=accuracy)
     for key, value in given.items():
         if value is not None:
             parsed = config.parse_keyword(key, value)
@@ -43,15 +44,22 @@ def _options(method, moduli, scaling, executor, threads, slices=None, variant=No
     o.threads = env["threads"]
     o.slices = env["slices"]
     o.ozaki1_variant = _constants.VARIANTS.index(env["variant"])
+    o.accuracy = _constants.ACCURACIES.index(env["accuracy"])
+    _check_conflict(o)
     return o
+
+
+def _check_conflict(o):
+    """Options that cannot go together (ozblas_options_conflict, in C)."""
+    err = ffi.new("char[256]")
+    if lib.ozblas_options_conflict(o, err, 256) != 0:
+        raise config.ConfigError(ffi.string(err).decode())
 
 
 def _report_dict(r) -> dict:
     method = _constants.METHODS[r.method]
     emulated = method in ("ozaki1", "ozaki2")
     executor = _constants.EXECUTORS[r.executor]
-    if not emulated:  # the real routine computed it, as the trace says
-        executor = "cublas" if executor == "cuda" else "host"
     return {
         "method": method,
         "moduli": r.moduli if method == "ozaki2" else None,
@@ -59,6 +67,8 @@ def _report_dict(r) -> dict:
         "slices": r.slices if method == "ozaki1" else None,
         "variant": _constants.VARIANTS[r.ozaki1_variant] if method == "ozaki1" else None,
         "executor": executor,
+        # the real routine that computed a native result, named as the trace names it
+        "blas": None if emulated else ("cublas" if executor == "cuda" else "host"),
         "fallback": _constants.fallback_name(r.fallback),
         "int_gemms": r.int_gemms,
         "fp64_passes": r.fp64_passes,
@@ -67,6 +77,8 @@ def _report_dict(r) -> dict:
         "bits_b": (r.min_bits_b, r.max_bits_b) if emulated else None,
         "seconds": r.seconds,
         "phase_seconds": list(r.phase_seconds) if emulated else None,
+        "accuracy": _constants.ACCURACIES[r.accuracy],
+        "direct_entries": r.direct_entries,
     }
 
 
@@ -156,13 +168,15 @@ def _operand(x, name):
 
 
 def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant=None,
-           executor=None, threads=None, return_info=False):
+           executor=None, threads=None, accuracy=None, return_info=False):
     """a @ b for float64/complex128 matrices (2-D, or stacked 3-D with equal or one batch,
     broadcast as NumPy does, a batch of 0 included).
 
     Keyword options override the OZBLAS_* environment: method (auto, native, ozaki1,
     ozaki2), moduli (2..20) and scaling (accurate, fast) for Ozaki II, slices (2..20) and
-    variant (bitmask, rn, ef, hybrid) for Ozaki I, executor (auto, cpu, cuda, cuda:N), threads.
+    variant (bitmask, rn, ef, hybrid) for Ozaki I, executor (auto, cpu, cuda, cuda:N), threads,
+    accuracy (dgemm: DGEMM-level; correct: every entry the exact product rounded once, computed
+    on the host; not with method native or ozaki1 or a moduli or slices count).
     With return_info=True returns (c, info) where info says what the call did.
     """
     xp = _xp(a, b)
@@ -174,7 +188,7 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant
         raise ValueError(f"a and b must be 2-D or 3-D; got shapes {a.shape} and {b.shape}")
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(f"inner dimensions differ: a is {a.shape}, b is {b.shape}")
-    opts = _options(method, moduli, scaling, executor, threads, slices, variant)
+    opts = _options(method, moduli, scaling, executor, threads, slices, variant, accuracy)
     _device_options(opts, xp, (a, b))
     cplx = a.dtype == np.complex128 or b.dtype == np.complex128
     dt = np.complex128 if cplx else np.float64
@@ -281,43 +295,55 @@ def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, optio
                     and writeable)
         out = c if in_place else xp.array(c, dtype=dt, order="F")
     rep = _gemm(alpha, a, b, beta, out, ta, tb, opts, cplx)
+    if c is not None and c0.shape != out.shape:  # f2py returns c in the shape it was given
+        out = out.reshape(c0.shape)
     return (out, rep) if return_info else out
 
 
 def dgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0, *, method=None,
           moduli=None, scaling=None, slices=None, variant=None, executor=None, threads=None,
-          return_info=False):
+          accuracy=None, return_info=False):
     """SciPy's dgemm: alpha op(a) op(b) + beta c, with trans 0 = N, 1 = T, 2 = C (= T here)."""
     opts = dict(method=method, moduli=moduli, scaling=scaling, executor=executor, threads=threads,
-                slices=slices, variant=variant)
+                slices=slices, variant=variant, accuracy=accuracy)
     return _gemm_scipy(False, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, opts, return_info)
 
 
 def zgemm(alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0, *, method=None,
           moduli=None, scaling=None, slices=None, variant=None, executor=None, threads=None,
-          return_info=False):
+          accuracy=None, return_info=False):
     """SciPy's zgemm: alpha op(a) op(b) + beta c, with trans 0 = N, 1 = T, 2 = conjugate T."""
     opts = dict(method=method, moduli=moduli, scaling=scaling, executor=executor, threads=threads,
-                slices=slices, variant=variant)
+                slices=slices, variant=variant, accuracy=accuracy)
     return _gemm_scipy(True, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, opts, return_info)
 
 
 def info() -> dict:
-    """Plain dict: version, library path, executors and why one is missing, host BLAS, config."""
+    """Plain dict: version, library path, what was built, the driver, executors and why one is
+    missing, host BLAS, config."""
     load()
     executors = {}
-    for name, code in (("cpu", 1), ("cuda", 2)):
+    for code, name in enumerate(_constants.EXECUTORS):
+        if name == "auto":
+            continue
         why = ffi.new("char[256]")
         ok = bool(lib.ozblas_executor_available(code, why, 256))
         executors[name] = {"available": ok, "reason": None if ok else ffi.string(why).decode()}
     try:
         cfg = config.from_env().as_dict()
+        for var in config.variables().values():  # counts left to automatic precision say so
+            if var.kind == "int" and var.tokens and cfg[var.keyword] == 0:
+                cfg[var.keyword] = var.tokens[0]
         cfg_error = None
     except config.ConfigError as e:
         cfg, cfg_error = None, str(e)
+    from . import install_info
+
     return {
         "version": ffi.string(lib.ozblas_version()).decode(),
         "library": library_path(),
+        "build": install_info.built(),    # what was compiled, whatever this machine has
+        "driver": install_info.driver(),  # the NVIDIA driver and devices here, now
         "host_blas": ffi.string(lib.ozblas_host_blas_path()).decode() or None,
         "cuda": ffi.string(lib.ozblas_cuda_describe()).decode(),
         "executors": executors,

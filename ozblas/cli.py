@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import api, config
@@ -17,6 +18,11 @@ def _table(headers: list[str], rows: list[list]) -> str:
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     fmt = lambda r: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
     return "\n".join([fmt(cells[0]), fmt(["-" * w for w in widths])] + [fmt(r) for r in cells[1:]])
+
+
+def _shown(v) -> str:
+    """A value for the terminal: bytes of a path that are not UTF-8 as \\xNN."""
+    return os.fsencode(v).decode("utf-8", "backslashreplace") if isinstance(v, str) else str(v)
 
 
 def _policy_lines(pol: dict) -> list[str]:
@@ -42,6 +48,23 @@ def _policy_lines(pol: dict) -> list[str]:
     return out
 
 
+def _install_lines(b: dict, drv: dict) -> list[str]:
+    """What was compiled (fixed at build time), then what this machine offers now."""
+    if b["cuda"]:
+        cuda = (f"CUDA executor for {' '.join(b['cuda_architectures'])}, CUDA {b['cuda_toolkit']} "
+                f"from {b['cuda_toolkit_source']} ({b['nvcc']})")
+    else:
+        cuda = f"no CUDA executor ({b['cuda_note']})"
+    arch = ", -march=native" if b["native_arch"] else ""
+    out = [f"built      {cuda}; C: {b['c_compiler']}{arch}"]
+    if drv["version"] is None:
+        out.append(f"driver     {drv['error']}")
+    else:
+        devs = ", ".join(f"{x['index']}: {x['name']} (cc {x['compute_capability']})" for x in drv["devices"])
+        out.append(f"driver     CUDA {drv['version']}; " + (devs or drv["error"] or "no device"))
+    return out
+
+
 def cmd_info(args) -> int:
     from .policy import profile_info
 
@@ -55,6 +78,7 @@ def cmd_info(args) -> int:
         return 0
     print(f"ozblas {d['version']}")
     print(f"library    {d['library']}")
+    print("\n".join(_install_lines(d["build"], d["driver"])))
     print(f"host BLAS  {d['host_blas'] or 'none found'}")
     print(f"CUDA       {d['cuda']}")
     rows = [[name, "yes" if e["available"] else "no", e["reason"] or ""] for name, e in d["executors"].items()]
@@ -62,7 +86,7 @@ def cmd_info(args) -> int:
     if d["config_error"]:
         print(f"configuration error: {d['config_error']}")
     else:
-        print("configuration: " + ", ".join(f"{k}={v}" for k, v in d["config"].items()))
+        print("configuration: " + ", ".join(f"{k}={_shown(v)}" for k, v in d["config"].items()))
     if "error" in d["policy"]:
         print(f"policy     unavailable: {d['policy']['error']}")
     else:

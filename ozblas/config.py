@@ -102,7 +102,17 @@ def parse(name: str, value, label: str | None = None):
     """The value of the variable name given as value (a keyword's value: label names it in
     the message): a name (str), an int ("auto" counts: 0), a bool (0/1 switches), a path
     (str, None when empty) or, for OZBLAS_DEVICE, (executor, ordinal)."""
-    return _python_value(variable(name), _parse_c(name, value, label))
+    raw = _bytes(value) if value is not None else b""
+    # A relative path is made absolute in the working directory: part of the answer.
+    cwd = os.getcwd() if raw and not raw.startswith(b"/") and variable(name).kind == "path" else None
+    return _parse_cached(name, raw, label, cwd)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(name: str, raw: bytes, label: str | None, cwd: str | None):
+    """The C parser's answer, remembered (it is a pure function of these): every
+    ozblas.matmul call reads all the variables. Errors are raised again each time."""
+    return _python_value(variable(name), _parse_c(name, raw, label))
 
 
 def keyword_variable(key: str) -> Variable:
@@ -203,7 +213,35 @@ def from_env(environ=None) -> Options:
     env = os.environ if environ is None else environ
     if environ is None and _overrides:
         env = {**os.environ, **_overrides}
-    values = {}
-    for var in variables().values():
-        values.update(_fields(var, parse(var.name, env.get(var.name) or None)))
-    return Options(**values)
+    key = tuple(env.get(name) or None for name in variables())
+    if any(v and not v.startswith("/") and variables()[n].kind == "path" for n, v in zip(variables(), key)):
+        key += (os.getcwd(),)
+    opts = _env_cache.get(key)
+    if opts is None:
+        values = {}
+        for var in variables().values():
+            values.update(_fields(var, parse(var.name, env.get(var.name) or None)))
+        _check_conflict(values)
+        opts = Options(**values)
+        if len(_env_cache) < 256:
+            _env_cache[key] = opts
+    return opts
+
+
+_env_cache: dict = {}  # the environment's values -> Options (from_env is called per product)
+
+
+def _check_conflict(values: dict) -> None:
+    """Settings that cannot go together, as C's ozblas_options_conflict judges them."""
+    from . import _constants
+    from ._native import ffi, lib
+
+    o = ffi.new("ozblas_options *")
+    lib.ozblas_options_init(o)
+    o.method = _constants.METHODS.index(values["method"])
+    o.moduli = values["moduli"]
+    o.slices = values["slices"]
+    o.accuracy = _constants.ACCURACIES.index(values["accuracy"])
+    err = ffi.new("char[256]")
+    if lib.ozblas_options_conflict(o, err, 256) != 0:
+        raise ConfigError(ffi.string(err).decode())

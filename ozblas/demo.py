@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SCRIPT", "run_demo", "expm_reference"]
+__all__ = ["SCRIPT", "STEPS", "LAPACK_STEPS", "run_demo", "expm_reference"]
 
 SCRIPT = Path(__file__).resolve().parent / "examples" / "demo_script.py"
 
@@ -35,6 +35,19 @@ STEPS = {
     "gram": ("s @ s.T (SYRK)", ("s", "s.T")),
     "expm": ("scipy.linalg.expm(m)", None),
 }
+# The LAPACK-level steps: step -> (what it computes, its backward error from the inputs)
+LAPACK_STEPS = {
+    "solve": ("scipy.linalg.solve(g, rhs)", lambda d, x: _solve_error(d["g"], x, d["rhs"])),
+    "cholesky": ("scipy.linalg.cholesky(spd)",
+                 lambda d, c: np.linalg.norm(d["spd"] - c.T @ c, 1) / np.linalg.norm(d["spd"], 1)),
+    "np_solve": ("numpy.linalg.solve(g, rhs)", lambda d, x: _solve_error(d["g"], x, d["rhs"])),
+}
+
+
+def _solve_error(a, x, b) -> float:
+    """Normwise backward error of a solve: ||A x - b|| / (||A|| ||x|| + ||b||), 1-norms."""
+    n = lambda v: np.linalg.norm(v, 1)
+    return float(n(a @ x - b) / (n(a) * n(x) + n(b)))
 
 
 def has_extended_precision() -> bool:
@@ -119,7 +132,7 @@ def _trace_precision(path: Path) -> str:
     if path.exists():
         for line in path.read_text().splitlines():
             f = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
-            if f.get("route") == "ozblas":
+            if f.get("route") == "ozblas" and "products" not in f:  # LAPACK lines: _trace_lapack
                 n = f["moduli"] if f["method"] == "ozaki2" else f["slices"]
                 counts[f"{n} {'moduli' if f['method'] == 'ozaki2' else 'slices'}"] += 1
                 if float(f["bound"]) >= 0:
@@ -129,6 +142,25 @@ def _trace_precision(path: Path) -> str:
     text = ", ".join(f"{k} x{v}" for k, v in sorted(counts.items()))
     return text + (f"; largest stated error bound {max(bounds):.2e} (relative to |A||B|)" if bounds
                    else " (counts fixed by the settings: no bound computed)")
+
+
+def _trace_lapack(path: Path) -> str:
+    """Per LAPACK routine routed: calls, products emulated, share of the product flops."""
+    per = collections.defaultdict(lambda: [0, 0, 0, 0.0, 0.0])
+    if path.exists():
+        for line in path.read_text().splitlines():
+            f = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
+            if f.get("route") == "ozblas" and "products" in f:
+                p = per[f["routine"]]
+                p[0] += 1
+                p[1] += int(f["emulated"])
+                p[2] += int(f["products"])
+                p[3] += float(f["emulated_flops"])
+                p[4] += float(f["product_flops"])
+    if not per:
+        return "none routed"
+    return ", ".join(f"{r} x{c} ({e} of {n} products emulated, {100 * ef / pf if pf else 0:.0f}% of "
+                     "their flops)" for r, (c, e, n, ef, pf) in sorted(per.items()))
 
 
 def run_demo(method: str | None = None, moduli: int | None = None, out=sys.stdout) -> int:
@@ -169,8 +201,9 @@ def run_demo(method: str | None = None, moduli: int | None = None, out=sys.stdou
         summary = [l for l in emu.stderr.splitlines() if l.startswith(("ozblas summary", "  "))]
         entry_points = _trace_entry_points(trace)
         precision = _trace_precision(trace)
+        lapack = _trace_lapack(trace)
 
-    for name in ("a1", "b1", "a2", "b2", "za", "zb", "s", "m"):
+    for name in ("a1", "b1", "a2", "b2", "za", "zb", "s", "m", "g", "rhs", "spd"):
         if not np.array_equal(nat[name], ozb[name]):
             raise RuntimeError(f"the two runs drew different inputs ({name}); the comparison would be void")
 
@@ -178,6 +211,7 @@ def run_demo(method: str | None = None, moduli: int | None = None, out=sys.stdou
     say("\n".join(summary) if summary else "  (no summary: no BLAS call reached the shim)")
     say(f"BLAS entry points called (from the trace): {entry_points}")
     say(f"Precision per emulated call (automatic unless --moduli is given): {precision}")
+    say(f"LAPACK calls run by ozblas's blocked drivers (from the trace): {lapack}")
     say("")
 
     rows = []
@@ -206,6 +240,13 @@ def run_demo(method: str | None = None, moduli: int | None = None, out=sys.stdou
     say("     in long double (Taylor, scaling and squaring). max_rel: max |C - C_ref| / |C_ref|.")
     if not has_extended_precision():
         say("     (no x86 long double here: expm has no reference, only its times are shown)")
+    say("")
+    rows = [[what, "x".join(map(str, nat["g"].shape)), f"{nat['seconds_' + step] * 1e3:.1f}",
+             f"{ozb['seconds_' + step] * 1e3:.1f}", f"{err(nat, nat[step]):.2e}", f"{err(nat, ozb[step]):.2e}"]
+            for step, (what, err) in LAPACK_STEPS.items()]
+    say(_table(["step", "n", "native ms", "ozblas ms", "native err", "ozblas err"], rows))
+    say("err: backward error, ||A x - b|| / (||A|| ||x|| + ||b||) for the solves and")
+    say("     ||A - C^T C|| / ||A|| for the Cholesky factor (1-norms), both runs on the same inputs.")
     say(f"Wall time of each run, Python start-up included: native {wall_native:.1f} s, "
         f"under the shim {wall_emu:.1f} s.")
     return 0

@@ -482,9 +482,15 @@ def explain(m, n, k, dtype="d", where="host", profile=None, moduli=None, slices=
         nat = next(c for c in eligible if c["method"] == "native")
         reasons.append(f"{best['name']} is fastest: {nat['seconds'] / best['seconds']:.2f}x faster "
                        f"than {nat['name']}")
+    accuracy = config.from_env().accuracy
+    if accuracy == "correct":
+        reasons.append("OZBLAS_ACCURACY=correct: every call is an exact product on the host "
+                       "(Ozaki II over the host DGEMM, rounded once), whatever the choice above; "
+                       "the cost model does not price it (benchmarks/dd_speed.py measures it)")
     return {
         "profile": p.as_dict(),
         "profile_note": note,
+        "accuracy": accuracy,
         "problem": {"m": m, "n": n, "k": k, "dtype": dtype, "where": where},
         "settings": s,
         "candidates": cands,
@@ -519,7 +525,12 @@ def format_explain(d: dict) -> str:
 
 
 def main_explain(argv=None) -> int:
-    """`ozblas explain M N K [--dtype d|z] [--where host|device] [--profile NAME] [--json]`."""
+    """`ozblas explain M N K [--dtype d|z] [--where host|device] [--profile NAME] [--json]`;
+    `ozblas explain getrf|potrf N ...` is the LAPACK layer's (ozblas.lapack.main_explain)."""
+    if argv and argv[0] in ("getrf", "potrf"):
+        from .lapack import main_explain as lapack_explain
+
+        return lapack_explain(list(argv))
     ap = argparse.ArgumentParser(
         prog="ozblas explain",
         description="Predicted time of each way to compute an M x N x K product, and the choice "

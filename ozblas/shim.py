@@ -97,7 +97,10 @@ def cmd_run(argv) -> int:
 
 
 def cmd_libpath(argv=()) -> int:
-    """`ozblas libpath`: print the preload library's path (for LD_PRELOAD=...)."""
+    """`ozblas libpath`: print the preload library's path (for LD_PRELOAD=...); it takes no
+    arguments (any is refused with status 2)."""
+    argparse.ArgumentParser(prog="ozblas libpath",
+                            description="Print the path of libozblas_preload.so.").parse_args(list(argv))
     try:
         print(library_path())
     except Exception as e:

@@ -15,13 +15,13 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["stats", "ROUTINES", "ROUTES"]
+__all__ = ["stats", "ROUTINES", "LAPACK_ROUTINES", "ROUTES"]
 
 
 @functools.cache
-def _shim_routines() -> tuple[str, ...]:
-    """The routines of every routine list in shim_names.h (the shim's one table of names: an
-    X-macro ``#define NAME(X)`` whose lines are ``X(routine, ...)``), in its order."""
+def _shim_lists() -> dict[str, tuple[str, ...]]:
+    """The routine lists of shim_names.h (the shim's one table of names): for every X-macro
+    ``#define NAME(X)`` whose lines are ``X(routine, ...)``, NAME -> its routines in order."""
     import ozblas
 
     here = Path(__file__).resolve().parent
@@ -31,17 +31,21 @@ def _shim_routines() -> tuple[str, ...]:
     if header is None:
         raise ImportError(f"shim_names.h not found in {[str(p) for p in places]}")
     text = header.read_text().replace("\\\n", " ")
-    routines = []
-    for param, body in re.findall(r"^#define\s+\w+\(\s*(\w+)\s*\)([^\n]*)", text, re.M):
-        routines += re.findall(r"\b" + param + r"\(\s*(\w+)\s*,", body)
-    return tuple(routines)
+    lists = {}
+    for name, param, body in re.findall(r"^#define\s+(\w+)\(\s*(\w+)\s*\)([^\n]*)", text, re.M):
+        lists[name] = tuple(re.findall(r"\b" + param + r"\(\s*(\w+)\s*,", body))
+    return lists
 
 
 def __getattr__(name):
-    # ROUTINES is read from the header on first use, so importing ozblas never needs it
-    if name == "ROUTINES":
-        return _shim_routines()
+    # read from the header on first use, so importing ozblas never needs it
+    if name == "ROUTINES":  # the BLAS products (OZ_SHIM_ROUTINES)
+        return _shim_lists()["OZ_SHIM_ROUTINES"]
+    if name == "LAPACK_ROUTINES":  # the LAPACK entries (OZ_SHIM_LAPACK_ROUTINES, shim_lapack.c)
+        return _shim_lists()["OZ_SHIM_LAPACK_ROUTINES"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # ozblas: emulated; fallback: routed, computed natively by ozblas (the detail says why);
 # native: passed to the real routine (the detail says why); quick: a BLAS quick return.
 ROUTES = ("ozblas", "fallback", "native", "quick")
@@ -97,8 +101,10 @@ def stats() -> dict:
     """Counts of the BLAS calls the preload shim has seen in this process.
 
     Returns ``{"loaded": bool, "library": path or None, "total": {...},
-    "routines": {routine: {...}}}`` where ``total`` and each of the five routines
-    (dgemm, zgemm, dsyrk, zsyrk, zherk) hold ``calls``, ``flops`` (nominal: 2mnk for DGEMM,
+    "routines": {routine: {...}}}`` where ``total`` and each of the five BLAS routines
+    (dgemm, zgemm, dsyrk, zsyrk, zherk) and the LAPACK ones (LAPACK_ROUTINES: dgetrf, zgetrf,
+    ...; their flops are LAPACK's nominal counts, the blocked driver's products are not
+    counted again) hold ``calls``, ``flops`` (nominal: 2mnk for DGEMM,
     8mnk for ZGEMM, k n(n+1) and 4k n(n+1) for SYRK/HERK), ``seconds`` (wall time in the
     shim; calls below OZBLAS_MIN_SIZE are timed only while OZBLAS_TRACE is on, since two
     clock reads would cost more than passing them through) and the calls per route (``ozblas``, ``fallback``, ``native``, ``quick``); each
@@ -108,7 +114,8 @@ def stats() -> dict:
     automatically also has ``max_bound``, the largest error bound they reported. The same
     counts as ``OZBLAS_SUMMARY=1`` prints at exit.
     """
-    routines = {r: dict(_zeros(), **{k: 0 for k in ROUTES}, routes={}) for r in _shim_routines()}
+    routines = {r: dict(_zeros(), **{k: 0 for k in ROUTES}, routes={})
+                for names in _shim_lists().values() for r in names}
     total = dict(_zeros(), **{k: 0 for k in ROUTES})
     found = _loaded()
     if found is not None:

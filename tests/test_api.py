@@ -250,3 +250,116 @@ def test_forked_child_after_parallel_regions():
     p.join(10)
     assert p.exitcode == 0, "child hung or failed"
     assert got == want.tobytes()
+
+
+@pytest.mark.parametrize("sa,sb", [((0, 4, 3), (3, 2)), ((1, 4, 3), (0, 3, 2)), ((0, 4, 3), (0, 3, 2)),
+                                   ((4, 3), (0, 3, 2)), ((0, 4, 3), (1, 3, 2))])
+def test_empty_batches_broadcast_as_numpy(sa, sb):
+    """Issue 13 row 3: an empty batch raised IndexError (nb = max(ba, bb), reps[0])."""
+    a, b = np.ones(sa), np.ones(sb)
+    c, info = ozblas.matmul(a, b, method="ozaki2", return_info=True)
+    assert c.shape == np.matmul(a, b).shape and info["batch"] == 0
+    assert info["method"] == "native" and info["fallback"] is None  # nothing computed
+    assert ozblas.matmul(a, b).shape == c.shape
+    with pytest.raises(ValueError, match="batch sizes"):
+        ozblas.matmul(np.ones((2, 4, 3)), np.ones((0, 3, 2)))
+
+
+def test_byte_orders_and_masked_arrays():
+    """Issue 13 row 12: '>f8' was refused although dgemm and exact_matmul accept it; masked
+    arrays had their masks dropped silently."""
+    x = make_matrix(5, 5, 0.5, seed=3)
+    want = ozblas.matmul(x, x, **EMU)
+    for dt in (">f8", "<f8"):
+        assert np.array_equal(bits(ozblas.matmul(x.astype(dt), x.astype(dt), **EMU)), bits(want))
+    z = x + 1j * x
+    assert np.array_equal(ozblas.matmul(z.astype(">c16"), z, **EMU), ozblas.matmul(z, z, **EMU))
+    assert np.array_equal(exact_matmul(x.astype(">f8"), x), exact_matmul(x, x))
+    with pytest.raises(TypeError, match="masked"):
+        ozblas.matmul(np.ma.array(x, mask=x > 0), x)
+    with pytest.raises(TypeError, match="float32"):
+        ozblas.matmul(x.astype(np.float32), x)
+
+
+def test_dgemm_reads_arguments_as_scipy():
+    """Issue 13 row 10: what scipy.linalg.blas.dgemm casts or accepts, ozblas.dgemm (and so
+    scipy_hook) does too: array and complex scalars, complex operands (with NumPy's
+    ComplexWarning), 1-D and 0-D operands, size-1 extra dimensions, any real dtype."""
+    import warnings
+
+    from scipy.linalg import blas
+
+    a, b = make_matrix(2, 3, 0.5, seed=1), make_matrix(3, 4, 0.5, seed=2)
+    c = make_matrix(2, 4, 0.5, seed=3)
+    cases = [
+        ("dgemm", (np.array([2.0]), a, b), {}), ("dgemm", (np.array([2.0, 3.0]), a, b), {}),
+        ("dgemm", (2 + 1j, a, b), {}), ("dgemm", ("2", a, b), {}), ("dgemm", (1.0, a + 1j, b), {}),
+        ("dgemm", (1.0, a, b, 1.0, c + 1j), {}), ("dgemm", (1.0, a, b, 1j, c), {}),
+        ("dgemm", (1.0, a, np.arange(3.0)), {}), ("dgemm", (1.0, np.ones((1, 1, 3)), np.ones((1, 4))), {}),
+        ("dgemm", (1.0, a[None], b), {}), ("dgemm", (1.0, a[:, :, None], b), {}),
+        ("dgemm", (1.0, np.array(2.0), np.ones((1, 4))), {}), ("dgemm", (1.0, a.astype(int), b), {}),
+        ("dgemm", (1.0, a > 0, b), {}), ("dgemm", (1.0, a.astype(np.float32), b), {}),
+        ("dgemm", (1.0, a.astype(">f8"), b), {}), ("dgemm", (1.0, a.tolist(), b), {}),
+        ("dgemm", (1.0, a.T, b), {"trans_a": True}), ("dgemm", (1.0, a.T, b), {"trans_a": 1.5}),
+        ("dgemm", (1.0, np.ones((2, 1)), np.ones((1, 4)), 1.0, np.ones((2, 1, 4))), {}),
+        ("zgemm", (np.array([2.0 + 1j]), a, b), {}), ("zgemm", (1, a, b, 1, c), {}),
+        ("zgemm", (1j, a + 1j, b, 2.0, c), {"trans_b": 0}),
+    ]
+    for name, args, kw in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            want = getattr(blas, name)(*args, **kw)
+            got = getattr(ozblas, name)(*args, **kw, method="native")
+        assert got.shape == want.shape and got.dtype == want.dtype, (name, args, kw)
+        np.testing.assert_allclose(got, want, rtol=1e-15, atol=0, err_msg=str((name, kw)))
+    for bad in [dict(trans_a=3), dict(trans_a=-1), dict(trans_a="N")]:
+        with pytest.raises(ValueError, match="trans_a"):
+            ozblas.dgemm(1.0, a, b, **bad)
+    with pytest.raises(ValueError):
+        ozblas.dgemm(1.0, np.ones((2, 2, 3)), b)  # not 2-D once size-1 dimensions are dropped
+    with pytest.raises(ValueError, match="c has shape"):
+        ozblas.dgemm(1.0, a, b, 1.0, np.ones(8))
+    with pytest.raises(TypeError, match="alpha"):
+        ozblas.dgemm(None, a, b)
+
+
+def test_alpha_zero_is_the_host_blas_call():
+    """Issue 13 row 11 (rule): alpha = 0 runs the executor's native routine (the host
+    BLAS on the CPU executor), whatever the method; alpha = 0, beta = 1 is BLAS's quick
+    return."""
+    from scipy.linalg import blas
+
+    a, b, c = np.full((6, 5), np.nan), np.ones((5, 4)), np.ones((6, 4))
+    for method in ("native", "ozaki1", "ozaki2", "auto"):
+        got, info = ozblas.dgemm(0.0, a, b, 2.0, c, method=method, return_info=True)
+        assert (info["method"], info["blas"]) == ("native", "host")
+        np.testing.assert_array_equal(got, blas.dgemm(0.0, a, b, beta=2.0, c=c))
+        assert np.array_equal(ozblas.dgemm(0.0, a, b, 1.0, c, method=method), c)
+
+
+def test_report_names_the_real_routine_and_states_no_bound_for_native():
+    """Issue 13 row 14: a native result names the real routine ("host", as the trace says),
+    and states no bound (it was inf after an exponent-range fallback)."""
+    a = make_matrix(8, 8, 0.5, seed=1)
+    _, info = ozblas.matmul(a, a, method="native", return_info=True)
+    assert (info["executor"], info["blas"], info["bound"]) == ("cpu", "host", None)
+    _, info = ozblas.matmul(a, a, **EMU, return_info=True)
+    assert info["blas"] is None
+    wide = a.copy()
+    wide[0, 0], wide[0, 1] = 1e300, 1e-300  # one row spanning more than any count holds
+    for method in ("ozaki1", "ozaki2"):
+        _, info = ozblas.matmul(wide, a, method=method, return_info=True)
+        assert info["fallback"] == "exponent range beyond the scaling" and info["bound"] is None, info
+    _, info = ozblas.matmul(make_matrix(64, 64, 4.0, seed=1), make_matrix(64, 64, 4.0, seed=2),
+                            method="ozaki2", return_info=True)
+    if info["fallback"] == "no count meets DGEMM-level accuracy":  # the maximum count's, finite
+        assert 0 < info["bound"] < 1
+
+
+def test_info_says_auto_for_automatic_counts(monkeypatch):
+    monkeypatch.delenv("OZBLAS_MODULI", raising=False)
+    monkeypatch.delenv("OZBLAS_SLICES", raising=False)
+    cfg = ozblas.info()["config"]
+    assert cfg["moduli"] == "auto" and cfg["slices"] == "auto"
+    monkeypatch.setenv("OZBLAS_MODULI", "14")
+    assert ozblas.info()["config"]["moduli"] == 14

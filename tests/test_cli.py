@@ -33,10 +33,13 @@ def test_demo_runs_the_script_under_the_shim():
         assert "forces OZBLAS_METHOD=ozaki2" in out and "--method ozaki2" in out
     # what was routed: the shim's summary (every call emulated) and NumPy's and SciPy's entry points
     head = next(l for l in out.splitlines() if l.startswith("ozblas summary (pid "))
-    assert "14 BLAS calls" in head and "14 emulated, 0 fell back" in head, head
-    for routine, calls in (("dgemm", 12), ("zgemm", 1), ("dsyrk", 1)):
+    # expm's getrf/getrs (n = 256, one block) pass through; the solvers' are emulated
+    assert "20 BLAS calls" in head and "18 emulated, 0 fell back" in head, head
+    for routine, calls in (("dgemm", 12), ("zgemm", 1), ("dsyrk", 1), ("dgetrf", 1), ("dgetrs", 1),
+                           ("dpotrf", 1), ("dgesv", 1)):
         assert re.search(rf"^  {routine} +ozblas +{calls} .*ozaki2/(cpu|cuda)$", out, re.M), routine
-    for sym in ("scipy_cblas_dgemm64_", "scipy_cblas_zgemm64_", "scipy_cblas_dsyrk64_", "scipy_dgemm_"):
+    for sym in ("scipy_cblas_dgemm64_", "scipy_cblas_zgemm64_", "scipy_cblas_dsyrk64_", "scipy_dgemm_",
+                "scipy_dgetrf_", "scipy_dpotrf_", "scipy_dgesv_64_"):
         assert f"{sym} x" in out
     # automatic precision: every emulated call took a count and stated a bound below 2^-50
     m = re.search(r"^Precision per emulated call .*: (.*); largest stated error bound (\S+)", out, re.M)
@@ -51,6 +54,13 @@ def test_demo_runs_the_script_under_the_shim():
         if step != "expm" or has_extended_precision():
             err_native, err_ozblas = float(f[3]), float(f[4])
             assert err_ozblas <= err_native, row
+    # the LAPACK steps: blocked drivers with emulated products, as accurate as native
+    from ozblas.demo import LAPACK_STEPS
+
+    assert re.search(r"^LAPACK calls run by .*dgetrf x1 \(\d+ of \d+ products emulated", out, re.M), out
+    for step, (label, _) in LAPACK_STEPS.items():
+        f = next(l for l in out.splitlines() if l.startswith(label))[len(label):].split()
+        assert float(f[4]) <= 4 * float(f[3]) + 1e-15, f
     assert "Wall time of each run" in out
 
 

@@ -118,6 +118,12 @@ def test_trace_path_not_utf8_accepted(tmp_path):
     env = dict(os.environ, OZBLAS_TRACE=path)
     r = subprocess.run([sys.executable, "-m", "ozblas", "info"], env=env, capture_output=True)
     assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
+    assert b"trace=" + os.fsencode(str(tmp_path)) + b"/t\\xff.log" in r.stdout  # shown, escaped
+    r = subprocess.run([sys.executable, "-m", "ozblas", "run", "--method", "ozaki2", "--min-size", "0", "--",
+                        sys.executable, "-c", "import numpy as np; a = np.ones((3, 3)); a @ a"],
+                       env=env, capture_output=True)
+    assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
+    assert b"route=ozblas" in open(raw, "rb").read()  # the shim wrote to those very bytes
     old = os.environ.get("OZBLAS_TRACE")
     os.environ["OZBLAS_TRACE"] = path
     try:

@@ -78,6 +78,18 @@ typedef enum {
                                            meets DGEMM-level accuracy for these inputs */
 } ozblas_fallback;
 
+/* What the result promises (ozblas_options.accuracy). */
+typedef enum {
+    OZBLAS_ACCURACY_DGEMM = 0,  /* DGEMM-level: the error of a native DGEMM or less */
+    OZBLAS_ACCURACY_CORRECT = 1 /* every entry of op(A) op(B) is the exact product rounded once
+                                   (to nearest, ties to even; subnormal and overflowing results
+                                   included), then alpha and beta applied as BLAS does:
+                                   alpha * p + beta * c, each operation rounded. Computed by the
+                                   exact products below (Ozaki II on the host DGEMM, exact dot
+                                   products where that cannot hold a row); needs method auto or
+                                   ozaki2 with automatic moduli, host operands */
+} ozblas_accuracy;
+
 /* The phases of an emulated call: indices of ozblas_report.phase_seconds. An executor that
  * fuses phases into one kernel reports its time under the first phase it covers and zero
  * for the others (calibration fits the sum). */
@@ -107,6 +119,7 @@ typedef struct {
     int ozaki1_variant; /* an ozblas_ozaki1_variant */
     void *stream;   /* CUDA executor: the cudaStream_t to run on (NULL = the legacy default
                        stream); the call returns after the work on it has finished */
+    int accuracy;   /* an ozblas_accuracy */
 } ozblas_options;
 
 /* What a call actually did. */
@@ -127,9 +140,13 @@ typedef struct {
     double seconds;  /* wall time of the call */
     double bound;    /* automatic precision: bound of max_ij |C^ - op(A)op(B)|_ij / (|op(A)||op(B)|)_ij
                         before alpha and beta are applied (the count's, or the maximum count's
-                        after an ACCURACY fallback); -1 when not computed */
+                        after an ACCURACY fallback); -1 when not computed (a fixed count, or
+                        any other fallback) */
     double phase_seconds[5]; /* seconds per ozblas_phase (OZBLAS_PHASE_COUNT of them;
                                 device-event timed on CUDA; zeros when not measured) */
+    int accuracy;    /* the ozblas_accuracy of the call */
+    int64_t direct_entries; /* exact products: entries computed by an exact dot product (rows or
+                               columns with Inf/NaN or too wide for the largest count) */
 } ozblas_report;
 
 /* A context: a handle for state a later version may keep per caller (today it holds none:
@@ -146,6 +163,10 @@ void ozblas_options_init(ozblas_options *opt);
  * On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT and writes a message naming the
  * variable, the value and the accepted values into err (if err_len > 0); opt keeps defaults. */
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len);
+/* Options that cannot go together (accuracy correct with method native or ozaki1, or with a
+ * moduli or slices count): OZBLAS_ERR_INVALID_ARGUMENT and a message in err (if err_len >
+ * 0); ozblas_options_from_env and every call check it. */
+ozblas_status ozblas_options_conflict(const ozblas_options *opt, char *err, size_t err_len);
 
 /* ---- Configuration (core/config.c): every OZBLAS_* variable, parsed in one place ----------
  * One row per variable; the Python package reads them from here (ozblas.config). */
@@ -182,8 +203,9 @@ typedef struct {
 int ozblas_config_count(void);
 /* The i-th variable (0 <= i < count), NULL out of range. */
 const ozblas_variable *ozblas_config_variable(int i);
-/* Parses the value_len bytes at value for the variable name (exact: lower-case names, ASCII
- * digits, no spaces, no NUL byte; NULL or length 0 gives the default). label names the value
+/* Parses the value_len bytes at value (fewer than 4096; no terminating NUL needed) for the
+ * variable name (exact: lower-case names, ASCII digits, no spaces, no NUL byte; NULL or
+ * length 0 gives the default). label names the value
  * in the message (a keyword such as "moduli"; NULL: the variable). Returns
  * OZBLAS_ERR_INVALID_ARGUMENT for a bad value or an unknown name, with a message naming
  * label, the value and the accepted values in err. */
@@ -219,14 +241,73 @@ const char *ozblas_version(void);
 int ozblas_executor_available(int executor, char *why, size_t why_len);
 /* One line about the CUDA executor: device, compute capability, cuBLAS loaded, or why none. */
 const char *ozblas_cuda_describe(void);
+/* What this library was compiled with (fixed at build time, whatever the machine it runs
+ * on has; ozblas_executor_available says what is usable now). Strings are "" when unknown. */
+typedef struct {
+    int cuda;               /* 1: the CUDA executor is compiled in */
+    char cuda_archs[128];   /* its CUDA architectures as CMake listed them, space separated
+                               ("80-real 86-real 89-real 90": SASS for each, PTX for the last) */
+    char cuda_version[32];  /* the CUDA toolkit (nvcc) version that compiled it */
+    char cuda_source[16];   /* where that toolkit came from: "system" (an installed toolkit)
+                               or "wheels" (NVIDIA's compiler wheels, fetched by the build) */
+    char cuda_compiler[512]; /* nvcc's path at build time */
+    char cuda_note[256];    /* without CUDA: why (no nvcc found, turned off at build time) */
+    char c_compiler[64];    /* the C compiler, e.g. "GNU 12.2.0" */
+    int native_arch;        /* 1: the C code was compiled for the build machine's CPU
+                               (-march=native; OZBLAS_NATIVE_ARCH) */
+} ozblas_build_info;
+void ozblas_build_get(ozblas_build_info *out);
+
+/* The CUDA device a call with opt would run on: opt->device for OZBLAS_EXECUTOR_CUDA
+ * (cuda:N); for OZBLAS_EXECUTOR_AUTO the parallel launcher's rank on this node (the first
+ * of OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, LOCAL_RANK, MPI_LOCALRANKID that is set)
+ * modulo the usable devices, else 0. ozblas_dgemm/zgemm run executor auto's calls there. */
+int ozblas_device_for(const ozblas_options *opt);
+
 /* Path of the host BLAS library ozblas found (empty if none yet). */
 const char *ozblas_host_blas_path(void);
+
+/* Process-wide cap on the CPU executor's threads (threadpoolctl's "ozblas" controller sets
+ * it): n > 0 caps every call's count (ozblas_options.threads, or all cores when 0) at n;
+ * n <= 0, or n at or above the count of a call with the OZBLAS_* settings
+ * (OZBLAS_NUM_THREADS, else all cores), removes the cap. ozblas_get_num_threads() returns
+ * the threads such a call would use now, the cap applied. */
+void ozblas_set_num_threads(int n);
+int ozblas_get_num_threads(void);
 
 /* Ozaki II moduli table, for the reference implementation and the tests. */
 int ozblas_ozaki2_max_moduli(void);
 int ozblas_ozaki2_modulus(int index);
 /* floor(log2(prod of the first n moduli)) - 1: the bits alpha_i + beta_j may spend. */
 int ozblas_ozaki2_budget_bits(int n);
+
+/* ---- Exact and double-double products (core/exact_gemm.c, numerics/exact.h) -------------
+ * op(A) op(B) computed exactly (Ozaki II with the host DGEMM as the exact integer engine:
+ * residues modulo primes below 2^22 in k-blocks of 2048, CRT in multi-word integers; entries
+ * of rows or columns the largest count cannot hold, or holding Inf/NaN, by exact dot products
+ * in a long accumulator), then rounded once to a double-double:
+ *   hi = RN(P_ij), lo = RN(P_ij - hi),  |hi + lo - P_ij| <= 2^-106 |P_ij| + 2^-1075.
+ * No alpha or beta: the pair is the product itself. Inf/NaN in A or B give what the entry's
+ * dot product gives under IEEE rules (NaN, or +-Inf with lo = 0); a finite P_ij beyond the
+ * double range gives hi = +-Inf, lo = 0. CPU only: with opt->executor CUDA the call returns
+ * OZBLAS_ERR_EXECUTOR_UNAVAILABLE (no device path yet). opt may be NULL; opt->threads is used.
+ * report (may be NULL): method OZAKI2, moduli, int_gemms (DGEMMs), direct_entries. */
+ozblas_status ozblas_dgemm_dd(ozblas_context *ctx, char transa, char transb,
+                              int64_t m, int64_t n, int64_t k,
+                              const double *A, int64_t lda, const double *B, int64_t ldb,
+                              double *Chi, int64_t ldchi, double *Clo, int64_t ldclo,
+                              const ozblas_options *opt, ozblas_report *report);
+/* Complex version, interleaved (re, im); hi and lo per part. 'C' conjugates. */
+ozblas_status ozblas_zgemm_dd(ozblas_context *ctx, char transa, char transb,
+                              int64_t m, int64_t n, int64_t k,
+                              const double *A, int64_t lda, const double *B, int64_t ldb,
+                              double *Chi, int64_t ldchi, double *Clo, int64_t ldclo,
+                              const ozblas_options *opt, ozblas_report *report);
+/* The exact products' moduli (for the NumPy reference and the tests): how many, the t-th
+ * (0 outside), and budget(n) = bitlen(prod of the first n) - 2 (-1 outside). */
+int ozblas_exact_max_moduli(void);
+int ozblas_exact_modulus(int index);
+int ozblas_exact_budget_bits(int n);
 
 /* The preload shim's call counters (OZBLAS_SUMMARY prints them, ozblas.stats() reads
  * them). One cell per routine, route and detail; counts of this process only (a forked
@@ -255,6 +336,121 @@ typedef struct {
  * cap 0 sizes the buffer. Thread-safe; each value is read atomically, the set is not a
  * snapshot of one instant. */
 int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
+
+/* ---- LAPACK layer (src/lapack/): blocked factorizations and solves ----------------------
+ * LAPACK's semantics (column-major, 'U'/'L', 'N'/'T'/'C', 'N'/'U' diag, either case), with
+ * int64_t dimensions and 1-based pivots as LAPACK has them. The O(n^3) part runs through
+ * ozblas_dgemm/ozblas_zgemm with opt (method, moduli, executor: the GEMM path's own
+ * decision per product); panels and diagonal blocks go to the host LAPACK's own routine
+ * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; found among the loaded objects as the host
+ * BLAS is). Host pointers. Complex: interleaved (re, im) doubles, alpha two doubles.
+ * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
+ * and 1024 on the CUDA executor (README "LAPACK layer"); a size at most nb is one call of
+ * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
+ * minor, the zero diagonal); a bad argument gives OZBLAS_ERR_INVALID_ARGUMENT with info = -i
+ * (the argument's position in the LAPACK routine). OZBLAS_ERR_NO_HOST_BLAS: no host LAPACK
+ * with these routines is loaded (nothing is changed then). report may be NULL. */
+typedef struct {
+    int64_t nb;             /* block size used */
+    int64_t products;       /* GEMM products issued */
+    int64_t emulated;       /* of them computed emulated (method not native, no fallback) */
+    double flops;           /* nominal flops of the operation (LAPACK's counts, 4x complex) */
+    double product_flops;   /* flops of the GEMM products */
+    double emulated_flops;  /* flops of the emulated products */
+    int method;             /* method of the emulated products (NATIVE when none was) */
+    int executor;           /* executor of the products */
+    int min_moduli;         /* smallest and largest count (moduli or slices) the emulated */
+    int max_moduli;         /*   products took; 0 when none */
+    double max_bound;       /* largest automatic-precision bound of the products; -1: none */
+    double seconds;         /* wall time */
+} ozblas_lapack_report;
+
+ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dgetrs(ozblas_context *ctx, char trans, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, const int64_t *ipiv, double *B,
+                            int64_t ldb, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgetrs(ozblas_context *ctx, char trans, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, const int64_t *ipiv, double *B,
+                            int64_t ldb, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
+                           int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
+                           int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+/* getri: A (the getrf factors) becomes inv(A); workspace is allocated inside. */
+ozblas_status ozblas_dgetri(ozblas_context *ctx, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zgetri(ozblas_context *ctx, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dpotrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zpotrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dpotrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zpotrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,
+                            const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dposv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zposv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dpotri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zpotri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dtrtri(ozblas_context *ctx, char uplo, char diag, int64_t n, double *A,
+                            int64_t lda, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_ztrtri(ozblas_context *ctx, char uplo, char diag, int64_t n, double *A,
+                            int64_t lda, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dtrtrs(ozblas_context *ctx, char uplo, char trans, char diag, int64_t n,
+                            int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_ztrtrs(ozblas_context *ctx, char uplo, char trans, char diag, int64_t n,
+                            int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+/* Level-3 BLAS: B := alpha op(A)^-1 B (side 'L') or alpha B op(A)^-1 ('R'); trmm the same
+ * with op(A). A bad argument gives OZBLAS_ERR_INVALID_ARGUMENT (info = -i as xerbla's). */
+ozblas_status ozblas_dtrsm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                           double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_ztrsm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, const double *alpha, const double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dtrmm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
+                           double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
+                           int64_t m, int64_t n, const double *alpha, const double *A,
+                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+/* The block size nb = 0 chooses for a factorization of size n on an executor
+ * (OZBLAS_LAPACK_NB when set and valid). */
+int64_t ozblas_lapack_block_size(int64_t n, int executor);
 
 /* ---- In-process activation ------------------------------------------------------------
  * Defined in libozblas_preload.so (the preload shim), not in libozblas.so; ozblas.activate()

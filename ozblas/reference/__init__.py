@@ -1,7 +1,8 @@
 """NumPy implementations of the schemes: the executable specification of the native
 executors, whose results they equal bit for bit (small sizes; clarity over speed)."""
 
+from .exact import exact
 from .ozaki1 import ozaki1
 from .ozaki2 import moduli, ozaki2
 
-__all__ = ["ozaki1", "ozaki2", "moduli"]
+__all__ = ["ozaki1", "ozaki2", "moduli", "exact"]

@@ -36,13 +36,13 @@ def update(xr, xi, alpha, beta, c, cplx):
             out = out + float(beta) * np.asarray(c, dtype=np.float64)
         return out
     al, be = complex(alpha), complex(beta)
-    # a real alpha or beta scales each part alone (no 0 * Inf cross terms), as oz_update_complex
+    # as oz_update_complex: a real alpha scales each part alone, beta = 1 adds C as it is
     tr = al.real * xr if al.imag == 0 else al.real * xr - al.imag * xi
     ti = al.real * xi if al.imag == 0 else al.real * xi + al.imag * xr
     if not beta_zero:
         c = np.asarray(c, dtype=np.complex128)
-        tr = tr + (be.real * c.real if be.imag == 0 else be.real * c.real - be.imag * c.imag)
-        ti = ti + (be.real * c.imag if be.imag == 0 else be.real * c.imag + be.imag * c.real)
+        tr = tr + (c.real if be == 1 else be.real * c.real - be.imag * c.imag)
+        ti = ti + (c.imag if be == 1 else be.real * c.imag + be.imag * c.real)
     out = np.empty(tr.shape, dtype=np.complex128)
     out.real = tr
     out.imag = ti

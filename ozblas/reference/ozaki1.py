@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _constants
 from ._common import _ilogb, _parts, operands, update
 from .ozaki2 import TARGET, _lower_product, _norm1, _stats, auto_count
 
@@ -136,7 +137,7 @@ def _auto_slices(a, b, cplx, bw, K):
         r = np.where(Glo == 0, span, np.minimum(r, span))
         return float(np.where(zero, 0.0, r).max())
 
-    s = auto_count(2, 20, 11, meets)
+    s = auto_count(2, _constants.MAX_SLICES, 11, meets)
     return s, state["ratio"], state["lost"]
 
 

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .. import _constants
 from .._native import lib, load
 from ._common import _ilogb, _parts, operands, update
 
@@ -181,8 +182,6 @@ def auto_count(lo, hi, hint, meets) -> int:
     return 0
 
 
-MAX_MODULI = 20
-
 
 def _report_bound(cplx, r) -> float:
     u = 2.0 ** -53
@@ -221,7 +220,7 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
                 cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo)
             return state["ratio"] <= TARGET
 
-        moduli = auto_count(2, MAX_MODULI, 16, meets)
+        moduli = auto_count(2, _constants.MAX_MODULI, 16, meets)
         if info is not None:
             info.update(moduli=moduli, bound=_report_bound(cplx, state["ratio"]))
         if not moduli:

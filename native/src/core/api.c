@@ -164,9 +164,14 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
         opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
         opt.threads < 0 || opt.threads > OZ_MAX_THREADS || opt.device < 0 ||
-        opt.device > OZ_MAX_DEVICE)
+        opt.device > OZ_MAX_DEVICE || opt.accuracy < OZBLAS_ACCURACY_DGEMM ||
+        opt.accuracy > OZBLAS_ACCURACY_CORRECT)
         return OZBLAS_ERR_INVALID_ARGUMENT;
+    if (ozblas_options_conflict(&opt, NULL, 0) != OZBLAS_OK)
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    rep.accuracy = opt.accuracy;
 
+    opt.device = ozblas_device_for(&opt); /* executor auto: the launcher's local rank's GPU */
     const oz_executor *ex;
     if (opt.executor == OZBLAS_EXECUTOR_AUTO) {
         ex = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
@@ -195,6 +200,15 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         goto out;
     }
 
+    if (opt.accuracy == OZBLAS_ACCURACY_CORRECT) {
+        /* exact products run on the host (no device path yet) */
+        if (oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) || oz_cuda_on_device(c->C))
+            return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+        rep.executor = OZBLAS_EXECUTOR_CPU;
+        rep.bound = 0x1p-53; /* one rounding: |C^ - P| <= u |P| (below 2^-1022: half an ulp) */
+        st = oz_exact_gemm(c, &opt, NULL, 0, &rep);
+        goto out;
+    }
     int method = opt.method;
     if (method == OZBLAS_METHOD_AUTO) {
         method = auto_method(c, &opt, &ex);

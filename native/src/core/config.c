@@ -63,13 +63,18 @@ static const oz_var vars[] = {
       "bitmask, rn, ef, hybrid", "hybrid",
       "Ozaki I slicing and accumulation"},
      0, OPT(ozaki1_variant), 0},
+    {{"OZBLAS_ACCURACY", "accuracy", K_TOKEN, "dgemm correct", 0, 0,
+      "dgemm, correct", "dgemm",
+      "what a product promises: dgemm = DGEMM-level accuracy; correct = every entry the exact "
+      "product rounded once (then alpha, beta as BLAS applies them)"},
+     0, OPT(accuracy), 0},
     {{"OZBLAS_DEVICE", "device", K_DEVICE, "auto cpu cuda", 0, OZ_MAX_DEVICE,
       "auto, cpu, cuda, cuda:N (N from 0 to 1023)", "auto",
-      "executor (cuda:N picks the GPU)"},
+      "executor (cuda:N picks the GPU; auto: the GPU of the launcher's local rank)"},
      0, OPT(executor), offsetof(ozblas_options, device)},
     {{"OZBLAS_NUM_THREADS", "threads", K_INT, NULL, 0, OZ_MAX_THREADS,
       "0 (all cores) or an integer from 1 to 4096", "0",
-      "CPU executor threads"},
+      "CPU executor threads (threadpoolctl's limit caps them)"},
      0, OPT(threads), 0},
     {{"OZBLAS_MIN_SIZE", "min_size", K_INT, NULL, 0, (int64_t)1 << 40,
       "0 (route everything) or a positive integer up to 2^40", "256",
@@ -80,12 +85,18 @@ static const oz_var vars[] = {
      0, SHIM(disable, F_INT), 0},
     {{"OZBLAS_TRACE", "trace", K_PATH, "-", 0, 0,
       "- (stderr) or a file path of at most 1023 bytes once made absolute", "",
-      "preload shim: one line per call (routine, sizes, route, method, time, reason)"},
+      "preload shim: one line per call (routine, sizes, route, method, time, reason); "
+      "%r in the path is the launcher's rank, or the process id"},
      1, SHIM(trace, F_STR), 0},
     {{"OZBLAS_SUMMARY", "summary", K_SWITCH, NULL, 0, 1,
       "0, 1", "0",
       "preload shim: 1 prints the call counts per routine and route at exit"},
      0, SHIM(summary, F_INT), 0},
+    {{"OZBLAS_LAPACK_NB", "lapack_nb", K_INT, NULL, 1, (int64_t)1 << 20,
+      "a positive integer up to 2^20 (block size)", "",
+      "LAPACK layer: block size of the blocked drivers; unset = 256 on the CPU executor, 1024 "
+      "on the CUDA executor"},
+     0, SHIM(lapack_nb, F_I64), 0},
     {{"OZBLAS_CUBLAS_LIB", "cublas_lib", K_PATH, NULL, 0, 0,
       "a library path or name of at most 1023 bytes", "",
       "cuBLAS library for the CUDA executor, tried before the usual places"},
@@ -204,11 +215,11 @@ static ozblas_status parse_value(const oz_var *d, const char *value, const char 
         break;
     case K_PATH: {
         size_t n = strlen(value), cwd_len = 0;
-        char cwd[sizeof s.text];
+        char cwd[4096];
         if (t < 0 && d->absolute && value[0] != '/') {
             if (!getcwd(cwd, sizeof cwd))
-                return bad(d, label, value, " (a relative path in a directory whose path is too "
-                           "long or unreadable)", err, err_len);
+                return bad(d, label, value, " (relative, in a working directory that cannot be "
+                           "named)", err, err_len);
             cwd_len = strlen(cwd) + 1;
         }
         if (cwd_len + n >= sizeof s.text) {
@@ -244,24 +255,40 @@ ozblas_status ozblas_config_parse(const char *name, const char *value, size_t va
         return *d->v.default_value ? parse_value(d, d->v.default_value, name, out, NULL, 0)
                                    : OZBLAS_OK;
     }
+    char buf[4096]; /* a NUL-terminated copy: value need not end at value_len */
+    size_t n = value_len < sizeof buf ? value_len : sizeof buf - 1;
+    memcpy(buf, value, n);
+    buf[n] = 0;
     if (memchr(value, 0, value_len))
-        return bad(d, label ? label : name, value, " (it holds a NUL byte)", err, err_len);
-    return parse_value(d, value, label ? label : name, out, err, err_len);
+        return bad(d, label ? label : name, buf, " (it holds a NUL byte)", err, err_len);
+    if (value_len >= sizeof buf)
+        return bad(d, label ? label : name, buf, " (too long)", err, err_len);
+    return parse_value(d, buf, label ? label : name, out, err, err_len);
 }
 
-/* Fills the fields of target's struct from the environment, row by row. */
-static ozblas_status from_env(oz_target target, void *dst, char *err, size_t err_len)
+/* Fills target's struct (dst, size bytes): zeros, then each of its rows' default, then with
+ * env the environment's value where the variable is set. dst is written only on success;
+ * on a bad value the message names it. */
+static ozblas_status fill(oz_target target, void *dst, size_t size, int env, char *err,
+                          size_t err_len)
 {
+    union {
+        ozblas_options o;
+        oz_shim_env e;
+    } tmp;
+    memset(&tmp, 0, sizeof tmp);
     for (int i = 0; i < N_VARS; i++) {
         const oz_var *d = &vars[i];
-        const char *v = getenv(d->v.name);
+        const char *v = env ? getenv(d->v.name) : NULL;
         ozblas_setting s;
-        if (d->target != target || !v || !*v)
+        if (d->target != target)
             continue;
-        ozblas_status st = parse_value(d, v, d->v.name, &s, err, err_len);
-        if (st != OZBLAS_OK)
-            return st;
-        char *f = (char *)dst + d->offset;
+        if (!v || !*v)
+            v = d->v.default_value;
+        memset(&s, 0, sizeof s);
+        if (*v && parse_value(d, v, d->v.name, &s, err, err_len) != OZBLAS_OK)
+            return OZBLAS_ERR_INVALID_ARGUMENT;
+        char *f = (char *)&tmp + d->offset;
         if (d->field == F_INT)
             *(int *)f = (int)s.value;
         else if (d->field == F_I64)
@@ -269,50 +296,56 @@ static ozblas_status from_env(oz_target target, void *dst, char *err, size_t err
         else
             memcpy(f, s.text, sizeof s.text);
         if (d->offset2)
-            *(int *)((char *)dst + d->offset2) = (int)s.device;
+            *(int *)((char *)&tmp + d->offset2) = (int)s.device;
     }
+    memcpy(dst, &tmp, size);
     return OZBLAS_OK;
 }
 
 void ozblas_options_init(ozblas_options *opt)
 {
-    opt->method = OZBLAS_METHOD_AUTO;
-    opt->moduli = 0; /* automatic */
-    opt->scaling = OZBLAS_SCALING_ACCURATE;
-    opt->executor = OZBLAS_EXECUTOR_AUTO;
-    opt->device = 0;
-    opt->threads = 0;
-    opt->slices = 0; /* automatic */
-    opt->ozaki1_variant = OZBLAS_OZAKI1_HYBRID;
-    opt->stream = NULL;
+    fill(T_OPTIONS, opt, sizeof *opt, 0, NULL, 0); /* the defaults cannot fail */
 }
 
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len)
 {
     ozblas_options o;
-    ozblas_options_init(&o);
-    ozblas_status st = from_env(T_OPTIONS, &o, err, err_len);
+    ozblas_status st = fill(T_OPTIONS, &o, sizeof o, 1, err, err_len);
+    if (st == OZBLAS_OK)
+        st = ozblas_options_conflict(&o, err, err_len);
     if (st == OZBLAS_OK)
         *opt = o;
     return st;
 }
 
+/* accuracy "correct" is an exact product (core/exact_gemm.c): native, Ozaki I or a count
+ * asked for cannot promise it. */
+ozblas_status ozblas_options_conflict(const ozblas_options *opt, char *err, size_t err_len)
+{
+    if (opt->accuracy != OZBLAS_ACCURACY_CORRECT)
+        return OZBLAS_OK;
+    const char *what = opt->method == OZBLAS_METHOD_NATIVE   ? "method native"
+                       : opt->method == OZBLAS_METHOD_OZAKI1 ? "method ozaki1"
+                       : opt->moduli                         ? "a moduli count"
+                       : opt->slices                         ? "a slices count"
+                                                             : NULL;
+    if (!what)
+        return OZBLAS_OK;
+    if (err && err_len)
+        snprintf(err, err_len,
+                 "accuracy correct (OZBLAS_ACCURACY) cannot be combined with %s; accepted: "
+                 "method auto or ozaki2 with automatic moduli and slices", what);
+    return OZBLAS_ERR_INVALID_ARGUMENT;
+}
+
 void oz_shim_env_init(oz_shim_env *e)
 {
-    e->min_size = 256;
-    e->disable = 0;
-    e->trace[0] = 0;
-    e->summary = 0;
+    fill(T_SHIM, e, sizeof *e, 0, NULL, 0);
 }
 
 ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len)
 {
-    oz_shim_env o;
-    oz_shim_env_init(&o);
-    ozblas_status st = from_env(T_SHIM, &o, err, err_len);
-    if (st == OZBLAS_OK)
-        *e = o;
-    return st;
+    return fill(T_SHIM, e, sizeof *e, 1, err, err_len);
 }
 
 /* Settings of the CUDA executor, read through the same rows: the cuBLAS library to open
@@ -326,6 +359,21 @@ const char *oz_env_cublas_lib(void)
         ozblas_config_parse("OZBLAS_CUBLAS_LIB", v, strlen(v), NULL, &s, NULL, 0) != OZBLAS_OK)
         return NULL;
     return v;
+}
+
+/* The LAPACK layer's block size rule reads OZBLAS_LAPACK_NB through the same row (0 when
+ * unset; a bad value gives its message). */
+ozblas_status oz_env_lapack_nb(int64_t *nb, char *err, size_t err_len)
+{
+    ozblas_setting s;
+    const char *v = getenv("OZBLAS_LAPACK_NB");
+    *nb = 0;
+    if (!v || !*v)
+        return OZBLAS_OK;
+    ozblas_status st = ozblas_config_parse("OZBLAS_LAPACK_NB", v, strlen(v), NULL, &s, err, err_len);
+    if (st == OZBLAS_OK)
+        *nb = s.value;
+    return st;
 }
 
 int oz_env_cuda_verbose(void)

@@ -1,10 +1,10 @@
-/* Built when the CUDA executor is not compiled in (no nvcc at build time). */
+/* Built when the CUDA executor is not compiled in (no nvcc at build time, or turned off). */
 #include "oz_internal.h"
 #include "../cuda/oz_cuda.h"
 
 const oz_executor *oz_cuda_executor(void) { return NULL; }
 
-const char *oz_cuda_describe(void) { return "not built (no nvcc at build time)"; }
+const char *oz_cuda_describe(void) { return oz_build_not_built(); }
 
 int oz_cuda_device_identity(int dev, char *name, size_t name_len, int *driver)
 {

@@ -47,7 +47,14 @@ typedef struct {
 /* core/executors.c: the executor of an ozblas_executor id; NULL when not built. */
 const oz_executor *oz_executor_get(int id);
 extern const oz_executor oz_cpu_executor;
+
+/* core/exact_gemm.c: accuracy "correct" (lo NULL: C = alpha RN(op(A) op(B)) + beta C) or the
+ * double-double op(A) op(B) (hi into C, lo into lo), exactly, on the CPU. */
+ozblas_status oz_exact_gemm(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
+                            int64_t ldlo, ozblas_report *report);
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */
+/* "not built: " and why (build_info.c), for a library without the CUDA executor. */
+const char *oz_build_not_built(void);
 
 /* The scheme drivers (core/driver_ozaki2.c, core/driver_ozaki1.c): one call of Ozaki II
  * (opt->moduli, 0: automatic) or Ozaki I (opt->slices, opt->ozaki1_variant) on executor ex.
@@ -66,6 +73,17 @@ int oz_env_cuda_verbose(void);
  * calls: exported from libozblas.so but not part of the public API in ozblas.h. */
 #define OZ_SHIM_API __attribute__((visibility("default")))
 
+/* core/launcher.c: the launcher's rank on the node (OMPI_COMM_WORLD_LOCAL_RANK,
+ * SLURM_LOCALID, LOCAL_RANK, MPI_LOCALRANKID: the first set) and its global rank
+ * (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, RANK), -1 without a launcher. */
+OZ_SHIM_API int oz_launcher_local_rank(void);
+OZ_SHIM_API int oz_launcher_rank(void);
+/* in with each "%r" replaced by the rank, or the process id without a launcher; 0 when out
+ * (len bytes) is too small. */
+OZ_SHIM_API int oz_expand_rank(const char *in, char *out, size_t len);
+/* OZBLAS_DEVICE=auto's GPU: the local rank modulo the device count, 0 without either. */
+OZ_SHIM_API int oz_auto_device_for(int local_rank, int ndev);
+
 /* core/config.c: the shim's own settings, OZBLAS_MIN_SIZE, OZBLAS_DISABLE, OZBLAS_TRACE,
  * OZBLAS_SUMMARY. On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT with a message in
  * err; e keeps the defaults (min_size 256, disable 0, no trace, no summary). */
@@ -74,9 +92,28 @@ typedef struct {
     int disable;
     char trace[1024]; /* "" (none), "-" (stderr) or a file path */
     int summary;      /* 1: a table of the calls per routine and route on stderr at exit */
+    int64_t lapack_nb; /* OZBLAS_LAPACK_NB: the LAPACK layer's block size, 0: its size rule */
 } oz_shim_env;
+/* OZBLAS_LAPACK_NB alone (0 when unset); the LAPACK layer's default block size reads it. */
+ozblas_status oz_env_lapack_nb(int64_t *nb, char *err, size_t err_len);
 OZ_SHIM_API void oz_shim_env_init(oz_shim_env *e);
 OZ_SHIM_API ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len);
+
+/* lapack/lapack_api.c: nominal flops of a LAPACK-layer operation (LAPACK's counts of
+ * multiply-adds times 2, 4x that for complex), for its report and the shim's counters.
+ * m, n: the matrix (square ones: n); nrhs: right-hand sides (trsm: the triangle's order). */
+enum { OZ_LF_GETRF, OZ_LF_GETRS, OZ_LF_GESV, OZ_LF_GETRI, OZ_LF_POTRF, OZ_LF_POTRS, OZ_LF_POSV,
+       OZ_LF_POTRI, OZ_LF_TRTRI, OZ_LF_TRTRS, OZ_LF_TRSM };
+OZ_SHIM_API double oz_lapack_flops(int op, int cplx, int64_t m, int64_t n, int64_t nrhs);
+/* netlib's argument check of an OZ_LF_* operation (trsm's also for trmm): 0, or -i for
+ * the first bad argument (its position, as xerbla reports it). Characters in either case;
+ * lwork: getri's (-1: a workspace query). */
+typedef struct {
+    int op;
+    char side, uplo, trans, diag;
+    int64_t m, n, nrhs, lda, ldb, lwork;
+} oz_lapack_args;
+OZ_SHIM_API int64_t oz_lapack_check(const oz_lapack_args *args);
 
 /* numerics/ozaki2_table.c: the moduli and CRT tables. */
 int oz2_modulus(int t);

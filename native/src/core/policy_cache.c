@@ -91,7 +91,7 @@ ozblas_status ozblas_policy_machine(ozblas_machine_id *id, char *path, size_t pa
     char name[128];
     int drv = 0;
     if (opt.executor != OZBLAS_EXECUTOR_CPU &&
-        oz_cuda_device_identity(opt.device, name, sizeof name, &drv)) {
+        oz_cuda_device_identity(ozblas_device_for(&opt), name, sizeof name, &drv)) {
         oz_copy_str(id->device, sizeof id->device, name);
         snprintf(id->driver, sizeof id->driver, "%d.%d", drv / 1000, (drv % 1000) / 10);
     }

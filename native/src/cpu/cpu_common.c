@@ -21,14 +21,44 @@ __attribute__((constructor)) static void register_fork_handler(void)
     pthread_atfork(NULL, NULL, child_after_fork);
 }
 
-int oz_cpu_threads(const ozblas_options *opt)
+/* ozblas_set_num_threads' cap (threadpoolctl's limit), 0: none. */
+static int thread_cap;
+
+static int threads_for(const ozblas_options *opt, int cap)
 {
     if (forked_after_omp)
         return 1;
     int nt = opt && opt->threads > 0 ? opt->threads : omp_get_max_threads();
+    return cap > 0 && cap < nt ? cap : nt;
+}
+
+/* The OZBLAS_* settings' count (a bad value: the defaults; such calls stay native). */
+static int env_threads(int cap)
+{
+    ozblas_options o;
+    if (ozblas_options_from_env(&o, NULL, 0) != OZBLAS_OK)
+        ozblas_options_init(&o);
+    return threads_for(&o, cap);
+}
+
+int oz_cpu_threads(const ozblas_options *opt)
+{
+    int nt = threads_for(opt, __atomic_load_n(&thread_cap, __ATOMIC_RELAXED));
     if (nt > 1 && !__atomic_load_n(&omp_used, __ATOMIC_RELAXED))
         __atomic_store_n(&omp_used, 1, __ATOMIC_RELAXED);
     return nt;
+}
+
+/* A limit at or above what calls use anyway is no cap: threadpoolctl restores a limit by
+ * setting the count it read before, which must not pin OZBLAS_NUM_THREADS or the cores. */
+void ozblas_set_num_threads(int n)
+{
+    __atomic_store_n(&thread_cap, n > 0 && n < env_threads(0) ? n : 0, __ATOMIC_RELAXED);
+}
+
+int ozblas_get_num_threads(void)
+{
+    return env_threads(__atomic_load_n(&thread_cap, __ATOMIC_RELAXED));
 }
 
 void oz_cpu_sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,

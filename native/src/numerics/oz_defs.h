@@ -58,13 +58,15 @@ OZ_HD double oz_update_real(double x, double alpha, double beta, double c_old, i
 OZ_HD void oz_update_complex(double xr, double xi, const double *alpha, const double *beta,
                              const double *c_old, int beta_zero, double *out)
 {
-    /* A real alpha (or beta) scales each part alone: 0 * Inf of the cross terms would turn
-     * a product that overflows in one part into NaN in both. */
+    /* A real alpha scales each part alone: 0 * Inf of the cross terms would turn a product
+     * that overflows in one part into NaN in both. beta = 1 adds C as it is, as the host
+     * BLAS does (Inf in C stays Inf + finite, not NaN); any other beta multiplies fully. */
     double tr = alpha[1] == 0.0 ? alpha[0] * xr : alpha[0] * xr - alpha[1] * xi;
     double ti = alpha[1] == 0.0 ? alpha[0] * xi : alpha[0] * xi + alpha[1] * xr;
     if (!beta_zero) {
-        double ur = beta[1] == 0.0 ? beta[0] * c_old[0] : beta[0] * c_old[0] - beta[1] * c_old[1];
-        double ui = beta[1] == 0.0 ? beta[0] * c_old[1] : beta[0] * c_old[1] + beta[1] * c_old[0];
+        const int one = beta[0] == 1.0 && beta[1] == 0.0;
+        double ur = one ? c_old[0] : beta[0] * c_old[0] - beta[1] * c_old[1];
+        double ui = one ? c_old[1] : beta[0] * c_old[1] + beta[1] * c_old[0];
         tr = tr + ur;
         ti = ti + ui;
     }

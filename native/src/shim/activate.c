@@ -56,7 +56,9 @@
 /* The shim's names, sorted for bsearch, with this library's entry for each. */
 #define OZ_NAME(r, sym, api, T) #sym,
 #define OZ_NAME_ROUTINE(r, e) OZ_SHIM_VARIANTS(OZ_NAME, r)
-static const char *const shim_names[] = {OZ_SHIM_ROUTINES(OZ_NAME_ROUTINE)};
+#define OZ_NAME_LAPACK(r, e, shape) OZ_SHIM_LAPACK_VARIANTS(OZ_NAME, r)
+static const char *const shim_names[] = {OZ_SHIM_ROUTINES(OZ_NAME_ROUTINE)
+                                             OZ_SHIM_LAPACK_ROUTINES(OZ_NAME_LAPACK)};
 enum { N_NAMES = sizeof shim_names / sizeof shim_names[0] };
 
 typedef struct {

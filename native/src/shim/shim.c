@@ -52,7 +52,9 @@ static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 /* ---- call counters ---------------------------------------------------------------------- */
 
 #define OZ_ROUTINE_NAME(r, e) #r,
-static const char *const routine_names[] = {OZ_SHIM_ROUTINES(OZ_ROUTINE_NAME)};
+#define OZ_LAPACK_NAME(r, e, shape) #r,
+static const char *const routine_names[] = {OZ_SHIM_ROUTINES(OZ_ROUTINE_NAME)
+                                                OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_NAME)};
 
 #define OZ_REASON_TEXT(e, text) text,
 static const char *const native_reasons[] = {OZ_NATIVE_REASONS(OZ_REASON_TEXT)};
@@ -105,8 +107,9 @@ __attribute__((constructor)) static void shim_load(void)
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. Opened
- * non-blocking: a FIFO without a reader (ENXIO) disables the trace with one warning
+/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. "%r" in the
+ * path is the launcher's rank (or the process id), so that each rank writes its own file.
+ * Opened non-blocking: a FIFO without a reader (ENXIO) disables the trace with one warning
  * instead of hanging the first BLAS call; a FIFO's full pipe drops lines, never waits. */
 static int open_trace(const char *trace)
 {
@@ -114,10 +117,16 @@ static int open_trace(const char *trace)
         return -1;
     if (!strcmp(trace, "-"))
         return 2;
-    int fd = open(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
+    char path[2048];
+    if (!oz_expand_rank(trace, path, sizeof path)) {
+        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s is too long with %%r expanded; no trace\n",
+                trace);
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd < 0)
-        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s cannot be opened (%s); no trace\n",
-                trace, errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
+        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s: %s cannot be opened (%s); no trace\n",
+                trace, path, errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
     return fd;
 }
 
@@ -214,7 +223,7 @@ int gpu_usable(void)
 
 /* ---- one call --------------------------------------------------------------------------- */
 
-static double now(void)
+double shim_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -250,8 +259,9 @@ double shim_begin(shim_result *r, const shim_call *c)
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
-    return __atomic_load_n(&S.trace_fd, __ATOMIC_RELAXED) >= 0 || mn >= S.env.min_size ? now()
-                                                                                    : -1.0;
+    return __atomic_load_n(&S.trace_fd, __ATOMIC_RELAXED) >= 0 || mn >= S.env.min_size
+               ? shim_now()
+               : -1.0;
 }
 
 static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
@@ -465,7 +475,10 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
-    if (mn < S.env.min_size) {
+    /* accuracy correct promises every product correctly rounded: no size threshold, and
+     * method auto's native candidate does not apply (api.c computes it exactly) */
+    int correct = S.opt.accuracy == OZBLAS_ACCURACY_CORRECT;
+    if (mn < S.env.min_size && !correct) {
         r->why = N_MIN_SIZE;
         return 0;
     }
@@ -475,7 +488,7 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
     }
     r->method = S.opt.method;
     r->executor = S.opt.executor;
-    if (S.opt.method == OZBLAS_METHOD_AUTO && !auto_routes(c, r))
+    if (S.opt.method == OZBLAS_METHOD_AUTO && !correct && !auto_routes(c, r))
         return 0;
     return 1;
 }
@@ -488,6 +501,7 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
         return r->route == R_QUICK;
     ozblas_status st;
     ozblas_options o = S.opt;
+    o.device = ozblas_device_for(&S.opt); /* before auto's executor becomes a concrete one */
     o.method = r->method;
     o.executor = r->executor;
     const ozblas_options *opt = &o;
@@ -509,13 +523,13 @@ static int shim_handle(shim_call *c, const char *bad, shim_result *r)
     return 1;
 }
 
-static const char *method_name(int m)
+const char *shim_method_name(int m)
 {
     static const char *n[] = {"auto", "native", "ozaki1", "ozaki2"};
     return m >= 0 && m < 4 ? n[m] : "?";
 }
 
-static const char *executor_name(int e)
+const char *shim_executor_name(int e)
 {
     static const char *n[] = {"auto", "cpu", "cuda"};
     return e >= 0 && e < 3 ? n[e] : "?";
@@ -544,11 +558,13 @@ static double flops_of(const shim_call *c, const shim_result *r)
     if (r->route == R_QUICK || (r->route == R_NATIVE && r->why == N_ARGUMENT) || c->m < 0 ||
         c->n < 0 || c->k < 0)
         return 0.0;
+    if (c->kind == K_LAPACK)
+        return c->flops;
     double m = (double)c->m, n = (double)c->n, k = (double)c->k, f = c->cplx ? 4.0 : 1.0;
     return (double)c->batch * (c->kind == K_GEMM ? 2.0 * f * m * n * k : f * n * (n + 1.0) * k);
 }
 
-static void count(const oz_slot *s, const shim_call *c, const shim_result *r, double dt)
+void shim_count(const oz_slot *s, const shim_call *c, const shim_result *r, double dt)
 {
     oz_cell *x = &cells[s->index][cell_of(r)];
     __atomic_fetch_add(&x->calls, 1, __ATOMIC_RELAXED);
@@ -567,12 +583,39 @@ static void count(const oz_slot *s, const shim_call *c, const shim_result *r, do
     }
 }
 
+const char *shim_reason(const shim_result *r, char *buf, size_t len)
+{
+    if (r->route == R_QUICK)
+        return "quick return";
+    if (r->why == N_MIN_SIZE)
+        snprintf(buf, len, "%s=%lld", native_reasons[N_MIN_SIZE], (long long)S.env.min_size);
+    else if (r->why == N_FAILED)
+        snprintf(buf, len, "%s (%s)", native_reasons[N_FAILED], ozblas_status_name(r->st));
+    else
+        return native_reasons[r->why];
+    return buf;
+}
+
+int shim_trace_line(const char *line, int len)
+{
+    if (!line)
+        return __atomic_load_n(&S.trace_fd, __ATOMIC_RELAXED) >= 0;
+    __atomic_add_fetch(&trace_writers, 1, __ATOMIC_SEQ_CST);
+    int fd = __atomic_load_n(&S.trace_fd, __ATOMIC_SEQ_CST);
+    if (fd >= 0) {
+        ssize_t wr = write(fd, line, (size_t)len);
+        (void)wr;
+    }
+    __atomic_sub_fetch(&trace_writers, 1, __ATOMIC_SEQ_CST);
+    return fd >= 0;
+}
+
 /* Counts the call; with OZBLAS_TRACE, one trace line per call, written with one write()
  * (O_APPEND: lines of threads and forked children do not interleave). */
 void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double t0)
 {
-    double dt = t0 >= 0.0 ? now() - t0 : 0.0;
-    count(s, c, r, dt);
+    double dt = t0 >= 0.0 ? shim_now() - t0 : 0.0;
+    shim_count(s, c, r, dt);
     if (__atomic_load_n(&S.trace_fd, __ATOMIC_RELAXED) < 0)
         return;
     char line[512];
@@ -582,29 +625,21 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
                        "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
-                       "fallback=\"%s\" policy=%s\n",
+                       "fallback=\"%s\" policy=%s accuracy=%s direct=%lld\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
-                       (long long)c->k, fb ? "fallback" : "ozblas", method_name(r->rep.method),
+                       (long long)c->k, fb ? "fallback" : "ozblas", shim_method_name(r->rep.method),
                        r->rep.moduli, r->rep.slices, r->rep.bound,
                        fb ? (r->rep.executor == OZBLAS_EXECUTOR_CUDA ? "cublas" : "host")
-                          : executor_name(r->rep.executor),
+                          : shim_executor_name(r->rep.executor),
                        dt, ozblas_fallback_name(r->rep.fallback),
                        S.opt.method != OZBLAS_METHOD_AUTO            ? "-"
                        : ozblas_policy_local(NULL, NULL, 0) == 1 ? "calibrated"
-                                                                  : "estimate");
+                                                                  : "estimate",
+                       r->rep.accuracy == OZBLAS_ACCURACY_CORRECT ? "correct" : "dgemm",
+                       (long long)r->rep.direct_entries);
     } else {
         char why[160];
-        const char *reason = why;
-        if (r->route == R_QUICK)
-            reason = "quick return";
-        else if (r->why == N_MIN_SIZE)
-            snprintf(why, sizeof why, "%s=%lld", native_reasons[N_MIN_SIZE],
-                     (long long)S.env.min_size);
-        else if (r->why == N_FAILED)
-            snprintf(why, sizeof why, "%s (%s)", native_reasons[N_FAILED],
-                     ozblas_status_name(r->st));
-        else
-            reason = native_reasons[r->why];
+        const char *reason = shim_reason(r, why, sizeof why);
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
                        "method=native moduli=0 slices=0 bound=-1 executor=%s seconds=%.3e "
@@ -615,13 +650,7 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
     }
     if (len > (int)sizeof line - 1)
         len = (int)sizeof line - 1;
-    __atomic_add_fetch(&trace_writers, 1, __ATOMIC_SEQ_CST);
-    int fd = __atomic_load_n(&S.trace_fd, __ATOMIC_SEQ_CST);
-    if (fd >= 0) {
-        ssize_t wr = write(fd, line, (size_t)len);
-        (void)wr;
-    }
-    __atomic_sub_fetch(&trace_writers, 1, __ATOMIC_SEQ_CST);
+    shim_trace_line(line, len);
 }
 
 /* ---- counters out: ozblas_shim_stats and the summary at exit ------------------------------ */

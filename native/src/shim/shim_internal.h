@@ -11,12 +11,13 @@
 
 #define OZ_EXPORT __attribute__((visibility("default")))
 
-enum { K_GEMM, K_SYRK, K_HERK };
+enum { K_GEMM, K_SYRK, K_HERK, K_LAPACK };
 enum { R_NATIVE, R_OZBLAS, R_QUICK };
 
 /* The routines' rows of counters (cuBLAS calls count as dgemm and zgemm). */
 #define OZ_ROUTINE_INDEX(r, e) RI_##r,
-enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) RI_N };
+#define OZ_LAPACK_INDEX(r, e, shape) RI_##r,
+enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_INDEX) RI_N };
 
 /* Why a call went to the real routine: the counters' detail and the trace's reason (which
  * adds the value of OZBLAS_MIN_SIZE or the status of a failed ozblas call). The last
@@ -40,7 +41,10 @@ enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) RI_N };
     X(N_NO_EXECUTOR, "no usable CUDA executor")                   \
     X(N_CONTEXT, "no current primary CUDA context")               \
     X(N_CAPTURE, "stream is capturing a CUDA graph")              \
-    X(N_NOT_DEVICE, "operands not in device memory")
+    X(N_NOT_DEVICE, "operands not in device memory")             \
+    X(N_NONFINITE, "non-finite input")                           \
+    X(N_WORKSPACE_QUERY, "workspace query")                      \
+    X(N_ONE_BLOCK, "one block (order <= the LAPACK block size)")
 #define OZ_REASON_ENUM(e, text) e,
 enum { OZ_NATIVE_REASONS(OZ_REASON_ENUM) N_COUNT };
 
@@ -64,6 +68,7 @@ typedef struct {
     int64_t batch; /* products: a strided-batched cuBLAS call's count, 1 otherwise */
     int on_device; /* A, B and C in device memory (cuBLAS calls): method auto weighs the
                       device's candidates only */
+    double flops;  /* K_LAPACK: the nominal flops of the call (oz_lapack_flops) */
 } shim_call;
 
 typedef struct {
@@ -99,5 +104,14 @@ const char *check_gemm(const shim_call *c);
 int shim_decide(const shim_call *c, const char *bad, shim_result *r);
 /* Counts the call and writes its trace line (with OZBLAS_TRACE). */
 void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double t0);
+/* The parts of shim_end the LAPACK entries (shim_lapack.c) use with their own trace line:
+ * the clock, the counters, the reason text of a native route, the trace (NULL line:
+ * whether one is written). */
+double shim_now(void);
+void shim_count(const oz_slot *s, const shim_call *c, const shim_result *r, double dt);
+const char *shim_reason(const shim_result *r, char *buf, size_t len);
+int shim_trace_line(const char *line, int len);
+const char *shim_method_name(int method);     /* "auto", "native", "ozaki1", "ozaki2" */
+const char *shim_executor_name(int executor); /* "auto", "cpu", "cuda" */
 
 #endif

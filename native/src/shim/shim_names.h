@@ -30,4 +30,43 @@
     V(r, scipy_cblas_##r, CBLAS, int32_t)         \
     V(r, scipy_cblas_##r##64_, CBLAS, int64_t)
 
+/* The LAPACK routines and the Level-3 BLAS ones the blocked drivers compute (trsm, trmm:
+ * Fortran forms only) (shim_lapack.c), in the forms the wheels import: SciPy's LP64
+ * scipy_dgetrf_, NumPy's ILP64 scipy_dgetrf_64_, and plain Fortran for other programs
+ * (dgetrf_ LP64, dgetrf_64_ ILP64).
+ *
+ *   L(r, element, shape)   shape: the argument list, one entry macro per shape there
+ *   V(r, symbol, api, int) api: F77 */
+#define OZ_SHIM_LAPACK_ROUTINES(L) \
+    L(dgetrf, d, GETRF)            \
+    L(zgetrf, z, GETRF)            \
+    L(dgetrs, d, GETRS)            \
+    L(zgetrs, z, GETRS)            \
+    L(dgesv, d, GESV)              \
+    L(zgesv, z, GESV)              \
+    L(dgetri, d, GETRI)            \
+    L(zgetri, z, GETRI)            \
+    L(dpotrf, d, POTRF)            \
+    L(zpotrf, z, POTRF)            \
+    L(dpotrs, d, POTRS)            \
+    L(zpotrs, z, POTRS)            \
+    L(dposv, d, POSV)              \
+    L(zposv, z, POSV)              \
+    L(dpotri, d, POTRI)            \
+    L(zpotri, z, POTRI)            \
+    L(dtrtri, d, TRTRI)            \
+    L(ztrtri, z, TRTRI)            \
+    L(dtrtrs, d, TRTRS)            \
+    L(ztrtrs, z, TRTRS)            \
+    L(dtrsm, d, TRSM)              \
+    L(ztrsm, z, TRSM)              \
+    L(dtrmm, d, TRMM)              \
+    L(ztrmm, z, TRMM)
+
+#define OZ_SHIM_LAPACK_VARIANTS(V, r)   \
+    V(r, r##_, F77, int32_t)            \
+    V(r, r##_64_, F77, int64_t)         \
+    V(r, scipy_##r##_, F77, int32_t)    \
+    V(r, scipy_##r##_64_, F77, int64_t)
+
 #endif

@@ -1,0 +1,397 @@
+/* Blocked LAPACK and Level-3 drivers, written once for double and complex double.
+ *
+ * The shapes follow LAPACK's own blocked codes (dgetrf, dpotrf, dtrtri, dgetri, dlauum):
+ * panels and diagonal blocks by the host routine, every update a GEMM through ozblas. The
+ * triangular solves and products are blocked the same way (diagonal blocks by the host
+ * trsm/trmm, the rest GEMM), so the factorizations' trailing updates and the solves' bulk
+ * are products. Arguments are checked by the callers (lapack_api.c). */
+#include <string.h>
+
+#include "oz_lapack.h"
+
+static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* The (conjugate) transpose character of the element type. */
+static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
+
+void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const double *alpha,
+             const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta,
+             double *C, int64_t ldc)
+{
+    if (m <= 0 || n <= 0 || k <= 0)
+        return;
+    ozblas_report r;
+    memset(&r, 0, sizeof r);
+    ozblas_status st =
+        x->cplx ? ozblas_zgemm(x->ctx, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                               x->opt, &r)
+                : ozblas_dgemm(x->ctx, ta, tb, m, n, k, alpha[0], A, lda, B, ldb, beta[0], C,
+                               ldc, x->opt, &r);
+    if (st != OZBLAS_OK) {
+        /* C is untouched on failure (an allocation, the device): computed natively, and
+           counted as a native product */
+        ozblas_options o = *x->opt;
+        o.method = OZBLAS_METHOD_NATIVE;
+        memset(&r, 0, sizeof r);
+        r.method = OZBLAS_METHOD_NATIVE;
+        if (x->cplx)
+            ozblas_zgemm(x->ctx, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, &o, &r);
+        else
+            ozblas_dgemm(x->ctx, ta, tb, m, n, k, alpha[0], A, lda, B, ldb, beta[0], C, ldc, &o,
+                         &r);
+    }
+    ozblas_lapack_report *p = x->rep;
+    double f = (x->cplx ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
+    p->products++;
+    p->product_flops += f;
+    p->executor = r.executor;
+    if (r.method != OZBLAS_METHOD_NATIVE && r.fallback == OZBLAS_FALLBACK_NONE) {
+        int count = r.moduli ? r.moduli : r.slices;
+        p->emulated++;
+        p->emulated_flops += f;
+        p->method = r.method;
+        if (count && (!p->min_moduli || count < p->min_moduli))
+            p->min_moduli = count;
+        if (count > p->max_moduli)
+            p->max_moduli = count;
+        if (r.bound > p->max_bound)
+            p->max_bound = r.bound;
+    }
+}
+
+/* Block (r, c) of op(A) as stored: op 'N' reads A(r, c), a transpose reads A(c, r). */
+static const double *op_block(const oz_lx *x, const double *A, int64_t lda, char op, int64_t r,
+                              int64_t c)
+{
+    return op == 'N' ? LX_AT(x, A, r, c, lda) : LX_AT(x, A, c, r, lda);
+}
+
+/* B := alpha op(A)^-1 B or alpha B op(A)^-1. Forward or backward over blocks of nb, as
+ * op(A) is lower or upper: diagonal blocks by the host trsm, the rest of the block row or
+ * column one GEMM (the first applies alpha to what has not been solved yet). */
+static void trsm_nb(oz_lx *x, int64_t nb, char side, char uplo, char ta, char diag, int64_t m,
+                    int64_t n, const double *alpha, const double *A, int64_t lda, double *B,
+                    int64_t ldb)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    int64_t K = side == 'L' ? m : n;
+    if (K <= nb) {
+        lx_real_trsm(x, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+    int lower = (uplo == 'L') != (ta != 'N'); /* op(A) lower triangular */
+    int forward = side == 'L' ? lower : !lower;
+    for (int64_t t = 0; t < K; t += nb) {
+        int64_t ib = min64(nb, K - t), s = forward ? t : K - t - ib; /* block [s, s + ib) */
+        const double *al = t == 0 ? alpha : ONE;
+        const double *Ass = LX_AT(x, A, s, s, lda);
+        int64_t r0 = forward ? s + ib : 0, rn = forward ? K - s - ib : s; /* the rest */
+        if (side == 'L') {
+            lx_real_trsm(x, side, uplo, ta, diag, ib, n, al, Ass, lda, LX_AT(x, B, s, 0, ldb), ldb);
+            lx_gemm(x, ta, 'N', rn, n, ib, MONE, op_block(x, A, lda, ta, r0, s), lda,
+                    LX_AT(x, B, s, 0, ldb), ldb, al, LX_AT(x, B, r0, 0, ldb), ldb);
+        } else {
+            lx_real_trsm(x, side, uplo, ta, diag, m, ib, al, Ass, lda, LX_AT(x, B, 0, s, ldb), ldb);
+            lx_gemm(x, 'N', ta, m, rn, ib, MONE, LX_AT(x, B, 0, s, ldb), ldb,
+                    op_block(x, A, lda, ta, s, r0), lda, al, LX_AT(x, B, 0, r0, ldb), ldb);
+        }
+    }
+}
+
+void lx_trsm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int64_t n,
+             const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)
+{
+    trsm_nb(x, x->nb, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+/* The TRSMs beside a factorization's diagonal block (its order at most nb) are blocked
+ * again with nb/4, so that most of their flops are products too: at n = 2048, nb = 256 they
+ * are about 10% (LU) and 19% (Cholesky) of the factorization's flops. */
+static void trsm_panel(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int64_t n,
+                       const double *A, int64_t lda, double *B, int64_t ldb)
+{
+    int64_t nb = x->nb / 4 > 16 ? x->nb / 4 : 16;
+    trsm_nb(x, nb, side, uplo, ta, diag, m, n, ONE, A, lda, B, ldb);
+}
+
+/* B := alpha op(A) B or alpha B op(A). Each block of B is rewritten from blocks not yet
+ * rewritten: top down (side L, op(A) upper), bottom up (L, lower), right to left (R, upper),
+ * left to right (R, lower). */
+void lx_trmm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int64_t n,
+             const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    int64_t K = side == 'L' ? m : n, nb = x->nb;
+    if (K <= nb) {
+        lx_real_trmm(x, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+        return;
+    }
+    int lower = (uplo == 'L') != (ta != 'N');
+    int forward = side == 'L' ? !lower : lower;
+    for (int64_t t = 0; t < K; t += nb) {
+        int64_t ib = min64(nb, K - t), s = forward ? t : K - t - ib;
+        const double *Ass = LX_AT(x, A, s, s, lda);
+        int64_t r0 = forward ? s + ib : 0, rn = forward ? K - s - ib : s;
+        if (side == 'L') {
+            lx_real_trmm(x, side, uplo, ta, diag, ib, n, alpha, Ass, lda, LX_AT(x, B, s, 0, ldb),
+                         ldb);
+            lx_gemm(x, ta, 'N', ib, n, rn, alpha, op_block(x, A, lda, ta, s, r0), lda,
+                    LX_AT(x, B, r0, 0, ldb), ldb, ONE, LX_AT(x, B, s, 0, ldb), ldb);
+        } else {
+            lx_real_trmm(x, side, uplo, ta, diag, m, ib, alpha, Ass, lda, LX_AT(x, B, 0, s, ldb),
+                         ldb);
+            lx_gemm(x, 'N', ta, m, ib, rn, alpha, LX_AT(x, B, 0, r0, ldb), ldb,
+                    op_block(x, A, lda, ta, r0, s), lda, ONE, LX_AT(x, B, 0, s, ldb), ldb);
+        }
+    }
+}
+
+/* The referenced triangle of C (n x n) += sign * P P^H (trans 'N', P n x k) or
+ * sign * P^H P (trans 'C', P k x n): SYRK/HERK as products, column strips of nb. The part
+ * of a strip off the diagonal block is one GEMM straight into C; the diagonal block goes
+ * through a workspace, of which only the triangle is added (the other triangle of C is not
+ * referenced, as in SYRK); HERK's diagonal stays real. */
+static void lx_herk(oz_lx *x, char uplo, char trans, int64_t n, int64_t k, const double *sign,
+                    const double *P, int64_t ldp, double *C, int64_t ldc)
+{
+    if (n <= 0 || k <= 0)
+        return;
+    int64_t nb = x->nb < n ? x->nb : n;
+    int w = x->cplx ? 2 : 1;
+    double *W = x->work;
+    /* the rows r (or columns) of the left factor and of the right one: P(r,:) and P(c,:)^H,
+       or P(:,r)^H and P(:,c) */
+    char tl = trans == 'N' ? 'N' : ct(x), tr = trans == 'N' ? ct(x) : 'N';
+#define LX_ROWS(i) (trans == 'N' ? LX_AT(x, P, (i), 0, ldp) : LX_AT(x, P, 0, (i), ldp))
+    for (int64_t c = 0; c < n; c += nb) {
+        int64_t cb = min64(nb, n - c);
+        if (uplo == 'U')
+            lx_gemm(x, tl, tr, c, cb, k, sign, LX_ROWS(0), ldp, LX_ROWS(c), ldp, ONE,
+                    LX_AT(x, C, 0, c, ldc), ldc);
+        else
+            lx_gemm(x, tl, tr, n - c - cb, cb, k, sign, LX_ROWS(c + cb), ldp, LX_ROWS(c), ldp,
+                    ONE, LX_AT(x, C, c + cb, c, ldc), ldc);
+        lx_gemm(x, tl, tr, cb, cb, k, sign, LX_ROWS(c), ldp, LX_ROWS(c), ldp, ZERO, W, cb);
+        for (int64_t j = 0; j < cb; j++) {
+            int64_t i0 = uplo == 'U' ? 0 : j, i1 = uplo == 'U' ? j + 1 : cb;
+            for (int64_t i = i0; i < i1; i++) {
+                double *y = LX_AT(x, C, c + i, c + j, ldc);
+                const double *v = W + w * (i + j * cb);
+                y[0] += v[0];
+                if (x->cplx)
+                    y[1] = i == j ? 0.0 : y[1] + v[1];
+            }
+        }
+    }
+#undef LX_ROWS
+}
+
+void lx_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
+              int64_t *info)
+{
+    int64_t mn = min64(m, n), nb = x->nb;
+    *info = 0;
+    if (mn <= 0)
+        return;
+    if (mn <= nb) {
+        lx_real_getrf(x, m, n, A, lda, ipiv, info);
+        return;
+    }
+    for (int64_t j = 0; j < mn; j += nb) {
+        int64_t jb = min64(nb, mn - j), pinfo = 0;
+        /* the panel A(j:m, j:j+jb) by the host getrf, its pivots made global */
+        lx_real_getrf(x, m - j, jb, LX_AT(x, A, j, j, lda), lda, ipiv + j, &pinfo);
+        if (pinfo > 0 && *info == 0)
+            *info = pinfo + j;
+        for (int64_t i = j; i < j + jb; i++)
+            ipiv[i] += j;
+        lx_real_laswp(x, j, A, lda, j + 1, j + jb, ipiv, 1);
+        if (j + jb < n) {
+            int64_t nr = n - j - jb;
+            lx_real_laswp(x, nr, LX_AT(x, A, 0, j + jb, lda), lda, j + 1, j + jb, ipiv, 1);
+            trsm_panel(x, 'L', 'L', 'N', 'U', jb, nr, LX_AT(x, A, j, j, lda), lda,
+                       LX_AT(x, A, j, j + jb, lda), lda);
+            lx_gemm(x, 'N', 'N', m - j - jb, nr, jb, MONE, LX_AT(x, A, j + jb, j, lda), lda,
+                    LX_AT(x, A, j, j + jb, lda), lda, ONE, LX_AT(x, A, j + jb, j + jb, lda), lda);
+        }
+    }
+}
+
+void lx_getrs(oz_lx *x, char trans, int64_t n, int64_t nrhs, const double *A, int64_t lda,
+              const int64_t *ipiv, double *B, int64_t ldb)
+{
+    if (n <= 0 || nrhs <= 0)
+        return;
+    if (trans == 'N') {
+        lx_real_laswp(x, nrhs, B, ldb, 1, n, ipiv, 1);
+        lx_trsm(x, 'L', 'L', 'N', 'U', n, nrhs, ONE, A, lda, B, ldb);
+        lx_trsm(x, 'L', 'U', 'N', 'N', n, nrhs, ONE, A, lda, B, ldb);
+    } else {
+        lx_trsm(x, 'L', 'U', trans, 'N', n, nrhs, ONE, A, lda, B, ldb);
+        lx_trsm(x, 'L', 'L', trans, 'U', n, nrhs, ONE, A, lda, B, ldb);
+        lx_real_laswp(x, nrhs, B, ldb, 1, n, ipiv, -1);
+    }
+}
+
+/* Right-looking Cholesky: the diagonal block by the host potrf, the block row (column)
+ * beside it by TRSM, the trailing triangle by SYRK/HERK as products. */
+void lx_potrf(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info)
+{
+    int64_t nb = x->nb;
+    *info = 0;
+    if (n <= 0)
+        return;
+    if (n <= nb) {
+        lx_real_potrf(x, uplo, n, A, lda, info);
+        return;
+    }
+    for (int64_t j = 0; j < n; j += nb) {
+        int64_t jb = min64(nb, n - j), nr = n - j - jb, pinfo = 0;
+        double *Ajj = LX_AT(x, A, j, j, lda);
+        lx_real_potrf(x, uplo, jb, Ajj, lda, &pinfo);
+        if (pinfo > 0) {
+            *info = pinfo + j;
+            return;
+        }
+        if (!nr)
+            break;
+        if (uplo == 'U') {
+            double *A12 = LX_AT(x, A, j, j + jb, lda);
+            trsm_panel(x, 'L', 'U', ct(x), 'N', jb, nr, Ajj, lda, A12, lda);
+            lx_herk(x, 'U', 'C', nr, jb, MONE, A12, lda, LX_AT(x, A, j + jb, j + jb, lda), lda);
+        } else {
+            double *A21 = LX_AT(x, A, j + jb, j, lda);
+            trsm_panel(x, 'R', 'L', ct(x), 'N', nr, jb, Ajj, lda, A21, lda);
+            lx_herk(x, 'L', 'N', nr, jb, MONE, A21, lda, LX_AT(x, A, j + jb, j + jb, lda), lda);
+        }
+    }
+}
+
+void lx_potrs(oz_lx *x, char uplo, int64_t n, int64_t nrhs, const double *A, int64_t lda,
+              double *B, int64_t ldb)
+{
+    if (n <= 0 || nrhs <= 0)
+        return;
+    char first = uplo == 'U' ? ct(x) : 'N', second = uplo == 'U' ? 'N' : ct(x);
+    lx_trsm(x, 'L', uplo, first, 'N', n, nrhs, ONE, A, lda, B, ldb);
+    lx_trsm(x, 'L', uplo, second, 'N', n, nrhs, ONE, A, lda, B, ldb);
+}
+
+int64_t lx_zero_diagonal(const oz_lx *x, int64_t n, const double *A, int64_t lda)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const double *d = LX_AT(x, A, i, i, lda);
+        if (d[0] == 0.0 && (!x->cplx || d[1] == 0.0))
+            return i + 1;
+    }
+    return 0;
+}
+
+/* Triangular inverse in place (LAPACK's dtrtri): each block column from the inverted
+ * blocks before it, by TRMM and TRSM, its diagonal block by the host trtri. */
+void lx_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda, int64_t *info)
+{
+    int64_t nb = x->nb;
+    *info = diag == 'N' ? lx_zero_diagonal(x, n, A, lda) : 0;
+    if (n <= 0 || *info)
+        return;
+    if (n <= nb) {
+        lx_real_trtri(x, uplo, diag, n, A, lda, info);
+        return;
+    }
+    int64_t dummy = 0;
+    for (int64_t t = 0; t < n; t += nb) {
+        int64_t jb = min64(nb, n - t);
+        int64_t j = uplo == 'U' ? t : n - t - jb; /* upper: left to right; lower: backward */
+        if (uplo == 'U') {
+            lx_trmm(x, 'L', 'U', 'N', diag, j, jb, ONE, A, lda, LX_AT(x, A, 0, j, lda), lda);
+            lx_trsm(x, 'R', 'U', 'N', diag, j, jb, MONE, LX_AT(x, A, j, j, lda), lda,
+                    LX_AT(x, A, 0, j, lda), lda);
+        } else {
+            int64_t nr = n - j - jb;
+            lx_trmm(x, 'L', 'L', 'N', diag, nr, jb, ONE, LX_AT(x, A, j + jb, j + jb, lda), lda,
+                    LX_AT(x, A, j + jb, j, lda), lda);
+            lx_trsm(x, 'R', 'L', 'N', diag, nr, jb, MONE, LX_AT(x, A, j, j, lda), lda,
+                    LX_AT(x, A, j + jb, j, lda), lda);
+        }
+        lx_real_trtri(x, uplo, diag, jb, LX_AT(x, A, j, j, lda), lda, &dummy);
+    }
+}
+
+/* inv(A) from getrf's factors (LAPACK's dgetri): inv(U), then inv(A) inv(L) = inv(U)
+ * solved for inv(A) block column by block column from the right (GEMM, then TRSM with the
+ * unit lower diagonal block copied aside), then the column interchanges in reverse. */
+void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, int64_t *info)
+{
+    lx_trtri(x, 'U', 'N', n, A, lda, info);
+    if (n <= 0 || *info)
+        return;
+    int64_t nb = x->nb < n ? x->nb : n;
+    int w = x->cplx ? 2 : 1;
+    double *W = x->work + w * nb * nb; /* after the SYRK/HERK block */
+    for (int64_t j = ((n - 1) / nb) * nb; j >= 0; j -= nb) {
+        int64_t jb = min64(nb, n - j);
+        for (int64_t jj = j; jj < j + jb; jj++)
+            for (int64_t i = jj + 1; i < n; i++) {
+                double *a = LX_AT(x, A, i, jj, lda), *v = LX_AT(x, W, i, jj - j, n);
+                for (int e = 0; e < w; e++) {
+                    v[e] = a[e];
+                    a[e] = 0.0;
+                }
+            }
+        lx_gemm(x, 'N', 'N', n, jb, n - j - jb, MONE, LX_AT(x, A, 0, j + jb, lda), lda,
+                LX_AT(x, W, j + jb, 0, n), n, ONE, LX_AT(x, A, 0, j, lda), lda);
+        lx_trsm(x, 'R', 'L', 'N', 'U', n, jb, ONE, LX_AT(x, W, j, 0, n), n,
+                LX_AT(x, A, 0, j, lda), lda);
+    }
+    for (int64_t j = n - 2; j >= 0; j--) {
+        int64_t jp = ipiv[j] - 1;
+        if (jp != j)
+            for (int64_t i = 0; i < n; i++)
+                for (int e = 0; e < w; e++) {
+                    double *a = LX_AT(x, A, i, j, lda) + e, *b = LX_AT(x, A, i, jp, lda) + e, s = *a;
+                    *a = *b;
+                    *b = s;
+                }
+    }
+}
+
+/* inv(A) from potrf's factor: inv(U) (or inv(L)) by lx_trtri, then the product
+ * inv(U) inv(U)^H (inv(L)^H inv(L)) as LAPACK's dlauum blocks it: TRMM, the host lauum on
+ * the diagonal block, GEMM and SYRK/HERK. */
+void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info)
+{
+    lx_trtri(x, uplo, 'N', n, A, lda, info);
+    if (n <= 0 || *info)
+        return;
+    int64_t nb = x->nb, dummy = 0;
+    if (n <= nb) {
+        lx_real_lauum(x, uplo, n, A, lda, &dummy);
+        return;
+    }
+    for (int64_t i = 0; i < n; i += nb) {
+        int64_t ib = min64(nb, n - i), nr = n - i - ib;
+        double *Aii = LX_AT(x, A, i, i, lda);
+        if (uplo == 'U') {
+            lx_trmm(x, 'R', 'U', ct(x), 'N', i, ib, ONE, Aii, lda, LX_AT(x, A, 0, i, lda), lda);
+            lx_real_lauum(x, 'U', ib, Aii, lda, &dummy);
+            if (nr) {
+                lx_gemm(x, 'N', ct(x), i, ib, nr, ONE, LX_AT(x, A, 0, i + ib, lda), lda,
+                        LX_AT(x, A, i, i + ib, lda), lda, ONE, LX_AT(x, A, 0, i, lda), lda);
+                lx_herk(x, 'U', 'N', ib, nr, ONE, LX_AT(x, A, i, i + ib, lda), lda, Aii, lda);
+            }
+        } else {
+            lx_trmm(x, 'L', 'L', ct(x), 'N', ib, i, ONE, Aii, lda, LX_AT(x, A, i, 0, lda), lda);
+            lx_real_lauum(x, 'L', ib, Aii, lda, &dummy);
+            if (nr) {
+                lx_gemm(x, ct(x), 'N', ib, i, nr, ONE, LX_AT(x, A, i + ib, i, lda), lda,
+                        LX_AT(x, A, i + ib, 0, lda), lda, ONE, LX_AT(x, A, i, 0, lda), lda);
+                lx_herk(x, 'L', 'C', ib, nr, ONE, LX_AT(x, A, i + ib, i, lda), lda, Aii, lda);
+            }
+        }
+    }
+}

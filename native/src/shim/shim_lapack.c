@@ -1,0 +1,434 @@
+/* The preload shim's LAPACK entries: getrf getrs gesv getri potrf potrs posv potri trtri
+ * trtrs, and the Level-3 BLAS trsm and trmm (Fortran forms), d and z, under every name of
+ * OZ_SHIM_LAPACK_VARIANTS (shim_names.h).
+ *
+ * Each entry: netlib's argument check (an error goes to the real routine, so the user sees
+ * the real xerbla report), quick returns and workspace queries to the real routine, the
+ * routing decision shared with the BLAS entries (OZBLAS_DISABLE, OZBLAS_METHOD,
+ * OZBLAS_MIN_SIZE on the factorization's order, method auto's policy on an n x n x n
+ * product), an order within one block to the real routine (the driver would be that one
+ * call), a non-finite input to the real routine, then the blocked driver of
+ * src/lapack/ (ozblas.h "LAPACK layer"), whose products each take the GEMM path's own
+ * decision (their k = nb is exempt from OZBLAS_MIN_SIZE). A call is one trace line and one
+ * counter cell under its own routine name. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/oz_internal.h"
+#include "shim_internal.h"
+
+typedef struct {
+    shim_call c; /* the decision's sizes: the order of the factorization */
+    shim_result r;
+    double t0;
+    ozblas_lapack_report rep;
+    char dims[96];
+} lap_call;
+
+static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
+static char up(char c) { return (char)toupper((unsigned char)c); }
+
+/* The decision: 1 when the driver is to run; 0 with the route (quick or native) set. */
+static int lap_start(lap_call *L, int cplx, int op, int64_t m, int64_t n, int64_t nrhs, int bad,
+                     int quick)
+{
+    memset(L, 0, sizeof *L);
+    /* OZBLAS_MIN_SIZE applies to size: the factorization's order, min(m, n) for getrf and
+       the Level-3 routines; the one-block rule to order (trsm/trmm: the triangle's, nrhs) */
+    int64_t size = op == OZ_LF_GETRF || op == OZ_LF_TRSM ? (m < n ? m : n) : n;
+    int64_t order = op == OZ_LF_TRSM ? nrhs : size;
+    L->c.kind = K_LAPACK;
+    L->c.cplx = cplx;
+    L->c.m = L->c.n = L->c.k = size > 0 ? size : 0;
+    L->c.alpha[0] = 1.0;
+    L->c.batch = 1;
+    L->c.flops = bad ? 0.0 : oz_lapack_flops(op, cplx, m, n, nrhs);
+    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld nrhs=%lld", (long long)m, (long long)n,
+             (long long)nrhs);
+    L->t0 = shim_begin(&L->r, &L->c);
+    if (bad) {
+        L->r.why = N_ARGUMENT;
+        return 0;
+    }
+    if (quick) {
+        L->r.route = R_QUICK;
+        return 0;
+    }
+    if (!shim_decide(&L->c, NULL, &L->r))
+        return 0;
+    if (order <= ozblas_lapack_block_size(order, shim_options()->executor)) {
+        L->r.why = N_ONE_BLOCK; /* the driver would be one call of the real routine */
+        return 0;
+    }
+    return 1;
+}
+
+/* Every element of the referenced part finite ('A' all, 'U'/'L' a triangle); otherwise the
+ * call goes to the real routine (IEEE semantics, LAPACK's own info). */
+static int lap_finite(lap_call *L, int cplx, char uplo, int64_t m, int64_t n, const double *A,
+                      int64_t ld)
+{
+    int w = cplx ? 2 : 1;
+    uplo = up(uplo);
+    for (int64_t j = 0; j < n; j++) {
+        int64_t i0 = uplo == 'L' ? j : 0, i1 = uplo == 'U' ? (j + 1 < m ? j + 1 : m) : m;
+        const double *a = A + w * j * ld;
+        for (int64_t i = w * i0; i < w * i1; i++)
+            if (!isfinite(a[i])) {
+                L->r.why = N_NONFINITE;
+                return 0;
+            }
+    }
+    return 1;
+}
+
+/* The driver's outcome: routed (1), or native when it failed before changing anything. */
+static int lap_done(lap_call *L, ozblas_status st)
+{
+    if (st != OZBLAS_OK) {
+        L->r.why = N_FAILED;
+        L->r.st = st;
+        return 0;
+    }
+    L->r.route = R_OZBLAS;
+    L->r.rep.method = L->rep.method;
+    L->r.rep.executor = L->rep.executor;
+    L->r.rep.fallback = OZBLAS_FALLBACK_NONE;
+    L->r.rep.moduli = L->rep.max_moduli;
+    L->r.rep.bound = L->rep.max_bound;
+    return 1;
+}
+
+static void lap_end(const oz_slot *s, const lap_call *L, int64_t info)
+{
+    double dt = L->t0 >= 0.0 ? shim_now() - L->t0 : 0.0;
+    shim_count(s, &L->c, &L->r, dt);
+    if (!shim_trace_line(NULL, 0))
+        return;
+    char line[768], why[160];
+    int len;
+    if (L->r.route == R_OZBLAS) {
+        const ozblas_lapack_report *p = &L->rep;
+        len = snprintf(line, sizeof line,
+                       "ozblas-trace pid=%d routine=%s symbol=%s %s route=ozblas method=%s "
+                       "moduli=%d-%d products=%lld emulated=%lld product_flops=%.3e "
+                       "emulated_flops=%.3e nb=%lld bound=%.2e executor=%s seconds=%.3e "
+                       "info=%lld\n",
+                       (int)getpid(), s->routine, s->symbol, L->dims, shim_method_name(p->method),
+                       p->min_moduli, p->max_moduli, (long long)p->products,
+                       (long long)p->emulated, p->product_flops, p->emulated_flops,
+                       (long long)p->nb, p->max_bound, shim_executor_name(p->executor), dt,
+                       (long long)info);
+    } else
+        len = snprintf(line, sizeof line,
+                       "ozblas-trace pid=%d routine=%s symbol=%s %s route=%s method=native "
+                       "executor=host seconds=%.3e reason=\"%s\"\n",
+                       (int)getpid(), s->routine, s->symbol, L->dims,
+                       L->r.route == R_QUICK ? "quick" : "native", dt,
+                       shim_reason(&L->r, why, sizeof why));
+    if (len > (int)sizeof line - 1)
+        len = (int)sizeof line - 1;
+    shim_trace_line(line, len);
+}
+
+/* Pivots in the caller's integer type (4 or 8 bytes) and as the drivers' int64_t. */
+static int64_t *piv_in(const void *ipiv, int wide, int64_t n)
+{
+    int64_t *p = malloc(sizeof(int64_t) * (size_t)max1(n));
+    if (p && ipiv)
+        for (int64_t i = 0; i < n; i++)
+            p[i] = wide ? ((const int64_t *)ipiv)[i] : ((const int32_t *)ipiv)[i];
+    return p;
+}
+
+static void piv_out(void *ipiv, int wide, const int64_t *p, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (wide)
+            ((int64_t *)ipiv)[i] = p[i];
+        else
+            ((int32_t *)ipiv)[i] = (int32_t)p[i];
+}
+
+/* ---- one handler per argument shape: 1 when ozblas computed the call ---------------- */
+
+#define LAP_RUN(call) (lap_done(L, (call)))
+#define LAP_OPT shim_options(), &L->rep
+
+static int h_getrf(lap_call *L, int cplx, int64_t m, int64_t n, double *A, int64_t lda,
+                   void *ipiv, int wide, int64_t *info)
+{
+    int64_t mn = m < n ? m : n;
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_GETRF, .m = m, .n = n, .lda = lda}) != 0;
+    if (!lap_start(L, cplx, OZ_LF_GETRF, m, n, 0, bad, mn == 0) ||
+        !lap_finite(L, cplx, 'A', m, n, A, lda))
+        return 0;
+    int64_t *p = piv_in(NULL, wide, mn);
+    int ok = p && LAP_RUN((cplx ? ozblas_zgetrf : ozblas_dgetrf)(shim_context(), m, n, A, lda, p,
+                                                                  info, 0, LAP_OPT));
+    if (ok)
+        piv_out(ipiv, wide, p, mn);
+    free(p);
+    return ok;
+}
+
+static int h_getrs(lap_call *L, int cplx, char trans, int64_t n, int64_t nrhs, const double *A,
+                   int64_t lda, const void *ipiv, int wide, double *B, int64_t ldb,
+                   int64_t *info)
+{
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_GETRS, .trans = trans, .n = n,
+                                                 .nrhs = nrhs, .lda = lda, .ldb = ldb}) != 0;
+    if (!lap_start(L, cplx, OZ_LF_GETRS, n, n, nrhs, bad, n == 0 || nrhs == 0) ||
+        !lap_finite(L, cplx, 'A', n, n, A, lda) || !lap_finite(L, cplx, 'A', n, nrhs, B, ldb))
+        return 0;
+    int64_t *p = piv_in(ipiv, wide, n);
+    int ok = p && LAP_RUN((cplx ? ozblas_zgetrs : ozblas_dgetrs)(shim_context(), trans, n, nrhs,
+                                                                  A, lda, p, B, ldb, info, 0,
+                                                                  LAP_OPT));
+    free(p);
+    return ok;
+}
+
+static int h_gesv(lap_call *L, int cplx, int64_t n, int64_t nrhs, double *A, int64_t lda,
+                  void *ipiv, int wide, double *B, int64_t ldb, int64_t *info)
+{
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_GESV, .n = n, .nrhs = nrhs,
+                                                 .lda = lda, .ldb = ldb}) != 0;
+    if (!lap_start(L, cplx, OZ_LF_GESV, n, n, nrhs, bad, n == 0) ||
+        !lap_finite(L, cplx, 'A', n, n, A, lda) || !lap_finite(L, cplx, 'A', n, nrhs, B, ldb))
+        return 0;
+    int64_t *p = piv_in(NULL, wide, n);
+    int ok = p && LAP_RUN((cplx ? ozblas_zgesv : ozblas_dgesv)(shim_context(), n, nrhs, A, lda, p,
+                                                                B, ldb, info, 0, LAP_OPT));
+    if (ok)
+        piv_out(ipiv, wide, p, n);
+    free(p);
+    return ok;
+}
+
+static int h_getri(lap_call *L, int cplx, int64_t n, double *A, int64_t lda, const void *ipiv,
+                   int wide, double *work, int64_t lwork, int64_t *info)
+{
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_GETRI, .n = n, .lda = lda,
+                                                 .lwork = lwork}) != 0;
+    if (!lap_start(L, cplx, OZ_LF_GETRI, n, n, 0, bad, n == 0))
+        return 0;
+    if (lwork == -1) {
+        L->r.why = N_WORKSPACE_QUERY;
+        L->c.flops = 0.0;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, 'A', n, n, A, lda))
+        return 0;
+    int64_t *p = piv_in(ipiv, wide, n);
+    int ok = p && LAP_RUN((cplx ? ozblas_zgetri : ozblas_dgetri)(shim_context(), n, A, lda, p,
+                                                                  info, 0, LAP_OPT));
+    free(p);
+    if (ok) { /* LAPACK's optimal workspace, as the real routine reports it */
+        work[0] = (double)(n * L->rep.nb);
+        if (cplx)
+            work[1] = 0.0;
+    }
+    return ok;
+}
+
+/* potrf and potri */
+static int h_potrf(lap_call *L, int cplx, int op, char uplo, int64_t n, double *A, int64_t lda,
+                   int64_t *info)
+{
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = op, .uplo = uplo, .n = n, .lda = lda}) != 0;
+    if (!lap_start(L, cplx, op, n, n, 0, bad, n == 0) ||
+        !lap_finite(L, cplx, uplo, n, n, A, lda))
+        return 0;
+    if (op == OZ_LF_POTRF)
+        return LAP_RUN((cplx ? ozblas_zpotrf : ozblas_dpotrf)(shim_context(), uplo, n, A, lda,
+                                                               info, 0, LAP_OPT));
+    return LAP_RUN((cplx ? ozblas_zpotri : ozblas_dpotri)(shim_context(), uplo, n, A, lda, info,
+                                                           0, LAP_OPT));
+}
+
+/* potrs and posv */
+static int h_potrs(lap_call *L, int cplx, int op, char uplo, int64_t n, int64_t nrhs, double *A,
+                   int64_t lda, double *B, int64_t ldb, int64_t *info)
+{
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = op, .uplo = uplo, .n = n, .nrhs = nrhs,
+                                                 .lda = lda, .ldb = ldb}) != 0;
+    int quick = n == 0 || (op == OZ_LF_POTRS && nrhs == 0);
+    if (!lap_start(L, cplx, op, n, n, nrhs, bad, quick) ||
+        !lap_finite(L, cplx, uplo, n, n, A, lda) || !lap_finite(L, cplx, 'A', n, nrhs, B, ldb))
+        return 0;
+    if (op == OZ_LF_POTRS)
+        return LAP_RUN((cplx ? ozblas_zpotrs : ozblas_dpotrs)(shim_context(), uplo, n, nrhs, A,
+                                                               lda, B, ldb, info, 0, LAP_OPT));
+    return LAP_RUN((cplx ? ozblas_zposv : ozblas_dposv)(shim_context(), uplo, n, nrhs, A, lda, B,
+                                                         ldb, info, 0, LAP_OPT));
+}
+
+static int h_trtri(lap_call *L, int cplx, char uplo, char diag, int64_t n, double *A,
+                   int64_t lda, int64_t *info)
+{
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_TRTRI, .uplo = uplo, .diag = diag,
+                                                 .n = n, .lda = lda}) != 0;
+    if (!lap_start(L, cplx, OZ_LF_TRTRI, n, n, 0, bad, n == 0) ||
+        !lap_finite(L, cplx, uplo, n, n, A, lda))
+        return 0;
+    return LAP_RUN((cplx ? ozblas_ztrtri : ozblas_dtrtri)(shim_context(), uplo, diag, n, A, lda,
+                                                           info, 0, LAP_OPT));
+}
+
+static int h_trtrs(lap_call *L, int cplx, char uplo, char trans, char diag, int64_t n,
+                   int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
+                   int64_t *info)
+{
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_TRTRS, .uplo = uplo, .trans = trans,
+                                                 .diag = diag, .n = n, .nrhs = nrhs, .lda = lda,
+                                                 .ldb = ldb}) != 0;
+    if (!lap_start(L, cplx, OZ_LF_TRTRS, n, n, nrhs, bad, n == 0 || nrhs == 0) ||
+        !lap_finite(L, cplx, uplo, n, n, A, lda) || !lap_finite(L, cplx, 'A', n, nrhs, B, ldb))
+        return 0;
+    return LAP_RUN((cplx ? ozblas_ztrtrs : ozblas_dtrtrs)(shim_context(), uplo, trans, diag, n,
+                                                           nrhs, A, lda, B, ldb, info, 0,
+                                                           LAP_OPT));
+}
+
+/* trsm and trmm (Level-3 BLAS: no info; alpha = 0 goes to the real routine, as for GEMM) */
+static int h_tr3(lap_call *L, int cplx, int mult, char side, char uplo, char ta, char diag,
+                 int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda,
+                 double *B, int64_t ldb)
+{
+    int64_t K = side == 'L' ? m : n, info = 0;
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_TRSM, .side = side, .uplo = uplo,
+                                                 .trans = ta, .diag = diag, .m = m, .n = n,
+                                                 .lda = lda, .ldb = ldb}) != 0;
+    int azero = alpha[0] == 0.0 && (!cplx || alpha[1] == 0.0);
+    if (!lap_start(L, cplx, OZ_LF_TRSM, m, n, K, bad, m == 0 || n == 0))
+        return 0;
+    if (azero) {
+        L->r.why = N_ZERO;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, uplo, K, K, A, lda) || !lap_finite(L, cplx, 'A', m, n, B, ldb))
+        return 0;
+    ozblas_context *ctx = shim_context();
+    if (cplx)
+        return LAP_RUN((mult ? ozblas_ztrmm : ozblas_ztrsm)(ctx, side, uplo, ta, diag, m, n, alpha,
+                                                            A, lda, B, ldb, &info, 0, LAP_OPT));
+    return LAP_RUN((mult ? ozblas_dtrmm : ozblas_dtrsm)(ctx, side, uplo, ta, diag, m, n, alpha[0],
+                                                        A, lda, B, ldb, &info, 0, LAP_OPT));
+}
+
+/* ---- the exported entries ------------------------------------------------------------- */
+
+/* The handler, else the real routine with the caller's own arguments (Fortran: all by
+ * reference, the hidden character lengths forwarded as received). */
+#define LAP_ENTRY(sym, rtn, T, PARAMS, FN_PARAMS, HANDLER, ARGS)  \
+    OZ_EXPORT void sym PARAMS                                         \
+    {                                                                 \
+        static oz_slot slot = {#sym, #rtn, K_LAPACK, 0, NULL, 0, RI_##rtn, 0};  \
+        const int C = #rtn[0] == 'z';                                  \
+        typedef void(*fn_t) FN_PARAMS;                                \
+        lap_call L;                                                   \
+        int64_t inf = 0;                                              \
+        if (HANDLER)                                                  \
+            *info = (T)inf;                                           \
+        else {                                                        \
+            fn_t f = (fn_t)shim_real(&slot);                          \
+            if (f)                                                    \
+                f ARGS;                                               \
+            else                                                      \
+                L.r.why = N_NO_REAL;                                  \
+            inf = *info;                                              \
+        }                                                             \
+        lap_end(&slot, &L, inf);                                      \
+    }
+
+/* The entries' element type is the routine name's first letter (C in the bodies). */
+#define CH const char *
+#define SZ size_t
+#define W8(T) (sizeof(T) == 8)
+
+#define L_GETRF(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T, (const T *m, const T *n, double *A, const T *lda, T *ipiv, T *info), \
+              (const T *, const T *, double *, const T *, T *, T *),                         \
+              h_getrf(&L, C, *m, *n, A, *lda, ipiv, W8(T), &inf), (m, n, A, lda, ipiv, info))
+#define L_GETRS(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH tr, const T *n, const T *nrhs, const double *A, const T *lda, const T *ipiv, \
+               double *B, const T *ldb, T *info, SZ l1),                                      \
+              (CH, const T *, const T *, const double *, const T *, const T *, double *,      \
+               const T *, T *, SZ),                                                           \
+              h_getrs(&L, C, up(*tr), *n, *nrhs, A, *lda, ipiv, W8(T), B, *ldb, &inf),        \
+              (tr, n, nrhs, A, lda, ipiv, B, ldb, info, l1))
+#define L_GESV(rtn, sym, api, T)                                                                  \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (const T *n, const T *nrhs, double *A, const T *lda, T *ipiv, double *B,        \
+               const T *ldb, T *info),                                                        \
+              (const T *, const T *, double *, const T *, T *, double *, const T *, T *),     \
+              h_gesv(&L, C, *n, *nrhs, A, *lda, ipiv, W8(T), B, *ldb, &inf),                  \
+              (n, nrhs, A, lda, ipiv, B, ldb, info))
+#define L_GETRI(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (const T *n, double *A, const T *lda, const T *ipiv, double *work,              \
+               const T *lwork, T *info),                                                      \
+              (const T *, double *, const T *, const T *, double *, const T *, T *),          \
+              h_getri(&L, C, *n, A, *lda, ipiv, W8(T), work, *lwork, &inf),                   \
+              (n, A, lda, ipiv, work, lwork, info))
+#define L_POTRF_LIKE(rtn, sym, T, OP)                                                        \
+    LAP_ENTRY(sym, rtn, T, (CH uplo, const T *n, double *A, const T *lda, T *info, SZ l1),   \
+              (CH, const T *, double *, const T *, T *, SZ),                                  \
+              h_potrf(&L, C, OP, up(*uplo), *n, A, *lda, &inf), (uplo, n, A, lda, info, l1))
+#define L_POTRF(rtn, sym, api, T) L_POTRF_LIKE(rtn, sym, T, OZ_LF_POTRF)
+#define L_POTRI(rtn, sym, api, T) L_POTRF_LIKE(rtn, sym, T, OZ_LF_POTRI)
+#define L_POTRS_LIKE(rtn, sym, T, OP)                                                        \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, const T *n, const T *nrhs, double *A, const T *lda, double *B,        \
+               const T *ldb, T *info, SZ l1),                                                 \
+              (CH, const T *, const T *, double *, const T *, double *, const T *, T *, SZ),  \
+              h_potrs(&L, C, OP, up(*uplo), *n, *nrhs, A, *lda, B, *ldb, &inf),               \
+              (uplo, n, nrhs, A, lda, B, ldb, info, l1))
+#define L_POTRS(rtn, sym, api, T) L_POTRS_LIKE(rtn, sym, T, OZ_LF_POTRS)
+#define L_POSV(rtn, sym, api, T) L_POTRS_LIKE(rtn, sym, T, OZ_LF_POSV)
+#define L_TRTRI(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, CH diag, const T *n, double *A, const T *lda, T *info, SZ l1, SZ l2), \
+              (CH, CH, const T *, double *, const T *, T *, SZ, SZ),                          \
+              h_trtri(&L, C, up(*uplo), up(*diag), *n, A, *lda, &inf),                        \
+              (uplo, diag, n, A, lda, info, l1, l2))
+#define L_TRTRS(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, CH tr, CH diag, const T *n, const T *nrhs, const double *A,           \
+               const T *lda, double *B, const T *ldb, T *info, SZ l1, SZ l2, SZ l3),          \
+              (CH, CH, CH, const T *, const T *, const double *, const T *, double *,         \
+               const T *, T *, SZ, SZ, SZ),                                                   \
+              h_trtrs(&L, C, up(*uplo), up(*tr), up(*diag), *n, *nrhs, A, *lda, B, *ldb, &inf), \
+              (uplo, tr, diag, n, nrhs, A, lda, B, ldb, info, l1, l2, l3))
+
+#define L_TR3(rtn, sym, T, MULT)                                                              \
+    OZ_EXPORT void sym(CH side, CH uplo, CH ta, CH diag, const T *m, const T *n,                \
+                       const double *alpha, const double *A, const T *lda, double *B,           \
+                       const T *ldb, SZ l1, SZ l2, SZ l3, SZ l4)                                \
+    {                                                                                           \
+        static oz_slot slot = {#sym, #rtn, K_LAPACK, 0, NULL, 0, RI_##rtn, 0};                  \
+        typedef void (*fn_t)(CH, CH, CH, CH, const T *, const T *, const double *,             \
+                             const double *, const T *, double *, const T *, SZ, SZ, SZ, SZ);  \
+        lap_call L;                                                                             \
+        if (!h_tr3(&L, #rtn[0] == 'z', MULT, up(*side), up(*uplo), up(*ta), up(*diag), *m, *n,  \
+                   alpha, A, *lda, B, *ldb)) {                                                  \
+            fn_t f = (fn_t)shim_real(&slot);                                                    \
+            if (f)                                                                              \
+                f(side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb, l1, l2, l3, l4);           \
+            else                                                                                \
+                L.r.why = N_NO_REAL;                                                            \
+        }                                                                                       \
+        lap_end(&slot, &L, 0);                                                                  \
+    }
+#define L_TRSM(rtn, sym, api, T) L_TR3(rtn, sym, T, 0)
+#define L_TRMM(rtn, sym, api, T) L_TR3(rtn, sym, T, 1)
+
+#define LAP_DEFINE_ROUTINE(rtn, e, shape) OZ_SHIM_LAPACK_VARIANTS(L_##shape, rtn)
+OZ_SHIM_LAPACK_ROUTINES(LAP_DEFINE_ROUTINE)

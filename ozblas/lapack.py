@@ -1,0 +1,369 @@
+"""`ozblas.lapack`: LAPACK factorizations and solves whose O(n^3) part runs through ozblas.
+
+The routines take and return what ``scipy.linalg.lapack``'s do (``getrf(a)`` returns
+``(lu, piv, info)`` with 0-based pivots, ``potrf(a, lower=False, clean=True)`` returns
+``(c, info)``, ...), for float64 and complex128 NumPy arrays (other dtypes are converted:
+real to float64, complex to complex128). They call the blocked drivers of
+``native/src/lapack`` (ozblas.h "LAPACK layer"): panels and diagonal blocks by the host
+LAPACK, every update an ozblas GEMM under the usual options (``method``, ``moduli``,
+``executor``... as in ``ozblas.matmul``; unset ones come from the OZBLAS_* environment).
+``nb`` is the block size (None: OZBLAS_LAPACK_NB, else the size rule of the README).
+``last_report()`` describes the last call of this thread: products issued, how many ran
+emulated, their flops and moduli.
+
+Device (CuPy) arrays are not accepted yet: the drivers take host pointers in this version.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from . import _constants, config
+from ._native import OzblasError, ffi, lib
+from .api import _context, _on_device, _options
+
+__all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
+           "trtrs", "trsm", "trmm", "last_report"]
+
+_local = threading.local()
+_TRANS = {0: "N", 1: "T", 2: "C"}
+
+
+def last_report() -> dict | None:
+    """The report of this thread's last ozblas.lapack call (None before the first)."""
+    return getattr(_local, "report", None)
+
+
+def _report(r) -> dict:
+    return {
+        "nb": r.nb, "products": r.products, "emulated": r.emulated, "flops": r.flops,
+        "product_flops": r.product_flops, "emulated_flops": r.emulated_flops,
+        "method": _constants.METHODS[r.method], "executor": _constants.EXECUTORS[r.executor],
+        "moduli": (r.min_moduli, r.max_moduli) if r.max_moduli else None,
+        "bound": r.max_bound if r.max_bound >= 0 else None, "seconds": r.seconds,
+    }
+
+
+def _dtype(*arrays):
+    for a in arrays:
+        if _on_device(a):
+            raise TypeError("ozblas.lapack takes NumPy arrays in this version; device (CuPy) "
+                            "arrays are not supported yet")
+    cplx = any(np.iscomplexobj(a) for a in arrays)
+    return np.complex128 if cplx else np.float64
+
+
+def _fortran(a, dtype, overwrite=False, name="a"):
+    a = np.asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array, got shape {a.shape}")
+    if overwrite and a.dtype == dtype and a.flags.f_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, dtype=dtype, order="F", copy=True)
+
+
+def _rhs(b, dtype, overwrite=False):
+    """b as a Fortran-ordered matrix, and whether it was a vector."""
+    b = np.asarray(b)
+    if b.ndim == 1:
+        return np.array(b, dtype=dtype, order="F").reshape(-1, 1), True
+    return _fortran(b, dtype, overwrite, "b"), False
+
+
+def _ptr(x):
+    return ffi.cast("double *", x.ctypes.data)
+
+
+def _ld(x):
+    return max(1, x.shape[0])
+
+
+def _square(a, name="a"):
+    if a.shape[0] != a.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {a.shape}")
+
+
+def _call(fn, *args, opts):
+    """Run an ozblas_* LAPACK entry (last three arguments: nb, opt, report)."""
+    info = ffi.new("int64_t *")
+    rep = ffi.new("ozblas_lapack_report *")
+    st = fn(_context(), *args, info, opts["nb"], opts["opt"], rep)
+    _local.report = _report(rep)
+    if st != 0 and st != 1:  # 1: a bad argument, reported through info as LAPACK does
+        name = ffi.string(lib.ozblas_status_name(st)).decode()
+        raise OzblasError(name, ffi.string(lib.ozblas_status_message(st)).decode())
+    return int(info[0])
+
+
+def _opts(kw):
+    nb = kw.pop("nb", None)
+    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else config.from_env().lapack_nb
+    o = _options(kw.pop("method", None), kw.pop("moduli", None), kw.pop("scaling", None),
+                 kw.pop("executor", None), kw.pop("threads", None), kw.pop("slices", None),
+                 kw.pop("variant", None))
+    if kw:
+        raise TypeError(f"unexpected keyword arguments: {sorted(kw)}")
+    return {"nb": nb, "opt": o}
+
+
+def _fn(name, dtype):
+    return getattr(lib, "ozblas_" + ("z" if dtype == np.complex128 else "d") + name)
+
+
+def _alpha(alpha, dtype):
+    if dtype == np.complex128:
+        return ffi.new("double[2]", [complex(alpha).real, complex(alpha).imag])
+    return float(alpha)
+
+
+def getrf(a, overwrite_a=False, **kw):
+    """LU with partial pivoting: ``(lu, piv, info)``, piv 0-based (row i was swapped with piv[i])."""
+    opts = _opts(kw)
+    dt = _dtype(a)
+    lu = _fortran(a, dt, overwrite_a)
+    m, n = lu.shape
+    ipiv = np.zeros(max(1, min(m, n)), dtype=np.int64)
+    info = _call(_fn("getrf", dt), m, n, _ptr(lu), _ld(lu),
+                 ffi.cast("int64_t *", ipiv.ctypes.data), opts=opts)
+    return lu, (ipiv[:min(m, n)] - 1).astype(np.int32), info
+
+
+def _ipiv(piv, n):
+    p = np.asarray(piv, dtype=np.int64).ravel()
+    if p.shape[0] != n:
+        raise ValueError(f"piv must have {n} entries, got {p.shape[0]}")
+    return np.ascontiguousarray(p + 1)
+
+
+def getrs(lu, piv, b, trans=0, overwrite_b=False, **kw):
+    """Solve op(A) x = b from getrf's factors: ``(x, info)``; trans 0, 1 (A^T) or 2 (A^H)."""
+    opts = _opts(kw)
+    dt = _dtype(lu, b)
+    a = _fortran(lu, dt)
+    _square(a, "lu")
+    x, vec = _rhs(b, dt, overwrite_b)
+    n = a.shape[0]
+    ip = _ipiv(piv, n)
+    info = _call(_fn("getrs", dt), _TRANS[trans].encode(), n, x.shape[1], _ptr(a), _ld(a),
+                 ffi.cast("int64_t *", ip.ctypes.data), _ptr(x), _ld(x), opts=opts)
+    return (x[:, 0] if vec else x), info
+
+
+def gesv(a, b, overwrite_a=False, overwrite_b=False, **kw):
+    """Solve a x = b by LU: ``(lu, piv, x, info)`` as scipy.linalg.lapack.dgesv."""
+    opts = _opts(kw)
+    dt = _dtype(a, b)
+    lu = _fortran(a, dt, overwrite_a)
+    _square(lu)
+    x, vec = _rhs(b, dt, overwrite_b)
+    n = lu.shape[0]
+    ipiv = np.zeros(max(1, n), dtype=np.int64)
+    info = _call(_fn("gesv", dt), n, x.shape[1], _ptr(lu), _ld(lu),
+                 ffi.cast("int64_t *", ipiv.ctypes.data), _ptr(x), _ld(x), opts=opts)
+    return lu, (ipiv[:n] - 1).astype(np.int32), (x[:, 0] if vec else x), info
+
+
+def getri(lu, piv, overwrite_lu=False, **kw):
+    """inv(A) from getrf's factors: ``(inv_a, info)``."""
+    opts = _opts(kw)
+    dt = _dtype(lu)
+    a = _fortran(lu, dt, overwrite_lu)
+    _square(a, "lu")
+    n = a.shape[0]
+    ip = _ipiv(piv, n)
+    info = _call(_fn("getri", dt), n, _ptr(a), _ld(a), ffi.cast("int64_t *", ip.ctypes.data),
+                 opts=opts)
+    return a, info
+
+
+def _clean(c, lower):
+    """Zero the triangle LAPACK does not reference (SciPy's clean=1)."""
+    return np.tril(c) if lower else np.triu(c)
+
+
+def potrf(a, lower=False, clean=True, overwrite_a=False, **kw):
+    """Cholesky: ``(c, info)`` with a = c^H c (upper) or c c^H (lower)."""
+    opts = _opts(kw)
+    dt = _dtype(a)
+    c = _fortran(a, dt, overwrite_a)
+    _square(c)
+    info = _call(_fn("potrf", dt), b"L" if lower else b"U", c.shape[0], _ptr(c), _ld(c),
+                 opts=opts)
+    if clean:
+        c[...] = _clean(c, lower)
+    return c, info
+
+
+def potrs(c, b, lower=False, overwrite_b=False, **kw):
+    """Solve a x = b from potrf's factor: ``(x, info)``."""
+    opts = _opts(kw)
+    dt = _dtype(c, b)
+    f = _fortran(c, dt)
+    _square(f, "c")
+    x, vec = _rhs(b, dt, overwrite_b)
+    info = _call(_fn("potrs", dt), b"L" if lower else b"U", f.shape[0], x.shape[1], _ptr(f),
+                 _ld(f), _ptr(x), _ld(x), opts=opts)
+    return (x[:, 0] if vec else x), info
+
+
+def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, **kw):
+    """Solve a x = b by Cholesky: ``(c, x, info)``."""
+    opts = _opts(kw)
+    dt = _dtype(a, b)
+    c = _fortran(a, dt, overwrite_a)
+    _square(c)
+    x, vec = _rhs(b, dt, overwrite_b)
+    info = _call(_fn("posv", dt), b"L" if lower else b"U", c.shape[0], x.shape[1], _ptr(c),
+                 _ld(c), _ptr(x), _ld(x), opts=opts)
+    return c, (x[:, 0] if vec else x), info
+
+
+def potri(c, lower=False, overwrite_c=False, **kw):
+    """inv(A) from potrf's factor: ``(inv_a, info)``, the referenced triangle only."""
+    opts = _opts(kw)
+    dt = _dtype(c)
+    a = _fortran(c, dt, overwrite_c)
+    _square(a, "c")
+    info = _call(_fn("potri", dt), b"L" if lower else b"U", a.shape[0], _ptr(a), _ld(a),
+                 opts=opts)
+    return a, info
+
+
+def trtri(c, lower=False, unitdiag=False, overwrite_c=False, **kw):
+    """Inverse of a triangular matrix: ``(inv_c, info)``."""
+    opts = _opts(kw)
+    dt = _dtype(c)
+    a = _fortran(c, dt, overwrite_c)
+    _square(a, "c")
+    info = _call(_fn("trtri", dt), b"L" if lower else b"U", b"U" if unitdiag else b"N",
+                 a.shape[0], _ptr(a), _ld(a), opts=opts)
+    return a, info
+
+
+def trtrs(a, b, lower=False, trans=0, unitdiag=False, overwrite_b=False, **kw):
+    """Solve op(a) x = b, a triangular: ``(x, info)``."""
+    opts = _opts(kw)
+    dt = _dtype(a, b)
+    f = _fortran(a, dt)
+    _square(f)
+    x, vec = _rhs(b, dt, overwrite_b)
+    info = _call(_fn("trtrs", dt), b"L" if lower else b"U", _TRANS[trans].encode(),
+                 b"U" if unitdiag else b"N", f.shape[0], x.shape[1], _ptr(f), _ld(f), _ptr(x),
+                 _ld(x), opts=opts)
+    return (x[:, 0] if vec else x), info
+
+
+def _tr3(name, alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw):
+    opts = _opts(kw)
+    dt = _dtype(a, b)
+    f = _fortran(a, dt)
+    _square(f)
+    x = _fortran(b, dt, overwrite_b, "b")
+    k = x.shape[0] if not side else x.shape[1]
+    if f.shape[0] != k:
+        raise ValueError(f"a is {f.shape} but op(a) must be {k} x {k} for b of shape {x.shape}")
+    info = _call(_fn(name, dt), b"R" if side else b"L", b"L" if lower else b"U",
+                 _TRANS[trans_a].encode(), b"U" if diag else b"N", x.shape[0], x.shape[1],
+                 _alpha(alpha, dt), _ptr(f), _ld(f), _ptr(x), _ld(x), opts=opts)
+    if info:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    return x
+
+
+def trsm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **kw):
+    """alpha op(a)^-1 b (side 0) or alpha b op(a)^-1 (side 1), as scipy.linalg.blas.dtrsm."""
+    return _tr3("trsm", alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw)
+
+
+def trmm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **kw):
+    """alpha op(a) b (side 0) or alpha b op(a) (side 1), as scipy.linalg.blas.dtrmm."""
+    return _tr3("trmm", alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw)
+
+
+# --------------------------------------------------------------------------------------------
+# `ozblas explain getrf N` / `ozblas explain potrf N`
+# --------------------------------------------------------------------------------------------
+def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None = None) -> dict:
+    """What the LAPACK layer would do with an n x n factorization (host operands): the
+    routing decision the shim takes (method auto's choice for an n x n x n product), the
+    block size, and method auto's choice for each trailing-update product of the blocked
+    driver (m x m x nb, m = n - j - nb: getrf one GEMM, potrf the SYRK/HERK strips, about
+    half as many flops), with the model's predicted times. A plain dict."""
+    from . import policy
+
+    if routine not in ("getrf", "potrf"):
+        raise ValueError(f"routine {routine!r} is not valid; accepted: getrf, potrf")
+    if dtype not in ("d", "z"):
+        raise ValueError(f"dtype {dtype!r} is not valid; accepted: d, z")
+    if int(n) != n or n < 1:
+        raise ValueError(f"n={n!r} is not valid; accepted: a positive integer")
+    p = policy._profile(profile)
+    ex = 2 if p.has_device else 1
+    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
+                                                            int(lib.ozblas_lapack_block_size(n, ex)))
+    whole = policy.choose(n, n, n, dtype, "host", p)
+    half = 0.5 if routine == "potrf" else 1.0
+    updates, emulated, t_blocked, f_updates = [], 0, 0.0, 0.0
+    for j in range(0, n, nb):
+        jb = min(nb, n - j)
+        m = n - j - jb
+        if m <= 0:
+            break
+        c = policy.choose(m, m, jb, dtype, "host", p)
+        updates.append({"m": m, "k": jb, "choice": c["name"], "method": c["method"],
+                        "seconds": half * c["seconds"]})
+        emulated += c["method"] != "native"
+        t_blocked += half * c["seconds"]
+        f_updates += half * (8 if dtype == "z" else 2) * m * m * jb
+    flops = (4 if dtype == "z" else 1) * (2 / 3 if routine == "getrf" else 1 / 3) * n**3
+    rate = p.host_zgemm if dtype == "z" else p.host_dgemm
+    # panels, diagonal blocks and the TRSMs beside them at the host BLAS's rate
+    t_blocked += max(flops - f_updates, 0.0) / rate
+    routed = whole["method"] != "native" and n > nb
+    return {"routine": dtype + routine, "n": n, "nb": nb, "profile": p.name,
+            "route": "blocked driver" if routed else "host LAPACK",
+            "why": (f"method auto's choice for a {n} x {n} x {n} product is {whole['name']}"
+                    + ("" if n > nb else f"; n <= nb = {nb}: one block")),
+            "updates": updates, "emulated_updates": emulated, "flops": flops,
+            "update_share": f_updates / flops, "native_seconds": flops / rate,
+            "blocked_seconds": t_blocked}
+
+
+def format_explain(d: dict) -> str:
+    lines = [f"{d['routine']} n={d['n']}, host operands; profile {d['profile']}; block size nb={d['nb']}",
+             f"route: {d['route']} ({d['why']})",
+             f"trailing updates: {len(d['updates'])}, of which method auto emulates "
+             f"{d['emulated_updates']}; they are {100 * d['update_share']:.0f}% of the "
+             f"{d['flops'] / 1e9:.3g} GFLOP",
+             f"predicted: host LAPACK {d['native_seconds'] * 1e3:.3g} ms (at the host DGEMM rate), "
+             f"blocked driver {d['blocked_seconds'] * 1e3:.3g} ms"]
+    for u in d["updates"][:3] + (["..."] if len(d["updates"]) > 4 else []) + d["updates"][-1:][
+            : 1 if len(d["updates"]) > 3 else 0]:
+        lines.append("  ..." if u == "..." else
+                     f"  update {u['m']} x {u['m']} x {u['k']}: {u['choice']} ({u['seconds'] * 1e3:.3g} ms)")
+    return "\n".join(lines)
+
+
+def main_explain(argv) -> int:
+    """`ozblas explain getrf|potrf N [--dtype d|z] [--profile NAME] [--nb NB] [--json]`."""
+    import argparse
+    import json
+
+    from . import policy
+
+    ap = argparse.ArgumentParser(prog=f"ozblas explain {argv[0]}",
+                                 description="What the LAPACK layer would do with an N x N factorization.")
+    ap.add_argument("n", type=int)
+    ap.add_argument("--dtype", choices=["d", "z"], default="d")
+    ap.add_argument("--profile", default="local", choices=policy.profile_names())
+    ap.add_argument("--nb", type=int, default=None)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv[1:])
+    try:
+        d = explain(argv[0], a.n, a.dtype, a.profile, a.nb)
+    except ValueError as e:
+        ap.error(str(e))
+    print(json.dumps(d, indent=2) if a.json else format_explain(d))
+    return 0

@@ -1,0 +1,349 @@
+"""ozblas.lapack and the blocked drivers of native/src/lapack (ozblas.h "LAPACK layer").
+
+Emulation forced (Ozaki II), small blocks (NB) so that every size crosses block
+boundaries: sizes 1, NB-1, NB, NB+1, 3NB+5. Each factorization, solve and inverse is held
+to native LAPACK's own error on the same inputs (SciPy's wrappers, unrouted in this
+process): at most 4x it plus 1e-15. The products themselves are checked against the exact
+oracle in test_api; here trmm (a product) is, too.
+"""
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+import scipy.linalg.lapack as la
+from hypothesis import given, settings, strategies as st
+
+from ozblas import lapack as L
+from ozblas._native import ffi, lib
+from ozblas.api import _context, _options
+from ozblas.testing import exact_matmul
+
+NB = 8
+SIZES = [1, NB - 1, NB, NB + 1, 3 * NB + 5]
+EMU = dict(method="ozaki2", nb=NB)
+DTYPES = [np.float64, np.complex128]
+
+
+def _mat(rng, m, n, dt):
+    a = rng.standard_normal((m, n))
+    if dt == np.complex128:
+        a = a + 1j * rng.standard_normal((m, n))
+    return a
+
+
+def _spd(rng, n, dt):
+    a = _mat(rng, n, n, dt)
+    return a @ a.conj().T + n * np.eye(n)
+
+
+def _within(err, native, what):
+    assert err <= 4 * native + 1e-15, f"{what}: {err:.3e} vs native {native:.3e}"
+
+
+def _nrm(x):
+    return np.linalg.norm(x, 1)
+
+
+def _lu_error(a, lu, piv):
+    m, n = a.shape
+    k = min(m, n)
+    l = np.tril(lu, -1)[:, :k] + np.eye(m, k)
+    u = np.triu(lu)[:k, :]
+    pa = a.copy()
+    for i, p in enumerate(piv):
+        pa[[i, p]] = pa[[p, i]]
+    return _nrm(pa - l @ u) / _nrm(a)
+
+
+def _native(name, dt):
+    return getattr(la, ("z" if dt == np.complex128 else "d") + name)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("m,n", [(s, s) for s in SIZES] + [(29, 17), (17, 29)])
+def test_getrf(rng, dt, m, n):
+    a = _mat(rng, m, n, dt)
+    lu, piv, info = L.getrf(a, **EMU)
+    nlu, npiv, ninfo = _native("getrf", dt)(a)
+    assert info == ninfo == 0
+    assert lu.dtype == dt and piv.dtype == np.int32
+    assert all(i <= p < m for i, p in enumerate(piv))  # LAPACK: row i swapped with a later one
+    _within(_lu_error(a, lu, piv), _lu_error(a, nlu, npiv), "||PA - LU|| / ||A||")
+    rep = L.last_report()
+    if min(m, n) > NB:
+        assert rep["emulated"] > 0 and rep["method"] == "ozaki2" and rep["moduli"]
+    else:
+        assert rep["products"] == 0  # one panel: the host routine alone
+
+
+def _solve_error(a, x, b):
+    return _nrm(a @ x - b) / (_nrm(a) * _nrm(x) + _nrm(b))
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("trans", [0, 1, 2])
+def test_getrs_gesv(rng, dt, n, trans):
+    a = _mat(rng, n, n, dt) + 2 * np.eye(n)
+    b = _mat(rng, n, 3, dt)
+    lu, piv, info = L.getrf(a, **EMU)
+    x, info = L.getrs(lu, piv, b, trans=trans, **EMU)
+    nlu, npiv, _ = _native("getrf", dt)(a)
+    nx, _ = _native("getrs", dt)(nlu, npiv, b, trans=trans)
+    op = [a, a.T, a.conj().T][trans]
+    _within(_solve_error(op, x, b), _solve_error(op, nx, b), "getrs backward error")
+    if trans == 0:
+        _, _, x2, info = L.gesv(a, b, **EMU)
+        assert info == 0
+        _within(_solve_error(a, x2, b), _solve_error(a, nx, b), "gesv backward error")
+        x1, _ = L.getrs(lu, piv, b[:, 0], **EMU)  # a vector right-hand side stays a vector
+        assert x1.shape == (n,)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("lower", [False, True])
+def test_potrf_potrs_posv(rng, dt, n, lower):
+    s = _spd(rng, n, dt)
+    c, info = L.potrf(s, lower=lower, **EMU)
+    nc, ninfo = _native("potrf", dt)(s, lower=lower)
+    assert info == ninfo == 0
+
+    def err(f):
+        return _nrm(s - (f @ f.conj().T if lower else f.conj().T @ f)) / _nrm(s)
+
+    _within(err(c), err(nc), "||A - U^H U|| / ||A||")
+    if n > NB:
+        assert L.last_report()["emulated"] > 0
+    b = _mat(rng, n, 4, dt)
+    x, _ = L.potrs(c, b, lower=lower, **EMU)
+    nx, _ = _native("potrs", dt)(nc, b, lower=lower)
+    _within(_solve_error(s, x, b), _solve_error(s, nx, b), "potrs backward error")
+    _, x2, info = L.posv(s, b, lower=lower, **EMU)
+    assert info == 0
+    _within(_solve_error(s, x2, b), _solve_error(s, nx, b), "posv backward error")
+
+
+def _inv_error(ai, a):
+    return _nrm(ai @ a - np.eye(a.shape[0])) / np.linalg.cond(a, 1)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_inverses(rng, dt, n):
+    a = _mat(rng, n, n, dt) + 3 * np.eye(n)
+    lu, piv, _ = L.getrf(a, **EMU)
+    ai, info = L.getri(lu, piv, **EMU)
+    nlu, npiv, _ = _native("getrf", dt)(a)
+    nai, _ = _native("getri", dt)(nlu, npiv)
+    assert info == 0
+    _within(_inv_error(ai, a), _inv_error(nai, a), "getri")
+    s = _spd(rng, n, dt)
+    for lower in (False, True):
+        c, _ = L.potrf(s, lower=lower, **EMU)
+        pi, info = L.potri(c, lower=lower, **EMU)
+        nc, _ = _native("potrf", dt)(s, lower=lower)
+        npi, _ = _native("potri", dt)(nc, lower=lower)
+
+        def full(t):
+            t = np.tril(t) if lower else np.triu(t)
+            return t + np.tril(t, -1).conj().T if lower else t + np.triu(t, 1).conj().T
+
+        assert info == 0
+        _within(_inv_error(full(pi), s), _inv_error(full(npi), s), "potri")
+    for lower in (False, True):
+        for unit in (False, True):
+            t = (np.tril(a) if lower else np.triu(a))
+            ti, info = L.trtri(t, lower=lower, unitdiag=unit, **EMU)
+            nti, _ = _native("trtri", dt)(t, lower=lower, unitdiag=unit)
+            tt = t.copy()
+            if unit:
+                np.fill_diagonal(tt, 1)
+                np.fill_diagonal(ti, 1)
+                np.fill_diagonal(nti, 1)
+            assert info == 0
+            _within(_inv_error(ti, tt), _inv_error(nti, tt), "trtri")
+
+
+def _op(a, t):
+    return [a, a.T, a.conj().T][t]
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("side", [0, 1])
+@pytest.mark.parametrize("lower", [0, 1])
+@pytest.mark.parametrize("trans", [0, 1, 2])
+@pytest.mark.parametrize("diag", [0, 1])
+def test_trsm_trmm_every_case(rng, dt, side, lower, trans, diag):
+    n = 3 * NB + 5
+    a = _mat(rng, n, n, dt) + 4 * np.eye(n)
+    t = np.tril(a) if lower else np.triu(a)
+    tt = t.copy()
+    if diag:
+        np.fill_diagonal(tt, 1)
+    b = _mat(rng, n, 6, dt) if side == 0 else _mat(rng, 6, n, dt)
+    alpha = 0.5 - 0.25j if dt == np.complex128 else 0.5
+    x = L.trsm(alpha, t, b, side=side, lower=lower, trans_a=trans, diag=diag, **EMU)
+    assert L.last_report()["emulated"] > 0
+    pre = "z" if dt == np.complex128 else "d"
+    nx = getattr(sl.blas, pre + "trsm")(alpha, t, b, side=side, lower=lower, trans_a=trans, diag=diag)
+    op = _op(tt, trans)
+
+    def err(y):
+        r = op @ y - alpha * b if side == 0 else y @ op - alpha * b
+        return _nrm(r) / (_nrm(op) * _nrm(y) + _nrm(alpha * b))
+
+    _within(err(x), err(nx), "trsm backward error")
+    # trmm is a product: held to the exact product rounded once (its blocks are emulated
+    # products plus the host trmm's diagonal blocks, so a few roundings, not one)
+    y = L.trmm(alpha, t, b, side=side, lower=lower, trans_a=trans, diag=diag, **EMU)
+    ex = exact_matmul(op, b) if side == 0 else exact_matmul(b, op)
+    ny = getattr(sl.blas, pre + "trmm")(alpha, t, b, side=side, lower=lower, trans_a=trans, diag=diag)
+    scale = (np.abs(op) @ np.abs(b)) if side == 0 else (np.abs(b) @ np.abs(op))
+    _within(np.max(np.abs(y - alpha * ex) / scale), np.max(np.abs(ny - alpha * ex) / scale), "trmm")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_trtrs(rng, dt):
+    n = 3 * NB + 5
+    a = np.triu(_mat(rng, n, n, dt)) + 4 * np.eye(n)
+    b = _mat(rng, n, 2, dt)
+    for trans in (0, 1, 2):
+        x, info = L.trtrs(a, b, trans=trans, **EMU)
+        nx, _ = _native("trtrs", dt)(a, b, trans=trans)
+        _within(_solve_error(_op(a, trans), x, b), _solve_error(_op(a, trans), nx, b), "trtrs")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_singular_and_not_positive_definite_give_native_info(rng, dt):
+    n = 3 * NB + 5
+    a = _mat(rng, n, n, dt)
+    a[:, 13] = 0  # a zero column: the pivot of column 13 is exactly zero
+    assert L.getrf(a, **EMU)[2] == _native("getrf", dt)(a)[2] == 14
+    r = np.arange(n * 4, dtype=float).reshape(n, 4) @ np.arange(4 * n, dtype=float).reshape(4, n)
+    assert L.getrf(r.astype(dt), **EMU)[2] > 0 and _native("getrf", dt)(r.astype(dt))[2] > 0
+    s = _spd(rng, n, dt)
+    s[20, 20] = -1.0  # not positive definite from the 21st leading minor on (or earlier)
+    assert L.potrf(s, **EMU)[1] == _native("potrf", dt)(s)[1] > 0
+    t = np.triu(_mat(rng, n, n, dt))
+    t[17, 17] = 0
+    assert L.trtri(t, **EMU)[1] == _native("trtri", dt)(t)[1] == 18
+    assert L.trtrs(t, _mat(rng, n, 1, dt), **EMU)[1] == 18
+    lu, piv, _ = L.getrf(a, **EMU)
+    assert L.getri(lu, piv, **EMU)[1] == 14
+
+
+def test_leading_dimension_larger_than_the_matrix(rng):
+    """The C API on a matrix inside a larger buffer: the same bits as the packed call, and
+    the rows beyond m untouched."""
+    m, n, pad = 29, 23, 5
+    a = rng.standard_normal((m, n))
+    big = np.full((m + pad, n), 7.0, order="F")
+    big[:m] = a
+    ipiv = np.zeros(n, dtype=np.int64)
+    info = ffi.new("int64_t *")
+    o = _options("ozaki2", None, None, None, None)
+    st = lib.ozblas_dgetrf(_context(), m, n, ffi.cast("double *", big.ctypes.data), m + pad,
+                           ffi.cast("int64_t *", ipiv.ctypes.data), info, NB, o, ffi.NULL)
+    assert st == 0 and info[0] == 0
+    lu, piv, _ = L.getrf(a, **EMU)
+    assert np.array_equal(big[:m], lu) and np.array_equal(ipiv - 1, piv)
+    assert np.all(big[m:] == 7.0)
+    b = rng.standard_normal((n, 3))
+    bb = np.full((n + pad, 3), 7.0, order="F")
+    bb[:n] = b
+    sq, sp, _ = L.getrf(a[:n], **EMU)  # a square factorization for the solve
+    ip = (sp + 1).astype(np.int64)
+    st = lib.ozblas_dgetrs(_context(), b"N", n, 3, ffi.cast("double *", sq.ctypes.data), n,
+                           ffi.cast("int64_t *", ip.ctypes.data), ffi.cast("double *", bb.ctypes.data),
+                           n + pad, info, NB, o, ffi.NULL)
+    assert st == 0 and np.all(bb[n:] == 7.0)
+    assert np.array_equal(bb[:n], L.getrs(sq, ip - 1, b, **EMU)[0])
+
+
+def test_bad_arguments_give_lapack_info():
+    info = ffi.new("int64_t *")
+    a = np.zeros((4, 4), order="F")
+    p = ffi.cast("double *", a.ctypes.data)
+    ipiv = ffi.new("int64_t[4]")
+    assert lib.ozblas_dgetrf(_context(), 4, 4, p, 3, ipiv, info, 0, ffi.NULL, ffi.NULL) == 1
+    assert info[0] == -4
+    assert lib.ozblas_dpotrf(_context(), b"X", 4, p, 4, info, 0, ffi.NULL, ffi.NULL) == 1
+    assert info[0] == -1
+    assert lib.ozblas_dtrsm(_context(), b"L", b"U", b"N", b"Q", 4, 4, 1.0, p, 4, p, 4, info, 0,
+                            ffi.NULL, ffi.NULL) == 1
+    assert info[0] == -4
+    with pytest.raises(ValueError, match="nb"):
+        L.getrf(a, nb=0)
+    with pytest.raises(ValueError, match="square"):
+        L.potrf(np.zeros((3, 4)))
+
+
+def test_threads_do_not_change_bits(rng):
+    a = _mat(rng, 41, 41, np.complex128)
+    one = L.getrf(a, threads=1, **EMU)
+    two = L.getrf(a, threads=2, **EMU)
+    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+    s = _spd(rng, 41, np.float64)
+    assert np.array_equal(L.potrf(s, threads=1, **EMU)[0], L.potrf(s, threads=2, **EMU)[0])
+
+
+def test_block_size_from_the_environment(monkeypatch, rng):
+    monkeypatch.setenv("OZBLAS_LAPACK_NB", "16")
+    L.getrf(rng.standard_normal((40, 40)), method="ozaki2")
+    assert L.last_report()["nb"] == 16
+    monkeypatch.setenv("OZBLAS_LAPACK_NB", "many")
+    with pytest.raises(ValueError, match="OZBLAS_LAPACK_NB"):
+        L.getrf(np.eye(3))
+    monkeypatch.delenv("OZBLAS_LAPACK_NB")
+    assert lib.ozblas_lapack_block_size(1000, 1) == 256
+
+
+@settings(max_examples=15, deadline=None)
+@given(m=st.integers(1, 40), n=st.integers(1, 40), nb=st.integers(1, 12),
+       phi=st.sampled_from([0.0, 1.0, 4.0]), seed=st.integers(0, 2**31))
+def test_getrf_property(m, n, nb, phi, seed):
+    """Any shape, block size and dynamic range: a valid partial-pivoting LU as accurate as
+    native's."""
+    r = np.random.default_rng(seed)
+    a = (r.random((m, n)) - 0.5) * np.exp(phi * r.standard_normal((m, n)))
+    lu, piv, info = L.getrf(a, method="ozaki2", nb=nb)
+    nlu, npiv, ninfo = la.dgetrf(a)
+    assert info == ninfo
+    assert np.all(np.abs(np.tril(lu, -1)) <= 1.0)  # partial pivoting: |l_ij| <= 1
+    _within(_lu_error(a, lu, piv), _lu_error(a, nlu, npiv), "||PA - LU|| / ||A||")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_panel_trsm_blocked_again(rng, dt):
+    """nb = 64: the TRSMs beside the diagonal blocks run in blocks of 16 (products too)."""
+    n = 150
+    a = _mat(rng, n, n, dt)
+    lu, piv, info = L.getrf(a, method="ozaki2", nb=64)
+    nlu, npiv, _ = _native("getrf", dt)(a)
+    _within(_lu_error(a, lu, piv), _lu_error(a, nlu, npiv), "||PA - LU|| / ||A||")
+    s = _spd(rng, n, dt)
+    for lower in (False, True):
+        c, info = L.potrf(s, lower=lower, method="ozaki2", nb=64)
+        nc, _ = _native("potrf", dt)(s, lower=lower)
+        f = (lambda c: c @ c.conj().T) if lower else (lambda c: c.conj().T @ c)
+        _within(_nrm(s - f(c)) / _nrm(s), _nrm(s - f(nc)) / _nrm(s), "||A - U^H U|| / ||A||")
+        assert info == 0 and L.last_report()["emulated"] > 0
+
+
+def test_explain_factorization():
+    import json
+    import subprocess
+    import sys
+
+    d = L.explain("getrf", 1000, "d", "h200", nb=256)
+    assert d["nb"] == 256 and len(d["updates"]) == 3  # trailing updates after blocks 0, 1, 2
+    assert [u["m"] for u in d["updates"]] == [744, 488, 232] and 0.5 < d["update_share"] < 1
+    assert L.explain("potrf", 100, "z", "h200")["route"] == "host LAPACK"  # one block
+    with pytest.raises(ValueError, match="accepted: getrf, potrf"):
+        L.explain("geqrf", 10)
+    r = subprocess.run([sys.executable, "-m", "ozblas", "explain", "potrf", "3000", "--profile",
+                        "rtx4090", "--json"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["routine"] == "dpotrf" and out["updates"]
