@@ -4,7 +4,7 @@
  * elementwise pass is modelled as memory-bound: a byte-equivalent count per element divided
  * by a bandwidth. The CUDA executor's counts were fitted to the phase times of the H200 runs
  * in benchmarks/results/ (h200_run3/run4, device arrays; the model is within 25% of every row
- * at n = 8192 and 16384, tests/test_policy.py) with the H200's datasheet 4.8 TB/s as the
+ * at n = 8192 and 16384, tests/core/test_policy.py) with the H200's datasheet 4.8 TB/s as the
  * unit; the CPU executor's to its phase times on the development machine, in the unit of its
  * pass bandwidth (cpu_pass_bw, which `ozblas calibrate` measures in these counts). Integer
  * products run at the INT8 (device) or SGEMM (CPU) rate. */

@@ -4,7 +4,7 @@
 #
 #   bash native/src/cuda/emu/build_emu.sh /tmp/ozblas_emu
 #   PYTHONPATH=/tmp/ozblas_emu python3 -m pytest -q -p no:cacheprovider \
-#       tests/test_cuda_executor.py -k "not large"
+#       tests/cuda/test_cuda_executor.py -k "not large"
 #
 # (the emulation runs every GPU thread as a fiber: fine for small sizes, slow for big ones).
 set -euo pipefail
