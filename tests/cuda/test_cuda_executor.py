@@ -321,7 +321,7 @@ def test_native_matches_numpy(cplx, ta):
     fn = ozblas.zgemm if cplx else ozblas.dgemm
     out, rep = fn(alpha, a, b, beta, c, ta, 0, method="native", executor="cuda",
                   return_info=True)
-    assert rep["executor"] == "cublas" and rep["method"] == "native"
+    assert rep["executor"] == "cuda" and rep["method"] == "native"
     opa = a if ta == 0 else (a.T if ta == 1 or not cplx else a.conj().T)
     want = alpha * (opa @ b) + beta * c
     scale = np.abs(alpha) * (np.abs(opa) @ np.abs(b)) + np.abs(beta) * np.abs(c)
