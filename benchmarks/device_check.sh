@@ -56,8 +56,8 @@ for k, v in i.items():
         print(f"{k}: {v}")
 EOF
 
-echo "== GPU tests (every test marked gpu: tests/test_cuda_executor.py, tests/test_device_arrays.py,"
-echo "   tests/test_shim_cublas.py (CuPy under the preload shim), ...) [$(elapsed) s]"
+echo "== GPU tests (every test marked gpu: tests/cuda/test_cuda_executor.py, tests/cuda/test_device_arrays.py,"
+echo "   tests/shim/test_shim_cublas.py (CuPy under the preload shim), ...) [$(elapsed) s]"
 timeout 240 python3 -m pytest -q -m gpu tests -rfE --durations=8 \
     --junitxml="$OUT/pytest_gpu.xml" -p no:cacheprovider
 TEST_RC=$?

@@ -122,7 +122,7 @@ class _InstallAfter(importlib.abc.Loader):
 
 def _install_scipy_hook():
     global _scipy_ours
-    import scipy_hook
+    from . import scipy_routing as scipy_hook  # the code behind the scipy_hook package
 
     if not scipy_hook.installed():
         scipy_hook.install()
@@ -186,7 +186,7 @@ def deactivate() -> None:
         # Back to the environment's settings: they apply when the shim is also preloaded.
         _lib.ozblas_preload_configure(ffi.NULL, 0, 0, ffi.NULL)
         if _scipy_ours:
-            import scipy_hook
+            from . import scipy_routing as scipy_hook
 
             scipy_hook.uninstall()
             _scipy_ours = False

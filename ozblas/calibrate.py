@@ -29,6 +29,7 @@ import warnings
 import numpy as np
 
 from . import api, config, policy
+from ._native import lib
 
 __all__ = ["CalibrationError", "measure", "calibrate", "main"]
 
@@ -56,14 +57,17 @@ def _best_call(fn, reps):
 
 
 def _model_part(profile, candidate, n, parts, dtype="d", where="host", moduli=16, slices=11):
-    """Sum of the named parts of one candidate, predicted by the C model for an n^3 product."""
+    """Sum of the named parts of one candidate (a dict of the fields it has: method, executor,
+    scaling or variant), predicted by the C model for an n^3 product."""
     c = next(c for c in policy.estimate(n, n, n, dtype, where, profile, moduli, slices)
-             if c["name"] == candidate)
+             if all(c[key] == value for key, value in candidate.items()))
     return sum(c["breakdown"].get(p, 0.0) for p in parts)
 
 
-OZ2_PASSES = ("stats", "residues", "reduction", "crt")   # report phases 0, 1, 3, 4
-OZ1_PASSES = ("split", "conversion", "fp64_accumulation")  # report phases 1, 3, 4
+OZ2_PASSES = ("stats", "residues", "reduction", "crt")   # report phases STATS, SPLIT, REDUCTION, FINAL
+OZ1_PASSES = ("split", "conversion", "fp64_accumulation")  # report phases SPLIT, REDUCTION, FINAL
+_O2_CPU_FAST = {"method": "ozaki2", "executor": "host", "scaling": "fast"}
+_O1_CPU_HYBRID = {"method": "ozaki1", "executor": "host", "variant": "hybrid"}
 
 
 def _host(quick, step, details):
@@ -89,7 +93,7 @@ def _host(quick, step, details):
     _, info = _best_call(lambda: api.matmul(a, b, method="ozaki2", moduli=16, scaling="fast",
                                             executor="cpu", return_info=True)[1], reps)
     ph = info["phase_seconds"]
-    r["cpu_int_gemm"] = 16 * 2 * n2**3 / ph[2]
+    r["cpu_int_gemm"] = 16 * 2 * n2**3 / ph[lib.OZBLAS_PHASE_INT_PRODUCTS]
     step("CPU executor, Ozaki I")
     n1 = 128 if quick else 512
     a1, b1 = _rand(n1, n1, False, 5), _rand(n1, n1, False, 6)
@@ -98,9 +102,12 @@ def _host(quick, step, details):
     ph1 = info1["phase_seconds"]
     # Bytes the model counts for these passes: its prediction at a pass bandwidth of 1 B/s.
     unit = policy.PROFILES["cpu"].replace(cpu_pass_bw=1.0)
-    b2 = _model_part(unit, "ozaki2 fast 16 (cpu executor)", n2, OZ2_PASSES)
-    b1 = _model_part(unit, "ozaki1 hybrid 11 (cpu executor)", n1, OZ1_PASSES)
-    r["cpu_pass_bw"] = (b2 + b1) / (ph[0] + ph[1] + ph[3] + ph[4] + ph1[1] + ph1[3] + ph1[4])
+    b2 = _model_part(unit, _O2_CPU_FAST, n2, OZ2_PASSES)
+    b1 = _model_part(unit, _O1_CPU_HYBRID, n1, OZ1_PASSES)
+    passes2 = (lib.OZBLAS_PHASE_STATS, lib.OZBLAS_PHASE_SPLIT, lib.OZBLAS_PHASE_REDUCTION,
+               lib.OZBLAS_PHASE_FINAL)
+    passes1 = (lib.OZBLAS_PHASE_SPLIT, lib.OZBLAS_PHASE_REDUCTION, lib.OZBLAS_PHASE_FINAL)
+    r["cpu_pass_bw"] = (b2 + b1) / (sum(ph[i] for i in passes2) + sum(ph1[i] for i in passes1))
     details["cpu_executor"] = {"ozaki2_fast_16_n": n2, "ozaki2_phase_seconds": ph,
                                "ozaki1_hybrid_11_n": n1, "ozaki1_phase_seconds": ph1}
 
@@ -109,7 +116,7 @@ def _host(quick, step, details):
     t, _ = _best_call(lambda: api.matmul(s, s, method="ozaki2", moduli=16, scaling="fast",
                                            executor="cpu", return_info=True)[1], 5 if quick else 21)
     zero = policy.PROFILES["cpu"].replace(cpu_call_s=0.0, **{k: r[k] for k in r})
-    rest = _model_part(zero, "ozaki2 fast 16 (cpu executor)", 16, OZ2_PASSES + ("int8_products",))
+    rest = _model_part(zero, _O2_CPU_FAST, 16, OZ2_PASSES + ("int8_products",))
     r["cpu_call_s"] = max(t - rest, 1e-6)
     details["cpu_call_seconds_n16"] = t
     return r
@@ -183,7 +190,8 @@ def _device(quick, step, details, dev):
         a, b = rand(n, False, 3), rand(n, False, 4)
         api.matmul(a, b, method="ozaki2", moduli=16, scaling="fast")
         ph2 = min(api.matmul(a, b, method="ozaki2", moduli=16, scaling="fast",
-                             return_info=True)[1]["phase_seconds"][2] for _ in range(reps))
+                             return_info=True)[1]["phase_seconds"][lib.OZBLAS_PHASE_INT_PRODUCTS]
+                  for _ in range(reps))
         r["dev_int8"] = 16 * 2 * n**3 / ph2
         details["dev_int8_n"] = n
         del a, b
@@ -217,10 +225,11 @@ def _device(quick, step, details, dev):
         t_emu, _ = _best_call(lambda: api.matmul(s, s, method="ozaki2", moduli=16, scaling="fast",
                                                    return_info=True)[1], calls)
     base = policy.PROFILES["measured_h200"].replace(**r, dev_call_s=0.0, dev_emu_call_s=0.0)
-    r["dev_call_s"] = max(t_nat - _model_part(base, "native device", 64, ("device_gemm",),
-                                              where="device"), 1e-6)
+    r["dev_call_s"] = max(t_nat - _model_part(base, {"method": "native", "executor": "device"}, 64,
+                                              ("device_gemm",), where="device"), 1e-6)
     r["dev_emu_call_s"] = max(t_emu - _model_part(
-        base, "ozaki2 fast 16", 64, OZ2_PASSES + ("int8_products", "overhead"), where="device"), 1e-6)
+        base, dict(_O2_CPU_FAST, executor="device"), 64,
+        OZ2_PASSES + ("int8_products", "overhead"), where="device"), 1e-6)
     details["device_call_seconds_n64"] = {"native": t_nat, "ozaki2_fast_16": t_emu}
     return r
 

@@ -1,7 +1,7 @@
 """The policy, seen from Python: which way to compute C = op(A) op(B) is fastest on a machine.
 
 The cost model, the built-in profiles and the calibration cache live in C
-(native/src/core/policy.c), where method auto (ozblas_dgemm, the preload shim) uses them;
+(native/src/core/policy_*.c), where method auto (ozblas_dgemm, the preload shim) uses them;
 this module is a thin layer over it: `estimate` lists the candidates with their predicted
 times, `choose` is method auto's decision, `explain` and `format_explain` say why, and
 `main_explain` is the `ozblas explain` command.

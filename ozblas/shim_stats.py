@@ -10,14 +10,42 @@ never loads the shim, and without it every count is zero.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
+import re
+from pathlib import Path
 
 __all__ = ["stats", "ROUTINES", "LAPACK_ROUTINES", "ROUTES"]
 
-ROUTINES = ("dgemm", "zgemm", "dsyrk", "zsyrk", "zherk")
-# The LAPACK entries (native/src/shim/shim_lapack.c), each counted under its own name.
-LAPACK_ROUTINES = tuple(p + r for r in ("getrf", "getrs", "gesv", "getri", "potrf", "potrs",
-                                        "posv", "potri", "trtri", "trtrs", "trsm", "trmm") for p in "dz")
+
+@functools.cache
+def _shim_lists() -> dict[str, tuple[str, ...]]:
+    """The routine lists of shim_names.h (the shim's one table of names): for every X-macro
+    ``#define NAME(X)`` whose lines are ``X(routine, ...)``, NAME -> its routines in order."""
+    import ozblas
+
+    here = Path(__file__).resolve().parent
+    places = [Path(d) / "shim_names.h" for d in ozblas.__path__]  # installed with the library
+    places.append(here.parent / "native" / "src" / "shim" / "shim_names.h")  # a source tree
+    header = next((p for p in places if p.exists()), None)
+    if header is None:
+        raise ImportError(f"shim_names.h not found in {[str(p) for p in places]}")
+    text = header.read_text().replace("\\\n", " ")
+    lists = {}
+    for name, param, body in re.findall(r"^#define\s+(\w+)\(\s*(\w+)\s*\)([^\n]*)", text, re.M):
+        lists[name] = tuple(re.findall(r"\b" + param + r"\(\s*(\w+)\s*,", body))
+    return lists
+
+
+def __getattr__(name):
+    # read from the header on first use, so importing ozblas never needs it
+    if name == "ROUTINES":  # the BLAS products (OZ_SHIM_ROUTINES)
+        return _shim_lists()["OZ_SHIM_ROUTINES"]
+    if name == "LAPACK_ROUTINES":  # the LAPACK entries (OZ_SHIM_LAPACK_ROUTINES, shim_lapack.c)
+        return _shim_lists()["OZ_SHIM_LAPACK_ROUTINES"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # ozblas: emulated; fallback: routed, computed natively by ozblas (the detail says why);
 # native: passed to the real routine (the detail says why); quick: a BLAS quick return.
 ROUTES = ("ozblas", "fallback", "native", "quick")
@@ -88,7 +116,7 @@ def stats() -> dict:
     counts as ``OZBLAS_SUMMARY=1`` prints at exit.
     """
     routines = {r: dict(_zeros(), **{k: 0 for k in ROUTES}, routes={})
-                for r in ROUTINES + LAPACK_ROUTINES}
+                for names in _shim_lists().values() for r in names}
     total = dict(_zeros(), **{k: 0 for k in ROUTES})
     found = _loaded()
     if found is not None:

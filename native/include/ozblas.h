@@ -503,7 +503,7 @@ int ozblas_activate_count(void);
 int ozblas_preload_configure(const ozblas_options *opt, int64_t min_size, int disable,
                              const char *trace);
 
-/* ---- The policy (core/policy.c): device profiles, the cost model, the calibration cache ----
+/* ---- The policy (core/policy_*.c): device profiles, the cost model, the calibration cache ----
  * One cost model, in C, serves method auto (ozblas_dgemm/ozblas_zgemm, the preload shim) and
  * the Python policy (ozblas.policy, `ozblas explain`, `ozblas info`). */
 

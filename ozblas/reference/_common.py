@@ -3,6 +3,18 @@
 import numpy as np
 
 
+def _ilogb(x: np.ndarray) -> np.ndarray:
+    """Exponent e with 1 <= |x| 2^-e < 2 (x finite, nonzero; subnormals included)."""
+    return np.frexp(x)[1].astype(np.int64) - 1
+
+
+def _parts(x: np.ndarray) -> list[np.ndarray]:
+    """The real parts of a matrix: [re, im] for complex, [x] (float64) for real."""
+    if np.iscomplexobj(x):
+        return [x.real.astype(np.float64), x.imag.astype(np.float64)]
+    return [np.asarray(x, dtype=np.float64)]
+
+
 def operands(a, b, alpha, beta):
     """(a, b, is_complex): complex128 when any of a, b, alpha, beta is complex."""
     a = np.asarray(a)

@@ -27,7 +27,8 @@ import numpy as np
 
 from .. import _constants
 from . import fp4
-from ._common import operands, update
+from ._common import _ilogb, _parts, operands, update
+from .ozaki2 import TARGET, _lower_product, _norm1, _stats, auto_count
 
 __all__ = ["ozaki1", "slice_width", "group_addends"]
 
@@ -52,17 +53,9 @@ def group_addends(beta: int, K: int) -> int:
     return 1 << e if e > 0 else 1
 
 
-def _ilogb(x: np.ndarray) -> np.ndarray:
-    return np.frexp(x)[1].astype(np.int64) - 1
-
-
 def _ceil_log2(x: np.ndarray) -> np.ndarray:
     f, e = np.frexp(x)
     return np.where(f == 0.5, e - 1, e).astype(np.int64)
-
-
-def _parts(x: np.ndarray) -> list[np.ndarray]:
-    return [x.real.astype(np.float64), x.imag.astype(np.float64)] if np.iscomplexobj(x) else [x.astype(np.float64)]
 
 
 def _split(parts: list[np.ndarray], s: int, beta: int, variant: str):
@@ -112,15 +105,11 @@ def _split(parts: list[np.ndarray], s: int, beta: int, variant: str):
 
 def _auto_slices(a, b, cplx, bw, K):
     """ozaki1.h automatic precision with ozaki2.py's statistics: (slices, ratio, lost)."""
-    import sys
-
-    o2 = sys.modules[__package__ + ".ozaki2"]  # the module (the package exports its function)
-
-    pa, pb = o2._parts(a), o2._parts(b)
-    Ea, emin_a, _ = o2._stats(pa, 1)
-    Eb, emin_b, _ = o2._stats(pb, 0)
-    Na, Nb = o2._norm1(pa, Ea, 1), o2._norm1(pb, Eb, 0)
-    Glo = o2._lower_product(pa, pb, Ea, Eb)
+    pa, pb = _parts(a), _parts(b)
+    Ea, emin_a, _ = _stats(pa, 1)
+    Eb, emin_b, _ = _stats(pb, 0)
+    Na, Nb = _norm1(pa, Ea, 1), _norm1(pb, Eb, 0)
+    Glo = _lower_product(pa, pb, Ea, Eb)
     k = a.shape[1]
     big = np.iinfo(np.int64).max
     state = {}
@@ -129,7 +118,7 @@ def _auto_slices(a, b, cplx, bw, K):
         lost = bool(np.any((emin_a != big) & (emin_a < Ea + 2 - bw * s))
                     or np.any((emin_b != big) & (emin_b < Eb + 2 - bw * s)))
         state.update(lost=lost, ratio=np.inf if lost else _max_ratio(s))
-        return state["ratio"] <= o2.TARGET
+        return state["ratio"] <= TARGET
 
     def _max_ratio(s):
         c = 2.0 if cplx else 1.0
@@ -149,7 +138,7 @@ def _auto_slices(a, b, cplx, bw, K):
         r = np.where(Glo == 0, span, np.minimum(r, span))
         return float(np.where(zero, 0.0, r).max())
 
-    s = o2.auto_count(2, _constants.MAX_SLICES, 11, meets)
+    s = auto_count(2, _constants.MAX_SLICES, 11, meets)
     return s, state["ratio"], state["lost"]
 
 

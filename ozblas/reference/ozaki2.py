@@ -14,7 +14,7 @@ import numpy as np
 
 from .._native import lib, load
 from . import fp4
-from ._common import operands, update
+from ._common import _ilogb, _parts, operands, update
 
 __all__ = ["ozaki2", "moduli"]
 
@@ -28,15 +28,6 @@ ENGINES = ("int8", "fp4")
 def moduli(n: int, engine: str = "int8") -> list[int]:
     load()
     return [lib.ozblas_ozaki2_engine_modulus(ENGINES.index(engine), t) for t in range(n)]
-
-
-def _ilogb(x: np.ndarray) -> np.ndarray:
-    """Exponent e with 1 <= |x| 2^-e < 2 (x finite, nonzero; subnormals included)."""
-    return np.frexp(x)[1].astype(np.int64) - 1
-
-
-def _parts(x: np.ndarray) -> list[np.ndarray]:
-    return [x.real.astype(np.float64), x.imag.astype(np.float64)] if np.iscomplexobj(x) else [x]
 
 
 def _stats(parts: list[np.ndarray], axis: int):

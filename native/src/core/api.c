@@ -11,16 +11,12 @@
 #include "phase_kernels.h"
 #include "../cuda/oz_cuda.h"
 
-#ifndef OZBLAS_VERSION
-#define OZBLAS_VERSION "0.0.0"
-#endif
 
 struct ozblas_context {
     int reserved; /* executors cache per thread and device; the handle lets later versions
                      keep state here without changing the API */
 };
 
-const char *ozblas_version(void) { return OZBLAS_VERSION; }
 
 const char *ozblas_cuda_describe(void) { return oz_cuda_describe(); }
 
@@ -78,7 +74,7 @@ static int on_device(const oz_gemm_call *c)
     return oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) || oz_cuda_on_device(c->C);
 }
 
-/* Method auto: the policy's choice (core/policy.c) on this machine's profile among the
+/* Method auto: the policy's choice (core/policy_model.c) on this machine's profile among the
  * executors that may compete (ozblas_policy_executors). Returns the method and sets *ex to
  * the executor chosen. */
 static int auto_method(const oz_gemm_call *c, const ozblas_options *opt, const oz_executor **ex)

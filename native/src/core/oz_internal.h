@@ -134,6 +134,10 @@ const oz_host_blas *oz_host_blas_get(void);
  * NULL when none defines it. path (may be NULL) receives the defining object's path.
  * Thread-safe; not cached (callers cache). */
 OZ_SHIM_API void *oz_find_real_symbol(const char *name, char *path, size_t path_len);
+/* Is the object defining the symbol at addr an ozblas library? */
+int oz_in_ozblas_library(const void *addr);
+/* The path of the object defining addr (fallback when dladdr cannot say) into path. */
+void oz_defining_path(const void *addr, const char *fallback, char *path, size_t len);
 int oz_host_sgemm_tn(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float *C, int64_t ldc);
 

@@ -68,6 +68,29 @@ struct oz_kernels {
     unsigned engines;
 };
 
+/* An executor's kernels are named P##probe_open ... P##o1_close: declared by
+ * OZ_DECLARE_KERNELS(P), collected in struct oz_kernels order by OZ_KERNEL_TABLE(P, engines). */
+#define OZ_DECLARE_KERNELS(P)                                                                    \
+    ozblas_status P##probe_open(const oz_gemm_call *c, const ozblas_options *opt,               \
+                                int bound_product, void **probe, int *bad, int *products);      \
+    ozblas_status P##probe_bits(void *probe, const oz2_table *T);                               \
+    ozblas_status P##probe_ratio(void *probe, int beta, int count, double *ratio);              \
+    void P##probe_sides(void *probe, oz_side *a, oz_side *b);                                   \
+    void P##probe_close(void *probe);                                                           \
+    ozblas_status P##o2_open(const oz_gemm_call *c, const ozblas_options *opt,                  \
+                             const oz2_table *T, void *probe, void **run, int *bad, oz_side *a, \
+                             oz_side *b, ozblas_report *rep);                                   \
+    ozblas_status P##o2_products(void *run, ozblas_report *rep);                                \
+    void P##o2_close(void *run);                                                                \
+    ozblas_status P##o1_open(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta, \
+                             void **run, int *bad, int *lost, oz_side *a, oz_side *b,           \
+                             ozblas_report *rep);                                               \
+    ozblas_status P##o1_products(void *run, int chunk, int terms, ozblas_report *rep);          \
+    void P##o1_close(void *run)
+#define OZ_KERNEL_TABLE(P, engines)                                                              \
+    {P##probe_open, P##probe_bits, P##probe_ratio, P##probe_sides, P##probe_close, P##o2_open,  \
+     P##o2_products, P##o2_close, P##o1_open, P##o1_products, P##o1_close, engines}
+
 /* core/driver_auto.c, for the drivers. */
 
 /* Automatic precision: the fewest count in [2, hi] whose bound is DGEMM-level, walked from

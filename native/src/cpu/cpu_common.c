@@ -1,6 +1,7 @@
 /* Helpers shared by the CPU executor's methods (Ozaki I and Ozaki II). */
 #include <omp.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "cpu_common.h"
 
@@ -73,4 +74,15 @@ void oz_cpu_sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, in
                 s += A[l + i * lda] * B[l + j * ldb];
             C[i + j * m] = s;
         }
+}
+
+void *oz_cpu_state(void **run, size_t size, const oz_gemm_call *c, const ozblas_options *opt)
+{
+    oz_cpu_call *k = calloc(1, size);
+    *run = k;
+    if (k) {
+        k->c = c;
+        k->nt = oz_cpu_threads(opt);
+    }
+    return k;
 }

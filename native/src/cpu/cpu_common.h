@@ -46,22 +46,18 @@ static inline void oz_phase_mark(oz_phase_clock *k, ozblas_report *rep, int phas
     k->t = t;
 }
 
-/* The kernels of core/phase_kernels.h (struct oz_kernels documents each). */
-ozblas_status oz_cpu_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
-                                int bound_product, void **probe, int *bad, int *products);
-ozblas_status oz_cpu_probe_bits(void *probe, const oz2_table *T);
-ozblas_status oz_cpu_probe_ratio(void *probe, int beta, int count, double *ratio);
-void oz_cpu_probe_sides(void *probe, oz_side *a, oz_side *b);
-void oz_cpu_probe_close(void *probe);
-ozblas_status oz_cpu_o2_open(const oz_gemm_call *c, const ozblas_options *opt,
-                             const oz2_table *T, void *probe, void **run, int *bad, oz_side *a,
-                             oz_side *b, ozblas_report *rep);
-ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep);
-void oz_cpu_o2_close(void *run);
-ozblas_status oz_cpu_o1_open(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta,
-                             void **run, int *bad, int *lost, oz_side *a, oz_side *b,
-                             ozblas_report *rep);
-ozblas_status oz_cpu_o1_products(void *run, int chunk, int terms, ozblas_report *rep);
-void oz_cpu_o1_close(void *run);
+/* What every CPU kernel state starts with: the call, its threads, its phase clock. */
+typedef struct {
+    const oz_gemm_call *c;
+    int nt;
+    oz_phase_clock clk;
+} oz_cpu_call;
+/* A zeroed state of size bytes starting with an oz_cpu_call for c, *run set to it (for the
+ * close kernel); NULL when out of memory. */
+void *oz_cpu_state(void **run, size_t size, const oz_gemm_call *c, const ozblas_options *opt);
+
+/* The kernels of core/phase_kernels.h (struct oz_kernels documents each): oz_cpu_probe_open,
+ * oz_cpu_o2_open, ... */
+OZ_DECLARE_KERNELS(oz_cpu_);
 
 #endif

@@ -56,12 +56,8 @@ static ozblas_status cpu_native(const oz_gemm_call *c, const ozblas_options *opt
     return OZBLAS_OK;
 }
 
-static const oz_kernels cpu_kernels = {
-    oz_cpu_probe_open, oz_cpu_probe_bits,     oz_cpu_probe_ratio, oz_cpu_probe_sides,
-    oz_cpu_probe_close, oz_cpu_o2_open,       oz_cpu_o2_products, oz_cpu_o2_close,
-    oz_cpu_o1_open,    oz_cpu_o1_products,    oz_cpu_o1_close,
-    (1u << OZBLAS_ENGINE_INT8) | (1u << OZBLAS_ENGINE_FP4),
-};
+static const oz_kernels cpu_kernels =
+    OZ_KERNEL_TABLE(oz_cpu_, (1u << OZBLAS_ENGINE_INT8) | (1u << OZBLAS_ENGINE_FP4));
 
 const oz_executor oz_cpu_executor = {
     OZBLAS_EXECUTOR_CPU, "cpu", cpu_available, cpu_native, &cpu_kernels,

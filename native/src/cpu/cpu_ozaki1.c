@@ -164,41 +164,26 @@ static int split_side(int nt, const oz_gemm_call *c, int is_a, int s, int beta, 
 }
 
 typedef struct {
-    int nt;
+    oz_cpu_call k;
     int engine; /* an ozblas_engine: FP4 writes each INT8 slice in three base-13 limbs */
-    const oz_gemm_call *c;
     int s;
     oz1_side sa, sb;
-    oz_phase_clock clk;
 } cpu_o1;
-
-void oz_cpu_o1_close(void *run)
-{
-    cpu_o1 *o = run;
-    if (!o)
-        return;
-    side_free(&o->sa);
-    side_free(&o->sb);
-    free(o);
-}
 
 ozblas_status oz_cpu_o1_open(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta,
                              void **run, int *bad, int *lost, oz_side *a, oz_side *b,
                              ozblas_report *rep)
 {
-    cpu_o1 *o = calloc(1, sizeof *o);
-    *run = o;
+    cpu_o1 *o = oz_cpu_state(run, sizeof *o, c, opt);
     if (!o)
         return OZBLAS_ERR_ALLOCATION;
-    o->nt = oz_cpu_threads(opt);
     o->engine = opt->engine;
-    o->c = c;
     o->s = s;
-    oz_phase_start(&o->clk);
-    if (!split_side(o->nt, c, 1, s, beta, opt->ozaki1_variant, &o->sa, bad, lost) ||
-        !split_side(o->nt, c, 0, s, beta, opt->ozaki1_variant, &o->sb, bad, lost))
+    oz_phase_start(&o->k.clk);
+    if (!split_side(o->k.nt, c, 1, s, beta, opt->ozaki1_variant, &o->sa, bad, lost) ||
+        !split_side(o->k.nt, c, 0, s, beta, opt->ozaki1_variant, &o->sb, bad, lost))
         return OZBLAS_ERR_ALLOCATION;
-    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_SPLIT);
+    oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_SPLIT);
     memset(a, 0, sizeof *a);
     memset(b, 0, sizeof *b);
     a->n = c->m, a->top = o->sa.top, a->e = o->sa.e;
@@ -206,11 +191,19 @@ ozblas_status oz_cpu_o1_open(const oz_gemm_call *c, const ozblas_options *opt, i
     return OZBLAS_OK;
 }
 
+void oz_cpu_o1_close(void *run)
+{
+    cpu_o1 *o = run;
+    if (o)
+        side_free(&o->sa), side_free(&o->sb);
+    free(o);
+}
+
 ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep)
 {
     cpu_o1 *o = run;
-    const oz_gemm_call *c = o->c;
-    const int nt = o->nt, s = o->s, cx = c->is_complex, np = cx ? 2 : 1;
+    const oz_gemm_call *c = o->k.c;
+    const int nt = o->k.nt, s = o->s, cx = c->is_complex, np = cx ? 2 : 1;
     const int npairs = s * (s + 1) / 2;
     const int64_t m = c->m, n = c->n, k = c->k;
     const oz1_side sa = o->sa, sb = o->sb;
@@ -272,7 +265,7 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
                             for (int64_t l = 0; l < kb; l++)
                                 dst[l] = src[l];
                         }
-                    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_REDUCTION);
+                    oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_REDUCTION);
                     /* one call for both parts of B_q: P + t * rows * ntl is A^T B_q,part t */
                     if (o->engine == OZ2_ENGINE_FP4) { /* exact, and below 2^24: a float */
                         oz_cpu_engine_product(nt, o->engine, OZ_FP4_MAX_LIMBS, rows, np * ntl, kb,
@@ -282,7 +275,7 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
                     } else {
                         oz_cpu_sgemm_tn(nt, rows, np * ntl, kb, FA, kb, FB, kb, P);
                     }
-                    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
+                    oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
                     const float *P1 = P, *P2 = P + rows * ntl;
 #pragma omp parallel for num_threads(nt) schedule(static)
                     for (int64_t jl = 0; jl < ntl; jl++)
@@ -305,7 +298,7 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
                                 }
                             }
                         }
-                    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_REDUCTION);
+                    oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_REDUCTION);
                 }
             }
             /* FP64 accumulation: groups g + 2 from s + 1 down to 2, chunks by increasing p */
@@ -331,21 +324,11 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
                             }
                         }
                     }
-                for (int64_t il = 0; il < mt; il++) {
-                    double *cij = c->C + np * (i0 + il + (j0 + jl) * c->ldc);
-                    if (!cx) {
-                        cij[0] = oz_update_real(a[il], c->alpha[0], c->beta[0],
-                                                c->beta_zero ? 0.0 : cij[0], c->beta_zero);
-                    } else {
-                        double out[2];
-                        oz_update_complex(a[il], a[mt + il], c->alpha, c->beta, cij,
-                                          c->beta_zero, out);
-                        cij[0] = out[0];
-                        cij[1] = out[1];
-                    }
-                }
+                for (int64_t il = 0; il < mt; il++)
+                    oz_update_element(c->C + np * (i0 + il + (j0 + jl) * c->ldc), cx, a[il],
+                                      cx ? a[mt + il] : 0.0, c->alpha, c->beta, c->beta_zero);
             }
-            oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_FINAL);
+            oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_FINAL);
         }
     }
 done:

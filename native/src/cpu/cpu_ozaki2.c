@@ -253,8 +253,7 @@ static void residues(int nt, const packed *p, int64_t k, double mt, double inv, 
 /* ---- automatic precision's probe ------------------------------------------------------- */
 
 typedef struct {
-    int nt;
-    const oz_gemm_call *c;
+    oz_cpu_call k;
     int ushift;
     packed pa, pb;
     double *G;              /* accurate scaling's bound product (NULL: not asked for) */
@@ -263,41 +262,25 @@ typedef struct {
     const oz2_table *T;     /* the table the bits were set for last */
 } cpu_probe;
 
-void oz_cpu_probe_close(void *probe)
-{
-    cpu_probe *p = probe;
-    if (!p)
-        return;
-    packed_free(&p->pa);
-    packed_free(&p->pb);
-    free(p->G);
-    free(p->Glo);
-    free(p->terms);
-    free(p);
-}
-
 ozblas_status oz_cpu_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
-                                    int bound_product, void **probe, int *bad, int *products)
+                                int bound_product, void **probe, int *bad, int *products)
 {
-    cpu_probe *p = calloc(1, sizeof *p);
-    *probe = p;
+    cpu_probe *p = oz_cpu_state(probe, sizeof *p, c, opt);
     if (!p)
         return OZBLAS_ERR_ALLOCATION;
-    p->nt = oz_cpu_threads(opt);
-    p->c = c;
     p->ushift = c->is_complex ? 4 : 5;
-    int okp = pack(p->nt, c, 1, &p->pa);
-    int okq = pack(p->nt, c, 0, &p->pb);
+    int okp = pack(p->k.nt, c, 1, &p->pa);
+    int okq = pack(p->k.nt, c, 0, &p->pb);
     if (!okp || !okq)
         return OZBLAS_ERR_ALLOCATION;
-    if (stats(p->nt, &p->pa, c->k) | stats(p->nt, &p->pb, c->k)) {
+    if (stats(p->k.nt, &p->pa, c->k) | stats(p->k.nt, &p->pb, c->k)) {
         *bad = 1;
         return OZBLAS_OK;
     }
     if (bound_product &&
-        !(p->G = small_product(p->nt, c, &p->pa, &p->pb, p->ushift, 0, KBLOCK_BOUND)))
+        !(p->G = small_product(p->k.nt, c, &p->pa, &p->pb, p->ushift, 0, KBLOCK_BOUND)))
         return OZBLAS_ERR_ALLOCATION;
-    p->Glo = lower_product(p->nt, c, &p->pa, &p->pb);
+    p->Glo = lower_product(p->k.nt, c, &p->pa, &p->pb);
     p->terms = malloc(sizeof(double) * 2 * (c->m + c->n));
     if (!p->Glo || !p->terms)
         return OZBLAS_ERR_ALLOCATION;
@@ -308,7 +291,7 @@ ozblas_status oz_cpu_probe_open(const oz_gemm_call *c, const ozblas_options *opt
 ozblas_status oz_cpu_probe_bits(void *probe, const oz2_table *T)
 {
     cpu_probe *p = probe;
-    set_bits(p->nt, p->c, T, p->G, p->ushift, &p->pa, &p->pb);
+    set_bits(p->k.nt, p->k.c, T, p->G, p->ushift, &p->pa, &p->pb);
     p->T = T;
     return OZBLAS_OK;
 }
@@ -316,15 +299,15 @@ ozblas_status oz_cpu_probe_bits(void *probe, const oz2_table *T)
 ozblas_status oz_cpu_probe_ratio(void *probe, int beta, int count, double *ratio)
 {
     cpu_probe *p = probe;
-    const oz_gemm_call *c = p->c;
+    const oz_gemm_call *c = p->k.c;
     if (!beta) {
-        *ratio = max_ratio(p->nt, c, &p->pa, &p->pb, p->Glo, p->terms);
+        *ratio = max_ratio(p->k.nt, c, &p->pa, &p->pb, p->Glo, p->terms);
         return OZBLAS_OK;
     }
     const packed *pa = &p->pa, *pb = &p->pb;
     const int64_t m = c->m, n = c->n;
     double r = 0.0;
-#pragma omp parallel for num_threads(p->nt) schedule(static) reduction(max : r)
+#pragma omp parallel for num_threads(p->k.nt) schedule(static) reduction(max : r)
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
             double v = oz1_bound_ratio(c->is_complex, count, beta, c->k, pa->E[i], pb->E[j],
@@ -352,16 +335,65 @@ void oz_cpu_probe_sides(void *probe, oz_side *a, oz_side *b)
     sides_of(&p->pa, &p->pb, a, b);
 }
 
+void oz_cpu_probe_close(void *probe)
+{
+    cpu_probe *p = probe;
+    if (!p)
+        return;
+    packed_free(&p->pa);
+    packed_free(&p->pb);
+    free(p->G);
+    free(p->Glo);
+    free(p->terms);
+    free(p);
+}
+
 /* ---- Ozaki II with a table ------------------------------------------------------------- */
 
 typedef struct {
-    int nt;
-    const oz_gemm_call *c;
+    oz_cpu_call k;
     const oz2_table *T;
     packed pa, pb;
     double *G;
-    oz_phase_clock clk;
 } cpu_o2;
+
+ozblas_status oz_cpu_o2_open(const oz_gemm_call *c, const ozblas_options *opt,
+                             const oz2_table *T, void *probe, void **run, int *bad,
+                             oz_side *a, oz_side *b, ozblas_report *rep)
+{
+    cpu_o2 *o = oz_cpu_state(run, sizeof *o, c, opt);
+    if (!o)
+        return OZBLAS_ERR_ALLOCATION;
+    o->T = T;
+    const int ushift = c->is_complex ? 4 : 5;
+    cpu_probe *p = probe;
+    if (p) { /* the probe's statistics and bound product, and the bits it set for T last */
+        o->pa = p->pa, o->pb = p->pb, o->G = p->G;
+        memset(&p->pa, 0, sizeof p->pa);
+        memset(&p->pb, 0, sizeof p->pb);
+        p->G = NULL;
+        oz_phase_start(&o->k.clk);
+        if (p->T != T)
+            set_bits(o->k.nt, c, T, o->G, ushift, &o->pa, &o->pb);
+    } else {
+        int okp = pack(o->k.nt, c, 1, &o->pa);
+        int okq = pack(o->k.nt, c, 0, &o->pb);
+        if (!okp || !okq)
+            return OZBLAS_ERR_ALLOCATION;
+        oz_phase_start(&o->k.clk);
+        if (stats(o->k.nt, &o->pa, c->k) | stats(o->k.nt, &o->pb, c->k)) {
+            *bad = 1;
+            return OZBLAS_OK;
+        }
+        if (opt->scaling == OZBLAS_SCALING_ACCURATE &&
+            !(o->G = small_product(o->k.nt, c, &o->pa, &o->pb, ushift, 0, KBLOCK_BOUND)))
+            return OZBLAS_ERR_ALLOCATION;
+        set_bits(o->k.nt, c, T, o->G, ushift, &o->pa, &o->pb);
+    }
+    oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_STATS);
+    sides_of(&o->pa, &o->pb, a, b);
+    return OZBLAS_OK;
+}
 
 void oz_cpu_o2_close(void *run)
 {
@@ -374,53 +406,12 @@ void oz_cpu_o2_close(void *run)
     free(o);
 }
 
-ozblas_status oz_cpu_o2_open(const oz_gemm_call *c, const ozblas_options *opt,
-                                 const oz2_table *T, void *probe, void **run, int *bad,
-                                 oz_side *a, oz_side *b, ozblas_report *rep)
-{
-    cpu_o2 *o = calloc(1, sizeof *o);
-    *run = o;
-    if (!o)
-        return OZBLAS_ERR_ALLOCATION;
-    o->nt = oz_cpu_threads(opt);
-    o->c = c;
-    o->T = T;
-    const int ushift = c->is_complex ? 4 : 5;
-    cpu_probe *p = probe;
-    if (p) { /* the probe's statistics and bound product, and the bits it set for T last */
-        o->pa = p->pa, o->pb = p->pb, o->G = p->G;
-        memset(&p->pa, 0, sizeof p->pa);
-        memset(&p->pb, 0, sizeof p->pb);
-        p->G = NULL;
-        oz_phase_start(&o->clk);
-        if (p->T != T)
-            set_bits(o->nt, c, T, o->G, ushift, &o->pa, &o->pb);
-    } else {
-        int okp = pack(o->nt, c, 1, &o->pa);
-        int okq = pack(o->nt, c, 0, &o->pb);
-        if (!okp || !okq)
-            return OZBLAS_ERR_ALLOCATION;
-        oz_phase_start(&o->clk);
-        if (stats(o->nt, &o->pa, c->k) | stats(o->nt, &o->pb, c->k)) {
-            *bad = 1;
-            return OZBLAS_OK;
-        }
-        if (opt->scaling == OZBLAS_SCALING_ACCURATE &&
-            !(o->G = small_product(o->nt, c, &o->pa, &o->pb, ushift, 0, KBLOCK_BOUND)))
-            return OZBLAS_ERR_ALLOCATION;
-        set_bits(o->nt, c, T, o->G, ushift, &o->pa, &o->pb);
-    }
-    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_STATS);
-    sides_of(&o->pa, &o->pb, a, b);
-    return OZBLAS_OK;
-}
-
 ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
 {
     cpu_o2 *o = run;
-    const oz_gemm_call *c = o->c;
+    const oz_gemm_call *c = o->k.c;
     const oz2_table *T = o->T;
-    const int nt = o->nt, cx = c->is_complex;
+    const int nt = o->k.nt, cx = c->is_complex;
     const int64_t m = c->m, n = c->n, k = c->k, mn = c->m * c->n;
     packed *pa = &o->pa, *pb = &o->pb;
     ozblas_status st = OZBLAS_OK;
@@ -449,12 +440,12 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
         double mt = T->m[t], inv = T->inv[t];
         residues(nt, pa, k, mt, inv, RA, RA + k * m, RA + 2 * k * m);
         residues(nt, pb, k, mt, inv, RB, RB + k * n, RB + 2 * k * n);
-        oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_SPLIT);
+        oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_SPLIT);
         /* exact products (k < 2^28 products of at most 2^14 stay below 2^53 in double) */
         for (int q = 0; q < np; q++)
             oz_cpu_engine_product(nt, T->engine, T->digits[t], m, n, k, RA + q * k * m,
                                   RB + q * k * n, P, acc + q * mn, &w);
-        oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
+        oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
 #pragma omp parallel for num_threads(nt) schedule(static)
         for (int64_t e = 0; e < mn; e++) {
             if (!cx) {
@@ -465,7 +456,7 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
                 R[(size_t)(T->n + t) * mn + e] = (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
             }
         }
-        oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_REDUCTION);
+        oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_REDUCTION);
     }
 
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -476,23 +467,17 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
             int64_t e = i + j * m;
             for (int t = 0; t < T->n; t++)
                 r[t] = R[(size_t)t * mn + e];
-            double xr = oz2_crt(T, r, shift);
-            double *cij = c->C + (cx ? 2 : 1) * (i + j * c->ldc);
-            if (!cx) {
-                cij[0] = oz_update_real(xr, c->alpha[0], c->beta[0], c->beta_zero ? 0.0 : cij[0],
-                                        c->beta_zero);
-            } else {
+            double xr = oz2_crt(T, r, shift), xi = 0.0;
+            if (cx) {
                 for (int t = 0; t < T->n; t++)
                     ri[t] = R[(size_t)(T->n + t) * mn + e];
-                double xi = oz2_crt(T, ri, shift);
-                double out[2];
-                oz_update_complex(xr, xi, c->alpha, c->beta, cij, c->beta_zero, out);
-                cij[0] = out[0];
-                cij[1] = out[1];
+                xi = oz2_crt(T, ri, shift);
             }
+            oz_update_element(c->C + (cx ? 2 : 1) * (i + j * c->ldc), cx, xr, xi, c->alpha,
+                              c->beta, c->beta_zero);
         }
     }
-    oz_phase_mark(&o->clk, rep, OZBLAS_PHASE_FINAL);
+    oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_FINAL);
 done:
     oz_cpu_engine_work_free(&w);
     free(RA);
@@ -502,4 +487,3 @@ done:
     free(R);
     return st;
 }
-

@@ -14,8 +14,7 @@
 #include "cuda_ozaki2.cuh"
 
 typedef struct {
-    run_ctx r;
-    int begun;           /* run_begin was called (run_end owed) */
+    run_ctx rc, *r;      /* r: &rc */
     oz2_dside pa, pb;
     int fast, cx, ushift;
     int64_t mpad, k;
@@ -28,15 +27,8 @@ typedef struct {
 void cuda_probe_close(void *probe)
 {
     cuda_probe *a = (cuda_probe *)probe;
-    if (!a)
-        return;
-    if (a->begun) {
-        if (a->r.s)
-            (void)run_sync(&a->r);
-        run_end(&a->r);
-    }
-    free(a->hbuf);
-    free(a);
+    if (a)
+        oz_run_free(a, a->r, a->hbuf, NULL);
 }
 
 ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
@@ -47,14 +39,12 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
     const int ushift = cx ? 4 : 5;
     const int64_t kpad = (k + 15) / 16 * 16, mpad = (m + 3) / 4 * 4, npad = (n + 3) / 4 * 4;
     const int64_t plane_c = mpad * npad;
-    cuda_probe *au = (cuda_probe *)calloc(1, sizeof *au);
-    *probe = au;
+    cuda_probe *au;
+    ozblas_status st = oz_run_new(probe, opt, &au);
     if (!au)
-        return OZBLAS_ERR_ALLOCATION;
-    run_ctx &r = au->r;
+        return st;
+    run_ctx &r = au->rc;
     oz2_dside &pa = au->pa, &pb = au->pb;
-    au->begun = 1;
-    ozblas_status st = run_begin(&r, opt);
     int *d_bad = NULL;
     mat A, B, C; /* C: only where it lives */
     int8_t *XA = NULL, *XB = NULL;
@@ -190,7 +180,7 @@ done:
 ozblas_status cuda_probe_bits(void *probe, const oz2_table *T)
 {
     cuda_probe *a = (cuda_probe *)probe;
-    const run_ctx *rr = &a->r;
+    const run_ctx *rr = a->r;
     oz2_dside *pa = &a->pa, *pb = &a->pb;
     const int64_t m = pa->cols, n = pb->cols;
     ozblas_status st = OZBLAS_OK;
@@ -224,7 +214,7 @@ done:
 ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio)
 {
     cuda_probe *a = (cuda_probe *)probe;
-    const run_ctx *rr = &a->r;
+    const run_ctx *rr = a->r;
     const oz2_dside *pa = &a->pa, *pb = &a->pb;
     const int64_t m = pa->cols, n = pb->cols;
     ozblas_status st = OZBLAS_OK;

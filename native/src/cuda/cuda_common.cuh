@@ -19,6 +19,7 @@
 #define OZ_CUDA_COMMON_CUH
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 #ifdef OZ_CUDA_EMU
@@ -91,6 +92,8 @@ ozblas_status run_begin(run_ctx *r, const ozblas_options *opt);
 /* Waits for the call's streams; returns the first error of the call's work. */
 cudaError_t run_sync(run_ctx *r);
 void run_end(run_ctx *r);
+
+
 /* Workspace of at least bytes (grown as needed); NULL when the device has not that much. */
 void *ws_get(dev_state *s, size_t bytes);
 /* At least n events in s->ev; 0 on failure. */
@@ -117,6 +120,10 @@ cudaError_t tl_mark(oz_timeline *t, int phase, cudaStream_t st);
 /* Adds up the segments recorded so far (their work must have finished) into rep. */
 void tl_finish(oz_timeline *t, ozblas_report *rep);
 void tl_free(oz_timeline *t);
+
+/* The end of a call's state (from oz_run_new): waits for its work (when begun), run_end,
+ * then frees its host arrays, its timeline (tl may be NULL) and the state itself. */
+void oz_run_free(void *state, run_ctx *r, int *hbuf, oz_timeline *tl);
 
 /* ---- workspace carving ------------------------------------------------------------------------ */
 
@@ -231,8 +238,50 @@ int oz_plan_tiles(int64_t m, int64_t n, int64_t k, int host_c, int split_k, size
 /* The stored block of op(A) (is_a) or op(B) for packed columns q0..q0+qc, inner l0..l0+lc. */
 oz_blk oz_side_blk(const oz_gemm_call *c, int is_a, int64_t q0, int64_t qc,
                    int64_t l0, int64_t lc);
+/* A tiled call's workspace: the tiling oz_plan_tiles finds within the device budget, applied
+ * to ctx (apply) and laid out (layout: cv->base NULL only sums the sizes); when an
+ * allocation fails despite the plan (fragmentation, other threads), planned again in half
+ * the memory. On success the workspace is laid out and the tiling (applied: where apply put
+ * it) recorded for the tests; NULL when nothing fits. */
+typedef void (*oz_tile_apply)(void *ctx, const oz_tiling *t);
+typedef void (*oz_tile_layout)(void *ctx, carve *cv);
+void *oz_tiled_workspace(run_ctx *r, const oz_gemm_call *c, int split_k, const mat *A,
+                         const mat *B, const mat *C, oz_tile_bytes bytes, oz_tile_apply apply,
+                         oz_tile_layout layout, void *ctx, const oz_tiling *applied);
+/* Workspace bytes of tiling t for call state R: APPLY and LAYOUT on a copy of *ctx. */
+template <typename R, oz_tile_apply APPLY, oz_tile_layout LAYOUT>
+static size_t oz_tile_bytes_of(const oz_tiling *t, const void *ctx)
+{
+    R o = *(const R *)ctx;
+    APPLY(&o, t);
+    carve cv = {NULL, 0};
+    LAYOUT(&o, &cv);
+    return cv.off;
+}
+/* oz_tiled_workspace for call state R (members A, B, C and the tiling t). */
+template <typename R, oz_tile_apply APPLY, oz_tile_layout LAYOUT>
+static void *oz_tiled_ws(run_ctx *r, const oz_gemm_call *c, int split_k, R *o)
+{
+    return oz_tiled_workspace(r, c, split_k, &o->A, &o->B, &o->C,
+                              oz_tile_bytes_of<R, APPLY, LAYOUT>, APPLY, LAYOUT, o, &o->t);
+}
 /* Tests: the calling thread's last tiling (oz_cuda_test_last_plan). */
 void oz_plan_record(const oz_tiling *t, const mat *A, const mat *B, const mat *C);
+
+/* A call's state R (members run_ctx rc, and run_ctx *r pointing at it): zeroed, *run set to
+ * it and to *out (for the close kernel, also after a failure), the thread's recorded tiling
+ * cleared; returns run_begin's status (OZBLAS_ERR_ALLOCATION: no state). */
+template <typename R>
+static ozblas_status oz_run_new(void **run, const ozblas_options *opt, R **out)
+{
+    R *o = (R *)calloc(1, sizeof(R));
+    *run = *out = o;
+    if (!o)
+        return OZBLAS_ERR_ALLOCATION;
+    o->r = &o->rc;
+    oz_plan_record(NULL, NULL, NULL, NULL);
+    return run_begin(o->r, opt);
+}
 
 /* Copies height rows of width bytes between host buffers (host_copy.c). */
 extern "C" void oz_host_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -256,22 +305,7 @@ int oz_cuda_available(char *why, size_t len);
 
 /* The kernels of core/phase_kernels.h (struct oz_kernels documents each): automatic
  * precision's probe (cuda_auto.cu), Ozaki II (cuda_ozaki2.cu), Ozaki I (cuda_ozaki1.cu). */
-ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
-                              int bound_product, void **probe, int *bad, int *products);
-ozblas_status cuda_probe_bits(void *probe, const oz2_table *T);
-ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio);
-void cuda_probe_sides(void *probe, oz_side *a, oz_side *b);
-void cuda_probe_close(void *probe);
-ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, const oz2_table *T,
-                           void *probe, void **run, int *bad, oz_side *a, oz_side *b,
-                           ozblas_report *rep);
-ozblas_status cuda_o2_products(void *run, ozblas_report *rep);
-void cuda_o2_close(void *run);
-ozblas_status cuda_o1_open(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta,
-                           void **run, int *bad, int *lost, oz_side *a, oz_side *b,
-                           ozblas_report *rep);
-ozblas_status cuda_o1_products(void *run, int chunk, int terms, ozblas_report *rep);
-void cuda_o1_close(void *run);
+OZ_DECLARE_KERNELS(cuda_);
 
 /* ---- error checking: each translation unit defines OZ_CUDA_FILE (its name) ------------------ */
 
@@ -352,6 +386,31 @@ __device__ __forceinline__ void oz_load_tile(const oz_opv &v, int64_t k, int64_t
             tim[ql][ll] = im;
     }
     __syncthreads();
+}
+
+/* The block's 32 x 32 tile of op(X) (tiles_l tiles along l), loaded by oz_load_tile, then
+ * f(l, q, re, im) for this thread's entries with l < lmax and q < qmax. Block (32, 8). */
+template <bool LC, bool CX, typename F>
+__device__ __forceinline__ void oz_tile_each(const oz_opv &v, int64_t k, int64_t cols,
+                                             int64_t tiles_l, int64_t lmax, int64_t qmax, F f)
+{
+    __shared__ double tre[32][33];
+    __shared__ double tim[CX ? 32 : 1][33];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t tile = blockIdx.x;
+    const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;
+    oz_load_tile<LC, CX>(v, k, cols, l0, q0, tre, tim);
+    const int64_t l = l0 + tx;
+    if (l >= lmax)
+        return;
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+        const int ql = ty + 8 * r;
+        const int64_t q = q0 + ql;
+        if (q >= qmax)
+            return;
+        f(l, q, tre[ql][tx], CX ? tim[ql][tx] : 0.0);
+    }
 }
 
 /* Dispatch on (layout, complex). */

@@ -109,42 +109,25 @@ oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, con
 }
 
 
-/* Filled field by field: members added to the structs later stay NULL, which the drivers
- * read as "not implemented here". No CUDA call happens here. */
-static oz_kernels make_cuda_kernels(void)
-{
-    oz_kernels k;
-    memset(&k, 0, sizeof k);
-    k.probe_open = cuda_probe_open;
-    k.probe_bits = cuda_probe_bits;
-    k.probe_ratio = cuda_probe_ratio;
-    k.probe_sides = cuda_probe_sides;
-    k.probe_close = cuda_probe_close;
-    k.o2_open = cuda_o2_open;
-    k.o2_products = cuda_o2_products;
-    k.o2_close = cuda_o2_close;
-    k.o1_open = cuda_o1_open;
-    k.o1_products = cuda_o1_products;
-    k.o1_close = cuda_o1_close;
-    k.engines = 1u << OZBLAS_ENGINE_INT8; /* no FP4 path: the drivers refuse engine fp4 */
-    return k;
-}
+/* No FP4 path: the drivers refuse engine fp4 here. */
+static const oz_kernels cuda_kernels = OZ_KERNEL_TABLE(cuda_, 1u << OZBLAS_ENGINE_INT8);
 
+/* Filled field by field: members added to oz_executor later stay NULL. No CUDA call happens
+ * here. */
 static oz_executor make_cuda_executor(void)
 {
-    static const oz_kernels k = make_cuda_kernels(); /* thread-safe static init (C++11) */
     oz_executor e;
     memset(&e, 0, sizeof e);
     e.id = OZBLAS_EXECUTOR_CUDA;
     e.name = "cuda";
     e.available = oz_cuda_available;
     e.native = cuda_native;
-    e.kernels = &k;
+    e.kernels = &cuda_kernels;
     return e;
 }
 
 extern "C" const oz_executor *oz_cuda_executor(void)
 {
-    static const oz_executor e = make_cuda_executor();
+    static const oz_executor e = make_cuda_executor(); /* thread-safe static init (C++11) */
     return &e;
 }

@@ -25,7 +25,7 @@
  *   4. FP64 accumulation (phase 4): per element, acc = oz1_accumulate(acc, X, shift, scale) with
  *      acc starting at +0, terms in the CPU's order (groups g = s+1 down to 2, chunks by
  *      increasing p), shift = e_A(i, c0) + e_B(j, g - c0); the last term's kernel also
- *      applies the BLAS update (oz_update_real / oz_update_complex). The last block of a
+ *      applies the BLAS update (oz_update_element). The last block of a
  *      term is summed inside that term's accumulation kernel (timed as phase 4).
  *
  * A product larger than the device memory runs in tiles of C (o1_run below); when not even
@@ -52,26 +52,13 @@ template <bool LC, bool CX>
 __global__ void __launch_bounds__(256)
     oz1_k_gather(oz_opv v, int64_t k, int64_t cols, int64_t tiles_l, double *X)
 {
-    __shared__ double tre[32][33];
-    __shared__ double tim[CX ? 32 : 1][33];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int64_t tile = blockIdx.x;
-    const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;
-    oz_load_tile<LC, CX>(v, k, cols, l0, q0, tre, tim);
-    const int64_t l = l0 + tx;
-    if (l >= k)
-        return;
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        const int ql = ty + 8 * r;
-        const int64_t q = q0 + ql;
-        if (q >= cols)
-            return;
-        double *o = X + q * (CX ? 2 : 1) * k + l;
-        o[0] = tre[ql][tx];
-        if (CX)
-            o[k] = tim[ql][tx];
-    }
+    oz_tile_each<LC, CX>(v, k, cols, tiles_l, k, cols,
+                         [&](int64_t l, int64_t q, double re, double im) {
+                             double *o = X + q * (CX ? 2 : 1) * k + l;
+                             o[0] = re;
+                             if (CX)
+                                 o[k] = im;
+                         });
 }
 
 __device__ __forceinline__ double oz1_warp_max(double a)
@@ -281,20 +268,8 @@ __global__ void __launch_bounds__(256)
             acc[total + idx] = a1;
         return;
     }
-    double *cij = C + (CX ? 2 : 1) * (i + j * ldc);
-    if (!CX) {
-        cij[0] = oz_update_real(a0, ar, br, beta_zero ? 0.0 : cij[0], beta_zero);
-    } else {
-        const double al[2] = {ar, ai}, be[2] = {br, bi};
-        double old[2] = {0.0, 0.0}, out[2];
-        if (!beta_zero) {
-            old[0] = cij[0];
-            old[1] = cij[1];
-        }
-        oz_update_complex(a0, a1, al, be, old, beta_zero, out);
-        cij[0] = out[0];
-        cij[1] = out[1];
-    }
+    const double al[2] = {ar, ai}, be[2] = {br, bi};
+    oz_update_element(C + (CX ? 2 : 1) * (i + j * ldc), CX, a0, a1, al, be, beta_zero);
 }
 
 /* ---- host side ------------------------------------------------------------------------------- */
@@ -370,7 +345,7 @@ static void launch_term(int mode, const int *C32, int64_t mpad, int64_t npad, in
  * (and the CPU executor's) bits. */
 typedef struct {
     const oz_gemm_call *c;
-    run_ctx *r;
+    run_ctx rc, *r; /* r: &rc */
     int cx, np, s, variant, beta, is_rn;
     int64_t kpad;
     mat A, B, C;
@@ -387,8 +362,9 @@ typedef struct {
     int *hbuf; /* the sides' host arrays and the flags */
 } o1_run;
 
-static void o1_apply(o1_run *o, const oz_tiling *t)
+static void o1_apply(void *ctx, const oz_tiling *t)
 {
+    o1_run *o = (o1_run *)ctx;
     const size_t es = o->A.es;
     const int64_t k = o->c->k;
     o->t = *t;
@@ -400,8 +376,9 @@ static void o1_apply(o1_run *o, const oz_tiling *t)
 /* The workspace, laid out for o->t (cv->base NULL: only the size): operands, weights, the
  * slices of one block of each side, then one region used by a split (packed columns,
  * residuals) and, in turn, by a tile's products (C32, X64, acc). */
-static void o1_carve(o1_run *o, carve *cv)
+static void o1_carve(void *ctx, carve *cv)
 {
+    o1_run *o = (o1_run *)ctx;
     const oz_gemm_call *c = o->c;
     const int64_t m = c->m, n = c->n, k = c->k, s = o->s, np = o->np;
     const int64_t mb = o->t.mb, nb = o->t.nb, mbp = oz_up4(mb), nbp = oz_up4(nb);
@@ -425,15 +402,6 @@ static void o1_carve(o1_run *o, carve *cv)
     o->acc = (double *)carve_take(cv, (size_t)(np * mb * nb) * 8);
     if (split_end > cv->off)
         cv->off = split_end;
-}
-
-static size_t o1_bytes(const oz_tiling *t, const void *ctx)
-{
-    o1_run o = *(const o1_run *)ctx;
-    o1_apply(&o, t);
-    carve cv = {NULL, 0};
-    o1_carve(&o, &cv);
-    return cv.off;
 }
 
 static oz_blk o1_blk(const o1_run *o, int is_a, int64_t i)
@@ -533,65 +501,40 @@ done:
     return st;
 }
 
+static void o1_setup(o1_run *o, const oz_gemm_call *c, int variant, int s, int beta)
+{
+    o->c = c;
+    o->cx = c->is_complex;
+    o->np = o->cx ? 2 : 1;
+    o->s = s;
+    o->variant = variant;
+    o->beta = beta;
+    o->is_rn = variant == OZ1_RN;
+    o->kpad = oz_up16(c->k);
+    o->sa.cols = c->m;
+    o->sb.cols = c->n;
+    o->ia = o->ib = -1;
+}
+
 /* Phase 1 over the whole product; the driver reads the flags, tops and weights. */
 ozblas_status cuda_o1_open(const oz_gemm_call *c, const ozblas_options *opt, int s, int beta,
                            void **run, int *bad, int *lost, oz_side *a, oz_side *b,
-                           ozblas_report *rep)
+                           ozblas_report * /* rep: the phase times come with the products */)
 {
-    (void)rep;
-    const int cx = c->is_complex, np = cx ? 2 : 1;
-    const int variant = opt->ozaki1_variant;
-    const int64_t m = c->m, n = c->n, k = c->k;
-    oz_plan_record(NULL, NULL, NULL, NULL);
-    o1_run *op = (o1_run *)calloc(1, sizeof *op);
-    run_ctx *rp = (run_ctx *)calloc(1, sizeof *rp);
-    *run = op;
-    if (!op || !rp) {
-        free(rp);
-        return OZBLAS_ERR_ALLOCATION;
-    }
-    o1_run &o = *op;
-    run_ctx &rc = *rp;
-    o.r = rp;
-    ozblas_status st = run_begin(&rc, opt);
+    o1_run *op;
+    ozblas_status st = oz_run_new(run, opt, &op);
     if (st != OZBLAS_OK)
         return st;
-    o.c = c;
-    o.cx = cx;
-    o.np = np;
-    o.s = s;
-    o.variant = variant;
-    o.beta = beta;
-    o.is_rn = variant == OZ1_RN;
-    o.kpad = oz_up16(k);
-    o.sa.cols = m;
-    o.sb.cols = n;
-    o.ia = o.ib = -1;
-    char *ws = NULL;
+    o1_setup(op, c, opt->ozaki1_variant, s, beta);
+    const int64_t m = c->m, n = c->n;
+    o1_run &o = *op;
+    run_ctx &rc = o.rc;
     if (!mats_init(c, rc.dev, &o.A, &o.B, &o.C))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    {
-        size_t budget = oz_device_budget(&rc);
-        for (int attempt = 0; attempt < 4 && !ws; attempt++) {
-            oz_tiling t;
-            if (!oz_plan_tiles(m, n, k, !o.C.on_dev, 0, (size_t)(m * n) * o.C.es, budget,
-                               o1_bytes, &o, &t))
-                break;
-            o1_apply(&o, &t);
-            carve cv = {NULL, 0};
-            o1_carve(&o, &cv);
-            ws = (char *)ws_get(rc.s, cv.off);
-            budget = cv.off / 2;
-        }
-    }
+    void *ws = oz_tiled_ws<o1_run, o1_apply, o1_carve>(&rc, c, 0, &o);
     o.hbuf = (int *)malloc(sizeof(int) * ((size_t)(m + n) * (s + 1) + 2));
     if (!ws || !o.hbuf || !tl_init(&o.tl, rc.s, 1024))
         return OZ_ERR_DEVICE_MEMORY; /* not even the smallest tiles fit */
-    {
-        carve cv = {ws, 0};
-        o1_carve(&o, &cv);
-    }
-    oz_plan_record(&o.t, &o.A, &o.B, &o.C);
     o.sa.he = o.hbuf;
     o.sa.htop = o.hbuf + m * s;
     o.sb.he = o.hbuf + m * (s + 1);
@@ -639,7 +582,7 @@ done:
 ozblas_status cuda_o1_products(void *run, int r_chunk, int terms, ozblas_report *rep)
 {
     o1_run &o = *(o1_run *)run;
-    run_ctx &rc = *o.r;
+    run_ctx &rc = o.rc;
     const oz_gemm_call *c = o.c;
     const int64_t m = c->m, n = c->n;
     const oz_tiling *t = &o.t;
@@ -710,15 +653,6 @@ done:
 void cuda_o1_close(void *run)
 {
     o1_run *o = (o1_run *)run;
-    if (!o)
-        return;
-    if (o->r) {
-        if (o->r->s)
-            (void)run_sync(o->r);
-        run_end(o->r);
-        free(o->r);
-    }
-    free(o->hbuf);
-    tl_free(&o->tl);
-    free(o);
+    if (o)
+        oz_run_free(o, o->r, o->hbuf, &o->tl);
 }

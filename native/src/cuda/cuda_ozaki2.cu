@@ -31,7 +31,7 @@
 typedef struct {
     const oz_gemm_call *c;
     const oz2_table *T;
-    run_ctx *r;
+    run_ctx rc, *r; /* r: &rc */
     int fast, cx, np, nr, ushift;
     mat A, B, C;
     oz2_dside pa, pb;
@@ -46,8 +46,9 @@ typedef struct {
 } o2_run;
 
 /* Operand modes and slot sizes for tiling t. */
-static void o2_apply(o2_run *o, const oz_tiling *t)
+static void o2_apply(void *ctx, const oz_tiling *t)
 {
+    o2_run *o = (o2_run *)ctx;
     const size_t es = o->A.es;
     o->t = *t;
     mat_stream(&o->A, t->res ? 0 : (size_t)(t->mb * t->kc) * es, t->res ? 0 : (t->nI * t->nL > 1 ? 2 : 1));
@@ -57,8 +58,9 @@ static void o2_apply(o2_run *o, const oz_tiling *t)
 }
 
 /* The workspace, laid out for o->t (cv->base NULL: only the size). */
-static void o2_carve(o2_run *o, carve *cv)
+static void o2_carve(void *ctx, carve *cv)
 {
+    o2_run *o = (o2_run *)ctx;
     const int64_t mbp = oz_up4(o->t.mb), nbp = oz_up4(o->t.nb), kcp = oz_up16(o->t.kc);
     const int64_t plane_c = mbp * nbp;
     const int N = o->T->n;
@@ -83,15 +85,6 @@ static void o2_carve(o2_run *o, carve *cv)
         sz_r = (size_t)plane_c * 8;
     o->R = (int8_t *)carve_take(cv, sz_r);
     o->G64 = (long long *)o->R; /* the bound product's int64 sums, before R is written */
-}
-
-static size_t o2_bytes(const oz_tiling *t, const void *ctx)
-{
-    o2_run o = *(const o2_run *)ctx;
-    o2_apply(&o, t);
-    carve cv = {NULL, 0};
-    o2_carve(&o, &cv);
-    return cv.off;
 }
 
 /* The part of side p over packed columns q0..q0+qc, its view at block v. */
@@ -390,25 +383,16 @@ done:
 /* Phase 0 over the whole product, then the bits; the driver reads E, emin and bits. */
 ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, const oz2_table *T,
                            void *probe, void **run, int *bad, oz_side *a, oz_side *b,
-                           ozblas_report *rep)
+                           ozblas_report * /* rep: the phase times come with the products */)
 {
     (void)probe; /* its workspace is the one this call reuses: nothing to take over */
-    (void)rep;
-    const int64_t m = c->m, n = c->n, k = c->k;
-    oz_plan_record(NULL, NULL, NULL, NULL);
-    o2_run *op = (o2_run *)calloc(1, sizeof *op);
-    run_ctx *rp = (run_ctx *)calloc(1, sizeof *rp);
-    *run = op;
-    if (!op || !rp) {
-        free(rp);
-        return OZBLAS_ERR_ALLOCATION;
-    }
-    o2_run &o = *op;
-    run_ctx &r = *rp;
-    o.r = rp;
-    ozblas_status st = run_begin(&r, opt);
+    const int64_t m = c->m, n = c->n;
+    o2_run *op;
+    ozblas_status st = oz_run_new(run, opt, &op);
     if (st != OZBLAS_OK)
         return st;
+    o2_run &o = *op;
+    run_ctx &r = o.rc;
     o.c = c;
     o.T = T;
     o.fast = opt->scaling == OZBLAS_SCALING_FAST;
@@ -418,34 +402,13 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
     o.ushift = o.cx ? 4 : 5;
     o.pa.cols = m;
     o.pb.cols = n;
-    char *ws = NULL;
     if (!mats_init(c, r.dev, &o.A, &o.B, &o.C))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-
-    /* the tiling (planned for T's moduli), then one workspace; when an allocation fails
-     * despite the plan (fragmentation, other threads), plan again in half the memory */
-    {
-        size_t budget = oz_device_budget(&r);
-        for (int attempt = 0; attempt < 4 && !ws; attempt++) {
-            oz_tiling t;
-            if (!oz_plan_tiles(m, n, k, !o.C.on_dev, 1, (size_t)(m * n) * o.C.es, budget,
-                               o2_bytes, &o, &t))
-                break;
-            o2_apply(&o, &t);
-            carve cv = {NULL, 0};
-            o2_carve(&o, &cv);
-            ws = (char *)ws_get(r.s, cv.off);
-            budget = cv.off / 2;
-        }
-    }
+    /* the tiling is planned for T's moduli */
+    void *ws = oz_tiled_ws<o2_run, o2_apply, o2_carve>(&r, c, 1, &o);
     o.hbuf = (int *)malloc(sizeof(int) * 3 * (size_t)(m + n) + 16);
     if (!ws || !o.hbuf || !tl_init(&o.tl, r.s, 1024))
         return OZ_ERR_DEVICE_MEMORY; /* not even the smallest tiles fit */
-    {
-        carve cv = {ws, 0};
-        o2_carve(&o, &cv);
-    }
-    oz_plan_record(&o.t, &o.A, &o.B, &o.C);
     oz2_dside *pa = &o.pa, *pb = &o.pb;
     pa->hE = o.hbuf;
     pa->hemin = o.hbuf + m;
@@ -538,15 +501,6 @@ ozblas_status cuda_o2_products(void *run, ozblas_report *rep)
 void cuda_o2_close(void *run)
 {
     o2_run *o = (o2_run *)run;
-    if (!o)
-        return;
-    if (o->r) {
-        if (o->r->s)
-            (void)run_sync(o->r);
-        run_end(o->r);
-        free(o->r);
-    }
-    free(o->hbuf);
-    tl_free(&o->tl);
-    free(o);
+    if (o)
+        oz_run_free(o, o->r, o->hbuf, &o->tl);
 }

@@ -176,24 +176,8 @@ __global__ void __launch_bounds__(256)
               const int *E, const int *bits, int ushift, int8_t *out, int64_t plane,
               const __grid_constant__ oz2_table T)
 {
-    __shared__ double tre[32][33];
-    __shared__ double tim[CX ? 32 : 1][33];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int64_t tile = blockIdx.x;
-    const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;
-
-    oz_load_tile<LC, CX>(v, k, cols, l0, q0, tre, tim);
-
-    const int64_t l = l0 + tx;
-    if (l >= kpad)
-        return;
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        const int ql = ty + 8 * r;
-        const int64_t q = q0 + ql;
-        if (q >= cols_pad)
-            return;
-        const double re = tre[ql][tx], im = CX ? tim[ql][tx] : 0.0;
+    oz_tile_each<LC, CX>(v, k, cols, tiles_l, kpad, cols_pad, [&](int64_t l, int64_t q, double re,
+                                                                double im) {
         int8_t *o = out + q * kpad + l;
         if (q >= cols) { /* padding columns (IMMA wants m, n multiples of 4): zeros */
             const int planes = MODE == OZ_PACK_RESIDUE ? T.n * (CX ? 3 : 1) : 1;
@@ -226,7 +210,7 @@ __global__ void __launch_bounds__(256)
                 }
             }
         }
-    }
+    });
 }
 
 /* ---- accurate scaling: bits from G = UA^T UB --------------------------------------------- */
@@ -409,23 +393,14 @@ __global__ void oz_k_crt(const int8_t *R, int64_t mpad, int64_t plane, int64_t m
     for (int t = 0; t < T.n; t++)
         r[t] = R[t * plane + e];
     const double xr = oz2_crt(&T, r, shift);
-    double *cij = C + (CX ? 2 : 1) * (i + j * ldc);
-    if (!CX) {
-        cij[0] = oz_update_real(xr, ar, br, beta_zero ? 0.0 : cij[0], beta_zero);
-    } else {
+    double xi = 0.0;
+    if (CX) {
         for (int t = 0; t < T.n; t++)
             r[t] = R[(T.n + t) * plane + e];
-        const double xi = oz2_crt(&T, r, shift);
-        const double al[2] = {ar, ai}, be[2] = {br, bi};
-        double old[2] = {0.0, 0.0}, out[2];
-        if (!beta_zero) {
-            old[0] = cij[0];
-            old[1] = cij[1];
-        }
-        oz_update_complex(xr, xi, al, be, old, beta_zero, out);
-        cij[0] = out[0];
-        cij[1] = out[1];
+        xi = oz2_crt(&T, r, shift);
     }
+    const double al[2] = {ar, ai}, be[2] = {br, bi};
+    oz_update_element(C + (CX ? 2 : 1) * (i + j * ldc), CX, xr, xi, al, be, beta_zero);
 }
 
 #endif

@@ -14,7 +14,7 @@ extern "C" {
  * Computed once, on first use (never at library load); the string is static. */
 const char *oz_cuda_describe(void);
 
-/* For the policy (core/policy.c): the name and driver version (cudaDriverGetVersion's
+/* For the policy (core/policy_cache.c): the name and driver version (cudaDriverGetVersion's
  * number) of device dev; 0 when the executor is unusable or dev does not exist. */
 int oz_cuda_device_identity(int dev, char *name, size_t name_len, int *driver);
 /* 1 when p is device (or managed) memory, 0 for host memory or an unusable executor. */

@@ -10,7 +10,7 @@
  *   - The tiling is planned from the free device memory (oz_device_budget).
  *   - Phase times come from events on the call's stream (oz_timeline).
  * What the tiles compute, and why tiling keeps the CPU executor's bits, is in the methods
- * (executor_cuda.cu, ozaki1_cuda.cu).
+ * (cuda_native.cu, cuda_auto.cu, cuda_ozaki2.cu, cuda_ozaki1.cu).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -554,4 +554,40 @@ int oz_plan_tiles(int64_t m, int64_t n, int64_t k, int host_c, int split_k, size
     const double v_res = (double)res.mb * res.nb * res.kc, v_str = (double)str.mb * str.nb * str.kc;
     *t = ok_res && (!ok_str || 4 * v_res >= v_str) ? res : str;
     return 1;
+}
+
+void *oz_tiled_workspace(run_ctx *r, const oz_gemm_call *c, int split_k, const mat *A,
+                         const mat *B, const mat *C, oz_tile_bytes bytes, oz_tile_apply apply,
+                         oz_tile_layout layout, void *ctx, const oz_tiling *applied)
+{
+    size_t budget = oz_device_budget(r);
+    char *ws = NULL;
+    for (int attempt = 0; attempt < 4 && !ws; attempt++) {
+        oz_tiling t;
+        if (!oz_plan_tiles(c->m, c->n, c->k, !C->on_dev, split_k, (size_t)(c->m * c->n) * C->es,
+                           budget, bytes, ctx, &t))
+            return NULL;
+        apply(ctx, &t);
+        carve cv = {NULL, 0};
+        layout(ctx, &cv);
+        ws = (char *)ws_get(r->s, cv.off);
+        budget = cv.off / 2;
+    }
+    if (ws) {
+        carve cv = {ws, 0};
+        layout(ctx, &cv);
+        oz_plan_record(applied, A, B, C);
+    }
+    return ws;
+}
+
+void oz_run_free(void *state, run_ctx *r, int *hbuf, oz_timeline *tl)
+{
+    if (r->s)
+        (void)run_sync(r);
+    run_end(r);
+    free(hbuf);
+    if (tl)
+        tl_free(tl);
+    free(state);
 }

@@ -33,28 +33,6 @@ int ozx_modulus(int t)
     return (t >= 0 && t < OZX_MAX_MODULI) ? (int)moduli[t] : 0;
 }
 
-static void limbs_mul_small(uint32_t *x, uint32_t s)
-{
-    uint64_t carry = 0;
-    for (int i = 0; i < OZX_LIMBS; i++) {
-        uint64_t p = (uint64_t)x[i] * s + carry;
-        x[i] = (uint32_t)p;
-        carry = p >> 32;
-    }
-}
-
-/* x /= s, returns the remainder */
-static uint32_t limbs_div_small(uint32_t *x, uint32_t s)
-{
-    uint64_t rem = 0;
-    for (int i = OZX_LIMBS - 1; i >= 0; i--) {
-        uint64_t cur = (rem << 32) | x[i];
-        x[i] = (uint32_t)(cur / s);
-        rem = cur % s;
-    }
-    return (uint32_t)rem;
-}
-
 /* a^-1 mod m for gcd(a, m) = 1 (extended Euclid) */
 static uint32_t inverse_mod(uint32_t a, uint32_t m)
 {
@@ -80,19 +58,20 @@ static void table_init(ozx_table *T, int n)
         uint32_t m = (uint32_t)ozx_modulus(t);
         T->m[t] = m;
         T->inv[t] = 1.0 / m;
-        limbs_mul_small(T->M, m);
+        oz_limbs_mul_small(T->M, OZX_LIMBS, m);
     }
     for (int t = 0; t < n; t++) {
         uint32_t m = (uint32_t)T->m[t];
         uint32_t Mt[OZX_LIMBS], tmp[OZX_LIMBS];
         memcpy(Mt, T->M, sizeof Mt);
-        limbs_div_small(Mt, m);
+        oz_limbs_div_small(Mt, OZX_LIMBS, m);
         memcpy(tmp, Mt, sizeof tmp);
-        limbs_mul_small(Mt, inverse_mod(limbs_div_small(tmp, m), m)); /* (M/m_t) y_t < M */
+        uint32_t y = inverse_mod(oz_limbs_div_small(tmp, OZX_LIMBS, m), m);
+        oz_limbs_mul_small(Mt, OZX_LIMBS, y); /* (M/m_t) y_t < M */
         memcpy(T->w[t], Mt, sizeof Mt);
     }
     memcpy(T->half, T->M, sizeof T->half);
-    limbs_div_small(T->half, 2);
+    oz_limbs_div_small(T->half, OZX_LIMBS, 2);
     int bits = ozx_limbs_msb(T->M, OZX_LIMBS) + 1;
     T->budget = bits - 2;
     /* sum_t u_t w_t < n 2^22 M < 2^(bits + 28), plus a sign bit */

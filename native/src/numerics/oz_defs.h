@@ -74,6 +74,47 @@ OZ_HD void oz_update_complex(double xr, double xi, const double *alpha, const do
     out[1] = ti;
 }
 
+/* The BLAS update of element cij (real, or complex (xr, xi)); beta_zero never reads it. */
+OZ_HD void oz_update_element(double *cij, int cx, double xr, double xi, const double *alpha,
+                             const double *beta, int beta_zero)
+{
+    if (!cx) {
+        cij[0] = oz_update_real(xr, alpha[0], beta[0], beta_zero ? 0.0 : cij[0], beta_zero);
+        return;
+    }
+    double old[2] = {0.0, 0.0}, out[2];
+    if (!beta_zero) {
+        old[0] = cij[0];
+        old[1] = cij[1];
+    }
+    oz_update_complex(xr, xi, alpha, beta, old, beta_zero, out);
+    cij[0] = out[0];
+    cij[1] = out[1];
+}
+
+/* Multi-word unsigned integers of `limbs` 32-bit limbs, least significant first (host code:
+ * the moduli tables): x *= s, and x /= s returning the remainder. */
+static inline void oz_limbs_mul_small(uint32_t *x, int limbs, uint32_t s)
+{
+    uint64_t carry = 0;
+    for (int i = 0; i < limbs; i++) {
+        uint64_t p = (uint64_t)x[i] * s + carry;
+        x[i] = (uint32_t)p;
+        carry = p >> 32;
+    }
+}
+
+static inline uint32_t oz_limbs_div_small(uint32_t *x, int limbs, uint32_t s)
+{
+    uint64_t rem = 0;
+    for (int i = limbs - 1; i >= 0; i--) {
+        uint64_t cur = (rem << 32) | x[i];
+        x[i] = (uint32_t)(cur / s);
+        rem = cur % s;
+    }
+    return (uint32_t)rem;
+}
+
 /* Automatic precision: the fewest count n in [lo, hi] with meets(n, arg), meets being
  * monotone in n (more moduli or slices, more bits, a smaller bound); 0 when none does.
  * A walk from hint (the count most calls take), so a typical call costs two or three

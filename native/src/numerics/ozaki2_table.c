@@ -31,28 +31,6 @@ int oz2_modulus(int engine, int t)
     return t >= 0 && t < oz2_max_moduli(engine) ? oz2_moduli[engine][t] : 0;
 }
 
-static void limbs_mul_small(uint32_t *x, uint32_t s)
-{
-    uint64_t carry = 0;
-    for (int i = 0; i < OZ2_LIMBS; i++) {
-        uint64_t p = (uint64_t)x[i] * s + carry;
-        x[i] = (uint32_t)p;
-        carry = p >> 32;
-    }
-}
-
-/* x /= s, returns the remainder */
-static uint32_t limbs_div_small(uint32_t *x, uint32_t s)
-{
-    uint64_t rem = 0;
-    for (int i = OZ2_LIMBS - 1; i >= 0; i--) {
-        uint64_t cur = (rem << 32) | x[i];
-        x[i] = (uint32_t)(cur / s);
-        rem = cur % s;
-    }
-    return (uint32_t)rem;
-}
-
 static int limbs_bitlen(const uint32_t *x)
 {
     for (int i = OZ2_LIMBS - 1; i >= 0; i--)
@@ -73,26 +51,26 @@ static void oz2_table_init(oz2_table *T, int engine, int n)
         T->inv[t] = 1.0 / moduli[t];
         T->digits[t] = engine == OZ2_ENGINE_FP4 ? oz_fp4_residue_limbs(moduli[t]) : 0;
         T->products += engine == OZ2_ENGINE_FP4 ? T->digits[t] * T->digits[t] : 1;
-        limbs_mul_small(T->M, (uint32_t)moduli[t]);
+        oz_limbs_mul_small(T->M, OZ2_LIMBS, (uint32_t)moduli[t]);
     }
     for (int t = 0; t < n; t++) {
         uint32_t Mt[OZ2_LIMBS];
         memcpy(Mt, T->M, sizeof Mt);
-        limbs_div_small(Mt, (uint32_t)moduli[t]);
+        oz_limbs_div_small(Mt, OZ2_LIMBS, (uint32_t)moduli[t]);
         uint32_t tmp[OZ2_LIMBS];
         memcpy(tmp, Mt, sizeof tmp);
-        uint32_t mt_mod = limbs_div_small(tmp, (uint32_t)moduli[t]);
+        uint32_t mt_mod = oz_limbs_div_small(tmp, OZ2_LIMBS, (uint32_t)moduli[t]);
         uint32_t y = 0;
         for (uint32_t c = 1; c < (uint32_t)moduli[t]; c++)
             if ((mt_mod * c) % (uint32_t)moduli[t] == 1) {
                 y = c;
                 break;
             }
-        limbs_mul_small(Mt, y); /* (M/m_t) y_t < M */
+        oz_limbs_mul_small(Mt, OZ2_LIMBS, y); /* (M/m_t) y_t < M */
         memcpy(T->w[t], Mt, sizeof Mt);
     }
     memcpy(T->half, T->M, sizeof T->half);
-    limbs_div_small(T->half, 2);
+    oz_limbs_div_small(T->half, OZ2_LIMBS, 2);
     T->budget = limbs_bitlen(T->M) - 2;
     /* 20 * 256 * M < 2^(bitlen(M) + 13), plus a sign bit; at least 2 limbs */
     T->limbs = (limbs_bitlen(T->M) + 14 + 31) / 32;

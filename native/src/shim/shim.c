@@ -423,7 +423,7 @@ static ozblas_status syrk_emulated(const shim_call *c, const ozblas_options *opt
     return OZBLAS_OK;
 }
 
-/* Method auto: the policy (core/policy.c) on this machine's profile, among the executors
+/* Method auto: the policy (core/policy_model.c) on this machine's profile, among the executors
  * that may compete (ozblas_policy_executors; a usable GPU is asked for on the first such
  * call, never at load). The choice goes into r, and the C API runs exactly it. A call whose
  * fastest candidate is native (the host's BLAS, or cuBLAS for device data) passes through to
@@ -853,17 +853,3 @@ __attribute__((destructor)) static void shim_unload(void)
 #define OZ_DEFINE_ROUTINE(r, e) OZ_SHIM_VARIANTS(OZ_DEFINE, r)
 
 OZ_SHIM_ROUTINES(OZ_DEFINE_ROUTINE)
-
-/* The same table as strings, for the tests (ozblas_preload_symbol). */
-#define OZ_NAME(r, sym, api, T) #sym,
-#define OZ_NAME_ROUTINE(r, e) OZ_SHIM_VARIANTS(OZ_NAME, r)
-#define OZ_NAME_LAPACK(r, e, shape) OZ_SHIM_LAPACK_VARIANTS(OZ_NAME, r)
-static const char *const oz_shim_names[] = {OZ_SHIM_ROUTINES(OZ_NAME_ROUTINE)
-                                                OZ_SHIM_LAPACK_ROUTINES(OZ_NAME_LAPACK) NULL};
-
-OZ_EXPORT const char *ozblas_preload_symbol(int i)
-{
-    if (i < 0 || i >= (int)(sizeof oz_shim_names / sizeof oz_shim_names[0]) - 1)
-        return NULL;
-    return oz_shim_names[i];
-}

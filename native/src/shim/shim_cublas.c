@@ -45,7 +45,7 @@
  * and land here: a per-thread depth counter sends every call made while this file is
  * inside a real cuBLAS call or an ozblas call straight to the real function, untraced.
  * (Executor calls made outside this file, from the Python API in a preloaded process,
- * rely on libcublas binding its own names internally; tests/test_shim_cublas.py checks
+ * rely on libcublas binding its own names internally; tests/shim/test_shim_cublas.py checks
  * that on the libcublas a GPU machine loads.)
  *
  * Built without CUDA headers or libraries: the few cuBLAS and driver types and values used

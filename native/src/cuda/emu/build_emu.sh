@@ -4,7 +4,7 @@
 #
 #   bash native/src/cuda/emu/build_emu.sh /tmp/ozblas_emu
 #   PYTHONPATH=/tmp/ozblas_emu python3 -m pytest -q -p no:cacheprovider \
-#       tests/test_cuda_executor.py -k "not large"
+#       tests/cuda/test_cuda_executor.py -k "not large"
 #
 # (the emulation runs every GPU thread as a fiber: fine for small sizes, slow for big ones).
 set -euo pipefail
@@ -14,7 +14,7 @@ OBJ="$DEST/obj"
 rm -rf "$DEST"
 mkdir -p "$OBJ"
 cp -r "$ROOT/ozblas" "$DEST/ozblas"
-cp "$ROOT/native/include/ozblas.h" "$DEST/ozblas/"
+cp "$ROOT/native/include/ozblas.h" "$ROOT/native/src/shim/shim_names.h" "$DEST/ozblas/"
 cd "$ROOT/native"
 FLAGS="-O2 -fPIC -ffp-contract=off -fno-fast-math -fvisibility=hidden -fopenmp -Iinclude"
 for f in $(find src -name '*.c' ! -name no_cuda.c ! -path '*/shim/*' | sort); do

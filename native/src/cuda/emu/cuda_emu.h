@@ -1,9 +1,9 @@
-/* A CPU emulation of the CUDA subset the CUDA executor uses, to run executor_cuda.cu and its
+/* A CPU emulation of the CUDA subset the CUDA executor uses, to run the .cu files of src/cuda and their
  * kernels on a machine without a GPU (DESIGN.md section 8): the host flow, the index
  * arithmetic, shared memory, __syncthreads, warp shuffles and atomics are all exercised.
  *
  * Not part of the library build (CMake compiles the .cu files of src/cuda only); build_emu.sh compiles
- * executor_cuda.cu with g++ -DOZ_CUDA_EMU against this header and a CPU "cuBLAS".
+ * them with g++ -DOZ_CUDA_EMU against this header and a CPU "cuBLAS".
  *
  * Threads of a block are fibers (ucontext) run one after another on the thread that runs
  * the stream's queue; __syncthreads and the shuffles are barriers where every live fiber of

@@ -13,7 +13,7 @@ import ozblas
 from ozblas import policy
 from ozblas._native import ffi, lib, load
 
-RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 PHASES = ("stats", "residues", "int8_products", "reduction", "crt")
 
 

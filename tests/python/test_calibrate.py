@@ -20,7 +20,7 @@ import pytest
 import ozblas
 from ozblas import calibrate, policy
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "OZBLAS_NUM_THREADS": "1"}

@@ -545,7 +545,7 @@ def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
     lacks), the call goes to the stand-in instead."""
     if not CC:
         pytest.skip("no C compiler")
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "native")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "native")
     lib = os.path.join(EMU, "ozblas")
     (tmp_path / "stub.c").write_text(_stub_source() + FAKE_DRIVER)
     (tmp_path / "prog.c").write_text(EMU_PROG)

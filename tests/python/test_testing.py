@@ -20,7 +20,7 @@ try:
 except Exception:  # pragma: no cover - package __init__ broken/native lib missing
     # The oracle is pure Python: load it straight from its file so that its
     # tests do not depend on the native part of the package.
-    _path = pathlib.Path(__file__).resolve().parents[1] / "ozblas" / "testing.py"
+    _path = pathlib.Path(__file__).resolve().parents[2] / "ozblas" / "testing.py"
     _spec = importlib.util.spec_from_file_location("ozblas_testing_standalone", _path)
     T = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(T)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from ozblas import config
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_defaults():
