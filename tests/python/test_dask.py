@@ -1,6 +1,7 @@
 """ozblas.dask: the worker plugin and the gathered stats, on a LocalCluster of worker
 processes. Without a GPU method auto stays native, so the tests ask for ozaki2."""
 
+import os
 import subprocess
 import sys
 
@@ -18,9 +19,17 @@ from ozblas.testing import err_ab, exact_matmul, make_matrix  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as c:
-        yield c
+    # distributed sets OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, ... = 1 in this process's
+    # environment for its nannies and leaves them: later tests' subprocesses would inherit
+    # them (and compute native products with other bits than this process)
+    saved = dict(os.environ)
+    try:
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster) as c:
+            yield c
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def _routed(client) -> dict:

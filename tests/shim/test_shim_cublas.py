@@ -551,7 +551,8 @@ def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
     (tmp_path / "prog.c").write_text(EMU_PROG)
     steps = [
         [CC, "-std=c11", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", f"-I{root}/include",
-         f"{root}/src/shim/shim.c", f"{root}/src/shim/shim_cublas.c", "-o", "libozblas_preload.so",
+         f"{root}/src/shim/shim.c", f"{root}/src/shim/shim_blas.c", f"{root}/src/shim/shim_cublas.c",
+         f"{root}/src/shim/shim_lapack.c", "-o", "libozblas_preload.so",
          f"-L{lib}", "-l:libozblas.so", f"-Wl,-rpath,{lib}", "-ldl", "-lpthread"],
         [CC, "-shared", "-fPIC", "-O1", "-o", "libcublas.so.99", "stub.c"],
         [CC, "-O1", f"-I{root}/include", "prog.c", "-o", "prog", "-Wl,--no-as-needed",

@@ -102,6 +102,9 @@ const char *check_gemm(const shim_call *c);
  * the call is to be emulated; 0 when it is done (a quick return, r->route R_QUICK) or must
  * run natively (r->why says why). */
 int shim_decide(const shim_call *c, const char *bad, shim_result *r);
+/* The decision and the emulated call: 1 when done (quick return or routed), 0 when the
+ * real routine must run (r->why says why). The entries of shim_blas.c call it. */
+int shim_handle(shim_call *c, const char *bad, shim_result *r);
 /* Counts the call and writes its trace line (with OZBLAS_TRACE). */
 void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double t0);
 /* The parts of shim_end the LAPACK entries (shim_lapack.c) use with their own trace line:
