@@ -3,6 +3,7 @@
 import numpy as np
 
 import ozblas
+from ozblas.testing import make_matrix
 
 
 def cuda_state():
@@ -35,3 +36,22 @@ def assert_same_report(rc, rp, keys, what=""):
     assert rp["executor"] == "cpu", (what, rp)
     for key in keys:
         assert rc[key] == rp[key], (what, key, rc[key], rp[key])
+
+
+def both_matmul(a, b, **kw):
+    """The same product on the CUDA and the CPU executor: (cuda, its report, cpu, its report)."""
+    cc, rc = ozblas.matmul(a, b, executor="cuda", return_info=True, **kw)
+    cp, rp = ozblas.matmul(a, b, executor="cpu", return_info=True, **kw)
+    return cc, rc, cp, rp
+
+
+def both_gemm(fn, *args, **kw):
+    """As both_matmul for ozblas.dgemm / zgemm."""
+    cc, rc = fn(*args, executor="cuda", return_info=True, **kw)
+    cp, rp = fn(*args, executor="cpu", return_info=True, **kw)
+    return cc, rc, cp, rp
+
+
+def _mats(m, k, n, phi, dtype, seed):
+    return (make_matrix(m, k, phi, seed=seed, dtype=dtype),
+            make_matrix(k, n, phi, seed=seed + 1, dtype=dtype))

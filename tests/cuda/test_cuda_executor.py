@@ -13,23 +13,10 @@ import numpy as np
 import pytest
 
 import ozblas
+from ozblas.testing import make_matrix
 
 import _compare
-from _compare import assert_same_bits
-
-try:
-    from ozblas.testing import make_matrix
-except ImportError:  # pragma: no cover - older trees
-
-    def make_matrix(m, n, phi, seed=0, dtype=np.float64):
-        rng = np.random.default_rng(seed)
-
-        def draw():
-            return (rng.random((m, n)) - 0.5) * np.exp(phi * rng.standard_normal((m, n)))
-
-        if np.dtype(dtype) == np.complex128:
-            return draw() + 1j * draw()
-        return draw()
+from _compare import _mats, assert_same_bits, both_gemm, both_matmul
 
 
 def _cuda_state():
@@ -63,23 +50,6 @@ def assert_pair(cc, rc, cp, rp, a, b, what=""):
     else:
         scale = np.abs(a) @ np.abs(b)
         assert np.max(np.abs(cc - a @ b) / scale) < 1e-12, what
-
-
-def both_matmul(a, b, **kw):
-    cc, rc = ozblas.matmul(a, b, executor="cuda", return_info=True, **kw)
-    cp, rp = ozblas.matmul(a, b, executor="cpu", return_info=True, **kw)
-    return cc, rc, cp, rp
-
-
-def both_gemm(fn, *args, **kw):
-    cc, rc = fn(*args, executor="cuda", return_info=True, **kw)
-    cp, rp = fn(*args, executor="cpu", return_info=True, **kw)
-    return cc, rc, cp, rp
-
-
-def _mats(m, k, n, phi, dtype, seed):
-    return (make_matrix(m, k, phi, seed=seed, dtype=dtype),
-            make_matrix(k, n, phi, seed=seed + 1, dtype=dtype))
 
 
 # ---- availability --------------------------------------------------------------------------

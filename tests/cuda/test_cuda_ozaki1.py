@@ -18,7 +18,7 @@ import ozblas
 from ozblas.testing import make_matrix
 
 import _compare
-from _compare import assert_same_bits
+from _compare import _mats, assert_same_bits, both_gemm, both_matmul
 
 
 def _cuda_state():
@@ -62,23 +62,6 @@ def assert_pair(cc, rc, cp, rp, a, b, what=""):
 
 def oz1(variant, slices):
     return dict(method="ozaki1", variant=variant, slices=slices)
-
-
-def both_matmul(a, b, **kw):
-    cc, rc = ozblas.matmul(a, b, executor="cuda", return_info=True, **kw)
-    cp, rp = ozblas.matmul(a, b, executor="cpu", return_info=True, **kw)
-    return cc, rc, cp, rp
-
-
-def both_gemm(fn, *args, **kw):
-    cc, rc = fn(*args, executor="cuda", return_info=True, **kw)
-    cp, rp = fn(*args, executor="cpu", return_info=True, **kw)
-    return cc, rc, cp, rp
-
-
-def _mats(m, k, n, phi, dtype, seed):
-    return (make_matrix(m, k, phi, seed=seed, dtype=dtype),
-            make_matrix(k, n, phi, seed=seed + 1, dtype=dtype))
 
 
 _DT = {"d": np.float64, "z": np.complex128}
