@@ -58,7 +58,16 @@ def _check_conflict(o):
         raise config.ConfigError(ffi.string(err).decode())
 
 
-def _report_dict(r) -> dict:
+def _engine_note(r, device) -> str | None:
+    """Why the engine of a call that fell back with fallback "engine" is not available."""
+    if r.fallback != lib.OZBLAS_FALLBACK_ENGINE:
+        return None
+    why = ffi.new("char[256]")
+    lib.ozblas_engine_available(r.executor, r.engine, device, why, 256)
+    return ffi.string(why).decode()
+
+
+def _report_dict(r, device=0) -> dict:
     method = _constants.METHODS[r.method]
     emulated = method in ("ozaki1", "ozaki2")
     executor = _constants.EXECUTORS[r.executor]
@@ -74,6 +83,7 @@ def _report_dict(r) -> dict:
         "fallback": _constants.fallback_name(r.fallback),
         "engine": _constants.ENGINES[r.engine] if emulated else None,
         "engine_products": r.engine_products if emulated else None,
+        "engine_note": _engine_note(r, device),
         "int_gemms": r.int_gemms,
         "fp64_passes": r.fp64_passes,
         "bound": r.bound if r.bound >= 0 else None,
@@ -155,7 +165,7 @@ def _gemm(alpha, a, b, beta, c, ta, tb, opts, cplx):
         st = lib.ozblas_dgemm(_context(), ta2.encode(), tb2.encode(), m, n, k, float(alpha),
                               _ptr(A), lda, _ptr(B), ldb, float(beta), _ptr(c), ldc, opts, rep)
     check(st)
-    return _report_dict(rep)
+    return _report_dict(rep, opts.device)
 
 
 _ACCEPTED = "float64 or complex128 (either byte order)"

@@ -53,7 +53,7 @@ typedef enum {
 /* The unit the schemes' exact integer products run on (DESIGN.md section 11). */
 typedef enum {
     OZBLAS_ENGINE_INT8 = 0, /* INT8 x INT8 -> INT32 */
-    OZBLAS_ENGINE_FP4 = 1   /* FP4 E2M1 x E2M1 -> FP32 on base-13 limbs (Ozaki II only) */
+    OZBLAS_ENGINE_FP4 = 1   /* FP4 E2M1 x E2M1 -> FP32 on base-13 limbs (both schemes) */
 } ozblas_engine;
 
 /* How Ozaki I cuts and accumulates slices. */
@@ -82,8 +82,9 @@ typedef enum {
     OZBLAS_FALLBACK_NOT_IMPLEMENTED = 5, /* the method asked for is not implemented in this build */
     OZBLAS_FALLBACK_ACCURACY = 6,       /* automatic precision: no count up to the maximum
                                            meets DGEMM-level accuracy for these inputs */
-    OZBLAS_FALLBACK_ENGINE = 7          /* the product engine asked for is not implemented by
-                                           this executor or method (FP4: CPU Ozaki II only) */
+    OZBLAS_FALLBACK_ENGINE = 7          /* the product engine asked for is not available on
+                                           this executor or device (ozblas_engine_available
+                                           says why) */
 } ozblas_fallback;
 
 /* What the result promises (ozblas_options.accuracy). */
@@ -252,6 +253,12 @@ const char *ozblas_version(void);
 /* Executors built into this library and whether each can run here. why receives a short
  * reason when it cannot. Returns 1 when usable. */
 int ozblas_executor_available(int executor, char *why, size_t why_len);
+/* Whether executor (an ozblas_executor, not auto) runs the integer products on engine (an
+ * ozblas_engine) on CUDA device device (ignored by the CPU): 1 or 0, why: the reason (on
+ * CUDA, FP4 needs a cc 10.x or 12.x device, cuBLASLt 12.8 or newer and its exactness probe,
+ * run on the first ask per device, a fraction of a second). Method calls that ask for an
+ * engine that is not available fall back with OZBLAS_FALLBACK_ENGINE. */
+int ozblas_engine_available(int executor, int engine, int device, char *why, size_t why_len);
 /* One line about the CUDA executor: device, compute capability, cuBLAS loaded, or why none. */
 const char *ozblas_cuda_describe(void);
 /* What this library was compiled with (fixed at build time, whatever the machine it runs

@@ -24,7 +24,7 @@ ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *c, const ozbl
     const int cx = c->is_complex;
     const int64_t KK = cx ? 2 * c->k : c->k;
     rep->engine = opt->engine;
-    if (!(K->engines & (1u << opt->engine))) {
+    if (!oz_engine_usable(ex, opt, NULL, 0)) {
         rep->fallback = OZBLAS_FALLBACK_ENGINE;
         return OZBLAS_OK;
     }

@@ -12,7 +12,7 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozbl
     const oz_kernels *K = ex->kernels;
     const int cx = c->is_complex, fast = opt->scaling == OZBLAS_SCALING_FAST;
     rep->engine = opt->engine;
-    if (!(K->engines & (1u << opt->engine))) {
+    if (!oz_engine_usable(ex, opt, NULL, 0)) {
         rep->fallback = OZBLAS_FALLBACK_ENGINE;
         return OZBLAS_OK;
     }

@@ -3,7 +3,7 @@
  * share). */
 #include <stdio.h>
 
-#include "oz_internal.h"
+#include "phase_kernels.h"
 
 const oz_executor *oz_executor_get(int id)
 {
@@ -23,6 +23,33 @@ int ozblas_executor_available(int executor, char *why, size_t why_len)
         return 0;
     }
     return e->available(why, why_len);
+}
+
+int oz_engine_usable(const oz_executor *ex, const ozblas_options *opt, char *why, size_t why_len)
+{
+    const int g = opt->engine;
+    const char *name = g == OZBLAS_ENGINE_FP4 ? "fp4" : "int8";
+    if (why && why_len)
+        why[0] = '\0';
+    if (!ex->kernels || g < OZBLAS_ENGINE_INT8 || g > OZBLAS_ENGINE_FP4 ||
+        !(ex->kernels->engines & (1u << g))) {
+        if (why && why_len)
+            snprintf(why, why_len, "the %s executor has no %s engine", ex->name, name);
+        return 0;
+    }
+    return ex->engine_usable ? ex->engine_usable(g, opt->device, why, why_len) : 1;
+}
+
+int ozblas_engine_available(int executor, int engine, int device, char *why, size_t why_len)
+{
+    const oz_executor *e = oz_executor_get(executor);
+    ozblas_options opt;
+    ozblas_options_init(&opt);
+    opt.engine = engine;
+    opt.device = device;
+    if (!e || !e->available(why, why_len))
+        return e ? 0 : ozblas_executor_available(executor, why, why_len);
+    return oz_engine_usable(e, &opt, why, why_len);
 }
 
 int ozblas_policy_executors(int executor, int on_device, int device_usable)

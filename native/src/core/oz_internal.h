@@ -34,6 +34,9 @@ typedef struct {
     int (*available)(char *why, size_t why_len);
     ozblas_status (*native)(const oz_gemm_call *call, const ozblas_options *opt);
     const oz_kernels *kernels;
+    /* Whether the product engine (one of kernels->engines) runs on device device now, with
+     * the reason in why (NULL: every engine of kernels->engines always does). */
+    int (*engine_usable)(int engine, int device, char *why, size_t why_len);
 } oz_executor;
 
 /* An executor's status for "not enough device memory for this call" (never returned by the
@@ -46,6 +49,9 @@ typedef struct {
 
 /* core/executors.c: the executor of an ozblas_executor id; NULL when not built. */
 const oz_executor *oz_executor_get(int id);
+/* Whether executor ex's kernels run the product engine of opt on opt's device (the one
+ * decision behind the drivers' OZBLAS_FALLBACK_ENGINE); why: the reason (may be NULL). */
+int oz_engine_usable(const oz_executor *ex, const ozblas_options *opt, char *why, size_t why_len);
 extern const oz_executor oz_cpu_executor;
 
 /* core/exact_gemm.c: accuracy "correct" (lo NULL: C = alpha RN(op(A) op(B)) + beta C) or the

@@ -99,4 +99,55 @@ typedef struct {
  * plain names libcublas.so.13, libcublas.so.12, libcublas.so. */
 const oz_cublas *oz_cublas_get(char *why, size_t why_len);
 
+/* ---- cuBLASLt (the FP4 engine's block-scaled matmul, cuda_fp4.cu) ------------------------------
+ * Opened at run time like cuBLAS. ABI values (cublasLt.h, library_types.h, CUDA 12.8 to 13):
+ *   cudaDataType                     CUDA_R_32F = 0, CUDA_R_4F_E2M1 = 33
+ *   cublasComputeType_t              CUBLAS_COMPUTE_32F = 68
+ *   cublasLtMatmulDescAttributes_t   TRANSA = 3, TRANSB = 4, A_SCALE_POINTER = 17,
+ *                                    B_SCALE_POINTER = 18, A_SCALE_MODE = 31, B_SCALE_MODE = 32
+ *   cublasLtMatmulMatrixScale_t      VEC16_UE4M3 = 1 (one UE4M3 scale per 16 elements along k)
+ * FP4 block scaling needs cuBLASLt 12.8 or newer (OZ_CUBLASLT_FP4_VERSION). */
+typedef struct oz_cublaslt_ctx *oz_cublaslt_handle;
+typedef struct oz_cublaslt_desc_s *oz_cublaslt_matmul_desc;
+typedef struct oz_cublaslt_layout_s *oz_cublaslt_layout;
+
+enum {
+    OZ_CUDA_R_32F = 0,
+    OZ_CUDA_R_4F_E2M1 = 33,
+    OZ_CUBLAS_COMPUTE_32F = 68,
+    OZ_CUBLASLT_DESC_TRANSA = 3,
+    OZ_CUBLASLT_DESC_TRANSB = 4,
+    OZ_CUBLASLT_DESC_A_SCALE_POINTER = 17,
+    OZ_CUBLASLT_DESC_B_SCALE_POINTER = 18,
+    OZ_CUBLASLT_DESC_A_SCALE_MODE = 31,
+    OZ_CUBLASLT_DESC_B_SCALE_MODE = 32,
+    OZ_CUBLASLT_SCALE_VEC16_UE4M3 = 1,
+    OZ_CUBLASLT_FP4_VERSION = 120800
+};
+
+typedef struct {
+    void *lib;
+    char path[512];
+    size_t version; /* cublasLtGetVersion: major * 10000 + minor * 100 + patch */
+    oz_cublas_status (*create)(oz_cublaslt_handle *);
+    oz_cublas_status (*destroy)(oz_cublaslt_handle);
+    oz_cublas_status (*desc_create)(oz_cublaslt_matmul_desc *, int compute, int scale_type);
+    oz_cublas_status (*desc_destroy)(oz_cublaslt_matmul_desc);
+    oz_cublas_status (*desc_set)(oz_cublaslt_matmul_desc, int attr, const void *buf, size_t size);
+    oz_cublas_status (*layout_create)(oz_cublaslt_layout *, int type, uint64_t rows,
+                                      uint64_t cols, int64_t ld);
+    oz_cublas_status (*layout_destroy)(oz_cublaslt_layout);
+    /* algo NULL: cuBLASLt's own heuristic */
+    oz_cublas_status (*matmul)(oz_cublaslt_handle, oz_cublaslt_matmul_desc, const void *alpha,
+                               const void *A, oz_cublaslt_layout, const void *B,
+                               oz_cublaslt_layout, const void *beta, const void *C,
+                               oz_cublaslt_layout, void *D, oz_cublaslt_layout, const void *algo,
+                               void *ws, size_t ws_size, cudaStream_t);
+} oz_cublaslt;
+
+/* Opens cuBLASLt once (thread-safe), after cuBLAS (of which it is a dependency): the
+ * libcublasLt.so* already loaded, else the one beside the opened libcublas, else the plain
+ * names libcublasLt.so.13, .12, .so. NULL and the reason in why when none opens. */
+const oz_cublaslt *oz_cublaslt_get(char *why, size_t why_len);
+
 #endif

@@ -200,3 +200,110 @@ const oz_cublas *oz_cublas_get(char *why, size_t why_len)
     }
     return &cub;
 }
+
+/* ---- cuBLASLt ---------------------------------------------------------------------------------- */
+
+static_assert(OZ_CUDA_R_32F == (int)CUDA_R_32F, "cudaDataType ABI value");
+static_assert(OZ_CUDA_R_4F_E2M1 == (int)CUDA_R_4F_E2M1, "cudaDataType ABI value");
+
+static pthread_once_t lt_once = PTHREAD_ONCE_INIT;
+static oz_cublaslt lt;
+static int lt_ok;
+static char lt_why[768];
+
+static int lt_try(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return 0;
+    oz_cublaslt c;
+    memset(&c, 0, sizeof c);
+    c.lib = h;
+    c.create = (oz_cublas_status(*)(oz_cublaslt_handle *))dlsym(h, "cublasLtCreate");
+    c.destroy = (oz_cublas_status(*)(oz_cublaslt_handle))dlsym(h, "cublasLtDestroy");
+    c.desc_create = (oz_cublas_status(*)(oz_cublaslt_matmul_desc *, int, int))dlsym(
+        h, "cublasLtMatmulDescCreate");
+    c.desc_destroy =
+        (oz_cublas_status(*)(oz_cublaslt_matmul_desc))dlsym(h, "cublasLtMatmulDescDestroy");
+    c.desc_set = (oz_cublas_status(*)(oz_cublaslt_matmul_desc, int, const void *, size_t))dlsym(
+        h, "cublasLtMatmulDescSetAttribute");
+    c.layout_create = (oz_cublas_status(*)(oz_cublaslt_layout *, int, uint64_t, uint64_t,
+                                           int64_t))dlsym(h, "cublasLtMatrixLayoutCreate");
+    c.layout_destroy =
+        (oz_cublas_status(*)(oz_cublaslt_layout))dlsym(h, "cublasLtMatrixLayoutDestroy");
+    c.matmul = (decltype(c.matmul))dlsym(h, "cublasLtMatmul");
+    size_t (*ver)(void) = (size_t(*)(void))dlsym(h, "cublasLtGetVersion");
+    if (!c.create || !c.destroy || !c.desc_create || !c.desc_destroy || !c.desc_set ||
+        !c.layout_create || !c.layout_destroy || !c.matmul || !ver) {
+        dlclose(h);
+        return 0;
+    }
+    c.version = ver();
+    Dl_info info;
+    snprintf(c.path, sizeof c.path, "%s",
+             dladdr((void *)c.create, &info) && info.dli_fname ? info.dli_fname : path);
+    lt = c;
+    return 1;
+}
+
+static int lt_loaded_cb(struct dl_phdr_info *info, size_t, void *data)
+{
+    const char *name = info->dlpi_name, *base = name ? strrchr(name, '/') : NULL;
+    base = base ? base + 1 : name;
+    if (base && strncmp(base, "libcublasLt.so", 14) == 0) {
+        snprintf((char *)data, PATH_MAX, "%s", name);
+        return 1;
+    }
+    return 0;
+}
+
+static void lt_load(void)
+{
+    char why[512];
+    const oz_cublas *cb = oz_cublas_get(why, sizeof why);
+    if (!cb) {
+        snprintf(lt_why, sizeof lt_why, "cuBLASLt not opened: %s", why);
+        return;
+    }
+    char loaded[PATH_MAX] = "";
+    dl_iterate_phdr(lt_loaded_cb, loaded);
+    if (loaded[0] && lt_try(loaded)) {
+        lt_ok = 1;
+        return;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", cb->path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        char pattern[PATH_MAX + 32];
+        snprintf(pattern, sizeof pattern, "%s/libcublasLt.so*", dir);
+        glob_t g;
+        if (glob(pattern, 0, NULL, &g) == 0) {
+            for (size_t i = g.gl_pathc; i-- > 0 && !lt_ok;)
+                lt_ok = lt_try(g.gl_pathv[i]);
+            globfree(&g);
+        }
+        if (lt_ok)
+            return;
+    }
+    static const char *names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};
+    for (int i = 0; i < 3 && !lt_ok; i++)
+        lt_ok = lt_try(names[i]);
+    if (!lt_ok)
+        snprintf(lt_why, sizeof lt_why,
+                 "cuBLASLt not found: tried the loaded objects, %s/libcublasLt.so*, "
+                 "libcublasLt.so.13, .12, .so",
+                 slash ? dir : ".");
+}
+
+const oz_cublaslt *oz_cublaslt_get(char *why, size_t why_len)
+{
+    pthread_once(&lt_once, lt_load);
+    if (!lt_ok) {
+        if (why && why_len)
+            snprintf(why, why_len, "%s", lt_why);
+        return NULL;
+    }
+    return &lt;
+}

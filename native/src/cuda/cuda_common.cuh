@@ -298,6 +298,18 @@ int mem_where(const void *p, int dev, int *pinned);
 oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
                          int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc);
 
+/* The same product on the call's engine (an ozblas_engine; cuda_fp4.cu): INT8 is gemm_i8,
+ * FP4 writes the values in nd base-13 limbs (|x| <= oz_fp4_range(nd), kb <= OZ_FP4_MAX_K)
+ * and needs work: oz_engine_work_bytes(engine, nd, m, n, kb) bytes of device memory (0 for
+ * INT8). Same bits on either engine. */
+size_t oz_engine_work_bytes(int engine, int nd, int64_t m, int64_t n, int64_t kb);
+oz_cublas_status gemm_engine(const run_ctx *r, int engine, int nd, void *work, int64_t m,
+                             int64_t n, int64_t kb, const int8_t *A, int64_t lda,
+                             const int8_t *B, int64_t ldb, int *C, int64_t ldc);
+/* Whether the FP4 engine runs exactly on device dev: cc 10.x or 12.x, cuBLASLt with FP4, and
+ * the worst-case probe product exact (run once per device and process); why: the reason. */
+int oz_cuda_fp4_usable(int dev, char *why, size_t len);
+
 /* ---- the executor's parts in the other translation units ---------------------------------- */
 
 /* cuda_device.cu: 1 when CUDA can run here (why: the reason when not). */

@@ -109,8 +109,14 @@ oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, con
 }
 
 
-/* No FP4 path: the drivers refuse engine fp4 here. */
-static const oz_kernels cuda_kernels = OZ_KERNEL_TABLE(cuda_, 1u << OZBLAS_ENGINE_INT8);
+/* Both engines; FP4 only where its device check and probe pass (cuda_fp4.cu). */
+static const oz_kernels cuda_kernels =
+    OZ_KERNEL_TABLE(cuda_, (1u << OZBLAS_ENGINE_INT8) | (1u << OZBLAS_ENGINE_FP4));
+
+static int cuda_engine_usable(int engine, int device, char *why, size_t len)
+{
+    return engine != OZBLAS_ENGINE_FP4 || oz_cuda_fp4_usable(device, why, len);
+}
 
 /* Filled field by field: members added to oz_executor later stay NULL. No CUDA call happens
  * here. */
@@ -123,6 +129,7 @@ static oz_executor make_cuda_executor(void)
     e.available = oz_cuda_available;
     e.native = cuda_native;
     e.kernels = &cuda_kernels;
+    e.engine_usable = cuda_engine_usable;
     return e;
 }
 

@@ -40,6 +40,7 @@
 
 #define OZ_CUDA_FILE "cuda_ozaki1.cu"
 #include "cuda_common.cuh"
+#include "../numerics/fp4.h"
 #include "../numerics/ozaki1.h"
 
 
@@ -347,6 +348,7 @@ typedef struct {
     const oz_gemm_call *c;
     run_ctx rc, *r; /* r: &rc */
     int cx, np, s, variant, beta, is_rn;
+    int engine; /* an ozblas_engine: FP4 writes each INT8 slice in OZ_FP4_MAX_LIMBS limbs */
     int64_t kpad;
     mat A, B, C;
     oz1_dside sa, sb;
@@ -356,6 +358,7 @@ typedef struct {
     int64_t ia, ib;   /* ... which blocks (-1: none) */
     double *X, *R;    /* split scratch; the products' region below overlaps it */
     int *C32;
+    void *W4; /* the engine's work area (cuda_fp4.cu) */
     long long *X64;
     double *acc;
     oz_timeline tl;
@@ -400,6 +403,8 @@ static void o1_carve(void *ctx, carve *cv)
     o->C32 = (int *)carve_take(cv, (size_t)(np * mbp) * (size_t)(np * nbp) * 4);
     o->X64 = (long long *)carve_take(cv, (size_t)(np * mb * nb) * 8);
     o->acc = (double *)carve_take(cv, (size_t)(np * mb * nb) * 8);
+    o->W4 = carve_take(cv, oz_engine_work_bytes(o->engine, OZ_FP4_MAX_LIMBS, np * mbp, np * nbp,
+                                                oz_min64(o->kpad, OZ_KBLOCK)));
     if (split_end > cv->off)
         cv->off = split_end;
 }
@@ -477,9 +482,9 @@ static ozblas_status o1_terms(o1_run *o, int64_t I, int64_t J, const mat_view *v
                 for (int64_t b = 0; b < nblk; b++, sub++) {
                     const int64_t l0 = b * OZ_KBLOCK;
                     const int64_t kb = kpad - l0 < OZ_KBLOCK ? kpad - l0 : OZ_KBLOCK;
-                    CKB(gemm_i8(r, np * mip, np * njp, kb, o->IA + (size_t)p * np * plane_a + l0,
-                                kpad, o->IB + (size_t)q * np * plane_b + l0, kpad, o->C32,
-                                np * mip));
+                    CKB(gemm_engine(r, o->engine, OZ_FP4_MAX_LIMBS, o->W4, np * mip, np * njp, kb,
+                                    o->IA + (size_t)p * np * plane_a + l0, kpad,
+                                    o->IB + (size_t)q * np * plane_b + l0, kpad, o->C32, np * mip));
                     CK(tl_mark(&o->tl, OZBLAS_PHASE_INT_PRODUCTS, r->st));
                     const int last = sub == nsub - 1;
                     const int mode = !last ? OZ1_TERM_SUM
@@ -526,6 +531,7 @@ ozblas_status cuda_o1_open(const oz_gemm_call *c, const ozblas_options *opt, int
     if (st != OZBLAS_OK)
         return st;
     o1_setup(op, c, opt->ozaki1_variant, s, beta);
+    op->engine = opt->engine;
     const int64_t m = c->m, n = c->n;
     o1_run &o = *op;
     run_ctx &rc = o.rc;

@@ -40,6 +40,7 @@ typedef struct {
     int *d_bad;
     int8_t *RA, *RB, *R;
     int *C32;
+    void *W4; /* the engine's work area (FP4: limb planes, cuda_fp4.cu) */
     long long *G64;
     oz_timeline tl;
     int *hbuf; /* the sides' host arrays */
@@ -80,6 +81,10 @@ static void o2_carve(void *ctx, carve *cv)
     o->RA = (int8_t *)carve_take(cv, (size_t)(N * o->np) * (size_t)(kcp * mbp));
     o->RB = (int8_t *)carve_take(cv, (size_t)(N * o->np) * (size_t)(kcp * nbp));
     o->C32 = (int *)carve_take(cv, (size_t)(o->np * plane_c) * 4);
+    int nd = 0;
+    for (int t = 0; t < N; t++)
+        nd = oz_max_int(nd, o->T->digits[t]);
+    o->W4 = carve_take(cv, oz_engine_work_bytes(o->T->engine, nd, mbp, nbp, oz_min64(kcp, OZ_KBLOCK)));
     size_t sz_r = (size_t)(N * o->nr) * (size_t)plane_c;
     if (!o->fast && o->multi_g && (size_t)plane_c * 8 > sz_r)
         sz_r = (size_t)plane_c * 8;
@@ -268,9 +273,10 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
                 const int64_t l0 = b * kblock, kb = oz_min64(kblock, lcp - l0);
                 const int first = x.L == 0 && b == 0;
                 for (int q = 0; q < (prod ? np : 1); q++)
-                    CKB(gemm_i8(r, mip, njp, kb, o->RA + (size_t)(tm * np + q) * plane_a + l0, lcp,
-                                o->RB + (size_t)(tm * np + q) * plane_b + l0, lcp,
-                                o->C32 + (size_t)q * plane_c, mip));
+                    CKB(gemm_engine(r, prod ? T->engine : OZBLAS_ENGINE_INT8, T->digits[tm], o->W4,
+                                    mip, njp, kb, o->RA + (size_t)(tm * np + q) * plane_a + l0, lcp,
+                                    o->RB + (size_t)(tm * np + q) * plane_b + l0, lcp,
+                                    o->C32 + (size_t)q * plane_c, mip));
                 CK(tl_mark(&o->tl, prod ? OZBLAS_PHASE_INT_PRODUCTS : OZBLAS_PHASE_STATS, r->st));
                 if (prod) {
                     const int64_t groups = plane_c / 4;

@@ -85,4 +85,13 @@ OZ_HD double oz_fp4_weight(int i, int j)
     return w;
 }
 
+/* The E2M1 code of digit c's value c / 2 (bit 3 the sign, then two exponent bits and one
+ * mantissa bit): |c| = 0 1 2 3 4 6 8 12 are the values 0 0.5 1 1.5 2 3 4 6, codes 0..7. */
+OZ_HD unsigned oz_fp4_e2m1_code(int c)
+{
+    const int a = c < 0 ? -c : c;
+    const unsigned mag = a <= 4 ? (unsigned)a : a == 6 ? 5u : a == 8 ? 6u : 7u;
+    return (c < 0 ? 8u : 0u) | mag;
+}
+
 #endif

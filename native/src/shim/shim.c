@@ -508,10 +508,17 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
     shim_count(s, c, r, dt);
     if (__atomic_load_n(&S.trace_fd, __ATOMIC_RELAXED) < 0)
         return;
-    char line[512];
+    char line[768];
     int len;
     if (r->route == R_OZBLAS) {
         int fb = r->rep.fallback != OZBLAS_FALLBACK_NONE;
+        /* an engine refused on this device: the reason (e.g. the FP4 probe's) */
+        char fbw[320] = "";
+        if (r->rep.fallback == OZBLAS_FALLBACK_ENGINE) {
+            char why[256];
+            ozblas_engine_available(r->rep.executor, r->rep.engine, S.opt.device, why, sizeof why);
+            snprintf(fbw, sizeof fbw, "%s: %s", ozblas_fallback_name(r->rep.fallback), why);
+        }
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
                        "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
@@ -522,7 +529,7 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
                        r->rep.moduli, r->rep.slices, r->rep.bound,
                        fb ? (r->rep.executor == OZBLAS_EXECUTOR_CUDA ? "cublas" : "host")
                           : shim_executor_name(r->rep.executor),
-                       dt, ozblas_fallback_name(r->rep.fallback),
+                       dt, fbw[0] ? fbw : ozblas_fallback_name(r->rep.fallback),
                        S.opt.method != OZBLAS_METHOD_AUTO            ? "-"
                        : ozblas_policy_local(NULL, NULL, 0) == 1 ? "calibrated"
                                                                   : "estimate",

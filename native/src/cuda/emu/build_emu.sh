@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds libozblas with the CUDA executor compiled for the CPU emulation (cuda_emu.h,
-# cublas_emu.cpp) into a Python package folder, to run the GPU tests without a GPU:
+# cublas_emu.cpp, cublaslt_emu.cpp) into a Python package folder, to run the GPU tests without a GPU:
 #
 #   bash native/src/cuda/emu/build_emu.sh /tmp/ozblas_emu
 #   PYTHONPATH=/tmp/ozblas_emu python3 -m pytest -q -p no:cacheprovider \
@@ -25,7 +25,9 @@ for f in $(find src/cuda -maxdepth 1 -name '*.cu' ! -name cublas_loader.cu | sor
     g++ -std=c++17 $FLAGS -Isrc -DOZ_CUDA_EMU -DOZBLAS_CUDA_ARCHS='"emulated"' -x c++ \
         -c "$f" -o "$OBJ/$(basename "$f" .cu).o"
 done
-g++ -std=c++17 $FLAGS -O3 -march=native -Isrc -DOZ_CUDA_EMU -c src/cuda/emu/cublas_emu.cpp -o "$OBJ/cublas_emu.o"
+for f in cublas_emu cublaslt_emu; do
+    g++ -std=c++17 $FLAGS -O3 -march=native -Isrc -DOZ_CUDA_EMU -c "src/cuda/emu/$f.cpp" -o "$OBJ/$f.o"
+done
 g++ -shared -fopenmp -o "$DEST/ozblas/libozblas.so" "$OBJ"/*.o -ldl -lm -lpthread
 echo "built $DEST/ozblas/libozblas.so"
 

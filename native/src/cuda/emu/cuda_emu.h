@@ -286,7 +286,10 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
 {
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "CPU emulation");
-    p->major = 9;
+    /* OZ_EMU_CC=10.0 (or 12.0 ...) emulates that compute capability (default 9.0) */
+    const char *cc = getenv("OZ_EMU_CC");
+    if (!cc || sscanf(cc, "%d.%d", &p->major, &p->minor) != 2)
+        p->major = 9, p->minor = 0;
     p->totalGlobalMem = oz_emu::capacity();
     return cudaSuccess;
 }
