@@ -6,8 +6,10 @@ this module is a thin layer over it: `estimate` lists the candidates with their 
 times, `choose` is method auto's decision, `explain` and `format_explain` say why, and
 `main_explain` is the `ozblas explain` command.
 
-Profiles: the datasheet ones (a100, h100, h200, h800, rtx4090, b200) hold vendor peaks
-multiplied by the efficiency this project measured on an H200 (`EFFICIENCY`); `measured_h200`
+Profiles: the datasheet ones (a100, h100, h200, h800, rtx4090, b200, and, with FP4 rates,
+b200, b300 (third-party spec tables) and rtx_pro_6000 (seed 004's figures)) hold published peaks
+multiplied by the efficiency this project measured on an H200 (`EFFICIENCY`; FP4 borrows INT8's:
+no FP4 unit was measured); `measured_h200`
 holds the H200 figures themselves, `cpu` the project's development machine; `local` is this
 machine as `ozblas calibrate` measured it (ozblas.calibrate), or a built-in estimate until it
 has been run. All times are seconds, all rates effective (what a GEMM or pass achieves).
@@ -67,6 +69,8 @@ class Profile:
     peak_mem_bw: float = 0.0
     peak_link_bw: float = 0.0
     peak_host_fp64: float = 0.0
+    dev_fp4: float = 0.0
+    peak_fp4: float = 0.0
 
     @property
     def fp64(self) -> float | None:
@@ -288,14 +292,16 @@ def _cand_dict(c) -> dict:
     ex = _WHERE[_constants.EXECUTORS[c.executor]]
     scaling = _constants.SCALINGS[c.scaling] if method == "ozaki2" else None
     variant = _constants.VARIANTS[c.variant] if method == "ozaki1" else None
+    engine = _constants.ENGINES[c.engine] if method != "native" else None
     if method == "native":
         name = f"native {ex}"
     else:
-        name = f"{method} {scaling or variant} {c.count}" + (" (cpu executor)" if ex == "host" else "")
+        name = (f"{method} {scaling or variant} {c.count}" + (" fp4" if engine == "fp4" else "")
+                + (" (cpu executor)" if ex == "host" else ""))
     breakdown = {ffi.string(lib.ozblas_policy_part_name(i)).decode(): c.parts[i]
                  for i in range(lib.OZBLAS_PART_COUNT) if c.parts_used & (1 << i)}
     return {"name": name, "method": method, "executor": ex, "count": c.count or None,
-            "scaling": scaling, "variant": variant, "seconds": c.seconds,
+            "scaling": scaling, "variant": variant, "engine": engine, "seconds": c.seconds,
             "tflops": c.flops / c.seconds / 1e12, "breakdown": breakdown,
             "meets_target": bool(c.meets_target), "note": None}
 
@@ -305,28 +311,30 @@ def estimate(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slic
 
     dtype 'd' (DGEMM) or 'z' (ZGEMM); where the operands live, 'host' or 'device' (the other
     side pays transfers: A, B in, C out). moduli / slices: the counts to assume (None or
-    'auto': the planning counts of automatic precision). Returns candidate dicts (name,
-    method, executor, count, scaling, variant, seconds, tflops, breakdown, meets_target, note)
-    in the C model's order: native host first."""
+    'auto': the planning counts of automatic precision, per engine). Returns candidate dicts
+    (name, method, executor, count, scaling, variant, engine, seconds, tflops, breakdown,
+    meets_target, note) in the C model's order: native host first."""
     p = _profile(profile)
     _check(m, n, k, dtype, where, p)
     load()
-    out = ffi.new("ozblas_candidate[16]")
+    top = lib.OZBLAS_POLICY_MAX_CANDIDATES
+    out = ffi.new(f"ozblas_candidate[{top}]")
     cnt = lib.ozblas_policy_estimate(_to_c(p), dtype == "z", m, n, k, where == "device",
                                      _count(moduli, "moduli"),
-                                     _count(slices, "slices"), out, 16)
+                                     _count(slices, "slices"), out, top)
     if cnt < 0:
         raise ValueError(f"the cost model rejected m={m} n={n} k={k} moduli={moduli} slices={slices}")
     return [_cand_dict(out[i]) for i in range(cnt)]
 
 
-def _settings(moduli=None, slices=None, scaling=None, variant=None) -> dict:
+def _settings(moduli=None, slices=None, scaling=None, variant=None, engine=None) -> dict:
     """The options method auto decides with: the arguments given, else the OZBLAS_* settings."""
     env = config.from_env()
     return {"moduli": moduli if moduli is not None else env.moduli,
             "slices": slices if slices is not None else env.slices,
             "scaling": env.scaling if scaling is None else config.parse_keyword("scaling", scaling),
-            "variant": env.variant if variant is None else config.parse_keyword("variant", variant)}
+            "variant": env.variant if variant is None else config.parse_keyword("variant", variant),
+            "engine": env.engine if engine is None else config.parse_keyword("engine", engine)}
 
 
 def _executors(p: Profile, where: str) -> int:
@@ -336,13 +344,13 @@ def _executors(p: Profile, where: str) -> int:
 
 
 def choose(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slices=None,
-           scaling=None, variant=None) -> dict:
+           scaling=None, variant=None, engine=None) -> dict:
     """Method auto's choice (ozblas_policy_decide): the fastest candidate meeting the target
-    that dispatch could run, with the scaling, Ozaki I variant and counts given, else those of
-    the OZBLAS_* settings. A candidate dict."""
+    that dispatch could run, with the scaling, Ozaki I variant, engine and counts given, else
+    those of the OZBLAS_* settings. A candidate dict."""
     p = _profile(profile)
     _check(m, n, k, dtype, where, p)
-    s = _settings(moduli, slices, scaling, variant)
+    s = _settings(moduli, slices, scaling, variant, engine)
     load()
     opt = ffi.new("ozblas_options *")
     lib.ozblas_options_init(opt)
@@ -350,6 +358,7 @@ def choose(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slices
     opt.slices = _count(s["slices"], "slices")
     opt.scaling = _constants.SCALINGS.index(s["scaling"])
     opt.ozaki1_variant = _constants.VARIANTS.index(s["variant"])
+    opt.engine = _constants.ENGINES.index(s["engine"])
     ch = ffi.new("ozblas_candidate *")
     st = lib.ozblas_policy_decide(_to_c(p), dtype == "z", m, n, k, where == "device",
                                   _executors(p, where), opt, ch)
@@ -427,29 +436,71 @@ def _accuracy_reasons(s: dict) -> list[str]:
     else:
         out.append(f"Ozaki I with {ns} slices ({s['variant']}): reaches the target "
                    f"{_reach(ns, col_i)} in the accuracy study; a set count is taken as meeting it")
-    out.append(f"method auto uses the {s['scaling']} scaling (OZBLAS_SCALING) and the {s['variant']} "
-               "variant (OZBLAS_OZAKI1_VARIANT); other rows are shown for comparison")
+    out.append(f"method auto uses the {s['scaling']} scaling (OZBLAS_SCALING), the {s['variant']} "
+               f"variant (OZBLAS_OZAKI1_VARIANT) and the {s['engine']} engine (OZBLAS_ENGINE); "
+               "other rows are shown for comparison")
+    return out
+
+
+def _fp4_limb_products(moduli: int) -> int:
+    """Limb products of one real Ozaki II product with that many FP4 moduli."""
+    return sum(lib.ozblas_ozaki2_engine_limbs(lib.OZBLAS_ENGINE_FP4, t) ** 2 for t in range(moduli))
+
+
+def _engine_reasons(p: Profile, s: dict, cands: list, best: dict) -> list[str]:
+    """Why the FP4 candidates win or lose against INT8 (none without an FP4 rate)."""
+    fp4 = [c for c in cands if c["engine"] == "fp4" and c["meets_target"]
+           and not (c["note"] or "").startswith("not for device data")
+           and (c["method"] != "ozaki2" or c["scaling"] == s["scaling"])
+           and (c["method"] != "ozaki1" or c["variant"] == s["variant"])]
+    if not fp4 or not p.has_device:
+        return []
+    f = min(fp4, key=lambda c: c["seconds"])
+    o2 = next((c for c in fp4 if c["method"] == "ozaki2"), None)
+    out = []
+    if o2:
+        lp = _fp4_limb_products(o2["count"])
+        n8 = next((c["count"] for c in cands if c["method"] == "ozaki2" and c["engine"] == "int8"),
+                  lib.ozblas_policy_planning_moduli())
+        out.append(f"engine fp4: Ozaki II with {o2['count']} FP4 moduli issues {lp} limb products "
+                   f"per product against INT8's {n8} (1 per modulus), so FP4 pays off where its rate "
+                   f"exceeds {lp / n8:.2f}x INT8's: here {p.dev_fp4 / p.dev_int8:.3g}x")
+    if s["engine"] == "fp4":
+        if best["engine"] == "fp4":
+            out.append(f"OZBLAS_ENGINE=fp4: {best['name']} is the fastest FP4 candidate "
+                       "(the CUDA executor runs it only where the device passes the FP4 probe; "
+                       "elsewhere the call falls back with the reason)")
+    elif f["seconds"] < best["seconds"]:
+        out.append(f"the fastest FP4 candidate, {f['name']}, would take {_fmt_s(f['seconds'])} ms, "
+                   f"{best['seconds'] / f['seconds']:.2f}x faster than the choice: set "
+                   "OZBLAS_ENGINE=fp4 (on a cc 10.x/12.x device that passes the FP4 probe)")
+    else:
+        out.append(f"the fastest FP4 candidate, {f['name']}, would take "
+                   f"{f['seconds'] / best['seconds']:.2f}x as long as the choice")
     return out
 
 
 def explain(m, n, k, dtype="d", where="host", profile=None, moduli=None, slices=None,
-            scaling=None, variant=None) -> dict:
+            scaling=None, variant=None, engine=None) -> dict:
     """Plain dict: the profile, the candidates with predicted times, the choice and why.
 
     profile None or 'local': this machine (calibrated, or the built-in estimate, said in
-    profile_note). Counts, scaling and variant default to the OZBLAS_* settings, as for
-    method auto."""
+    profile_note). Counts, scaling, variant and engine default to the OZBLAS_* settings, as
+    for method auto."""
     if profile is None or profile == "local":
         p, note = load_profile()
     else:
         p, note = _profile(profile), None
     _check(m, n, k, dtype, where, p)
-    s = _settings(moduli, slices, scaling, variant)
+    s = _settings(moduli, slices, scaling, variant, engine)
     cands = estimate(m, n, k, dtype, where, p, s["moduli"], s["slices"])
-    best = choose(m, n, k, dtype, where, p, s["moduli"], s["slices"], s["scaling"], s["variant"])
+    best = choose(m, n, k, dtype, where, p, s["moduli"], s["slices"], s["scaling"], s["variant"],
+                  s["engine"])
     for c in cands:
         if c["executor"] == "host" and where == "device":
             c["note"] = "not for device data (dispatch keeps it on the device)"
+        elif c["engine"] not in (None, s["engine"]):
+            c["note"] = f"engine {c['engine']}: set OZBLAS_ENGINE={c['engine']} to allow"
         elif c["method"] == "ozaki2" and c["scaling"] != s["scaling"]:
             c["note"] = f"scaling {c['scaling']}: set OZBLAS_SCALING={c['scaling']} to allow"
         elif c["method"] == "ozaki1" and c["variant"] != s["variant"]:
@@ -462,8 +513,10 @@ def explain(m, n, k, dtype="d", where="host", profile=None, moduli=None, slices=
     if note:
         reasons.append(note)
     if p.has_device:
+        fp4 = (f", FP4 {p.dev_fp4 / 1e12:.4g} TFLOPS: FP64:FP4 = 1:{p.dev_fp4 / p.dev_dgemm:.0f}"
+               if p.dev_fp4 > 0 else ", no FP4 engine")
         reasons.append(f"device FP64 {p.dev_dgemm / 1e12:.3g} TFLOPS, INT8 {p.dev_int8 / 1e12:.4g} "
-                       f"TOPS (effective): FP64:INT8 = 1:{p.fp64_int8_ratio:.0f}")
+                       f"TOPS (effective): FP64:INT8 = 1:{p.fp64_int8_ratio:.0f}{fp4}")
     reasons += _accuracy_reasons(s)
     if where == "host" and p.has_device:
         t = next(c for c in cands if c["executor"] == "device")["breakdown"]["transfers"]
@@ -482,6 +535,7 @@ def explain(m, n, k, dtype="d", where="host", profile=None, moduli=None, slices=
         nat = next(c for c in eligible if c["method"] == "native")
         reasons.append(f"{best['name']} is fastest: {nat['seconds'] / best['seconds']:.2f}x faster "
                        f"than {nat['name']}")
+    reasons += _engine_reasons(p, s, cands, best)
     accuracy = config.from_env().accuracy
     if accuracy == "correct":
         reasons.append("OZBLAS_ACCURACY=correct: every call is an exact product on the host "
@@ -525,7 +579,8 @@ def format_explain(d: dict) -> str:
 
 
 def main_explain(argv=None) -> int:
-    """`ozblas explain M N K [--dtype d|z] [--where host|device] [--profile NAME] [--json]`;
+    """`ozblas explain M N K [--dtype d|z] [--where host|device] [--profile NAME]
+    [--engine int8|fp4] [--json]`;
     `ozblas explain getrf|potrf N ...` is the LAPACK layer's (ozblas.lapack.main_explain)."""
     if argv and argv[0] in ("getrf", "potrf"):
         from .lapack import main_explain as lapack_explain
@@ -544,6 +599,8 @@ def main_explain(argv=None) -> int:
     ap.add_argument("--profile", default="local",
                     help=f"device profile: {', '.join(profile_names())} (default local: this "
                          "machine, calibrated by `ozblas calibrate`)")
+    ap.add_argument("--engine", choices=list(_constants.ENGINES),
+                    help="the product engine method auto may use (default OZBLAS_ENGINE)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     if a.profile not in profile_names():
@@ -551,7 +608,7 @@ def main_explain(argv=None) -> int:
     if min(a.m, a.n, a.k) <= 0:
         ap.error(f"M, N and K must be positive, got {a.m} {a.n} {a.k}")
     try:
-        d = explain(a.m, a.n, a.k, a.dtype, a.where, a.profile)
+        d = explain(a.m, a.n, a.k, a.dtype, a.where, a.profile, engine=a.engine)
     except ValueError as e:
         ap.error(str(e))
     print(json.dumps(d, indent=2) if a.json else format_explain(d))

@@ -518,7 +518,8 @@ int ozblas_preload_configure(const ozblas_options *opt, int64_t min_size, int di
  * achieves), never peaks. Built-in profiles multiply datasheet peaks (kept in peak_*) by the
  * efficiency measured on an H200; "local" is measured here by `ozblas calibrate`. */
 typedef struct {
-    char name[32];          /* a100 h100 h200 h800 rtx4090 b200 measured_h200 cpu, or local */
+    char name[32];          /* a100 h100 h200 h800 rtx4090 b200 b300 rtx_pro_6000 measured_h200
+                               cpu, or local */
     char description[128];
     char source[256];       /* where the figures come from */
     char host_name[192];    /* the host CPU */
@@ -544,6 +545,9 @@ typedef struct {
     double peak_mem_bw;
     double peak_link_bw;
     double peak_host_fp64;
+    double dev_fp4;         /* device FP4 (E2M1, block-scaled, FP32 out) GEMM, OP/s, as the FP4
+                               engine's products reach it; 0: no FP4 engine on the device */
+    double peak_fp4;        /* its dense datasheet peak (0: none, or a measured profile) */
 } ozblas_profile;
 
 /* The parts of a predicted time (ozblas_policy_part_name gives each one's name). */
@@ -570,6 +574,7 @@ typedef struct {
     int count;           /* moduli (Ozaki II) or slices (Ozaki I) assumed; 0 for native */
     int scaling;         /* Ozaki II: an ozblas_scaling */
     int variant;         /* Ozaki I: an ozblas_ozaki1_variant */
+    int engine;          /* Ozaki I and II: the ozblas_engine of the integer products */
     int meets_target;    /* 0: the method cannot run this shape (k beyond its bounds) */
     double seconds;      /* predicted time: the sum of the used parts */
     double flops;        /* 2mnk (DGEMM) or 8mnk (ZGEMM) */
@@ -592,12 +597,17 @@ const char *ozblas_policy_part_name(int part);
 /* The counts the model assumes where moduli/slices are 0 (automatic precision). */
 int ozblas_policy_planning_moduli(void);
 int ozblas_policy_planning_slices(void);
+/* The most candidates ozblas_policy_estimate returns. */
+enum { OZBLAS_POLICY_MAX_CANDIDATES = 32 };
 /* Every candidate for C (m x n) = op(A) (m x k) op(B) (k x n), beta = 0: native on the host
- * and the device, Ozaki II (each scaling) and Ozaki I (each variant) on the device and on
- * the CPU executor (device ones only with a device). on_device: where A, B and C live (data
- * on the other side pays its transfers). moduli/slices: the counts to assume, 0 for the
- * planning counts. Returns the number written to out (at most max_out), -1 on bad arguments
- * (a dimension < 1, on_device without a device, a count out of range). */
+ * and the device, Ozaki II (each scaling) and Ozaki I (each variant) on the device, on each
+ * engine the profile has a rate for (INT8; FP4 where dev_fp4 > 0), and on the CPU executor
+ * (INT8: its FP4 engine is a model for bits, not for speed; device ones only with a device).
+ * on_device: where A, B and C live (data on the other side pays its transfers).
+ * moduli/slices: the counts to assume, 0 for the planning counts (moduli: each engine's
+ * automatic-precision start, ozblas_ozaki2_engine_auto_hint; a count beyond an engine's
+ * moduli gives no candidate on it). Returns the number written to out (at most max_out), -1
+ * on bad arguments (a dimension < 1, on_device without a device, a count out of range). */
 int ozblas_policy_estimate(const ozblas_profile *p, int is_complex, int64_t m, int64_t n,
                            int64_t k, int on_device, int moduli, int slices,
                            ozblas_candidate *out, int max_out);
@@ -609,7 +619,7 @@ int ozblas_policy_estimate(const ozblas_profile *p, int is_complex, int64_t m, i
 int ozblas_policy_executors(int executor, int on_device, int device_usable);
 /* Method auto's choice: the fastest candidate that meets the target, runs on an executor of
  * the mask (bit 1 << OZBLAS_EXECUTOR_CPU, bit 1 << OZBLAS_EXECUTOR_CUDA) and uses opt's
- * scaling, Ozaki I variant, moduli and slices (0: planning counts). p NULL: the local
+ * scaling, Ozaki I variant, engine, moduli and slices (0: planning counts). p NULL: the local
  * profile (ozblas_policy_local). OZBLAS_ERR_INVALID_ARGUMENT when nothing qualifies. */
 ozblas_status ozblas_policy_decide(const ozblas_profile *p, int is_complex, int64_t m,
                                    int64_t n, int64_t k, int on_device, int executors,

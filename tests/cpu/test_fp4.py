@@ -240,30 +240,6 @@ def test_engine_from_the_environment(monkeypatch):
         config.from_env()
 
 
-def test_cuda_executor_refuses_fp4_cleanly():
-    """No FP4 path on CUDA: engine fp4 falls back with the reason (runs on a GPU or in the
-    CUDA emulation harness, native/src/cuda/emu)."""
-    from _compare import cuda_state
-
-    ok, why = cuda_state()
-    if not ok:
-        pytest.skip(f"CUDA executor unavailable: {why}")
-    a = make_matrix(5, 9, 1.0, seed=1)
-    b = make_matrix(9, 4, 1.0, seed=2)
-    c, info = ozblas.matmul(a, b, method="ozaki2", engine="fp4", executor="cuda",
-                            return_info=True)
-    assert info["fallback"] == "engine not available on this executor or method"
-    assert info["method"] == "native"
-    assert err_ab(c, exact_matmul(a, b), a, b) <= 2 * U * 9
-    _, info = ozblas.matmul(a, b, method="ozaki1", engine="fp4", executor="cuda",
-                            return_info=True)
-    assert info["fallback"] == "engine not available on this executor or method"
-    c8, i8 = ozblas.matmul(a, b, method="ozaki2", engine="int8", executor="cuda", moduli=16,
-                           return_info=True)
-    p8 = ozblas.matmul(a, b, method="ozaki2", engine="int8", executor="cpu", moduli=16)
-    assert i8["fallback"] is None and np.array_equal(bits(c8), bits(p8))
-
-
 # ---- Ozaki I on FP4: the INT8 slices in three limbs each ---------------------------------
 
 @pytest.mark.parametrize("cplx", [False, True])

@@ -121,12 +121,13 @@ ozblas_status ozblas_policy_machine(ozblas_machine_id *id, char *path, size_t pa
  * key, required (and written) only when the device is not "none". */
 typedef struct {
     const char *key;
-    int kind; /* 0 string, 1 rate */
+    int kind; /* 0 string, 1 rate (positive), 2 rate of an engine the device may lack (0: none) */
     int dev;
     size_t off;
 } cache_key;
 
 #define RATE(f, d) {#f, 1, d, offsetof(ozblas_profile, f)}
+#define ENGINE_RATE(f) {#f, 2, 1, offsetof(ozblas_profile, f)}
 static const cache_key KEYS[] = {
     {"format", 0, 0, 0},  {"ozblas_version", 0, 0, 0}, {"device", 0, 0, 0},
     {"driver", 0, 0, 0},  {"host", 0, 0, 0},           {"date", 0, 0, 0},
@@ -135,11 +136,12 @@ static const cache_key KEYS[] = {
     RATE(dev_zgemm, 1),   RATE(dev_int8, 1),           RATE(dev_mem_bw, 1),
     RATE(h2d_bw, 1),      RATE(d2h_bw, 1),             RATE(h2d_pinned_bw, 1),
     RATE(d2h_pinned_bw, 1), RATE(dev_call_s, 1),       RATE(dev_emu_call_s, 1),
-    {"end", 0, 0, 0},
+    ENGINE_RATE(dev_fp4),   {"end", 0, 0, 0},
 };
 #undef RATE
+#undef ENGINE_RATE
 #define N_KEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
-#define CACHE_FORMAT "1"
+#define CACHE_FORMAT "2" /* 2: dev_fp4 added */
 #define CACHE_MAX_BYTES 16384
 
 /* The value an identity key must have for this machine; NULL for the other keys. */
@@ -281,13 +283,15 @@ ozblas_status ozblas_policy_cache_read(const char *path, const ozblas_machine_id
             st = fail(why, why_len, "the key \"%s\" is missing%s", k, "");
             goto done;
         }
-        if (KEYS[i].kind != 1)
+        if (KEYS[i].kind == 0)
             continue;
         char *end;
         errno = 0;
         double x = strtod(v, &end);
-        if (end == v || *end || errno || !isfinite(x) || x <= 0) {
-            st = fail(why, why_len, "%s = \"%.60s\" is not a positive number", k, v);
+        if (end == v || *end || errno || !isfinite(x) || x < 0 || (x == 0 && KEYS[i].kind == 1)) {
+            st = fail(why, why_len, KEYS[i].kind == 1 ? "%s = \"%.60s\" is not a positive number"
+                                                      : "%s = \"%.60s\" is not a number >= 0",
+                      k, v);
             goto done;
         }
         *(double *)((char *)&p + KEYS[i].off) = x;
@@ -330,11 +334,12 @@ ozblas_status ozblas_policy_cache_write(const char *path, const ozblas_machine_i
         return fail(why, why_len, "no cache path%s%s", "", "");
     int has_dev = strcmp(id->device, "none") != 0;
     for (int i = 0; i < N_KEYS; i++) {
-        if (KEYS[i].kind != 1 || (KEYS[i].dev && !has_dev))
+        if (KEYS[i].kind == 0 || (KEYS[i].dev && !has_dev))
             continue;
         double x = *(const double *)((const char *)p + KEYS[i].off);
-        if (!isfinite(x) || x <= 0)
-            return fail(why, why_len, "%s is not a positive number%s", KEYS[i].key, "");
+        if (!isfinite(x) || x < 0 || (x == 0 && KEYS[i].kind == 1))
+            return fail(why, why_len, "%s is not a positive number%s", KEYS[i].key,
+                        KEYS[i].kind == 2 ? " or 0" : "");
     }
     if (!mkdirs(path))
         return fail(why, why_len, "cannot create the directory of %s (%s)", path, strerror(errno));
@@ -358,7 +363,7 @@ ozblas_status ozblas_policy_cache_write(const char *path, const ozblas_machine_i
                "# (README \"Calibration cache\"). Rates in FLOP/s, OP/s or B/s; times in s.\n");
     for (int i = 0; i < N_KEYS; i++) {
         const char *k = KEYS[i].key;
-        if (KEYS[i].kind == 1) {
+        if (KEYS[i].kind != 0) {
             if (!KEYS[i].dev || has_dev)
                 fprintf(f, "%s = %.6e\n", k, *(const double *)((const char *)p + KEYS[i].off));
             continue;

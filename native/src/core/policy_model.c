@@ -7,7 +7,8 @@
  * at n = 8192 and 16384, tests/core/test_policy.py) with the H200's datasheet 4.8 TB/s as the
  * unit; the CPU executor's to its phase times on the development machine, in the unit of its
  * pass bandwidth (cpu_pass_bw, which `ozblas calibrate` measures in these counts). Integer
- * products run at the INT8 (device) or SGEMM (CPU) rate. */
+ * products run at their engine's rate (engine_rate): INT8 or FP4 on the device, SGEMM on the
+ * CPU. */
 #include <string.h>
 
 #include "policy_internal.h"
@@ -31,6 +32,8 @@ typedef struct {
     int convert_all;           /* 1: every variant converts; 0: only the grouped ones (ef, hybrid) */
     double accum_c_term;       /* Ozaki I FP64 accumulation: per element of C per FP64 term ... */
     double accum_c_pair;       /* ... plus per pair read */
+    double fp4_pack_ab;        /* FP4 engine: limb packing per element of A, B per engine call */
+    double fp4_acc_c;          /* ... and the weighted sum per element of C per limb product */
 } pass_costs;
 
 /* CUDA executor: fitted to the H200 phase times with the datasheet's 4.8 TB/s as the unit
@@ -53,6 +56,10 @@ static const pass_costs DEVICE_COSTS = {
     .convert_all = 0,
     .accum_c_term = 32.0,    /* hybrid 4.96 ms for 11 terms, bitmask 26.2 ms for 66, at 8192 */
     .accum_c_pair = 0,
+    /* cuda_fp4.cu, never measured (no Blackwell GPU): its bytes, read int8 (1) and write
+     * the limb planes (1.5); read F (4), read and write C32 (8) */
+    .fp4_pack_ab = 2.5,
+    .fp4_acc_c = 12.0,
 };
 
 /* CPU executor: fitted to one-thread phase times on the development machine (n = 256 to
@@ -155,47 +162,80 @@ static double kblocks(const problem *q, const pass_costs *pc)
     return ceil(q->k / pc->kblock);
 }
 
-static void ozaki2(const problem *q, int executor, int moduli, int scaling, ozblas_candidate *c)
+/* The one place an engine meets a profile rate: engine g's integer products on the device
+ * (dev) or the CPU executor, OP/s; 0: not a candidate there. An FP8 engine adds its rate
+ * here and its limbs in engine_limbs. */
+static double engine_rate(const ozblas_profile *p, int dev, int g)
+{
+    if (!dev) /* the CPU executor's FP4 engine models the bits, not the speed */
+        return g == OZBLAS_ENGINE_INT8 ? p->cpu_int_gemm : 0;
+    return g == OZBLAS_ENGINE_FP4 ? p->dev_fp4 : g == OZBLAS_ENGINE_INT8 ? p->dev_int8 : 0;
+}
+
+/* Engine products per INT8-valued product (Ozaki I's slices): FP4 writes each in three
+ * limbs, nine limb products. */
+static int engine_limbs(int g) { return g == OZBLAS_ENGINE_FP4 ? 9 : 1; }
+
+/* The FP4 engine's own passes: packing the operands of each of calls products and the
+ * weighted sum of each of its limb products (INT8: none). */
+static double engine_passes(const problem *q, const pass_costs *pc, int g, double calls,
+                            double limb_products, double bw)
+{
+    if (g != OZBLAS_ENGINE_FP4)
+        return 0;
+    return (q->ab * calls * pc->fp4_pack_ab + q->cc * limb_products * pc->fp4_acc_c) / bw;
+}
+
+static void ozaki2(const problem *q, int executor, int engine, int moduli, int scaling,
+                   ozblas_candidate *c)
 {
     memset(c, 0, sizeof *c);
     const ozblas_profile *p = q->p;
     int dev = executor == OZBLAS_EXECUTOR_CUDA, acc = scaling == OZBLAS_SCALING_ACCURATE;
     const pass_costs *pc = dev ? &DEVICE_COSTS : &CPU_COSTS;
-    double bw = dev ? p->dev_mem_bw : p->cpu_pass_bw, rate = dev ? p->dev_int8 : p->cpu_int_gemm;
-    double zf = q->cx ? 2 : 1, prods = moduli * (q->cx ? 3 : 1), N = moduli;
+    /* the bound product G stays on INT8 (its values exceed the FP4 limbs' range) */
+    double bw = dev ? p->dev_mem_bw : p->cpu_pass_bw, rate8 = engine_rate(p, dev, OZBLAS_ENGINE_INT8);
+    double rate = engine_rate(p, dev, engine), calls = moduli * (q->cx ? 3 : 1);
+    double zf = q->cx ? 2 : 1, prods = oz2_table_get(engine, moduli)->products * (q->cx ? 3 : 1);
+    double N = moduli;
     c->method = OZBLAS_METHOD_OZAKI2;
+    c->engine = engine;
     c->count = moduli;
     c->scaling = scaling;
     c->meets_target = q->k <= (double)(1LL << 28); /* beyond, the scaling bounds fall back */
     double stats = zf * q->ab * pc->stats_ab / bw;
     if (acc) /* one more pass and one small-integer product G = |A||B| (real also for ZGEMM) */
-        stats += (zf * q->ab * pc->acc_ab + q->cc * pc->acc_c) / bw + 2 * q->mnk / rate;
+        stats += (zf * q->ab * pc->acc_ab + q->cc * pc->acc_c) / bw + 2 * q->mnk / rate8;
     part(c, OZBLAS_PART_STATS, stats);
     part(c, OZBLAS_PART_RESIDUES,
          q->ab * (zf * pc->residue_ab + (q->cx ? OZ2_Z_RESIDUE_MOD : 1) * N * pc->residue_ab_mod) / bw);
-    part(c, OZBLAS_PART_INT_PRODUCTS, prods * 2 * q->mnk / rate);
+    part(c, OZBLAS_PART_INT_PRODUCTS,
+         prods * 2 * q->mnk / rate + engine_passes(q, pc, engine, calls, prods, bw));
     part(c, OZBLAS_PART_REDUCTION,
          q->cc * N * (pc->reduce_c_mod + kblocks(q, pc) * pc->reduce_c_mod_block) *
              (q->cx ? OZ2_Z_REDUCE : 1) / bw);
     part(c, OZBLAS_PART_CRT, q->cc * (pc->crt_c + N * pc->crt_c_mod) * (q->cx ? OZ2_Z_CRT : 1) / bw);
     part(c, OZBLAS_PART_OVERHEAD,
          dev ? p->dev_emu_call_s + (prods + acc) * EMU_PER_PRODUCT_S : p->cpu_call_s);
+    c->meets_target = c->meets_target && rate > 0;
     finish(q, c, executor);
 }
 
-static void ozaki1(const problem *q, int executor, int slices, int variant, ozblas_candidate *c)
+static void ozaki1(const problem *q, int executor, int engine, int slices, int variant,
+                   ozblas_candidate *c)
 {
     memset(c, 0, sizeof *c);
     const ozblas_profile *p = q->p;
     int dev = executor == OZBLAS_EXECUTOR_CUDA;
     int grouped = variant == OZBLAS_OZAKI1_EF || variant == OZBLAS_OZAKI1_HYBRID;
     const pass_costs *pc = dev ? &DEVICE_COSTS : &CPU_COSTS;
-    double bw = dev ? p->dev_mem_bw : p->cpu_pass_bw, rate = dev ? p->dev_int8 : p->cpu_int_gemm;
+    double bw = dev ? p->dev_mem_bw : p->cpu_pass_bw, rate = engine_rate(p, dev, engine);
     int64_t K = (int64_t)q->k * (q->cx ? 2 : 1);
     double zf = q->cx ? 2 : 1;
     int pairs = slices * (slices + 1) / 2;
     double prods = pairs * (q->cx ? 4 : 1);
     c->method = OZBLAS_METHOD_OZAKI1;
+    c->engine = engine;
     c->count = slices;
     c->variant = variant;
     c->meets_target = K <= OZ1_MAX_K;
@@ -204,14 +244,18 @@ static void ozaki1(const problem *q, int executor, int slices, int variant, ozbl
     int r = c->meets_target ? oz1_chunk(variant, oz1_beta(K), K) : 1;
     int terms = oz1_terms(slices, r);
     part(c, OZBLAS_PART_SPLIT, zf * q->ab * (pc->split_ab + slices * pc->split_ab_slice) / bw);
-    part(c, OZBLAS_PART_INT_PRODUCTS, prods * 2 * q->mnk / rate);
+    /* the CUDA executor's products are of the stacked parts (one call per pair) */
+    part(c, OZBLAS_PART_INT_PRODUCTS,
+         prods * engine_limbs(engine) * 2 * q->mnk / rate +
+             engine_passes(q, pc, engine, pairs, prods * engine_limbs(engine), bw));
     /* The CUDA executor converts each product on its own only for the grouped variants (exact
      * group sums); the CPU executor always sums the k-blocks of each pair in double. */
     if (grouped || pc->convert_all)
         part(c, OZBLAS_PART_CONVERSION, q->cc * prods * kblocks(q, pc) * pc->convert_c_prod / bw);
     part(c, OZBLAS_PART_FP64_ACCUMULATION,
          zf * q->cc * (terms * pc->accum_c_term + pairs * pc->accum_c_pair) / bw);
-    part(c, OZBLAS_PART_OVERHEAD, dev ? p->dev_emu_call_s + prods * EMU_PER_PRODUCT_S : p->cpu_call_s);
+    part(c, OZBLAS_PART_OVERHEAD,
+         dev ? p->dev_emu_call_s + prods * engine_limbs(engine) * EMU_PER_PRODUCT_S : p->cpu_call_s);
     finish(q, c, executor);
 }
 
@@ -229,19 +273,25 @@ int ozblas_policy_estimate(const ozblas_profile *p, int is_complex, int64_t m, i
     q.mnk = q.m * q.n * q.k;
     q.flops = (q.cx ? 8 : 2) * q.mnk;
     q.es = q.cx ? 16 : 8;
-    int nm = moduli ? moduli : PLAN_MODULI, ns = slices ? slices : PLAN_SLICES;
+    const int ns = slices ? slices : PLAN_SLICES;
     /* Native host first: ties go to it (ozblas_policy_decide keeps the first minimum). */
-    ozblas_candidate all[2 * (1 + 2 + 4)];
+    ozblas_candidate all[OZBLAS_POLICY_MAX_CANDIDATES];
     int cnt = 0;
     native(&q, OZBLAS_EXECUTOR_CPU, &all[cnt++]);
     if (p->has_device)
         native(&q, OZBLAS_EXECUTOR_CUDA, &all[cnt++]);
     for (int e = p->has_device ? 0 : 1; e < 2; e++) {
         int ex = e ? OZBLAS_EXECUTOR_CPU : OZBLAS_EXECUTOR_CUDA;
-        ozaki2(&q, ex, nm, OZBLAS_SCALING_ACCURATE, &all[cnt++]);
-        ozaki2(&q, ex, nm, OZBLAS_SCALING_FAST, &all[cnt++]);
-        for (int v = OZBLAS_OZAKI1_BITMASK; v <= OZBLAS_OZAKI1_HYBRID; v++)
-            ozaki1(&q, ex, ns, v, &all[cnt++]);
+        for (int g = OZBLAS_ENGINE_INT8; g <= OZBLAS_ENGINE_FP4; g++) {
+            /* INT8's planning count stays PLAN_MODULI (= its automatic-precision start) */
+            const int nm = moduli ? moduli : g == OZBLAS_ENGINE_INT8 ? PLAN_MODULI : oz2_auto_hint(g);
+            if (engine_rate(p, !e, g) <= 0 || nm > oz2_max_moduli(g))
+                continue;
+            ozaki2(&q, ex, g, nm, OZBLAS_SCALING_ACCURATE, &all[cnt++]);
+            ozaki2(&q, ex, g, nm, OZBLAS_SCALING_FAST, &all[cnt++]);
+            for (int v = OZBLAS_OZAKI1_BITMASK; v <= OZBLAS_OZAKI1_HYBRID; v++)
+                ozaki1(&q, ex, g, ns, v, &all[cnt++]);
+        }
     }
     int w = cnt < max_out ? cnt : max_out;
     memcpy(out, all, (size_t)w * sizeof *out);
@@ -259,9 +309,9 @@ ozblas_status ozblas_policy_decide(const ozblas_profile *p, int is_complex, int6
         oz_policy_local_dispatch(&local);
         p = &local;
     }
-    ozblas_candidate c[16];
+    ozblas_candidate c[OZBLAS_POLICY_MAX_CANDIDATES];
     int cnt = ozblas_policy_estimate(p, is_complex, m, n, k, on_device, opt->moduli, opt->slices,
-                                     c, 16);
+                                     c, OZBLAS_POLICY_MAX_CANDIDATES);
     int best = -1;
     for (int i = 0; i < cnt; i++) {
         if (!c[i].meets_target || !(executors & (1 << c[i].executor)))
@@ -269,6 +319,8 @@ ozblas_status ozblas_policy_decide(const ozblas_profile *p, int is_complex, int6
         if (c[i].method == OZBLAS_METHOD_OZAKI2 && c[i].scaling != opt->scaling)
             continue;
         if (c[i].method == OZBLAS_METHOD_OZAKI1 && c[i].variant != opt->ozaki1_variant)
+            continue;
+        if (c[i].method != OZBLAS_METHOD_NATIVE && c[i].engine != opt->engine)
             continue;
         if (best < 0 || c[i].seconds < c[best].seconds)
             best = i;

@@ -39,28 +39,41 @@
  *   H200 SXM: FP64 tensor core 67, INT8 1979, HBM3e 4.8 TB/s, Gen5
  *   H800 SXM: FP64 1, INT8 1979, HBM3 3.35 TB/s, Gen5
  *   GeForce RTX 4090 (Ada whitepaper): FP64 1.29 (1/64 of FP32), INT8 tensor 660.6, 1.008 TB/s, Gen4
- *   B200 (DGX B200 datasheet, per GPU): FP64 40, INT8 4500, HBM3e 8 TB/s, Gen5
+ *   B200 (DGX B200 datasheet, per GPU): FP64 40, INT8 4500, FP4 9000 dense, HBM3e 8 TB/s, Gen5
+ *   B300 (third-party spec tables, per GPU; not NVIDIA's datasheet): FP64 1.25, INT8 150,
+ *     FP8 4500, FP4 about 14000 dense, HBM3e 7.7 TB/s; link Gen5 assumed (64 GB/s)
+ *   RTX PRO 6000 Blackwell (seed 004, the figures its paper states for its test card):
+ *     FP64 1.85, INT8 1000, FP8 1000, FP4 2000, GDDR7 1.792 TB/s (NVIDIA's product page), Gen5
+ * FP4 (E2M1 block-scaled, dense) has never been measured here: its effective rate is the
+ * peak times the INT8 efficiency measured on our H200 (EFF_INT8), an assumption. The FP8
+ * figures are recorded for an FP8 engine (policy_model.c engine_rate), not used yet.
  * Hosts (base clock, all cores: cores * DP FLOP per cycle * GHz):
  *   2x AMD EPYC 7742 (DGX A100): 128 * 16 * 2.25 = 4.61 TFLOPS
  *   2x Xeon Platinum 8480C (DGX H100/H200, HGX H800): 112 * 32 * 2.0 = 7.17
  *   2x Xeon Platinum 8570 (DGX B200): 112 * 32 * 2.1 = 7.53
  *   Core i9-13900K (a common RTX 4090 desktop): 8 P * 16 * 3.0 + 16 E * 8 * 2.2 = 0.67
+ * (the b300 and rtx_pro_6000 hosts are not known: the DGX B200's and the RTX 4090 desktop's
+ * stand in, and their descriptions say so)
  * A third-party check: GEMMul8 on an A100 SXM4 (UCHINO-Yuki/GEMMul8_numerical_results,
  * results_04) measured DGEMM at 17.3-18.1 TFLOPS and INT8 GEMM at 406-437 TOPS (0.65-0.70
  * of peak, like our H200's 0.64), and Ozaki II fast-16 ahead of native from 8192 on: an A100
  * with device-resident data does emulate large products, which this model reproduces. */
 typedef struct {
     const char *name, *description, *host_name;
-    double fp64_tflops, int8_tops, mem_tbs, link_gbs, host_tflops;
+    double fp64_tflops, int8_tops, mem_tbs, link_gbs, host_tflops, fp4_tflops;
 } datasheet;
 
 static const datasheet DATASHEETS[] = {
-    {"a100", "NVIDIA A100 80GB SXM, 2x EPYC 7742 host", "2x AMD EPYC 7742", 19.5, 624, 2.039, 32, 4.61},
-    {"h100", "NVIDIA H100 SXM, 2x Xeon 8480C host", "2x Intel Xeon Platinum 8480C", 67, 1979, 3.35, 64, 7.17},
-    {"h200", "NVIDIA H200 SXM, 2x Xeon 8480C host", "2x Intel Xeon Platinum 8480C", 67, 1979, 4.8, 64, 7.17},
-    {"h800", "NVIDIA H800 SXM, 2x Xeon 8480C host", "2x Intel Xeon Platinum 8480C", 1.0, 1979, 3.35, 64, 7.17},
-    {"rtx4090", "NVIDIA GeForce RTX 4090, Core i9-13900K host", "Intel Core i9-13900K", 1.29, 660.6, 1.008, 32, 0.67},
-    {"b200", "NVIDIA B200, 2x Xeon 8570 host", "2x Intel Xeon Platinum 8570", 40, 4500, 8.0, 64, 7.53},
+    {"a100", "NVIDIA A100 80GB SXM, 2x EPYC 7742 host", "2x AMD EPYC 7742", 19.5, 624, 2.039, 32, 4.61, 0},
+    {"h100", "NVIDIA H100 SXM, 2x Xeon 8480C host", "2x Intel Xeon Platinum 8480C", 67, 1979, 3.35, 64, 7.17, 0},
+    {"h200", "NVIDIA H200 SXM, 2x Xeon 8480C host", "2x Intel Xeon Platinum 8480C", 67, 1979, 4.8, 64, 7.17, 0},
+    {"h800", "NVIDIA H800 SXM, 2x Xeon 8480C host", "2x Intel Xeon Platinum 8480C", 1.0, 1979, 3.35, 64, 7.17, 0},
+    {"rtx4090", "NVIDIA GeForce RTX 4090, Core i9-13900K host", "Intel Core i9-13900K", 1.29, 660.6, 1.008, 32, 0.67, 0},
+    {"b200", "NVIDIA B200, 2x Xeon 8570 host", "2x Intel Xeon Platinum 8570", 40, 4500, 8.0, 64, 7.53, 9000},
+    {"b300", "NVIDIA B300 (third-party spec figures), host assumed: 2x Xeon 8570",
+     "2x Intel Xeon Platinum 8570 (assumed)", 1.25, 150, 7.7, 64, 7.53, 14000},
+    {"rtx_pro_6000", "NVIDIA RTX PRO 6000 Blackwell (seed 004's figures), host assumed: Core i9-13900K",
+     "Intel Core i9-13900K (assumed)", 1.85, 1000, 1.792, 64, 0.67, 2000},
 };
 #define N_DATASHEETS ((int)(sizeof DATASHEETS / sizeof DATASHEETS[0]))
 
@@ -92,9 +105,9 @@ static void make_datasheet(const datasheet *d, ozblas_profile *p)
     oz_copy_str(p->name, sizeof p->name, d->name);
     oz_copy_str(p->description, sizeof p->description, d->description);
     oz_copy_str(p->source, sizeof p->source,
-             "datasheet peaks x the efficiency measured on our H200 (FP64 0.84, INT8 0.64, "
-             "link 0.09, host 0.84); CPU executor rates assumed from the development machine's "
-             "ratios to DGEMM");
+             "published peaks x the efficiency measured on our H200 (FP64 0.84, INT8 0.64 (also "
+             "for FP4: not measured), link 0.09, host 0.84); CPU executor rates assumed from the "
+             "development machine's ratios to DGEMM");
     oz_copy_str(p->host_name, sizeof p->host_name, d->host_name);
     p->has_device = 1;
     p->peak_fp64 = d->fp64_tflops * 1e12;
@@ -110,6 +123,8 @@ static void make_datasheet(const datasheet *d, ozblas_profile *p)
     p->dev_dgemm = p->peak_fp64 * EFF_FP64;
     p->dev_zgemm = p->dev_dgemm * H200_ZGEMM_RATIO;
     p->dev_int8 = p->peak_int8 * EFF_INT8;
+    p->peak_fp4 = d->fp4_tflops * 1e12;
+    p->dev_fp4 = p->peak_fp4 * EFF_INT8;
     /* The pass costs are counted in units of the datasheet bandwidth (see above). */
     p->dev_mem_bw = p->peak_mem_bw;
     p->h2d_bw = p->d2h_bw = p->peak_link_bw * EFF_LINK;
@@ -181,7 +196,8 @@ void ozblas_policy_estimate_profile(const char *device_name, ozblas_profile *out
                                     size_t note_len)
 {
     static const char *hints[][2] = {{"4090", "rtx4090"}, {"h800", "h800"}, {"h100", "h100"},
-                                     {"a100", "a100"},    {"b200", "b200"}};
+                                     {"a100", "a100"},    {"b200", "b200"}, {"b300", "b300"},
+                                     {"pro 6000", "rtx_pro_6000"}};
     char low[128];
     size_t i = 0;
     for (; device_name && device_name[i] && i + 1 < sizeof low; i++)

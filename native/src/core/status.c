@@ -40,7 +40,7 @@ const char *ozblas_fallback_name(int f)
     case OZBLAS_FALLBACK_AUTO_NATIVE: return "auto chose native";
     case OZBLAS_FALLBACK_NOT_IMPLEMENTED: return "method not implemented";
     case OZBLAS_FALLBACK_ACCURACY: return "no count meets DGEMM-level accuracy";
-    case OZBLAS_FALLBACK_ENGINE: return "engine not available on this executor or method";
+    case OZBLAS_FALLBACK_ENGINE: return "engine not available on this executor or device";
     }
     return "unknown";
 }
