@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 
 from . import api, config, policy
-from ._native import lib
+from ._native import ffi, lib
 
 __all__ = ["CalibrationError", "measure", "calibrate", "main"]
 
@@ -194,6 +194,19 @@ def _device(quick, step, details, dev):
                   for _ in range(reps))
         r["dev_int8"] = 16 * 2 * n**3 / ph2
         details["dev_int8_n"] = n
+
+        # the FP4 engine where the device passes its probe (else 0: no FP4 candidates)
+        why = ffi.new("char[512]")
+        if lib.ozblas_engine_available(lib.OZBLAS_EXECUTOR_CUDA, lib.OZBLAS_ENGINE_FP4, dev, why, 512):
+            api.matmul(a, b, method="ozaki2", moduli=22, scaling="fast", engine="fp4")
+            runs = [api.matmul(a, b, method="ozaki2", moduli=22, scaling="fast", engine="fp4",
+                               return_info=True)[1] for _ in range(reps)]
+            best = min(runs, key=lambda i: i["phase_seconds"][lib.OZBLAS_PHASE_INT_PRODUCTS])
+            r["dev_fp4"] = (best["engine_products"] * 2 * n**3 /
+                            best["phase_seconds"][lib.OZBLAS_PHASE_INT_PRODUCTS])
+        else:
+            r["dev_fp4"] = 0.0
+        details["dev_fp4_note"] = ffi.string(why).decode()
         del a, b
 
         step("device memory bandwidth")
@@ -323,7 +336,8 @@ RATE_ROWS = (  # (field, label, unit or None for seconds), as `ozblas info` show
     ("cpu_int_gemm", "CPU executor integer products", "OP/s"),
     ("cpu_pass_bw", "CPU executor passes", "B/s"), ("cpu_call_s", "CPU executor fixed cost", None),
     ("dev_dgemm", "device DGEMM", "FLOP/s"), ("dev_zgemm", "device ZGEMM", "FLOP/s"),
-    ("dev_int8", "device INT8 GEMM", "OP/s"), ("dev_mem_bw", "device memory", "B/s"),
+    ("dev_int8", "device INT8 GEMM", "OP/s"),
+    ("dev_fp4", "device FP4 GEMM (0: none)", "OP/s"), ("dev_mem_bw", "device memory", "B/s"),
     ("h2d_bw", "host to device (pageable)", "B/s"), ("d2h_bw", "device to host (pageable)", "B/s"),
     ("h2d_pinned_bw", "host to device (pinned)", "B/s"), ("d2h_pinned_bw", "device to host (pinned)", "B/s"),
     ("dev_call_s", "device native call fixed cost", None),

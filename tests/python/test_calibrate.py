@@ -144,7 +144,7 @@ def _mutations(text):
         "wrong device": (sub("device", "NVIDIA H200"), "stale: device"),
         "wrong driver": (sub("driver", "12.4"), "stale: driver"),
         "wrong host": (sub("host", "Another CPU, 64 CPUs"), "stale: host"),
-        "wrong format": (sub("format", "2"), "stale: format"),
+        "old format": (sub("format", "1"), "stale: format"),  # before dev_fp4
         "missing key": (drop("cpu_pass_bw"), 'the key "cpu_pass_bw" is missing'),
         "missing identity": (drop("driver"), 'the key "driver" is missing'),
         "unknown key": (text.replace("end = ok", "turbo = 1\nend = ok"), "unknown key"),
