@@ -26,7 +26,7 @@ from ozblas.testing import make_matrix
 import _compare
 from _compare import assert_same_bits
 
-_EMULATED = ozblas.info()["build"].get("cuda_architectures") == ["emulated"]
+_EMULATED = "cublas_emu" in ozblas.info()["cuda"]  # the CPU emulation of native/src/cuda/emu
 if _EMULATED:
     os.environ.setdefault("OZ_EMU_CC", "10.0")
 
@@ -93,7 +93,9 @@ def test_ozaki2_fp4_equals_the_cpu_executor_and_the_reference(fp4, cplx, ta, tb,
     a, b, sa, sb = _case(cplx, ta, tb, phi, seed=int(phi * 10) + 3 * cplx)
     what = f"ozaki2 fp4 {'z' if cplx else 'd'} {ta}{tb} phi={phi}"
     cc, rc, cp, rp = _both(cplx, sa, sb, ta, tb, method="ozaki2")  # automatic precision
-    _compare.assert_same_report(rc, rp, _KEYS, what)
+    # the GPU computes accurate scaling's bound product twice (choice, then the call)
+    assert rc["int_gemms"] == rp["int_gemms"] + 1, what
+    _compare.assert_same_report(dict(rc, int_gemms=rp["int_gemms"]), rp, _KEYS, what)
     assert rc["fallback"] is None and rc["engine"] == "fp4", (what, rc)
     assert_same_bits(cc, cp, what)
     alpha = (0.75 - 0.5j) if cplx else 1.25
@@ -103,12 +105,13 @@ def test_ozaki2_fp4_equals_the_cpu_executor_and_the_reference(fp4, cplx, ta, tb,
 
 
 @pytest.mark.parametrize("cplx", [False, True])
-@pytest.mark.parametrize("moduli,scaling", [(6, "fast"), (19, "accurate"), (28, "fast")])
+@pytest.mark.parametrize("moduli,scaling", [(12, "fast"), (19, "accurate"), (28, "fast")])
 def test_ozaki2_fp4_fixed_counts(fp4, cplx, moduli, scaling):
     _, _, sa, sb = _case(cplx, "N", "N", 1.0, seed=40 + moduli)
     cc, rc, cp, rp = _both(cplx, sa, sb, "N", "N", method="ozaki2", moduli=moduli,
                            scaling=scaling)
     _compare.assert_same_report(rc, rp, _KEYS, f"moduli {moduli}")
+    assert rc["fallback"] is None, rc
     assert_same_bits(cc, cp, f"moduli {moduli} {scaling}")
 
 
@@ -119,7 +122,7 @@ _O1 = [(cx, ta, tb, var) for cx in (False, True)
 
 @pytest.mark.parametrize("cplx,ta,tb,variant", _O1)
 def test_ozaki1_fp4_equals_the_cpu_executor_and_the_int8_engine(fp4, cplx, ta, tb, variant):
-    a, b, sa, sb = _case(cplx, ta, tb, 1.0, seed=7 + cplx)
+    a, b, sa, sb = _case(cplx, ta, tb, 1.0, seed=7 + cplx, m=13, k=29, n=9)
     what = f"ozaki1 fp4 {variant} {'z' if cplx else 'd'} {ta}{tb}"
     cc, rc, cp, rp = _both(cplx, sa, sb, ta, tb, method="ozaki1", variant=variant)
     _compare.assert_same_report(rc, rp, _KEYS, what)
@@ -140,7 +143,7 @@ def test_fp4_products_in_tiles_equal_the_untiled_ones(fp4):
     a = np.asfortranarray(make_matrix(70, 90, 1.0, seed=5))
     b = np.asfortranarray(make_matrix(90, 50, 1.0, seed=6))
     for method in ("ozaki2", "ozaki1"):
-        with tiling.workspace_cap(400_000):
+        with tiling.workspace_cap(300_000):
             cc, rc = ozblas.matmul(a, b, executor="cuda", engine="fp4", method=method,
                                    return_info=True)
             plan = tiling.hooks().last_plan()

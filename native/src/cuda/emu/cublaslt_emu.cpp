@@ -16,6 +16,8 @@
  * The compute capability is cuda_emu.h's OZ_EMU_CC. */
 #include <math.h>
 
+#include <vector>
+
 #include "cuda_emu.h"
 #include "../cublas_dyn.h"
 
@@ -171,18 +173,32 @@ static oz_cublas_status lt_matmul(oz_cublaslt_handle h, oz_cublaslt_matmul_desc 
     const int64_t lda = la->ld, ldb = lb->ld, ldc = lc->ld;
     oz_emu::Lock lk(oz_emu::sched().mu);
     oz_emu::enqueue(st, [=] {
+        /* every element times its block's scale, decoded once (exact: a product of E2M1 and
+         * UE4M3 values has at most 5 significant bits), then FP32 dot products in k order */
+        std::vector<float> x(m * k), y(n * k);
+        for (uint64_t i = 0; i < m; i++)
+            for (uint64_t l = 0; l < k; l++) {
+                const uint64_t e = l + i * lda;
+                x[l + i * k] = e2m1(a[e / 2] >> (e % 2 ? 4 : 0) & 15) *
+                               ue4m3(sa[scale_offset(i, l / 16, sc)]);
+            }
+        for (uint64_t j = 0; j < n; j++)
+            for (uint64_t l = 0; l < k; l++) {
+                const uint64_t e = l + j * ldb;
+                y[l + j * k] = e2m1(b[e / 2] >> (e % 2 ? 4 : 0) & 15) *
+                               ue4m3(sb[scale_offset(j, l / 16, sc)]);
+            }
 #pragma omp parallel for schedule(static)
         for (int64_t j = 0; j < (int64_t)n; j++)
             for (uint64_t i = 0; i < m; i++) {
+                const float *xi = &x[i * k], *yj = &y[j * k];
                 float acc = 0.0f;
-                for (uint64_t l = 0; l < k; l++) {
-                    const uint64_t ea = l + i * lda, eb = l + j * ldb;
-                    const float x = e2m1(a[ea / 2] >> (ea % 2 ? 4 : 0) & 15) *
-                                    ue4m3(sa[scale_offset(i, l / 16, sc)]);
-                    const float y = e2m1(b[eb / 2] >> (eb % 2 ? 4 : 0) & 15) *
-                                    ue4m3(sb[scale_offset(j, l / 16, sc)]);
-                    acc = keep_bits(acc + x * y, keep);
-                }
+                if (keep >= 24)
+                    for (uint64_t l = 0; l < k; l++)
+                        acc += xi[l] * yj[l];
+                else
+                    for (uint64_t l = 0; l < k; l++)
+                        acc = keep_bits(acc + xi[l] * yj[l], keep);
                 float *out = dd + i + j * ldc;
                 *out = be == 0.0f ? al * acc : al * acc + be * c[i + j * ldc];
             }
