@@ -36,7 +36,9 @@
 
 static int64_t up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
-/* The work area of one product (base NULL: only the size). */
+/* The work area of one product (base NULL: only the size). Each scale tensor lies before
+ * packed data, so that a scale tensor sized short reads FP4 codes, not scales, there (and the
+ * emulation's bits show it). */
 typedef struct {
     uint8_t *pa, *pb; /* nd packed limb planes of A (kbp x m) and B (kbp x n) */
     uint8_t *sa, *sb; /* their scale tensors */
@@ -53,16 +55,16 @@ static size_t fp4_layout(int nd, int64_t m, int64_t n, int64_t kb, char *base, f
     w->scale_b = up(n, 128) * (w->kbp / 16);
     size_t off = 0;
     char *p[5];
-    const int64_t sizes[5] = {nd * w->plane_a, nd * w->plane_b, w->scale_a, w->scale_b,
+    const int64_t sizes[5] = {w->scale_a, nd * w->plane_a, w->scale_b, nd * w->plane_b,
                               4 * m * n};
     for (int i = 0; i < 5; i++) {
         p[i] = base ? base + off : NULL;
         off += (size_t)up(sizes[i], FP4_ALIGN);
     }
-    w->pa = (uint8_t *)p[0];
-    w->pb = (uint8_t *)p[1];
-    w->sa = (uint8_t *)p[2];
-    w->sb = (uint8_t *)p[3];
+    w->sa = (uint8_t *)p[0];
+    w->pa = (uint8_t *)p[1];
+    w->sb = (uint8_t *)p[2];
+    w->pb = (uint8_t *)p[3];
     w->F = (float *)p[4];
     return off;
 }
@@ -239,8 +241,7 @@ static int probe_run(int dev, char *why, size_t len)
     s = fp4_gemm(dev, st, 1, work, q, q, K, dx, K, dx, K, dc, q);
     if (s != OZ_CUBLAS_STATUS_SUCCESS) {
         snprintf(why, len,
-                 "cuBLASLt block-scaled FP4 matmul failed on device %d (status %d): no FP4 "
-                 "path in this cuBLASLt for this device",
+                 "cuBLASLt's block-scaled FP4 matmul failed on device %d (status %d)",
                  dev, (int)s);
         goto done;
     }
@@ -258,8 +259,9 @@ static int probe_run(int dev, char *why, size_t len)
             if (hc[i + j * q] != exact) {
                 snprintf(why, len,
                          "FP4 probe on device %d: the worst-case product (k = %d, limbs 12) "
-                         "gave %d for %lld in entry (%d, %d): the FP4 unit's FP32 "
-                         "accumulation is not exact, so the engine is refused",
+                         "gave %d for %lld in entry (%d, %d): FP4 products are not exact "
+                         "here (the unit's FP32 accumulation drops bits, or cuBLASLt reads "
+                         "the operands otherwise), so the engine is refused",
                          dev, (int)K, hc[i + j * q], exact, i, j);
                 ok = 0;
             }
