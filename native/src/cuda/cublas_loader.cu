@@ -85,29 +85,47 @@ static int try_open(const char *path, char *err, size_t err_len)
     return 1;
 }
 
+/* A loaded object whose file name starts with prefix ("libcublas.so", "libcublasLt.so"). */
+typedef struct {
+    const char *prefix;
+    char path[PATH_MAX];
+} loaded_lib;
+
 static int loaded_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
+    loaded_lib *l = (loaded_lib *)data;
     const char *name = info->dlpi_name;
     if (!name || !name[0])
         return 0;
     const char *base = strrchr(name, '/');
     base = base ? base + 1 : name;
-    if (strncmp(base, "libcublas.so", 12) == 0) {
-        snprintf((char *)data, PATH_MAX, "%s", name);
+    if (strncmp(base, l->prefix, strlen(l->prefix)) == 0) {
+        snprintf(l->path, sizeof l->path, "%s", name);
         return 1;
     }
     return 0;
 }
 
-/* Tries every match of pattern, highest name first; 1 on success. */
-static int try_glob(const char *pattern)
+/* The path of a loaded object named prefix*, "" for none. */
+static const char *loaded_path(loaded_lib *l, const char *prefix)
+{
+    l->prefix = prefix;
+    l->path[0] = '\0';
+    dl_iterate_phdr(loaded_cb, l);
+    return l->path;
+}
+
+static int try_cublas(const char *path) { return try_open(path, NULL, 0); }
+
+/* Tries every match of pattern with open_fn, highest name first; 1 on success. */
+static int try_glob(const char *pattern, int (*open_fn)(const char *))
 {
     glob_t g;
     int found = 0;
     if (glob(pattern, 0, NULL, &g) == 0) {
         for (size_t i = g.gl_pathc; i-- > 0 && !found;)
-            found = try_open(g.gl_pathv[i], NULL, 0);
+            found = open_fn(g.gl_pathv[i]);
         globfree(&g);
     }
     return found;
@@ -130,8 +148,8 @@ static void load(void)
         return;
     }
 
-    char loaded[PATH_MAX] = "";
-    dl_iterate_phdr(loaded_cb, loaded);
+    loaded_lib ll;
+    const char *loaded = loaded_path(&ll, "libcublas.so");
     if (loaded[0] && try_open(loaded, NULL, 0)) {
         cub_ok = 1;
         return;
@@ -152,7 +170,7 @@ static void load(void)
             static const char *subdirs[] = {"nvidia/cublas/lib", "nvidia/cu13/lib"};
             for (int i = 0; i < 2; i++) {
                 snprintf(buf, sizeof buf, "%s/%s/libcublas.so.*", sp, subdirs[i]);
-                if (try_glob(buf)) {
+                if (try_glob(buf, try_cublas)) {
                     cub_ok = 1;
                     return;
                 }
@@ -166,7 +184,7 @@ static void load(void)
     const char *home = getenv("CUDA_HOME");
     if (home && home[0]) {
         snprintf(buf, sizeof buf, "%s/lib64/libcublas.so.*", home);
-        if (try_glob(buf)) {
+        if (try_glob(buf, try_cublas)) {
             cub_ok = 1;
             return;
         }
@@ -246,17 +264,6 @@ static int lt_try(const char *path)
     return 1;
 }
 
-static int lt_loaded_cb(struct dl_phdr_info *info, size_t, void *data)
-{
-    const char *name = info->dlpi_name, *base = name ? strrchr(name, '/') : NULL;
-    base = base ? base + 1 : name;
-    if (base && strncmp(base, "libcublasLt.so", 14) == 0) {
-        snprintf((char *)data, PATH_MAX, "%s", name);
-        return 1;
-    }
-    return 0;
-}
-
 static void lt_load(void)
 {
     char why[512];
@@ -265,8 +272,8 @@ static void lt_load(void)
         snprintf(lt_why, sizeof lt_why, "cuBLASLt not opened: %s", why);
         return;
     }
-    char loaded[PATH_MAX] = "";
-    dl_iterate_phdr(lt_loaded_cb, loaded);
+    loaded_lib ll;
+    const char *loaded = loaded_path(&ll, "libcublasLt.so");
     if (loaded[0] && lt_try(loaded)) {
         lt_ok = 1;
         return;
@@ -278,13 +285,7 @@ static void lt_load(void)
         *slash = '\0';
         char pattern[PATH_MAX + 32];
         snprintf(pattern, sizeof pattern, "%s/libcublasLt.so*", dir);
-        glob_t g;
-        if (glob(pattern, 0, NULL, &g) == 0) {
-            for (size_t i = g.gl_pathc; i-- > 0 && !lt_ok;)
-                lt_ok = lt_try(g.gl_pathv[i]);
-            globfree(&g);
-        }
-        if (lt_ok)
+        if ((lt_ok = try_glob(pattern, lt_try)))
             return;
     }
     static const char *names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"};

@@ -140,19 +140,19 @@ static oz_cublas_status fp4_gemm(int dev, cudaStream_t st, int nd, void *work, i
     const int32_t ta = OZ_CUBLAS_OP_T, tb = OZ_CUBLAS_OP_N, mode = OZ_CUBLASLT_SCALE_VEC16_UE4M3;
     const void *sa = w.sa, *sb = w.sb;
     const float one = 1.0f, zero = 0.0f;
+    const struct {
+        int attr;
+        const void *value;
+        size_t size;
+    } attrs[] = {{OZ_CUBLASLT_DESC_TRANSA, &ta, sizeof ta},
+                 {OZ_CUBLASLT_DESC_TRANSB, &tb, sizeof tb},
+                 {OZ_CUBLASLT_DESC_A_SCALE_MODE, &mode, sizeof mode},
+                 {OZ_CUBLASLT_DESC_B_SCALE_MODE, &mode, sizeof mode},
+                 {OZ_CUBLASLT_DESC_A_SCALE_POINTER, &sa, sizeof sa},
+                 {OZ_CUBLASLT_DESC_B_SCALE_POINTER, &sb, sizeof sb}};
     oz_cublas_status s = lt->desc_create(&d, OZ_CUBLAS_COMPUTE_32F, OZ_CUDA_R_32F);
-    if (!s)
-        s = lt->desc_set(d, OZ_CUBLASLT_DESC_TRANSA, &ta, sizeof ta);
-    if (!s)
-        s = lt->desc_set(d, OZ_CUBLASLT_DESC_TRANSB, &tb, sizeof tb);
-    if (!s)
-        s = lt->desc_set(d, OZ_CUBLASLT_DESC_A_SCALE_MODE, &mode, sizeof mode);
-    if (!s)
-        s = lt->desc_set(d, OZ_CUBLASLT_DESC_B_SCALE_MODE, &mode, sizeof mode);
-    if (!s)
-        s = lt->desc_set(d, OZ_CUBLASLT_DESC_A_SCALE_POINTER, &sa, sizeof sa);
-    if (!s)
-        s = lt->desc_set(d, OZ_CUBLASLT_DESC_B_SCALE_POINTER, &sb, sizeof sb);
+    for (size_t a = 0; a < sizeof attrs / sizeof attrs[0] && !s; a++)
+        s = lt->desc_set(d, attrs[a].attr, attrs[a].value, attrs[a].size);
     if (!s)
         s = lt->layout_create(&la, OZ_CUDA_R_4F_E2M1, (uint64_t)w.kbp, (uint64_t)m, w.kbp);
     if (!s)
