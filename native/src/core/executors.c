@@ -42,14 +42,13 @@ int oz_engine_usable(const oz_executor *ex, const ozblas_options *opt, char *why
 
 int ozblas_engine_available(int executor, int engine, int device, char *why, size_t why_len)
 {
-    const oz_executor *e = oz_executor_get(executor);
+    if (!ozblas_executor_available(executor, why, why_len))
+        return 0;
     ozblas_options opt;
     ozblas_options_init(&opt);
     opt.engine = engine;
     opt.device = device;
-    if (!e || !e->available(why, why_len))
-        return e ? 0 : ozblas_executor_available(executor, why, why_len);
-    return oz_engine_usable(e, &opt, why, why_len);
+    return oz_engine_usable(oz_executor_get(executor), &opt, why, why_len);
 }
 
 int ozblas_policy_executors(int executor, int on_device, int device_usable)

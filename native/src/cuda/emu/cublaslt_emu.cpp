@@ -8,7 +8,7 @@
  * wrong code, nibble order, scale value or scale layout in the caller gives wrong bits (or
  * an error) here.
  *
- * Harness settings (environment, read at each call):
+ * Harness settings (environment; the version is read once per process):
  *   OZ_EMU_CUBLASLT=none         no cuBLASLt can be opened
  *   OZ_EMU_CUBLASLT_VERSION=N    the version cublasLtGetVersion reports (default 130000)
  *   OZ_EMU_FP4_ACC_BITS=b        the FP32 accumulator keeps only b significant bits (rounded
@@ -226,9 +226,9 @@ const oz_cublaslt *oz_cublaslt_get(char *why, size_t why_len)
         x.layout_create = layout_create;
         x.layout_destroy = layout_destroy;
         x.matmul = lt_matmul;
+        const char *v = getenv("OZ_EMU_CUBLASLT_VERSION");
+        x.version = v ? (size_t)strtoull(v, NULL, 10) : 130000;
         return x;
     }();
-    const char *v = getenv("OZ_EMU_CUBLASLT_VERSION");
-    t.version = v ? (size_t)strtoull(v, NULL, 10) : 130000;
     return &t;
 }
