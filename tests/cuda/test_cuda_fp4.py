@@ -128,6 +128,10 @@ def test_ozaki1_fp4_equals_the_cpu_executor_and_the_int8_engine(fp4, cplx, ta, t
     _compare.assert_same_report(rc, rp, _KEYS, what)
     assert rc["fallback"] is None and rc["engine"] == "fp4", (what, rc)
     assert_same_bits(cc, cp, what)
+    ref, fb = reference.ozaki1(a, b, slices=rc["slices"], variant=variant, engine="fp4",
+                               alpha=(0.75 - 0.5j) if cplx else 1.25)
+    assert fb is None
+    assert_same_bits(cc, np.asarray(ref), what + " vs reference")
     # the slices' products are exact on either engine: the same bits as INT8
     fn = ozblas.zgemm if cplx else ozblas.dgemm
     code = {"N": 0, "T": 1, "C": 2}
