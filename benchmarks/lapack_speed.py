@@ -55,7 +55,9 @@ def _cases(dt, a, s, b):
         "trsm": (lambda: trsm(1.0, t, b, lower=1), lambda kw: L.trsm(1.0, t, b, lower=1, **kw)),
     }
     if dt == "d":
-        cases["geqrf"] = (lambda: nat("geqrf")(a), lambda kw: L.geqrf(a, **kw))
+        # native with LAPACK's optimal workspace (SciPy's default lwork = 3n is the unblocked code)
+        lw = int(nat("geqrf")(a, lwork=-1)[2][0])
+        cases["geqrf"] = (lambda: nat("geqrf")(a, lwork=lw), lambda kw: L.geqrf(a, **kw))
     return cases
 
 
