@@ -291,8 +291,8 @@ def _work(lwork, n, nb, dt):
     return w
 
 
-def _query(lwork, n, nb, dt):
-    """lwork = -1: a workspace query, as the real routine answers it (nothing computed)."""
+def _query(lwork):
+    """lwork = -1: a workspace query, answered as the real routine does (nothing computed)."""
     return lwork is not None and int(lwork) == -1
 
 
@@ -306,7 +306,7 @@ def geqrf(a, lwork=None, overwrite_a=False, **kw):
     m, n = qr.shape
     tau = np.zeros(max(1, min(m, n)), dtype=dt)
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(m, n), 1))
-    if _query(lwork, n, nb, dt):
+    if _query(lwork):
         return qr, tau[:min(m, n)], _work(1, n, nb, dt), 0
     info = _call(_fn("geqrf", dt), m, n, _ptr(qr), _ld(qr), _ptr(tau), opts=opts)
     return qr, tau[:min(m, n)], _work(lwork, n, _local.report["nb"], dt), info
@@ -320,7 +320,7 @@ def _orgqr(name, a, tau, lwork, overwrite_a, kw):
     t = np.ascontiguousarray(np.asarray(tau, dtype=dt).ravel())
     k = t.shape[0]
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
-    if _query(lwork, n, nb, dt):
+    if _query(lwork):
         return q, _work(1, n, nb, dt), 0
     info = _call(_fn(name, dt), m, n, k, _ptr(q), _ld(q), _ptr(t) if k else ffi.NULL, opts=opts)
     if info < 0:
@@ -349,7 +349,7 @@ def _ormqr(name, side, trans, a, tau, c, lwork, overwrite_c, kw):
     k = t.shape[0]
     nw = n if str(side).upper() == "L" else m
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
-    if _query(lwork, nw, nb, dt):
+    if _query(lwork):
         return x, _work(1, nw, nb, dt), 0
     info = _call(_fn(name, dt), str(side).encode(), str(trans).encode(), m, n, k, _ptr(f), _ld(f),
                  _ptr(t) if k else ffi.NULL, _ptr(x), _ld(x), opts=opts)
@@ -371,32 +371,31 @@ def unmqr(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
                   overwrite_c, kw)
 
 
-def _product(name, cplx_name, alpha, a, b, beta, c, shape, overwrite_c, herm, kw):
-    """The C of a symm/syr2k-type call (c None: zeros) and the entry to call."""
+def _product(name, cplx_name, scalars, a, b, c, shape, overwrite_c, herm, kw):
+    """The options, element type (complex for complex operands or scalars), C (c None:
+    zeros) and entry of a symm/syr2k-type call."""
     opts = _opts(kw)
-    dt = np.complex128 if herm else _dtype(a, b, *([] if c is None else [c]))
-    if _on_device(c) if c is not None else False:
-        raise TypeError("ozblas.lapack takes NumPy arrays in this version")
+    dt = _dtype(a, b, *([] if c is None else [c]))
+    dt = np.complex128 if herm or any(np.iscomplexobj(v) for v in scalars) else dt
     x = np.zeros(shape, dtype=dt, order="F") if c is None else _fortran(c, dt, overwrite_c, "c")
     if x.shape != shape:
         raise ValueError(f"c must have shape {shape}, got {x.shape}")
-    fn = getattr(lib, "ozblas_" + (cplx_name if dt == np.complex128 else name))
-    return opts, dt, x, fn
+    return opts, dt, x, getattr(lib, "ozblas_" + (cplx_name if dt == np.complex128 else name))
 
 
 def _symm(herm, alpha, a, b, beta, c, side, lower, overwrite_c, kw):
     bb = np.asarray(b)
     if bb.ndim != 2:
         raise ValueError(f"b must be a 2-D array, got shape {bb.shape}")
-    opts, dt, x, fn = _product("dsymm", "zhemm" if herm else "zsymm", alpha, a, b, beta, c,
+    opts, dt, x, fn = _product("dsymm", "zhemm" if herm else "zsymm", (alpha, beta), a, b, c,
                                bb.shape, overwrite_c, herm, kw)
     f, g = _fortran(a, dt), _fortran(b, dt, name="b")
     _square(f)
     m, n = x.shape
     if f.shape[0] != (n if side else m):
-        raise ValueError(f"a is {f.shape} but must be {(n if side else m)} square for b of shape {g.shape}")
-    info = _call(fn, b"R" if side else b"L", b"L" if lower else b"U", m, n, _alpha(alpha, dt), _ptr(f),
-                 _ld(f), _ptr(g), _ld(g), _alpha(beta, dt), _ptr(x), _ld(x), opts=opts)
+        raise ValueError(f"a is {f.shape} but must be {n if side else m} square for b of shape {g.shape}")
+    info = _call(fn, b"R" if side else b"L", b"L" if lower else b"U", m, n, _alpha(alpha, dt),
+                 _ptr(f), _ld(f), _ptr(g), _ld(g), _alpha(beta, dt), _ptr(x), _ld(x), opts=opts)
     if info:
         raise ValueError(f"{'hemm' if herm else 'symm'}: argument {-info} is not valid")
     return x
@@ -418,7 +417,7 @@ def _syr2k(herm, alpha, a, b, beta, c, trans, lower, overwrite_c, kw):
     if aa.ndim != 2:
         raise ValueError(f"a must be a 2-D array, got shape {aa.shape}")
     n, k = aa.shape if not trans else aa.shape[::-1]
-    opts, dt, x, fn = _product("dsyr2k", "zher2k" if herm else "zsyr2k", alpha, a, b, beta, c,
+    opts, dt, x, fn = _product("dsyr2k", "zher2k" if herm else "zsyr2k", (alpha, beta), a, b, c,
                                (n, n), overwrite_c, herm, kw)
     f, g = _fortran(a, dt), _fortran(b, dt, name="b")
     if g.shape != f.shape:

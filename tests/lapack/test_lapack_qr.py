@@ -10,6 +10,7 @@ native's plus 1e-15; ormqr's products against the exact product with native's Q.
 import numpy as np
 import pytest
 import scipy.linalg.lapack as la
+from hypothesis import given, settings, strategies as st
 
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
@@ -169,3 +170,21 @@ def test_threads_do_not_change_bits(rng):
     one = L.geqrf(a, threads=1, **EMU)
     two = L.geqrf(a, threads=2, **EMU)
     assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(1, 40), n=st.integers(1, 40), nb=st.integers(1, 12), cplx=st.booleans(),
+       phi=st.sampled_from([0.0, 1.0, 4.0]), seed=st.integers(0, 2**31 - 1))
+def test_geqrf_orgqr_property(m, n, nb, cplx, phi, seed):
+    """Any shape, block size and dynamic range: Q R reproduces A and Q is orthonormal as
+    natively."""
+    dt = np.complex128 if cplx else np.float64
+    r = np.random.default_rng(seed)
+    a = _mat(r, m, n, dt) * np.exp(phi * r.standard_normal((m, n)))
+    qr, tau, _, info = L.geqrf(a, method="ozaki2", nb=nb)
+    k = min(m, n)
+    q, _, _ = L.orgqr(qr[:, :k], tau, method="ozaki2", nb=nb)
+    nqr, ntau, _, _ = _native("geqrf", dt)(a)
+    nq, _, _ = _native("orgqr", dt)(nqr[:, :k], ntau)
+    for e, ne, what in zip(_errors(a, qr, q), _errors(a, nqr, nq), ("||A - QR||", "||Q^H Q - I||")):
+        _within(e, ne, what)
