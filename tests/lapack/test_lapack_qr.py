@@ -4,7 +4,8 @@ ormqr/unmqr.
 Emulation forced (Ozaki II), small blocks (NB) so that the sizes cross block boundaries,
 square and not (both ways). Each result is held to native LAPACK's own error on the same
 inputs (SciPy's wrappers, unrouted here): ||A - QR|| / ||A|| and ||Q^H Q - I|| at most 4x
-native's plus 1e-15; ormqr's products against the exact product with native's Q.
+native's plus 1e-15; ormqr's products against the exact product with native's Q; on the CUDA executor the CPU
+executor's bits.
 """
 
 import numpy as np
@@ -188,3 +189,25 @@ def test_geqrf_orgqr_property(m, n, nb, cplx, phi, seed):
     nq, _, _ = _native("orgqr", dt)(nqr[:, :k], ntau)
     for e, ne, what in zip(_errors(a, qr, q), _errors(a, nqr, nq), ("||A - QR||", "||Q^H Q - I||")):
         _within(e, ne, what)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dt", DTYPES)
+def test_qr_and_products_cuda_equal_cpu(rng, dt):
+    """The CUDA executor (host panels, host larft/trmm, every product an ozblas GEMM there):
+    the CPU executor's bits. Runs where a CUDA executor is usable, and here on the CPU
+    emulation of the CUDA code (native/src/cuda/emu/run_emu_tests.py)."""
+    m, n = 2 * NB + 5, 2 * NB + 1
+    a, c, s = _mat(rng, m, n, dt), _mat(rng, m, 3, dt), _mat(rng, m, m, dt)
+    runs = {}
+    for ex in ("cpu", "cuda"):
+        kw = dict(method="ozaki2", moduli=16, nb=NB, executor=ex)
+        qr, tau, _, _ = L.geqrf(a, **kw)
+        assert L.last_report()["executor"] == ex and L.last_report()["emulated"] > 0
+        q, _, _ = L.orgqr(qr, tau, **kw)
+        cq, _, _ = L.ormqr("L", "N" if dt == np.float64 else "C", qr, tau, c, **kw)
+        y = (L.hemm if dt == np.complex128 else L.symm)(0.5, s, c, 2.0, c, lower=1, **kw)
+        w = (L.her2k if dt == np.complex128 else L.syr2k)(0.5, c, c[::-1].copy(), 1.0, s, **kw)
+        runs[ex] = (qr, tau, q, cq, y, w)
+    for u, v in zip(runs["cpu"], runs["cuda"]):
+        assert np.array_equal(np.ascontiguousarray(u).view(np.uint64), np.ascontiguousarray(v).view(np.uint64))

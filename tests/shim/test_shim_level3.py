@@ -7,8 +7,6 @@ error on the same inputs in this (unrouted) process: at most 4x it plus 1e-15; t
 against the exact oracle.
 """
 
-import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -20,6 +18,8 @@ import scipy.linalg.blas as sb
 
 from ozblas import shim
 from ozblas.testing import exact_matmul
+
+from _lapack_child import child_env as _env, run_child, within as _within
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
@@ -109,27 +109,8 @@ def _inputs(path):
     return d
 
 
-def _env(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
-    env.update(OZBLAS_LAPACK_NB="16", OMP_NUM_THREADS="2", OZBLAS_TRACE=str(tmp_path / "trace.log"))
-    return env
-
-
 def _run(tmp_path, mode):
-    (tmp_path / "child.py").write_text(textwrap.dedent(CHILD))
-    cmd = [sys.executable, str(tmp_path / "child.py"), str(tmp_path), mode]
-    env = _env(tmp_path)
-    if mode == "run":
-        env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_MODULI="16")
-        cmd = [sys.executable, "-c", "import sys, ozblas.shim as s; sys.exit(s.cmd_run(sys.argv[1:]))",
-               "--", *cmd]
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stdout + p.stderr
-    return np.load(tmp_path / "results.npz"), json.loads((tmp_path / "out.json").read_text())
-
-
-def _within(err, native, what):
-    assert err <= 4 * native + 1e-15, f"{what}: {err:.3e} vs native {native:.3e}"
+    return run_child(tmp_path, CHILD, mode)
 
 
 def _rel(x, ref):

@@ -71,7 +71,7 @@ static int lap_start(lap_call *L, int cplx, int op, int64_t m, int64_t n, int64_
 }
 
 int lap_finite(lap_call *L, int cplx, char uplo, int64_t m, int64_t n, const double *A,
-                      int64_t ld)
+               int64_t ld)
 {
     int w = cplx ? 2 : 1;
     uplo = up(uplo);

@@ -33,28 +33,33 @@ void lap_end(const oz_slot *s, const lap_call *L, int64_t info);
 #define LAP_RUN(call) (lap_done(L, (call)))
 #define LAP_OPT shim_options(), &L->rep
 
-/* The handler, else the real routine with the caller's own arguments (Fortran: all by
- * reference, the hidden character lengths forwarded as received). */
-#define LAP_ENTRY(sym, rtn, T, PARAMS, FN_PARAMS, HANDLER, ARGS)  \
-    OZ_EXPORT void sym PARAMS                                         \
-    {                                                                 \
-        static oz_slot slot = {#sym, #rtn, K_LAPACK, 0, NULL, 0, RI_##rtn, 0};  \
-        const int C = #rtn[0] == 'z';                                  \
-        typedef void(*fn_t) FN_PARAMS;                                \
-        lap_call L;                                                   \
-        int64_t inf = 0;                                              \
-        if (HANDLER)                                                  \
-            *info = (T)inf;                                           \
-        else {                                                        \
-            fn_t f = (fn_t)shim_real(&slot);                          \
-            if (f)                                                    \
-                f ARGS;                                               \
-            else                                                      \
-                L.r.why = N_NO_REAL;                                  \
-            inf = *info;                                              \
-        }                                                             \
-        lap_end(&slot, &L, inf);                                      \
+/* An exported entry: the handler, else the real routine with the caller's own arguments
+ * (Fortran: all by reference, the hidden character lengths forwarded as received), then the
+ * count and the trace line. DONE follows a call the handler computed, PASSED the real
+ * routine's (the LAPACK entries' info out and in); C is the element type in HANDLER. */
+#define LX_ENTRY(sym, rtn, PARAMS, FN_PARAMS, HANDLER, ARGS, DONE, PASSED)      \
+    OZ_EXPORT void sym PARAMS                                                  \
+    {                                                                          \
+        static oz_slot slot = {#sym, #rtn, K_LAPACK, 0, NULL, 0, RI_##rtn, 0}; \
+        const int C = #rtn[0] == 'z';                                          \
+        typedef void(*fn_t) FN_PARAMS;                                         \
+        lap_call L;                                                            \
+        int64_t inf = 0;                                                       \
+        (void)C;                                                               \
+        if (HANDLER) {                                                         \
+            DONE;                                                              \
+        } else {                                                               \
+            fn_t f = (fn_t)shim_real(&slot);                                   \
+            if (f)                                                             \
+                f ARGS;                                                        \
+            else                                                               \
+                L.r.why = N_NO_REAL;                                           \
+            PASSED;                                                            \
+        }                                                                      \
+        lap_end(&slot, &L, inf);                                               \
     }
+#define LAP_ENTRY(sym, rtn, T, PARAMS, FN_PARAMS, HANDLER, ARGS) \
+    LX_ENTRY(sym, rtn, PARAMS, FN_PARAMS, HANDLER, ARGS, *info = (T)inf, inf = *info)
 
 /* The entries' element type is the routine name's first letter (C in the bodies). */
 #define CH const char *

@@ -242,24 +242,9 @@ static char cb_trans2k(int t, int row, int cplx, int herm)
     return c == other || (!cplx && c == 'C') ? 'N' : 0;
 }
 
-/* The handler, else the real routine with the caller's own arguments; no info. */
-#define B3_ENTRY(sym, rtn, PARAMS, FN_PARAMS, HANDLER, ARGS)                                  \
-    OZ_EXPORT void sym PARAMS                                                                \
-    {                                                                                        \
-        static oz_slot slot = {#sym, #rtn, K_LAPACK, 0, NULL, 0, RI_##rtn, 0};               \
-        const int C = #rtn[0] == 'z';                                                        \
-        typedef void(*fn_t) FN_PARAMS;                                                       \
-        lap_call L;                                                                          \
-        (void)C;                                                                             \
-        if (!(HANDLER)) {                                                                    \
-            fn_t f = (fn_t)shim_real(&slot);                                                 \
-            if (f)                                                                           \
-                f ARGS;                                                                      \
-            else                                                                             \
-                L.r.why = N_NO_REAL;                                                         \
-        }                                                                                    \
-        lap_end(&slot, &L, 0);                                                               \
-    }
+/* Level-3 BLAS entries have no info */
+#define B3_ENTRY(sym, rtn, PARAMS, FN_PARAMS, HANDLER, ARGS) \
+    LX_ENTRY(sym, rtn, PARAMS, FN_PARAMS, HANDLER, ARGS, (void)0, (void)0)
 
 /* CBLAS scalars: double by value (d; her2k's beta) or a pointer to (re, im) */
 #define B3_T_val double
