@@ -2,7 +2,8 @@
 
 The routines take and return what ``scipy.linalg.lapack``'s do (``getrf(a)`` returns
 ``(lu, piv, info)`` with 0-based pivots, ``potrf(a, lower=False, clean=True)`` returns
-``(c, info)``, ...), for float64 and complex128 NumPy arrays (other dtypes are converted:
+``(c, info)``, ``geqrf(a)`` ``(qr, tau, work, info)``, ...; the Level-3 BLAS ``trsm trmm symm
+hemm syr2k her2k`` what ``scipy.linalg.blas``'s do), for float64 and complex128 NumPy arrays (other dtypes are converted:
 real to float64, complex to complex128). They call the blocked drivers of
 ``native/src/lapack`` (ozblas.h "LAPACK layer"): panels and diagonal blocks by the host
 LAPACK, every update an ozblas GEMM under the usual options (``method``, ``moduli``,

@@ -60,6 +60,18 @@ def cblas():
         lib.scipy_cblas_zher2k64_(order, 121, 111, i8(zz.shape[0]), i8(zz.shape[1]), al, p(zz),
                                   i8(ld(zz)), p(zw), i8(ld(zw)), dbl(0.5), p(cz), i8(ld(cz)))
         res[f"cblas_zher2k_{order}"] = cz
+        # B := 1.5 B T (side R, upper), and C := 0.5 (Z^T W + W^T Z) (zsyr2k, trans T, lower)
+        y = b.T.copy(order="C" if order == 101 else "F")
+        lib.scipy_cblas_dtrmm64_(order, 142, 121, 111, 131, i8(y.shape[0]), i8(y.shape[1]),
+                                 dbl(1.5), p(t), i8(ld(t)), p(y), i8(ld(y)))
+        res[f"cblas_dtrmm_{order}"] = y
+        zt = np.array(zz.T, order="C" if order == 101 else "F")
+        wt = np.array(zw.T, order="C" if order == 101 else "F")
+        cs = np.array(inp["zs"], order="C" if order == 101 else "F")
+        half = (ctypes.c_double * 2)(0.5, 0.0)
+        lib.scipy_cblas_zsyr2k64_(order, 122, 112, i8(cs.shape[0]), i8(zt.shape[0]), half, p(zt),
+                                  i8(ld(zt)), p(wt), i8(ld(wt)), half, p(cs), i8(ld(cs)))
+        res[f"cblas_zsyr2k_{order}"] = cs
 
 def calls():
     for dt in ("d", "z"):
@@ -194,6 +206,13 @@ def _check(d, res, st):
         y = res[f"cblas_zher2k_{order}"]
         ref = sb.zher2k(0.5 - 0.25j, zb, zc, 0.5, zs, trans=0, lower=0)
         assert np.allclose(np.triu(y), np.triu(ref), rtol=0, atol=1e-12) and np.array_equal(np.tril(y, -1), np.tril(zs, -1))
+        y, ex = res[f"cblas_dtrmm_{order}"], 1.5 * exact_matmul(db.T, dtt)
+        sc = 1.5 * np.abs(db.T) @ np.abs(dtt)
+        _within(_prod_err(y, ex, sc), _prod_err(sb.dtrmm(1.5, dtt, db.T.copy(), side=1), ex, sc),
+                f"cblas_dtrmm {order}")
+        y = res[f"cblas_zsyr2k_{order}"]
+        ref = sb.zsyr2k(0.5, zb, zc, 0.5, zs, trans=0, lower=1)
+        assert np.allclose(np.tril(y), np.tril(ref), rtol=0, atol=1e-12) and np.array_equal(np.triu(y, 1), np.triu(zs, 1))
     for r in ("dgeqrf", "zgeqrf", "dorgqr", "zungqr", "dormqr", "zunmqr", "dsymm", "zsymm", "zhemm",
               "dsyr2k", "zsyr2k", "zher2k", "dtrsm", "ztrsm", "dtrmm", "ztrmm"):
         assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) > 0, (r, st.get(r))
@@ -208,7 +227,8 @@ def test_qr_and_level3_under_ozblas_run(tmp_path):
     # numpy.linalg.qr reaches the ILP64 names, SciPy the LP64 ones, the CBLAS calls their own
     for sym in ("scipy_dgeqrf_64_", "scipy_dorgqr_64_", "scipy_zgeqrf_64_", "scipy_zungqr_64_",
                 "scipy_dgeqrf_", "scipy_dorgqr_", "scipy_dormqr_", "scipy_dsymm_", "scipy_zher2k_",
-                "scipy_cblas_dsymm64_", "scipy_cblas_dtrsm64_", "scipy_cblas_zher2k64_"):
+                "scipy_cblas_dsymm64_", "scipy_cblas_dtrsm64_", "scipy_cblas_zher2k64_",
+                "scipy_cblas_dtrmm64_", "scipy_cblas_zsyr2k64_"):
         assert routed(sym), sym
     q = [x for x in lines if " routine=dgeqrf " in x and "route=ozblas" in x]
     assert q and all("products=" in x and "nb=16" in x for x in q)
