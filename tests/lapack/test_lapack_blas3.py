@@ -142,3 +142,9 @@ def test_bad_arguments_give_blas_info():
                              ffi.NULL, ffi.NULL) == 0 and info[0] == 0  # dsyr2k: 'C' is 'T'
     assert lib.ozblas_dsyr2k(_context(), b"U", b"N", 4, 2, 1.0, p, 3, p, 4, 0.0, p, 4, info, 0,
                              ffi.NULL, ffi.NULL) == 1 and info[0] == -7
+
+
+def test_threads_do_not_change_bits(rng):
+    a, b = _mat(rng, 29, 29, True), _mat(rng, 29, 11, True)
+    for fn, args in ((L.hemm, (0.5, a, b)), (L.syr2k, (0.5, b, b[::-1].copy()))):
+        assert np.array_equal(fn(*args, threads=1, **EMU), fn(*args, threads=2, **EMU))

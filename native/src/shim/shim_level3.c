@@ -3,7 +3,8 @@
  * symm, hemm, syr2k, her2k: every Fortran and CBLAS form of OZ_SHIM_VARIANTS), d and z.
  *
  * Each entry follows shim_lapack.c's rules (shim_lapack.h): netlib's argument check (an
- * error, and for QR an lwork too small, goes to the real routine and its xerbla), quick
+ * error, and for QR an lwork below netlib's minimum, goes to the real routine and its
+ * xerbla; a quick return's lwork is the real routine's to judge), quick
  * returns and workspace queries to the real routine, the routing decision, a non-finite
  * input to the real routine, then the driver of src/lapack/, one trace line and one counter
  * cell under the routine's own name. QR's decision weighs the m x n x k product (geqrf:
@@ -40,10 +41,10 @@ static int h_geqrf(lap_call *L, int cplx, int64_t m, int64_t n, double *A, int64
 {
     int64_t k = m < n ? m : n;
     int query = lwork == -1;
-    int bad = oz_qr_check(OZ_QR_GEQRF, cplx, 0, 0, m, n, 0, lda, 0) != 0 ||
-              (lwork < max1(n) && !query);
+    int quick = k == 0, bad = oz_qr_check(OZ_QR_GEQRF, cplx, 0, 0, m, n, 0, lda, 0) != 0 ||
+                                (!quick && lwork < max1(n) && !query);
     double flops = query ? 0.0 : oz_qr_flops(OZ_QR_GEQRF, cplx, 0, m, n, 0);
-    if (!lap_begin(L, cplx, m, n, k, k, flops, bad, k == 0))
+    if (!lap_begin(L, cplx, m, n, k, k, flops, bad, quick))
         return 0;
     if (query) {
         L->r.why = N_WORKSPACE_QUERY;
@@ -62,10 +63,10 @@ static int h_orgqr(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, doubl
                    int64_t lda, const double *tau, double *work, int64_t lwork, int64_t *info)
 {
     int query = lwork == -1;
-    int bad = oz_qr_check(OZ_QR_ORGQR, cplx, 0, 0, m, n, k, lda, 0) != 0 ||
-              (lwork < max1(n) && !query);
+    int quick = n == 0, bad = oz_qr_check(OZ_QR_ORGQR, cplx, 0, 0, m, n, k, lda, 0) != 0 ||
+                                (!quick && lwork < max1(n) && !query);
     double flops = query ? 0.0 : oz_qr_flops(OZ_QR_ORGQR, cplx, 0, m, n, k);
-    if (!lap_begin(L, cplx, m, n, k, k, flops, bad, n == 0))
+    if (!lap_begin(L, cplx, m, n, k, k, flops, bad, quick))
         return 0;
     if (query) {
         L->r.why = N_WORKSPACE_QUERY;
@@ -87,10 +88,11 @@ static int h_ormqr(lap_call *L, int cplx, char side, char trans, int64_t m, int6
 {
     int64_t nq = side == 'L' ? m : n, nw = side == 'L' ? n : m;
     int query = lwork == -1;
+    int quick = m == 0 || n == 0 || k == 0;
     int bad = oz_qr_check(OZ_QR_ORMQR, cplx, side, trans, m, n, k, lda, ldc) != 0 ||
-              (lwork < max1(nw) && !query);
+              (!quick && lwork < max1(nw) && !query);
     double flops = query ? 0.0 : oz_qr_flops(OZ_QR_ORMQR, cplx, side, m, n, k);
-    if (!lap_begin(L, cplx, m, n, k, -1, flops, bad, m == 0 || n == 0 || k == 0))
+    if (!lap_begin(L, cplx, m, n, k, -1, flops, bad, quick))
         return 0;
     if (query) {
         L->r.why = N_WORKSPACE_QUERY;
