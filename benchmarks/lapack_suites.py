@@ -27,7 +27,8 @@ from _common import machine, write_json  # noqa: E402
 
 MODULES = ["scipy.linalg.tests.test_decomp_lu", "scipy.linalg.tests.test_decomp_cholesky",
            "scipy.linalg.tests.test_decomp_ldl", "scipy.linalg.tests.test_basic",
-           "scipy.linalg.tests.test_decomp", "numpy.linalg.tests.test_linalg"]
+           "scipy.linalg.tests.test_decomp", "scipy.linalg.tests.test_blas",
+           "numpy.linalg.tests.test_linalg"]
 DESELECT = "not int_overflow and not slow"
 
 
