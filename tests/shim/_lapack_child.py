@@ -33,5 +33,19 @@ def run_child(tmp_path, child, mode):
     return np.load(tmp_path / "results.npz"), json.loads((tmp_path / "out.json").read_text())
 
 
+def run_preloaded(tmp_path, body):
+    """Runs the script body with the shim preloaded and Ozaki II forced; its completed
+    process (exit status checked)."""
+    from ozblas import shim
+
+    (tmp_path / "c.py").write_text(textwrap.dedent(body))
+    env = child_env(tmp_path)
+    env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", LD_PRELOAD=shim.library_path())
+    p = subprocess.run([sys.executable, str(tmp_path / "c.py")], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p
+
+
 def within(err, native, what):
     assert err <= 4 * native + 1e-15, f"{what}: {err:.3e} vs native {native:.3e}"

@@ -5,18 +5,15 @@ n = 53 runs the blocked drivers. Each result is held to native LAPACK's error on
 inputs in this (unrouted) process: at most 4x it plus 1e-15.
 """
 
-import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from ozblas import shim
 from ozblas.testing import exact_matmul
 
-from _lapack_child import child_env as _env, run_child, within as _within
+from _lapack_child import run_child, run_preloaded, within as _within
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
@@ -204,12 +201,7 @@ def test_argument_errors_reach_the_real_xerbla(tmp_path):
     lib.scipy_dgetrf_(ctypes.byref(m), ctypes.byref(n), a, ctypes.byref(lda), piv, ctypes.byref(info))
     print("info", info.value)
     """
-    (tmp_path / "c.py").write_text(textwrap.dedent(body))
-    env = _env(tmp_path)
-    env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", LD_PRELOAD=shim.library_path())
-    p = subprocess.run([sys.executable, str(tmp_path / "c.py")], env=env, capture_output=True,
-                       text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
+    p = run_preloaded(tmp_path, body)
     assert "info -4" in p.stdout
     assert "DGETRF" in (p.stdout + p.stderr).upper()
     trace = (tmp_path / "trace.log").read_text()

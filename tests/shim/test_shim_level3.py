@@ -7,19 +7,16 @@ error on the same inputs in this (unrouted) process: at most 4x it plus 1e-15; t
 against the exact oracle.
 """
 
-import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 import scipy.linalg as sl
 import scipy.linalg.blas as sb
 
-from ozblas import shim
 from ozblas.testing import exact_matmul
 
-from _lapack_child import child_env as _env, run_child, within as _within
+from _lapack_child import run_child, run_preloaded, within as _within
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
@@ -259,12 +256,7 @@ def test_argument_errors_reach_the_real_xerbla(tmp_path):
                      ctypes.byref(lda), a, ctypes.byref(lda), ctypes.byref(one), a, ctypes.byref(lda),
                      ctypes.c_size_t(1), ctypes.c_size_t(1))
     """
-    (tmp_path / "c.py").write_text(textwrap.dedent(body))
-    env = _env(tmp_path)
-    env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", LD_PRELOAD=shim.library_path())
-    p = subprocess.run([sys.executable, str(tmp_path / "c.py")], env=env, capture_output=True,
-                       text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
+    p = run_preloaded(tmp_path, body)
     assert "info -7" in p.stdout  # lwork < n: the real routine's report
     out = (p.stdout + p.stderr).upper()
     assert "DGEQRF" in out and "DSYMM" in out
