@@ -130,6 +130,10 @@ typedef struct {
                        stream); the call returns after the work on it has finished */
     int accuracy;   /* an ozblas_accuracy */
     int engine;     /* an ozblas_engine: the unit the integer products run on */
+    uint64_t devices; /* several GPUs for OZBLAS_EXECUTOR_CUDA (cuda:all, cuda:0,2,3): bit d
+                         for device d (UINT64_MAX: every usable device), device = the first;
+                         each call is spread over them as tiles of C (README "Several GPUs");
+                         0: device alone */
 } ozblas_options;
 
 /* What a call actually did. */
@@ -160,6 +164,8 @@ typedef struct {
     int accuracy;    /* the ozblas_accuracy of the call */
     int64_t direct_entries; /* exact products: entries computed by an exact dot product (rows or
                                columns with Inf/NaN or too wide for the largest count) */
+    uint64_t devices_used; /* CUDA executor: bit d for each device that computed part of C
+                              (one bit on one device; several with opt->devices) */
 } ozblas_report;
 
 /* A context: a handle for state a later version may keep per caller (today it holds none:
@@ -209,7 +215,9 @@ typedef struct {
     int64_t value;   /* the integer; for a named value its index in the accepted list, which
                         is the C enum's value (an ozblas_method, ozblas_scaling,
                         ozblas_ozaki1_variant, ozblas_executor); "auto" counts give 0 */
-    int64_t device;  /* OZBLAS_DEVICE: N of cuda:N (0 otherwise) */
+    int64_t device;  /* OZBLAS_DEVICE: N of cuda:N, the first of a list (0 otherwise) */
+    uint64_t devices; /* OZBLAS_DEVICE: cuda:all (UINT64_MAX) or a list (bit d per device d
+                         listed); 0 otherwise */
     char text[1024]; /* the value as given; OZBLAS_TRACE: a relative path made absolute */
 } ozblas_setting;
 
@@ -276,6 +284,10 @@ void ozblas_build_get(ozblas_build_info *out);
  * of OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, LOCAL_RANK, MPI_LOCALRANKID that is set)
  * modulo the usable devices, else 0. ozblas_dgemm/zgemm run executor auto's calls there. */
 int ozblas_device_for(const ozblas_options *opt);
+/* Whether the devices of a device list (opt->devices: cuda:all, cuda:0,2,3) exist here:
+ * OZBLAS_OK (also for no list), or OZBLAS_ERR_INVALID_ARGUMENT with a message naming the
+ * device missing (OZBLAS_ERR_EXECUTOR_UNAVAILABLE: no usable CUDA executor) in err. */
+ozblas_status ozblas_devices_check(const ozblas_options *opt, char *err, size_t err_len);
 
 /* Path of the host BLAS library ozblas found (empty if none yet). */
 const char *ozblas_host_blas_path(void);

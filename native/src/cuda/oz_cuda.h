@@ -19,6 +19,8 @@ const char *oz_cuda_describe(void);
 int oz_cuda_device_identity(int dev, char *name, size_t name_len, int *driver);
 /* 1 when p is device (or managed) memory, 0 for host memory or an unusable executor. */
 int oz_cuda_on_device(const void *p);
+/* The usable CUDA devices (0 when the executor is unusable). */
+int oz_cuda_device_count(void);
 
 #ifdef __cplusplus
 }
