@@ -98,8 +98,14 @@ static const oz_var vars[] = {
      1, SHIM(trace, F_STR), 0},
     {{"OZBLAS_SUMMARY", "summary", K_SWITCH, NULL, 0, 1,
       "0, 1", "0",
-      "preload shim: 1 prints the call counts per routine and route at exit"},
+      "preload shim: 1 prints the call counts per routine and route at exit (to "
+      "OZBLAS_SUMMARY_FILE)"},
      0, SHIM(summary, F_INT), 0},
+    {{"OZBLAS_SUMMARY_FILE", "summary_file", K_PATH, "-", 0, 0,
+      "- (stderr) or a file path of at most 1023 bytes once made absolute", "",
+      "preload shim: where OZBLAS_SUMMARY=1 writes (appends) the summary; unset = stderr; "
+      "%r in the path is the launcher's rank, or the process id"},
+     1, SHIM(summary_file, F_STR), 0},
     {{"OZBLAS_LAPACK_NB", "lapack_nb", K_INT, NULL, 1, (int64_t)1 << 20,
       "a positive integer up to 2^20 (block size)", "",
       "LAPACK layer: block size of the blocked drivers; unset = 256 on the CPU executor, 1024 "
@@ -117,8 +123,10 @@ static const oz_var vars[] = {
      0, T_NONE, F_INT, 0, 0},
 };
 #define N_VARS ((int)(sizeof vars / sizeof vars[0]))
-_Static_assert(sizeof(((oz_shim_env *)0)->trace) == sizeof(((ozblas_setting *)0)->text),
-               "a path setting fills the shim's trace field");
+_Static_assert(sizeof(((oz_shim_env *)0)->trace) == sizeof(((ozblas_setting *)0)->text) &&
+                   sizeof(((oz_shim_env *)0)->summary_file) ==
+                       sizeof(((ozblas_setting *)0)->text),
+               "a path setting fills the shim's trace and summary_file fields");
 
 int ozblas_config_count(void) { return N_VARS; }
 

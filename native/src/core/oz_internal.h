@@ -92,13 +92,14 @@ OZ_SHIM_API int oz_expand_rank(const char *in, char *out, size_t len);
 OZ_SHIM_API int oz_auto_device_for(int local_rank, int ndev);
 
 /* core/config.c: the shim's own settings, OZBLAS_MIN_SIZE, OZBLAS_DISABLE, OZBLAS_TRACE,
- * OZBLAS_SUMMARY. On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT with a message in
+ * OZBLAS_SUMMARY, OZBLAS_SUMMARY_FILE. On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT with a message in
  * err; e keeps the defaults (min_size 256, disable 0, no trace, no summary). */
 typedef struct {
     int64_t min_size;
     int disable;
     char trace[1024]; /* "" (none), "-" (stderr) or a file path */
-    int summary;      /* 1: a table of the calls per routine and route on stderr at exit */
+    int summary;      /* 1: a table of the calls per routine and route at exit */
+    char summary_file[1024]; /* where it goes: "" or "-" (stderr) or a file path */
     int64_t lapack_nb; /* OZBLAS_LAPACK_NB: the LAPACK layer's block size, 0: its size rule */
 } oz_shim_env;
 /* OZBLAS_LAPACK_NB alone (0 when unset); the LAPACK layer's default block size reads it. */
