@@ -126,6 +126,7 @@ def _device_options(opts, xp, arrays):
         raise ValueError("executor='cpu' cannot read device arrays; accepted: auto, cuda, cuda:N")
     opts.executor = lib.OZBLAS_EXECUTOR_CUDA
     opts.device = devices.pop()
+    opts.devices = 0  # not spread: device arrays run where they live (cuda:all included)
     opts.stream = ffi.cast("void *", xp.cuda.get_current_stream().ptr)
 
 

@@ -214,7 +214,8 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         ex = oz_executor_get(opt.executor);
         if (!ex || !ex->available(NULL, 0))
             return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
-        if (opt.devices && !oz_cuda_devices_check(&opt, NULL, 0))
+        if (opt.executor == OZBLAS_EXECUTOR_CUDA && opt.devices &&
+            !oz_cuda_devices_check(&opt, NULL, 0))
             return OZBLAS_ERR_INVALID_ARGUMENT; /* a listed device missing */
     }
     ex = spread(ex, c, &opt);

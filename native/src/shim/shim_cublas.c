@@ -257,6 +257,7 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
     opt.method = r->method; /* shim_decide's decision */
     opt.executor = OZBLAS_EXECUTOR_CUDA;
     opt.device = dev;
+    opt.devices = 0; /* device operands run on their device, whatever the list */
     opt.stream = stream;
     int64_t es = g->cplx ? 16 : 8, b;
     ozblas_report rep;
