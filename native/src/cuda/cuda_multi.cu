@@ -364,15 +364,23 @@ static void multi_close(void *run)
 
 /* ---- the kernels: the probe on the first device, the schemes in tiles ----------------------- */
 
+/* opt on the first device it lists; 0 when a listed one is missing. */
+static int first_of(const ozblas_options *opt, ozblas_options *first)
+{
+    dev_list L;
+    if (!devices_of(opt, &L, NULL, 0))
+        return 0;
+    *first = on_device(opt, L.dev[0]);
+    return 1;
+}
+
 static ozblas_status m_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
                                   int bound_product, void **probe, int *bad, int *products)
 {
-    dev_list L;
-    if (!devices_of(opt, &L, NULL, 0)) {
-        *probe = NULL;
+    ozblas_options first;
+    *probe = NULL;
+    if (!first_of(opt, &first))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    }
-    const ozblas_options first = on_device(opt, L.dev[0]);
     return cuda_probe_open(c, &first, bound_product, probe, bad, products);
 }
 
@@ -466,10 +474,9 @@ static ozblas_status m_o1_products(void *run, int chunk, int terms, ozblas_repor
 /* method native: on the first listed device (see the top of the file) */
 static ozblas_status m_native(const oz_gemm_call *c, const ozblas_options *opt)
 {
-    dev_list L;
-    if (!devices_of(opt, &L, NULL, 0))
+    ozblas_options first;
+    if (!first_of(opt, &first))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    const ozblas_options first = on_device(opt, L.dev[0]);
     return oz_cuda_executor()->native(c, &first);
 }
 
