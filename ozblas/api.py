@@ -355,6 +355,9 @@ def info() -> dict:
         for var in config.variables().values():  # counts left to automatic precision say so
             if var.kind == "int" and var.tokens and cfg[var.keyword] == 0:
                 cfg[var.keyword] = var.tokens[0]
+        devices = cfg["devices"]  # a device list as its devices, cuda:all as "all"
+        cfg["devices"] = "all" if devices == config.ALL_DEVICES else [
+            d for d in range(64) if devices >> d & 1]
         cfg_error = None
     except config.ConfigError as e:
         cfg, cfg_error = None, str(e)

@@ -371,3 +371,10 @@ def test_a_device_list_without_cuda_is_refused():
     a = np.ones((4, 4))
     with pytest.raises(ozblas.config.ConfigError, match="executor cuda:all: a device list needs the CUDA executor"):
         ozblas.matmul(a, a, executor="cuda:all")
+
+
+def test_info_shows_device_lists(monkeypatch):
+    for value, want in (("cuda:all", (0, "all")), ("cuda:2,0", (2, [0, 2])), ("cpu", (0, []))):
+        monkeypatch.setenv("OZBLAS_DEVICE", value)
+        cfg = ozblas.info()["config"]
+        assert (cfg["device"], cfg["devices"]) == want, value
