@@ -370,7 +370,13 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * ozblas_dgemm/ozblas_zgemm with opt (method, moduli, executor: the GEMM path's own
  * decision per product); panels and diagonal blocks go to the host LAPACK's own routine
  * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; found among the loaded objects as the host
- * BLAS is). Host pointers. Complex: interleaved (re, im) doubles, alpha two doubles.
+ * BLAS is). The matrices are host or device memory (all of them the one or the other; mixed
+ * gives OZBLAS_ERR_INVALID_ARGUMENT); with executor CUDA, host matrices are uploaded once
+ * for the call where the device has room (report.device). Device blocks for the host
+ * routines are copied there and back; laswp runs on the device. ipiv, info and alpha are
+ * host memory. OZBLAS_ERR_DEVICE: a device copy failed (uploaded host matrices are then
+ * unchanged; the caller's device matrices are not). Complex: interleaved (re, im) doubles,
+ * alpha two doubles.
  * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
  * and 1024 on the CUDA executor (README "LAPACK layer"); a size at most nb is one call of
  * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
@@ -390,6 +396,12 @@ typedef struct {
     int max_moduli;         /*   products took; 0 when none */
     double max_bound;       /* largest automatic-precision bound of the products; -1: none */
     double seconds;         /* wall time */
+    int device;             /* where the matrices were during the call: 0 host memory; 1 device
+                               copies of host operands, uploaded once and the results copied
+                               back once (executor CUDA); 2 the caller's device memory */
+    int device_short;       /* 1: host operands on the CUDA executor whose device copies did
+                               not fit (README "LAPACK layer on the GPU"): the host blocked
+                               path ran instead, each product staged by the executor */
 } ozblas_lapack_report;
 
 ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,

@@ -2,10 +2,10 @@
  * (the element type is a field of the run, as BLIS instantiates one definition per type),
  * the host LAPACK routines the panels and diagonal blocks go to, and the products.
  *
- * Every driver works on the caller's pointers and issues its O(n^3) part as
- * ozblas_dgemm/ozblas_zgemm calls through lx_gemm, which counts them into the report;
- * nothing here assumes host memory except the real routines' panels (a device version
- * would move panels there and back, the MAGMA way). */
+ * Every driver works on the caller's pointers, host or device memory alike, and issues its
+ * O(n^3) part as ozblas_dgemm/ozblas_zgemm calls through lx_gemm, which counts them into the
+ * report; whatever else touches a matrix goes through the seam of lapack_seam.c (lx_blk_*,
+ * lx_fetch/lx_store), which moves device blocks to the host routines and back. */
 #ifndef OZ_LAPACK_H
 #define OZ_LAPACK_H
 
@@ -23,6 +23,15 @@ typedef struct {
     double *work;     /* workspace, allocated before anything is changed: nb x nb elements
                          (SYRK/HERK diagonal blocks), n x nb more for getri */
     int32_t *piv32;   /* LP64 host LAPACK: pivots as int32_t, max(n, nb) of them */
+    /* device memory: the matrices are the device's (the caller's, or copies uploaded for
+       the call); blocks for the host reach it through two host buffers of hcap elements,
+       pivots for laswp through dpiv (device memory, max(n, nb) of them) */
+    int dev;
+    int failed; /* a device copy failed: the result is not to be used */
+    double *hbuf[2];
+    int64_t hcap;
+    int64_t *dpiv;
+    ozblas_options o; /* opt with its device resolved (opt points here) */
 } oz_lx;
 
 /* Element (i, j) of a column-major matrix with leading dimension ld. */
@@ -43,6 +52,28 @@ void lx_real_trsm(const oz_lx *x, char side, char uplo, char ta, char diag, int6
 void lx_real_trmm(const oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int64_t n,
                   const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb);
 
+/* The seam (lapack_seam.c). lx_fetch: the rows x cols block at A readable on the host, with
+ * its leading dimension in *ldh: A itself for host memory, else a copy in buffer slot (0 or
+ * 1; copy 0: the buffer only, for a block about to be overwritten). lx_store: the block back
+ * where it came from (nothing for host memory). The lx_blk_* are the host routines of
+ * lapack_real.c on such blocks (laswp on the device itself). */
+double *lx_fetch(oz_lx *x, int slot, const double *A, int64_t lda, int64_t rows, int64_t cols,
+                 int64_t *ldh, int copy);
+void lx_store(oz_lx *x, const double *H, int64_t ldh, double *A, int64_t lda, int64_t rows,
+              int64_t cols);
+void lx_blk_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
+                  int64_t *info);
+void lx_blk_laswp(oz_lx *x, int64_t n, double *A, int64_t lda, int64_t k1, int64_t k2,
+                  const int64_t *ipiv, int64_t incx);
+void lx_blk_potrf(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
+void lx_blk_lauum(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
+void lx_blk_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda,
+                  int64_t *info);
+/* trsm (mult 0) or trmm (mult 1) with op(A) of order at most nb */
+void lx_blk_tr3(oz_lx *x, int mult, char side, char uplo, char ta, char diag, int64_t m,
+                int64_t n, const double *alpha, const double *A, int64_t lda, double *B,
+                int64_t ldb);
+
 /* The drivers (lapack_drivers.c). Arguments are checked by the callers. */
 void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const double *alpha,
              const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta,
@@ -60,8 +91,10 @@ void lx_potrs(oz_lx *x, char uplo, int64_t n, int64_t nrhs, const double *A, int
               double *B, int64_t ldb);
 void lx_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda, int64_t *info);
 /* 0, or the 1-based index of the first exact zero on the diagonal. */
-int64_t lx_zero_diagonal(const oz_lx *x, int64_t n, const double *A, int64_t lda);
+int64_t lx_zero_diagonal(oz_lx *x, int64_t n, const double *A, int64_t lda);
 void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, int64_t *info);
 void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
+/* B := 0 (m x n), as trsm/trmm with alpha = 0 */
+void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb);
 
 #endif
