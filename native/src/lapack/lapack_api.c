@@ -40,7 +40,7 @@ typedef struct {
 } lx_operand;
 
 /* Where the run's matrices live (README "LAPACK layer on the GPU"): operands already in
- * device memory are used there; host operands with the products on the CUDA executor are
+ * device memory are used there; host operands whose products run on the CUDA executor are
  * uploaded once, when their copies take at most half of the memory a call may plan with
  * (the rest for the products' workspace; else the host blocked path, each product staged,
  * and the report says so); anything else stays on the host. Mixed host and device operands
@@ -56,8 +56,13 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int64_t big)
     if (on && on != nops)
         return OZBLAS_ERR_INVALID_ARGUMENT;
     if (!on) {
+        /* the products' executor: CUDA when asked for, or (executor auto) when usable and
+           the method is forced (gemm_body's rule); method auto with executor auto decides
+           per product, on host operands */
         const oz_executor *cu = oz_cuda_executor();
-        if (x->opt->executor != OZBLAS_EXECUTOR_CUDA || !cu || !cu->available(NULL, 0) || !bytes)
+        int ex = x->opt->executor;
+        if (!cu || !cu->available(NULL, 0) || !bytes || ex == OZBLAS_EXECUTOR_CPU ||
+            (ex == OZBLAS_EXECUTOR_AUTO && x->opt->method == OZBLAS_METHOD_AUTO))
             return OZBLAS_OK;
         if (2 * bytes > oz_cuda_lx_budget(x->opt)) {
             x->rep->device_short = 1;

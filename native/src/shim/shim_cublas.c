@@ -3,7 +3,8 @@
  *
  * Exported: cublasDgemm_v2, cublasZgemm_v2, cublasGemmEx, cublasDgemmStridedBatched,
  * cublasZgemmStridedBatched, cublasGemmStridedBatchedEx, and the _64 form of each
- * (int64_t dimensions, cuBLAS 12 and later). Programs write cublasDgemm and cublasDgemm_64;
+ * (int64_t dimensions, cuBLAS 12 and later); cublas{D,Z}{trsm,trmm}_v2 and their _64 forms,
+ * computed by the LAPACK layer's blocked drivers on the device pointers (below). Programs write cublasDgemm and cublasDgemm_64;
  * cublas_v2.h turns those into the _v2 symbols by macro. The exported symbol cublasDgemm
  * itself is the legacy API of cublas.h (no handle, scalars by value, errors through
  * cublasGetError): it has no stream to run on and no status to return, so it is left alone.
@@ -63,6 +64,11 @@
 enum {
     CB_STATUS_SUCCESS = 0,         /* cublasStatus_t */
     CB_STATUS_NOT_INITIALIZED = 1,
+    CB_SIDE_LEFT = 0,              /* cublasSideMode_t (RIGHT = 1) */
+    CB_FILL_LOWER = 0,             /* cublasFillMode_t (UPPER = 1) */
+    CB_FILL_UPPER = 1,
+    CB_DIAG_NON_UNIT = 0,          /* cublasDiagType_t (UNIT = 1) */
+    CB_DIAG_UNIT = 1,
     CB_OP_N = 0,                   /* cublasOperation_t */
     CB_OP_T = 1,
     CB_OP_C = 2,
@@ -421,3 +427,185 @@ GEMMEX_ENTRY(cublasGemmEx, int)
 GEMMEX_ENTRY(cublasGemmEx_64, int64_t)
 STRIDEDEX_ENTRY(cublasGemmStridedBatchedEx, int, int)
 STRIDEDEX_ENTRY(cublasGemmStridedBatchedEx_64, int64_t, int64_t)
+
+/* ---- trsm and trmm ------------------------------------------------------------------------
+ * B := alpha op(A)^-1 B (or B op(A)^-1), and trmm's C := alpha op(A) B (or B op(A)), by the
+ * LAPACK layer's blocked drivers (ozblas_[dz]trsm / trmm) on the caller's device pointers:
+ * the off-diagonal blocks as ozblas products on the device, the diagonal blocks by the
+ * host's trsm/trmm through the drivers' seam (copied there and back). The decision is a
+ * LAPACK call's (sizes min(m, n); the triangle's order within one block passes through);
+ * argument errors, quick returns, alpha = 0, device pointer mode, trmm out of place
+ * (C != B) and every failure before B changes go to the real cuBLAS routine, which then
+ * returns its own status (CUBLAS_STATUS_INVALID_VALUE for a bad argument). A device fault
+ * in the middle of a run (OZBLAS_ERR_DEVICE) has B partly rewritten: it is not rerun. */
+
+typedef struct {
+    void *h;
+    int side, uplo, trans, diag; /* the cuBLAS enums */
+    int64_t m, n, lda, ldb, ldc;
+    const void *alpha, *A;
+    void *B, *C; /* trsm: C is B */
+    int cplx, mult;
+} cu_tr;
+
+/* The call's record before anything is read: a LAPACK-kind call of size min(m, n). */
+static void cu_tr_record(const cu_tr *g, shim_call *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = K_LAPACK;
+    c->cplx = g->cplx;
+    c->batch = 1;
+    c->on_device = 1;
+    int64_t mn = g->m < g->n ? g->m : g->n;
+    c->m = c->n = c->k = mn > 0 ? mn : 0;
+    if (g->m >= 0 && g->n >= 0)
+        c->flops = oz_lapack_flops(OZ_LF_TRSM, g->cplx, g->m, g->n, g->side == CB_SIDE_LEFT ? g->m : g->n);
+}
+
+static int cu_tr_handle(const cu_tr *g, shim_call *c, shim_result *r)
+{
+    char side = g->side == CB_SIDE_LEFT ? 'L' : g->side == 1 ? 'R' : 0;
+    char uplo = g->uplo == CB_FILL_LOWER ? 'L' : g->uplo == CB_FILL_UPPER ? 'U' : 0;
+    char ta = op_char(g->trans);
+    char diag = g->diag == CB_DIAG_NON_UNIT ? 'N' : g->diag == CB_DIAG_UNIT ? 'U' : 0;
+    int64_t K = side == 'L' ? g->m : g->n, rows = g->m > 1 ? g->m : 1;
+    if (!side || !uplo || !ta || !diag || g->m < 0 || g->n < 0 || g->lda < (K > 1 ? K : 1) ||
+        g->ldb < rows || (g->mult && g->ldc < rows) || !g->alpha) {
+        r->why = N_ARGUMENT;
+        return 0;
+    }
+    if (g->m == 0 || g->n == 0) { /* cuBLAS returns at once: nothing is read */
+        r->route = R_QUICK;
+        return 1;
+    }
+    get_int_t pointer_mode = (get_int_t)helper(H_GET_POINTER_MODE);
+    int mode = -1;
+    if (!pointer_mode || pointer_mode(g->h, &mode) != CB_STATUS_SUCCESS) {
+        r->why = N_HANDLE;
+        return 0;
+    }
+    if (mode != CB_POINTER_MODE_HOST) {
+        r->why = N_POINTER_MODE;
+        return 0;
+    }
+    const double *alpha = (const double *)g->alpha;
+    c->alpha[0] = alpha[0];
+    c->alpha[1] = g->cplx ? alpha[1] : 0.0;
+    if (!shim_decide(c, NULL, r))
+        return 0;
+    if (g->mult && g->C != g->B) {
+        r->why = N_OUT_OF_PLACE;
+        return 0;
+    }
+    if (K <= ozblas_lapack_block_size(K, OZBLAS_EXECUTOR_CUDA)) {
+        r->why = N_ONE_BLOCK;
+        return 0;
+    }
+    if (!gpu_usable()) {
+        r->why = N_NO_EXECUTOR;
+        return 0;
+    }
+    get_ptr_t get_stream = (get_ptr_t)helper(H_GET_STREAM);
+    void *stream = NULL;
+    if (!get_stream || get_stream(g->h, &stream) != CB_STATUS_SUCCESS) {
+        r->why = N_HANDLE;
+        return 0;
+    }
+    int dev = 0;
+    const void *const ptrs[3] = {g->A, g->B, g->B};
+    int why = device_ready(stream, ptrs, &dev);
+    if (why >= 0) {
+        r->why = why;
+        return 0;
+    }
+    ozblas_options opt = *shim_options();
+    opt.method = r->method; /* shim_decide's decision */
+    opt.executor = OZBLAS_EXECUTOR_CUDA;
+    opt.device = dev;
+    opt.stream = stream;
+    ozblas_lapack_report rep;
+    int64_t info = 0;
+    double *B = (double *)g->B;
+    const double *A = (const double *)g->A;
+    ozblas_status st;
+    depth++;
+    if (g->cplx)
+        st = (g->mult ? ozblas_ztrmm : ozblas_ztrsm)(shim_context(), side, uplo, ta, diag, g->m,
+                                                     g->n, alpha, A, g->lda, B, g->ldb, &info, 0,
+                                                     &opt, &rep);
+    else
+        st = (g->mult ? ozblas_dtrmm : ozblas_dtrsm)(shim_context(), side, uplo, ta, diag, g->m,
+                                                     g->n, alpha[0], A, g->lda, B, g->ldb, &info,
+                                                     0, &opt, &rep);
+    depth--;
+    if (st != OZBLAS_OK) {
+        r->why = N_FAILED;
+        r->st = st;
+        return st == OZBLAS_ERR_DEVICE; /* B may have changed: not rerun */
+    }
+    memset(&r->rep, 0, sizeof r->rep);
+    r->route = R_OZBLAS;
+    r->rep.method = rep.method;
+    r->rep.executor = rep.executor;
+    r->rep.moduli = rep.max_moduli;
+    r->rep.bound = rep.max_bound;
+    return 1;
+}
+
+/* trsm: (h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb); trmm adds C, ldc. */
+#define TR_ENTRY(sym, I, CPLX, MULT, R)                                                        \
+    OZ_EXPORT int sym(void *h, int side, int uplo, int trans, int diag, I m, I n,              \
+                      const void *alpha, const void *A, I lda, void *B,                        \
+                      I ldb TR_EXTRA_PARAMS_##MULT(I))                                         \
+    {                                                                                          \
+        static oz_slot slot = {#sym, #R, K_LAPACK, CPLX, NULL, 0, RI_##R, 1};                  \
+        typedef int (*fn_t)(void *, int, int, int, int, I, I, const void *, const void *, I,   \
+                            void *, I TR_EXTRA_TYPES_##MULT(I));                               \
+        cu_tr g = {h, side, uplo, trans, diag, m, n, lda, ldb, TR_LDC_##MULT, alpha, A, B,     \
+                   TR_C_##MULT, CPLX, MULT};                                                   \
+        fn_t real_;                                                                            \
+        if (depth) {                                                                           \
+            real_ = (fn_t)shim_real(&slot);                                                    \
+            return real_ ? real_(h, side, uplo, trans, diag, m, n, alpha, A, lda,              \
+                                 B, ldb TR_EXTRA_ARGS_##MULT)                                  \
+                         : CB_STATUS_NOT_INITIALIZED;                                          \
+        }                                                                                      \
+        shim_call c_;                                                                          \
+        shim_result r_;                                                                        \
+        cu_tr_record(&g, &c_);                                                                 \
+        double t0_ = shim_begin(&r_, &c_);                                                     \
+        int st_ = CB_STATUS_SUCCESS;                                                           \
+        if (!cu_tr_handle(&g, &c_, &r_)) {                                                     \
+            real_ = (fn_t)shim_real(&slot);                                                    \
+            if (real_) {                                                                       \
+                depth++;                                                                       \
+                st_ = real_(h, side, uplo, trans, diag, m, n, alpha, A, lda,                   \
+                            B, ldb TR_EXTRA_ARGS_##MULT);                                      \
+                depth--;                                                                       \
+            } else {                                                                           \
+                st_ = CB_STATUS_NOT_INITIALIZED;                                               \
+                r_.why = N_NO_REAL;                                                            \
+            }                                                                                  \
+        }                                                                                      \
+        shim_end(&slot, &c_, &r_, t0_);                                                        \
+        return st_;                                                                            \
+    }
+#define TR_EXTRA_PARAMS_0(I)
+#define TR_EXTRA_PARAMS_1(I) , void *C, I ldc
+#define TR_EXTRA_TYPES_0(I)
+#define TR_EXTRA_TYPES_1(I) , void *, I
+#define TR_EXTRA_ARGS_0
+#define TR_EXTRA_ARGS_1 , C, ldc
+#define TR_LDC_0 ldb
+#define TR_LDC_1 ldc
+#define TR_C_0 B
+#define TR_C_1 C
+
+TR_ENTRY(cublasDtrsm_v2, int, 0, 0, dtrsm)
+TR_ENTRY(cublasDtrsm_v2_64, int64_t, 0, 0, dtrsm)
+TR_ENTRY(cublasZtrsm_v2, int, 1, 0, ztrsm)
+TR_ENTRY(cublasZtrsm_v2_64, int64_t, 1, 0, ztrsm)
+TR_ENTRY(cublasDtrmm_v2, int, 0, 1, dtrmm)
+TR_ENTRY(cublasDtrmm_v2_64, int64_t, 0, 1, dtrmm)
+TR_ENTRY(cublasZtrmm_v2, int, 1, 1, ztrmm)
+TR_ENTRY(cublasZtrmm_v2_64, int64_t, 1, 1, ztrmm)

@@ -28,6 +28,7 @@ typedef struct {
     double t0;
     ozblas_lapack_report rep;
     char dims[96];
+    ozblas_options opt; /* the settings, with the executor method auto chose for the call */
 } lap_call;
 
 static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
@@ -61,7 +62,12 @@ static int lap_start(lap_call *L, int cplx, int op, int64_t m, int64_t n, int64_
     }
     if (!shim_decide(&L->c, NULL, &L->r))
         return 0;
-    if (order <= ozblas_lapack_block_size(order, shim_options()->executor)) {
+    /* method auto's choice of the CUDA executor for the call makes it device-resident
+       (ozblas.h "LAPACK layer"); its products still decide each for itself */
+    L->opt = *shim_options();
+    if (L->r.executor == OZBLAS_EXECUTOR_CUDA)
+        L->opt.executor = OZBLAS_EXECUTOR_CUDA;
+    if (order <= ozblas_lapack_block_size(order, L->opt.executor)) {
         L->r.why = N_ONE_BLOCK; /* the driver would be one call of the real routine */
         return 0;
     }
@@ -117,13 +123,15 @@ static void lap_end(const oz_slot *s, const lap_call *L, int64_t info)
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s %s route=ozblas method=%s "
                        "moduli=%d-%d products=%lld emulated=%lld product_flops=%.3e "
-                       "emulated_flops=%.3e nb=%lld bound=%.2e executor=%s seconds=%.3e "
-                       "info=%lld\n",
+                       "emulated_flops=%.3e nb=%lld bound=%.2e executor=%s device=%s "
+                       "seconds=%.3e info=%lld\n",
                        (int)getpid(), s->routine, s->symbol, L->dims, shim_method_name(p->method),
                        p->min_moduli, p->max_moduli, (long long)p->products,
                        (long long)p->emulated, p->product_flops, p->emulated_flops,
-                       (long long)p->nb, p->max_bound, shim_executor_name(p->executor), dt,
-                       (long long)info);
+                       (long long)p->nb, p->max_bound, shim_executor_name(p->executor),
+                       p->device_short ? "short" : p->device == 1 ? "uploaded"
+                                                 : p->device == 2 ? "device" : "host",
+                       dt, (long long)info);
     } else
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s %s route=%s method=native "
@@ -158,7 +166,7 @@ static void piv_out(void *ipiv, int wide, const int64_t *p, int64_t n)
 /* ---- one handler per argument shape: 1 when ozblas computed the call ---------------- */
 
 #define LAP_RUN(call) (lap_done(L, (call)))
-#define LAP_OPT shim_options(), &L->rep
+#define LAP_OPT &L->opt, &L->rep
 
 static int h_getrf(lap_call *L, int cplx, int64_t m, int64_t n, double *A, int64_t lda,
                    void *ipiv, int wide, int64_t *info)
