@@ -36,7 +36,13 @@ GEMM = "h ta tb m n k alpha A lda B ldb beta C ldc"
 STRIDED = "h ta tb m n k alpha A lda sa B ldb sb beta C ldc sc nb"
 GEMMEX = "h ta tb m n k alpha A at lda B bt ldb beta C ct ldc compute algo"
 STRIDEDEX = "h ta tb m n k alpha A at lda sa B bt ldb sb beta C ct ldc sc nb compute algo"
+TRSM = "h side uplo ta diag m n alpha A lda B ldb"
+TRMM = "h side uplo ta diag m n alpha A lda B ldb C ldc"
 SIGNATURES = {
+    "cublasDtrsm_v2": (TRSM, "int"), "cublasDtrsm_v2_64": (TRSM, "int64_t"),
+    "cublasZtrsm_v2": (TRSM, "int"), "cublasZtrsm_v2_64": (TRSM, "int64_t"),
+    "cublasDtrmm_v2": (TRMM, "int"), "cublasDtrmm_v2_64": (TRMM, "int64_t"),
+    "cublasZtrmm_v2": (TRMM, "int"), "cublasZtrmm_v2_64": (TRMM, "int64_t"),
     "cublasDgemm_v2": (GEMM, "int"), "cublasDgemm_v2_64": (GEMM, "int64_t"),
     "cublasZgemm_v2": (GEMM, "int"), "cublasZgemm_v2_64": (GEMM, "int64_t"),
     "cublasDgemmStridedBatched": (STRIDED, "int"),
@@ -48,7 +54,7 @@ SIGNATURES = {
     "cublasGemmStridedBatchedEx_64": (STRIDEDEX, "int64_t"),
 }
 POINTERS = {"h", "alpha", "A", "B", "beta", "C"}
-INTS = {"ta", "tb", "at", "bt", "ct", "compute", "algo"}
+INTS = {"ta", "tb", "at", "bt", "ct", "compute", "algo", "side", "uplo", "diag"}
 
 
 def _ctype(p, idx):
@@ -140,6 +146,15 @@ typedef int (*sbex64_t)(void *, int, int, int64_t, int64_t, int64_t, const void 
                         int, int64_t, long long, const void *, int, int64_t, long long,
                         const void *, void *, int, int64_t, long long, int64_t, int, int);
 
+typedef int (*trsm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
+                      void *, int);
+typedef int (*trsm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
+                        int64_t, void *, int64_t);
+typedef int (*trmm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
+                      void *, int, void *, int);
+typedef int (*trmm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
+                        int64_t, void *, int64_t, void *, int64_t);
+
 static void *fn(const char *name)
 {
     void *f = dlsym(RTLD_DEFAULT, name);
@@ -152,9 +167,9 @@ static void *fn(const char *name)
 
 int main(int argc, char **argv)
 {
-    static double A[256], B[256], C[256], al[2] = {1.5, 0.25}, be[2] = {0.5, -1.0};
+    static double A[256], B[256], C[256], al[2] = {1.5, 0.25}, be[2] = {0.5, -1.0}, z0[2];
     void *h = (void *)0x1234;
-    const void *alpha = al, *beta = be;
+    const void *alpha = al, *beta = be, *zero = z0;
     if (getenv("STUB_POINTER_MODE") && atoi(getenv("STUB_POINTER_MODE"))) {
         alpha = (const void *)16; /* "device" scalars: reading them would crash */
         beta = (const void *)32;
@@ -210,6 +225,32 @@ int main(int argc, char **argv)
             st = ((sbex64_t)fn("cublasGemmStridedBatchedEx_64"))(h, 0, 1, 3, 3, 2, alpha, A, 5, 3, 6,
                                                                  B, 5, 3, 6, beta, C, 5, 3, 9, 2,
                                                                  70, -1);
+        else if (!strcmp(c, "dtrsm"))
+            st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 4, B, 4);
+        else if (!strcmp(c, "dtrsm64"))
+            st = ((trsm64_t)fn("cublasDtrsm_v2_64"))(h, 1, 0, 1, 1, 3, 5, alpha, A, 5, B, 4);
+        else if (!strcmp(c, "ztrsm"))
+            st = ((trsm_t)fn("cublasZtrsm_v2"))(h, 0, 0, 2, 0, 3, 2, alpha, A, 3, B, 3);
+        else if (!strcmp(c, "ztrsm64"))
+            st = ((trsm64_t)fn("cublasZtrsm_v2_64"))(h, 1, 1, 0, 1, 2, 3, alpha, A, 3, B, 2);
+        else if (!strcmp(c, "dtrmm"))
+            st = ((trmm_t)fn("cublasDtrmm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 4, B, 4, B, 4);
+        else if (!strcmp(c, "dtrmm64"))
+            st = ((trmm64_t)fn("cublasDtrmm_v2_64"))(h, 1, 1, 2, 1, 3, 4, alpha, A, 4, B, 3, B, 3);
+        else if (!strcmp(c, "ztrmm"))
+            st = ((trmm_t)fn("cublasZtrmm_v2"))(h, 0, 0, 1, 0, 3, 3, alpha, A, 3, B, 3, B, 3);
+        else if (!strcmp(c, "ztrmm64"))
+            st = ((trmm64_t)fn("cublasZtrmm_v2_64"))(h, 1, 0, 0, 0, 2, 3, alpha, A, 3, B, 2, B, 2);
+        else if (!strcmp(c, "trmm_oop"))
+            st = ((trmm_t)fn("cublasDtrmm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 4, B, 4, C, 4);
+        else if (!strcmp(c, "trsm_argerr"))
+            st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 2, B, 4);
+        else if (!strcmp(c, "trsm_badside"))
+            st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 7, 1, 0, 0, 4, 3, alpha, A, 4, B, 4);
+        else if (!strcmp(c, "trsm_alpha0"))
+            st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, 4, 3, zero, A, 4, B, 4);
+        else if (!strcmp(c, "trsm_quick"))
+            st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, 0, 3, alpha, A, 1, B, 1);
         else if (!strcmp(c, "quick"))
             st = ((gemm_t)fn("cublasDgemm_v2"))(h, 0, 0, 0, 3, 2, alpha, A, 1, B, 2, beta, C, 1);
         else if (!strcmp(c, "batch0"))
@@ -229,7 +270,8 @@ int main(int argc, char **argv)
 
 # Every call; those traced (FP64) with the routine and sizes the trace must show.
 PASS_CALLS = ["dgemm", "dgemm64", "zgemm", "zgemm64", "dsb", "dsb64", "zsb", "zsb64", "ex_d", "ex_z",
-              "ex_pedantic", "ex_i8", "ex_mixed", "ex64_d", "sbex_d", "sbex_i8", "sbex64_z", "argerr"]
+              "ex_pedantic", "ex_i8", "ex_mixed", "ex64_d", "sbex_d", "sbex_i8", "sbex64_z", "argerr",
+              "dtrsm", "dtrsm64", "ztrsm", "ztrsm64", "dtrmm", "dtrmm64", "ztrmm", "ztrmm64"]
 TRACED = {
     "dgemm": ("dgemm", "cublasDgemm_v2", 4, 3, 2), "dgemm64": ("dgemm", "cublasDgemm_v2_64", 5, 6, 7),
     "zgemm": ("zgemm", "cublasZgemm_v2", 3, 3, 3), "zgemm64": ("zgemm", "cublasZgemm_v2_64", 3, 2, 4),
@@ -242,6 +284,11 @@ TRACED = {
     "sbex_d": ("dgemm", "cublasGemmStridedBatchedEx", 2, 3, 4),
     "sbex64_z": ("zgemm", "cublasGemmStridedBatchedEx_64", 3, 3, 2),
     "argerr": ("dgemm", "cublasDgemm_v2", 4, 3, 2),
+    # trsm/trmm: m, n and the triangle's order
+    "dtrsm": ("dtrsm", "cublasDtrsm_v2", 4, 3, 4), "dtrsm64": ("dtrsm", "cublasDtrsm_v2_64", 3, 5, 5),
+    "ztrsm": ("ztrsm", "cublasZtrsm_v2", 3, 2, 3), "ztrsm64": ("ztrsm", "cublasZtrsm_v2_64", 2, 3, 3),
+    "dtrmm": ("dtrmm", "cublasDtrmm_v2", 4, 3, 4), "dtrmm64": ("dtrmm", "cublasDtrmm_v2_64", 3, 4, 4),
+    "ztrmm": ("ztrmm", "cublasZtrmm_v2", 3, 3, 3), "ztrmm64": ("ztrmm", "cublasZtrmm_v2_64", 2, 3, 3),
 }
 
 
@@ -283,8 +330,9 @@ def _run(prog, tmp_path, calls, preload, tag, **env_extra):
     log = tmp_path / f"stub_{tag}.log"
     trace = tmp_path / f"trace_{tag}.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OZBLAS_", "STUB_")) and k != "LD_PRELOAD"}
+    # OZBLAS_LAPACK_NB=2: the trsm/trmm calls' small triangles are more than one block
     env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_TRACE=str(trace), STUB_LOG=str(log),
-               OMP_NUM_THREADS="1")
+               OMP_NUM_THREADS="1", OZBLAS_LAPACK_NB="2")
     env.update(env_extra)
     if preload:
         env["LD_PRELOAD"] = shim.library_path()
@@ -343,6 +391,26 @@ def test_quick_returns_do_not_reach_cublas(built, tmp_path):
     assert stub == []
     assert [(t["symbol"], t["route"], t["executor"]) for t in trace] == [
         ("cublasDgemm_v2", "quick", "cublas"), ("cublasDgemmStridedBatched", "quick", "cublas")]
+
+
+def test_trsm_trmm_special_cases(built, tmp_path):
+    """Argument errors reach cuBLAS with the caller's arguments (and cuBLAS's status comes
+    back), m = 0 returns at once, alpha = 0, trmm out of place (C != B) and a triangle within
+    one block pass through, each with its reason."""
+    calls = ["trsm_argerr", "trsm_badside", "trsm_quick", "trsm_alpha0", "trmm_oop", "dtrsm"]
+    out0, stub0, _, _ = _run(built["full"], tmp_path, calls, False, "plain", STUB_STATUS="7")
+    out, stub, trace, _ = _run(built["full"], tmp_path, calls, True, "pre", STUB_STATUS="7",
+                               OZBLAS_LAPACK_NB="4")
+    assert out0 == [f"{c} 7" for c in calls]
+    assert out == [f"{c} {0 if c == 'trsm_quick' else 7}" for c in calls]
+    assert len(stub0) == len(calls) and stub == stub0[:2] + stub0[3:]  # the quick one: not called
+    assert [(t["symbol"], t["route"], t.get("reason")) for t in trace] == [
+        ("cublasDtrsm_v2", "native", '"argument error"'),
+        ("cublasDtrsm_v2", "native", '"argument error"'),
+        ("cublasDtrsm_v2", "quick", '"quick return"'),
+        ("cublasDtrsm_v2", "native", '"alpha or k zero"'),
+        ("cublasDtrmm_v2", "native", '"cuBLAS trmm out of place (C != B)"'),
+        ("cublasDtrsm_v2", "native", '"one block (order <= the LAPACK block size)"')]
 
 
 def test_nested_call_from_cublas_goes_straight_through(built, tmp_path):

@@ -433,9 +433,10 @@ STRIDEDEX_ENTRY(cublasGemmStridedBatchedEx_64, int64_t, int64_t)
  * LAPACK layer's blocked drivers (ozblas_[dz]trsm / trmm) on the caller's device pointers:
  * the off-diagonal blocks as ozblas products on the device, the diagonal blocks by the
  * host's trsm/trmm through the drivers' seam (copied there and back). The decision is a
- * LAPACK call's (sizes min(m, n); the triangle's order within one block passes through);
- * argument errors, quick returns, alpha = 0, device pointer mode, trmm out of place
- * (C != B) and every failure before B changes go to the real cuBLAS routine, which then
+ * LAPACK call's (size min(m, n); a triangle's order within one block passes through);
+ * argument errors, alpha = 0, device pointer mode, trmm out of place (C != B), pedantic
+ * math mode and every failure before B changes go to the real cuBLAS routine (m or n zero
+ * returns at once, as cuBLAS does), which then
  * returns its own status (CUBLAS_STATUS_INVALID_VALUE for a bad argument). A device fault
  * in the middle of a run (OZBLAS_ERR_DEVICE) has B partly rewritten: it is not rerun. */
 
@@ -448,7 +449,9 @@ typedef struct {
     int cplx, mult;
 } cu_tr;
 
-/* The call's record before anything is read: a LAPACK-kind call of size min(m, n). */
+/* The call's record before anything is read: a LAPACK-kind call whose sizes are those of
+ * the product with its flops (m x n x K, K the triangle's order; the decision's size is
+ * min(m, n), as for the host trsm). */
 static void cu_tr_record(const cu_tr *g, shim_call *c)
 {
     memset(c, 0, sizeof *c);
@@ -456,10 +459,11 @@ static void cu_tr_record(const cu_tr *g, shim_call *c)
     c->cplx = g->cplx;
     c->batch = 1;
     c->on_device = 1;
-    int64_t mn = g->m < g->n ? g->m : g->n;
-    c->m = c->n = c->k = mn > 0 ? mn : 0;
-    if (g->m >= 0 && g->n >= 0)
-        c->flops = oz_lapack_flops(OZ_LF_TRSM, g->cplx, g->m, g->n, g->side == CB_SIDE_LEFT ? g->m : g->n);
+    int64_t K = g->side == CB_SIDE_LEFT ? g->m : g->n;
+    c->m = g->m > 0 ? g->m : 0;
+    c->n = g->n > 0 ? g->n : 0;
+    c->k = K > 0 ? K : 0;
+    c->flops = oz_lapack_flops(OZ_LF_TRSM, g->cplx, c->m, c->n, c->k);
 }
 
 static int cu_tr_handle(const cu_tr *g, shim_call *c, shim_result *r)
@@ -499,6 +503,13 @@ static int cu_tr_handle(const cu_tr *g, shim_call *c, shim_result *r)
     }
     if (K <= ozblas_lapack_block_size(K, OZBLAS_EXECUTOR_CUDA)) {
         r->why = N_ONE_BLOCK;
+        return 0;
+    }
+    get_int_t math_mode = (get_int_t)helper(H_GET_MATH_MODE);
+    int math = 0;
+    if (math_mode && math_mode(g->h, &math) == CB_STATUS_SUCCESS &&
+        (math & 15) == CB_PEDANTIC_MATH) {
+        r->why = N_PEDANTIC;
         return 0;
     }
     if (!gpu_usable()) {
