@@ -525,8 +525,16 @@ typedef int (*ex_t)(void *, int, int, int, int, int, const void *, const void *,
 typedef int (*sbex_t)(void *, int, int, int, int, int, const void *, const void *, int, int,
                       long long, const void *, int, int, long long, const void *, void *, int,
                       int, long long, int, int, int);
+typedef int (*trsm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
+                      void *, int);
+typedef int (*trsm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
+                        int64_t, void *, int64_t);
+typedef int (*trmm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
+                      void *, int, void *, int);
+typedef int (*trmm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
+                        int64_t, void *, int64_t, void *, int64_t);
 
-enum { M = 37, N = 29, K = 53, NB = 3 };
+enum { M = 37, N = 29, K = 53, NB = 3, TN = 29, TR = 13 };
 static double A[2 * K * M * NB + 64], B[2 * K * N * NB + 64], C[2 * (M + 2) * N * NB + 64],
     R[sizeof C / sizeof C[0]];
 
@@ -597,9 +605,46 @@ int main(void)
         ozblas_dgemm(ctx, 'N', 'N', M, N, K, al[0], A + b * sa, M, B + b * sb, K, be[0],
                      R + b * sc, M, &o, NULL);
     report("cublasGemmStridedBatchedEx");
+
+    /* trsm and trmm: the blocked drivers (OZBLAS_LAPACK_NB=8) with their diagonal blocks on
+       the host LAPACK loaded from $OZ_HOST_LAPACK; A a well-conditioned triangle */
+    if (!dlopen(getenv("OZ_HOST_LAPACK"), RTLD_NOW | RTLD_GLOBAL)) {
+        printf("no host LAPACK: %s\n", dlerror());
+        return 1;
+    }
+    for (int i = 0; i < TN; i++)
+        A[2 * (i + i * TN)] += 8.0;
+    int64_t info = 0;
+    start();
+    ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, TN, TR, al, A, TN, C, TN);
+    ozblas_dtrsm(ctx, 'L', 'U', 'N', 'N', TN, TR, al[0], A, TN, R, TN, &info, 0, &o, NULL);
+    report("cublasDtrsm_v2");
+    start();
+    ((trsm64_t)fn("cublasZtrsm_v2_64"))(h, 1, 0, 2, 1, TR, TN, al, A, TN, C, TR);
+    ozblas_ztrsm(ctx, 'R', 'L', 'C', 'U', TR, TN, al, A, TN, R, TR, &info, 0, &o, NULL);
+    report("cublasZtrsm_v2_64");
+    start();
+    ((trmm64_t)fn("cublasDtrmm_v2_64"))(h, 0, 0, 1, 0, TN, TR, al, A, TN, C, TN, C, TN);
+    ozblas_dtrmm(ctx, 'L', 'L', 'T', 'N', TN, TR, al[0], A, TN, R, TN, &info, 0, &o, NULL);
+    report("cublasDtrmm_v2_64");
+    start();
+    ((trmm_t)fn("cublasZtrmm_v2"))(h, 1, 1, 0, 1, TR, TN, al, A, TN, C, TR, C, TR);
+    ozblas_ztrmm(ctx, 'R', 'U', 'N', 'U', TR, TN, al, A, TN, R, TR, &info, 0, &o, NULL);
+    report("cublasZtrmm_v2");
     return 0;
 }
 """
+
+
+def _host_lapack():
+    """NumPy's OpenBLAS (ILP64 LAPACK), for a C program that has no LAPACK of its own."""
+    import glob
+
+    import numpy
+
+    libs = glob.glob(os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs",
+                                  "libscipy_openblas64_*.so"))
+    return os.path.abspath(libs[0]) if libs else None
 
 EMU = os.environ.get("OZ_EMU_DIR")  # a build of native/src/cuda/emu/build_emu.sh
 
@@ -608,8 +653,8 @@ EMU = os.environ.get("OZ_EMU_DIR")  # a build of native/src/cuda/emu/build_emu.s
                     "(the CUDA executor emulated on the CPU; about 5 minutes to build)")
 def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
     """The whole routed path without a GPU: the shim built against the emulated executor,
-    a stand-in cuBLAS and driver. Every form, strided batches included, gives the CPU
-    executor's bits; where ozblas fails (the driver names device 1, which the emulation
+    a stand-in cuBLAS and driver. Every form, strided batches and trsm/trmm (the blocked
+    drivers, host memory standing for the device's) included, gives the CPU executor's bits; where ozblas fails (the driver names device 1, which the emulation
     lacks), the call goes to the stand-in instead."""
     if not CC:
         pytest.skip("no C compiler")
@@ -630,13 +675,18 @@ def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
         r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
     names = ["cublasDgemm_v2", "cublasZgemm_v2_64", "cublasGemmEx", "cublasGemmEx",
-             "cublasDgemmStridedBatched", "cublasZgemmStridedBatched_64", "cublasGemmStridedBatchedEx"]
+             "cublasDgemmStridedBatched", "cublasZgemmStridedBatched_64", "cublasGemmStridedBatchedEx",
+             "cublasDtrsm_v2", "cublasZtrsm_v2_64", "cublasDtrmm_v2_64", "cublasZtrmm_v2"]
+    host_lapack = _host_lapack()
+    if not host_lapack:
+        pytest.skip("NumPy's OpenBLAS not found (the trsm/trmm drivers' host LAPACK)")
 
     def run(tag, **extra):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OZBLAS_", "STUB_", "FAKE_"))}
         env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_MODULI="16",
                    OZBLAS_TRACE=str(tmp_path / f"trace_{tag}"), STUB_LOG=str(tmp_path / f"stub_{tag}"),
-                   LD_PRELOAD=str(tmp_path / "libozblas_preload.so"), OMP_NUM_THREADS="2", **extra)
+                   LD_PRELOAD=str(tmp_path / "libozblas_preload.so"), OMP_NUM_THREADS="2",
+                   OZBLAS_LAPACK_NB="8", OZ_HOST_LAPACK=host_lapack, **extra)
         p = subprocess.run(["./prog"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
         assert p.returncode == 0, p.stdout + p.stderr
         trace = [dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))

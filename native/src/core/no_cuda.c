@@ -26,10 +26,11 @@ void *oz_cuda_lx_alloc(const ozblas_options *opt, size_t bytes)
 
 void oz_cuda_lx_free(const ozblas_options *opt, void *p) { (void)opt, (void)p; }
 
-size_t oz_cuda_lx_budget(const ozblas_options *opt)
+ozblas_status oz_cuda_lx_budget(const ozblas_options *opt, size_t *bytes)
 {
     (void)opt;
-    return 0;
+    *bytes = 0;
+    return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
 }
 
 int oz_cuda_lx_copy(const ozblas_options *opt, void *dst, size_t dpitch, const void *src,

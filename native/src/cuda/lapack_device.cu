@@ -30,12 +30,13 @@ extern "C" void oz_cuda_lx_free(const ozblas_options *opt, void *p)
     run_end(&r);
 }
 
-extern "C" size_t oz_cuda_lx_budget(const ozblas_options *opt)
+extern "C" ozblas_status oz_cuda_lx_budget(const ozblas_options *opt, size_t *bytes)
 {
     run_ctx r;
-    size_t b = run_begin(&r, opt) == OZBLAS_OK ? oz_device_budget(&r) : 0;
+    ozblas_status st = run_begin(&r, opt);
+    *bytes = st == OZBLAS_OK ? oz_device_budget(&r) : 0;
     run_end(&r);
-    return b;
+    return st;
 }
 
 extern "C" int oz_cuda_lx_copy(const ozblas_options *opt, void *dst, size_t dpitch,

@@ -25,13 +25,13 @@ int oz_cuda_on_device(const void *p);
 
 /* The LAPACK layer's device memory (lapack_device.cu; src/lapack/lapack_seam.c), on
  * opt->device and opt->stream, each waited for. alloc: NULL when the device is short or
- * unusable; budget: the bytes a call may plan with (0: none); copy: a 2-D copy between any
+ * unusable; budget: the bytes a call may plan with, or why opt's device cannot be used; copy: a 2-D copy between any
  * of host and device memory (widths and pitches in bytes); laswp: LAPACK's row interchanges
  * k1..k2 (1-based) on device A with the pivots at dpiv (device memory, indexed as ipiv).
  * copy and laswp return 0 on success. */
 void *oz_cuda_lx_alloc(const ozblas_options *opt, size_t bytes);
 void oz_cuda_lx_free(const ozblas_options *opt, void *p);
-size_t oz_cuda_lx_budget(const ozblas_options *opt);
+ozblas_status oz_cuda_lx_budget(const ozblas_options *opt, size_t *bytes);
 int oz_cuda_lx_copy(const ozblas_options *opt, void *dst, size_t dpitch, const void *src,
                     size_t spitch, size_t width, size_t rows);
 int oz_cuda_lx_laswp(const ozblas_options *opt, int cplx, int64_t n, double *A, int64_t lda,

@@ -64,7 +64,11 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int64_t big)
         if (!cu || !cu->available(NULL, 0) || !bytes || ex == OZBLAS_EXECUTOR_CPU ||
             (ex == OZBLAS_EXECUTOR_AUTO && x->opt->method == OZBLAS_METHOD_AUTO))
             return OZBLAS_OK;
-        if (2 * bytes > oz_cuda_lx_budget(x->opt)) {
+        size_t budget = 0;
+        ozblas_status st = oz_cuda_lx_budget(x->opt, &budget);
+        if (st != OZBLAS_OK) /* opt's device does not exist: as a product would fail */
+            return st;
+        if (2 * bytes > budget) {
             x->rep->device_short = 1;
             return OZBLAS_OK;
         }
@@ -131,14 +135,15 @@ static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, i
 }
 
 /* The end of a run (also of one begin refused): device results copied back to the caller
- * once, everything freed. A failed device copy is OZBLAS_ERR_DEVICE; with uploaded
- * operands the caller's matrices are then untouched. */
+ * once, everything freed. A failed device copy is OZBLAS_ERR_DEVICE, a product that failed
+ * even natively its status; with uploaded operands the caller's matrices are then
+ * untouched. */
 static ozblas_status end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
                          ozblas_lapack_report *out)
 {
     size_t es = x->cplx ? 16 : 8;
     if (st == OZBLAS_OK && x->failed)
-        st = OZBLAS_ERR_DEVICE;
+        st = x->fail_status != OZBLAS_OK ? x->fail_status : OZBLAS_ERR_DEVICE;
     for (int i = 0; i < nops; i++) {
         lx_operand *o = &ops[i];
         if (!o->host)

@@ -20,7 +20,7 @@ void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const 
              const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta,
              double *C, int64_t ldc)
 {
-    if (m <= 0 || n <= 0 || k <= 0)
+    if (m <= 0 || n <= 0 || k <= 0 || x->failed)
         return;
     ozblas_report r;
     memset(&r, 0, sizeof r);
@@ -36,11 +36,14 @@ void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const 
         o.method = OZBLAS_METHOD_NATIVE;
         memset(&r, 0, sizeof r);
         r.method = OZBLAS_METHOD_NATIVE;
-        if (x->cplx)
-            ozblas_zgemm(x->ctx, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, &o, &r);
-        else
-            ozblas_dgemm(x->ctx, ta, tb, m, n, k, alpha[0], A, lda, B, ldb, beta[0], C, ldc, &o,
-                         &r);
+        st = x->cplx ? ozblas_zgemm(x->ctx, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                    &o, &r)
+                     : ozblas_dgemm(x->ctx, ta, tb, m, n, k, alpha[0], A, lda, B, ldb, beta[0], C,
+                                    ldc, &o, &r);
+        if (st != OZBLAS_OK && !x->failed) { /* not even natively (the device): the run fails */
+            x->failed = 1;
+            x->fail_status = st;
+        }
     }
     ozblas_lapack_report *p = x->rep;
     double f = (x->cplx ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
