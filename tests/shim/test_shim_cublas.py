@@ -114,6 +114,18 @@ def _stub_source():
     return "\n".join(out)
 
 
+# The trsm/trmm function types, in both C programs below.
+TR_TYPEDEFS = r"""
+typedef int (*trsm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
+                      void *, int);
+typedef int (*trsm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
+                        int64_t, void *, int64_t);
+typedef int (*trmm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
+                      void *, int, void *, int);
+typedef int (*trmm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
+                        int64_t, void *, int64_t, void *, int64_t);
+"""
+
 # The program: each argument names one call, made through the global lookup (the shim's
 # name when preloaded, the stand-in's otherwise); prints "<call> <status>". Host memory
 # stands for device memory: nothing but the shim's reading of alpha and beta touches it.
@@ -146,14 +158,7 @@ typedef int (*sbex64_t)(void *, int, int, int64_t, int64_t, int64_t, const void 
                         int, int64_t, long long, const void *, int, int64_t, long long,
                         const void *, void *, int, int64_t, long long, int64_t, int, int);
 
-typedef int (*trsm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
-                      void *, int);
-typedef int (*trsm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
-                        int64_t, void *, int64_t);
-typedef int (*trmm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
-                      void *, int, void *, int);
-typedef int (*trmm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
-                        int64_t, void *, int64_t, void *, int64_t);
+/*TR_TYPEDEFS*/
 
 static void *fn(const char *name)
 {
@@ -267,6 +272,8 @@ int main(int argc, char **argv)
     return 0;
 }
 """
+
+PROG = PROG.replace("/*TR_TYPEDEFS*/", TR_TYPEDEFS)
 
 # Every call; those traced (FP64) with the routine and sizes the trace must show.
 PASS_CALLS = ["dgemm", "dgemm64", "zgemm", "zgemm64", "dsb", "dsb64", "zsb", "zsb64", "ex_d", "ex_z",
@@ -525,14 +532,7 @@ typedef int (*ex_t)(void *, int, int, int, int, int, const void *, const void *,
 typedef int (*sbex_t)(void *, int, int, int, int, int, const void *, const void *, int, int,
                       long long, const void *, int, int, long long, const void *, void *, int,
                       int, long long, int, int, int);
-typedef int (*trsm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
-                      void *, int);
-typedef int (*trsm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
-                        int64_t, void *, int64_t);
-typedef int (*trmm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
-                      void *, int, void *, int);
-typedef int (*trmm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
-                        int64_t, void *, int64_t, void *, int64_t);
+/*TR_TYPEDEFS*/
 
 enum { M = 37, N = 29, K = 53, NB = 3, TN = 29, TR = 13 };
 static double A[2 * K * M * NB + 64], B[2 * K * N * NB + 64], C[2 * (M + 2) * N * NB + 64],
@@ -634,6 +634,9 @@ int main(void)
     return 0;
 }
 """
+
+
+EMU_PROG = EMU_PROG.replace("/*TR_TYPEDEFS*/", TR_TYPEDEFS)
 
 
 def _host_lapack():

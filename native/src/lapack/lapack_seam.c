@@ -69,24 +69,26 @@ void lx_blk_laswp(oz_lx *x, int64_t n, double *A, int64_t lda, int64_t k1, int64
 }
 
 /* potrf and lauum: a square block, uplo, info */
-void lx_blk_potrf(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info)
+static void blk_un(oz_lx *x,
+                   void (*f)(const oz_lx *, char, int64_t, double *, int64_t, int64_t *),
+                   char uplo, int64_t n, double *A, int64_t lda, int64_t *info)
 {
     int64_t ld;
     double *H = lx_fetch(x, 0, A, lda, n, n, &ld, 1);
     if (x->failed)
         return;
-    lx_real_potrf(x, uplo, n, H, ld, info);
+    f(x, uplo, n, H, ld, info);
     lx_store(x, H, ld, A, lda, n, n);
+}
+
+void lx_blk_potrf(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info)
+{
+    blk_un(x, lx_real_potrf, uplo, n, A, lda, info);
 }
 
 void lx_blk_lauum(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info)
 {
-    int64_t ld;
-    double *H = lx_fetch(x, 0, A, lda, n, n, &ld, 1);
-    if (x->failed)
-        return;
-    lx_real_lauum(x, uplo, n, H, ld, info);
-    lx_store(x, H, ld, A, lda, n, n);
+    blk_un(x, lx_real_lauum, uplo, n, A, lda, info);
 }
 
 void lx_blk_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda,

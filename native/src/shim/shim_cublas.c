@@ -199,14 +199,12 @@ static void cu_record(const cu_call *g, shim_call *c)
     c->batch = g->batch > 0 ? g->batch : 0; /* no negative flops for a bad count */
 }
 
-/* Runs what can be routed. Returns 1 when the call is done (routed, or a quick return);
- * 0 when the real routine must run on what g describes then (all of it, or the batches
- * after a failure; r->why says why). */
-static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
+/* The handle's pointer mode is host (alpha and beta readable here); else r->why. */
+static int cu_host_pointer_mode(void *h, shim_result *r)
 {
     get_int_t pointer_mode = (get_int_t)helper(H_GET_POINTER_MODE);
     int mode = -1;
-    if (!pointer_mode || pointer_mode(g->h, &mode) != CB_STATUS_SUCCESS) {
+    if (!pointer_mode || pointer_mode(h, &mode) != CB_STATUS_SUCCESS) {
         r->why = N_HANDLE;
         return 0;
     }
@@ -214,6 +212,53 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
         r->why = N_POINTER_MODE;
         return 0;
     }
+    return 1;
+}
+
+/* The last checks of a call to be routed (the handle's math mode not pedantic, a usable
+ * executor, the handle's stream, device_ready on ptrs) and its options: 1, or 0 with
+ * r->why. */
+static int cu_run_options(void *h, const void *const ptrs[3], shim_result *r,
+                          ozblas_options *opt)
+{
+    get_int_t math_mode = (get_int_t)helper(H_GET_MATH_MODE);
+    int math = 0;
+    if (math_mode && math_mode(h, &math) == CB_STATUS_SUCCESS &&
+        (math & 15) == CB_PEDANTIC_MATH) {
+        r->why = N_PEDANTIC;
+        return 0;
+    }
+    if (!gpu_usable()) {
+        r->why = N_NO_EXECUTOR;
+        return 0;
+    }
+    get_ptr_t get_stream = (get_ptr_t)helper(H_GET_STREAM);
+    void *stream = NULL;
+    if (!get_stream || get_stream(h, &stream) != CB_STATUS_SUCCESS) {
+        r->why = N_HANDLE;
+        return 0;
+    }
+    int dev = 0;
+    int why = device_ready(stream, ptrs, &dev);
+    if (why >= 0) {
+        r->why = why;
+        return 0;
+    }
+    *opt = *shim_options();
+    opt->method = r->method; /* shim_decide's decision */
+    opt->executor = OZBLAS_EXECUTOR_CUDA;
+    opt->device = dev;
+    opt->stream = stream;
+    return 1;
+}
+
+/* Runs what can be routed. Returns 1 when the call is done (routed, or a quick return);
+ * 0 when the real routine must run on what g describes then (all of it, or the batches
+ * after a failure; r->why says why). */
+static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
+{
+    if (!cu_host_pointer_mode(g->h, r))
+        return 0;
     if (!g->alpha || !g->beta) {
         r->why = N_ARGUMENT;
         return 0;
@@ -234,36 +279,10 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
         r->why = N_COMPUTE_TYPE;
         return 0;
     }
-    get_int_t math_mode = (get_int_t)helper(H_GET_MATH_MODE);
-    int math = 0;
-    if (math_mode && math_mode(g->h, &math) == CB_STATUS_SUCCESS &&
-        (math & 15) == CB_PEDANTIC_MATH) {
-        r->why = N_PEDANTIC;
-        return 0;
-    }
-    if (!gpu_usable()) {
-        r->why = N_NO_EXECUTOR;
-        return 0;
-    }
-    get_ptr_t get_stream = (get_ptr_t)helper(H_GET_STREAM);
-    void *stream = NULL;
-    if (!get_stream || get_stream(g->h, &stream) != CB_STATUS_SUCCESS) {
-        r->why = N_HANDLE;
-        return 0;
-    }
-    int dev = 0;
     const void *const ptrs[3] = {g->A, g->B, g->C};
-    int why = device_ready(stream, ptrs, &dev);
-    if (why >= 0) {
-        r->why = why;
+    ozblas_options opt;
+    if (!cu_run_options(g->h, ptrs, r, &opt))
         return 0;
-    }
-
-    ozblas_options opt = *shim_options();
-    opt.method = r->method; /* shim_decide's decision */
-    opt.executor = OZBLAS_EXECUTOR_CUDA;
-    opt.device = dev;
-    opt.stream = stream;
     int64_t es = g->cplx ? 16 : 8, b;
     ozblas_report rep;
     memset(&r->rep, 0, sizeof r->rep);
@@ -304,7 +323,9 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
 /* Every entry: slot (an oz_slot *), g (the call), REAL_ARGS (the arguments for the real
  * function: the caller's, with g's pointers and batch count where a batched call has
  * batches left after a failure). */
-#define CU_BODY(slot, g, FN_T, REAL_ARGS)                               \
+#define CU_BODY(slot, g, FN_T, REAL_ARGS) CU_BODY_OF(slot, g, FN_T, REAL_ARGS, cu_record, cu_handle)
+/* the same with the call's own record and handler functions */
+#define CU_BODY_OF(slot, g, FN_T, REAL_ARGS, RECORD, HANDLE)            \
     FN_T real_;                                                         \
     if (depth) {                                                        \
         real_ = (FN_T)shim_real(slot);                                  \
@@ -312,10 +333,10 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
     }                                                                   \
     shim_call c_;                                                       \
     shim_result r_;                                                     \
-    cu_record(&g, &c_);                                                 \
+    RECORD(&g, &c_);                                                    \
     double t0_ = shim_begin(&r_, &c_);                                  \
     int st_ = CB_STATUS_SUCCESS;                                        \
-    if (!cu_handle(&g, &c_, &r_)) {                                     \
+    if (!HANDLE(&g, &c_, &r_)) {                                        \
         real_ = (FN_T)shim_real(slot);                                  \
         if (real_) {                                                    \
             depth++;                                                    \
@@ -482,16 +503,8 @@ static int cu_tr_handle(const cu_tr *g, shim_call *c, shim_result *r)
         r->route = R_QUICK;
         return 1;
     }
-    get_int_t pointer_mode = (get_int_t)helper(H_GET_POINTER_MODE);
-    int mode = -1;
-    if (!pointer_mode || pointer_mode(g->h, &mode) != CB_STATUS_SUCCESS) {
-        r->why = N_HANDLE;
+    if (!cu_host_pointer_mode(g->h, r))
         return 0;
-    }
-    if (mode != CB_POINTER_MODE_HOST) {
-        r->why = N_POINTER_MODE;
-        return 0;
-    }
     const double *alpha = (const double *)g->alpha;
     c->alpha[0] = alpha[0];
     c->alpha[1] = g->cplx ? alpha[1] : 0.0;
@@ -505,35 +518,10 @@ static int cu_tr_handle(const cu_tr *g, shim_call *c, shim_result *r)
         r->why = N_ONE_BLOCK;
         return 0;
     }
-    get_int_t math_mode = (get_int_t)helper(H_GET_MATH_MODE);
-    int math = 0;
-    if (math_mode && math_mode(g->h, &math) == CB_STATUS_SUCCESS &&
-        (math & 15) == CB_PEDANTIC_MATH) {
-        r->why = N_PEDANTIC;
-        return 0;
-    }
-    if (!gpu_usable()) {
-        r->why = N_NO_EXECUTOR;
-        return 0;
-    }
-    get_ptr_t get_stream = (get_ptr_t)helper(H_GET_STREAM);
-    void *stream = NULL;
-    if (!get_stream || get_stream(g->h, &stream) != CB_STATUS_SUCCESS) {
-        r->why = N_HANDLE;
-        return 0;
-    }
-    int dev = 0;
     const void *const ptrs[3] = {g->A, g->B, g->B};
-    int why = device_ready(stream, ptrs, &dev);
-    if (why >= 0) {
-        r->why = why;
+    ozblas_options opt;
+    if (!cu_run_options(g->h, ptrs, r, &opt))
         return 0;
-    }
-    ozblas_options opt = *shim_options();
-    opt.method = r->method; /* shim_decide's decision */
-    opt.executor = OZBLAS_EXECUTOR_CUDA;
-    opt.device = dev;
-    opt.stream = stream;
     ozblas_lapack_report rep;
     int64_t info = 0;
     double *B = (double *)g->B;
@@ -574,32 +562,8 @@ static int cu_tr_handle(const cu_tr *g, shim_call *c, shim_result *r)
                             void *, I TR_EXTRA_TYPES_##MULT(I));                               \
         cu_tr g = {h, side, uplo, trans, diag, m, n, lda, ldb, TR_LDC_##MULT, alpha, A, B,     \
                    TR_C_##MULT, CPLX, MULT};                                                   \
-        fn_t real_;                                                                            \
-        if (depth) {                                                                           \
-            real_ = (fn_t)shim_real(&slot);                                                    \
-            return real_ ? real_(h, side, uplo, trans, diag, m, n, alpha, A, lda,              \
-                                 B, ldb TR_EXTRA_ARGS_##MULT)                                  \
-                         : CB_STATUS_NOT_INITIALIZED;                                          \
-        }                                                                                      \
-        shim_call c_;                                                                          \
-        shim_result r_;                                                                        \
-        cu_tr_record(&g, &c_);                                                                 \
-        double t0_ = shim_begin(&r_, &c_);                                                     \
-        int st_ = CB_STATUS_SUCCESS;                                                           \
-        if (!cu_tr_handle(&g, &c_, &r_)) {                                                     \
-            real_ = (fn_t)shim_real(&slot);                                                    \
-            if (real_) {                                                                       \
-                depth++;                                                                       \
-                st_ = real_(h, side, uplo, trans, diag, m, n, alpha, A, lda,                   \
-                            B, ldb TR_EXTRA_ARGS_##MULT);                                      \
-                depth--;                                                                       \
-            } else {                                                                           \
-                st_ = CB_STATUS_NOT_INITIALIZED;                                               \
-                r_.why = N_NO_REAL;                                                            \
-            }                                                                                  \
-        }                                                                                      \
-        shim_end(&slot, &c_, &r_, t0_);                                                        \
-        return st_;                                                                            \
+        CU_BODY_OF(&slot, g, fn_t, (h, side, uplo, trans, diag, m, n, alpha, A, lda, B,        \
+                                    ldb TR_EXTRA_ARGS_##MULT), cu_tr_record, cu_tr_handle)     \
     }
 #define TR_EXTRA_PARAMS_0(I)
 #define TR_EXTRA_PARAMS_1(I) , void *C, I ldc
