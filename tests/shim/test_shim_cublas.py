@@ -631,6 +631,17 @@ int main(void)
     ((trmm_t)fn("cublasZtrmm_v2"))(h, 1, 1, 0, 1, TR, TN, al, A, TN, C, TR, C, TR);
     ozblas_ztrmm(ctx, 'R', 'U', 'N', 'U', TR, TN, al, A, TN, R, TR, &info, 0, &o, NULL);
     report("cublasZtrmm_v2");
+
+    /* the shim's host LAPACK entry (NumPy's ILP64 name) on host memory: with a forced method
+       and a usable (emulated) CUDA executor, device-resident (trace: device=uploaded) */
+    typedef void (*getrf_t)(const int64_t *, const int64_t *, double *, const int64_t *,
+                            int64_t *, int64_t *);
+    int64_t tn = TN, ip[TN], ip2[TN], inf = 0;
+    start();
+    ((getrf_t)fn("scipy_dgetrf_64_"))(&tn, &tn, C, &tn, ip, &inf);
+    ozblas_dgetrf(ctx, TN, TN, R, TN, ip2, &info, 0, &o, NULL);
+    printf("scipy_dgetrf_64_ %s\n", memcmp(C, R, sizeof C) || memcmp(ip, ip2, sizeof ip) ||
+                                           inf != info ? "different" : "same");
     return 0;
 }
 """
@@ -680,6 +691,7 @@ def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
     names = ["cublasDgemm_v2", "cublasZgemm_v2_64", "cublasGemmEx", "cublasGemmEx",
              "cublasDgemmStridedBatched", "cublasZgemmStridedBatched_64", "cublasGemmStridedBatchedEx",
              "cublasDtrsm_v2", "cublasZtrsm_v2_64", "cublasDtrmm_v2_64", "cublasZtrmm_v2"]
+    lapack = "scipy_dgetrf_64_"
     host_lapack = _host_lapack()
     if not host_lapack:
         pytest.skip("NumPy's OpenBLAS not found (the trsm/trmm drivers' host LAPACK)")
@@ -698,17 +710,19 @@ def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
         return p.stdout.splitlines(), trace, stub.read_text().splitlines() if stub.exists() else []
 
     out, trace, stub = run("routed")
-    assert out == [f"{n} same" for n in names]
+    assert out == [f"{n} same" for n in names + [lapack]]
     assert stub == []
-    assert [t["symbol"] for t in trace] == names
-    for t in trace:
+    assert [t["symbol"] for t in trace] == names + [lapack]
+    for t in trace[:-1]:
         assert (t["route"], t["method"], t["moduli"], t["executor"], t["fallback"]) == \
             ("ozblas", "ozaki2", "16", "cuda", '"none"'), t
+    assert (trace[-1]["route"], trace[-1]["method"], trace[-1]["moduli"], trace[-1]["executor"],
+            trace[-1]["device"]) == ("ozblas", "ozaki2", "16-16", "cuda", "uploaded"), trace[-1]
 
     out, trace, stub = run("failed", FAKE_DEVICE="1")
-    assert out == [f"{n} different" for n in names]  # the stand-in computes nothing
+    assert out[:-1] == [f"{n} different" for n in names]  # the stand-in computes nothing
     assert [line.split()[0] for line in stub] == names
-    for t in trace:
+    for t in trace[:-1]:
         assert t["route"] == "native" and t["executor"] == "cublas", t
         assert t["reason"] == '"ozblas failed (OZBLAS_ERR_INVALID_ARGUMENT)"', t
 
