@@ -487,6 +487,23 @@ ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char trans
                            int64_t m, int64_t n, const double *alpha, const double *A,
                            int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report);
+/* Level-3 BLAS: the triangle uplo of C (n x n) := alpha A op(A) + beta C (trans 'N', A n x k)
+ * or alpha op(A) A + beta C (A k x n); op the transpose (syrk; dsyrk also takes 'C') or the
+ * conjugate transpose (zherk: alpha, beta real, the diagonal's imaginary parts set to zero).
+ * Column strips of nb: off the diagonal block a GEMM into C, the diagonal block a GEMM into
+ * a workspace of which the triangle is added; the other triangle is not referenced. */
+ozblas_status ozblas_dsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda, double beta, double *C,
+                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
+ozblas_status ozblas_zsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           const double *alpha, const double *A, int64_t lda,
+                           const double *beta, double *C, int64_t ldc, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zherk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda, double beta, double *C,
+                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
 /* The block size nb = 0 chooses for a factorization of size n on an executor
  * (OZBLAS_LAPACK_NB when set and valid). */
 int64_t ozblas_lapack_block_size(int64_t n, int executor);

@@ -38,7 +38,11 @@ GEMMEX = "h ta tb m n k alpha A at lda B bt ldb beta C ct ldc compute algo"
 STRIDEDEX = "h ta tb m n k alpha A at lda sa B bt ldb sb beta C ct ldc sc nb compute algo"
 TRSM = "h side uplo ta diag m n alpha A lda B ldb"
 TRMM = "h side uplo ta diag m n alpha A lda B ldb C ldc"
+RK = "h uplo ta n k alpha A lda beta C ldc"
 SIGNATURES = {
+    "cublasDsyrk_v2": (RK, "int"), "cublasDsyrk_v2_64": (RK, "int64_t"),
+    "cublasZsyrk_v2": (RK, "int"), "cublasZsyrk_v2_64": (RK, "int64_t"),
+    "cublasZherk_v2": (RK, "int"), "cublasZherk_v2_64": (RK, "int64_t"),
     "cublasDtrsm_v2": (TRSM, "int"), "cublasDtrsm_v2_64": (TRSM, "int64_t"),
     "cublasZtrsm_v2": (TRSM, "int"), "cublasZtrsm_v2_64": (TRSM, "int64_t"),
     "cublasDtrmm_v2": (TRMM, "int"), "cublasDtrmm_v2_64": (TRMM, "int64_t"),
@@ -124,6 +128,10 @@ typedef int (*trmm_t)(void *, int, int, int, int, int, int, const void *, const 
                       void *, int, void *, int);
 typedef int (*trmm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
                         int64_t, void *, int64_t, void *, int64_t);
+typedef int (*rk_t)(void *, int, int, int, int, const void *, const void *, int, const void *,
+                    void *, int);
+typedef int (*rk64_t)(void *, int, int, int64_t, int64_t, const void *, const void *, int64_t,
+                      const void *, void *, int64_t);
 """
 
 # The program: each argument names one call, made through the global lookup (the shim's
@@ -246,6 +254,20 @@ int main(int argc, char **argv)
             st = ((trmm_t)fn("cublasZtrmm_v2"))(h, 0, 0, 1, 0, 3, 3, alpha, A, 3, B, 3, B, 3);
         else if (!strcmp(c, "ztrmm64"))
             st = ((trmm64_t)fn("cublasZtrmm_v2_64"))(h, 1, 0, 0, 0, 2, 3, alpha, A, 3, B, 2, B, 2);
+        else if (!strcmp(c, "dsyrk"))
+            st = ((rk_t)fn("cublasDsyrk_v2"))(h, 0, 0, 4, 3, alpha, A, 4, beta, C, 4);
+        else if (!strcmp(c, "dsyrk64"))
+            st = ((rk64_t)fn("cublasDsyrk_v2_64"))(h, 1, 2, 3, 5, alpha, A, 5, beta, C, 3);
+        else if (!strcmp(c, "zsyrk"))
+            st = ((rk_t)fn("cublasZsyrk_v2"))(h, 1, 1, 3, 2, alpha, A, 2, beta, C, 3);
+        else if (!strcmp(c, "zsyrk64"))
+            st = ((rk64_t)fn("cublasZsyrk_v2_64"))(h, 0, 0, 2, 4, alpha, A, 2, beta, C, 2);
+        else if (!strcmp(c, "zherk"))
+            st = ((rk_t)fn("cublasZherk_v2"))(h, 0, 2, 3, 4, alpha, A, 4, beta, C, 3);
+        else if (!strcmp(c, "zherk64"))
+            st = ((rk64_t)fn("cublasZherk_v2_64"))(h, 1, 0, 4, 2, alpha, A, 4, beta, C, 4);
+        else if (!strcmp(c, "zherk_badtrans"))
+            st = ((rk_t)fn("cublasZherk_v2"))(h, 0, 1, 3, 4, alpha, A, 4, beta, C, 3);
         else if (!strcmp(c, "trmm_oop"))
             st = ((trmm_t)fn("cublasDtrmm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 4, B, 4, C, 4);
         else if (!strcmp(c, "trsm_argerr"))
@@ -278,7 +300,8 @@ PROG = PROG.replace("/*TR_TYPEDEFS*/", TR_TYPEDEFS)
 # Every call; those traced (FP64) with the routine and sizes the trace must show.
 PASS_CALLS = ["dgemm", "dgemm64", "zgemm", "zgemm64", "dsb", "dsb64", "zsb", "zsb64", "ex_d", "ex_z",
               "ex_pedantic", "ex_i8", "ex_mixed", "ex64_d", "sbex_d", "sbex_i8", "sbex64_z", "argerr",
-              "dtrsm", "dtrsm64", "ztrsm", "ztrsm64", "dtrmm", "dtrmm64", "ztrmm", "ztrmm64"]
+              "dtrsm", "dtrsm64", "ztrsm", "ztrsm64", "dtrmm", "dtrmm64", "ztrmm", "ztrmm64",
+              "dsyrk", "dsyrk64", "zsyrk", "zsyrk64", "zherk", "zherk64"]
 TRACED = {
     "dgemm": ("dgemm", "cublasDgemm_v2", 4, 3, 2), "dgemm64": ("dgemm", "cublasDgemm_v2_64", 5, 6, 7),
     "zgemm": ("zgemm", "cublasZgemm_v2", 3, 3, 3), "zgemm64": ("zgemm", "cublasZgemm_v2_64", 3, 2, 4),
@@ -296,6 +319,10 @@ TRACED = {
     "ztrsm": ("ztrsm", "cublasZtrsm_v2", 3, 2, 3), "ztrsm64": ("ztrsm", "cublasZtrsm_v2_64", 2, 3, 3),
     "dtrmm": ("dtrmm", "cublasDtrmm_v2", 4, 3, 4), "dtrmm64": ("dtrmm", "cublasDtrmm_v2_64", 3, 4, 4),
     "ztrmm": ("ztrmm", "cublasZtrmm_v2", 3, 3, 3), "ztrmm64": ("ztrmm", "cublasZtrmm_v2_64", 2, 3, 3),
+    # syrk/herk: n, n, k
+    "dsyrk": ("dsyrk", "cublasDsyrk_v2", 4, 4, 3), "dsyrk64": ("dsyrk", "cublasDsyrk_v2_64", 3, 3, 5),
+    "zsyrk": ("zsyrk", "cublasZsyrk_v2", 3, 3, 2), "zsyrk64": ("zsyrk", "cublasZsyrk_v2_64", 2, 2, 4),
+    "zherk": ("zherk", "cublasZherk_v2", 3, 3, 4), "zherk64": ("zherk", "cublasZherk_v2_64", 4, 4, 2),
 }
 
 
@@ -401,10 +428,11 @@ def test_quick_returns_do_not_reach_cublas(built, tmp_path):
 
 
 def test_trsm_trmm_special_cases(built, tmp_path):
-    """Argument errors reach cuBLAS with the caller's arguments (and cuBLAS's status comes
-    back), m = 0 returns at once, alpha = 0, trmm out of place (C != B) and a triangle within
-    one block pass through, each with its reason."""
-    calls = ["trsm_argerr", "trsm_badside", "trsm_quick", "trsm_alpha0", "trmm_oop", "dtrsm"]
+    """Argument errors (a zherk with trans T too) reach cuBLAS with the caller's arguments
+    (and cuBLAS's status comes back), m = 0 returns at once, alpha = 0, trmm out of place
+    (C != B) and a triangle within one block pass through, each with its reason."""
+    calls = ["trsm_argerr", "trsm_badside", "trsm_quick", "trsm_alpha0", "trmm_oop", "dtrsm",
+             "zherk_badtrans"]
     out0, stub0, _, _ = _run(built["full"], tmp_path, calls, False, "plain", STUB_STATUS="7")
     out, stub, trace, _ = _run(built["full"], tmp_path, calls, True, "pre", STUB_STATUS="7",
                                OZBLAS_LAPACK_NB="4")
@@ -417,7 +445,8 @@ def test_trsm_trmm_special_cases(built, tmp_path):
         ("cublasDtrsm_v2", "quick", '"quick return"'),
         ("cublasDtrsm_v2", "native", '"alpha or k zero"'),
         ("cublasDtrmm_v2", "native", '"cuBLAS trmm out of place (C != B)"'),
-        ("cublasDtrsm_v2", "native", '"one block (order <= the LAPACK block size)"')]
+        ("cublasDtrsm_v2", "native", '"one block (order <= the LAPACK block size)"'),
+        ("cublasZherk_v2", "native", '"argument error"')]
 
 
 def test_nested_call_from_cublas_goes_straight_through(built, tmp_path):
@@ -631,6 +660,18 @@ int main(void)
     ((trmm_t)fn("cublasZtrmm_v2"))(h, 1, 1, 0, 1, TR, TN, al, A, TN, C, TR, C, TR);
     ozblas_ztrmm(ctx, 'R', 'U', 'N', 'U', TR, TN, al, A, TN, R, TR, &info, 0, &o, NULL);
     report("cublasZtrmm_v2");
+    start();
+    ((rk_t)fn("cublasDsyrk_v2"))(h, 1, 1, TN, TR, al, A, TR, be, C, TN);
+    ozblas_dsyrk(ctx, 'U', 'T', TN, TR, al[0], A, TR, be[0], R, TN, &info, 0, &o, NULL);
+    report("cublasDsyrk_v2");
+    start();
+    ((rk64_t)fn("cublasZsyrk_v2_64"))(h, 0, 0, TN, TR, al, A, TN, be, C, TN);
+    ozblas_zsyrk(ctx, 'L', 'N', TN, TR, al, A, TN, be, R, TN, &info, 0, &o, NULL);
+    report("cublasZsyrk_v2_64");
+    start();
+    ((rk_t)fn("cublasZherk_v2"))(h, 0, 2, TN, TR, al, A, TR, be, C, TN);
+    ozblas_zherk(ctx, 'L', 'C', TN, TR, al[0], A, TR, be[0], R, TN, &info, 0, &o, NULL);
+    report("cublasZherk_v2");
 
     /* the shim's host LAPACK entry (NumPy's ILP64 name) on host memory: with a forced method
        and a usable (emulated) CUDA executor, device-resident (trace: device=uploaded) */
@@ -667,8 +708,8 @@ EMU = os.environ.get("OZ_EMU_DIR")  # a build of native/src/cuda/emu/build_emu.s
                     "(the CUDA executor emulated on the CPU; about 5 minutes to build)")
 def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
     """The whole routed path without a GPU: the shim built against the emulated executor,
-    a stand-in cuBLAS and driver. Every form, strided batches and trsm/trmm (the blocked
-    drivers, host memory standing for the device's) included, gives the CPU executor's bits; where ozblas fails (the driver names device 1, which the emulation
+    a stand-in cuBLAS and driver. Every form, strided batches, trsm/trmm and syrk/herk (the
+    blocked drivers, host memory standing for the device's) included, gives the CPU executor's bits; where ozblas fails (the driver names device 1, which the emulation
     lacks), the call goes to the stand-in instead."""
     if not CC:
         pytest.skip("no C compiler")
@@ -690,7 +731,8 @@ def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
         assert r.returncode == 0, r.stderr
     names = ["cublasDgemm_v2", "cublasZgemm_v2_64", "cublasGemmEx", "cublasGemmEx",
              "cublasDgemmStridedBatched", "cublasZgemmStridedBatched_64", "cublasGemmStridedBatchedEx",
-             "cublasDtrsm_v2", "cublasZtrsm_v2_64", "cublasDtrmm_v2_64", "cublasZtrmm_v2"]
+             "cublasDtrsm_v2", "cublasZtrsm_v2_64", "cublasDtrmm_v2_64", "cublasZtrmm_v2",
+             "cublasDsyrk_v2", "cublasZsyrk_v2_64", "cublasZherk_v2"]
     lapack = "scipy_dgetrf_64_"
     host_lapack = _host_lapack()
     if not host_lapack:

@@ -397,6 +397,29 @@ static ozblas_status tr3_body(ozblas_context *ctx, int cplx, int mult, char side
     END();
 }
 
+/* syrk and herk (netlib's checks inline: trans depends on the routine; lda 7, ldc 10) */
+static ozblas_status syrk_body(ozblas_context *ctx, int cplx, int herm, char uplo, char trans,
+                               int64_t n, int64_t k, const double *alpha, double *A, int64_t lda,
+                               const double *beta, double *C, int64_t ldc, int64_t *info,
+                               int64_t nb, const ozblas_options *opt,
+                               ozblas_lapack_report *report)
+{
+    uplo = up(uplo);
+    trans = up(trans);
+    int ok_t = trans == 'N' || (cplx ? trans == (herm ? 'C' : 'T') : trans == 'T' || trans == 'C');
+    int64_t rows = trans == 'N' ? n : k;
+    *info = uplo != 'U' && uplo != 'L' ? -1 : !ok_t ? -2 : n < 0 ? -3 : k < 0 ? -4
+          : lda < max1(rows) ? -7 : ldc < max1(n) ? -10 : 0;
+    if (*info)
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    if (trans != 'N')
+        trans = 'T'; /* dsyrk reads 'C' as 'T'; the driver takes op from herm */
+    BEGIN(cplx, n, (cplx ? 4.0 : 1.0) * (double)n * (double)(n + 1) * (double)k,
+          max3(n, k, 1), LX_OP(A, lda, rows, trans == 'N' ? k : n, 0), LX_OP(C, ldc, n, n, 1))
+    lx_syrk(&x, herm, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    END();
+}
+
 /* ---- the d and z entries --------------------------------------------------------------- */
 
 ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
@@ -558,4 +581,30 @@ ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char trans
 {
     return tr3_body(ctx, 1, 1, side, uplo, transa, diag, m, n, alpha, (double *)A, lda, B, ldb, info, nb,
                     opt, report);
+}
+ozblas_status ozblas_dsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda, double beta, double *C,
+                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report)
+{
+    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
+    return syrk_body(ctx, 0, 0, uplo, trans, n, k, al, (double *)A, lda, be, C, ldc, info, nb,
+                     opt, report);
+}
+ozblas_status ozblas_zsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           const double *alpha, const double *A, int64_t lda,
+                           const double *beta, double *C, int64_t ldc, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return syrk_body(ctx, 1, 0, uplo, trans, n, k, alpha, (double *)A, lda, beta, C, ldc, info,
+                     nb, opt, report);
+}
+ozblas_status ozblas_zherk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda, double beta, double *C,
+                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report)
+{
+    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
+    return syrk_body(ctx, 1, 1, uplo, trans, n, k, al, (double *)A, lda, be, C, ldc, info, nb,
+                     opt, report);
 }

@@ -153,32 +153,76 @@ void lx_trmm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int6
     }
 }
 
-/* The referenced triangle of C (n x n) += sign * P P^H (trans 'N', P n x k) or
- * sign * P^H P (trans 'C', P k x n): SYRK/HERK as products, column strips of nb. The part
- * of a strip off the diagonal block is one GEMM straight into C; the diagonal block goes
- * through a workspace, of which only the triangle is added (the other triangle of C is not
- * referenced, as in SYRK); HERK's diagonal stays real. */
-static void lx_herk(oz_lx *x, char uplo, char trans, int64_t n, int64_t k, const double *sign,
-                    const double *P, int64_t ldp, double *C, int64_t ldc)
+/* y := v + beta y for one element (v NULL: beta y); beta = 1 adds, beta = 0 does not read
+ * y; a real beta scales both parts of a complex y. */
+static void axpby1(const oz_lx *x, const double *v, const double *beta, double *y)
 {
-    if (n <= 0 || k <= 0)
+    int w = x->cplx ? 2 : 1;
+    int one = beta[0] == 1.0 && beta[1] == 0.0, zero = beta[0] == 0.0 && beta[1] == 0.0;
+    if (x->cplx && !one && !zero && beta[1] != 0.0) {
+        double re = beta[0] * y[0] - beta[1] * y[1], im = beta[0] * y[1] + beta[1] * y[0];
+        y[0] = v ? v[0] + re : re;
+        y[1] = v ? v[1] + im : im;
+        return;
+    }
+    for (int e = 0; e < w; e++) {
+        double by = one ? y[e] : zero ? 0.0 : beta[0] * y[e];
+        y[e] = v ? (zero ? v[e] : by + v[e]) : by;
+    }
+}
+
+/* B := beta B (m x n), in strips of nb columns (what a seam buffer holds). */
+static void lx_scale(oz_lx *x, int64_t m, int64_t n, const double *beta, double *B, int64_t ldb)
+{
+    if (beta[0] == 1.0 && beta[1] == 0.0)
+        return;
+    for (int64_t c = 0; c < n && m > 0; c += x->nb) {
+        int64_t cb = min64(x->nb, n - c), ld;
+        double *Bc = LX_AT(x, B, 0, c, ldb);
+        double *H = lx_fetch(x, 1, Bc, ldb, m, cb, &ld, beta[0] != 0.0 || beta[1] != 0.0);
+        if (x->failed)
+            return;
+        for (int64_t j = 0; j < cb; j++)
+            for (int64_t i = 0; i < m; i++)
+                axpby1(x, NULL, beta, LX_AT(x, H, i, j, ld));
+        lx_store(x, H, ld, Bc, ldb, m, cb);
+    }
+}
+
+void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb)
+{
+    lx_scale(x, m, n, ZERO, B, ldb);
+}
+
+/* The referenced triangle of C (n x n) := alpha P op(P) + beta C (trans 'N', P n x k) or
+ * alpha op(P) P + beta C (P k x n), op the conjugate transpose for HERK (herm), the
+ * transpose for SYRK: products in column strips of nb. The part of a strip off the diagonal
+ * block is one GEMM straight into C; the diagonal block goes through a workspace, of which
+ * only the triangle is added (the other triangle of C is not referenced, as in SYRK); HERK's
+ * diagonal stays real. alpha = 0 or k = 0: C := beta C on the triangle. */
+void lx_syrk(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
+             const double *alpha, const double *P, int64_t ldp, const double *beta, double *C,
+             int64_t ldc)
+{
+    if (n <= 0)
         return;
     int64_t nb = x->nb < n ? x->nb : n;
-    int w = x->cplx ? 2 : 1;
+    int w = x->cplx ? 2 : 1, prod = k > 0 && (alpha[0] != 0.0 || alpha[1] != 0.0);
     double *W = x->work;
-    /* the rows r (or columns) of the left factor and of the right one: P(r,:) and P(c,:)^H,
-       or P(:,r)^H and P(:,c) */
-    char tl = trans == 'N' ? 'N' : ct(x), tr = trans == 'N' ? ct(x) : 'N';
+    /* the rows r (or columns) of the left factor and of the right one: P(r,:) and op(P(c,:)),
+       or op(P(:,r)) and P(:,c) */
+    char op = herm && x->cplx ? 'C' : 'T';
+    char tl = trans == 'N' ? 'N' : op, tr = trans == 'N' ? op : 'N';
 #define LX_ROWS(i) (trans == 'N' ? LX_AT(x, P, (i), 0, ldp) : LX_AT(x, P, 0, (i), ldp))
     for (int64_t c = 0; c < n; c += nb) {
         int64_t cb = min64(nb, n - c);
-        if (uplo == 'U')
-            lx_gemm(x, tl, tr, c, cb, k, sign, LX_ROWS(0), ldp, LX_ROWS(c), ldp, ONE,
-                    LX_AT(x, C, 0, c, ldc), ldc);
-        else
-            lx_gemm(x, tl, tr, n - c - cb, cb, k, sign, LX_ROWS(c + cb), ldp, LX_ROWS(c), ldp,
-                    ONE, LX_AT(x, C, c + cb, c, ldc), ldc);
-        lx_gemm(x, tl, tr, cb, cb, k, sign, LX_ROWS(c), ldp, LX_ROWS(c), ldp, ZERO, W, cb);
+        int64_t r0 = uplo == 'U' ? 0 : c + cb, rn = uplo == 'U' ? c : n - c - cb;
+        if (prod) {
+            lx_gemm(x, tl, tr, rn, cb, k, alpha, LX_ROWS(r0), ldp, LX_ROWS(c), ldp, beta,
+                    LX_AT(x, C, r0, c, ldc), ldc);
+            lx_gemm(x, tl, tr, cb, cb, k, alpha, LX_ROWS(c), ldp, LX_ROWS(c), ldp, ZERO, W, cb);
+        } else
+            lx_scale(x, rn, cb, beta, LX_AT(x, C, r0, c, ldc), ldc);
         int64_t ld;
         double *Ccc = LX_AT(x, C, c, c, ldc), *H = lx_fetch(x, 1, Ccc, ldc, cb, cb, &ld, 1);
         if (x->failed)
@@ -187,15 +231,22 @@ static void lx_herk(oz_lx *x, char uplo, char trans, int64_t n, int64_t k, const
             int64_t i0 = uplo == 'U' ? 0 : j, i1 = uplo == 'U' ? j + 1 : cb;
             for (int64_t i = i0; i < i1; i++) {
                 double *y = LX_AT(x, H, i, j, ld);
-                const double *v = W + w * (i + j * cb);
-                y[0] += v[0];
-                if (x->cplx)
-                    y[1] = i == j ? 0.0 : y[1] + v[1];
+                axpby1(x, prod ? W + w * (i + j * cb) : NULL, beta, y);
+                if (herm && x->cplx && i == j)
+                    y[1] = 0.0;
             }
         }
         lx_store(x, H, ld, Ccc, ldc, cb, cb);
     }
 #undef LX_ROWS
+}
+
+/* The factorizations' HERK: the triangle of C += sign * P op(P) (or op(P) P). */
+static void lx_herk(oz_lx *x, char uplo, char trans, int64_t n, int64_t k, const double *sign,
+                    const double *P, int64_t ldp, double *C, int64_t ldc)
+{
+    if (k > 0)
+        lx_syrk(x, 1, uplo, trans, n, k, sign, P, ldp, ONE, C, ldc);
 }
 
 void lx_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
@@ -377,20 +428,6 @@ void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, 
         }
         lx_store(x, a, la, Aj, lda, n, 1);
         lx_store(x, b, lb, Ap, lda, n, 1);
-    }
-}
-
-void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb)
-{
-    int w = x->cplx ? 2 : 1;
-    for (int64_t c = 0; c < n; c += x->nb) { /* strips of nb columns: what a buffer holds */
-        int64_t cb = min64(x->nb, n - c), ld;
-        double *Bc = LX_AT(x, B, 0, c, ldb), *H = lx_fetch(x, 1, Bc, ldb, m, cb, &ld, 0);
-        if (x->failed)
-            return;
-        for (int64_t j = 0; j < cb; j++)
-            memset(H + w * j * ld, 0, sizeof(double) * (size_t)(w * m));
-        lx_store(x, H, ld, Bc, ldb, m, cb);
     }
 }
 

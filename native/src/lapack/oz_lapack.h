@@ -95,6 +95,11 @@ void lx_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda,
 int64_t lx_zero_diagonal(oz_lx *x, int64_t n, const double *A, int64_t lda);
 void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, int64_t *info);
 void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
+/* SYRK (herm 0) and HERK (herm 1) on the triangle uplo of C: alpha P op(P) + beta C
+ * (trans 'N') or alpha op(P) P + beta C; alpha, beta as two doubles */
+void lx_syrk(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
+             const double *alpha, const double *P, int64_t ldp, const double *beta, double *C,
+             int64_t ldc);
 /* B := 0 (m x n), as trsm/trmm with alpha = 0 */
 void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb);
 

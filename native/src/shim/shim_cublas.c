@@ -3,8 +3,9 @@
  *
  * Exported: cublasDgemm_v2, cublasZgemm_v2, cublasGemmEx, cublasDgemmStridedBatched,
  * cublasZgemmStridedBatched, cublasGemmStridedBatchedEx, and the _64 form of each
- * (int64_t dimensions, cuBLAS 12 and later); cublas{D,Z}{trsm,trmm}_v2 and their _64 forms,
- * computed by the LAPACK layer's blocked drivers on the device pointers (below). Programs write cublasDgemm and cublasDgemm_64;
+ * (int64_t dimensions, cuBLAS 12 and later); cublas{D,Z}{trsm,trmm}_v2, cublasDsyrk_v2,
+ * cublasZsyrk_v2, cublasZherk_v2 and their _64 forms, computed by the LAPACK layer's blocked
+ * drivers on the device pointers (below). Programs write cublasDgemm and cublasDgemm_64;
  * cublas_v2.h turns those into the _v2 symbols by macro. The exported symbol cublasDgemm
  * itself is the legacy API of cublas.h (no handle, scalars by value, errors through
  * cublasGetError): it has no stream to run on and no status to return, so it is left alone.
@@ -64,6 +65,7 @@
 enum {
     CB_STATUS_SUCCESS = 0,         /* cublasStatus_t */
     CB_STATUS_NOT_INITIALIZED = 1,
+    CB_STATUS_EXECUTION_FAILED = 13,
     CB_SIDE_LEFT = 0,              /* cublasSideMode_t (RIGHT = 1) */
     CB_FILL_LOWER = 0,             /* cublasFillMode_t (UPPER = 1) */
     CB_FILL_UPPER = 1,
@@ -336,7 +338,10 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
     RECORD(&g, &c_);                                                    \
     double t0_ = shim_begin(&r_, &c_);                                  \
     int st_ = CB_STATUS_SUCCESS;                                        \
-    if (!HANDLE(&g, &c_, &r_)) {                                        \
+    if (HANDLE(&g, &c_, &r_)) {                                         \
+        if (r_.why == N_FAILED) /* done, but failed: the output changed */ \
+            st_ = CB_STATUS_EXECUTION_FAILED;                           \
+    } else {                                                            \
         real_ = (FN_T)shim_real(slot);                                  \
         if (real_) {                                                    \
             depth++;                                                    \
@@ -459,7 +464,27 @@ STRIDEDEX_ENTRY(cublasGemmStridedBatchedEx_64, int64_t, int64_t)
  * math mode and every failure before B changes go to the real cuBLAS routine (m or n zero
  * returns at once, as cuBLAS does), which then
  * returns its own status (CUBLAS_STATUS_INVALID_VALUE for a bad argument). A device fault
- * in the middle of a run (OZBLAS_ERR_DEVICE) has B partly rewritten: it is not rerun. */
+ * in the middle of a run (OZBLAS_ERR_DEVICE) has B partly rewritten: it is not rerun and
+ * returns CUBLAS_STATUS_EXECUTION_FAILED. */
+
+/* The outcome of a LAPACK-layer call on the caller's device memory: 1 when done (routed;
+ * or OZBLAS_ERR_DEVICE, after which the output may have changed: not rerun, the call returns
+ * CUBLAS_STATUS_EXECUTION_FAILED), 0 when the real routine is to run. */
+static int cu_lapack_done(ozblas_status st, const ozblas_lapack_report *rep, shim_result *r)
+{
+    if (st != OZBLAS_OK) {
+        r->why = N_FAILED;
+        r->st = st;
+        return st == OZBLAS_ERR_DEVICE;
+    }
+    memset(&r->rep, 0, sizeof r->rep);
+    r->route = R_OZBLAS;
+    r->rep.method = rep->method;
+    r->rep.executor = rep->executor;
+    r->rep.moduli = rep->max_moduli;
+    r->rep.bound = rep->max_bound;
+    return 1;
+}
 
 typedef struct {
     void *h;
@@ -537,18 +562,7 @@ static int cu_tr_handle(const cu_tr *g, shim_call *c, shim_result *r)
                                                      g->n, alpha[0], A, g->lda, B, g->ldb, &info,
                                                      0, &opt, &rep);
     depth--;
-    if (st != OZBLAS_OK) {
-        r->why = N_FAILED;
-        r->st = st;
-        return st == OZBLAS_ERR_DEVICE; /* B may have changed: not rerun */
-    }
-    memset(&r->rep, 0, sizeof r->rep);
-    r->route = R_OZBLAS;
-    r->rep.method = rep.method;
-    r->rep.executor = rep.executor;
-    r->rep.moduli = rep.max_moduli;
-    r->rep.bound = rep.max_bound;
-    return 1;
+    return cu_lapack_done(st, &rep, r);
 }
 
 /* trsm: (h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb); trmm adds C, ldc. */
@@ -584,3 +598,97 @@ TR_ENTRY(cublasDtrmm_v2, int, 0, 1, dtrmm)
 TR_ENTRY(cublasDtrmm_v2_64, int64_t, 0, 1, dtrmm)
 TR_ENTRY(cublasZtrmm_v2, int, 1, 1, ztrmm)
 TR_ENTRY(cublasZtrmm_v2_64, int64_t, 1, 1, ztrmm)
+
+/* ---- syrk and herk ------------------------------------------------------------------------
+ * The triangle of C := alpha A op(A) + beta C (or alpha op(A) A + beta C) by the LAPACK
+ * layer's SYRK/HERK (ozblas_dsyrk, ozblas_zsyrk, ozblas_zherk: products in column strips,
+ * the diagonal blocks' triangles summed through the seam) on the caller's device pointers.
+ * The decision is a SYRK's (n x n x k, as the host entries'); argument errors, device pointer
+ * mode, alpha = 0 or k = 0 (beta C), pedantic math mode and failures before C changes go to
+ * the real cuBLAS routine; n = 0, or (alpha = 0 or k = 0) with beta = 1, return at once. */
+
+typedef struct {
+    void *h;
+    int uplo, trans;
+    int64_t n, k, lda, ldc;
+    const void *alpha, *A, *beta;
+    void *C;
+    int kind; /* K_SYRK or K_HERK */
+    int cplx;
+} cu_rk;
+
+static void cu_rk_record(const cu_rk *g, shim_call *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = g->kind;
+    c->cplx = g->cplx;
+    c->batch = 1;
+    c->on_device = 1;
+    c->m = c->n = g->n > 0 ? g->n : 0;
+    c->k = g->k > 0 ? g->k : 0;
+}
+
+static int cu_rk_handle(const cu_rk *g, shim_call *c, shim_result *r)
+{
+    char uplo = g->uplo == CB_FILL_LOWER ? 'L' : g->uplo == CB_FILL_UPPER ? 'U' : 0;
+    char ta = op_char(g->trans);
+    /* cuBLAS's transposes: dsyrk N, T, C; zsyrk N, T; zherk N, C */
+    int ok_t = ta == 'N' || (!g->cplx ? ta != 0 : ta == (g->kind == K_HERK ? 'C' : 'T'));
+    int64_t rows = ta == 'N' ? g->n : g->k;
+    if (!uplo || !ok_t || g->n < 0 || g->k < 0 || g->lda < (rows > 1 ? rows : 1) ||
+        g->ldc < (g->n > 1 ? g->n : 1) || !g->alpha || !g->beta) {
+        r->why = N_ARGUMENT;
+        return 0;
+    }
+    if (!cu_host_pointer_mode(g->h, r))
+        return 0;
+    /* zherk's alpha and beta are real */
+    const double *al = (const double *)g->alpha, *be = (const double *)g->beta;
+    int two = g->cplx && g->kind != K_HERK;
+    c->alpha[0] = al[0];
+    c->alpha[1] = two ? al[1] : 0.0;
+    c->beta[0] = be[0];
+    c->beta[1] = two ? be[1] : 0.0;
+    c->uplo = uplo;
+    c->ta = ta;
+    if (!shim_decide(c, NULL, r))
+        return r->route == R_QUICK;
+    const void *const ptrs[3] = {g->A, g->C, g->C};
+    ozblas_options opt;
+    if (!cu_run_options(g->h, ptrs, r, &opt))
+        return 0;
+    ozblas_lapack_report rep;
+    int64_t info = 0;
+    ozblas_status st;
+    depth++;
+    if (g->kind == K_HERK)
+        st = ozblas_zherk(shim_context(), uplo, ta, g->n, g->k, al[0], g->A, g->lda, be[0], g->C,
+                          g->ldc, &info, 0, &opt, &rep);
+    else if (g->cplx)
+        st = ozblas_zsyrk(shim_context(), uplo, ta, g->n, g->k, c->alpha, g->A, g->lda, c->beta,
+                          g->C, g->ldc, &info, 0, &opt, &rep);
+    else
+        st = ozblas_dsyrk(shim_context(), uplo, ta, g->n, g->k, al[0], g->A, g->lda, be[0], g->C,
+                          g->ldc, &info, 0, &opt, &rep);
+    depth--;
+    return cu_lapack_done(st, &rep, r);
+}
+
+#define RK_ENTRY(sym, I, CPLX, KIND, R)                                                        \
+    OZ_EXPORT int sym(void *h, int uplo, int trans, I n, I k, const void *alpha, const void *A, \
+                      I lda, const void *beta, void *C, I ldc)                                 \
+    {                                                                                          \
+        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R, 1};                      \
+        typedef int (*fn_t)(void *, int, int, I, I, const void *, const void *, I,             \
+                            const void *, void *, I);                                          \
+        cu_rk g = {h, uplo, trans, n, k, lda, ldc, alpha, A, beta, C, KIND, CPLX};             \
+        CU_BODY_OF(&slot, g, fn_t, (h, uplo, trans, n, k, alpha, A, lda, beta, C, ldc),        \
+                   cu_rk_record, cu_rk_handle)                                                 \
+    }
+
+RK_ENTRY(cublasDsyrk_v2, int, 0, K_SYRK, dsyrk)
+RK_ENTRY(cublasDsyrk_v2_64, int64_t, 0, K_SYRK, dsyrk)
+RK_ENTRY(cublasZsyrk_v2, int, 1, K_SYRK, zsyrk)
+RK_ENTRY(cublasZsyrk_v2_64, int64_t, 1, K_SYRK, zsyrk)
+RK_ENTRY(cublasZherk_v2, int, 1, K_HERK, zherk)
+RK_ENTRY(cublasZherk_v2_64, int64_t, 1, K_HERK, zherk)
