@@ -183,7 +183,7 @@ class _Dev:
 
 @pytest.mark.parametrize("cx", [0, 1])
 def test_device_pointers_through_the_c_api(rng, cx):
-    """ozblas_[dz]getrf / potrf / getrs / trsm on device pointers, with leading dimensions
+    """ozblas_[dz]getrf / potrf / getrs / trsm / syrk on device pointers, with leading dimensions
     beyond the rows: the results in device memory equal the CPU executor's host-pointer run
     bit for bit, and the report says device (2); host and device matrices mixed are refused."""
     from ozblas._native import ffi, lib
@@ -201,6 +201,7 @@ def test_device_pointers_through_the_c_api(rng, cx):
     info = ffi.new("int64_t *")
     rep = ffi.new("ozblas_lapack_report *")
     alpha = ffi.new("double[2]", [0.5, 0.25]) if cx else 0.5
+    beta = ffi.new("double[2]", [-1.5, 0.5]) if cx else -1.5
 
     def calls(A, S, B, ex):
         o = _options("ozaki2", 16, None, ex, None, None, None)
@@ -211,19 +212,21 @@ def test_device_pointers_through_the_c_api(rng, cx):
                    f("getrs")(_context(), b"C", n, nrhs, A, ld, pv, B, ld, info, NB, o, rep),
                    f("potrf")(_context(), b"L", n, S, ld, info, NB, o, rep),
                    f("trsm")(_context(), b"L", b"L", b"N", b"N", n, nrhs, alpha, S, ld, B, ld,
-                             info, NB, o, rep)):
+                             info, NB, o, rep),
+                   f("syrk")(_context(), b"U", b"N", n, nrhs, alpha, B, ld, beta, S, ld, info, NB,
+                             o, rep)):
             assert st == 0 and info[0] == 0
             devices.append(rep.device)
         return ipiv, devices
 
     ha, hs, hb = a.copy(order="F"), s.copy(order="F"), b.copy(order="F")
     want_piv, dev_host = calls(ptr(ha.ctypes.data), ptr(hs.ctypes.data), ptr(hb.ctypes.data), "cpu")
-    assert dev_host == [0, 0, 0, 0]
+    assert dev_host == [0] * 5
     d = _Dev()
     try:
         da, ds, db = d.put(a), d.put(s), d.put(b)
         piv, devices = calls(ptr(da), ptr(ds), ptr(db), "auto")
-        assert devices == [2, 2, 2, 2]
+        assert devices == [2] * 5
         assert np.array_equal(piv, want_piv)
         for dp, h in ((da, ha), (ds, hs), (db, hb)):
             assert np.array_equal(_bits(d.get(dp, h)), _bits(h))
