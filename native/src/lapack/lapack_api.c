@@ -39,30 +39,36 @@ typedef struct {
     int64_t host_ld;
 } lx_operand;
 
+/* The executor the run's products take, which also picks the block size: CUDA for
+ * operands in device memory or when asked for, and (executor auto) when usable with a forced
+ * method (gemm_body's rule); else the CPU's (method auto with executor auto decides per
+ * product, and host operands stay on the host). */
+static int run_executor(const ozblas_options *opt, int on_device)
+{
+    const oz_executor *cu = oz_cuda_executor();
+    int usable = cu && cu->available(NULL, 0);
+    if (on_device || opt->executor == OZBLAS_EXECUTOR_CUDA ||
+        (usable && opt->executor == OZBLAS_EXECUTOR_AUTO && opt->method != OZBLAS_METHOD_AUTO))
+        return usable ? OZBLAS_EXECUTOR_CUDA : opt->executor;
+    return OZBLAS_EXECUTOR_CPU;
+}
+
 /* Where the run's matrices live (README "LAPACK layer on the GPU"): operands already in
  * device memory are used there; host operands whose products run on the CUDA executor are
  * uploaded once, when their copies take at most half of the memory a call may plan with
  * (the rest for the products' workspace; else the host blocked path, each product staged,
  * and the report says so); anything else stays on the host. Mixed host and device operands
  * are refused. */
-static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int64_t big)
+static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t n, int64_t big)
 {
     size_t es = x->cplx ? 16 : 8, bytes = 0;
-    int on = 0;
-    for (int i = 0; i < nops; i++) {
-        on += oz_cuda_on_device(*ops[i].p);
+    for (int i = 0; i < nops; i++)
         bytes += (size_t)(ops[i].rows * ops[i].cols) * es;
-    }
     if (on && on != nops)
         return OZBLAS_ERR_INVALID_ARGUMENT;
     if (!on) {
-        /* the products' executor: CUDA when asked for, or (executor auto) when usable and
-           the method is forced (gemm_body's rule); method auto with executor auto decides
-           per product, on host operands */
-        const oz_executor *cu = oz_cuda_executor();
-        int ex = x->opt->executor;
-        if (!cu || !cu->available(NULL, 0) || !bytes || ex == OZBLAS_EXECUTOR_CPU ||
-            (ex == OZBLAS_EXECUTOR_AUTO && x->opt->method == OZBLAS_METHOD_AUTO))
+        /* one block is one host routine: nothing to gain on the device */
+        if (!bytes || n <= x->nb || run_executor(x->opt, 0) != OZBLAS_EXECUTOR_CUDA)
             return OZBLAS_OK;
         size_t budget = 0;
         ozblas_status st = oz_cuda_lx_budget(x->opt, &budget);
@@ -100,7 +106,8 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int64_t big)
 }
 
 /* The run: options (defaults when NULL), block size, an emptied report, workspace, and the
- * operands placed. big: the largest dimension of any operand (the host buffers' size). */
+ * operands placed. n: the order the block size is for; big: the largest dimension of any
+ * operand (the host buffers' size). */
 static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
                            int inverse, const ozblas_options *opt, ozblas_lapack_report *rep,
                            double flops, lx_operand *ops, int nops, int64_t big)
@@ -120,7 +127,10 @@ static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, i
     x->ctx = ctx;
     x->opt = opt;
     x->cplx = cplx;
-    x->nb = nb > 0 ? nb : ozblas_lapack_block_size(n, opt->executor);
+    int on = 0;
+    for (int i = 0; i < nops; i++)
+        on += oz_cuda_on_device(*ops[i].p);
+    x->nb = nb > 0 ? nb : ozblas_lapack_block_size(n, run_executor(opt, on));
     x->rep = rep;
     rep->nb = x->nb;
     rep->seconds = -now();
@@ -131,7 +141,7 @@ static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, i
     x->piv32 = malloc(sizeof(int32_t) * (size_t)((n > x->nb ? n : x->nb) + 1));
     if (!x->work || !x->piv32)
         return OZBLAS_ERR_ALLOCATION;
-    return place(x, ops, nops, big);
+    return place(x, ops, nops, on, n, big);
 }
 
 /* The end of a run (also of one begin refused): device results copied back to the caller
