@@ -592,14 +592,22 @@ ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char trans
     return tr3_body(ctx, 1, 1, side, uplo, transa, diag, m, n, alpha, (double *)A, lda, B, ldb, info, nb,
                     opt, report);
 }
+/* dsyrk and zherk: real alpha and beta */
+static ozblas_status rk_real(ozblas_context *ctx, int cplx, char uplo, char trans, int64_t n,
+                             int64_t k, double alpha, const double *A, int64_t lda, double beta,
+                             double *C, int64_t ldc, int64_t *info, int64_t nb,
+                             const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
+    return syrk_body(ctx, cplx, cplx, uplo, trans, n, k, al, (double *)A, lda, be, C, ldc, info,
+                     nb, opt, report);
+}
 ozblas_status ozblas_dsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
                            double alpha, const double *A, int64_t lda, double beta, double *C,
                            int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
                            ozblas_lapack_report *report)
 {
-    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
-    return syrk_body(ctx, 0, 0, uplo, trans, n, k, al, (double *)A, lda, be, C, ldc, info, nb,
-                     opt, report);
+    return rk_real(ctx, 0, uplo, trans, n, k, alpha, A, lda, beta, C, ldc, info, nb, opt, report);
 }
 ozblas_status ozblas_zsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
                            const double *alpha, const double *A, int64_t lda,
@@ -614,7 +622,5 @@ ozblas_status ozblas_zherk(ozblas_context *ctx, char uplo, char trans, int64_t n
                            int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
                            ozblas_lapack_report *report)
 {
-    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
-    return syrk_body(ctx, 1, 1, uplo, trans, n, k, al, (double *)A, lda, be, C, ldc, info, nb,
-                     opt, report);
+    return rk_real(ctx, 1, uplo, trans, n, k, alpha, A, lda, beta, C, ldc, info, nb, opt, report);
 }
