@@ -1,8 +1,10 @@
-"""The LAPACK layer's products on the CUDA executor: the same bits as on the CPU executor.
+"""The LAPACK layer on the CUDA executor: the same bits as on the CPU executor.
 
-The drivers (native/src/lapack) run their panels on the host LAPACK and each update as an
-ozblas GEMM on the executor asked for; the CUDA executor stages the host operands of each
-product itself. Every emulated product equals the CPU executor's bit for bit, so the whole
+The drivers (native/src/lapack) run their panels and diagonal blocks on the host LAPACK and
+each update as an ozblas GEMM on the executor asked for. With executor "cuda", host matrices
+are uploaded once and the updates run on the device pointers (the blocks for the host
+routines copied there and back through lapack_seam.c); device pointers from the caller are
+used in place. Every emulated product equals the CPU executor's bit for bit, so the whole
 factorization does. Marked ``gpu``: runs where a CUDA executor is usable, and here on the
 CPU emulation of the CUDA code (native/src/cuda/emu/run_emu_tests.py).
 """
