@@ -29,16 +29,6 @@ int64_t ozblas_lapack_block_size(int64_t n, int executor)
     return executor == OZBLAS_EXECUTOR_CUDA ? 1024 : 256;
 }
 
-/* A matrix the call reads (and, when out, writes): its caller-side pointer and leading
- * dimension, which a device-resident run replaces by its device copy's. */
-typedef struct {
-    double **p;
-    int64_t *ld, rows, cols;
-    int out;
-    double *host; /* the caller's pointer, kept while the copy stands in */
-    int64_t host_ld;
-} lx_operand;
-
 /* The executor the run's products take, which also picks the block size: CUDA for
  * operands in device memory or when asked for, and (executor auto) when usable with a forced
  * method (gemm_body's rule); else the CPU's (method auto with executor auto decides per
@@ -64,8 +54,10 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t 
     size_t es = x->cplx ? 16 : 8, bytes = 0;
     for (int i = 0; i < nops; i++)
         bytes += (size_t)(ops[i].rows * ops[i].cols) * es;
-    if (on && on != nops)
+    if ((on && on != nops) || (on && big == LX_HOST_ONLY))
         return OZBLAS_ERR_INVALID_ARGUMENT;
+    if (big == LX_HOST_ONLY)
+        return OZBLAS_OK;
     if (!on) {
         /* one block is one host routine: nothing to gain on the device */
         if (!bytes || n <= x->nb || run_executor(x->opt, 0) != OZBLAS_EXECUTOR_CUDA)
@@ -108,9 +100,9 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t 
 /* The run: options (defaults when NULL), block size, an emptied report, workspace, and the
  * operands placed. n: the order the block size is for; big: the largest dimension of any
  * operand (the host buffers' size). */
-static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
-                           int inverse, const ozblas_options *opt, ozblas_lapack_report *rep,
-                           double flops, lx_operand *ops, int nops, int64_t big)
+ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
+                       int inverse, const ozblas_options *opt, ozblas_lapack_report *rep,
+                       double flops, lx_operand *ops, int nops, int64_t big)
 {
     memset(x, 0, sizeof *x);
     if (opt)
@@ -148,8 +140,8 @@ static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, i
  * once, everything freed. A failed device copy is OZBLAS_ERR_DEVICE, a product that failed
  * even natively its status; with uploaded operands the caller's matrices are then
  * untouched. */
-static ozblas_status end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
-                         ozblas_lapack_report *out)
+ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
+                     ozblas_lapack_report *out)
 {
     size_t es = x->cplx ? 16 : 8;
     if (st == OZBLAS_OK && x->failed)
@@ -233,21 +225,6 @@ int64_t oz_lapack_check(const oz_lapack_args *g)
         if (*info)                                                    \
             return OZBLAS_ERR_INVALID_ARGUMENT;                       \
     } while (0)
-
-/* Each entry: checks, then BEGIN with the matrices it reads ({pointer variable, leading
- * dimension variable, rows, cols, written}: a device-resident run points those variables
- * at its copies), the work, END. */
-#define LX_OP(p, ld, rows, cols, out) {&(p), &(ld), (rows), (cols), (out), NULL, 0}
-#define BEGIN_INV(cplx, n, flops, inverse, big, ...)                                            \
-    oz_lx x;                                                                                   \
-    ozblas_lapack_report rep;                                                                  \
-    lx_operand ops_[] = {__VA_ARGS__};                                                         \
-    const int nops_ = (int)(sizeof ops_ / sizeof ops_[0]);                                     \
-    ozblas_status st0 = begin(&x, ctx, cplx, n, nb, inverse, opt, &rep, flops, ops_, nops_, big); \
-    if (st0 != OZBLAS_OK)                                                                      \
-        return end(&x, st0, ops_, nops_, report);
-#define BEGIN(cplx, n, flops, big, ...) BEGIN_INV(cplx, n, flops, 0, big, __VA_ARGS__)
-#define END() return end(&x, OZBLAS_OK, ops_, nops_, report)
 
 static int64_t max3(int64_t a, int64_t b, int64_t c)
 {

@@ -103,4 +103,55 @@ void lx_syrk(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
 /* B := 0 (m x n), as trsm/trmm with alpha = 0 */
 void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb);
 
+/* A matrix the call reads (and, when out, writes): its caller-side pointer and leading
+ * dimension, which a device-resident run replaces by its device copy's. */
+typedef struct {
+    double **p;
+    int64_t *ld, rows, cols;
+    int out;
+    double *host; /* the caller's pointer, kept while the copy stands in */
+    int64_t host_ld;
+} lx_operand;
+
+/* big of a routine whose code touches its matrices on the host (QR, symm/syr2k): device
+ * operands are refused, host ones are never uploaded */
+#define LX_HOST_ONLY (-1)
+
+/* The run of a public entry (lapack_api.c): options (defaults when NULL), block size (nb
+ * 0: the size rule for n and the run's executor), an emptied report with the nominal flops,
+ * the workspace of the SYRK/HERK blocks (and n x nb more with inverse), the operands placed
+ * (README "LAPACK layer on the GPU"; big: their largest dimension, or LX_HOST_ONLY);
+ * OZBLAS_ERR_NO_HOST_BLAS without a host LAPACK, OZBLAS_ERR_ALLOCATION, OZBLAS_ERR_DEVICE.
+ * lx_end: device results copied back, the time, everything freed, the report out; returns
+ * st, or the run's failure. */
+ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
+                       int inverse, const ozblas_options *opt, ozblas_lapack_report *rep,
+                       double flops, lx_operand *ops, int nops, int64_t big);
+ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
+                     ozblas_lapack_report *out);
+
+/* Each entry (arguments ctx, nb, opt, report): checks, then BEGIN with the matrices it reads
+ * (LX_OP(pointer variable, leading dimension variable, rows, cols, written): a
+ * device-resident run points those variables at its copies; BEGIN_HOST's LX_IN(pointer)
+ * only says where they are), the work, END (or END_WITH a status). */
+#define LX_OP(p, ld, rows, cols, out) {&(p), &(ld), (rows), (cols), (out), NULL, 0}
+#define LX_IN(p) {(double **)&(p), NULL, 0, 0, 0, NULL, 0}
+#define BEGIN_INV(cplx, n, flops, inverse, big, ...)                                          \
+    oz_lx x;                                                                                 \
+    ozblas_lapack_report rep;                                                                \
+    lx_operand ops_[] = {__VA_ARGS__};                                                       \
+    const int nops_ = (int)(sizeof ops_ / sizeof ops_[0]);                                   \
+    ozblas_status st0 =                                                                      \
+        lx_begin(&x, ctx, cplx, n, nb, inverse, opt, &rep, flops, ops_, nops_, big);         \
+    if (st0 != OZBLAS_OK)                                                                    \
+        return lx_end(&x, st0, ops_, nops_, report);
+#define BEGIN(cplx, n, flops, big, ...) BEGIN_INV(cplx, n, flops, 0, big, __VA_ARGS__)
+#define BEGIN_HOST(cplx, n, flops, ...) BEGIN_INV(cplx, n, flops, 0, LX_HOST_ONLY, __VA_ARGS__)
+#define END_WITH(st) return lx_end(&x, (st), ops_, nops_, report)
+#define END() END_WITH(OZBLAS_OK)
+
+/* Other routines of the host LAPACK's family (lapack_real.c), and whether it is ILP64. */
+void *lx_real_fn(int cplx, const char *routine);
+int lx_real_ilp64(void);
+
 #endif
