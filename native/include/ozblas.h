@@ -382,7 +382,14 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * ozblas_dgemm/ozblas_zgemm with opt (method, moduli, executor: the GEMM path's own
  * decision per product); panels and diagonal blocks go to the host LAPACK's own routine
  * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; geqrf, larft, orgqr for QR; found among
- * the loaded objects as the host BLAS is). Host pointers. Complex: interleaved (re, im) doubles, alpha two doubles.
+ * the loaded objects as the host BLAS is). The matrices are host or device memory (all of
+ * them the one or the other; mixed gives OZBLAS_ERR_INVALID_ARGUMENT); with executor CUDA,
+ * host matrices are uploaded once for the call where the device has room (report.device).
+ * Device blocks for the host routines are copied there and back; laswp runs on the device.
+ * QR, symm/hemm and syr2k/her2k take host memory only (OZBLAS_ERR_INVALID_ARGUMENT for
+ * device matrices). ipiv, tau, info and alpha are host memory. OZBLAS_ERR_DEVICE: a device
+ * copy failed (uploaded host matrices are then unchanged; the caller's device matrices are
+ * not). Complex: interleaved (re, im) doubles, alpha two doubles.
  * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
  * and 1024 on the CUDA executor (README "LAPACK layer"); a size at most nb is one call of
  * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
@@ -402,6 +409,12 @@ typedef struct {
     int max_moduli;         /*   products took; 0 when none */
     double max_bound;       /* largest automatic-precision bound of the products; -1: none */
     double seconds;         /* wall time */
+    int device;             /* where the matrices were during the call: 0 host memory; 1 device
+                               copies of host operands, uploaded once and the results copied
+                               back once (executor CUDA); 2 the caller's device memory */
+    int device_short;       /* 1: host operands on the CUDA executor whose device copies did
+                               not fit (README "LAPACK layer on the GPU"): the host blocked
+                               path ran instead, each product staged by the executor */
 } ozblas_lapack_report;
 
 ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
@@ -487,6 +500,23 @@ ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char trans
                            int64_t m, int64_t n, const double *alpha, const double *A,
                            int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report);
+/* Level-3 BLAS: the triangle uplo of C (n x n) := alpha A op(A) + beta C (trans 'N', A n x k)
+ * or alpha op(A) A + beta C (A k x n); op the transpose (syrk; dsyrk also takes 'C') or the
+ * conjugate transpose (zherk: alpha, beta real, the diagonal's imaginary parts set to zero).
+ * Column strips of nb: off the diagonal block a GEMM into C, the diagonal block a GEMM into
+ * a workspace of which the triangle is added; the other triangle is not referenced. */
+ozblas_status ozblas_dsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda, double beta, double *C,
+                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
+ozblas_status ozblas_zsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           const double *alpha, const double *A, int64_t lda,
+                           const double *beta, double *C, int64_t ldc, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zherk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda, double beta, double *C,
+                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
 /* QR with the compact WY form (LAPACK's geqrf, orgqr/ungqr, ormqr/unmqr): the panels by the
  * host geqrf (orgqr for Q's last block), each block reflector I - V T V^H (T by the host
  * larft) applied to the rest as two GEMMs around a host trmm with T. tau: min(m, n)
