@@ -185,8 +185,12 @@ oz_cublas_status gemm_engine(const run_ctx *r, int engine, int nd, void *work, i
                              int64_t n, int64_t kb, const int8_t *A, int64_t lda,
                              const int8_t *B, int64_t ldb, int *C, int64_t ldc)
 {
+    /* every device a call runs on passes the probe (the drivers ask for opt->device only;
+     * a device list may hold others): an error, never unchecked bits */
     if (engine == OZBLAS_ENGINE_FP4)
-        return fp4_gemm(r->dev, r->st, nd, work, m, n, kb, A, lda, B, ldb, C, ldc);
+        return oz_cuda_fp4_usable(r->dev, NULL, 0)
+                   ? fp4_gemm(r->dev, r->st, nd, work, m, n, kb, A, lda, B, ldb, C, ldc)
+                   : 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
     return gemm_i8(r, m, n, kb, A, lda, B, ldb, C, ldc);
 }
 
