@@ -40,7 +40,7 @@ typedef struct {
  * API: the dispatcher runs such a call on the CPU when its operands are on the host). */
 #define OZ_ERR_DEVICE_MEMORY ((ozblas_status)100)
 
-#define OZ1_MAX_SLICES 20
+#define OZ1_MAX_SLICES 40
 #define OZ_MAX_THREADS 4096 /* OZBLAS_NUM_THREADS / options.threads: more is a typo, not a machine */
 #define OZ_MAX_DEVICE 1023  /* the largest cuda:N ordinal accepted */
 
