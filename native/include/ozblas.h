@@ -117,7 +117,7 @@ typedef enum {
  * fills them from the OZBLAS_* environment variables. */
 typedef struct {
     int method;     /* an ozblas_method */
-    int moduli;     /* Ozaki II moduli count, 2..40 (engine int8) or 2..28 (fp4), or 0:
+    int moduli;     /* Ozaki II moduli count, 2..49 (engine int8) or 2..28 (fp4), or 0:
                        automatic (the fewest moduli whose error bound for the inputs of the
                        call is DGEMM-level) */
     int scaling;    /* an ozblas_scaling */

@@ -47,7 +47,7 @@ static const oz_var vars[] = {
       "how products are computed; auto = the policy's fastest candidate per call"},
      0, OPT(method), 0},
     {{"OZBLAS_MODULI", "moduli", K_INT, "auto", 2, OZ2_MAX_MODULI,
-      "auto or an integer from 2 to 40 (engine int8) or to 28 (engine fp4)", "auto",
+      "auto or an integer from 2 to 49 (engine int8) or to 28 (engine fp4)", "auto",
       "Ozaki II moduli count (more = more accurate); auto = the fewest whose error bound for "
       "the call's inputs is DGEMM-level"},
      0, OPT(moduli), 0},

@@ -22,13 +22,14 @@
 
 #include "oz_defs.h"
 
-#define OZ2_MAX_MODULI 40      /* the longest list (INT8's: GEMMul8's 20, then 20 primes) */
-#define OZ2_MAX_MODULI_INT8 40
+#define OZ2_MAX_MODULI 49      /* the longest list (INT8's: GEMMul8's 20, then 29 primes) */
+#define OZ2_MAX_MODULI_INT8 49
 #define OZ2_MAX_MODULI_FP4 28
-#define OZ2_LIMBS 10         /* 32-bit limbs: sum_t u_t W_t < 40 * 256 * M < 2^306 (INT8),
+#define OZ2_LIMBS 12         /* 32-bit limbs: sum_t u_t W_t < 49 * 256 * M < 2^356 (INT8),
                                  28 * 113 * M < 2^171 (FP4) */
-#define OZ2_MAX_BITS 320     /* cap on alpha_i, beta_j, above the largest budget (290 bits):
-                                 binds only for zero rows (step 4 is exact at any size) */
+#define OZ2_MAX_BITS 320     /* cap on alpha_i, beta_j: above what any budget gives (at most
+                                 budget / 2 + 42 <= 212), so it binds only for zero rows;
+                                 step 4 is exact at any size */
 #define OZ2_ZERO_BITS OZ2_MAX_BITS
 #define OZ2_MAX_K (1LL << 28) /* fixed-point sums of squares stay below 2^64 */
 
@@ -374,7 +375,7 @@ OZ_HD double oz2_crt_limbs(const oz2_table *T, const double *r, int shift, const
             carry = p >> 32;
         }
     }
-    /* quotient estimate: acc / M < 40 * 256, off by at most one near half-integers */
+    /* quotient estimate: acc / M < 49 * 256, off by at most one near half-integers */
     double ad = 0.0;
     for (int i = L - 1; i >= 0; i--)
         ad = ad * 4294967296.0 + (double)acc[i];
@@ -409,6 +410,8 @@ OZ_HD double oz2_crt(const oz2_table *T, const double *r, int shift)
     case 7: return oz2_crt_limbs(T, r, shift, 7);
     case 8: return oz2_crt_limbs(T, r, shift, 8);
     case 9: return oz2_crt_limbs(T, r, shift, 9);
+    case 10: return oz2_crt_limbs(T, r, shift, 10);
+    case 11: return oz2_crt_limbs(T, r, shift, 11);
     default: return oz2_crt_limbs(T, r, shift, OZ2_LIMBS);
     }
 }

@@ -12,13 +12,13 @@
 static const int oz2_moduli[2][OZ2_MAX_MODULI] = {
     {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193, 191, 181,
      179, 173, 167, 163, 157, 151, 149, 139, 137, 131, 127, 113, 109, 107, 103, 101, 97, 89,
-     83, 79, 73, 71},
+     83, 79, 73, 71, 67, 61, 59, 53, 47, 43, 41, 37, 29},
     {8, 13, 9, 7, 113, 109, 107, 103, 101, 97, 95, 89, 83, 79, 73, 71, 67, 61, 59, 53, 47, 43,
      41, 37, 31, 29, 23, 17}};
 
 static int engine_ok(int engine) { return engine == OZ2_ENGINE_INT8 || engine == OZ2_ENGINE_FP4; }
 
-/* FP4 moduli carry fewer bits (28 of them: 155 bits; INT8's 20: 155 bits, 40: 292 bits). */
+/* FP4 moduli carry fewer bits (28 of them: 155 bits; INT8's 20: 155 bits, 49: 342 bits). */
 int oz2_max_moduli(int engine)
 {
     return engine == OZ2_ENGINE_FP4 ? OZ2_MAX_MODULI_FP4 : engine_ok(engine) ? OZ2_MAX_MODULI_INT8 : 0;
@@ -74,7 +74,7 @@ static void oz2_table_init(oz2_table *T, int engine, int n)
     memcpy(T->half, T->M, sizeof T->half);
     oz_limbs_div_small(T->half, OZ2_LIMBS, 2);
     T->budget = limbs_bitlen(T->M) - 2;
-    /* 40 * 256 * M < 2^(bitlen(M) + 14), plus a sign bit; at least 2 limbs */
+    /* 49 * 256 * M < 2^(bitlen(M) + 14), plus a sign bit; at least 2 limbs */
     T->limbs = (limbs_bitlen(T->M) + 15 + 31) / 32;
     if (T->limbs < 2)
         T->limbs = 2;
