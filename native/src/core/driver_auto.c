@@ -89,14 +89,16 @@ ozblas_status oz_auto_choose(const oz_kernels *K, const oz_gemm_call *c,
         return OZBLAS_OK;
     }
     walk w = {K, *probe, beta, opt->engine, 0.0, OZBLAS_OK};
-    int n = beta ? oz_auto_count(2, OZ1_MAX_SLICES, 11, meets, &w)
-                 : oz_auto_count(2, oz2_max_moduli(opt->engine), oz2_auto_hint(opt->engine),
-                                 meets, &w);
+    const int most = beta ? OZ1_MAX_SLICES : oz2_max_moduli(opt->engine);
+    const int hi = c->max_count ? oz_min_int(c->max_count, most) : most;
+    const int hint = beta ? 11 : oz2_auto_hint(opt->engine);
+    int n = oz_auto_count(2, hi, oz_min_int(hint, hi), meets, &w);
     if (w.st != OZBLAS_OK)
         return w.st;
     *count = n;
     *ratio = w.ratio;
+    /* method auto: beyond hi the policy predicts native faster, so it is its choice */
     if (!n)
-        rep->fallback = OZBLAS_FALLBACK_ACCURACY;
+        rep->fallback = hi < most ? OZBLAS_FALLBACK_AUTO_NATIVE : OZBLAS_FALLBACK_ACCURACY;
     return OZBLAS_OK;
 }
