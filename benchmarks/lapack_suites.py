@@ -9,6 +9,12 @@ Too slow for the test suite on this machine (minutes), hence a script.
 
 Deselected in both runs: SciPy's test_int_overflow tests (they allocate matrices of 2^31
 elements and crash natively here) and tests marked slow.
+
+The shim's summary table is kept too, with the calls that fell back per reason summed over
+the processes of a module ("fallbacks"); --name writes the JSON under another name, e.g.
+for SciPy's BLAS suites (issue 14's fallback share):
+    python benchmarks/lapack_suites.py --name blas_suites.json --modules \
+        scipy.linalg.tests.test_blas scipy.linalg.tests.test_fblas scipy.linalg.tests.test_matfuncs
 """
 
 from __future__ import annotations
@@ -48,8 +54,37 @@ def _run(module, emulated, nb, timeout):
         env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_LAPACK_NB=str(nb))
         cmd = [sys.executable, "-m", "ozblas", "run", "--summary", "--", *cmd]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd="/")
-    summary = next((l for l in p.stderr.splitlines() if l.startswith("ozblas summary")), None)
-    return _counts(p.stdout), summary
+    lines = p.stderr.splitlines()
+    summary = next((l for l in lines if l.startswith("ozblas summary")), None)
+    return _counts(p.stdout), summary, _table(lines)
+
+
+def _table(lines):
+    """Calls per (routine, route, detail) of every summary table in the output, summed."""
+    out, inside = {}, False
+    for line in lines:
+        if line.startswith("ozblas summary"):
+            inside = True
+            continue
+        cells = line.split(None, 5)
+        if not inside or not line.startswith("  ") or len(cells) < 5 or cells[0] == "routine":
+            inside = inside and line.startswith("  ")
+            continue
+        key = " ".join([cells[0], cells[1]] + cells[5:])
+        out[key] = out.get(key, 0) + int(cells[2])
+    return out
+
+
+def _fallbacks(table):
+    """Calls that fell back, per reason, and all calls the shim counted."""
+    fb, total = {}, 0
+    for key, calls in table.items():
+        total += calls
+        parts = key.split(" ", 2)
+        if parts[1] == "fallback":
+            reason = parts[2] if len(parts) > 2 else "?"
+            fb[reason] = fb.get(reason, 0) + calls
+    return fb, total
 
 
 def main(argv=None):
@@ -58,17 +93,20 @@ def main(argv=None):
     ap.add_argument("--nb", type=int, default=4)
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--name", default="lapack_suites.json", help="the JSON file's name")
     a = ap.parse_args(argv)
     rows, same = [], True
     for m in a.modules:
-        native, _ = _run(m, False, a.nb, a.timeout)
-        emulated, summary = _run(m, True, a.nb, a.timeout)
+        native, _, _ = _run(m, False, a.nb, a.timeout)
+        emulated, summary, tab = _run(m, True, a.nb, a.timeout)
         same &= native == emulated
-        rows.append({"module": m, "native": native, "emulated": emulated, "summary": summary})
+        fb, total = _fallbacks(tab)
+        rows.append({"module": m, "native": native, "emulated": emulated, "summary": summary,
+                     "table": tab, "calls": total, "fallbacks": fb})
         print(f"{m}: native {native}, emulated {emulated}{'' if native == emulated else '  DIFFERENT'}")
-        print(f"    {summary}", flush=True)
-    path = write_json("lapack_suites.json", {"machine": machine(), "nb": a.nb, "deselect": DESELECT,
-                                             "same_counts": same, "results": rows}, a.out)
+        print(f"    {summary}\n    fallbacks {fb} of {total} calls", flush=True)
+    path = write_json(a.name, {"machine": machine(), "nb": a.nb, "deselect": DESELECT,
+                               "same_counts": same, "results": rows}, a.out)
     print(f"wrote {path}; same counts everywhere: {same}")
     return 0 if same else 1
 
