@@ -16,6 +16,10 @@ static const int oz2_moduli[2][OZ2_MAX_MODULI] = {
     {8, 13, 9, 7, 113, 109, 107, 103, 101, 97, 95, 89, 83, 79, 73, 71, 67, 61, 59, 53, 47, 43,
      41, 37, 31, 29, 23, 17}};
 
+/* The CUDA kernels take a table by value (__grid_constant__): with their other arguments it
+ * must stay within CUDA's 4 KB of kernel parameters. */
+_Static_assert(sizeof(oz2_table) <= 3584, "oz2_table too large for a kernel parameter");
+
 static int engine_ok(int engine) { return engine == OZ2_ENGINE_INT8 || engine == OZ2_ENGINE_FP4; }
 
 /* FP4 moduli carry fewer bits (28 of them: 155 bits; INT8's 20: 155 bits, 49: 342 bits). */
