@@ -87,6 +87,39 @@ def _fallbacks(table):
     return fb, total
 
 
+def plot(rows, path):
+    """Routed calls per module and route (emulated, fell back per reason, real BLAS, quick)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    routes = {}
+    for r in rows:
+        for key, calls in r["table"].items():
+            parts = key.split(" ", 2)
+            label = parts[1] if parts[1] != "fallback" else "fallback: " + (parts[2] if len(parts) > 2 else "?")
+            routes.setdefault(label, {}).setdefault(r["module"], 0)
+            routes[label][r["module"]] += calls
+    mods = [r["module"].rsplit(".", 1)[-1] for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    h = 0.8 / max(1, len(routes))
+    for i, (label, per) in enumerate(sorted(routes.items())):
+        vals = [per.get(r["module"], 0) for r in rows]
+        ys = [y + i * h for y in range(len(rows))]
+        ax.barh(ys, vals, height=h, label=label)
+        for y, v in zip(ys, vals):
+            if v:
+                ax.text(v, y, f" {v}", va="center", fontsize=7)
+    ax.set_yticks([y + 0.4 - h / 2 for y in range(len(rows))], mods)
+    ax.set_xscale("log")
+    ax.set_xlabel("BLAS calls under forced emulation, per route")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--modules", nargs="+", default=MODULES)
@@ -107,7 +140,8 @@ def main(argv=None):
         print(f"    {summary}\n    fallbacks {fb} of {total} calls", flush=True)
     path = write_json(a.name, {"machine": machine(), "nb": a.nb, "deselect": DESELECT,
                                "same_counts": same, "results": rows}, a.out)
-    print(f"wrote {path}; same counts everywhere: {same}")
+    plot(rows, path.with_suffix(".png"))
+    print(f"wrote {path} and its .png; same counts everywhere: {same}")
     return 0 if same else 1
 
 
