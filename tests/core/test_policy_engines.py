@@ -44,9 +44,13 @@ def test_fp4_candidates_run_on_the_device_only_with_the_fp4_planning_count():
     hint = lib.ozblas_ozaki2_engine_auto_hint(lib.OZBLAS_ENGINE_FP4)
     assert c[f"ozaki2 fast {hint} fp4"]["count"] == hint == 22
     assert c["ozaki2 fast 16"]["engine"] == "int8" and c["native device"]["engine"] is None
-    # counts beyond INT8's 20 moduli leave only FP4's Ozaki II rows
-    o2 = [x for x in names("b300", moduli=24).values() if x["method"] == "ozaki2"]
-    assert o2 and all(x["engine"] == "fp4" and x["count"] == 24 for x in o2)
+    # a count beyond one engine's moduli leaves only the other engine's Ozaki II rows
+    m8, m4 = (lib.ozblas_ozaki2_engine_max_moduli(g)
+              for g in (lib.OZBLAS_ENGINE_INT8, lib.OZBLAS_ENGINE_FP4))
+    if m8 != m4:
+        over, other = (m4 + 1, "int8") if m8 > m4 else (m8 + 1, "fp4")
+        o2 = [x for x in names("b300", moduli=over).values() if x["method"] == "ozaki2"]
+        assert o2 and all(x["engine"] == other and x["count"] == over for x in o2)
 
 
 def test_the_fp4_rate_moves_only_the_fp4_candidates():
