@@ -25,7 +25,8 @@ from ._native import OzblasError, ffi, lib
 from .api import _context, _on_device, _options
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
-           "trtrs", "trsm", "trmm", "last_report"]
+           "trtrs", "trsm", "trmm", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri",
+           "hesv", "last_report"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -280,6 +281,114 @@ def trsm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **k
 def trmm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **kw):
     """alpha op(a) b (side 0) or alpha b op(a) (side 1), as scipy.linalg.blas.dtrmm."""
     return _tr3("trmm", alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw)
+
+
+def _sy(name, dt, herm):
+    """The symmetric (zsy*, dsy*) or Hermitian (zhe*) entry; real Hermitian is symmetric."""
+    return getattr(lib, "ozblas_" + ("zhe" if herm and dt == np.complex128 else
+                                     "zsy" if dt == np.complex128 else "dsy") + name)
+
+
+def _sy_ipiv(ipiv, n):
+    p = np.asarray(ipiv, dtype=np.int64).ravel()
+    if p.shape[0] != n:
+        raise ValueError(f"ipiv must have {n} entries, got {p.shape[0]}")
+    return np.ascontiguousarray(p)
+
+
+def _trf(a, lower, overwrite_a, herm, kw):
+    opts = _opts(kw)
+    dt = _dtype(a)
+    f = _fortran(a, dt, overwrite_a)
+    _square(f)
+    n = f.shape[0]
+    ipiv = np.zeros(max(1, n), dtype=np.int64)
+    info = _call(_sy("trf", dt, herm), b"L" if lower else b"U", n, _ptr(f), _ld(f),
+                 ffi.cast("int64_t *", ipiv.ctypes.data), opts=opts)
+    return f, ipiv[:n].astype(np.int32), info
+
+
+def _trs(ldu, ipiv, b, lower, overwrite_b, herm, kw):
+    opts = _opts(kw)
+    dt = _dtype(ldu, b)
+    f = _fortran(ldu, dt)
+    _square(f, "ldu")
+    x, vec = _rhs(b, dt, overwrite_b)
+    n = f.shape[0]
+    if x.shape[0] != n:
+        raise ValueError(f"b has {x.shape[0]} rows, expected {n}")
+    ip = _sy_ipiv(ipiv, n)
+    info = _call(_sy("trs", dt, herm), b"L" if lower else b"U", n, x.shape[1], _ptr(f), _ld(f),
+                 ffi.cast("int64_t *", ip.ctypes.data), _ptr(x), _ld(x), opts=opts)
+    return (x[:, 0] if vec else x), info
+
+
+def _tri(ldu, ipiv, lower, overwrite_a, herm, kw):
+    opts = _opts(kw)
+    dt = _dtype(ldu)
+    f = _fortran(ldu, dt, overwrite_a)
+    _square(f, "ldu")
+    n = f.shape[0]
+    ip = _sy_ipiv(ipiv, n)
+    info = _call(_sy("tri", dt, herm), b"L" if lower else b"U", n, _ptr(f), _ld(f),
+                 ffi.cast("int64_t *", ip.ctypes.data), opts=opts)
+    return f, info
+
+
+def _sv(a, b, lower, overwrite_a, overwrite_b, herm, kw):
+    opts = _opts(kw)
+    dt = _dtype(a, b)
+    f = _fortran(a, dt, overwrite_a)
+    _square(f)
+    x, vec = _rhs(b, dt, overwrite_b)
+    n = f.shape[0]
+    if x.shape[0] != n:
+        raise ValueError(f"b has {x.shape[0]} rows, expected {n}")
+    ipiv = np.zeros(max(1, n), dtype=np.int64)
+    info = _call(_sy("sv", dt, herm), b"L" if lower else b"U", n, x.shape[1], _ptr(f), _ld(f),
+                 ffi.cast("int64_t *", ipiv.ctypes.data), _ptr(x), _ld(x), opts=opts)
+    return f, ipiv[:n].astype(np.int32), (x[:, 0] if vec else x), info
+
+
+def sytrf(a, lower=0, overwrite_a=False, **kw):
+    """Bunch-Kaufman A = P L D L^T (or U D U^T): ``(ldu, ipiv, info)`` as
+    scipy.linalg.lapack.dsytrf (LAPACK's 1-based ipiv, negative for 2x2 pivots)."""
+    return _trf(a, lower, overwrite_a, False, kw)
+
+
+def hetrf(a, lower=0, overwrite_a=False, **kw):
+    """Bunch-Kaufman A = P L D L^H: ``(ldu, ipiv, info)`` as scipy.linalg.lapack.zhetrf."""
+    return _trf(a, lower, overwrite_a, True, kw)
+
+
+def sytrs(ldu, ipiv, b, lower=0, overwrite_b=False, **kw):
+    """Solve A x = b from sytrf's factors: ``(x, info)``."""
+    return _trs(ldu, ipiv, b, lower, overwrite_b, False, kw)
+
+
+def hetrs(ldu, ipiv, b, lower=0, overwrite_b=False, **kw):
+    """Solve A x = b from hetrf's factors: ``(x, info)``."""
+    return _trs(ldu, ipiv, b, lower, overwrite_b, True, kw)
+
+
+def sytri(ldu, ipiv, lower=0, overwrite_a=False, **kw):
+    """inv(A) from sytrf's factors: ``(inv_a, info)``, the referenced triangle only."""
+    return _tri(ldu, ipiv, lower, overwrite_a, False, kw)
+
+
+def hetri(ldu, ipiv, lower=0, overwrite_a=False, **kw):
+    """inv(A) from hetrf's factors: ``(inv_a, info)``, the referenced triangle only."""
+    return _tri(ldu, ipiv, lower, overwrite_a, True, kw)
+
+
+def sysv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
+    """Solve a x = b, a symmetric: ``(udut, ipiv, x, info)`` as scipy.linalg.lapack.dsysv."""
+    return _sv(a, b, lower, overwrite_a, overwrite_b, False, kw)
+
+
+def hesv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
+    """Solve a x = b, a Hermitian: ``(uduh, ipiv, x, info)`` as scipy.linalg.lapack.zhesv."""
+    return _sv(a, b, lower, overwrite_a, overwrite_b, True, kw)
 
 
 # --------------------------------------------------------------------------------------------

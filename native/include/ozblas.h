@@ -475,6 +475,52 @@ ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char trans
                            int64_t m, int64_t n, const double *alpha, const double *A,
                            int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report);
+/* Symmetric indefinite (Bunch-Kaufman, LAPACK's dsytrf/zsytrf/zhetrf): A = P L D L^T
+ * (L^H for zhe*), the panel written here as LAPACK's dlasyf (same pivot rule, 1x1 and 2x2
+ * pivots, LAPACK's ipiv encoding), the trailing update as products. sytrs solves from the
+ * factors (A is changed while it runs and restored exactly); sytri overwrites the
+ * referenced triangle with inv(A) (an n x n workspace; info: a zero 1x1 pivot); sysv is
+ * sytrf then sytrs. Workspace is allocated inside. An ipiv that is no sytrf pivot
+ * sequence gives OZBLAS_ERR_INVALID_ARGUMENT (info 0). */
+ozblas_status ozblas_dsytrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dsytrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, const int64_t *ipiv, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dsytri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dsysv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, int64_t *ipiv, double *B, int64_t ldb, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zsytrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zsytrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, const int64_t *ipiv, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zsytri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zsysv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, int64_t *ipiv, double *B, int64_t ldb, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zhetrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zhetrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, const int64_t *ipiv, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zhetri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zhesv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, int64_t *ipiv, double *B, int64_t ldb, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
 /* The block size nb = 0 chooses for a factorization of size n on an executor
  * (OZBLAS_LAPACK_NB when set and valid). */
 int64_t ozblas_lapack_block_size(int64_t n, int executor);

@@ -64,4 +64,21 @@ int64_t lx_zero_diagonal(const oz_lx *x, int64_t n, const double *A, int64_t lda
 void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, int64_t *info);
 void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
 
+/* An entry's run (lapack_api.c): options (defaults when NULL), block size, report emptied,
+ * workspace (nb x nb elements, n x nb more with inverse); lx_end times it, frees, reports. */
+ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
+                       int inverse, const ozblas_options *opt, ozblas_options *defaults,
+                       ozblas_lapack_report *rep, double flops);
+ozblas_status lx_end(oz_lx *x, ozblas_lapack_report *out);
+
+/* Bunch-Kaufman (lapack_sytrf.c): herm selects Hermitian (complex only). OZBLAS_OK, or
+ * (before anything is changed) OZBLAS_ERR_ALLOCATION, or OZBLAS_ERR_INVALID_ARGUMENT when
+ * ipiv is no sytrf pivot sequence. sytrs changes A while it runs and restores it exactly. */
+ozblas_status lx_sytrf(oz_lx *x, char uplo, int herm, int64_t n, double *A, int64_t lda,
+                       int64_t *ipiv, int64_t *info);
+ozblas_status lx_sytrs(oz_lx *x, char uplo, int herm, int64_t n, int64_t nrhs, double *A,
+                       int64_t lda, const int64_t *ipiv, double *B, int64_t ldb);
+ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int64_t lda,
+                       const int64_t *ipiv, int64_t *info);
+
 #endif
