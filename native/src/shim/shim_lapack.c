@@ -1,5 +1,6 @@
 /* The preload shim's LAPACK entries: getrf getrs gesv getri potrf potrs posv potri trtri
- * trtrs, and the Level-3 BLAS trsm and trmm (Fortran forms), d and z, under every name of
+ * trtrs sytrf sytrs sytri sysv (and hetrf hetrs hetri hesv), and the Level-3 BLAS trsm and
+ * trmm (Fortran forms), d and z, under every name of
  * OZ_SHIM_LAPACK_VARIANTS (shim_names.h).
  *
  * Each entry: netlib's argument check (an error goes to the real routine, so the user sees
@@ -322,6 +323,52 @@ static int h_tr3(lap_call *L, int cplx, int mult, char side, char uplo, char ta,
                                                         A, lda, B, ldb, &info, 0, LAP_OPT));
 }
 
+/* Bunch-Kaufman (lapack_sytrf.c): kind 0 sytrf, 1 sytrs, 2 sytri, 3 sysv; herm: zhe*.
+ * Workspace is the driver's own: a query (lwork = -1) goes to the real routine, and the
+ * optimal size the real routine would report is written to work[0] after a routed call. */
+static int h_sytrf(lap_call *L, int kind, int cplx, int herm, char uplo, int64_t n, int64_t nrhs,
+                   double *A, int64_t lda, void *ipiv, int wide, double *B, int64_t ldb,
+                   double *work, int64_t lwork, int64_t *info)
+{
+    static const int ops[4] = {OZ_LF_SYTRF, OZ_LF_SYTRS, OZ_LF_SYTRI, OZ_LF_SYSV};
+    int op = ops[kind], solve = kind == 1 || kind == 3, query = kind != 1 && kind != 2;
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = op, .uplo = uplo, .n = n, .nrhs = nrhs,
+                                                 .lda = lda, .ldb = ldb,
+                                                 .lwork = query ? lwork : 1}) != 0;
+    if (!lap_start(L, cplx, op, n, n, nrhs, bad, n == 0 || (kind == 1 && nrhs == 0)))
+        return 0;
+    if (query && lwork == -1) {
+        L->r.why = N_WORKSPACE_QUERY;
+        L->c.flops = 0.0;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, uplo, n, n, A, lda) || (solve && !lap_finite(L, cplx, 'A', n, nrhs, B, ldb)))
+        return 0;
+    int64_t *p = piv_in(kind == 1 || kind == 2 ? ipiv : NULL, wide, n);
+    ozblas_context *ctx = shim_context();
+    int ok = 0;
+    if (p && kind == 0)
+        ok = LAP_RUN((herm ? ozblas_zhetrf : cplx ? ozblas_zsytrf : ozblas_dsytrf)(
+            ctx, uplo, n, A, lda, p, info, 0, LAP_OPT));
+    else if (p && kind == 1)
+        ok = LAP_RUN((herm ? ozblas_zhetrs : cplx ? ozblas_zsytrs : ozblas_dsytrs)(
+            ctx, uplo, n, nrhs, A, lda, p, B, ldb, info, 0, LAP_OPT));
+    else if (p && kind == 2)
+        ok = LAP_RUN((herm ? ozblas_zhetri : cplx ? ozblas_zsytri : ozblas_dsytri)(
+            ctx, uplo, n, A, lda, p, info, 0, LAP_OPT));
+    else if (p)
+        ok = LAP_RUN((herm ? ozblas_zhesv : cplx ? ozblas_zsysv : ozblas_dsysv)(
+            ctx, uplo, n, nrhs, A, lda, p, B, ldb, info, 0, LAP_OPT));
+    if (ok && query) {
+        piv_out(ipiv, wide, p, n);
+        work[0] = (double)(n * L->rep.nb);
+        if (cplx)
+            work[1] = 0.0;
+    }
+    free(p);
+    return ok;
+}
+
 /* ---- the exported entries ------------------------------------------------------------- */
 
 /* The handler, else the real routine with the caller's own arguments (Fortran: all by
@@ -407,6 +454,42 @@ static int h_tr3(lap_call *L, int cplx, int mult, char side, char uplo, char ta,
                const T *, T *, SZ, SZ, SZ),                                                   \
               h_trtrs(&L, C, up(*uplo), up(*tr), up(*diag), *n, *nrhs, A, *lda, B, *ldb, &inf), \
               (uplo, tr, diag, n, nrhs, A, lda, B, ldb, info, l1, l2, l3))
+
+/* the Hermitian routines: zhe* */
+#define L_SYTRF(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, const T *n, double *A, const T *lda, T *ipiv, double *work,           \
+               const T *lwork, T *info, SZ l1),                                               \
+              (CH, const T *, double *, const T *, T *, double *, const T *, T *, SZ),        \
+              h_sytrf(&L, 0, C, #rtn[1] == 'h', up(*uplo), *n, 0, A, *lda, ipiv, W8(T), NULL, 1, work,     \
+                      *lwork, &inf),                                                          \
+              (uplo, n, A, lda, ipiv, work, lwork, info, l1))
+#define L_SYTRS(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, const T *n, const T *nrhs, const double *A, const T *lda,             \
+               const T *ipiv, double *B, const T *ldb, T *info, SZ l1),                       \
+              (CH, const T *, const T *, const double *, const T *, const T *, double *,      \
+               const T *, T *, SZ),                                                           \
+              h_sytrf(&L, 1, C, #rtn[1] == 'h', up(*uplo), *n, *nrhs, (double *)A, *lda, (void *)ipiv,     \
+                      W8(T), B, *ldb, NULL, 1, &inf),                                         \
+              (uplo, n, nrhs, A, lda, ipiv, B, ldb, info, l1))
+#define L_SYTRI(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, const T *n, double *A, const T *lda, const T *ipiv, double *work,     \
+               T *info, SZ l1),                                                               \
+              (CH, const T *, double *, const T *, const T *, double *, T *, SZ),             \
+              h_sytrf(&L, 2, C, #rtn[1] == 'h', up(*uplo), *n, 0, A, *lda, (void *)ipiv, W8(T), NULL, 1,   \
+                      work, 1, &inf),                                                         \
+              (uplo, n, A, lda, ipiv, work, info, l1))
+#define L_SYSV(rtn, sym, api, T)                                                                  \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, const T *n, const T *nrhs, double *A, const T *lda, T *ipiv,          \
+               double *B, const T *ldb, double *work, const T *lwork, T *info, SZ l1),        \
+              (CH, const T *, const T *, double *, const T *, T *, double *, const T *,       \
+               double *, const T *, T *, SZ),                                                 \
+              h_sytrf(&L, 3, C, #rtn[1] == 'h', up(*uplo), *n, *nrhs, A, *lda, ipiv, W8(T), B, *ldb, work, \
+                      *lwork, &inf),                                                          \
+              (uplo, n, nrhs, A, lda, ipiv, B, ldb, work, lwork, info, l1))
 
 #define L_TR3(rtn, sym, T, MULT)                                                              \
     OZ_EXPORT void sym(CH side, CH uplo, CH ta, CH diag, const T *m, const T *n,                \
