@@ -392,18 +392,23 @@ def hesv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
 
 
 # --------------------------------------------------------------------------------------------
-# `ozblas explain getrf N` / `ozblas explain potrf N`
+# `ozblas explain getrf N` / `ozblas explain potrf N` / `ozblas explain sytrf N`
 # --------------------------------------------------------------------------------------------
+EXPLAINED = ("getrf", "potrf", "sytrf")
+
+
 def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None = None) -> dict:
     """What the LAPACK layer would do with an n x n factorization (host operands): the
     routing decision the shim takes (method auto's choice for an n x n x n product), the
     block size, and method auto's choice for each trailing-update product of the blocked
     driver (m x m x nb, m = n - j - nb: getrf one GEMM, potrf the SYRK/HERK strips, about
-    half as many flops), with the model's predicted times. A plain dict."""
+    half as many flops; sytrf the strips of L21 W21^T, its panels nb - 1 columns as
+    LAPACK's dlasyf takes them when no 2x2 pivot ends one), with the model's predicted times.
+    A plain dict."""
     from . import policy
 
-    if routine not in ("getrf", "potrf"):
-        raise ValueError(f"routine {routine!r} is not valid; accepted: getrf, potrf")
+    if routine not in EXPLAINED:
+        raise ValueError(f"routine {routine!r} is not valid; accepted: {', '.join(EXPLAINED)}")
     if dtype not in ("d", "z"):
         raise ValueError(f"dtype {dtype!r} is not valid; accepted: d, z")
     if int(n) != n or n < 1:
@@ -413,10 +418,11 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
     nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
                                                             int(lib.ozblas_lapack_block_size(n, ex)))
     whole = policy.choose(n, n, n, dtype, "host", p)
-    half = 0.5 if routine == "potrf" else 1.0
+    half = 1.0 if routine == "getrf" else 0.5
+    step = nb - 1 if routine == "sytrf" and nb > 1 else nb
     updates, emulated, t_blocked, f_updates = [], 0, 0.0, 0.0
-    for j in range(0, n, nb):
-        jb = min(nb, n - j)
+    for j in range(0, n, step):
+        jb = min(step, n - j)
         m = n - j - jb
         if m <= 0:
             break
@@ -456,7 +462,7 @@ def format_explain(d: dict) -> str:
 
 
 def main_explain(argv) -> int:
-    """`ozblas explain getrf|potrf N [--dtype d|z] [--profile NAME] [--nb NB] [--json]`."""
+    """`ozblas explain getrf|potrf|sytrf N [--dtype d|z] [--profile NAME] [--nb NB] [--json]`."""
     import argparse
     import json
 

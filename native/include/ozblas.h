@@ -481,7 +481,8 @@ ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char trans
  * factors (A is changed while it runs and restored exactly); sytri overwrites the
  * referenced triangle with inv(A) (an n x n workspace; info: a zero 1x1 pivot); sysv is
  * sytrf then sytrs. Workspace is allocated inside. An ipiv that is no sytrf pivot
- * sequence gives OZBLAS_ERR_INVALID_ARGUMENT (info 0). */
+ * sequence gives OZBLAS_ERR_INVALID_ARGUMENT with info = -(ipiv's position), nothing
+ * changed (LAPACK does not check it). */
 ozblas_status ozblas_dsytrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
                             int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report);

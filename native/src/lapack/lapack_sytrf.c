@@ -573,6 +573,8 @@ static ozblas_status body(int kind, ozblas_context *ctx, int cplx, int herm, cha
         st = lx_sytrs(&x, uplo, herm, n, nrhs, A, lda, ipiv, B, ldb);
     if (st == OZBLAS_OK && kind == 2)
         st = lx_sytri(&x, uplo, herm, n, A, lda, ipiv, info);
+    if (st == OZBLAS_ERR_INVALID_ARGUMENT)
+        *info = kind == 1 ? -6 : -5; /* ipiv's position */
     lx_end(&x, report);
     return st;
 }
