@@ -78,18 +78,26 @@ static double *wat(const sy *s, const wmat *w, int64_t i, int64_t c)
                   : LX_AT(s->x, w->W, i, c, s->n);
 }
 
-/* W(r0:n, c) -= B(r0:n, k0:k0+k) W(row, 0:k)^T (the panel's GEMV, columns left to right) */
+/* W(r0:n, c) -= B(r0:n, k0:k0+k) W(row, 0:k)^T (the panel's GEMV, columns left to right).
+ * A column of B or W is contiguous in memory, backwards under the mirror. */
 static void wcol_update(const sy *s, const wmat *w, int64_t k0, int64_t r0, int64_t k, int64_t c,
                         int64_t row)
 {
+    int64_t len = s->n - r0, st = (s->x->cplx ? 2 : 1) * (s->rev ? -1 : 1);
+    double *y = wat(s, w, r0, c);
     for (int64_t p = 0; p < k; p++) {
-        cx f = get(s, wat(s, w, row, p));
-        if (f == 0.0)
-            continue;
-        for (int64_t i = r0; i < s->n; i++) {
-            double *y = wat(s, w, i, c);
-            put(s, y, get(s, y) - get(s, at(s, i, k0 + p)) * f);
-        }
+        const double *f = wat(s, w, row, p), *a = at(s, r0, k0 + p);
+        if (!s->x->cplx) {
+            if (f[0] != 0.0)
+                for (int64_t i = 0; i < len; i++)
+                    y[i * st] -= a[i * st] * f[0];
+        } else if (f[0] != 0.0 || f[1] != 0.0)
+            for (int64_t i = 0; i < len; i++) {
+                const double *ai = a + i * st;
+                double *yi = y + i * st;
+                yi[0] -= ai[0] * f[0] - ai[1] * f[1];
+                yi[1] -= ai[0] * f[1] + ai[1] * f[0];
+            }
     }
 }
 
