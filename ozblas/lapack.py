@@ -283,112 +283,73 @@ def trmm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **k
     return _tr3("trmm", alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw)
 
 
-def _sy(name, dt, herm):
-    """The symmetric (zsy*, dsy*) or Hermitian (zhe*) entry; real Hermitian is symmetric."""
-    return getattr(lib, "ozblas_" + ("zhe" if herm and dt == np.complex128 else
-                                     "zsy" if dt == np.complex128 else "dsy") + name)
-
-
-def _sy_ipiv(ipiv, n):
-    p = np.asarray(ipiv, dtype=np.int64).ravel()
-    if p.shape[0] != n:
-        raise ValueError(f"ipiv must have {n} entries, got {p.shape[0]}")
-    return np.ascontiguousarray(p)
-
-
-def _trf(a, lower, overwrite_a, herm, kw):
+def _bk(kind, a, b, ipiv, lower, overwrite_a, overwrite_b, herm, kw):
+    """The Bunch-Kaufman entries: kind trf, trs, tri or sv; zhe* for complex herm (real
+    Hermitian is symmetric)."""
     opts = _opts(kw)
-    dt = _dtype(a)
+    dt = _dtype(a) if b is None else _dtype(a, b)
     f = _fortran(a, dt, overwrite_a)
-    _square(f)
+    _square(f, "a" if ipiv is None else "ldu")
     n = f.shape[0]
-    ipiv = np.zeros(max(1, n), dtype=np.int64)
-    info = _call(_sy("trf", dt, herm), b"L" if lower else b"U", n, _ptr(f), _ld(f),
-                 ffi.cast("int64_t *", ipiv.ctypes.data), opts=opts)
-    return f, ipiv[:n].astype(np.int32), info
-
-
-def _trs(ldu, ipiv, b, lower, overwrite_b, herm, kw):
-    opts = _opts(kw)
-    dt = _dtype(ldu, b)
-    f = _fortran(ldu, dt)
-    _square(f, "ldu")
-    x, vec = _rhs(b, dt, overwrite_b)
-    n = f.shape[0]
-    if x.shape[0] != n:
-        raise ValueError(f"b has {x.shape[0]} rows, expected {n}")
-    ip = _sy_ipiv(ipiv, n)
-    info = _call(_sy("trs", dt, herm), b"L" if lower else b"U", n, x.shape[1], _ptr(f), _ld(f),
-                 ffi.cast("int64_t *", ip.ctypes.data), _ptr(x), _ld(x), opts=opts)
-    return (x[:, 0] if vec else x), info
-
-
-def _tri(ldu, ipiv, lower, overwrite_a, herm, kw):
-    opts = _opts(kw)
-    dt = _dtype(ldu)
-    f = _fortran(ldu, dt, overwrite_a)
-    _square(f, "ldu")
-    n = f.shape[0]
-    ip = _sy_ipiv(ipiv, n)
-    info = _call(_sy("tri", dt, herm), b"L" if lower else b"U", n, _ptr(f), _ld(f),
-                 ffi.cast("int64_t *", ip.ctypes.data), opts=opts)
-    return f, info
-
-
-def _sv(a, b, lower, overwrite_a, overwrite_b, herm, kw):
-    opts = _opts(kw)
-    dt = _dtype(a, b)
-    f = _fortran(a, dt, overwrite_a)
-    _square(f)
-    x, vec = _rhs(b, dt, overwrite_b)
-    n = f.shape[0]
-    if x.shape[0] != n:
-        raise ValueError(f"b has {x.shape[0]} rows, expected {n}")
-    ipiv = np.zeros(max(1, n), dtype=np.int64)
-    info = _call(_sy("sv", dt, herm), b"L" if lower else b"U", n, x.shape[1], _ptr(f), _ld(f),
-                 ffi.cast("int64_t *", ipiv.ctypes.data), _ptr(x), _ld(x), opts=opts)
-    return f, ipiv[:n].astype(np.int32), (x[:, 0] if vec else x), info
+    args = [b"L" if lower else b"U", n]
+    if b is not None:
+        x, vec = _rhs(b, dt, overwrite_b)
+        if x.shape[0] != n:
+            raise ValueError(f"b has {x.shape[0]} rows, expected {n}")
+        args.append(x.shape[1])
+    # LAPACK's own ipiv (1-based, negative for 2x2 pivots), as SciPy's wrappers return it
+    p = np.zeros(max(1, n), dtype=np.int64) if ipiv is None else np.ascontiguousarray(_ipiv(ipiv, n) - 1)
+    args += [_ptr(f), _ld(f), ffi.cast("int64_t *", p.ctypes.data)]
+    if b is not None:
+        args += [_ptr(x), _ld(x)]
+    prefix = "zhe" if herm and dt == np.complex128 else "zsy" if dt == np.complex128 else "dsy"
+    info = _call(getattr(lib, "ozblas_" + prefix + kind), *args, opts=opts)
+    piv = p[:n].astype(np.int32)
+    if b is None:
+        return (f, piv, info) if kind == "trf" else (f, info)
+    x = x[:, 0] if vec else x
+    return (x, info) if kind == "trs" else (f, piv, x, info)
 
 
 def sytrf(a, lower=0, overwrite_a=False, **kw):
     """Bunch-Kaufman A = P L D L^T (or U D U^T): ``(ldu, ipiv, info)`` as
     scipy.linalg.lapack.dsytrf (LAPACK's 1-based ipiv, negative for 2x2 pivots)."""
-    return _trf(a, lower, overwrite_a, False, kw)
+    return _bk("trf", a, None, None, lower, overwrite_a, False, False, kw)
 
 
 def hetrf(a, lower=0, overwrite_a=False, **kw):
     """Bunch-Kaufman A = P L D L^H: ``(ldu, ipiv, info)`` as scipy.linalg.lapack.zhetrf."""
-    return _trf(a, lower, overwrite_a, True, kw)
+    return _bk("trf", a, None, None, lower, overwrite_a, False, True, kw)
 
 
 def sytrs(ldu, ipiv, b, lower=0, overwrite_b=False, **kw):
     """Solve A x = b from sytrf's factors: ``(x, info)``."""
-    return _trs(ldu, ipiv, b, lower, overwrite_b, False, kw)
+    return _bk("trs", ldu, b, ipiv, lower, False, overwrite_b, False, kw)
 
 
 def hetrs(ldu, ipiv, b, lower=0, overwrite_b=False, **kw):
     """Solve A x = b from hetrf's factors: ``(x, info)``."""
-    return _trs(ldu, ipiv, b, lower, overwrite_b, True, kw)
+    return _bk("trs", ldu, b, ipiv, lower, False, overwrite_b, True, kw)
 
 
 def sytri(ldu, ipiv, lower=0, overwrite_a=False, **kw):
     """inv(A) from sytrf's factors: ``(inv_a, info)``, the referenced triangle only."""
-    return _tri(ldu, ipiv, lower, overwrite_a, False, kw)
+    return _bk("tri", ldu, None, ipiv, lower, overwrite_a, False, False, kw)
 
 
 def hetri(ldu, ipiv, lower=0, overwrite_a=False, **kw):
     """inv(A) from hetrf's factors: ``(inv_a, info)``, the referenced triangle only."""
-    return _tri(ldu, ipiv, lower, overwrite_a, True, kw)
+    return _bk("tri", ldu, None, ipiv, lower, overwrite_a, False, True, kw)
 
 
 def sysv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
     """Solve a x = b, a symmetric: ``(udut, ipiv, x, info)`` as scipy.linalg.lapack.dsysv."""
-    return _sv(a, b, lower, overwrite_a, overwrite_b, False, kw)
+    return _bk("sv", a, b, None, lower, overwrite_a, overwrite_b, False, kw)
 
 
 def hesv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
     """Solve a x = b, a Hermitian: ``(uduh, ipiv, x, info)`` as scipy.linalg.lapack.zhesv."""
-    return _sv(a, b, lower, overwrite_a, overwrite_b, True, kw)
+    return _bk("sv", a, b, None, lower, overwrite_a, overwrite_b, True, kw)
 
 
 # --------------------------------------------------------------------------------------------

@@ -104,8 +104,8 @@ def _env(tmp_path):
     return env
 
 
-def _run(tmp_path, mode):
-    (tmp_path / "child.py").write_text(textwrap.dedent(CHILD))
+def _run(tmp_path, mode, child=CHILD):
+    (tmp_path / "child.py").write_text(textwrap.dedent(child))
     cmd = [sys.executable, str(tmp_path / "child.py"), str(tmp_path), mode]
     env = _env(tmp_path)
     if mode == "run":

@@ -7,8 +7,6 @@ is held to native LAPACK's error on the same inputs in this (unrouted) process: 
 it plus 1e-15; exactly singular input raises what it raises natively.
 """
 
-import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -16,6 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 import scipy.linalg as sl
+from test_shim_lapack import _env, _nrm, _run, _within  # the same child-process harness
 
 from ozblas import shim
 
@@ -84,33 +83,6 @@ def _inputs(path):
     return d
 
 
-def _env(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
-    env.update(OZBLAS_LAPACK_NB="16", OMP_NUM_THREADS="2", OZBLAS_TRACE=str(tmp_path / "trace.log"))
-    return env
-
-
-def _run(tmp_path, mode):
-    (tmp_path / "child.py").write_text(textwrap.dedent(CHILD))
-    cmd = [sys.executable, str(tmp_path / "child.py"), str(tmp_path), mode]
-    env = _env(tmp_path)
-    if mode == "run":
-        env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_MODULI="16")
-        cmd = [sys.executable, "-c", "import sys, ozblas.shim as s; sys.exit(s.cmd_run(sys.argv[1:]))",
-               "--", *cmd]
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stdout + p.stderr
-    return np.load(tmp_path / "results.npz"), json.loads((tmp_path / "out.json").read_text())
-
-
-def _nrm(x):
-    return np.linalg.norm(x, 1)
-
-
-def _within(err, native, what):
-    assert err <= 4 * native + 1e-15, f"{what}: {err:.3e} vs native {native:.3e}"
-
-
 def _check(d, res, out):
     errors = {}
     for dt in ("d", "z"):
@@ -146,7 +118,7 @@ def _check(d, res, out):
 
 def test_symmetric_solvers_under_ozblas_run(tmp_path):
     d = _inputs(tmp_path)
-    res, out = _run(tmp_path, "run")
+    res, out = _run(tmp_path, "run", CHILD)
     _check(d, res, out)
     lines = (tmp_path / "trace.log").read_text().splitlines()
     lap = [x for x in lines if " routine=dsytrf " in x and "route=ozblas" in x]
@@ -156,7 +128,7 @@ def test_symmetric_solvers_under_ozblas_run(tmp_path):
 
 def test_symmetric_solvers_inside_activated(tmp_path):
     d = _inputs(tmp_path)
-    res, out = _run(tmp_path, "activated")
+    res, out = _run(tmp_path, "activated", CHILD)
     _check(d, res, out)
 
 
