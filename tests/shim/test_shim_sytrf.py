@@ -14,23 +14,16 @@ import textwrap
 import numpy as np
 import pytest
 import scipy.linalg as sl
-from test_shim_lapack import _env, _nrm, _run, _within  # the same child-process harness
+from test_shim_lapack import CHILD as LAPACK_CHILD, _env, _nrm, _run, _within
 
 from ozblas import shim
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
 N = 53
-CHILD = """
-import json, sys, warnings
-import numpy as np, scipy.linalg as sl
-import ozblas
-
-out_dir, mode = sys.argv[1], sys.argv[2]
-inp = np.load(out_dir + "/inputs.npz")
-
+# test_shim_lapack's child script with these calls in place of its own
+CALLS = """
 def calls():
-    res, errors = {}, {}
     for dt in ("d", "z"):
         b = inp[dt + "b"]
         for kind in (("sym", "her") if dt == "z" else ("sym",)):
@@ -51,29 +44,19 @@ def calls():
                     errors[dt + kind + name] = None
                 except Exception as e:
                     errors[dt + kind + name] = type(e).__name__ + ": " + str(e)
-    return res, errors
 
-if mode == "activated":
-    with ozblas.activated(method="ozaki2", min_size=0, moduli=16):
-        res, errors = calls()
-else:
-    res, errors = calls()
-np.savez(out_dir + "/results.npz", **res)
-st = ozblas.stats()["routines"]
-json.dump({"errors": errors, "stats": {r: v["routes"] for r, v in st.items() if v["calls"]}},
-          open(out_dir + "/out.json", "w"))
 """
+CHILD = (LAPACK_CHILD[:LAPACK_CHILD.index("def calls():")] + CALLS
+         + LAPACK_CHILD[LAPACK_CHILD.index('if mode == "activated"'):])
 
 
 def _inputs(path):
     rng = np.random.default_rng(5)
     d = {}
     for dt in ("d", "z"):
-        def m(r, c):
-            x = rng.standard_normal((r, c))
-            return x + 1j * rng.standard_normal((r, c)) if dt == "z" else x
-        a = m(N, N)
-        d[dt + "b"] = m(N, 3)
+        a, b = (rng.standard_normal(s) + (1j * rng.standard_normal(s) if dt == "z" else 0)
+                for s in [(N, N), (N, 3)])
+        d[dt + "b"] = b
         for kind, mat in [("sym", a + a.T), ("her", a + a.conj().T)]:
             sing = mat.copy()
             sing[:, 20] = 0
@@ -148,11 +131,10 @@ def test_argument_errors_reach_the_real_xerbla(tmp_path):
                           ctypes.byref(info), ctypes.c_size_t(1))
         print("info", info.value, flush=True)
     """
-    (tmp_path / "c.py").write_text(textwrap.dedent(body))
-    env = _env(tmp_path)
-    env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", LD_PRELOAD=shim.library_path())
-    p = subprocess.run([sys.executable, str(tmp_path / "c.py")], env=env, capture_output=True,
-                       text=True, timeout=60)
+    env = dict(_env(tmp_path), OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0",
+               LD_PRELOAD=shim.library_path())
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(body)], env=env,
+                       capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert "info -4" in p.stdout and "info -7" in p.stdout
     assert "DSYTRF" in (p.stdout + p.stderr).upper()
