@@ -342,7 +342,8 @@ static int h_sytrf(lap_call *L, int kind, int cplx, int herm, char uplo, int64_t
         L->c.flops = 0.0;
         return 0;
     }
-    if (!lap_finite(L, cplx, uplo, n, n, A, lda) || (solve && !lap_finite(L, cplx, 'A', n, nrhs, B, ldb)))
+    if (!lap_finite(L, cplx, uplo, n, n, A, lda) ||
+        (solve && !lap_finite(L, cplx, 'A', n, nrhs, B, ldb)))
         return 0;
     int64_t *p = piv_in(kind == 1 || kind == 2 ? ipiv : NULL, wide, n);
     ozblas_context *ctx = shim_context();
@@ -350,9 +351,19 @@ static int h_sytrf(lap_call *L, int kind, int cplx, int herm, char uplo, int64_t
     if (p && kind == 0)
         ok = LAP_RUN((herm ? ozblas_zhetrf : cplx ? ozblas_zsytrf : ozblas_dsytrf)(
             ctx, uplo, n, A, lda, p, info, 0, LAP_OPT));
-    else if (p && kind == 1)
-        ok = LAP_RUN((herm ? ozblas_zhetrs : cplx ? ozblas_zsytrs : ozblas_dsytrs)(
-            ctx, uplo, n, nrhs, A, lda, p, B, ldb, info, 0, LAP_OPT));
+    else if (p && kind == 1) {
+        /* the driver changes A while it runs and restores it; LAPACK's A is input only (it
+           may be read-only memory), so the driver gets a copy */
+        size_t col = sizeof(double) * (size_t)((cplx ? 2 : 1) * n);
+        double *Ac = malloc(col * (size_t)n);
+        for (int64_t j = 0; Ac && j < n; j++)
+            memcpy((char *)Ac + col * (size_t)j, A + (cplx ? 2 : 1) * j * lda, col);
+        ok = Ac && LAP_RUN((herm ? ozblas_zhetrs : cplx ? ozblas_zsytrs : ozblas_dsytrs)(
+                       ctx, uplo, n, nrhs, Ac, n, p, B, ldb, info, 0, LAP_OPT));
+        if (!Ac)
+            lap_done(L, OZBLAS_ERR_ALLOCATION); /* native, counted as a failed call */
+        free(Ac);
+    }
     else if (p && kind == 2)
         ok = LAP_RUN((herm ? ozblas_zhetri : cplx ? ozblas_zsytri : ozblas_dsytri)(
             ctx, uplo, n, A, lda, p, info, 0, LAP_OPT));
