@@ -1,10 +1,13 @@
 /* Symmetric-indefinite factorization (Bunch-Kaufman, LAPACK's dsytrf/zsytrf/zhetrf), its
  * solve and its inverse, written once for real symmetric, complex symmetric and Hermitian.
  *
- * The panel is LAPACK's dlasyf/zlasyf/zlahef (nb columns left-looking with the matrix W,
- * the same pivot rule, 1x1/2x2 pivots and the same ipiv encoding); it is done here because
- * the real dlasyf updates the trailing matrix itself, inside the host library. The trailing
- * update A22 -= L21 W21^T runs as ozblas products over column blocks of the triangle.
+ * The panel is LAPACK's dlasyf/zlasyf/zlahef (nb - 1 columns left-looking with the matrix
+ * W, the same pivot rule, 1x1/2x2 pivots and the same ipiv encoding); it is done here
+ * because the real dlasyf updates the trailing matrix itself, inside the host library. The
+ * trailing update A22 -= L21 W21^T runs as ozblas products over column blocks of the
+ * triangle; the last nb columns or fewer are the same code unblocked. One difference: an
+ * exactly zero column stores D(k, k) = 0 and a zero column of L, as dsytf2 does (dlasyf
+ * leaves that column of A as it was).
  *
  * Upper storage is the lower case mirrored: B(i, j) = A(n-1-i, n-1-j) turns the upper
  * triangle of A into the lower one of B, U D U^T from the bottom into L D L^T from the top,
@@ -61,11 +64,7 @@ static cx cj(const sy *s, cx v) { return s->herm ? conj(v) : v; }
 static cx re(const sy *s, cx v) { return s->herm ? creal(v) : v; }
 static double cabs1(cx v) { return fabs(creal(v)) + fabs(cimag(v)); }
 /* division with real operands exact as real division (complex division rounds otherwise) */
-static cx dv(const sy *s, cx a, cx b)
-{
-    (void)s;
-    return cimag(b) == 0.0 ? a / creal(b) : a / b;
-}
+static cx dv(cx a, cx b) { return cimag(b) == 0.0 ? a / creal(b) : a / b; }
 
 /* The panel's W: column c of W for B's rows, n x nb (ld n), mirrored with B. */
 typedef struct {
@@ -208,7 +207,7 @@ static int64_t panel(const sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int6
             }
             if (kstep == 1) {
                 /* L(:, k) = W(:, k) / D(k, k) */
-                cx d = get(s, wat(s, w, g, k)), r = dv(s, 1.0, d);
+                cx d = get(s, wat(s, w, g, k)), r = dv(1.0, d);
                 put(s, at(s, g, g), d);
                 for (int64_t i = g + 1; i < n; i++) {
                     cx v = get(s, wat(s, w, i, k));
@@ -218,10 +217,10 @@ static int64_t panel(const sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int6
             } else {
                 /* ( L(:, k) L(:, k+1) ) = ( W(:, k) W(:, k+1) ) D^-1 (LAPACK's scaled form) */
                 cx d21 = get(s, wat(s, w, g + 1, k));
-                cx d11 = dv(s, get(s, wat(s, w, g + 1, k + 1)), d21);
-                cx d22 = dv(s, get(s, wat(s, w, g, k)), cj(s, d21));
-                cx t = dv(s, 1.0, re(s, d11 * d22) - 1.0);
-                d21 = dv(s, t, d21);
+                cx d11 = dv(get(s, wat(s, w, g + 1, k + 1)), d21);
+                cx d22 = dv(get(s, wat(s, w, g, k)), cj(s, d21));
+                cx t = dv(1.0, re(s, d11 * d22) - 1.0);
+                d21 = dv(t, d21);
                 for (int64_t i = g + 2; i < n; i++) {
                     cx wk = get(s, wat(s, w, i, k)), wk1 = get(s, wat(s, w, i, k + 1));
                     put(s, at(s, i, g), cj(s, d21) * (d11 * wk - wk1));
@@ -435,18 +434,18 @@ static void dsolve(const sy *s, const pivots *pv, int64_t nrhs, double *B, int64
 #define ROW(i, j) LX_AT(x, B, s->rev ? n - 1 - (i) : (i), j, ldb)
     for (int64_t i = 0; i < n; i++) {
         if (pv->bpiv[i] >= 0) {
-            cx r = dv(s, 1.0, re(s, get(s, at(s, i, i))));
+            cx r = dv(1.0, re(s, get(s, at(s, i, i))));
             for (int64_t j = 0; j < nrhs; j++)
                 put(s, ROW(i, j), get(s, ROW(i, j)) * r);
             continue;
         }
         cx p, q, r, t;
         dblock(s, pv, i, &p, &q, &r, &t);
-        cx akm1 = dv(s, p, q), ak = dv(s, t, r), den = akm1 * ak - 1.0;
+        cx akm1 = dv(p, q), ak = dv(t, r), den = akm1 * ak - 1.0;
         for (int64_t j = 0; j < nrhs; j++) {
-            cx bkm1 = dv(s, get(s, ROW(i, j)), q), bk = dv(s, get(s, ROW(i + 1, j)), r);
-            put(s, ROW(i, j), dv(s, ak * bkm1 - bk, den));
-            put(s, ROW(i + 1, j), dv(s, akm1 * bk - bkm1, den));
+            cx bkm1 = dv(get(s, ROW(i, j)), q), bk = dv(get(s, ROW(i + 1, j)), r);
+            put(s, ROW(i, j), dv(ak * bkm1 - bk, den));
+            put(s, ROW(i + 1, j), dv(akm1 * bk - bkm1, den));
         }
         i++;
     }
@@ -507,7 +506,7 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
                 put(&ys, at(&ys, i, j), i == j ? 1.0 : get(&s, at(&s, i, j)));
         for (int64_t i = 0; i < n; i++) {
             if (pv.bpiv[i] >= 0) {
-                cx r = dv(&s, 1.0, re(&s, get(&s, at(&s, i, i))));
+                cx r = dv(1.0, re(&s, get(&s, at(&s, i, i))));
                 for (int64_t j = 0; j <= i; j++)
                     put(&ys, at(&ys, i, j), get(&ys, at(&ys, i, j)) * r);
                 continue;
@@ -517,9 +516,9 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
             cx p, q, r, t;
             dblock(&s, &pv, i, &p, &q, &r, &t);
             cx sc = s.herm || !x->cplx ? cabs(r) : r;
-            cx ak = dv(&s, p, sc), akp1 = dv(&s, t, sc), d = sc * (ak * akp1 - 1.0);
-            cx i11 = dv(&s, akp1, d), i22 = dv(&s, ak, d), i12 = -dv(&s, dv(&s, q, sc), d),
-               i21 = -dv(&s, dv(&s, r, sc), d);
+            cx ak = dv(p, sc), akp1 = dv(t, sc), d = sc * (ak * akp1 - 1.0);
+            cx i11 = dv(akp1, d), i22 = dv(ak, d), i12 = -dv(dv(q, sc), d),
+               i21 = -dv(dv(r, sc), d);
             for (int64_t j = 0; j <= i + 1; j++) {
                 cx y0 = get(&ys, at(&ys, i, j)), y1 = get(&ys, at(&ys, i + 1, j));
                 put(&ys, at(&ys, i, j), i11 * y0 + i12 * y1);
