@@ -16,6 +16,8 @@ from scipy.linalg._decomp_ldl import (_ldl_construct_tri_factor, _ldl_get_d_and_
                                       _ldl_sanitize_ipiv)
 
 from ozblas import lapack as L
+from ozblas._native import ffi, lib
+from ozblas.api import _context, _options
 
 NB = 8
 SIZES = [1, NB - 1, NB, NB + 1, 3 * NB + 5]
@@ -98,19 +100,53 @@ def test_factor_solve_inverse(rng, kind, n, lower):
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("lower", [0, 1])
-def test_two_by_two_pivots_and_leading_dimension(rng, kind, lower):
-    """A zero diagonal forces 2x2 pivots; a column slice gives lda > n."""
+def test_two_by_two_pivots(rng, kind, lower):
+    """A zero diagonal forces 2x2 pivots."""
     n = 3 * NB + 5
     a = _sym(rng, n, kind)
     a[np.diag_indices(n)] = 0
-    big = np.zeros((n + 7, n), dtype=a.dtype, order="F")
-    big[:n] = a
-    view = big[:n]  # Fortran order, lda = n + 7: ozblas.lapack copies; the driver sees lda n
-    ldu, ipiv, info = _ours(kind, "trf")(view, lower=lower, **EMU)
+    ldu, ipiv, info = _ours(kind, "trf")(a, lower=lower, **EMU)
     nldu, nipiv, _ = _native(kind, "trf")(a, lower=lower)
     assert info == 0 and (ipiv < 0).sum() >= 2
     _within(_ldl_error(a, ldu, ipiv, lower, kind), _ldl_error(a, nldu, nipiv, lower, kind),
             "2x2 pivots: ||A - P L D L^T P^T|| / ||A||")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_leading_dimension_larger_than_the_matrix(rng, kind):
+    """The C API on matrices inside larger buffers: the same bits as the packed calls, the
+    rows beyond n untouched."""
+    n, pad = 3 * NB + 5, 5
+    a = _sym(rng, n, kind)
+    b = rng.standard_normal((n, 3)) + 0 * a[:, :3]
+    big, bb = (np.full((n + pad, m.shape[1]), 7.0, dtype=a.dtype, order="F") for m in (a, b))
+    big[:n], bb[:n] = a, b
+    p = {"d": "dsy", "zsy": "zsy", "zhe": "zhe"}[kind]
+    ptr = lambda x: ffi.cast("double *", x.ctypes.data)  # noqa: E731
+    ipiv = np.zeros(n, dtype=np.int64)
+    info = ffi.new("int64_t *")
+    o = _options("ozaki2", None, None, None, None)
+    assert getattr(lib, f"ozblas_{p}sv")(_context(), b"L", n, 3, ptr(big), n + pad,
+                                         ffi.cast("int64_t *", ipiv.ctypes.data), ptr(bb), n + pad,
+                                         info, NB, o, ffi.NULL) == 0 and info[0] == 0
+    ldu, piv, x, _ = _ours(kind, "sv")(a, b, lower=1, **EMU)
+    assert np.array_equal(big[:n], ldu) and np.array_equal(ipiv, piv) and np.array_equal(bb[:n], x)
+    assert np.all(big[n:] == 7.0) and np.all(bb[n:] == 7.0)
+
+
+def test_bad_arguments_give_lapack_info():
+    info = ffi.new("int64_t *")
+    a = np.zeros((4, 4), order="F")
+    ptr = ffi.cast("double *", a.ctypes.data)
+    ipiv = ffi.new("int64_t[4]")
+    assert lib.ozblas_dsytrf(_context(), b"X", 4, ptr, 4, ipiv, info, 0, ffi.NULL, ffi.NULL) == 1
+    assert info[0] == -1
+    assert lib.ozblas_zhetrf(_context(), b"L", 4, ptr, 3, ipiv, info, 0, ffi.NULL, ffi.NULL) == 1
+    assert info[0] == -4
+    assert lib.ozblas_dsytrs(_context(), b"U", 4, -1, ptr, 4, ipiv, ptr, 4, info, 0, ffi.NULL,
+                             ffi.NULL) == 1 and info[0] == -3
+    assert lib.ozblas_zsysv(_context(), b"U", 4, 1, ptr, 4, ipiv, ptr, 2, info, 0, ffi.NULL,
+                            ffi.NULL) == 1 and info[0] == -8
 
 
 @pytest.mark.parametrize("kind", KINDS)
