@@ -66,15 +66,19 @@ def _ldl_error(a, ldu, ipiv, lower, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n,zero_diagonal", [(n, z) for n in SIZES for z in (0, 1) if n > 1 or not z])
 @pytest.mark.parametrize("lower", [0, 1])
-def test_factor_solve_inverse(rng, kind, n, lower):
+def test_factor_solve_inverse(rng, kind, n, zero_diagonal, lower):
+    """Indefinite input; with a zero diagonal, 2x2 pivots forced ([[0]] is singular: n > 1)."""
     a = _sym(rng, n, kind)
+    if zero_diagonal:
+        a[np.diag_indices(n)] = 0
     b = rng.standard_normal((n, 3)) + (1j * rng.standard_normal((n, 3)) if kind != "d" else 0)
     ldu, ipiv, info = _ours(kind, "trf")(a, lower=lower, **EMU)
     rep = L.last_report()
     nldu, nipiv, ninfo = _native(kind, "trf")(a, lower=lower)
     assert info == ninfo == 0 and ipiv.dtype == np.int32 and ldu.dtype == a.dtype
+    assert not zero_diagonal or (ipiv < 0).sum() >= 2
     _within(_ldl_error(a, ldu, ipiv, lower, kind), _ldl_error(a, nldu, nipiv, lower, kind),
             "||A - P L D L^T P^T|| / ||A||")
     if n > NB:
@@ -96,20 +100,6 @@ def test_factor_solve_inverse(rng, kind, n, lower):
     # the other triangle is not referenced, hence unchanged
     other = (lambda m: np.triu(m, 1)) if lower else (lambda m: np.tril(m, -1))
     assert np.array_equal(other(inv), other(ldu))
-
-
-@pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("lower", [0, 1])
-def test_two_by_two_pivots(rng, kind, lower):
-    """A zero diagonal forces 2x2 pivots."""
-    n = 3 * NB + 5
-    a = _sym(rng, n, kind)
-    a[np.diag_indices(n)] = 0
-    ldu, ipiv, info = _ours(kind, "trf")(a, lower=lower, **EMU)
-    nldu, nipiv, _ = _native(kind, "trf")(a, lower=lower)
-    assert info == 0 and (ipiv < 0).sum() >= 2
-    _within(_ldl_error(a, ldu, ipiv, lower, kind), _ldl_error(a, nldu, nipiv, lower, kind),
-            "2x2 pivots: ||A - P L D L^T P^T|| / ||A||")
 
 
 @pytest.mark.parametrize("kind", KINDS)
