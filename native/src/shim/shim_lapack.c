@@ -363,8 +363,7 @@ static int h_sytrf(lap_call *L, int kind, int cplx, int herm, char uplo, int64_t
         if (!Ac)
             lap_done(L, OZBLAS_ERR_ALLOCATION); /* native, counted as a failed call */
         free(Ac);
-    }
-    else if (p && kind == 2)
+    } else if (p && kind == 2)
         ok = LAP_RUN((herm ? ozblas_zhetri : cplx ? ozblas_zsytri : ozblas_dsytri)(
             ctx, uplo, n, A, lda, p, info, 0, LAP_OPT));
     else if (p)
