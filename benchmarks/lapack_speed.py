@@ -1,14 +1,15 @@
 """The LAPACK layer on the CPU executor: host LAPACK against ozblas's blocked drivers.
 
 getrf, potrf (upper), getrs and trsm (left, lower, no transpose) with n/2 right-hand sides,
-d and z, one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
+sytrf (lower, symmetric indefinite), d and z, one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
 threads=1). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
 LAPACK's nominal flop count, and the share of those flops that ran in emulated products
 (emulated_flops / flops of ozblas.lapack.last_report(); the products of a SYRK/HERK update
 include whole diagonal blocks, so the share can exceed the nominal count slightly).
-Writes benchmarks/results/lapack_speed.json and .png. One run per case (the machine is
+Writes benchmarks/results/lapack_speed.json and .png (``--routines``: those only, into
+lapack_speed_<routines>.json and .png). One run per case (the machine is
 shared; the figures are single measurements).
 """
 
@@ -38,10 +39,11 @@ def _inputs(n, dt, rng):
     a = m(n, n) + n ** 0.5 * np.eye(n)
     # SPD without a product: diagonally dominant Hermitian
     s = np.asfortranarray((a + a.conj().T) / 2 + n * np.eye(n))
-    return a, s, m(n, n // 2)
+    # symmetric indefinite: the random part of a, symmetrized
+    return a, s, m(n, n // 2), np.asfortranarray(a + a.T - 2 * n ** 0.5 * np.eye(n))
 
 
-def _cases(dt, a, s, b):
+def _cases(dt, a, s, b, y):
     nat = lambda name: getattr(sla, dt + name)
     lu, piv, _ = nat("getrf")(a)
     t = np.asfortranarray(np.tril(lu, -1) + np.eye(a.shape[0]))
@@ -51,11 +53,13 @@ def _cases(dt, a, s, b):
         "potrf": (lambda: nat("potrf")(s), lambda kw: L.potrf(s, **kw)),
         "getrs": (lambda: nat("getrs")(lu, piv, b), lambda kw: L.getrs(lu, piv, b, **kw)),
         "trsm": (lambda: trsm(1.0, t, b, lower=1), lambda kw: L.trsm(1.0, t, b, lower=1, **kw)),
+        "sytrf": (lambda: nat("sytrf")(y, lower=1), lambda kw: L.sytrf(y, lower=1, **kw)),
     }
 
 
 def _flops(routine, dt, n, nrhs):
-    f = {"getrf": 2 / 3 * n**3, "potrf": n**3 / 3, "getrs": 2 * n * n * nrhs, "trsm": n * n * nrhs}
+    f = {"getrf": 2 / 3 * n**3, "potrf": n**3 / 3, "getrs": 2 * n * n * nrhs, "trsm": n * n * nrhs,
+         "sytrf": n**3 / 3}
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -65,7 +69,9 @@ def main(argv=None):
     p.add_argument("--zsizes", type=int, nargs="+", default=[512, 1024])
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--routines", nargs="+", default=None, help="only these (getrf potrf getrs trsm sytrf)")
     args = p.parse_args(argv)
+    name = "lapack_speed" + ("_" + "_".join(args.routines) if args.routines else "")
     from threadpoolctl import threadpool_limits
 
     results = []
@@ -73,8 +79,10 @@ def main(argv=None):
         for dt, sizes in (("d", args.sizes), ("z", args.zsizes)):
             for n in sizes:
                 rng = np.random.default_rng(n)
-                a, s, b = _inputs(n, dt, rng)
-                for routine, (native, blocked) in _cases(dt, a, s, b).items():
+                a, s, b, y = _inputs(n, dt, rng)
+                for routine, (native, blocked) in _cases(dt, a, s, b, y).items():
+                    if args.routines and routine not in args.routines:
+                        continue
                     flops = _flops(routine, dt, n, b.shape[1])
                     row = {"routine": dt + routine, "n": n, "nrhs": b.shape[1], "flops": flops}
                     t = time.perf_counter()
@@ -102,10 +110,10 @@ def main(argv=None):
              r["blocked-ozaki2_nb"]] for r in results]
     print(table(["routine", "n", "native s", "blocked-native s", "blocked-ozaki2 s", "native GFLOPS",
                  "ozaki2 GFLOPS", "emulated", "nb"], rows))
-    path = write_json("lapack_speed.json", {"machine": machine(), "threads": 1, "results": results},
+    path = write_json(name + ".json", {"machine": machine(), "threads": 1, "results": results},
                       args.out)
     print(f"wrote {path}")
-    _plot(results, (args.out or RESULTS) / "lapack_speed.png")
+    _plot(results, (args.out or RESULTS) / (name + ".png"))
 
 
 def _plot(results, path):
