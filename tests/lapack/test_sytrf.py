@@ -12,6 +12,7 @@ singular and zero-diagonal (2x2 pivots forced) inputs.
 import numpy as np
 import pytest
 import scipy.linalg.lapack as la
+from hypothesis import given, settings, strategies as st
 from scipy.linalg._decomp_ldl import (_ldl_construct_tri_factor, _ldl_get_d_and_l,
                                       _ldl_sanitize_ipiv)
 
@@ -187,3 +188,32 @@ def test_explain_sytrf():
     # panels of nb - 1 columns: updates after columns 255, 510, 765
     assert d["routine"] == "dsytrf" and [u["k"] for u in d["updates"]] == [255] * 3
     assert [u["m"] for u in d["updates"]] == [745, 490, 235] and 0.4 < d["update_share"] < 1
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 30), nb=st.integers(2, 9), kind=st.sampled_from(KINDS), lower=st.booleans(),
+       structure=st.sampled_from(["random", "integers", "zero diagonal", "rank deficient"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_bunch_kaufman_property(n, nb, kind, lower, structure, seed):
+    """Any order and block size, inputs with ties (small integers), 2x2 pivots or exact
+    singularity: a factorization SciPy's ldl reads back as accurately as native's, and the
+    first pivot (chosen from unrounded values: ties broken as idamax breaks them, in A's
+    order under either uplo) the same as native's."""
+    rng = np.random.default_rng(seed)
+    a = _sym(rng, n, kind)
+    if structure == "integers":
+        a = np.round(a * 2)
+    elif structure == "zero diagonal":
+        a[np.diag_indices(n)] = 0
+    elif structure == "rank deficient" and n > 2:
+        v = a[:, : n // 2]
+        a = v @ (v.conj().T if kind == "zhe" else v.T)
+    ldu, ipiv, info = _ours(kind, "trf")(a, lower=lower, method="ozaki2", nb=nb)
+    nldu, nipiv, ninfo = _native(kind, "trf")(a, lower=lower)
+    if not np.any(a):
+        assert info == ninfo
+        return
+    _within(_ldl_error(a, ldu, ipiv, lower, kind), _ldl_error(a, nldu, nipiv, lower, kind),
+            "||A - P L D L^T P^T|| / ||A||")
+    first = 0 if lower else n - 1
+    assert ipiv[first] == nipiv[first]

@@ -100,14 +100,15 @@ static void wcol_update(const sy *s, const wmat *w, int64_t k0, int64_t r0, int6
     }
 }
 
-/* the first index of the largest cabs1 in W(i0:i1, c); *mx its value */
+/* the index of the largest cabs1 in W(i0:i1, c), the first in A's order as LAPACK's
+ * idamax/izamax take it (the last in B's under the mirror); *mx its value */
 static int64_t iamax(const sy *s, const wmat *w, int64_t i0, int64_t i1, int64_t c, double *mx)
 {
     int64_t im = i0;
     *mx = -1.0;
     for (int64_t i = i0; i < i1; i++) {
         double v = cabs1(get(s, wat(s, w, i, c)));
-        if (v > *mx) {
+        if (v > *mx || (s->rev && v == *mx)) {
             *mx = v;
             im = i;
         }
