@@ -38,6 +38,9 @@ def calls():
             # a workspace below the optimum n * nb (SciPy asks lwork >= n): the driver's own
             trf = getattr(sl.lapack, dt + ("hetrf" if kind == "her" else "sytrf"))
             res[dt + kind + "_small_lwork"] = np.array_equal(trf(m, lwork=len(m))[0], trf(m)[0])
+            nan = m.copy()
+            nan[3, 4] = nan[4, 3] = np.nan
+            trf(nan, lower=1)  # non-finite: the real routine
             for name, fn in [("solve", lambda: sl.solve(inp[dt + kind + "_sing"], b)),
                              ("inv", lambda: sl.inv(inp[dt + kind + "_sing"]))]:
                 try:
@@ -99,8 +102,10 @@ def _check(d, res, out):
     for r in ("dsytrf", "dsytrs", "dsytri", "dsysv", "zsytrf", "zsytrs", "zsytri", "zsysv",
               "zhetrf", "zhetrs", "zhetri", "zhesv"):
         assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) > 0, (r, st.get(r))
-    # scipy's own workspace queries go to the real routine
-    assert st["dsytrf"]["native: workspace query"]["calls"] > 0
+    # SciPy's own workspace queries and non-finite input go to the real routine
+    for r in ("dsytrf", "zsytrf", "zhetrf"):
+        assert st[r]["native: workspace query"]["calls"] > 0
+        assert st[r]["native: non-finite input"]["calls"] == 1
 
 
 def test_symmetric_solvers_under_ozblas_run(tmp_path):
