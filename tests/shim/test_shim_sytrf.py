@@ -7,16 +7,13 @@ is held to native LAPACK's error on the same inputs in this (unrouted) process: 
 it plus 1e-15; exactly singular input raises what it raises natively.
 """
 
-import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 import scipy.linalg as sl
-from test_shim_lapack import CHILD as LAPACK_CHILD, _env, _nrm, _run, _within
-
-from ozblas import shim
+from _lapack_child import run_child, run_preloaded, within as _within
+from test_shim_lapack import CHILD as LAPACK_CHILD, _nrm
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
@@ -110,7 +107,7 @@ def _check(d, res, out):
 
 def test_symmetric_solvers_under_ozblas_run(tmp_path):
     d = _inputs(tmp_path)
-    res, out = _run(tmp_path, "run", CHILD)
+    res, out = run_child(tmp_path, CHILD, "run")
     _check(d, res, out)
     lines = (tmp_path / "trace.log").read_text().splitlines()
     lap = [x for x in lines if " routine=dsytrf " in x and "route=ozblas" in x]
@@ -120,7 +117,7 @@ def test_symmetric_solvers_under_ozblas_run(tmp_path):
 
 def test_symmetric_solvers_inside_activated(tmp_path):
     d = _inputs(tmp_path)
-    res, out = _run(tmp_path, "activated", CHILD)
+    res, out = run_child(tmp_path, CHILD, "activated")
     _check(d, res, out)
 
 
@@ -140,11 +137,7 @@ def test_argument_errors_reach_the_real_xerbla(tmp_path):
                           ctypes.byref(info), ctypes.c_size_t(1))
         print("info", info.value, flush=True)
     """
-    env = dict(_env(tmp_path), OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0",
-               LD_PRELOAD=shim.library_path())
-    p = subprocess.run([sys.executable, "-c", textwrap.dedent(body)], env=env,
-                       capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
+    p = run_preloaded(tmp_path, body)
     assert "info -4" in p.stdout and "info -7" in p.stdout
     assert "DSYTRF" in (p.stdout + p.stderr).upper()
     trace = (tmp_path / "trace.log").read_text()

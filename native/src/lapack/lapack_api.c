@@ -30,8 +30,8 @@ int64_t ozblas_lapack_block_size(int64_t n, int executor)
 
 /* The run: options (defaults when NULL), block size, an emptied report. */
 ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
-                       int inverse, const ozblas_options *opt, ozblas_options *defaults,
-                       ozblas_lapack_report *rep, double flops)
+                           int inverse, const ozblas_options *opt, ozblas_options *defaults,
+                           ozblas_lapack_report *rep, double flops)
 {
     x->work = NULL;
     x->piv32 = NULL;
@@ -137,19 +137,6 @@ int64_t oz_lapack_check(const oz_lapack_args *g)
             return OZBLAS_ERR_INVALID_ARGUMENT;                       \
     } while (0)
 
-/* Each entry: checks, then BEGIN (returns early without a host LAPACK), the work, END. */
-#define BEGIN_INV(cplx, n, flops, inverse)                                               \
-    oz_lx x;                                                                            \
-    ozblas_options defaults;                                                            \
-    ozblas_lapack_report rep;                                                           \
-    ozblas_status st0 = lx_begin(&x, ctx, cplx, n, nb, inverse, opt, &defaults, &rep, flops); \
-    if (st0 != OZBLAS_OK) {                                                             \
-        if (report)                                                                     \
-            *report = rep;                                                              \
-        return st0;                                                                     \
-    }
-#define BEGIN(cplx, n, flops) BEGIN_INV(cplx, n, flops, 0)
-#define END() return lx_end(&x, report)
 
 static double getrf_flops(double m, double n)
 {
