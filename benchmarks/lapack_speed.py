@@ -56,7 +56,8 @@ def _cases(dt, a, s, b):
     }
     # symmetric indefinite: a's random part, symmetrized (a has n^0.5 on its diagonal)
     y = np.asfortranarray(a + a.T - 2 * a.shape[0] ** 0.5 * np.eye(a.shape[0]))
-    cases["sytrf"] = (lambda: nat("sytrf")(y, lower=1), lambda kw: L.sytrf(y, lower=1, **kw))
+    ly = int(nat("sytrf_lwork")(y.shape[0], lower=1)[0].real)  # optimal, as for geqrf below
+    cases["sytrf"] = (lambda: nat("sytrf")(y, lower=1, lwork=ly), lambda kw: L.sytrf(y, lower=1, **kw))
     if dt == "d":
         # native with LAPACK's optimal workspace (SciPy's default lwork = 3n is the unblocked code)
         lw = int(nat("geqrf")(a, lwork=-1)[2][0])

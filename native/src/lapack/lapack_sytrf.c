@@ -77,26 +77,59 @@ static double *wat(const sy *s, const wmat *w, int64_t i, int64_t c)
                   : LX_AT(s->x, w->W, i, c, s->n);
 }
 
-/* W(r0:n, c) -= B(r0:n, k0:k0+k) W(row, 0:k)^T (the panel's GEMV, columns left to right).
- * A column of B or W is contiguous in memory, backwards under the mirror. */
+/* The host BLAS's gemv (the panel's BLAS-2 work, as in LAPACK's own dlasyf), of the host
+ * LAPACK's family; NULL: none, the loops below. */
+static void *host_gemv(int cplx)
+{
+    static void *fn[2]; /* atomic; found once */
+    void *f = __atomic_load_n(&fn[cplx], __ATOMIC_ACQUIRE);
+    if (!f && (f = lx_real_fn(cplx, "gemv")))
+        __atomic_store_n(&fn[cplx], f, __ATOMIC_RELEASE);
+    return f;
+}
+
+/* W(r0:n, c) -= B(r0:n, k0:k0+k) W(row, 0:k)^T (the panel's GEMV). In A's coordinates the
+ * rows and the k columns are reversed together under the mirror, so it is one gemv on
+ * contiguous ranges either way: y (a column of W), A's block, x (a row of W, stride n). */
 static void wcol_update(const sy *s, const wmat *w, int64_t k0, int64_t r0, int64_t k, int64_t c,
                         int64_t row)
 {
-    int64_t len = s->n - r0, st = (s->x->cplx ? 2 : 1) * (s->rev ? -1 : 1);
-    double *y = wat(s, w, r0, c);
+    int64_t len = s->n - r0, one = 1, ldw = s->n, lda = s->lda;
+    if (k <= 0 || len <= 0)
+        return;
+    oz_lx *x = s->x;
+    const double *Ab = LX_AT(x, s->A, first(s, r0, len), first(s, k0, k), s->lda);
+    const double *xv = s->rev ? wat(s, w, row, k - 1) : wat(s, w, row, 0);
+    double *y = s->rev ? wat(s, w, s->n - 1, c) : wat(s, w, r0, c);
+    void *f = host_gemv(x->cplx);
+    if (f && lx_real_ilp64()) {
+        ((void (*)(const char *, const int64_t *, const int64_t *, const double *, const double *,
+                   const int64_t *, const double *, const int64_t *, const double *, double *,
+                   const int64_t *, size_t))f)("N", &len, &k, MONE, Ab, &lda, xv, &ldw, ONE, y,
+                                               &one, 1);
+        return;
+    }
+    if (f) {
+        int32_t m4 = (int32_t)len, n4 = (int32_t)k, l4 = (int32_t)lda, w4 = (int32_t)ldw, o4 = 1;
+        ((void (*)(const char *, const int32_t *, const int32_t *, const double *, const double *,
+                   const int32_t *, const double *, const int32_t *, const double *, double *,
+                   const int32_t *, size_t))f)("N", &m4, &n4, MONE, Ab, &l4, xv, &w4, ONE, y, &o4,
+                                               1);
+        return;
+    }
+    int we = x->cplx ? 2 : 1;
     for (int64_t p = 0; p < k; p++) {
-        const double *f = wat(s, w, row, p), *a = at(s, r0, k0 + p);
-        if (!s->x->cplx) {
-            if (f[0] != 0.0)
-                for (int64_t i = 0; i < len; i++)
-                    y[i * st] -= a[i * st] * f[0];
-        } else if (f[0] != 0.0 || f[1] != 0.0)
-            for (int64_t i = 0; i < len; i++) {
-                const double *ai = a + i * st;
-                double *yi = y + i * st;
-                yi[0] -= ai[0] * f[0] - ai[1] * f[1];
-                yi[1] -= ai[0] * f[1] + ai[1] * f[0];
+        const double *fp = xv + we * p * ldw, *a = Ab + we * p * lda;
+        for (int64_t i = 0; i < len; i++) {
+            const double *ai = a + we * i;
+            double *yi = y + we * i;
+            if (!x->cplx)
+                yi[0] -= ai[0] * fp[0];
+            else {
+                yi[0] -= ai[0] * fp[0] - ai[1] * fp[1];
+                yi[1] -= ai[0] * fp[1] + ai[1] * fp[0];
             }
+        }
     }
 }
 
