@@ -369,8 +369,9 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * int64_t dimensions and 1-based pivots as LAPACK has them. The O(n^3) part runs through
  * ozblas_dgemm/ozblas_zgemm with opt (method, moduli, executor: the GEMM path's own
  * decision per product); panels and diagonal blocks go to the host LAPACK's own routine
- * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; geqrf, larft, orgqr for QR; found among
- * the loaded objects as the host BLAS is). Host pointers. Complex: interleaved (re, im) doubles, alpha two doubles.
+ * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; geqrf, larft, orgqr for QR; gemv in
+ * sytrf's panel; found among the loaded objects as the host BLAS is). Host pointers.
+ * Complex: interleaved (re, im) doubles, alpha two doubles.
  * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
  * and 1024 on the CUDA executor (README "LAPACK layer"); a size at most nb is one call of
  * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
