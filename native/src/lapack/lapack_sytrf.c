@@ -595,16 +595,9 @@ static ozblas_status body(int kind, ozblas_context *ctx, int cplx, int herm, cha
     *info = oz_lapack_check(&g);
     if (*info)
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    oz_lx x;
-    ozblas_options defaults;
-    ozblas_lapack_report rep;
-    ozblas_status st = lx_begin(&x, ctx, cplx, n, nb, 0, opt, &defaults, &rep,
-                                oz_lapack_flops(ops[kind], cplx, n, n, nrhs));
-    if (st != OZBLAS_OK) {
-        if (report)
-            *report = rep;
-        return st;
-    }
+    double *Bp = B ? B : A; /* the operands the run places: host memory only */
+    BEGIN_HOST(cplx, n, oz_lapack_flops(ops[kind], cplx, n, n, nrhs), LX_IN(A), LX_IN(Bp))
+    ozblas_status st = OZBLAS_OK;
     uplo = up(uplo);
     /* every failure comes before its routine changes anything (sysv: a failed solve, short
        of O(n) memory after the factorization, leaves the factors and B unsolved) */
@@ -616,8 +609,7 @@ static ozblas_status body(int kind, ozblas_context *ctx, int cplx, int herm, cha
         st = lx_sytri(&x, uplo, herm, n, A, lda, ipiv, info);
     if (st == OZBLAS_ERR_INVALID_ARGUMENT)
         *info = kind == 1 ? -6 : -5; /* ipiv's position */
-    lx_end(&x, report);
-    return st;
+    END_WITH(st);
 }
 
 #define SY_ENTRIES(p, cplx, herm)                                                              \
