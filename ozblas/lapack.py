@@ -66,11 +66,12 @@ def _dtype(*arrays):
 
 
 def _host_dtype(*arrays):
-    """The element type of a call of a routine that takes NumPy arrays only (QR, symm, syr2k)."""
+    """The element type of a call of a routine that takes NumPy arrays only (QR, symm, syr2k,
+    the sytrf family)."""
     dt, xp = _dtype(*arrays)
     if xp is not np:
-        raise TypeError("ozblas.lapack: QR, symm/hemm and syr2k/her2k take NumPy arrays in this "
-                        "version; device (CuPy) arrays: the LU, Cholesky, triangular routines")
+        raise TypeError("ozblas.lapack: QR, symm/hemm, syr2k/her2k and the sytrf family take NumPy "
+                        "arrays in this version; device (CuPy) arrays: the LU, Cholesky, triangular routines")
     return dt
 
 
@@ -462,7 +463,7 @@ def _bk(kind, a, b, ipiv, lower, overwrite_a, overwrite_b, herm, kw):
     """The Bunch-Kaufman entries: kind trf, trs, tri or sv; zhe* for complex herm (real
     Hermitian is symmetric)."""
     opts = _opts(kw)
-    dt = _dtype(a) if b is None else _dtype(a, b)
+    dt = _host_dtype(a) if b is None else _host_dtype(a, b)
     f = _fortran(a, dt, overwrite_a)
     _square(f, "a" if ipiv is None else "ldu")
     n = f.shape[0]

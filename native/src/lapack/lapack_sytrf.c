@@ -287,7 +287,8 @@ static int64_t panel(const sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int6
         const double *Wc = s->rev ? wat(s, w, c + cb - 1, kb - 1) : wat(s, w, c, 0);
         if (r < n)
             lx_gemm(x, 'N', 'T', n - r, cb, kb, MONE,
-                    LX_AT(x, s->A, first(s, r, n - r), first(s, k0, kb), s->lda), s->lda, Wc, n, ONE,
+                    LX_AT(x, s->A, first(s, r, n - r), first(s, k0, kb), s->lda), s->lda, Wc, n,
+                    ONE,
                     LX_AT(x, s->A, first(s, r, n - r), first(s, c, cb), s->lda), s->lda);
         lx_gemm(x, 'N', 'T', cb, cb, kb, ONE,
                 LX_AT(x, s->A, first(s, c, cb), first(s, k0, kb), s->lda), s->lda, Wc, n, ZERO,
