@@ -1,10 +1,12 @@
 """Automatic precision (moduli="auto") against the exact oracle.
 
-The accuracy study's protocol (m = n = 128, k in {1024, 16384}, phi in {0, 0.5, 1, 2, 4},
+The accuracy study's protocol (m = n = 128, k in {1024, 16384}, phi in {0, 0.5, 1, 2, 4, 8},
 several seeds): for each input the moduli count Ozaki II chose (fast and accurate scaling),
-the bound it reported, its measured err_ab and native DGEMM's, and whether it fell back.
+the bound it reported, its measured err_ab and native DGEMM's, whether it fell back, and the
+empirical minimum: the fewest moduli whose err_ab reaches native's (--no-minimum skips it).
 Writes benchmarks/results/auto_precision.json and auto_precision.png (bound and measured
-error against phi, native's error for comparison) and prints the table.
+error against phi, native's error for comparison) and prints the table and, per (k, phi),
+the count chosen against the minimum.
 """
 
 from __future__ import annotations
@@ -16,12 +18,24 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ozblas  # noqa: E402
 from _common import RESULTS, machine, table, write_json  # noqa: E402
+from ozblas._constants import MAX_MODULI  # noqa: E402
 from ozblas.testing import err_ab, exact_matmul, make_matrix  # noqa: E402
 
-PHIS = (0.0, 0.5, 1.0, 2.0, 4.0)
+PHIS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
-def run(ks, phis, m, seeds, progress):
+def empirical_minimum(a, b, exact, native, scaling, start=12):
+    """The fewest moduli from start whose err_ab is at most native's (None: not within the
+    maximum). 12 moduli are far from native here (err_ab about 1e-11 at phi = 0)."""
+    for n in range(start, MAX_MODULI + 1):
+        c, info = ozblas.matmul(a, b, method="ozaki2", moduli=n, scaling=scaling, executor="cpu",
+                                return_info=True)
+        if info["fallback"] is None and err_ab(c, exact, a, b) <= native:
+            return n
+    return None
+
+
+def run(ks, phis, m, seeds, progress, minimum=True):
     rows = []
     bar = progress(total=len(ks) * len(phis) * len(seeds), desc="auto precision")
     for k in ks:
@@ -38,7 +52,9 @@ def run(ks, phis, m, seeds, progress):
                                  "moduli": info["moduli"] if info["fallback"] is None else None,
                                  "fallback": info["fallback"], "bound": info["bound"],
                                  "err_ab": err_ab(c, exact, a, b), "native_err_ab": native,
-                                 "seconds": info["seconds"]})
+                                 "int_gemms": info["int_gemms"], "seconds": info["seconds"],
+                                 "minimum": empirical_minimum(a, b, exact, native, scaling)
+                                 if minimum else None})
                 bar.update()
     bar.close()
     return rows
@@ -73,6 +89,24 @@ def plot(rows, path):
     plt.close(fig)
 
 
+def summary(rows):
+    """Per (scaling, k, phi): the counts chosen and the empirical minima over the seeds, and
+    chosen - minimum per seed (a fallback or no minimum within the maximum counts as None)."""
+    cells = []
+    for sc in ("accurate", "fast"):
+        for k in sorted({r["k"] for r in rows}):
+            for phi in sorted({r["phi"] for r in rows}):
+                sel = [r for r in rows if (r["scaling"], r["k"], r["phi"]) == (sc, k, phi)]
+                if not sel:
+                    continue
+                cells.append({"scaling": sc, "k": k, "phi": phi,
+                              "chosen": [r["moduli"] for r in sel],
+                              "minimum": [r["minimum"] for r in sel],
+                              "excess": [None if r["moduli"] is None or r["minimum"] is None
+                                         else r["moduli"] - r["minimum"] for r in sel]})
+    return cells
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--k", type=int, nargs="+", default=[1024, 16384])
@@ -80,14 +114,30 @@ def main(argv=None):
     p.add_argument("--m", type=int, default=128)
     p.add_argument("--seeds", type=int, nargs="+", default=[7, 8, 9])
     p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--no-minimum", action="store_true", help="skip the empirical minimum scan")
     args = p.parse_args(argv)
     from tqdm import tqdm
 
-    rows = run(args.k, args.phi, args.m, args.seeds, tqdm)
-    print(table(["k", "phi", "seed", "scaling", "moduli", "bound", "err_ab", "native err_ab"],
+    rows = run(args.k, args.phi, args.m, args.seeds, tqdm, not args.no_minimum)
+    print(table(["k", "phi", "seed", "scaling", "moduli", "minimum", "bound", "err_ab",
+                 "native err_ab"],
                 [[r["k"], r["phi"], r["seed"], r["scaling"], r["moduli"] or "native (fallback)",
-                  f"{r['bound']:.2e}", f"{r['err_ab']:.2e}", f"{r['native_err_ab']:.2e}"] for r in rows]))
-    write_json("auto_precision.json", {"machine": machine(), "m": args.m, "rows": rows}, args.out)
+                  r["minimum"], f"{r['bound']:.2e}", f"{r['err_ab']:.2e}",
+                  f"{r['native_err_ab']:.2e}"] for r in rows]))
+    cells = summary(rows)
+    if not args.no_minimum:
+        print(table(["scaling", "k", "phi", "chosen", "minimum", "chosen - minimum"],
+                    [[c["scaling"], c["k"], c["phi"], c["chosen"], c["minimum"], c["excess"]]
+                     for c in cells]))
+        for sc in ("accurate", "fast"):
+            sel = [c for c in cells if c["scaling"] == sc]
+            eq = sum(all(e == 0 for e in c["excess"]) for c in sel)
+            known = [e for c in sel for e in c["excess"] if e is not None]
+            print(f"{sc}: chosen == minimum for every seed in {eq} of {len(sel)} cells; "
+                  f"largest excess {max(known, default=None)}; "
+                  f"{sum(e is None for c in sel for e in c['excess'])} inputs without both")
+    write_json("auto_precision.json", {"machine": machine(), "m": args.m, "rows": rows,
+                                       "cells": cells}, args.out)
     plot(rows, Path(args.out) / "auto_precision.png")
     print(f"wrote {args.out}/auto_precision.json and auto_precision.png")
 

@@ -191,7 +191,7 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant
     broadcast as NumPy does, a batch of 0 included).
 
     Keyword options override the OZBLAS_* environment: method (auto, native, ozaki1,
-    ozaki2), moduli (2..20) and scaling (accurate, fast) for Ozaki II, slices (2..20) and
+    ozaki2), moduli (2..49) and scaling (accurate, fast) for Ozaki II, slices (2..40) and
     variant (bitmask, rn, ef, hybrid) for Ozaki I, executor (auto, cpu, cuda, cuda:N), threads,
     accuracy (dgemm: DGEMM-level; correct: every entry the exact product rounded once, computed
     on the host; not with method native or ozaki1 or a moduli or slices count).

@@ -117,14 +117,14 @@ typedef enum {
  * fills them from the OZBLAS_* environment variables. */
 typedef struct {
     int method;     /* an ozblas_method */
-    int moduli;     /* Ozaki II moduli count, 2..20 (engine int8) or 2..28 (fp4), or 0:
+    int moduli;     /* Ozaki II moduli count, 2..49 (engine int8) or 2..28 (fp4), or 0:
                        automatic (the fewest moduli whose error bound for the inputs of the
                        call is DGEMM-level) */
     int scaling;    /* an ozblas_scaling */
     int executor;   /* an ozblas_executor */
     int device;     /* CUDA device ordinal for OZBLAS_EXECUTOR_CUDA (cuda:N), 0..1023 */
     int threads;    /* CPU executor threads, 1..4096; 0 = all cores */
-    int slices;     /* Ozaki I slice count, 2..20 */
+    int slices;     /* Ozaki I slice count, 2..40 */
     int ozaki1_variant; /* an ozblas_ozaki1_variant */
     void *stream;   /* CUDA executor: the cudaStream_t to run on (NULL = the legacy default
                        stream); the call returns after the work on it has finished */

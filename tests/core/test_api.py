@@ -347,8 +347,8 @@ def test_report_names_the_real_routine_and_states_no_bound_for_native():
     assert info["blas"] is None
     wide = a.copy()
     wide[0, 0], wide[0, 1] = 1e300, 1e-300  # one row spanning more than any count holds
-    for method in ("ozaki1", "ozaki2"):
-        _, info = ozblas.matmul(wide, a, method=method, return_info=True)
+    for method, count in (("ozaki1", {"slices": 20}), ("ozaki2", {"moduli": 20})):
+        _, info = ozblas.matmul(wide, a, method=method, return_info=True, **count)
         assert info["fallback"] == "exponent range beyond the scaling" and info["bound"] is None, info
     _, info = ozblas.matmul(make_matrix(64, 64, 4.0, seed=1), make_matrix(64, 64, 4.0, seed=2),
                             method="ozaki2", return_info=True)

@@ -32,11 +32,11 @@ def test_values_parsed():
 
 @pytest.mark.parametrize("name,value,accepted", [
     ("OZBLAS_METHOD", "fastest", "auto, native, ozaki1, ozaki2"),
-    ("OZBLAS_SLICES", "1", "2 to 20"),
+    ("OZBLAS_SLICES", "1", "2 to 40"),
     ("OZBLAS_OZAKI1_VARIANT", "best", "bitmask, rn, ef, hybrid"),
-    ("OZBLAS_MODULI", "1", "2 to 20"),
-    ("OZBLAS_MODULI", "29", "2 to 20"),
-    ("OZBLAS_MODULI", "x", "2 to 20"),
+    ("OZBLAS_MODULI", "1", "2 to 49"),
+    ("OZBLAS_MODULI", "50", "2 to 49"),
+    ("OZBLAS_MODULI", "x", "2 to 49"),
     ("OZBLAS_SCALING", "exact", "accurate, fast"),
     ("OZBLAS_DEVICE", "gpu", "cuda:N"),
     ("OZBLAS_NUM_THREADS", "-1", "4096"),
@@ -178,8 +178,9 @@ def test_constants_come_from_the_header():
     assert config.variable("OZBLAS_SCALING").tokens == _constants.SCALINGS
     assert config.variable("OZBLAS_OZAKI1_VARIANT").tokens == _constants.VARIANTS
     assert config.variable("OZBLAS_DEVICE").tokens == _constants.EXECUTORS
-    assert _constants.MAX_MODULI == 20  # INT8's; FP4 moduli carry fewer bits, 28 of them
-    assert config.variable("OZBLAS_MODULI").hi == lib.ozblas_ozaki2_engine_max_moduli(1) == 28
+    assert _constants.MAX_MODULI == 49  # INT8's; FP4 moduli carry fewer bits, 28 of them
+    assert config.variable("OZBLAS_MODULI").hi == lib.ozblas_ozaki2_engine_max_moduli(0) == 49
+    assert lib.ozblas_ozaki2_engine_max_moduli(1) == 28
 
 
 def _model(var: config.Variable, raw: bytes):

@@ -220,8 +220,8 @@ def test_engine_option_errors_and_refusals():
     a = make_matrix(4, 5, 0.0, seed=1)
     with pytest.raises(Exception, match="fp4"):
         ozblas.matmul(a, a.T, engine="fp8")
-    with pytest.raises(config.ConfigError, match=r"engine int8 \(OZBLAS_ENGINE\) has 20 moduli"):
-        ozblas.matmul(a, a.T, method="ozaki2", moduli=24, engine="int8")
+    with pytest.raises(config.ConfigError, match=r"engine fp4 \(OZBLAS_ENGINE\) has 28 moduli"):
+        ozblas.matmul(a, a.T, method="ozaki2", moduli=30, engine="fp4")
     c, info = ozblas.matmul(a, a.T, method="ozaki2", moduli=24, engine="fp4", executor="cpu",
                             return_info=True)
     assert info["moduli"] == 24 and info["engine_products"] == 4 + 4 * 20

@@ -14,7 +14,7 @@ import pytest
 
 import ozblas
 from ozblas import reference
-from ozblas.testing import exact_matmul
+from ozblas.testing import err_ab, exact_matmul
 
 VARIANTS = ("bitmask", "rn", "ef", "hybrid")
 # exponents of the two inputs, so that the exact products land in each region
@@ -109,14 +109,18 @@ def test_ozaki1_sums_as_in_the_normal_range_then_rounds_once(variant, cplx):
 
 
 @pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
-def test_ozaki1_near_overflow_falls_back_to_native(cplx):
-    """Partial FP64 sums could overflow where the product need not: native, and said so."""
+def test_ozaki1_near_overflow_is_summed_scaled_down(cplx):
+    """Partial FP64 sums could overflow where the product need not: they are summed at a
+    lower scale (oz1_acc_scale) and brought back exactly, no fallback, the reference's bits."""
     a, b = _pair("overflow", 3, cplx)
-    native = ozblas.matmul(a, b, method="native")
+    exact = exact_matmul(a, b)
     for v in VARIANTS:
         c, info = ozblas.matmul(a, b, method="ozaki1", slices=20, variant=v, return_info=True)
-        assert info["fallback"] == "exponent range beyond the scaling"
-        assert np.array_equal(c, native, equal_nan=True)
+        assert info["fallback"] is None
+        ref, why = reference.ozaki1(a, b, slices=20, variant=v)
+        assert why is None and np.array_equal(ref, c)
+        assert np.array_equal(np.isinf(c), np.isinf(exact))
+        assert err_ab(c, exact, a, b) <= 4 * 2.0**-53, v
 
 
 def test_native_single_products_are_the_oracle():

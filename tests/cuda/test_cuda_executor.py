@@ -326,3 +326,26 @@ def test_auto_precision_same_count_bound_and_bits(cplx, scaling, phi, mkn):
         assert rc["int_gemms"] == rp["int_gemms"] + 1
         rc = dict(rc, int_gemms=rp["int_gemms"])
     assert_pair(cc, rc, cp, rp, a, b, f"auto {mkn} phi={phi}")
+
+
+@pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
+def test_wide_rows_take_more_than_20_moduli_like_cpu(cplx):
+    """Issue 14: the inner dimension scaled by 2^+-30 (rows spanning 60 binades) takes more
+    moduli than GEMMul8's 20 (residues beyond 2^96, up to 12 CRT limbs), and a lost element
+    no longer disqualifies a count: the GPU takes the CPU's count, bound and bits."""
+    dt = np.complex128 if cplx else np.float64
+    a, b = _mats(9, 24, 7, 0.5, dt, seed=5)
+    s = np.ldexp(1.0, np.random.default_rng(1).choice([-30, 30], 24))
+    a, b = a * s[None, :], b / s[:, None]
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli="auto", scaling="accurate")
+    assert rp["fallback"] is None and rp["moduli"] > 20, rp
+    assert rc["bound"] == rp["bound"]
+    assert_same_report(rc, dict(rp, int_gemms=rc["int_gemms"]), "wide auto")
+    assert_same_bits(cc, cp, "wide auto")
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli=49, scaling="fast")
+    assert_pair(cc, rc, cp, rp, a, b, "49 moduli")
+    a, b = _mats(9, 24, 7, 0.5, dt, seed=6)
+    a[:, 0] *= 2.0**200  # the other elements of each row are lost entirely by the count
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli="auto", scaling="accurate")
+    assert rp["fallback"] is None and rc["bound"] == rp["bound"], rp
+    assert_same_bits(cc, cp, "lost elements")

@@ -225,13 +225,13 @@ def test_exponent_range_falls_back_like_cpu(variant, dt):
     cc, rc, cp, rp = both_matmul(a, b, **oz1(variant, 8))
     assert rp["fallback"] is not None
     assert_pair(cc, rc, cp, rp, a, b, f"lost element {variant}")
-    # a partial FP64 sum could overflow (row and column exponents too large together)
-    # (row top 990, column top 27: 990 + 27 + ceil(log2 K) + 4 > 1022, |C| < 2^1022)
+    # a partial FP64 sum could overflow (row and column exponents too large together):
+    # summed at a lower scale (oz1_acc_scale), no fallback, the same bits
     a, b = _mats(6, 5, 4, 1.0, dtype, seed=3)
     a[2] *= 2.0**990 / np.max(np.abs(a[2]))
     b[:, 1] *= 2.0**27 / np.max(np.abs(b[:, 1]))
     cc, rc, cp, rp = both_matmul(a, b, **oz1(variant, 12))
-    assert rp["fallback"] is not None
+    assert rp["fallback"] is None
     assert_pair(cc, rc, cp, rp, a, b, f"overflow {variant}")
     # few slices for a wide spread: elements lost in some rows
     a, b = _mats(16, 40, 12, 4.0, dtype, seed=4)
@@ -353,3 +353,14 @@ def test_auto_slices_same_count_bound_and_bits(variant, cplx, phi, mkn):
         assert rc[key] == rp[key], (key, rc[key], rp[key])
     if rp["fallback"] is None:
         assert_same_bits(cc, cp, f"auto slices {mkn} phi={phi}")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_near_overflow_summed_scaled_down_like_cpu(variant):
+    """Issue 14: partial sums that could overflow are summed at a lower scale on both
+    executors (oz1_acc_scale), with the same bits and no fallback; 30 slices."""
+    a = np.array([[1.5e308, -1.5e308], [1.0, 2.0]])
+    b = np.array([[1.0, 2.0], [1.0, 1.0]])
+    cc, rc, cp, rp = both_matmul(a, b, method="ozaki1", slices=30, variant=variant)
+    assert rp["fallback"] is None and rc["fallback"] is None
+    assert_same_bits(cc, cp, f"near overflow {variant}")

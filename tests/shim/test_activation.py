@@ -340,7 +340,7 @@ def test_ozblas_activate_variable_routes_an_unmodified_script(tmp_path, inputs):
 
 @pytest.mark.parametrize("kw,accepted", [
     (dict(method="fastest"), "auto, native, ozaki1, ozaki2"),
-    (dict(moduli=99), "2 to 20"),
+    (dict(moduli=99), "2 to 49"),
     (dict(min_size=-1), "positive integer"),
     (dict(device="gpu"), "cuda:N"),
     (dict(variant="best"), "bitmask, rn, ef, hybrid"),

@@ -76,8 +76,9 @@ static int on_device(const oz_gemm_call *c)
 
 /* Method auto: the policy's choice (core/policy_model.c) on this machine's profile among the
  * executors that may compete (ozblas_policy_executors). Returns the method and sets *ex to
- * the executor chosen. */
-static int auto_method(const oz_gemm_call *c, const ozblas_options *opt, const oz_executor **ex)
+ * the executor chosen, and c->max_count to the largest count automatic precision may take
+ * before native would be faster. */
+static int auto_method(oz_gemm_call *c, const ozblas_options *opt, const oz_executor **ex)
 {
     int cuda = (*ex)->id == OZBLAS_EXECUTOR_CUDA;
     int dev = cuda && on_device(c);
@@ -87,6 +88,8 @@ static int auto_method(const oz_gemm_call *c, const ozblas_options *opt, const o
         OZBLAS_OK)
         return OZBLAS_METHOD_NATIVE;
     *ex = oz_executor_get(ch.executor);
+    if (ch.method != OZBLAS_METHOD_NATIVE)
+        c->max_count = oz_policy_max_count(c->is_complex, c->m, c->n, c->k, dev, mask, &ch);
     return ch.method;
 }
 

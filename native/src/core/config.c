@@ -49,7 +49,7 @@ static const oz_var vars[] = {
       "how products are computed; auto = the policy's fastest candidate per call"},
      0, OPT(method), 0},
     {{"OZBLAS_MODULI", "moduli", K_INT, "auto", 2, OZ2_MAX_MODULI,
-      "auto or an integer from 2 to 20 (engine int8) or to 28 (engine fp4)", "auto",
+      "auto or an integer from 2 to 49 (engine int8) or to 28 (engine fp4)", "auto",
       "Ozaki II moduli count (more = more accurate); auto = the fewest whose error bound for "
       "the call's inputs is DGEMM-level"},
      0, OPT(moduli), 0},
@@ -61,7 +61,7 @@ static const oz_var vars[] = {
       "unit of the exact integer products: INT8, or FP4 E2M1 base-13 limbs (Ozaki II)"},
      0, OPT(engine), 0},
     {{"OZBLAS_SLICES", "slices", K_INT, "auto", 2, OZ1_MAX_SLICES,
-      "auto or an integer from 2 to 20", "auto",
+      "auto or an integer from 2 to 40", "auto",
       "Ozaki I slice count (more = more accurate); auto = the fewest whose error bound for "
       "the call's inputs is DGEMM-level"},
      0, OPT(slices), 0},

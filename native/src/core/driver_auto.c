@@ -53,27 +53,20 @@ typedef struct {
     void *probe;
     int beta;
     int engine;        /* Ozaki II: the engine whose moduli tables the walk takes */
-    double ratio;      /* of the last count tried (Inf when an element could be lost) */
-    int lost;          /* the last count tried loses an element */
+    double ratio;      /* of the last count tried */
     ozblas_status st;  /* a kernel's failure: the walk then stops */
 } walk;
 
+/* Both schemes' bounds hold for elements the count loses entirely (their truncation error
+ * is the element itself, below the unit the bound charges), so a lost element does not
+ * disqualify a count here: only the bound does. */
 static int meets(int n, void *arg)
 {
     walk *w = arg;
-    oz_side a, b;
     if (w->st != OZBLAS_OK)
         return 1;
     if (!w->beta && (w->st = w->K->probe_bits(w->probe, oz2_table_get(w->engine, n))) != OZBLAS_OK)
         return 1;
-    w->K->probe_sides(w->probe, &a, &b);
-    w->lost = w->beta ? oz1_side_may_lose(a.E, a.emin, a.n, w->beta, n) ||
-                            oz1_side_may_lose(b.E, b.emin, b.n, w->beta, n)
-                      : oz_side_loses(&a) || oz_side_loses(&b);
-    if (w->lost) {
-        w->ratio = INFINITY;
-        return 0;
-    }
     if ((w->st = w->K->probe_ratio(w->probe, w->beta, n, &w->ratio)) != OZBLAS_OK)
         return 1;
     return w->ratio <= OZ2_AUTO_TARGET;
@@ -95,15 +88,17 @@ ozblas_status oz_auto_choose(const oz_kernels *K, const oz_gemm_call *c,
         rep->fallback = OZBLAS_FALLBACK_NONFINITE;
         return OZBLAS_OK;
     }
-    walk w = {K, *probe, beta, opt->engine, 0.0, 0, OZBLAS_OK};
-    int n = beta ? oz_auto_count(2, OZ1_MAX_SLICES, 11, meets, &w)
-                 : oz_auto_count(2, oz2_max_moduli(opt->engine), oz2_auto_hint(opt->engine),
-                                 meets, &w);
+    walk w = {K, *probe, beta, opt->engine, 0.0, OZBLAS_OK};
+    const int most = beta ? OZ1_MAX_SLICES : oz2_max_moduli(opt->engine);
+    const int hi = c->max_count ? oz_min_int(c->max_count, most) : most;
+    const int hint = beta ? 11 : oz2_auto_hint(opt->engine);
+    int n = oz_auto_count(2, hi, oz_min_int(hint, hi), meets, &w);
     if (w.st != OZBLAS_OK)
         return w.st;
     *count = n;
     *ratio = w.ratio;
+    /* method auto: beyond hi the policy predicts native faster, so it is its choice */
     if (!n)
-        rep->fallback = w.lost ? OZBLAS_FALLBACK_EXPONENT_RANGE : OZBLAS_FALLBACK_ACCURACY;
+        rep->fallback = hi < most ? OZBLAS_FALLBACK_AUTO_NATIVE : OZBLAS_FALLBACK_ACCURACY;
     return OZBLAS_OK;
 }

@@ -1,21 +1,11 @@
 /* The Ozaki I driver (numerics/ozaki1.h): what every executor does the same way. The
  * fallbacks come in this order, each decided before any of C is written: K (k, or 2k for
  * complex) too large (TOO_LARGE_K), with automatic precision Inf/NaN or no slice count up to
- * 20 meeting DGEMM-level accuracy, then Inf/NaN (NONFINITE), a nonzero element no slice
- * reaches or a possible FP64 overflow (EXPONENT_RANGE). The executor's kernels do the work
+ * the maximum meeting DGEMM-level accuracy, then Inf/NaN (NONFINITE), with an explicit count
+ * a nonzero element no slice reaches (EXPONENT_RANGE). The executor's kernels do the work
  * (core/phase_kernels.h). */
-#include <limits.h>
-
 #include "phase_kernels.h"
 #include "../numerics/ozaki1.h"
-
-static int max_top(const oz_side *x)
-{
-    int t = INT_MIN;
-    for (int64_t q = 0; q < x->n; q++)
-        t = oz_max_int(t, x->top[q]);
-    return t;
-}
 
 ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *c, const ozblas_options *opt,
                         ozblas_report *rep)
@@ -65,8 +55,7 @@ ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *c, const ozbl
         rep->fallback = OZBLAS_FALLBACK_NONFINITE;
         goto done;
     }
-    int ta = max_top(&a), tb = max_top(&b);
-    if (lost || (ta != INT_MIN && tb != INT_MIN && oz1_may_overflow(ta, tb, KK))) {
+    if (lost && !automatic) {
         rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
         goto done;
     }

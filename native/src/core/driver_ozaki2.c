@@ -1,9 +1,9 @@
 /* The Ozaki II driver (numerics/ozaki2.h): what every executor does the same way. The
  * fallbacks come in this order, each decided before any of C is written: k too large
- * (TOO_LARGE_K), Inf/NaN (NONFINITE), with automatic precision no count up to 20 meeting
- * DGEMM-level accuracy (ACCURACY, or EXPONENT_RANGE where an element would be lost), an
- * element the scaling loses entirely (EXPONENT_RANGE). The executor's kernels do the work
- * (core/phase_kernels.h). */
+ * (TOO_LARGE_K), Inf/NaN (NONFINITE), with automatic precision no count up to the maximum
+ * meeting DGEMM-level accuracy (ACCURACY), with an explicit count an element the scaling
+ * loses entirely (EXPONENT_RANGE; automatic precision's bound covers such elements). The
+ * executor's kernels do the work (core/phase_kernels.h). */
 #include "phase_kernels.h"
 
 ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozblas_options *opt,
@@ -49,7 +49,7 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozbl
         goto done;
     }
     oz_report_bits(&a, &b, 0, rep);
-    if (oz_side_loses(&a) || oz_side_loses(&b)) {
+    if (opt->moduli && (oz_side_loses(&a) || oz_side_loses(&b))) {
         rep->fallback = OZBLAS_FALLBACK_EXPONENT_RANGE;
         goto done;
     }

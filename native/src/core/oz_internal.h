@@ -22,6 +22,9 @@ typedef struct {
     int64_t ldb;
     double *C;
     int64_t ldc;
+    int max_count; /* automatic precision's largest moduli/slices count, 0: the scheme's
+                      maximum; method auto sets the largest the policy predicts faster than
+                      native (oz_policy_max_count) */
 } oz_gemm_call;
 
 /* An executor runs calls somewhere: natively, or the phases of the Ozaki schemes through
@@ -40,10 +43,16 @@ typedef struct {
  * API: the dispatcher runs such a call on the CPU when its operands are on the host). */
 #define OZ_ERR_DEVICE_MEMORY ((ozblas_status)100)
 
-#define OZ1_MAX_SLICES 20
+#define OZ1_MAX_SLICES 40
 #define OZ_MAX_THREADS 4096 /* OZBLAS_NUM_THREADS / options.threads: more is a typo, not a machine */
 #define OZ_MAX_DEVICE 1023  /* the largest cuda:N ordinal accepted */
 #define OZ_MAX_DEVICE_LIST 63 /* the largest ordinal in a device list (one bit of a uint64_t) */
+
+/* core/policy_model.c: the largest count (>= choice->count) whose predicted time for the
+ * method, executor, scaling and variant of choice stays below every native candidate among
+ * executors (bit mask), on this machine's profile; choice->count when none is. */
+int oz_policy_max_count(int is_complex, int64_t m, int64_t n, int64_t k, int on_device,
+                        int executors, const ozblas_candidate *choice);
 
 /* core/executors.c: the executor of an ozblas_executor id; NULL when not built. */
 const oz_executor *oz_executor_get(int id);

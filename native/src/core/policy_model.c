@@ -7,7 +7,9 @@
  * at n = 8192 and 16384, tests/core/test_policy.py) with the H200's datasheet 4.8 TB/s as the
  * unit; the CPU executor's to its phase times on the development machine, in the unit of its
  * pass bandwidth (cpu_pass_bw, which `ozblas calibrate` measures in these counts). Integer
- * products run at the INT8 (device) or SGEMM (CPU) rate. */
+ * products run at the INT8 (device) or SGEMM (CPU) rate. oz_policy_max_count caps automatic
+ * precision's count for method auto where native becomes faster. */
+#include <math.h>
 #include <string.h>
 
 #include "policy_internal.h"
@@ -279,3 +281,32 @@ ozblas_status ozblas_policy_decide(const ozblas_profile *p, int is_complex, int6
     return OZBLAS_OK;
 }
 
+
+int oz_policy_max_count(int is_complex, int64_t m, int64_t n, int64_t k, int on_device,
+                        int executors, const ozblas_candidate *choice)
+{
+    ozblas_profile p;
+    oz_policy_local_dispatch(&p);
+    const int o2 = choice->method == OZBLAS_METHOD_OZAKI2;
+    const int hi = o2 ? OZ2_MAX_MODULI_INT8 : OZ1_MAX_SLICES;
+    int best = choice->count;
+    for (int cnt = choice->count + 1; cnt <= hi; cnt++) {
+        ozblas_candidate c[16];
+        int w = ozblas_policy_estimate(&p, is_complex, m, n, k, on_device, o2 ? cnt : 0,
+                                       o2 ? 0 : cnt, c, 16);
+        double native = INFINITY, emu = INFINITY;
+        for (int i = 0; i < w; i++) {
+            if (!c[i].meets_target || !(executors & (1 << c[i].executor)))
+                continue;
+            if (c[i].method == OZBLAS_METHOD_NATIVE)
+                native = fmin(native, c[i].seconds);
+            else if (c[i].method == choice->method && c[i].executor == choice->executor &&
+                     (o2 ? c[i].scaling == choice->scaling : c[i].variant == choice->variant))
+                emu = c[i].seconds;
+        }
+        if (!(emu < native))
+            break; /* the time grows with the count */
+        best = cnt;
+    }
+    return best;
+}

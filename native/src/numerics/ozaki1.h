@@ -39,8 +39,9 @@
  *   each term is X * 2^shift with X the exact integer (ldexp, correctly rounded on every
  *   executor), added in FP64 with no FMA to an accumulator that starts at +0, in the order
  *   g = s+1 down to 2 (smallest weights first), and inside a group by increasing p; tiny
- *   products are summed at a scale (oz1_acc_scale) and the last term brings them back with
- *   one rounding (oz1_accumulate_last), so a subnormal result is rounded once, too.
+ *   and huge products are summed at a scale (oz1_acc_scale) and the last term brings them
+ *   back with one rounding (oz1_accumulate_last), so a subnormal result is rounded once,
+ *   too, and no partial sum overflows where the result does not.
  *   Then the BLAS update alpha x + beta c (oz_update_real / oz_update_complex).
  *
  * Useful slice counts (benchmarks/accuracy.py, m = n = 128, k = 1024 and 16384): err_ab at or
@@ -51,10 +52,10 @@
  * elements span more bits than beta s lose elements and fall back.
  *
  * The driver computes the call natively (and says why) when: K > 2^28 (TOO_LARGE_K); an
- * element is Inf or NaN (NONFINITE); EA + EB + ceil(log2 K) + 4 > 1022 for the largest row
- * and column exponents, so a partial FP64 sum could overflow although the exact product
- * need not (EXPONENT_RANGE); or a nonzero element has all its s slices zero, i.e. it would be
- * lost entirely (EXPONENT_RANGE, the same "no silent loss" rule as Ozaki II).
+ * element is Inf or NaN (NONFINITE); or, with an explicit slice count, a nonzero element has
+ * all its s slices zero, i.e. it would be lost entirely (EXPONENT_RANGE, the same "no silent
+ * loss" rule as Ozaki II). Automatic precision's bound covers lost elements (|r| <= |x|), so
+ * a count it chooses is used as it is.
  */
 #ifndef OZ_OZAKI1_H
 #define OZ_OZAKI1_H
@@ -64,7 +65,6 @@
 #include "oz_defs.h"
 
 #define OZ1_MAX_K (1LL << 28)        /* on K = k (real) or 2k (complex): beta >= 1 */
-#define OZ1_EXP_LIMIT 1022            /* EA + EB + ceil(log2 K) + 4 must not exceed it */
 #define OZ1_MAGIC 6755399441055744.0  /* 0.75 * 2^53: (y + M) - M = RNE(y) for |y| < 2^51 */
 
 enum { OZ1_BITMASK = 0, OZ1_RN = 1, OZ1_EF = 2, OZ1_HYBRID = 3 }; /* = ozblas_ozaki1_variant */
@@ -174,13 +174,15 @@ OZ_HD int oz1_pair_index(int p, int q)
 }
 
 /* The scale one element's accumulation runs at, from base = ea_i1 + eb_j1 (the weight of
- * its largest pair): 0, except for tiny products (base < -512), which are summed 2^scale
- * higher, so that no term and no partial sum is subnormal (each would be rounded there once
- * more); oz1_accumulate_last brings the sum back with one rounding. Products of normal
- * size are summed at scale 0, the same bits as without it. */
+ * its largest pair): 0 for products of normal size (the same bits as without it); tiny
+ * products (base < -512) are summed 2^scale higher, so that no term and no partial sum is
+ * subnormal (each would be rounded there once more), and huge ones (base > 976: a partial
+ * sum, below 2^(base + 46) for K <= 2^28, could overflow although the result need not)
+ * 2^-scale lower, just enough; oz1_accumulate_last brings the sum back with one rounding.
+ * (Scaled down, terms some 2000 binades below the largest pair could be subnormal.) */
 OZ_HD int oz1_acc_scale(int base)
 {
-    return base < -512 ? 512 - base : 0;
+    return base < -512 ? 512 - base : base > 976 ? 976 - base : 0;
 }
 
 /* One FP64 term: acc + X 2^(shift + scale) (X an exact integer, |X| < 2^53; no FMA). */
@@ -196,8 +198,8 @@ OZ_HD double oz1_accumulate(double acc, double X, int shift, int scale)
 OZ_HD double oz1_accumulate_last(double acc, double X, int shift, int scale)
 {
     const double t = ldexp(X, shift + scale), s = acc + t;
-    if (!scale)
-        return s;
+    if (scale <= 0) /* normal size, or scaled down: back exactly (or an overflow to inf) */
+        return ldexp(s, -scale);
     const double bv = s - acc, e = (acc - (s - bv)) + (t - bv);
     double r = ldexp(s, -scale);
     const double d = s - ldexp(r, scale), half = ldexp(1.0, scale - 1075);
@@ -206,12 +208,6 @@ OZ_HD double oz1_accumulate_last(double acc, double X, int shift, int scale)
     else if (d == -half && e < 0.0)
         r = nextafter(r, -INFINITY);
     return r;
-}
-
-/* Would a partial FP64 sum overflow? ea, eb: largest ilogb of a row max / column max. */
-OZ_HD int oz1_may_overflow(int ea, int eb, int64_t K)
-{
-    return ea + eb + oz1_clog2(K) + 4 > OZ1_EXP_LIMIT;
 }
 
 /* ---- automatic precision ------------------------------------------------------------------
@@ -244,22 +240,6 @@ OZ_HD double oz1_bound_ratio(int cx, int s, int beta, int64_t k, int E, int F, i
         return span;
     double r = c * ldexp(ldexp((double)NA + (double)NB, 1 - beta * s - 32) + cross + drop, 12) / G;
     return r < span ? r : span;
-}
-
-/* Can s slices lose a nonzero element of exponent emin below a maximum of exponent E? */
-OZ_HD int oz1_may_lose(int E, int emin, int beta, int s)
-{
-    return emin < E + 2 - beta * s;
-}
-
-/* The same for every row (or column) of a side: E, emin per row, emin INT_MAX for a zero
- * row. Host code (the executors keep these small arrays on the host). */
-static inline int oz1_side_may_lose(const int *E, const int *emin, int64_t rows, int beta, int s)
-{
-    for (int64_t q = 0; q < rows; q++)
-        if (emin[q] != INT_MAX && oz1_may_lose(E[q], emin[q], beta, s))
-            return 1;
-    return 0;
 }
 
 /* The call report's bound: the truncation bound r plus the FP64 accumulation of `terms`

@@ -22,11 +22,14 @@
 
 #include "oz_defs.h"
 
-#define OZ2_MAX_MODULI 28      /* the longest list (FP4's); INT8's has 20 moduli */
-#define OZ2_MAX_MODULI_INT8 20
-#define OZ2_LIMBS 6          /* 32-bit limbs: sum_t u_t W_t < 20 * 256 * M < 2^169 (INT8),
+#define OZ2_MAX_MODULI 49      /* the longest list (INT8's: GEMMul8's 20, then 29 primes) */
+#define OZ2_MAX_MODULI_INT8 49
+#define OZ2_MAX_MODULI_FP4 28
+#define OZ2_LIMBS 12         /* 32-bit limbs: sum_t u_t W_t < 49 * 256 * M < 2^356 (INT8),
                                  28 * 113 * M < 2^171 (FP4) */
-#define OZ2_MAX_BITS 94      /* cap on alpha_i, beta_j: |A'| < 2^95 keeps step 4 exact */
+#define OZ2_MAX_BITS 320     /* cap on alpha_i, beta_j: above what any budget gives (at most
+                                 budget / 2 + 42 <= 212), so it binds only for zero rows;
+                                 step 4 is exact at any size */
 #define OZ2_ZERO_BITS OZ2_MAX_BITS
 #define OZ2_MAX_K (1LL << 28) /* fixed-point sums of squares stay below 2^64 */
 
@@ -216,20 +219,6 @@ OZ_HD double oz2_scale(double x, int e)
     return trunc(ldexp(x, e));
 }
 
-/* Symmetric residue of an integer-valued double |x| < 2^96 modulo m (m <= 256):
- * the result lies in [-floor(m/2), floor(m/2)], and 128 maps to -128 for m = 256.
- * Each fma computes x - q m exactly (an integer below 2^53), so two steps are exact. */
-OZ_HD double oz2_residue(double x, double m, double inv)
-{
-    double q = rint(x * inv);
-    double r = fma(-q, m, x);
-    q = rint(r * inv);
-    r = fma(-q, m, r);
-    if (r >= 0.5 * m)
-        r -= m;
-    return r;
-}
-
 /* Symmetric residue of an integer-valued double |x| < 2^40 (the reduction of integer products
  * and of sums of residues): rounding by the 1.5 * 2^52 constant and plain operations, all
  * exact here, so it vectorises and gives the same value as oz2_residue. */
@@ -242,6 +231,37 @@ OZ_HD double oz2_residue_small(double x, double m, double inv)
         r -= m;
     if (r < -0.5 * m)
         r += m;
+    return r;
+}
+
+/* Symmetric residue of an integer-valued double |x| < 2^96 modulo m (m <= 256):
+ * the result lies in [-floor(m/2), floor(m/2)], and 128 maps to -128 for m = 256.
+ * Each fma computes x - q m exactly (an integer below 2^53), so two steps are exact. */
+OZ_HD double oz2_residue96(double x, double m, double inv)
+{
+    double q = rint(x * inv);
+    double r = fma(-q, m, x);
+    q = rint(r * inv);
+    r = fma(-q, m, r);
+    if (r >= 0.5 * m)
+        r -= m;
+    return r;
+}
+
+/* The same for any integer-valued double. Beyond 2^96 (rows kept to more than 94 bits, with
+ * more than 20 moduli), x = f 2^e with f an integer below 2^53: the residue of f times
+ * 2^e mod m, 40 bits at a time, every product below 2^14 and so exact. */
+OZ_HD double oz2_residue(double x, double m, double inv)
+{
+    if (fabs(x) < 0x1p96)
+        return oz2_residue96(x, m, inv);
+    int e = ilogb(x) - 52;
+    double r = oz2_residue96(ldexp(x, -e), m, inv);
+    while (e > 0) {
+        const int s = e < 40 ? e : 40;
+        r = oz2_residue_small(r * oz2_residue96(ldexp(1.0, s), m, inv), m, inv);
+        e -= s;
+    }
     return r;
 }
 
@@ -344,7 +364,7 @@ OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift, int L)
  * r_t are symmetric residues. */
 OZ_HD double oz2_crt_limbs(const oz2_table *T, const double *r, int shift, const int L)
 {
-    uint32_t acc[OZ2_LIMBS] = {0, 0, 0, 0, 0, 0};
+    uint32_t acc[OZ2_LIMBS] = {0};
     for (int t = 0; t < T->n; t++) {
         double u = r[t] < 0 ? r[t] + T->m[t] : r[t];
         uint32_t ui = (uint32_t)u;
@@ -355,7 +375,7 @@ OZ_HD double oz2_crt_limbs(const oz2_table *T, const double *r, int shift, const
             carry = p >> 32;
         }
     }
-    /* quotient estimate: acc / M < 20 * 256, off by at most one near half-integers */
+    /* quotient estimate: acc / M < 49 * 256, off by at most one near half-integers */
     double ad = 0.0;
     for (int i = L - 1; i >= 0; i--)
         ad = ad * 4294967296.0 + (double)acc[i];
@@ -386,6 +406,12 @@ OZ_HD double oz2_crt(const oz2_table *T, const double *r, int shift)
     case 3: return oz2_crt_limbs(T, r, shift, 3);
     case 4: return oz2_crt_limbs(T, r, shift, 4);
     case 5: return oz2_crt_limbs(T, r, shift, 5);
+    case 6: return oz2_crt_limbs(T, r, shift, 6);
+    case 7: return oz2_crt_limbs(T, r, shift, 7);
+    case 8: return oz2_crt_limbs(T, r, shift, 8);
+    case 9: return oz2_crt_limbs(T, r, shift, 9);
+    case 10: return oz2_crt_limbs(T, r, shift, 10);
+    case 11: return oz2_crt_limbs(T, r, shift, 11);
     default: return oz2_crt_limbs(T, r, shift, OZ2_LIMBS);
     }
 }

@@ -5,21 +5,27 @@
 #include "fp4.h"
 #include "ozaki2.h"
 
-/* Per engine (ozblas_engine), in order, pairwise coprime. INT8: GEMMul8's moduli, symmetric
- * residues fit INT8. FP4: the moduli with the most bits per limb product (numerics/fp4.h):
+/* Per engine (ozblas_engine), in order, pairwise coprime. INT8: GEMMul8's moduli, then the
+ * largest primes coprime to them (calls whose rows span many binades need more than 20);
+ * symmetric residues fit INT8. FP4: the moduli with the most bits per limb product (numerics/fp4.h):
  * the one-limb 8, 13, 9, 7, then the largest two-limb ones (<= 113) coprime to them. */
 static const int oz2_moduli[2][OZ2_MAX_MODULI] = {
     {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193, 191, 181,
-     179, 173},
+     179, 173, 167, 163, 157, 151, 149, 139, 137, 131, 127, 113, 109, 107, 103, 101, 97, 89,
+     83, 79, 73, 71, 67, 61, 59, 53, 47, 43, 41, 37, 29},
     {8, 13, 9, 7, 113, 109, 107, 103, 101, 97, 95, 89, 83, 79, 73, 71, 67, 61, 59, 53, 47, 43,
      41, 37, 31, 29, 23, 17}};
 
+/* The CUDA kernels take a table by value (__grid_constant__): with their other arguments it
+ * must stay within CUDA's 4 KB of kernel parameters. */
+_Static_assert(sizeof(oz2_table) <= 3584, "oz2_table too large for a kernel parameter");
+
 static int engine_ok(int engine) { return engine == OZ2_ENGINE_INT8 || engine == OZ2_ENGINE_FP4; }
 
-/* FP4 moduli carry fewer bits (28 of them: 155 bits, INT8's 20: 155 bits). */
+/* FP4 moduli carry fewer bits (28 of them: 155 bits; INT8's 20: 155 bits, 49: 342 bits). */
 int oz2_max_moduli(int engine)
 {
-    return engine == OZ2_ENGINE_FP4 ? OZ2_MAX_MODULI : engine_ok(engine) ? OZ2_MAX_MODULI_INT8 : 0;
+    return engine == OZ2_ENGINE_FP4 ? OZ2_MAX_MODULI_FP4 : engine_ok(engine) ? OZ2_MAX_MODULI_INT8 : 0;
 }
 
 /* Where automatic precision's walk starts: the count most calls take on the engine
@@ -72,8 +78,8 @@ static void oz2_table_init(oz2_table *T, int engine, int n)
     memcpy(T->half, T->M, sizeof T->half);
     oz_limbs_div_small(T->half, OZ2_LIMBS, 2);
     T->budget = limbs_bitlen(T->M) - 2;
-    /* 20 * 256 * M < 2^(bitlen(M) + 13), plus a sign bit; at least 2 limbs */
-    T->limbs = (limbs_bitlen(T->M) + 14 + 31) / 32;
+    /* 49 * 256 * M < 2^(bitlen(M) + 14), plus a sign bit; at least 2 limbs */
+    T->limbs = (limbs_bitlen(T->M) + 15 + 31) / 32;
     if (T->limbs < 2)
         T->limbs = 2;
     double d = 0.0;
