@@ -374,33 +374,37 @@ __global__ void oz_k_reduce(const int *C32, int64_t plane_c, int64_t groups, int
     reinterpret_cast<char4 *>(Rr)[g] = make_char4(outr[0], outr[1], outr[2], outr[3]);
 }
 
-/* ---- step 6: CRT and the BLAS update ------------------------------------------------------
- * One thread per element of C. Residue planes: t (real part), T.n + t (imaginary part),
+/* ---- step 6: CRT, unscaling and the BLAS update, one kernel -------------------------------
+ * One thread per element of C: threads along a column i (coalesced residue planes and C),
+ * blocks along y over the columns j (a grid-stride loop past 65535 columns). Each residue
+ * is added to the CRT's limb sums as it is read (oz2_crt: sums in registers, no per-element
+ * array in local memory), the result is rounded once with its 2^shift unscaling and goes
+ * straight into alpha X + beta C. Residue planes: t (real part), T.n + t (imaginary part),
  * each `plane` bytes, element (i, j) at i + j mpad. beta_zero never reads C. */
-template <bool CX>
-__global__ void oz_k_crt(const int8_t *R, int64_t mpad, int64_t plane, int64_t m, int64_t total,
-                         const int *Ea, const int *bits_a, const int *Eb, const int *bits_b,
-                         double *C, int64_t ldc, double ar, double ai, double br, double bi,
-                         int beta_zero, const __grid_constant__ oz2_table T)
+static inline dim3 crt_grid(int64_t m, int64_t n)
 {
-    const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (idx >= total)
+    return dim3((unsigned)grid1(m, 256), (unsigned)oz_min64(n, 65535));
+}
+
+template <bool CX>
+__global__ void __launch_bounds__(256)
+    oz_k_crt(const int8_t *R, int64_t mpad, int64_t plane, int64_t m, int64_t n, const int *Ea,
+             const int *bits_a, const int *Eb, const int *bits_b, double *C, int64_t ldc,
+             double ar, double ai, double br, double bi, int beta_zero,
+             const __grid_constant__ oz2_table T)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
         return;
-    const int64_t i = idx % m, j = idx / m;
-    const int64_t e = i + j * mpad;
-    const int shift = -(bits_a[i] - Ea[i]) - (bits_b[j] - Eb[j]);
-    double r[OZ2_MAX_MODULI];
-    for (int t = 0; t < T.n; t++)
-        r[t] = R[t * plane + e];
-    const double xr = oz2_crt(&T, r, shift);
-    double xi = 0.0;
-    if (CX) {
-        for (int t = 0; t < T.n; t++)
-            r[t] = R[(T.n + t) * plane + e];
-        xi = oz2_crt(&T, r, shift);
-    }
+    const int sa = bits_a[i] - Ea[i];
     const double al[2] = {ar, ai}, be[2] = {br, bi};
-    oz_update_element(C + (CX ? 2 : 1) * (i + j * ldc), CX, xr, xi, al, be, beta_zero);
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+        const int shift = -sa - (bits_b[j] - Eb[j]);
+        const int8_t *r = R + i + j * mpad;
+        const double xr = oz2_crt(&T, r, plane, shift);
+        const double xi = CX ? oz2_crt(&T, r + (int64_t)T.n * plane, plane, shift) : 0.0;
+        oz_update_element(C + (CX ? 2 : 1) * (i + j * ldc), CX, xr, xi, al, be, beta_zero);
+    }
 }
 
 #endif
