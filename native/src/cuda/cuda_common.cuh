@@ -59,6 +59,9 @@ static void oz_launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P..
 void oz_cuda_report_failure(const char *file, const char *what, int code, int is_cublas,
                             int line);
 
+/* Test-only entry points (not in ozblas.h). */
+#define OZ_TEST_API extern "C" __attribute__((visibility("default")))
+
 /* ---- per (thread, device) state and one call's context ------------------------------------- */
 
 #define OZ_SYNC_EVENTS 16 /* ordering events: 4 pinned chunks, then 4 per staged operand */
@@ -68,6 +71,7 @@ typedef struct {
     oz_cublas_handle h;
     void *ws;
     size_t ws_size;
+    int64_t i8_cols; /* the INT8 products' column chunk (oz_i8_max_cols) */
     cudaEvent_t *ev; /* timing events (oz_timeline) */
     int nev;
     /* host staging (staging.cu), set up by the first call with host operands */
@@ -294,7 +298,13 @@ int mem_where(const void *p, int dev, int *pinned);
 /* ---- the INT8 product -------------------------------------------------------------------------- */
 
 /* C32 (m x n, ldc) = A^T B for int8 A (kb x m, lda), B (kb x n, ldb): TN, IMMA. m, n, kb and
- * the leading dimensions must be multiples of 4, the pointers 4-byte aligned. */
+ * the leading dimensions must be multiples of 4, the pointers 4-byte aligned. Issued with n in
+ * chunks of at most the device state's i8_cols columns. */
+
+/* The widest INT8 product (columns of C) one cuBLAS call gets on device dev (0: no limit),
+ * decided once per (thread, device) state: on sm_90, at most 8192 (GEMMul8 measured 12% more
+ * from such chunks on a GH200; not yet measured here), elsewhere a single call. */
+int64_t oz_i8_max_cols(int dev);
 oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
                          int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc);
 
