@@ -423,6 +423,32 @@ __device__ __forceinline__ void oz_tile_each(const oz_opv &v, int64_t k, int64_t
     }
 }
 
+/* As oz_tile_each, with four consecutive l (l a multiple of 4) per thread, so that the caller
+ * writes them as one 4-byte store: f(l, q, re, im), re and im the four values (im NULL for
+ * real X). A warp covers 4 columns q of 32 l each. lmax a multiple of 4. Block (32, 8). */
+template <bool LC, bool CX, typename F>
+__device__ __forceinline__ void oz_tile_each4(const oz_opv &v, int64_t k, int64_t cols,
+                                              int64_t tiles_l, int64_t lmax, int64_t qmax, F f)
+{
+    __shared__ double tre[32][33];
+    __shared__ double tim[CX ? 32 : 1][33];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t tile = blockIdx.x;
+    const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;
+    oz_load_tile<LC, CX>(v, k, cols, l0, q0, tre, tim);
+    const int ll = 4 * (tx & 7), ql = 4 * ty + (tx >> 3);
+    const int64_t l = l0 + ll, q = q0 + ql;
+    if (l < lmax && q < qmax)
+        f(l, q, &tre[ql][ll], CX ? &tim[ql][ll] : (const double *)NULL);
+}
+
+/* Four int8 values at p (4-byte aligned) in one store. */
+__device__ __forceinline__ void oz_store4(int8_t *p, int a, int b, int c, int d)
+{
+    *reinterpret_cast<char4 *>(p) = make_char4((signed char)a, (signed char)b, (signed char)c,
+                                               (signed char)d);
+}
+
 /* Dispatch on (layout, complex). */
 #define OZ_DISPATCH(lc, cx, F, ...)                                                               \
     do {                                                                                          \

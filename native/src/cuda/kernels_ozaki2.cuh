@@ -152,8 +152,8 @@ static __global__ void oz_k_fill_int(int *x, int64_t n, int v)
 /* ---- packing: accurate-scaling bounds, and scaling + residues (steps 3 and 4) ------------
  * One block per 32 x 32 tile of the packed matrix: the tile of op(X) is read coalesced
  * (along whichever index is contiguous in memory) into shared memory, then written packed,
- * column q of the output holding l = 0..kpad-1 contiguously (kpad >= k, zeros beyond k;
- * columns cols..cols_pad-1 are zeros too).
+ * four l per thread in 4-byte stores, column q of the output holding l = 0..kpad-1
+ * contiguously (kpad >= k, zeros beyond k; columns cols..cols_pad-1 are zeros too).
  * UBOUND writes UA_lq = oz2_ubound(re) (+ oz2_ubound(im)) as int8 (<= 64).
  * LBOUND writes oz2_lbound(max(|re|, |im|), E_q, shift) (<= 127; shift passed as ushift).
  * RESIDUE scales by 2^(bits_q - E_q) (oz2_scale) and writes the symmetric residues modulo
@@ -176,37 +176,54 @@ __global__ void __launch_bounds__(256)
               const int *E, const int *bits, int ushift, int8_t *out, int64_t plane,
               const __grid_constant__ oz2_table T)
 {
-    oz_tile_each<LC, CX>(v, k, cols, tiles_l, kpad, cols_pad, [&](int64_t l, int64_t q, double re,
-                                                                double im) {
+    oz_tile_each4<LC, CX>(v, k, cols, tiles_l, kpad, cols_pad, [&](int64_t l, int64_t q,
+                                                                 const double *re,
+                                                                 const double *im) {
         int8_t *o = out + q * kpad + l;
         if (q >= cols) { /* padding columns (IMMA wants m, n multiples of 4): zeros */
             const int planes = MODE == OZ_PACK_RESIDUE ? T.n * (CX ? 3 : 1) : 1;
             for (int t = 0; t < planes; t++)
-                o[t * plane] = 0;
+                oz_store4(o + t * plane, 0, 0, 0, 0);
         } else if (MODE == OZ_PACK_UBOUND) {
             const int s = ushift - E[q];
-            int u = oz2_ubound(re, s);
-            if (CX)
-                u += oz2_ubound(im, s);
-            o[0] = (int8_t)u;
+            int u[4];
+#pragma unroll
+            for (int x = 0; x < 4; x++)
+                u[x] = oz2_ubound(re[x], s) + (CX ? oz2_ubound(im[x], s) : 0);
+            oz_store4(o, u[0], u[1], u[2], u[3]);
         } else if (MODE == OZ_PACK_LBOUND) {
-            o[0] = (int8_t)oz2_lbound(fmax(fabs(re), fabs(im)), E[q], ushift);
+            int u[4];
+#pragma unroll
+            for (int x = 0; x < 4; x++)
+                u[x] = oz2_lbound(fmax(fabs(re[x]), fabs(CX ? im[x] : 0.0)), E[q], ushift);
+            oz_store4(o, u[0], u[1], u[2], u[3]);
         } else {
+            /* every plane from one read of the tile: the scaled values stay in registers */
             const int e = bits[q] - E[q];
             const bool use_mul = e >= -1022 && e <= 1023;
             const double p2 = use_mul ? __longlong_as_double((long long)(e + 1023) << 52) : 0.0;
-            const double a = oz_scale_dev(re, e, p2, use_mul);
-            if (!CX) {
-                for (int t = 0; t < T.n; t++)
-                    o[t * plane] = (int8_t)oz2_residue(a, T.m[t], T.inv[t]);
-            } else {
-                const double b = oz_scale_dev(im, e, p2, use_mul);
-                for (int t = 0; t < T.n; t++) {
-                    const double mt = T.m[t], inv = T.inv[t];
-                    const double ra = oz2_residue(a, mt, inv), rb = oz2_residue(b, mt, inv);
-                    o[(3 * t) * plane] = (int8_t)ra;
-                    o[(3 * t + 1) * plane] = (int8_t)rb;
-                    o[(3 * t + 2) * plane] = (int8_t)oz2_residue_small(ra + rb, mt, inv);
+            double a[4], b[4];
+#pragma unroll
+            for (int x = 0; x < 4; x++) {
+                a[x] = oz_scale_dev(re[x], e, p2, use_mul);
+                b[x] = CX ? oz_scale_dev(im[x], e, p2, use_mul) : 0.0;
+            }
+            for (int t = 0; t < T.n; t++) {
+                const double mt = T.m[t], inv = T.inv[t];
+                double ra[4], rb[4], rs[4];
+#pragma unroll
+                for (int x = 0; x < 4; x++) {
+                    ra[x] = oz2_residue(a[x], mt, inv);
+                    if (CX) {
+                        rb[x] = oz2_residue(b[x], mt, inv);
+                        rs[x] = oz2_residue_small(ra[x] + rb[x], mt, inv);
+                    }
+                }
+                int8_t *ot = o + (CX ? 3 * t : t) * plane;
+                oz_store4(ot, (int)ra[0], (int)ra[1], (int)ra[2], (int)ra[3]);
+                if (CX) {
+                    oz_store4(ot + plane, (int)rb[0], (int)rb[1], (int)rb[2], (int)rb[3]);
+                    oz_store4(ot + 2 * plane, (int)rs[0], (int)rs[1], (int)rs[2], (int)rs[3]);
                 }
             }
         }
