@@ -398,9 +398,13 @@ __device__ __forceinline__ void oz_load_tile(const oz_opv &v, int64_t k, int64_t
     __syncthreads();
 }
 
-/* The block's 32 x 32 tile of op(X) (tiles_l tiles along l), loaded by oz_load_tile, then
- * f(l, q, re, im) for this thread's entries with l < lmax and q < qmax. Block (32, 8). */
-template <bool LC, bool CX, typename F>
+/* The block's 32 x 32 tile of op(X) (tiles_l tiles along l), loaded by oz_load_tile, then f
+ * for this thread's entries with l < lmax and q < qmax. Block (32, 8).
+ * W = 1: f(l, q, re, im) for the entries (l, q + 8 r), r < 4.
+ * W = 4: four consecutive l (l and lmax multiples of 4) at one q, f(l, q, re, im) with re and
+ * im pointing at the four values (im NULL for real X), so that the caller writes them as one
+ * 4-byte store; a warp covers 4 columns q of 32 l each. */
+template <bool LC, bool CX, int W = 1, typename F>
 __device__ __forceinline__ void oz_tile_each(const oz_opv &v, int64_t k, int64_t cols,
                                              int64_t tiles_l, int64_t lmax, int64_t qmax, F f)
 {
@@ -410,36 +414,24 @@ __device__ __forceinline__ void oz_tile_each(const oz_opv &v, int64_t k, int64_t
     const int64_t tile = blockIdx.x;
     const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;
     oz_load_tile<LC, CX>(v, k, cols, l0, q0, tre, tim);
-    const int64_t l = l0 + tx;
-    if (l >= lmax)
-        return;
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        const int ql = ty + 8 * r;
-        const int64_t q = q0 + ql;
-        if (q >= qmax)
+    if constexpr (W == 4) {
+        const int ll = 4 * (tx & 7), ql = 4 * ty + (tx >> 3);
+        const int64_t l = l0 + ll, q = q0 + ql;
+        if (l < lmax && q < qmax)
+            f(l, q, &tre[ql][ll], CX ? &tim[ql][ll] : (const double *)NULL);
+    } else {
+        const int64_t l = l0 + tx;
+        if (l >= lmax)
             return;
-        f(l, q, tre[ql][tx], CX ? tim[ql][tx] : 0.0);
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const int ql = ty + 8 * r;
+            const int64_t q = q0 + ql;
+            if (q >= qmax)
+                return;
+            f(l, q, tre[ql][tx], CX ? tim[ql][tx] : 0.0);
+        }
     }
-}
-
-/* As oz_tile_each, with four consecutive l (l a multiple of 4) per thread, so that the caller
- * writes them as one 4-byte store: f(l, q, re, im), re and im the four values (im NULL for
- * real X). A warp covers 4 columns q of 32 l each. lmax a multiple of 4. Block (32, 8). */
-template <bool LC, bool CX, typename F>
-__device__ __forceinline__ void oz_tile_each4(const oz_opv &v, int64_t k, int64_t cols,
-                                              int64_t tiles_l, int64_t lmax, int64_t qmax, F f)
-{
-    __shared__ double tre[32][33];
-    __shared__ double tim[CX ? 32 : 1][33];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int64_t tile = blockIdx.x;
-    const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;
-    oz_load_tile<LC, CX>(v, k, cols, l0, q0, tre, tim);
-    const int ll = 4 * (tx & 7), ql = 4 * ty + (tx >> 3);
-    const int64_t l = l0 + ll, q = q0 + ql;
-    if (l < lmax && q < qmax)
-        f(l, q, &tre[ql][ll], CX ? &tim[ql][ll] : (const double *)NULL);
 }
 
 /* Four int8 values at p (4-byte aligned) in one store. */

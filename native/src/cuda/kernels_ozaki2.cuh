@@ -176,9 +176,9 @@ __global__ void __launch_bounds__(256)
               const int *E, const int *bits, int ushift, int8_t *out, int64_t plane,
               const __grid_constant__ oz2_table T)
 {
-    oz_tile_each4<LC, CX>(v, k, cols, tiles_l, kpad, cols_pad, [&](int64_t l, int64_t q,
-                                                                 const double *re,
-                                                                 const double *im) {
+    oz_tile_each<LC, CX, 4>(v, k, cols, tiles_l, kpad, cols_pad, [&](int64_t l, int64_t q,
+                                                                   const double *re,
+                                                                   const double *im) {
         int8_t *o = out + q * kpad + l;
         if (q >= cols) { /* padding columns (IMMA wants m, n multiples of 4): zeros */
             const int planes = MODE == OZ_PACK_RESIDUE ? T.n * (CX ? 3 : 1) : 1;

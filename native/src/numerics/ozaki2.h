@@ -43,6 +43,7 @@ typedef struct {
     int budget;                              /* bitlen(M) - 2: 2^budget <= M/2 */
     int limbs;                               /* limbs used: sum_t u_t W_t and its sign fit */
     double m[OZ2_MAX_MODULI];                /* moduli */
+    int mi[OZ2_MAX_MODULI];                  /* the same as integers (CRT digits) */
     double inv[OZ2_MAX_MODULI];              /* fl(1 / m_t) */
     uint32_t w[OZ2_MAX_MODULI][OZ2_LIMBS];   /* CRT weights (M/m_t) * ((M/m_t)^-1 mod m_t) */
     uint32_t M[OZ2_LIMBS];                   /* product of the moduli */
@@ -344,7 +345,7 @@ OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift, int L)
  * until the end, one multiply-add per limb and modulus. */
 OZ_HD void oz2_crt_add(uint64_t *acc, const oz2_table *T, int t, int r, const int L)
 {
-    const uint32_t u = (uint32_t)(r < 0 ? r + (int)T->m[t] : r);
+    const uint32_t u = (uint32_t)(r < 0 ? r + T->mi[t] : r);
     for (int i = 0; i < L; i++)
         acc[i] += (uint64_t)T->w[t][i] * u;
 }
