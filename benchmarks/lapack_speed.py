@@ -1,7 +1,7 @@
 """The LAPACK layer on the CPU executor: host LAPACK against ozblas's blocked drivers.
 
 getrf, potrf (upper), getrs and trsm (left, lower, no transpose) with n/2 right-hand sides,
-d and z, one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
+d and z, and geqrf (square, d only), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
 threads=1). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
@@ -9,12 +9,14 @@ LAPACK's nominal flop count, and the share of those flops that ran in emulated p
 (emulated_flops / flops of ozblas.lapack.last_report(); the products of a SYRK/HERK update
 include whole diagonal blocks, so the share can exceed the nominal count slightly).
 Writes benchmarks/results/lapack_speed.json and .png. One run per case (the machine is
-shared; the figures are single measurements).
+shared; the figures are single measurements). ``--routines`` runs some of them only, their
+rows replacing those of the same routine and n in an existing JSON (the others are kept).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -46,16 +48,22 @@ def _cases(dt, a, s, b):
     lu, piv, _ = nat("getrf")(a)
     t = np.asfortranarray(np.tril(lu, -1) + np.eye(a.shape[0]))
     trsm = getattr(sb, dt + "trsm")
-    return {
+    cases = {
         "getrf": (lambda: nat("getrf")(a), lambda kw: L.getrf(a, **kw)),
         "potrf": (lambda: nat("potrf")(s), lambda kw: L.potrf(s, **kw)),
         "getrs": (lambda: nat("getrs")(lu, piv, b), lambda kw: L.getrs(lu, piv, b, **kw)),
         "trsm": (lambda: trsm(1.0, t, b, lower=1), lambda kw: L.trsm(1.0, t, b, lower=1, **kw)),
     }
+    if dt == "d":
+        # native with LAPACK's optimal workspace (SciPy's default lwork = 3n is the unblocked code)
+        lw = int(nat("geqrf")(a, lwork=-1)[2][0])
+        cases["geqrf"] = (lambda: nat("geqrf")(a, lwork=lw), lambda kw: L.geqrf(a, **kw))
+    return cases
 
 
 def _flops(routine, dt, n, nrhs):
-    f = {"getrf": 2 / 3 * n**3, "potrf": n**3 / 3, "getrs": 2 * n * n * nrhs, "trsm": n * n * nrhs}
+    f = {"getrf": 2 / 3 * n**3, "potrf": n**3 / 3, "getrs": 2 * n * n * nrhs, "trsm": n * n * nrhs,
+         "geqrf": 4 / 3 * n**3}
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -64,6 +72,8 @@ def main(argv=None):
     p.add_argument("--sizes", type=int, nargs="+", default=[512, 1024, 2048])
     p.add_argument("--zsizes", type=int, nargs="+", default=[512, 1024])
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
+    p.add_argument("--routines", nargs="+", default=None,
+                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf"], help="default: all")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     from threadpoolctl import threadpool_limits
@@ -75,6 +85,8 @@ def main(argv=None):
                 rng = np.random.default_rng(n)
                 a, s, b = _inputs(n, dt, rng)
                 for routine, (native, blocked) in _cases(dt, a, s, b).items():
+                    if args.routines and routine not in args.routines:
+                        continue
                     flops = _flops(routine, dt, n, b.shape[1])
                     row = {"routine": dt + routine, "n": n, "nrhs": b.shape[1], "flops": flops}
                     t = time.perf_counter()
@@ -102,6 +114,12 @@ def main(argv=None):
              r["blocked-ozaki2_nb"]] for r in results]
     print(table(["routine", "n", "native s", "blocked-native s", "blocked-ozaki2 s", "native GFLOPS",
                  "ozaki2 GFLOPS", "emulated", "nb"], rows))
+    if args.routines:  # the other routines' rows of an earlier run stay
+        old = (args.out or RESULTS) / "lapack_speed.json"
+        new = {(r["routine"], r["n"]) for r in results}
+        if old.exists():
+            kept = [r for r in json.loads(old.read_text())["results"] if (r["routine"], r["n"]) not in new]
+            results = kept + results
     path = write_json("lapack_speed.json", {"machine": machine(), "threads": 1, "results": results},
                       args.out)
     print(f"wrote {path}")

@@ -2,7 +2,8 @@
 
 The routines take and return what ``scipy.linalg.lapack``'s do (``getrf(a)`` returns
 ``(lu, piv, info)`` with 0-based pivots, ``potrf(a, lower=False, clean=True)`` returns
-``(c, info)``, ...), for float64 and complex128 NumPy arrays (other dtypes are converted:
+``(c, info)``, ``geqrf(a)`` ``(qr, tau, work, info)``, ...; the Level-3 BLAS ``trsm trmm symm
+hemm syr2k her2k`` what ``scipy.linalg.blas``'s do), for float64 and complex128 NumPy arrays (other dtypes are converted:
 real to float64, complex to complex128). They call the blocked drivers of
 ``native/src/lapack`` (ozblas.h "LAPACK layer"): panels and diagonal blocks by the host
 LAPACK, every update an ozblas GEMM under the usual options (``method``, ``moduli``,
@@ -25,7 +26,8 @@ from ._native import OzblasError, ffi, lib
 from .api import _context, _on_device, _options
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
-           "trtrs", "trsm", "trmm", "last_report"]
+           "trtrs", "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "symm", "hemm",
+           "syr2k", "her2k", "last_report"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -280,6 +282,165 @@ def trsm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **k
 def trmm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **kw):
     """alpha op(a) b (side 0) or alpha b op(a) (side 1), as scipy.linalg.blas.dtrmm."""
     return _tr3("trmm", alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw)
+
+
+def _work(lwork, n, nb, dt):
+    """SciPy's work array: max(lwork, 1) entries (lwork None: its default max(3n, 1)), the
+    first LAPACK's optimal size for block size nb."""
+    w = np.zeros(max(1, 3 * n if lwork is None else int(lwork)), dtype=dt)
+    w[0] = max(1, n) * nb
+    return w
+
+
+def _query(lwork):
+    """lwork = -1: a workspace query, answered as the real routine does (nothing computed)."""
+    return lwork is not None and int(lwork) == -1
+
+
+def geqrf(a, lwork=None, overwrite_a=False, **kw):
+    """QR factorization: ``(qr, tau, work, info)`` as scipy.linalg.lapack.dgeqrf (R on and above
+    the diagonal, the Householder vectors below it). lwork -1 is a workspace query (work[0]:
+    the optimal size); any other value only sizes the returned work array."""
+    opts = _opts(kw)
+    dt = _dtype(a)
+    qr = _fortran(a, dt, overwrite_a)
+    m, n = qr.shape
+    tau = np.zeros(max(1, min(m, n)), dtype=dt)
+    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(m, n), 1))
+    if _query(lwork):
+        return qr, tau[:min(m, n)], _work(1, n, nb, dt), 0
+    info = _call(_fn("geqrf", dt), m, n, _ptr(qr), _ld(qr), _ptr(tau), opts=opts)
+    return qr, tau[:min(m, n)], _work(lwork, n, _local.report["nb"], dt), info
+
+
+def _orgqr(name, a, tau, lwork, overwrite_a, kw):
+    opts = _opts(kw)
+    dt = _dtype(a, tau)
+    q = _fortran(a, dt, overwrite_a)
+    m, n = q.shape
+    t = np.ascontiguousarray(np.asarray(tau, dtype=dt).ravel())
+    k = t.shape[0]
+    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
+    if _query(lwork):
+        return q, _work(1, n, nb, dt), 0
+    info = _call(_fn(name, dt), m, n, k, _ptr(q), _ld(q), _ptr(t) if k else ffi.NULL, opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid (a {m} x {n}, {k} reflectors)")
+    return q, _work(lwork, n, _local.report["nb"], dt), info
+
+
+def orgqr(a, tau, lwork=None, overwrite_a=False, **kw):
+    """Q from geqrf's reflectors: ``(q, work, info)`` as scipy.linalg.lapack.dorgqr (the first
+    n columns of Q = H(1) ... H(k), k = len(tau))."""
+    return _orgqr("orgqr" if not np.iscomplexobj(a) else "ungqr", a, tau, lwork, overwrite_a, kw)
+
+
+def ungqr(a, tau, lwork=None, overwrite_a=False, **kw):
+    """The complex orgqr, as scipy.linalg.lapack.zungqr."""
+    return _orgqr("ungqr", np.asarray(a, dtype=np.complex128), tau, lwork, overwrite_a, kw)
+
+
+def _ormqr(name, side, trans, a, tau, c, lwork, overwrite_c, kw):
+    opts = _opts(kw)
+    dt = _dtype(a, tau, c)
+    f = _fortran(a, dt)
+    x = _fortran(c, dt, overwrite_c, "c")
+    t = np.ascontiguousarray(np.asarray(tau, dtype=dt).ravel())
+    m, n = x.shape
+    k = t.shape[0]
+    nw = n if str(side).upper() == "L" else m
+    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
+    if _query(lwork):
+        return x, _work(1, nw, nb, dt), 0
+    info = _call(_fn(name, dt), str(side).encode(), str(trans).encode(), m, n, k, _ptr(f), _ld(f),
+                 _ptr(t) if k else ffi.NULL, _ptr(x), _ld(x), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    return x, _work(lwork if lwork is not None else 1, nw, _local.report["nb"], dt), info
+
+
+def ormqr(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
+    """op(Q) c (side "L") or c op(Q) ("R") with Q from geqrf's reflectors (a, tau), trans "N" or
+    "T" ("C" complex): ``(cq, work, info)`` as scipy.linalg.lapack.dormqr."""
+    cplx = any(np.iscomplexobj(v) for v in (a, tau, c))
+    return _ormqr("unmqr" if cplx else "ormqr", side, trans, a, tau, c, lwork, overwrite_c, kw)
+
+
+def unmqr(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
+    """The complex ormqr, as scipy.linalg.lapack.zunmqr."""
+    return _ormqr("unmqr", side, trans, np.asarray(a, dtype=np.complex128), tau, c, lwork,
+                  overwrite_c, kw)
+
+
+def _product(name, cplx_name, scalars, a, b, c, shape, overwrite_c, herm, kw):
+    """The options, element type (complex for complex operands or scalars), C (c None:
+    zeros) and entry of a symm/syr2k-type call."""
+    opts = _opts(kw)
+    dt = _dtype(a, b, *([] if c is None else [c]))
+    dt = np.complex128 if herm or any(np.iscomplexobj(v) for v in scalars) else dt
+    x = np.zeros(shape, dtype=dt, order="F") if c is None else _fortran(c, dt, overwrite_c, "c")
+    if x.shape != shape:
+        raise ValueError(f"c must have shape {shape}, got {x.shape}")
+    return opts, dt, x, getattr(lib, "ozblas_" + (cplx_name if dt == np.complex128 else name))
+
+
+def _symm(herm, alpha, a, b, beta, c, side, lower, overwrite_c, kw):
+    bb = np.asarray(b)
+    if bb.ndim != 2:
+        raise ValueError(f"b must be a 2-D array, got shape {bb.shape}")
+    opts, dt, x, fn = _product("dsymm", "zhemm" if herm else "zsymm", (alpha, beta), a, b, c,
+                               bb.shape, overwrite_c, herm, kw)
+    f, g = _fortran(a, dt), _fortran(b, dt, name="b")
+    _square(f)
+    m, n = x.shape
+    if f.shape[0] != (n if side else m):
+        raise ValueError(f"a is {f.shape} but must be {n if side else m} square for b of shape {g.shape}")
+    info = _call(fn, b"R" if side else b"L", b"L" if lower else b"U", m, n, _alpha(alpha, dt),
+                 _ptr(f), _ld(f), _ptr(g), _ld(g), _alpha(beta, dt), _ptr(x), _ld(x), opts=opts)
+    if info:
+        raise ValueError(f"{'hemm' if herm else 'symm'}: argument {-info} is not valid")
+    return x
+
+
+def symm(alpha, a, b, beta=0.0, c=None, side=0, lower=0, overwrite_c=False, **kw):
+    """alpha a b + beta c (side 0) or alpha b a + beta c (side 1), a symmetric (its upper, or
+    with lower its lower, triangle read), as scipy.linalg.blas.dsymm/zsymm."""
+    return _symm(False, alpha, a, b, beta, c, side, lower, overwrite_c, kw)
+
+
+def hemm(alpha, a, b, beta=0.0, c=None, side=0, lower=0, overwrite_c=False, **kw):
+    """symm with a Hermitian a, as scipy.linalg.blas.zhemm."""
+    return _symm(True, alpha, a, b, beta, c, side, lower, overwrite_c, kw)
+
+
+def _syr2k(herm, alpha, a, b, beta, c, trans, lower, overwrite_c, kw):
+    aa = np.asarray(a)
+    if aa.ndim != 2:
+        raise ValueError(f"a must be a 2-D array, got shape {aa.shape}")
+    n, k = aa.shape if not trans else aa.shape[::-1]
+    opts, dt, x, fn = _product("dsyr2k", "zher2k" if herm else "zsyr2k", (alpha, beta), a, b, c,
+                               (n, n), overwrite_c, herm, kw)
+    f, g = _fortran(a, dt), _fortran(b, dt, name="b")
+    if g.shape != f.shape:
+        raise ValueError(f"a and b must have the same shape, got {f.shape} and {g.shape}")
+    be = float(np.real(beta)) if herm else _alpha(beta, dt)
+    info = _call(fn, b"L" if lower else b"U", _TRANS[trans].encode(), n, k, _alpha(alpha, dt),
+                 _ptr(f), _ld(f), _ptr(g), _ld(g), be, _ptr(x), _ld(x), opts=opts)
+    if info:
+        raise ValueError(f"{'her2k' if herm else 'syr2k'}: argument {-info} is not valid")
+    return x
+
+
+def syr2k(alpha, a, b, beta=0.0, c=None, trans=0, lower=0, overwrite_c=False, **kw):
+    """alpha (a b^T + b a^T) + beta c (trans 0) or alpha (a^T b + b^T a) + beta c (trans 1),
+    into the upper (lower) triangle of c only, as scipy.linalg.blas.dsyr2k/zsyr2k."""
+    return _syr2k(False, alpha, a, b, beta, c, trans, lower, overwrite_c, kw)
+
+
+def her2k(alpha, a, b, beta=0.0, c=None, trans=0, lower=0, overwrite_c=False, **kw):
+    """alpha a b^H + conj(alpha) b a^H + beta c (trans 0; 2: a^H b ...), beta real, into one
+    triangle of c with a real diagonal, as scipy.linalg.blas.zher2k."""
+    return _syr2k(True, alpha, a, b, beta, c, trans, lower, overwrite_c, kw)
 
 
 # --------------------------------------------------------------------------------------------

@@ -369,8 +369,8 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * int64_t dimensions and 1-based pivots as LAPACK has them. The O(n^3) part runs through
  * ozblas_dgemm/ozblas_zgemm with opt (method, moduli, executor: the GEMM path's own
  * decision per product); panels and diagonal blocks go to the host LAPACK's own routine
- * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; found among the loaded objects as the host
- * BLAS is). Host pointers. Complex: interleaved (re, im) doubles, alpha two doubles.
+ * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; geqrf, larft, orgqr for QR; found among
+ * the loaded objects as the host BLAS is). Host pointers. Complex: interleaved (re, im) doubles, alpha two doubles.
  * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
  * and 1024 on the CUDA executor (README "LAPACK layer"); a size at most nb is one call of
  * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
@@ -475,6 +475,66 @@ ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char trans
                            int64_t m, int64_t n, const double *alpha, const double *A,
                            int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report);
+/* QR with the compact WY form (LAPACK's geqrf, orgqr/ungqr, ormqr/unmqr): the panels by the
+ * host geqrf (orgqr for Q's last block), each block reflector I - V T V^H (T by the host
+ * larft) applied to the rest as two GEMMs around a host trmm with T. tau: min(m, n)
+ * (orgqr, ormqr: k) scalars (complex: pairs). Workspace is allocated inside (no lwork).
+ * ormqr: C (m x n) := op(Q) C (side 'L') or C op(Q) ('R'), trans 'N' or 'T' (d), 'N' or
+ * 'C' (z). A size at most nb (geqrf: min(m, n); orgqr: k) is one call of the host routine. */
+ozblas_status ozblas_dgeqrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgeqrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dorgqr(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
+                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zungqr(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
+                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dormqr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
+                            int64_t k, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zunmqr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
+                            int64_t k, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+/* Level-3 BLAS as products (BLAS semantics: only the stored triangle of A read, beta = 0
+ * never reads C; syr2k/her2k touch only the uplo triangle of C, her2k's diagonal real):
+ * symm/hemm C := alpha A B + beta C (side 'L', A m x m) or alpha B A + beta C ('R', n x n);
+ * syr2k C := alpha (op(A) op(B)^T + op(B) op(A)^T) + beta C (trans 'N': A, B n x k; 'T' or,
+ * real, 'C': k x n); her2k alpha op(A) op(B)^H + conj(alpha) op(B) op(A)^H + beta C with a
+ * real beta (trans 'N' or 'C'). A bad argument gives OZBLAS_ERR_INVALID_ARGUMENT, info = -i
+ * as xerbla reports it. */
+ozblas_status ozblas_dsymm(ozblas_context *ctx, char side, char uplo, int64_t m, int64_t n,
+                           double alpha, const double *A, int64_t lda, const double *B,
+                           int64_t ldb, double beta, double *C, int64_t ldc, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zsymm(ozblas_context *ctx, char side, char uplo, int64_t m, int64_t n,
+                           const double *alpha, const double *A, int64_t lda, const double *B,
+                           int64_t ldb, const double *beta, double *C, int64_t ldc,
+                           int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
+ozblas_status ozblas_zhemm(ozblas_context *ctx, char side, char uplo, int64_t m, int64_t n,
+                           const double *alpha, const double *A, int64_t lda, const double *B,
+                           int64_t ldb, const double *beta, double *C, int64_t ldc,
+                           int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
+ozblas_status ozblas_dsyr2k(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                            double alpha, const double *A, int64_t lda, const double *B,
+                            int64_t ldb, double beta, double *C, int64_t ldc, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zsyr2k(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                            const double *alpha, const double *A, int64_t lda, const double *B,
+                            int64_t ldb, const double *beta, double *C, int64_t ldc,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zher2k(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                            const double *alpha, const double *A, int64_t lda, const double *B,
+                            int64_t ldb, double beta, double *C, int64_t ldc, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
 /* The block size nb = 0 chooses for a factorization of size n on an executor
  * (OZBLAS_LAPACK_NB when set and valid). */
 int64_t ozblas_lapack_block_size(int64_t n, int executor);

@@ -86,6 +86,13 @@ def test_library_exports_the_table():
         for form in (f"{r}_", f"{r}_64_", f"scipy_{r}_", f"scipy_{r}_64_", f"cblas_{r}",
                      f"cblas_{r}64_", f"scipy_cblas_{r}", f"scipy_cblas_{r}64_"):
             assert form in names
+    for r in ("dtrsm", "ztrmm", "dsymm", "zsymm", "zhemm", "dsyr2k", "zsyr2k", "zher2k"):
+        for form in (f"{r}_", f"{r}_64_", f"scipy_{r}_", f"scipy_{r}_64_", f"cblas_{r}",
+                     f"cblas_{r}64_", f"scipy_cblas_{r}", f"scipy_cblas_{r}64_"):
+            assert form in names
+    for r in ("dgeqrf", "zgeqrf", "dorgqr", "zungqr", "dormqr", "zunmqr"):
+        for form in (f"{r}_", f"{r}_64_", f"scipy_{r}_", f"scipy_{r}_64_"):
+            assert form in names
     assert not any(n.startswith("ozblas_dgemm") for n in names)  # only BLAS names and markers
 
 

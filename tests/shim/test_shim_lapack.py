@@ -5,18 +5,15 @@ n = 53 runs the blocked drivers. Each result is held to native LAPACK's error on
 inputs in this (unrouted) process: at most 4x it plus 1e-15.
 """
 
-import json
-import os
-import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from ozblas import shim
 from ozblas.testing import exact_matmul
+
+from _lapack_child import run_child, run_preloaded, within as _within
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
@@ -98,23 +95,8 @@ def _inputs(path):
     return d
 
 
-def _env(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
-    env.update(OZBLAS_LAPACK_NB="16", OMP_NUM_THREADS="2", OZBLAS_TRACE=str(tmp_path / "trace.log"))
-    return env
-
-
 def _run(tmp_path, mode):
-    (tmp_path / "child.py").write_text(textwrap.dedent(CHILD))
-    cmd = [sys.executable, str(tmp_path / "child.py"), str(tmp_path), mode]
-    env = _env(tmp_path)
-    if mode == "run":
-        env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_MODULI="16")
-        cmd = [sys.executable, "-c", "import sys, ozblas.shim as s; sys.exit(s.cmd_run(sys.argv[1:]))",
-               "--", *cmd]
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stdout + p.stderr
-    return np.load(tmp_path / "results.npz"), json.loads((tmp_path / "out.json").read_text())
+    return run_child(tmp_path, CHILD, mode)
 
 
 def _nrm(x):
@@ -123,10 +105,6 @@ def _nrm(x):
 
 def _solve_err(a, x, b):
     return _nrm(a @ x - b) / (_nrm(a) * _nrm(x) + _nrm(b))
-
-
-def _within(err, native, what):
-    assert err <= 4 * native + 1e-15, f"{what}: {err:.3e} vs native {native:.3e}"
 
 
 def _native_errors(d):
@@ -223,12 +201,7 @@ def test_argument_errors_reach_the_real_xerbla(tmp_path):
     lib.scipy_dgetrf_(ctypes.byref(m), ctypes.byref(n), a, ctypes.byref(lda), piv, ctypes.byref(info))
     print("info", info.value)
     """
-    (tmp_path / "c.py").write_text(textwrap.dedent(body))
-    env = _env(tmp_path)
-    env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", LD_PRELOAD=shim.library_path())
-    p = subprocess.run([sys.executable, str(tmp_path / "c.py")], env=env, capture_output=True,
-                       text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
+    p = run_preloaded(tmp_path, body)
     assert "info -4" in p.stdout
     assert "DGETRF" in (p.stdout + p.stderr).upper()
     trace = (tmp_path / "trace.log").read_text()

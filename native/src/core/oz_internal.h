@@ -115,6 +115,20 @@ typedef struct {
 } oz_lapack_args;
 OZ_SHIM_API int64_t oz_lapack_check(const oz_lapack_args *args);
 
+/* lapack/lapack_qr.c: netlib's argument checks of geqrf, orgqr/ungqr and ormqr/unmqr (0, or
+ * -i; the lwork check is the shim's, the C entries allocate their own workspace) and
+ * LAPACK's nominal flops (side: ormqr's). */
+enum { OZ_QR_GEQRF, OZ_QR_ORGQR, OZ_QR_ORMQR };
+OZ_SHIM_API int64_t oz_qr_check(int op, int cplx, char side, char trans, int64_t m, int64_t n,
+                                int64_t k, int64_t lda, int64_t ldc);
+OZ_SHIM_API double oz_qr_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k);
+/* lapack/lapack_blas3.c: the same for symm, hemm, syr2k, her2k (column-major form; m, n:
+ * C's; k: syr2k's inner dimension). */
+enum { OZ_L3_SYMM, OZ_L3_HEMM, OZ_L3_SYR2K, OZ_L3_HER2K };
+OZ_SHIM_API int64_t oz_l3_check(int op, int cplx, char side, char uplo, char trans, int64_t m,
+                                int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
+OZ_SHIM_API double oz_l3_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k);
+
 /* numerics/ozaki2_table.c: the moduli and CRT tables. */
 int oz2_max_moduli(int engine); /* the moduli count's maximum on an engine (0: unknown) */
 int oz2_auto_hint(int engine);  /* automatic precision's first count on an engine */

@@ -29,7 +29,7 @@ int64_t ozblas_lapack_block_size(int64_t n, int executor)
 }
 
 /* The run: options (defaults when NULL), block size, an emptied report. */
-static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
+ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
                            int inverse, const ozblas_options *opt, ozblas_options *defaults,
                            ozblas_lapack_report *rep, double flops)
 {
@@ -64,7 +64,7 @@ static ozblas_status begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, i
     return OZBLAS_OK;
 }
 
-static ozblas_status end(oz_lx *x, ozblas_lapack_report *out)
+ozblas_status lx_end(oz_lx *x, ozblas_lapack_report *out)
 {
     x->rep->seconds += now();
     free(x->work);
@@ -131,19 +131,6 @@ int64_t oz_lapack_check(const oz_lapack_args *g)
             return OZBLAS_ERR_INVALID_ARGUMENT;                       \
     } while (0)
 
-/* Each entry: checks, then BEGIN (returns early without a host LAPACK), the work, END. */
-#define BEGIN_INV(cplx, n, flops, inverse)                                               \
-    oz_lx x;                                                                            \
-    ozblas_options defaults;                                                            \
-    ozblas_lapack_report rep;                                                           \
-    ozblas_status st0 = begin(&x, ctx, cplx, n, nb, inverse, opt, &defaults, &rep, flops); \
-    if (st0 != OZBLAS_OK) {                                                             \
-        if (report)                                                                     \
-            *report = rep;                                                              \
-        return st0;                                                                     \
-    }
-#define BEGIN(cplx, n, flops) BEGIN_INV(cplx, n, flops, 0)
-#define END() return end(&x, report)
 
 static double getrf_flops(double m, double n)
 {

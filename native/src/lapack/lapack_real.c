@@ -28,6 +28,7 @@ static const struct {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *fn[2][F_N]; /* [complex][routine] */
 static int ilp64, ready; /* ready: atomic, set once the set is complete */
+static size_t family;     /* the family the set was found in */
 
 static void find(void)
 {
@@ -47,6 +48,7 @@ static void find(void)
                 for (int r = 0; r < F_N; r++)
                     fn[c][r] = got[c][r];
             ilp64 = families[f].ilp64;
+            family = f;
             __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
             return;
         }
@@ -178,3 +180,17 @@ void lx_real_trmm(const oz_lx *x, char side, char uplo, char ta, char diag, int6
 {
     real_tr3(x, F_TRMM, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
 }
+
+/* Other routines of the same family (lapack_qr.c's geqrf, larft, orgqr): NULL before
+ * oz_real_lapack_ready() or where the family's object lacks the name. */
+void *lx_real_fn(int cplx, const char *routine)
+{
+    if (!oz_real_lapack_ready())
+        return NULL;
+    char name[64];
+    snprintf(name, sizeof name, "%s%c%s%s", families[family].prefix, cplx ? 'z' : 'd', routine,
+             families[family].suffix);
+    return oz_find_real_symbol(name, NULL, 0);
+}
+
+int lx_real_ilp64(void) { return ilp64; }

@@ -64,4 +64,32 @@ int64_t lx_zero_diagonal(const oz_lx *x, int64_t n, const double *A, int64_t lda
 void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, int64_t *info);
 void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
 
+/* The run of a public entry (lapack_api.c): options (defaults when NULL), block size (nb
+ * 0: the size rule for n), an emptied report with the nominal flops, the workspace of the
+ * SYRK/HERK blocks (and n x nb more with inverse); OZBLAS_ERR_NO_HOST_BLAS without a host
+ * LAPACK, OZBLAS_ERR_ALLOCATION. lx_end: the time, the workspace freed, the report out. */
+ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
+                       int inverse, const ozblas_options *opt, ozblas_options *defaults,
+                       ozblas_lapack_report *rep, double flops);
+ozblas_status lx_end(oz_lx *x, ozblas_lapack_report *out);
+
+/* Each entry (arguments ctx, nb, opt, report): checks, then BEGIN (returns early without
+ * a host LAPACK), the work, END. */
+#define BEGIN_INV(cplx, n, flops, inverse)                                                  \
+    oz_lx x;                                                                               \
+    ozblas_options defaults;                                                               \
+    ozblas_lapack_report rep;                                                              \
+    ozblas_status st0 = lx_begin(&x, ctx, cplx, n, nb, inverse, opt, &defaults, &rep, flops); \
+    if (st0 != OZBLAS_OK) {                                                                \
+        if (report)                                                                        \
+            *report = rep;                                                                 \
+        return st0;                                                                        \
+    }
+#define BEGIN(cplx, n, flops) BEGIN_INV(cplx, n, flops, 0)
+#define END() return lx_end(&x, report)
+
+/* Other routines of the host LAPACK's family (lapack_real.c), and whether it is ILP64. */
+void *lx_real_fn(int cplx, const char *routine);
+int lx_real_ilp64(void);
+
 #endif

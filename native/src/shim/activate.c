@@ -57,8 +57,10 @@
 #define OZ_NAME(r, sym, api, T) #sym,
 #define OZ_NAME_ROUTINE(r, e) OZ_SHIM_VARIANTS(OZ_NAME, r)
 #define OZ_NAME_LAPACK(r, e, shape) OZ_SHIM_LAPACK_VARIANTS(OZ_NAME, r)
-static const char *const shim_names[] = {OZ_SHIM_ROUTINES(OZ_NAME_ROUTINE)
-                                             OZ_SHIM_LAPACK_ROUTINES(OZ_NAME_LAPACK)};
+#define OZ_NAME_BLAS3(r, e, shape) OZ_SHIM_VARIANTS(OZ_NAME, r)
+static const char *const shim_names[] = {
+    OZ_SHIM_ROUTINES(OZ_NAME_ROUTINE) OZ_SHIM_LAPACK_ROUTINES(OZ_NAME_LAPACK)
+        OZ_SHIM_QR_ROUTINES(OZ_NAME_LAPACK) OZ_SHIM_BLAS3_ROUTINES(OZ_NAME_BLAS3)};
 enum { N_NAMES = sizeof shim_names / sizeof shim_names[0] };
 
 typedef struct {

@@ -1,6 +1,6 @@
 /* The preload shim's LAPACK entries: getrf getrs gesv getri potrf potrs posv potri trtri
- * trtrs, and the Level-3 BLAS trsm and trmm (Fortran forms), d and z, under every name of
- * OZ_SHIM_LAPACK_VARIANTS (shim_names.h).
+ * trtrs, d and z, under every name of OZ_SHIM_LAPACK_VARIANTS (shim_names.h); the QR and
+ * Level-3 BLAS entries (shim_level3.c) share the call's machinery (shim_lapack.h).
  *
  * Each entry: netlib's argument check (an error goes to the real routine, so the user sees
  * the real xerbla report), quick returns and workspace queries to the real routine, the
@@ -20,36 +20,25 @@
 #include <unistd.h>
 
 #include "../core/oz_internal.h"
-#include "shim_internal.h"
-
-typedef struct {
-    shim_call c; /* the decision's sizes: the order of the factorization */
-    shim_result r;
-    double t0;
-    ozblas_lapack_report rep;
-    char dims[96];
-} lap_call;
+#include "shim_lapack.h"
 
 static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
 static char up(char c) { return (char)toupper((unsigned char)c); }
 
-/* The decision: 1 when the driver is to run; 0 with the route (quick or native) set. */
-static int lap_start(lap_call *L, int cplx, int op, int64_t m, int64_t n, int64_t nrhs, int bad,
-                     int quick)
+int lap_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t order,
+              double flops, int bad, int quick)
 {
     memset(L, 0, sizeof *L);
-    /* OZBLAS_MIN_SIZE applies to size: the factorization's order, min(m, n) for getrf and
-       the Level-3 routines; the one-block rule to order (trsm/trmm: the triangle's, nrhs) */
-    int64_t size = op == OZ_LF_GETRF || op == OZ_LF_TRSM ? (m < n ? m : n) : n;
-    int64_t order = op == OZ_LF_TRSM ? nrhs : size;
     L->c.kind = K_LAPACK;
     L->c.cplx = cplx;
-    L->c.m = L->c.n = L->c.k = size > 0 ? size : 0;
+    L->c.m = m > 0 ? m : 0;
+    L->c.n = n > 0 ? n : 0;
+    L->c.k = k > 0 ? k : 0;
     L->c.alpha[0] = 1.0;
     L->c.batch = 1;
-    L->c.flops = bad ? 0.0 : oz_lapack_flops(op, cplx, m, n, nrhs);
-    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld nrhs=%lld", (long long)m, (long long)n,
-             (long long)nrhs);
+    L->c.flops = bad ? 0.0 : flops;
+    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld k=%lld", (long long)m, (long long)n,
+             (long long)k);
     L->t0 = shim_begin(&L->r, &L->c);
     if (bad) {
         L->r.why = N_ARGUMENT;
@@ -61,17 +50,28 @@ static int lap_start(lap_call *L, int cplx, int op, int64_t m, int64_t n, int64_
     }
     if (!shim_decide(&L->c, NULL, &L->r))
         return 0;
-    if (order <= ozblas_lapack_block_size(order, shim_options()->executor)) {
+    if (order >= 0 && order <= ozblas_lapack_block_size(order, shim_options()->executor)) {
         L->r.why = N_ONE_BLOCK; /* the driver would be one call of the real routine */
         return 0;
     }
     return 1;
 }
 
-/* Every element of the referenced part finite ('A' all, 'U'/'L' a triangle); otherwise the
- * call goes to the real routine (IEEE semantics, LAPACK's own info). */
-static int lap_finite(lap_call *L, int cplx, char uplo, int64_t m, int64_t n, const double *A,
-                      int64_t ld)
+/* The decision of an OZ_LF_* call: OZBLAS_MIN_SIZE, method auto and the one-block rule on
+ * the factorization's order (getrf: min(m, n)), as an order^3 product. */
+static int lap_start(lap_call *L, int cplx, int op, int64_t m, int64_t n, int64_t nrhs, int bad,
+                     int quick)
+{
+    int64_t size = op == OZ_LF_GETRF ? (m < n ? m : n) : n;
+    double flops = bad ? 0.0 : oz_lapack_flops(op, cplx, m, n, nrhs);
+    int r = lap_begin(L, cplx, size, size, size, size, flops, bad, quick);
+    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld nrhs=%lld", (long long)m, (long long)n,
+             (long long)nrhs);
+    return r;
+}
+
+int lap_finite(lap_call *L, int cplx, char uplo, int64_t m, int64_t n, const double *A,
+               int64_t ld)
 {
     int w = cplx ? 2 : 1;
     uplo = up(uplo);
@@ -87,8 +87,7 @@ static int lap_finite(lap_call *L, int cplx, char uplo, int64_t m, int64_t n, co
     return 1;
 }
 
-/* The driver's outcome: routed (1), or native when it failed before changing anything. */
-static int lap_done(lap_call *L, ozblas_status st)
+int lap_done(lap_call *L, ozblas_status st)
 {
     if (st != OZBLAS_OK) {
         L->r.why = N_FAILED;
@@ -104,7 +103,7 @@ static int lap_done(lap_call *L, ozblas_status st)
     return 1;
 }
 
-static void lap_end(const oz_slot *s, const lap_call *L, int64_t info)
+void lap_end(const oz_slot *s, const lap_call *L, int64_t info)
 {
     double dt = L->t0 >= 0.0 ? shim_now() - L->t0 : 0.0;
     shim_count(s, &L->c, &L->r, dt);
@@ -156,9 +155,6 @@ static void piv_out(void *ipiv, int wide, const int64_t *p, int64_t n)
 }
 
 /* ---- one handler per argument shape: 1 when ozblas computed the call ---------------- */
-
-#define LAP_RUN(call) (lap_done(L, (call)))
-#define LAP_OPT shim_options(), &L->rep
 
 static int h_getrf(lap_call *L, int cplx, int64_t m, int64_t n, double *A, int64_t lda,
                    void *ipiv, int wide, int64_t *info)
@@ -296,61 +292,7 @@ static int h_trtrs(lap_call *L, int cplx, char uplo, char trans, char diag, int6
                                                            LAP_OPT));
 }
 
-/* trsm and trmm (Level-3 BLAS: no info; alpha = 0 goes to the real routine, as for GEMM) */
-static int h_tr3(lap_call *L, int cplx, int mult, char side, char uplo, char ta, char diag,
-                 int64_t m, int64_t n, const double *alpha, const double *A, int64_t lda,
-                 double *B, int64_t ldb)
-{
-    int64_t K = side == 'L' ? m : n, info = 0;
-    int bad = oz_lapack_check(&(oz_lapack_args){.op = OZ_LF_TRSM, .side = side, .uplo = uplo,
-                                                 .trans = ta, .diag = diag, .m = m, .n = n,
-                                                 .lda = lda, .ldb = ldb}) != 0;
-    int azero = alpha[0] == 0.0 && (!cplx || alpha[1] == 0.0);
-    if (!lap_start(L, cplx, OZ_LF_TRSM, m, n, K, bad, m == 0 || n == 0))
-        return 0;
-    if (azero) {
-        L->r.why = N_ZERO;
-        return 0;
-    }
-    if (!lap_finite(L, cplx, uplo, K, K, A, lda) || !lap_finite(L, cplx, 'A', m, n, B, ldb))
-        return 0;
-    ozblas_context *ctx = shim_context();
-    if (cplx)
-        return LAP_RUN((mult ? ozblas_ztrmm : ozblas_ztrsm)(ctx, side, uplo, ta, diag, m, n, alpha,
-                                                            A, lda, B, ldb, &info, 0, LAP_OPT));
-    return LAP_RUN((mult ? ozblas_dtrmm : ozblas_dtrsm)(ctx, side, uplo, ta, diag, m, n, alpha[0],
-                                                        A, lda, B, ldb, &info, 0, LAP_OPT));
-}
-
 /* ---- the exported entries ------------------------------------------------------------- */
-
-/* The handler, else the real routine with the caller's own arguments (Fortran: all by
- * reference, the hidden character lengths forwarded as received). */
-#define LAP_ENTRY(sym, rtn, T, PARAMS, FN_PARAMS, HANDLER, ARGS)  \
-    OZ_EXPORT void sym PARAMS                                         \
-    {                                                                 \
-        static oz_slot slot = {#sym, #rtn, K_LAPACK, 0, NULL, 0, RI_##rtn, 0};  \
-        const int C = #rtn[0] == 'z';                                  \
-        typedef void(*fn_t) FN_PARAMS;                                \
-        lap_call L;                                                   \
-        int64_t inf = 0;                                              \
-        if (HANDLER)                                                  \
-            *info = (T)inf;                                           \
-        else {                                                        \
-            fn_t f = (fn_t)shim_real(&slot);                          \
-            if (f)                                                    \
-                f ARGS;                                               \
-            else                                                      \
-                L.r.why = N_NO_REAL;                                  \
-            inf = *info;                                              \
-        }                                                             \
-        lap_end(&slot, &L, inf);                                      \
-    }
-
-/* The entries' element type is the routine name's first letter (C in the bodies). */
-#define CH const char *
-#define SZ size_t
-#define W8(T) (sizeof(T) == 8)
 
 #define L_GETRF(rtn, sym, api, T)                                                                 \
     LAP_ENTRY(sym, rtn, T, (const T *m, const T *n, double *A, const T *lda, T *ipiv, T *info), \
@@ -407,28 +349,6 @@ static int h_tr3(lap_call *L, int cplx, int mult, char side, char uplo, char ta,
                const T *, T *, SZ, SZ, SZ),                                                   \
               h_trtrs(&L, C, up(*uplo), up(*tr), up(*diag), *n, *nrhs, A, *lda, B, *ldb, &inf), \
               (uplo, tr, diag, n, nrhs, A, lda, B, ldb, info, l1, l2, l3))
-
-#define L_TR3(rtn, sym, T, MULT)                                                              \
-    OZ_EXPORT void sym(CH side, CH uplo, CH ta, CH diag, const T *m, const T *n,                \
-                       const double *alpha, const double *A, const T *lda, double *B,           \
-                       const T *ldb, SZ l1, SZ l2, SZ l3, SZ l4)                                \
-    {                                                                                           \
-        static oz_slot slot = {#sym, #rtn, K_LAPACK, 0, NULL, 0, RI_##rtn, 0};                  \
-        typedef void (*fn_t)(CH, CH, CH, CH, const T *, const T *, const double *,             \
-                             const double *, const T *, double *, const T *, SZ, SZ, SZ, SZ);  \
-        lap_call L;                                                                             \
-        if (!h_tr3(&L, #rtn[0] == 'z', MULT, up(*side), up(*uplo), up(*ta), up(*diag), *m, *n,  \
-                   alpha, A, *lda, B, *ldb)) {                                                  \
-            fn_t f = (fn_t)shim_real(&slot);                                                    \
-            if (f)                                                                              \
-                f(side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb, l1, l2, l3, l4);           \
-            else                                                                                \
-                L.r.why = N_NO_REAL;                                                            \
-        }                                                                                       \
-        lap_end(&slot, &L, 0);                                                                  \
-    }
-#define L_TRSM(rtn, sym, api, T) L_TR3(rtn, sym, T, 0)
-#define L_TRMM(rtn, sym, api, T) L_TR3(rtn, sym, T, 1)
 
 #define LAP_DEFINE_ROUTINE(rtn, e, shape) OZ_SHIM_LAPACK_VARIANTS(L_##shape, rtn)
 OZ_SHIM_LAPACK_ROUTINES(LAP_DEFINE_ROUTINE)

@@ -30,8 +30,7 @@
     V(r, scipy_cblas_##r, CBLAS, int32_t)         \
     V(r, scipy_cblas_##r##64_, CBLAS, int64_t)
 
-/* The LAPACK routines and the Level-3 BLAS ones the blocked drivers compute (trsm, trmm:
- * Fortran forms only) (shim_lapack.c), in the forms the wheels import: SciPy's LP64
+/* The LAPACK routines the blocked drivers compute (shim_lapack.c), in the forms the wheels import: SciPy's LP64
  * scipy_dgetrf_, NumPy's ILP64 scipy_dgetrf_64_, and plain Fortran for other programs
  * (dgetrf_ LP64, dgetrf_64_ ILP64).
  *
@@ -57,16 +56,35 @@
     L(dtrtri, d, TRTRI)            \
     L(ztrtri, z, TRTRI)            \
     L(dtrtrs, d, TRTRS)            \
-    L(ztrtrs, z, TRTRS)            \
-    L(dtrsm, d, TRSM)              \
-    L(ztrsm, z, TRSM)              \
-    L(dtrmm, d, TRMM)              \
-    L(ztrmm, z, TRMM)
+    L(ztrtrs, z, TRTRS)
 
 #define OZ_SHIM_LAPACK_VARIANTS(V, r)   \
     V(r, r##_, F77, int32_t)            \
     V(r, r##_64_, F77, int64_t)         \
     V(r, scipy_##r##_, F77, int32_t)    \
     V(r, scipy_##r##_64_, F77, int64_t)
+
+/* QR (shim_level3.c), in the LAPACK forms above (OZ_SHIM_LAPACK_VARIANTS). */
+#define OZ_SHIM_QR_ROUTINES(L) \
+    L(dgeqrf, d, GEQRF)        \
+    L(zgeqrf, z, GEQRF)        \
+    L(dorgqr, d, ORGQR)        \
+    L(zungqr, z, ORGQR)        \
+    L(dormqr, d, ORMQR)        \
+    L(zunmqr, z, ORMQR)
+
+/* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
+ * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */
+#define OZ_SHIM_BLAS3_ROUTINES(L) \
+    L(dtrsm, d, TRSM)             \
+    L(ztrsm, z, TRSM)             \
+    L(dtrmm, d, TRMM)             \
+    L(ztrmm, z, TRMM)             \
+    L(dsymm, d, SYMM)             \
+    L(zsymm, z, SYMM)             \
+    L(zhemm, z, HEMM)             \
+    L(dsyr2k, d, SYR2K)           \
+    L(zsyr2k, z, SYR2K)           \
+    L(zher2k, z, HER2K)
 
 #endif
