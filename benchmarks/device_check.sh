@@ -7,7 +7,7 @@
 # what was measured. At most 6 files under $OUT. Fits in 5 minutes, build included.
 #
 #   OUT=/some/dir bash benchmarks/device_check.sh        (default OUT=benchmarks/results)
-#   OZ_CHECK_SECONDS=290 caps the whole run (the benchmark gets what the tests and the
+#   OZ_CHECK_SECONDS=290 caps the whole run (GPU tests at most 150 s) (the benchmark gets what the tests and the
 #   policy check leave).
 #   OZ_BENCH_ARGS: gpu_bench.py's arguments, "--device-arrays" unless set (Ozaki II on CuPy
 #   arrays, device-event time, against CuPy's native; with 16384 also in one INT8 call per
@@ -75,8 +75,10 @@ for k, v in i.items():
 EOF
 
 echo "== GPU tests (every test marked gpu: tests/cuda/test_cuda_executor.py, tests/cuda/test_device_arrays.py,"
-echo "   tests/shim/test_shim_cublas.py (CuPy under the preload shim), ...) [$(elapsed) s]"
-timeout 120 python3 -m pytest -q -m gpu tests -rfE --durations=8 \
+echo "   tests/shim/test_shim_cublas.py (CuPy under the preload shim), tests/cuda/test_cuda_multi.py"
+echo "   (cuda:all over this machine's GPUs: one GPU makes it a one-device list), tests/lapack/test_lapack_cuda.py"
+echo "   (the LAPACK layer device-resident, on device pointers and CuPy arrays), ...) [$(elapsed) s]"
+timeout 150 python3 -m pytest -q -m gpu tests -rfE --durations=8 \
     --junitxml="$OUT/pytest_gpu.xml" -p no:cacheprovider
 TEST_RC=$?
 echo "GPU tests exit code: $TEST_RC [$(elapsed) s]"

@@ -67,7 +67,7 @@ def _configure(lib, opts: config.Options) -> None:
     from .api import _options
 
     o = _options(opts.method, opts.moduli or "auto", opts.scaling,  # Options' 0 means auto
-                 opts.executor if opts.executor != "cuda" else f"cuda:{opts.device}",
+                 config.device_text(opts.executor, opts.device, opts.devices),
                  opts.threads, opts.slices or "auto", opts.variant, opts.accuracy)
     lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), os.fsencode(opts.trace or ""))
 

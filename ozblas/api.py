@@ -33,7 +33,7 @@ def _options(method, moduli, scaling, executor, threads, slices=None, variant=No
         if value is not None:
             parsed = config.parse_keyword(key, value)
             if key == "executor":
-                env["executor"], env["device"] = parsed
+                env["executor"], env["device"], env["devices"] = parsed
             else:
                 env[key] = parsed
     o = ffi.new("ozblas_options *")
@@ -42,13 +42,24 @@ def _options(method, moduli, scaling, executor, threads, slices=None, variant=No
     o.scaling = _constants.SCALINGS.index(env["scaling"])
     o.executor = _constants.EXECUTORS.index(env["executor"])
     o.device = env["device"]
+    o.devices = env["devices"]
     o.threads = env["threads"]
     o.slices = env["slices"]
     o.ozaki1_variant = _constants.VARIANTS.index(env["variant"])
     o.accuracy = _constants.ACCURACIES.index(env["accuracy"])
     o.engine = _constants.ENGINES.index(env["engine"])
     _check_conflict(o)
+    if o.devices:
+        _check_devices(o)
     return o
+
+
+def _check_devices(o):
+    """A device list naming a device this machine lacks (ozblas_devices_check, in C)."""
+    err = ffi.new("char[512]")
+    if lib.ozblas_devices_check(o, err, 512) != 0:
+        raise config.ConfigError(f"executor {config.device_text('cuda', o.device, o.devices)}: "
+                                 + ffi.string(err).decode())
 
 
 def _check_conflict(o):
@@ -83,6 +94,8 @@ def _report_dict(r) -> dict:
         "phase_seconds": list(r.phase_seconds) if emulated else None,
         "accuracy": _constants.ACCURACIES[r.accuracy],
         "direct_entries": r.direct_entries,
+        # the CUDA devices that computed part of C (several with a device list)
+        "devices": [d for d in range(64) if r.devices_used >> d & 1],
     }
 
 
@@ -113,6 +126,7 @@ def _device_options(opts, xp, arrays):
         raise ValueError("executor='cpu' cannot read device arrays; accepted: auto, cuda, cuda:N")
     opts.executor = lib.OZBLAS_EXECUTOR_CUDA
     opts.device = devices.pop()
+    opts.devices = 0  # not spread: device arrays run where they live (cuda:all included)
     opts.stream = ffi.cast("void *", xp.cuda.get_current_stream().ptr)
 
 
@@ -341,6 +355,9 @@ def info() -> dict:
         for var in config.variables().values():  # counts left to automatic precision say so
             if var.kind == "int" and var.tokens and cfg[var.keyword] == 0:
                 cfg[var.keyword] = var.tokens[0]
+        devices = cfg["devices"]  # a device list as its devices, cuda:all as "all"
+        cfg["devices"] = "all" if devices == config.ALL_DEVICES else [
+            d for d in range(64) if devices >> d & 1]
         cfg_error = None
     except config.ConfigError as e:
         cfg, cfg_error = None, str(e)

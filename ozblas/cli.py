@@ -135,7 +135,7 @@ def main(argv=None) -> int:
     pb = sub.add_parser("bench", help="run a study from benchmarks/ (accuracy, cpu-speed)")
     pb.add_argument("study", choices=["accuracy", "cpu-speed"])
     pb.add_argument("rest", nargs=argparse.REMAINDER, help="arguments passed to the study")
-    p.add_argument_group("more commands", "run [--method M] [--moduli N] [--trace FILE|-] [--summary] -- CMD ...: "
+    p.add_argument_group("more commands", "run [--method M] [--moduli N] [--trace FILE|-] [--summary[=FILE]] -- CMD ...: "
                          "CMD with its BLAS calls routed (preload shim); libpath: the shim's path")
     argv = sys.argv[1:] if argv is None else list(argv)
     # these parse their own arguments (so that `ozblas run -- cmd --help` reaches cmd)

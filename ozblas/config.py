@@ -92,7 +92,7 @@ def _python_value(var: Variable, s):
     if var.kind == "switch":
         return s.value == 1
     if var.kind == "device":
-        return var.tokens[s.value] if s.value < len(var.tokens) else "cuda", s.device
+        return var.tokens[s.value] if s.value < len(var.tokens) else "cuda", s.device, s.devices
     if var.kind == "path":
         return os.fsdecode(ffi.string(s.text)) or None
     return s.value
@@ -101,7 +101,8 @@ def _python_value(var: Variable, s):
 def parse(name: str, value, label: str | None = None):
     """The value of the variable name given as value (a keyword's value: label names it in
     the message): a name (str), an int ("auto" counts: 0), a bool (0/1 switches), a path
-    (str, None when empty) or, for OZBLAS_DEVICE, (executor, ordinal)."""
+    (str, None when empty) or, for OZBLAS_DEVICE, (executor, ordinal, device list: a bit
+    per device, ALL_DEVICES for cuda:all, 0 for none)."""
     raw = _bytes(value) if value is not None else b""
     # A relative path is made absolute in the working directory: part of the answer.
     cwd = os.getcwd() if raw and not raw.startswith(b"/") and variable(name).kind == "path" else None
@@ -151,8 +152,9 @@ def argparse_type(name: str, label: str):
 
 class Options:
     """The settings in force: one attribute per variable's keyword (``method``, ``moduli``,
-    ``trace``, ...), except OZBLAS_DEVICE, which gives ``executor`` (auto, cpu, cuda) and
-    ``device`` (the ordinal of cuda:N). Unnamed ones take the C parser's defaults."""
+    ``trace``, ...), except OZBLAS_DEVICE, which gives ``executor`` (auto, cpu, cuda),
+    ``device`` (the ordinal of cuda:N, the first of a list) and ``devices`` (a device list's
+    bits, ALL_DEVICES for cuda:all, 0 for none). Unnamed ones take the C parser's defaults."""
 
     __slots__ = ("_values",)
 
@@ -184,8 +186,23 @@ class Options:
 
 def _fields(var: Variable, value) -> dict:
     if var.kind == "device":
-        return {"executor": value[0], "device": value[1]}
+        return {"executor": value[0], "device": value[1], "devices": value[2]}
     return {var.keyword: value}
+
+
+ALL_DEVICES = (1 << 64) - 1  # cuda:all's device list
+
+
+def device_text(executor: str, device: int, devices: int) -> str:
+    """OZBLAS_DEVICE's value for parsed (executor, device, devices): the first listed first."""
+    if executor != "cuda":
+        return executor
+    if devices == ALL_DEVICES:
+        return "cuda:all"
+    if not devices:
+        return f"cuda:{device}"
+    rest = [d for d in range(64) if devices >> d & 1 and d != device]
+    return "cuda:" + ",".join(str(d) for d in [device, *rest])
 
 
 @functools.cache

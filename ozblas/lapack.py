@@ -10,9 +10,13 @@ LAPACK, every update an ozblas GEMM under the usual options (``method``, ``modul
 ``executor``... as in ``ozblas.matmul``; unset ones come from the OZBLAS_* environment).
 ``nb`` is the block size (None: OZBLAS_LAPACK_NB, else the size rule of the README).
 ``last_report()`` describes the last call of this thread: products issued, how many ran
-emulated, their flops and moduli.
+emulated, their flops and moduli, and where the matrices were (``device``).
 
-Device (CuPy) arrays are not accepted yet: the drivers take host pointers in this version.
+CuPy arrays are accepted too by the LU, Cholesky and triangular routines (not yet by QR,
+symm/hemm, syr2k/her2k; all of a call's matrices on one device): the drivers then run on
+the device pointers, on the CUDA executor and CuPy's current stream, and the results are CuPy
+arrays (pivots too). With ``executor="cuda"``, NumPy matrices are uploaded once for the call
+and the results copied back once (README "LAPACK layer on the GPU").
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import numpy as np
 
 from . import _constants, config
 from ._native import OzblasError, ffi, lib
-from .api import _context, _on_device, _options
+from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
            "trtrs", "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "symm", "hemm",
@@ -31,6 +35,7 @@ __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri",
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
+_DEVICE = {0: "host", 1: "uploaded", 2: "device"}  # ozblas_lapack_report.device
 
 
 def last_report() -> dict | None:
@@ -45,37 +50,44 @@ def _report(r) -> dict:
         "method": _constants.METHODS[r.method], "executor": _constants.EXECUTORS[r.executor],
         "moduli": (r.min_moduli, r.max_moduli) if r.max_moduli else None,
         "bound": r.max_bound if r.max_bound >= 0 else None, "seconds": r.seconds,
+        "device": _DEVICE[r.device], "device_short": bool(r.device_short),
     }
 
 
 def _dtype(*arrays):
-    for a in arrays:
-        if _on_device(a):
-            raise TypeError("ozblas.lapack takes NumPy arrays in this version; device (CuPy) "
-                            "arrays are not supported yet")
-    cplx = any(np.iscomplexobj(a) for a in arrays)
-    return np.complex128 if cplx else np.float64
+    """The element type of a call, and its array module (numpy, or cupy for device arrays)."""
+    xp = _xp(*arrays)
+    if xp is not np and not all(_on_device(a) for a in arrays):
+        raise TypeError("ozblas.lapack: the matrices of a call must all be NumPy arrays or all "
+                        "device (CuPy) arrays")
+    cplx = any(a.dtype.kind == "c" if xp is not np else np.iscomplexobj(a) for a in arrays)
+    return (np.complex128 if cplx else np.float64), xp
 
 
-def _fortran(a, dtype, overwrite=False, name="a"):
-    a = np.asarray(a)
+def _host_dtype(*arrays):
+    """The element type of a call of a routine that takes NumPy arrays only (QR, symm, syr2k)."""
+    dt, xp = _dtype(*arrays)
+    if xp is not np:
+        raise TypeError("ozblas.lapack: QR, symm/hemm and syr2k/her2k take NumPy arrays in this "
+                        "version; device (CuPy) arrays: the LU, Cholesky, triangular routines")
+    return dt
+
+
+def _fortran(a, dtype, overwrite=False, name="a", xp=np):
+    a = xp.asarray(a)
     if a.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, got shape {a.shape}")
-    if overwrite and a.dtype == dtype and a.flags.f_contiguous and a.flags.writeable:
+    if overwrite and a.dtype == dtype and a.flags.f_contiguous and (xp is not np or a.flags.writeable):
         return a
-    return np.array(a, dtype=dtype, order="F", copy=True)
+    return xp.array(a, dtype=dtype, order="F", copy=True)
 
 
-def _rhs(b, dtype, overwrite=False):
+def _rhs(b, dtype, overwrite=False, xp=np):
     """b as a Fortran-ordered matrix, and whether it was a vector."""
-    b = np.asarray(b)
+    b = xp.asarray(b)
     if b.ndim == 1:
-        return np.array(b, dtype=dtype, order="F").reshape(-1, 1), True
-    return _fortran(b, dtype, overwrite, "b"), False
-
-
-def _ptr(x):
-    return ffi.cast("double *", x.ctypes.data)
+        return xp.array(b, dtype=dtype, order="F").reshape(-1, 1), True
+    return _fortran(b, dtype, overwrite, "b", xp), False
 
 
 def _ld(x):
@@ -99,7 +111,7 @@ def _call(fn, *args, opts):
     return int(info[0])
 
 
-def _opts(kw):
+def _opts(kw, xp=np, arrays=()):
     nb = kw.pop("nb", None)
     nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else config.from_env().lapack_nb
     o = _options(kw.pop("method", None), kw.pop("moduli", None), kw.pop("scaling", None),
@@ -107,7 +119,20 @@ def _opts(kw):
                  kw.pop("variant", None))
     if kw:
         raise TypeError(f"unexpected keyword arguments: {sorted(kw)}")
+    _device_options(o, xp, arrays)
     return {"nb": nb, "opt": o}
+
+
+def _start(kw, *arrays):
+    """(dtype, array module, options) of a call on these matrices (None entries skipped)."""
+    arrays = [a for a in arrays if a is not None]
+    dt, xp = _dtype(*arrays)
+    return dt, xp, _opts(kw, xp, arrays)
+
+
+def _piv_out(ipiv, n, xp):
+    p = (ipiv[:n] - 1).astype(np.int32)
+    return p if xp is np else xp.asarray(p)
 
 
 def _fn(name, dtype):
@@ -122,18 +147,17 @@ def _alpha(alpha, dtype):
 
 def getrf(a, overwrite_a=False, **kw):
     """LU with partial pivoting: ``(lu, piv, info)``, piv 0-based (row i was swapped with piv[i])."""
-    opts = _opts(kw)
-    dt = _dtype(a)
-    lu = _fortran(a, dt, overwrite_a)
+    dt, xp, opts = _start(kw, a)
+    lu = _fortran(a, dt, overwrite_a, xp=xp)
     m, n = lu.shape
     ipiv = np.zeros(max(1, min(m, n)), dtype=np.int64)
     info = _call(_fn("getrf", dt), m, n, _ptr(lu), _ld(lu),
                  ffi.cast("int64_t *", ipiv.ctypes.data), opts=opts)
-    return lu, (ipiv[:min(m, n)] - 1).astype(np.int32), info
+    return lu, _piv_out(ipiv, min(m, n), xp), info
 
 
 def _ipiv(piv, n):
-    p = np.asarray(piv, dtype=np.int64).ravel()
+    p = np.asarray(piv.get() if _on_device(piv) else piv, dtype=np.int64).ravel()
     if p.shape[0] != n:
         raise ValueError(f"piv must have {n} entries, got {p.shape[0]}")
     return np.ascontiguousarray(p + 1)
@@ -141,11 +165,10 @@ def _ipiv(piv, n):
 
 def getrs(lu, piv, b, trans=0, overwrite_b=False, **kw):
     """Solve op(A) x = b from getrf's factors: ``(x, info)``; trans 0, 1 (A^T) or 2 (A^H)."""
-    opts = _opts(kw)
-    dt = _dtype(lu, b)
-    a = _fortran(lu, dt)
+    dt, xp, opts = _start(kw, lu, b)
+    a = _fortran(lu, dt, xp=xp)
     _square(a, "lu")
-    x, vec = _rhs(b, dt, overwrite_b)
+    x, vec = _rhs(b, dt, overwrite_b, xp)
     n = a.shape[0]
     ip = _ipiv(piv, n)
     info = _call(_fn("getrs", dt), _TRANS[trans].encode(), n, x.shape[1], _ptr(a), _ld(a),
@@ -155,23 +178,21 @@ def getrs(lu, piv, b, trans=0, overwrite_b=False, **kw):
 
 def gesv(a, b, overwrite_a=False, overwrite_b=False, **kw):
     """Solve a x = b by LU: ``(lu, piv, x, info)`` as scipy.linalg.lapack.dgesv."""
-    opts = _opts(kw)
-    dt = _dtype(a, b)
-    lu = _fortran(a, dt, overwrite_a)
+    dt, xp, opts = _start(kw, a, b)
+    lu = _fortran(a, dt, overwrite_a, xp=xp)
     _square(lu)
-    x, vec = _rhs(b, dt, overwrite_b)
+    x, vec = _rhs(b, dt, overwrite_b, xp)
     n = lu.shape[0]
     ipiv = np.zeros(max(1, n), dtype=np.int64)
     info = _call(_fn("gesv", dt), n, x.shape[1], _ptr(lu), _ld(lu),
                  ffi.cast("int64_t *", ipiv.ctypes.data), _ptr(x), _ld(x), opts=opts)
-    return lu, (ipiv[:n] - 1).astype(np.int32), (x[:, 0] if vec else x), info
+    return lu, _piv_out(ipiv, n, xp), (x[:, 0] if vec else x), info
 
 
 def getri(lu, piv, overwrite_lu=False, **kw):
     """inv(A) from getrf's factors: ``(inv_a, info)``."""
-    opts = _opts(kw)
-    dt = _dtype(lu)
-    a = _fortran(lu, dt, overwrite_lu)
+    dt, xp, opts = _start(kw, lu)
+    a = _fortran(lu, dt, overwrite_lu, xp=xp)
     _square(a, "lu")
     n = a.shape[0]
     ip = _ipiv(piv, n)
@@ -180,31 +201,29 @@ def getri(lu, piv, overwrite_lu=False, **kw):
     return a, info
 
 
-def _clean(c, lower):
+def _clean(c, lower, xp):
     """Zero the triangle LAPACK does not reference (SciPy's clean=1)."""
-    return np.tril(c) if lower else np.triu(c)
+    return xp.tril(c) if lower else xp.triu(c)
 
 
 def potrf(a, lower=False, clean=True, overwrite_a=False, **kw):
     """Cholesky: ``(c, info)`` with a = c^H c (upper) or c c^H (lower)."""
-    opts = _opts(kw)
-    dt = _dtype(a)
-    c = _fortran(a, dt, overwrite_a)
+    dt, xp, opts = _start(kw, a)
+    c = _fortran(a, dt, overwrite_a, xp=xp)
     _square(c)
     info = _call(_fn("potrf", dt), b"L" if lower else b"U", c.shape[0], _ptr(c), _ld(c),
                  opts=opts)
     if clean:
-        c[...] = _clean(c, lower)
+        c[...] = _clean(c, lower, xp)
     return c, info
 
 
 def potrs(c, b, lower=False, overwrite_b=False, **kw):
     """Solve a x = b from potrf's factor: ``(x, info)``."""
-    opts = _opts(kw)
-    dt = _dtype(c, b)
-    f = _fortran(c, dt)
+    dt, xp, opts = _start(kw, c, b)
+    f = _fortran(c, dt, xp=xp)
     _square(f, "c")
-    x, vec = _rhs(b, dt, overwrite_b)
+    x, vec = _rhs(b, dt, overwrite_b, xp)
     info = _call(_fn("potrs", dt), b"L" if lower else b"U", f.shape[0], x.shape[1], _ptr(f),
                  _ld(f), _ptr(x), _ld(x), opts=opts)
     return (x[:, 0] if vec else x), info
@@ -212,11 +231,10 @@ def potrs(c, b, lower=False, overwrite_b=False, **kw):
 
 def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, **kw):
     """Solve a x = b by Cholesky: ``(c, x, info)``."""
-    opts = _opts(kw)
-    dt = _dtype(a, b)
-    c = _fortran(a, dt, overwrite_a)
+    dt, xp, opts = _start(kw, a, b)
+    c = _fortran(a, dt, overwrite_a, xp=xp)
     _square(c)
-    x, vec = _rhs(b, dt, overwrite_b)
+    x, vec = _rhs(b, dt, overwrite_b, xp)
     info = _call(_fn("posv", dt), b"L" if lower else b"U", c.shape[0], x.shape[1], _ptr(c),
                  _ld(c), _ptr(x), _ld(x), opts=opts)
     return c, (x[:, 0] if vec else x), info
@@ -224,9 +242,8 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, **kw):
 
 def potri(c, lower=False, overwrite_c=False, **kw):
     """inv(A) from potrf's factor: ``(inv_a, info)``, the referenced triangle only."""
-    opts = _opts(kw)
-    dt = _dtype(c)
-    a = _fortran(c, dt, overwrite_c)
+    dt, xp, opts = _start(kw, c)
+    a = _fortran(c, dt, overwrite_c, xp=xp)
     _square(a, "c")
     info = _call(_fn("potri", dt), b"L" if lower else b"U", a.shape[0], _ptr(a), _ld(a),
                  opts=opts)
@@ -235,9 +252,8 @@ def potri(c, lower=False, overwrite_c=False, **kw):
 
 def trtri(c, lower=False, unitdiag=False, overwrite_c=False, **kw):
     """Inverse of a triangular matrix: ``(inv_c, info)``."""
-    opts = _opts(kw)
-    dt = _dtype(c)
-    a = _fortran(c, dt, overwrite_c)
+    dt, xp, opts = _start(kw, c)
+    a = _fortran(c, dt, overwrite_c, xp=xp)
     _square(a, "c")
     info = _call(_fn("trtri", dt), b"L" if lower else b"U", b"U" if unitdiag else b"N",
                  a.shape[0], _ptr(a), _ld(a), opts=opts)
@@ -246,11 +262,10 @@ def trtri(c, lower=False, unitdiag=False, overwrite_c=False, **kw):
 
 def trtrs(a, b, lower=False, trans=0, unitdiag=False, overwrite_b=False, **kw):
     """Solve op(a) x = b, a triangular: ``(x, info)``."""
-    opts = _opts(kw)
-    dt = _dtype(a, b)
-    f = _fortran(a, dt)
+    dt, xp, opts = _start(kw, a, b)
+    f = _fortran(a, dt, xp=xp)
     _square(f)
-    x, vec = _rhs(b, dt, overwrite_b)
+    x, vec = _rhs(b, dt, overwrite_b, xp)
     info = _call(_fn("trtrs", dt), b"L" if lower else b"U", _TRANS[trans].encode(),
                  b"U" if unitdiag else b"N", f.shape[0], x.shape[1], _ptr(f), _ld(f), _ptr(x),
                  _ld(x), opts=opts)
@@ -258,11 +273,10 @@ def trtrs(a, b, lower=False, trans=0, unitdiag=False, overwrite_b=False, **kw):
 
 
 def _tr3(name, alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw):
-    opts = _opts(kw)
-    dt = _dtype(a, b)
-    f = _fortran(a, dt)
+    dt, xp, opts = _start(kw, a, b)
+    f = _fortran(a, dt, xp=xp)
     _square(f)
-    x = _fortran(b, dt, overwrite_b, "b")
+    x = _fortran(b, dt, overwrite_b, "b", xp)
     k = x.shape[0] if not side else x.shape[1]
     if f.shape[0] != k:
         raise ValueError(f"a is {f.shape} but op(a) must be {k} x {k} for b of shape {x.shape}")
@@ -302,7 +316,7 @@ def geqrf(a, lwork=None, overwrite_a=False, **kw):
     the diagonal, the Householder vectors below it). lwork -1 is a workspace query (work[0]:
     the optimal size); any other value only sizes the returned work array."""
     opts = _opts(kw)
-    dt = _dtype(a)
+    dt = _host_dtype(a)
     qr = _fortran(a, dt, overwrite_a)
     m, n = qr.shape
     tau = np.zeros(max(1, min(m, n)), dtype=dt)
@@ -315,7 +329,7 @@ def geqrf(a, lwork=None, overwrite_a=False, **kw):
 
 def _orgqr(name, a, tau, lwork, overwrite_a, kw):
     opts = _opts(kw)
-    dt = _dtype(a, tau)
+    dt = _host_dtype(a, tau)
     q = _fortran(a, dt, overwrite_a)
     m, n = q.shape
     t = np.ascontiguousarray(np.asarray(tau, dtype=dt).ravel())
@@ -342,7 +356,7 @@ def ungqr(a, tau, lwork=None, overwrite_a=False, **kw):
 
 def _ormqr(name, side, trans, a, tau, c, lwork, overwrite_c, kw):
     opts = _opts(kw)
-    dt = _dtype(a, tau, c)
+    dt = _host_dtype(a, tau, c)
     f = _fortran(a, dt)
     x = _fortran(c, dt, overwrite_c, "c")
     t = np.ascontiguousarray(np.asarray(tau, dtype=dt).ravel())
@@ -376,7 +390,7 @@ def _product(name, cplx_name, scalars, a, b, c, shape, overwrite_c, herm, kw):
     """The options, element type (complex for complex operands or scalars), C (c None:
     zeros) and entry of a symm/syr2k-type call."""
     opts = _opts(kw)
-    dt = _dtype(a, b, *([] if c is None else [c]))
+    dt = _host_dtype(a, b, *([] if c is None else [c]))
     dt = np.complex128 if herm or any(np.iscomplexobj(v) for v in scalars) else dt
     x = np.zeros(shape, dtype=dt, order="F") if c is None else _fortran(c, dt, overwrite_c, "c")
     if x.shape != shape:

@@ -1,6 +1,6 @@
 """The preload shim from Python: `ozblas run` and `ozblas libpath`.
 
-``ozblas run [--method M] [--moduli N] [--min-size S] [--trace FILE|-] [--summary] -- CMD ...``
+``ozblas run [--method M] [--moduli N] [--min-size S] [--trace FILE|-] [--summary[=FILE]] -- CMD ...``
 checks every OZBLAS_* setting (the options given become those variables), puts
 ``libozblas_preload.so`` in front of ``LD_PRELOAD`` (keeping what was there) and execs CMD, so
 CMD's exit status is the command's. A bad value stops it with status 2 and a message naming
@@ -34,8 +34,11 @@ def library_path() -> str:
 def preload_env(environ=None, *, method=None, moduli=None, min_size=None, trace=None,
                 device=None, summary=None) -> dict:
     """The environment `ozblas run` gives its command: the options as OZBLAS_* variables,
-    the shim first in LD_PRELOAD. Raises config.ConfigError for a bad setting."""
+    the shim first in LD_PRELOAD (summary: True, or where it goes, OZBLAS_SUMMARY_FILE).
+    Raises config.ConfigError for a bad setting."""
     env = dict(os.environ if environ is None else environ)
+    if isinstance(summary, (str, os.PathLike)):
+        env["OZBLAS_SUMMARY_FILE"] = os.fspath(summary)
     for name, value in (("OZBLAS_METHOD", method), ("OZBLAS_MODULI", moduli),
                         ("OZBLAS_MIN_SIZE", min_size), ("OZBLAS_DEVICE", device),
                         ("OZBLAS_TRACE", trace),
@@ -43,8 +46,9 @@ def preload_env(environ=None, *, method=None, moduli=None, min_size=None, trace=
         if value is not None:
             env[name] = str(value)
     config.from_env(env)  # every OZBLAS_* setting, before anything starts
-    if env.get("OZBLAS_TRACE"):  # absolute, as the parser made it: CMD may change directory
-        env["OZBLAS_TRACE"] = config.setting_text("OZBLAS_TRACE", env["OZBLAS_TRACE"])
+    for name in ("OZBLAS_TRACE", "OZBLAS_SUMMARY_FILE"):
+        if env.get(name):  # absolute, as the parser made it: CMD may change directory
+            env[name] = config.setting_text(name, env[name])
     lib = library_path()
     kept = [p for p in env.get("LD_PRELOAD", "").replace(" ", ":").split(":") if p and p != lib]
     env["LD_PRELOAD"] = ":".join([lib] + kept)
@@ -64,8 +68,9 @@ def _run_parser() -> argparse.ArgumentParser:
                    help="OZBLAS_MIN_SIZE: route when min(m, n, k) >= this (0: everything)")
     p.add_argument("--device", help="OZBLAS_DEVICE: " + config.variable("OZBLAS_DEVICE").accepted)
     p.add_argument("--trace", metavar="FILE|-", help="OZBLAS_TRACE: one line per BLAS call")
-    p.add_argument("--summary", action="store_const", const=True,
-                   help="OZBLAS_SUMMARY=1: the call counts per routine and route on stderr at exit")
+    p.add_argument("--summary", nargs="?", const=True, metavar="FILE",
+                   help="OZBLAS_SUMMARY=1: the call counts per routine and route at exit, on "
+                        "stderr or appended to FILE (OZBLAS_SUMMARY_FILE; %%r: the rank)")
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- CMD ARGS...")
     return p
 

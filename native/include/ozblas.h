@@ -130,6 +130,10 @@ typedef struct {
                        stream); the call returns after the work on it has finished */
     int accuracy;   /* an ozblas_accuracy */
     int engine;     /* an ozblas_engine: the unit the integer products run on */
+    uint64_t devices; /* several GPUs for OZBLAS_EXECUTOR_CUDA (cuda:all, cuda:0,2,3): bit d
+                         for device d (UINT64_MAX: every usable device), device = the first;
+                         each call is spread over them as tiles of C (README "Several GPUs");
+                         0: device alone */
 } ozblas_options;
 
 /* What a call actually did. */
@@ -160,6 +164,8 @@ typedef struct {
     int accuracy;    /* the ozblas_accuracy of the call */
     int64_t direct_entries; /* exact products: entries computed by an exact dot product (rows or
                                columns with Inf/NaN or too wide for the largest count) */
+    uint64_t devices_used; /* CUDA executor: bit d for each device that computed part of C
+                              (one bit on one device; several with opt->devices) */
 } ozblas_report;
 
 /* A context: a handle for state a later version may keep per caller (today it holds none:
@@ -209,7 +215,9 @@ typedef struct {
     int64_t value;   /* the integer; for a named value its index in the accepted list, which
                         is the C enum's value (an ozblas_method, ozblas_scaling,
                         ozblas_ozaki1_variant, ozblas_executor); "auto" counts give 0 */
-    int64_t device;  /* OZBLAS_DEVICE: N of cuda:N (0 otherwise) */
+    int64_t device;  /* OZBLAS_DEVICE: N of cuda:N, the first of a list (0 otherwise) */
+    uint64_t devices; /* OZBLAS_DEVICE: cuda:all (UINT64_MAX) or a list (bit d per device d
+                         listed); 0 otherwise */
     char text[1024]; /* the value as given; OZBLAS_TRACE: a relative path made absolute */
 } ozblas_setting;
 
@@ -276,6 +284,10 @@ void ozblas_build_get(ozblas_build_info *out);
  * of OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, LOCAL_RANK, MPI_LOCALRANKID that is set)
  * modulo the usable devices, else 0. ozblas_dgemm/zgemm run executor auto's calls there. */
 int ozblas_device_for(const ozblas_options *opt);
+/* Whether the devices of a device list (opt->devices: cuda:all, cuda:0,2,3) exist here:
+ * OZBLAS_OK (also for no list), or OZBLAS_ERR_INVALID_ARGUMENT with a message naming the
+ * device missing (OZBLAS_ERR_EXECUTOR_UNAVAILABLE: no usable CUDA executor) in err. */
+ozblas_status ozblas_devices_check(const ozblas_options *opt, char *err, size_t err_len);
 
 /* Path of the host BLAS library ozblas found (empty if none yet). */
 const char *ozblas_host_blas_path(void);
@@ -370,7 +382,14 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * ozblas_dgemm/ozblas_zgemm with opt (method, moduli, executor: the GEMM path's own
  * decision per product); panels and diagonal blocks go to the host LAPACK's own routine
  * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; geqrf, larft, orgqr for QR; found among
- * the loaded objects as the host BLAS is). Host pointers. Complex: interleaved (re, im) doubles, alpha two doubles.
+ * the loaded objects as the host BLAS is). The matrices are host or device memory (all of
+ * them the one or the other; mixed gives OZBLAS_ERR_INVALID_ARGUMENT); with executor CUDA,
+ * host matrices are uploaded once for the call where the device has room (report.device).
+ * Device blocks for the host routines are copied there and back; laswp runs on the device.
+ * QR, symm/hemm and syr2k/her2k take host memory only (OZBLAS_ERR_INVALID_ARGUMENT for
+ * device matrices). ipiv, tau, info and alpha are host memory. OZBLAS_ERR_DEVICE: a device
+ * copy failed (uploaded host matrices are then unchanged; the caller's device matrices are
+ * not). Complex: interleaved (re, im) doubles, alpha two doubles.
  * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
  * and 1024 on the CUDA executor (README "LAPACK layer"); a size at most nb is one call of
  * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
@@ -390,6 +409,12 @@ typedef struct {
     int max_moduli;         /*   products took; 0 when none */
     double max_bound;       /* largest automatic-precision bound of the products; -1: none */
     double seconds;         /* wall time */
+    int device;             /* where the matrices were during the call: 0 host memory; 1 device
+                               copies of host operands, uploaded once and the results copied
+                               back once (executor CUDA); 2 the caller's device memory */
+    int device_short;       /* 1: host operands on the CUDA executor whose device copies did
+                               not fit (README "LAPACK layer on the GPU"): the host blocked
+                               path ran instead, each product staged by the executor */
 } ozblas_lapack_report;
 
 ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
@@ -475,6 +500,23 @@ ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char trans
                            int64_t m, int64_t n, const double *alpha, const double *A,
                            int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report);
+/* Level-3 BLAS: the triangle uplo of C (n x n) := alpha A op(A) + beta C (trans 'N', A n x k)
+ * or alpha op(A) A + beta C (A k x n); op the transpose (syrk; dsyrk also takes 'C') or the
+ * conjugate transpose (zherk: alpha, beta real, the diagonal's imaginary parts set to zero).
+ * Column strips of nb: off the diagonal block a GEMM into C, the diagonal block a GEMM into
+ * a workspace of which the triangle is added; the other triangle is not referenced. */
+ozblas_status ozblas_dsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda, double beta, double *C,
+                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
+ozblas_status ozblas_zsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           const double *alpha, const double *A, int64_t lda,
+                           const double *beta, double *C, int64_t ldc, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zherk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda, double beta, double *C,
+                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
 /* QR with the compact WY form (LAPACK's geqrf, orgqr/ungqr, ormqr/unmqr): the panels by the
  * host geqrf (orgqr for Q's last block), each block reflector I - V T V^H (T by the host
  * larft) applied to the rest as two GEMMs around a host trmm with T. tau: min(m, n)

@@ -363,3 +363,18 @@ def test_info_says_auto_for_automatic_counts(monkeypatch):
     assert cfg["moduli"] == "auto" and cfg["slices"] == "auto"
     monkeypatch.setenv("OZBLAS_MODULI", "14")
     assert ozblas.info()["config"]["moduli"] == 14
+
+
+def test_a_device_list_without_cuda_is_refused():
+    if ozblas.info()["executors"]["cuda"]["available"]:
+        pytest.skip("a usable CUDA executor: tests/cuda/test_cuda_multi.py")
+    a = np.ones((4, 4))
+    with pytest.raises(ozblas.config.ConfigError, match="executor cuda:all: a device list needs the CUDA executor"):
+        ozblas.matmul(a, a, executor="cuda:all")
+
+
+def test_info_shows_device_lists(monkeypatch):
+    for value, want in (("cuda:all", (0, "all")), ("cuda:2,0", (2, [0, 2])), ("cpu", (0, []))):
+        monkeypatch.setenv("OZBLAS_DEVICE", value)
+        cfg = ozblas.info()["config"]
+        assert (cfg["device"], cfg["devices"]) == want, value

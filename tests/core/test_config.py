@@ -163,7 +163,7 @@ def test_readme_table_is_the_c_table():
 
 
 def test_options_fields_follow_the_table():
-    keys = {v.keyword for v in config.variables().values()} - {"device"} | {"executor", "device"}
+    keys = {v.keyword for v in config.variables().values()} - {"device"} | {"executor", "device", "devices"}
     assert set(config.Options().as_dict()) == keys
 
 
@@ -229,3 +229,22 @@ def test_cli_refuses_bad_value():
     r = subprocess.run([sys.executable, "-m", "ozblas", "info"], env=env, capture_output=True, text=True)
     assert r.returncode == 2
     assert "OZBLAS_MODULI" in r.stderr and "'99'" in r.stderr
+
+
+@pytest.mark.parametrize("value,device,devices", [
+    ("cuda:all", 0, config.ALL_DEVICES), ("cuda:0,2,3", 0, 0b1101), ("cuda:3,1", 3, 0b1010),
+    ("cuda:63,0", 63, 1 | 1 << 63), ("cuda:2", 2, 0), ("cuda", 0, 0)])
+def test_device_lists(value, device, devices):
+    o = config.from_env({"OZBLAS_DEVICE": value})
+    assert (o.executor, o.device, o.devices) == ("cuda", device, devices)
+    assert config.device_text(o.executor, o.device, o.devices) == {"cuda": "cuda:0"}.get(value, value)
+
+
+@pytest.mark.parametrize("value,why", [
+    ("cuda:1,1", "a device listed twice"), ("cuda:0,64", "devices 0 to 63"), ("cuda:1,", "devices 0 to 63"),
+    ("cuda:,1", "devices 0 to 63"), ("cuda:all,1", "devices 0 to 63"), ("cuda:0, 1", "devices 0 to 63"),
+    ("cuda:ALL", "cuda:all")])
+def test_bad_device_lists(value, why):
+    with pytest.raises(config.ConfigError, match="OZBLAS_DEVICE") as e:
+        config.from_env({"OZBLAS_DEVICE": value})
+    assert why in str(e.value) and "cuda:N,M,..." in str(e.value)

@@ -161,3 +161,75 @@ def test_two_mpi_ranks_routed_and_traced_per_rank(tmp_path):
         assert len(lines) == 2 and all("route=ozblas" in l for l in lines), lines
         pids |= {re.search(r"pid=(\d+)", l).group(1) for l in lines}
     assert len(pids) == 2  # two processes, one file each
+
+
+def _summary_head(path):
+    return [l for l in path.read_text().splitlines() if l.startswith("ozblas summary (pid ")]
+
+
+def test_each_rank_summarizes_to_its_own_file(tmp_path):
+    """--summary=FILE (OZBLAS_SUMMARY_FILE): %r expanded as in the trace, appended to, the
+    relative path taken in the directory ozblas run started in."""
+    (tmp_path / "sub").mkdir()
+    for rank in (0, 1, 1):  # rank 1 twice: appended
+        env = _rank_env(tmp_path, {"SLURM_PROCID": str(rank)})
+        r = subprocess.run([sys.executable, "-m", "ozblas", "run", "--method", "ozaki2", "--min-size",
+                            "0", "--summary=s.%r.txt", "--", sys.executable, "-c",
+                            "import os; os.chdir('sub'); " + _APP], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0 and "ozblas summary" not in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.0.txt", "s.1.txt", "sub"]
+    for rank, runs in ((0, 1), (1, 2)):
+        text = (tmp_path / f"s.{rank}.txt").read_text()
+        assert len(_summary_head(tmp_path / f"s.{rank}.txt")) == runs, text
+        assert text.count("ozaki2/cpu") == runs and "2 BLAS calls" in text
+
+
+def test_summary_to_a_fifo_without_reader_does_not_hang(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    env = _rank_env(tmp_path, {"OZBLAS_SUMMARY": "1", "OZBLAS_SUMMARY_FILE": str(fifo)})
+    r = subprocess.run([sys.executable, "-m", "ozblas", "run", "--method", "ozaki2", "--min-size", "0",
+                        "--", sys.executable, "-c", _APP], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and "(a FIFO without a reader); no summary" in r.stderr, r.stderr
+
+
+_MPI_APP = """
+import sys
+import numpy as np
+from mpi4py import MPI
+comm = MPI.COMM_WORLD
+a = np.full((64, 64), comm.rank + 1.0)
+c = a @ a  # routed in each rank
+total = comm.allreduce(float(c[0, 0]))
+with open(f"out.{comm.rank}", "w") as f:  # not stdout: the ranks' lines may interleave
+    f.write(f"{comm.size} {total}")
+"""
+
+
+def _mpi4py_missing():
+    if shutil.which("mpirun") is None:
+        return "mpirun not found (e.g. apt-get install openmpi-bin libopenmpi-dev)"
+    r = subprocess.run([sys.executable, "-c", "import mpi4py"], capture_output=True)
+    return "mpi4py not installed (pip install mpi4py)" if r.returncode else None
+
+
+@pytest.mark.skipif(_mpi4py_missing() is not None, reason=str(_mpi4py_missing()))
+def test_mpi4py_app_two_ranks_traced_and_summarized_per_rank(tmp_path):
+    """mpirun -n 2 ozblas run --trace t.%r --summary=s.%r -- python app.py, with mpi4py."""
+    (tmp_path / "app.py").write_text(_MPI_APP)
+    env = _rank_env(tmp_path, {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                               "OMPI_MCA_rmaps_base_oversubscribe": "1"})
+    r = subprocess.run(["mpirun", "-n", "2", sys.executable, "-m", "ozblas", "run", "--method", "ozaki2",
+                        "--min-size", "0", "--trace", "t.%r", "--summary=s.%r", "--", sys.executable,
+                        "app.py"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for rank in (0, 1):
+        # rank r squares (r + 1) * ones(64): c[0, 0] = 64 (r + 1)^2, summed over both ranks
+        assert (tmp_path / f"out.{rank}").read_text() == f"2 {64.0 * (1 + 4)}"
+        lines = _trace_lines(tmp_path / f"t.{rank}")
+        assert len(lines) == 1 and "route=ozblas" in lines[0] and "m=64 n=64 k=64" in lines[0], lines
+        assert len(_summary_head(tmp_path / f"s.{rank}")) == 1
+    pids = {re.search(r"pid=(\d+)", _trace_lines(tmp_path / f"t.{rank}")[0]).group(1) for rank in (0, 1)}
+    assert len(pids) == 2

@@ -347,3 +347,76 @@ def test_explain_factorization():
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["routine"] == "dpotrf" and out["updates"]
+
+
+# ---- SYRK / HERK (ozblas_dsyrk, ozblas_zsyrk, ozblas_zherk) ---------------------------------
+
+RK = [("dsyrk", np.float64, "TC"), ("zsyrk", np.complex128, "T"), ("zherk", np.complex128, "C")]
+
+
+def _rk(name, uplo, trans, alpha, a, beta, c, lda_pad=2, nb=NB):
+    """The C API on padded Fortran copies: (C after the call, info)."""
+    n = c.shape[0]
+    k = a.shape[1] if trans == "N" else a.shape[0]
+    dt = c.dtype
+    ap = np.zeros((a.shape[0] + lda_pad, a.shape[1]), dtype=dt, order="F")
+    ap[: a.shape[0]] = a
+    cp = np.asfortranarray(c.copy())
+    info = ffi.new("int64_t *")
+    pair = lambda v: ffi.new("double[2]", [complex(v).real, complex(v).imag])
+    al, be = (pair(alpha), pair(beta)) if name == "zsyrk" else (float(np.real(alpha)), float(np.real(beta)))
+    st = getattr(lib, "ozblas_" + name)(
+        _context(), uplo.encode(), trans.encode(), n, k, al, ffi.cast("double *", ap.ctypes.data),
+        max(1, ap.shape[0]), be, ffi.cast("double *", cp.ctypes.data), max(1, n), info, nb,
+        _options("ozaki2", None, None, "cpu", None, None, None), ffi.NULL)
+    assert st == (0 if info[0] == 0 else lib.OZBLAS_ERR_INVALID_ARGUMENT)
+    return cp, int(info[0])
+
+
+@pytest.mark.parametrize("name,dt,transposes", RK)
+@pytest.mark.parametrize("n,k", [(1, 5), (NB + 1, 2 * NB + 3), (3 * NB + 5, NB - 1), (NB + 1, 0)])
+def test_syrk_herk(rng, name, dt, transposes, n, k):
+    """The referenced triangle within 4x native BLAS's error against the exact product (the
+    other triangle untouched, HERK's diagonal real); beta = 0 does not read C (NaN there)."""
+    herm = name == "zherk"
+    for uplo in "UL":
+        for trans in "N" + transposes:
+            a = _mat(rng, n, k, dt) if trans == "N" else _mat(rng, k, n, dt)
+            op = a.conj().T if trans == "C" and dt == np.complex128 else a.T
+            for alpha, beta in ((1.5, 0.0), (-0.75, 0.5), (0.0, 2.0)):
+                if name == "zsyrk":
+                    alpha, beta = alpha * (1 - 0.5j), beta * (0.25 + 1j)
+                c = _mat(rng, n, n, dt)
+                if herm:
+                    c = c + c.conj().T
+                c_in = c.copy()
+                if beta == 0:
+                    c_in[np.triu_indices(n) if uplo == "U" else np.tril_indices(n)] = np.nan
+                got, info = _rk(name, uplo, trans, alpha, a, beta, c_in)
+                assert info == 0
+                p = exact_matmul(a, op) if trans == "N" else exact_matmul(op, a)
+                want = alpha * p + beta * c if beta != 0 else alpha * p
+                nat = getattr(sl.blas, name)(alpha, a, beta=beta, c=c, trans=int(trans != "N"),
+                                             lower=int(uplo == "L"))
+                tri = np.triu(np.ones((n, n), bool)) if uplo == "U" else np.tril(np.ones((n, n), bool))
+                scale = abs(alpha) * (np.abs(a) @ np.abs(op) if trans == "N" else np.abs(op) @ np.abs(a))
+                scale = scale + abs(beta) * np.abs(c) + 1e-300
+                e = np.max(np.abs(got - want)[tri] / scale[tri])
+                en = np.max(np.abs(nat - want)[tri] / scale[tri])
+                _within(e, en, f"{name} {uplo}{trans} n={n} k={k}")
+                assert np.array_equal(got[~tri], c_in[~tri], equal_nan=True)
+                if herm:
+                    assert np.all(np.diag(got).imag == 0)
+
+
+def test_syrk_argument_errors():
+    a = np.ones((3, 3))
+    for name, uplo, trans, lda_pad, want in (("dsyrk", "X", "N", 0, -1), ("dsyrk", "U", "X", 0, -2),
+                                             ("zsyrk", "U", "C", 0, -2), ("zherk", "L", "T", 0, -2)):
+        dt = np.float64 if name == "dsyrk" else np.complex128
+        _, info = _rk(name, uplo, trans, 1.0, a.astype(dt), 0.0, a.astype(dt), lda_pad)
+        assert info == want, (name, uplo, trans)
+    info = ffi.new("int64_t *")
+    st = lib.ozblas_dsyrk(_context(), b"U", b"N", 3, 2, 1.0, ffi.cast("double *", a.ctypes.data), 2,
+                          0.0, ffi.cast("double *", a.ctypes.data), 3, info, NB, ffi.NULL, ffi.NULL)
+    assert st == lib.OZBLAS_ERR_INVALID_ARGUMENT and info[0] == -7

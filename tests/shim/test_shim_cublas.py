@@ -36,7 +36,17 @@ GEMM = "h ta tb m n k alpha A lda B ldb beta C ldc"
 STRIDED = "h ta tb m n k alpha A lda sa B ldb sb beta C ldc sc nb"
 GEMMEX = "h ta tb m n k alpha A at lda B bt ldb beta C ct ldc compute algo"
 STRIDEDEX = "h ta tb m n k alpha A at lda sa B bt ldb sb beta C ct ldc sc nb compute algo"
+TRSM = "h side uplo ta diag m n alpha A lda B ldb"
+TRMM = "h side uplo ta diag m n alpha A lda B ldb C ldc"
+RK = "h uplo ta n k alpha A lda beta C ldc"
 SIGNATURES = {
+    "cublasDsyrk_v2": (RK, "int"), "cublasDsyrk_v2_64": (RK, "int64_t"),
+    "cublasZsyrk_v2": (RK, "int"), "cublasZsyrk_v2_64": (RK, "int64_t"),
+    "cublasZherk_v2": (RK, "int"), "cublasZherk_v2_64": (RK, "int64_t"),
+    "cublasDtrsm_v2": (TRSM, "int"), "cublasDtrsm_v2_64": (TRSM, "int64_t"),
+    "cublasZtrsm_v2": (TRSM, "int"), "cublasZtrsm_v2_64": (TRSM, "int64_t"),
+    "cublasDtrmm_v2": (TRMM, "int"), "cublasDtrmm_v2_64": (TRMM, "int64_t"),
+    "cublasZtrmm_v2": (TRMM, "int"), "cublasZtrmm_v2_64": (TRMM, "int64_t"),
     "cublasDgemm_v2": (GEMM, "int"), "cublasDgemm_v2_64": (GEMM, "int64_t"),
     "cublasZgemm_v2": (GEMM, "int"), "cublasZgemm_v2_64": (GEMM, "int64_t"),
     "cublasDgemmStridedBatched": (STRIDED, "int"),
@@ -48,7 +58,7 @@ SIGNATURES = {
     "cublasGemmStridedBatchedEx_64": (STRIDEDEX, "int64_t"),
 }
 POINTERS = {"h", "alpha", "A", "B", "beta", "C"}
-INTS = {"ta", "tb", "at", "bt", "ct", "compute", "algo"}
+INTS = {"ta", "tb", "at", "bt", "ct", "compute", "algo", "side", "uplo", "diag"}
 
 
 def _ctype(p, idx):
@@ -108,6 +118,22 @@ def _stub_source():
     return "\n".join(out)
 
 
+# The trsm/trmm function types, in both C programs below.
+TR_TYPEDEFS = r"""
+typedef int (*trsm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
+                      void *, int);
+typedef int (*trsm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
+                        int64_t, void *, int64_t);
+typedef int (*trmm_t)(void *, int, int, int, int, int, int, const void *, const void *, int,
+                      void *, int, void *, int);
+typedef int (*trmm64_t)(void *, int, int, int, int, int64_t, int64_t, const void *, const void *,
+                        int64_t, void *, int64_t, void *, int64_t);
+typedef int (*rk_t)(void *, int, int, int, int, const void *, const void *, int, const void *,
+                    void *, int);
+typedef int (*rk64_t)(void *, int, int, int64_t, int64_t, const void *, const void *, int64_t,
+                      const void *, void *, int64_t);
+"""
+
 # The program: each argument names one call, made through the global lookup (the shim's
 # name when preloaded, the stand-in's otherwise); prints "<call> <status>". Host memory
 # stands for device memory: nothing but the shim's reading of alpha and beta touches it.
@@ -140,6 +166,8 @@ typedef int (*sbex64_t)(void *, int, int, int64_t, int64_t, int64_t, const void 
                         int, int64_t, long long, const void *, int, int64_t, long long,
                         const void *, void *, int, int64_t, long long, int64_t, int, int);
 
+/*TR_TYPEDEFS*/
+
 static void *fn(const char *name)
 {
     void *f = dlsym(RTLD_DEFAULT, name);
@@ -152,9 +180,9 @@ static void *fn(const char *name)
 
 int main(int argc, char **argv)
 {
-    static double A[256], B[256], C[256], al[2] = {1.5, 0.25}, be[2] = {0.5, -1.0};
+    static double A[256], B[256], C[256], al[2] = {1.5, 0.25}, be[2] = {0.5, -1.0}, z0[2];
     void *h = (void *)0x1234;
-    const void *alpha = al, *beta = be;
+    const void *alpha = al, *beta = be, *zero = z0;
     if (getenv("STUB_POINTER_MODE") && atoi(getenv("STUB_POINTER_MODE"))) {
         alpha = (const void *)16; /* "device" scalars: reading them would crash */
         beta = (const void *)32;
@@ -210,6 +238,46 @@ int main(int argc, char **argv)
             st = ((sbex64_t)fn("cublasGemmStridedBatchedEx_64"))(h, 0, 1, 3, 3, 2, alpha, A, 5, 3, 6,
                                                                  B, 5, 3, 6, beta, C, 5, 3, 9, 2,
                                                                  70, -1);
+        else if (!strcmp(c, "dtrsm"))
+            st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 4, B, 4);
+        else if (!strcmp(c, "dtrsm64"))
+            st = ((trsm64_t)fn("cublasDtrsm_v2_64"))(h, 1, 0, 1, 1, 3, 5, alpha, A, 5, B, 4);
+        else if (!strcmp(c, "ztrsm"))
+            st = ((trsm_t)fn("cublasZtrsm_v2"))(h, 0, 0, 2, 0, 3, 2, alpha, A, 3, B, 3);
+        else if (!strcmp(c, "ztrsm64"))
+            st = ((trsm64_t)fn("cublasZtrsm_v2_64"))(h, 1, 1, 0, 1, 2, 3, alpha, A, 3, B, 2);
+        else if (!strcmp(c, "dtrmm"))
+            st = ((trmm_t)fn("cublasDtrmm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 4, B, 4, B, 4);
+        else if (!strcmp(c, "dtrmm64"))
+            st = ((trmm64_t)fn("cublasDtrmm_v2_64"))(h, 1, 1, 2, 1, 3, 4, alpha, A, 4, B, 3, B, 3);
+        else if (!strcmp(c, "ztrmm"))
+            st = ((trmm_t)fn("cublasZtrmm_v2"))(h, 0, 0, 1, 0, 3, 3, alpha, A, 3, B, 3, B, 3);
+        else if (!strcmp(c, "ztrmm64"))
+            st = ((trmm64_t)fn("cublasZtrmm_v2_64"))(h, 1, 0, 0, 0, 2, 3, alpha, A, 3, B, 2, B, 2);
+        else if (!strcmp(c, "dsyrk"))
+            st = ((rk_t)fn("cublasDsyrk_v2"))(h, 0, 0, 4, 3, alpha, A, 4, beta, C, 4);
+        else if (!strcmp(c, "dsyrk64"))
+            st = ((rk64_t)fn("cublasDsyrk_v2_64"))(h, 1, 2, 3, 5, alpha, A, 5, beta, C, 3);
+        else if (!strcmp(c, "zsyrk"))
+            st = ((rk_t)fn("cublasZsyrk_v2"))(h, 1, 1, 3, 2, alpha, A, 2, beta, C, 3);
+        else if (!strcmp(c, "zsyrk64"))
+            st = ((rk64_t)fn("cublasZsyrk_v2_64"))(h, 0, 0, 2, 4, alpha, A, 2, beta, C, 2);
+        else if (!strcmp(c, "zherk"))
+            st = ((rk_t)fn("cublasZherk_v2"))(h, 0, 2, 3, 4, alpha, A, 4, beta, C, 3);
+        else if (!strcmp(c, "zherk64"))
+            st = ((rk64_t)fn("cublasZherk_v2_64"))(h, 1, 0, 4, 2, alpha, A, 4, beta, C, 4);
+        else if (!strcmp(c, "zherk_badtrans"))
+            st = ((rk_t)fn("cublasZherk_v2"))(h, 0, 1, 3, 4, alpha, A, 4, beta, C, 3);
+        else if (!strcmp(c, "trmm_oop"))
+            st = ((trmm_t)fn("cublasDtrmm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 4, B, 4, C, 4);
+        else if (!strcmp(c, "trsm_argerr"))
+            st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 2, B, 4);
+        else if (!strcmp(c, "trsm_badside"))
+            st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 7, 1, 0, 0, 4, 3, alpha, A, 4, B, 4);
+        else if (!strcmp(c, "trsm_alpha0"))
+            st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, 4, 3, zero, A, 4, B, 4);
+        else if (!strcmp(c, "trsm_quick"))
+            st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, 0, 3, alpha, A, 1, B, 1);
         else if (!strcmp(c, "quick"))
             st = ((gemm_t)fn("cublasDgemm_v2"))(h, 0, 0, 0, 3, 2, alpha, A, 1, B, 2, beta, C, 1);
         else if (!strcmp(c, "batch0"))
@@ -227,9 +295,13 @@ int main(int argc, char **argv)
 }
 """
 
+PROG = PROG.replace("/*TR_TYPEDEFS*/", TR_TYPEDEFS)
+
 # Every call; those traced (FP64) with the routine and sizes the trace must show.
 PASS_CALLS = ["dgemm", "dgemm64", "zgemm", "zgemm64", "dsb", "dsb64", "zsb", "zsb64", "ex_d", "ex_z",
-              "ex_pedantic", "ex_i8", "ex_mixed", "ex64_d", "sbex_d", "sbex_i8", "sbex64_z", "argerr"]
+              "ex_pedantic", "ex_i8", "ex_mixed", "ex64_d", "sbex_d", "sbex_i8", "sbex64_z", "argerr",
+              "dtrsm", "dtrsm64", "ztrsm", "ztrsm64", "dtrmm", "dtrmm64", "ztrmm", "ztrmm64",
+              "dsyrk", "dsyrk64", "zsyrk", "zsyrk64", "zherk", "zherk64"]
 TRACED = {
     "dgemm": ("dgemm", "cublasDgemm_v2", 4, 3, 2), "dgemm64": ("dgemm", "cublasDgemm_v2_64", 5, 6, 7),
     "zgemm": ("zgemm", "cublasZgemm_v2", 3, 3, 3), "zgemm64": ("zgemm", "cublasZgemm_v2_64", 3, 2, 4),
@@ -242,6 +314,15 @@ TRACED = {
     "sbex_d": ("dgemm", "cublasGemmStridedBatchedEx", 2, 3, 4),
     "sbex64_z": ("zgemm", "cublasGemmStridedBatchedEx_64", 3, 3, 2),
     "argerr": ("dgemm", "cublasDgemm_v2", 4, 3, 2),
+    # trsm/trmm: m, n and the triangle's order
+    "dtrsm": ("dtrsm", "cublasDtrsm_v2", 4, 3, 4), "dtrsm64": ("dtrsm", "cublasDtrsm_v2_64", 3, 5, 5),
+    "ztrsm": ("ztrsm", "cublasZtrsm_v2", 3, 2, 3), "ztrsm64": ("ztrsm", "cublasZtrsm_v2_64", 2, 3, 3),
+    "dtrmm": ("dtrmm", "cublasDtrmm_v2", 4, 3, 4), "dtrmm64": ("dtrmm", "cublasDtrmm_v2_64", 3, 4, 4),
+    "ztrmm": ("ztrmm", "cublasZtrmm_v2", 3, 3, 3), "ztrmm64": ("ztrmm", "cublasZtrmm_v2_64", 2, 3, 3),
+    # syrk/herk: n, n, k
+    "dsyrk": ("dsyrk", "cublasDsyrk_v2", 4, 4, 3), "dsyrk64": ("dsyrk", "cublasDsyrk_v2_64", 3, 3, 5),
+    "zsyrk": ("zsyrk", "cublasZsyrk_v2", 3, 3, 2), "zsyrk64": ("zsyrk", "cublasZsyrk_v2_64", 2, 2, 4),
+    "zherk": ("zherk", "cublasZherk_v2", 3, 3, 4), "zherk64": ("zherk", "cublasZherk_v2_64", 4, 4, 2),
 }
 
 
@@ -283,8 +364,9 @@ def _run(prog, tmp_path, calls, preload, tag, **env_extra):
     log = tmp_path / f"stub_{tag}.log"
     trace = tmp_path / f"trace_{tag}.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OZBLAS_", "STUB_")) and k != "LD_PRELOAD"}
+    # OZBLAS_LAPACK_NB=2: the trsm/trmm calls' small triangles are more than one block
     env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_TRACE=str(trace), STUB_LOG=str(log),
-               OMP_NUM_THREADS="1")
+               OMP_NUM_THREADS="1", OZBLAS_LAPACK_NB="2")
     env.update(env_extra)
     if preload:
         env["LD_PRELOAD"] = shim.library_path()
@@ -343,6 +425,28 @@ def test_quick_returns_do_not_reach_cublas(built, tmp_path):
     assert stub == []
     assert [(t["symbol"], t["route"], t["executor"]) for t in trace] == [
         ("cublasDgemm_v2", "quick", "cublas"), ("cublasDgemmStridedBatched", "quick", "cublas")]
+
+
+def test_trsm_trmm_special_cases(built, tmp_path):
+    """Argument errors (a zherk with trans T too) reach cuBLAS with the caller's arguments
+    (and cuBLAS's status comes back), m = 0 returns at once, alpha = 0, trmm out of place
+    (C != B) and a triangle within one block pass through, each with its reason."""
+    calls = ["trsm_argerr", "trsm_badside", "trsm_quick", "trsm_alpha0", "trmm_oop", "dtrsm",
+             "zherk_badtrans"]
+    out0, stub0, _, _ = _run(built["full"], tmp_path, calls, False, "plain", STUB_STATUS="7")
+    out, stub, trace, _ = _run(built["full"], tmp_path, calls, True, "pre", STUB_STATUS="7",
+                               OZBLAS_LAPACK_NB="4")
+    assert out0 == [f"{c} 7" for c in calls]
+    assert out == [f"{c} {0 if c == 'trsm_quick' else 7}" for c in calls]
+    assert len(stub0) == len(calls) and stub == stub0[:2] + stub0[3:]  # the quick one: not called
+    assert [(t["symbol"], t["route"], t.get("reason")) for t in trace] == [
+        ("cublasDtrsm_v2", "native", '"argument error"'),
+        ("cublasDtrsm_v2", "native", '"argument error"'),
+        ("cublasDtrsm_v2", "quick", '"quick return"'),
+        ("cublasDtrsm_v2", "native", '"alpha or k zero"'),
+        ("cublasDtrmm_v2", "native", '"cuBLAS trmm out of place (C != B)"'),
+        ("cublasDtrsm_v2", "native", '"one block (order <= the LAPACK block size)"'),
+        ("cublasZherk_v2", "native", '"argument error"')]
 
 
 def test_nested_call_from_cublas_goes_straight_through(built, tmp_path):
@@ -457,8 +561,9 @@ typedef int (*ex_t)(void *, int, int, int, int, int, const void *, const void *,
 typedef int (*sbex_t)(void *, int, int, int, int, int, const void *, const void *, int, int,
                       long long, const void *, int, int, long long, const void *, void *, int,
                       int, long long, int, int, int);
+/*TR_TYPEDEFS*/
 
-enum { M = 37, N = 29, K = 53, NB = 3 };
+enum { M = 37, N = 29, K = 53, NB = 3, TN = 29, TR = 13 };
 static double A[2 * K * M * NB + 64], B[2 * K * N * NB + 64], C[2 * (M + 2) * N * NB + 64],
     R[sizeof C / sizeof C[0]];
 
@@ -529,9 +634,72 @@ int main(void)
         ozblas_dgemm(ctx, 'N', 'N', M, N, K, al[0], A + b * sa, M, B + b * sb, K, be[0],
                      R + b * sc, M, &o, NULL);
     report("cublasGemmStridedBatchedEx");
+
+    /* trsm and trmm: the blocked drivers (OZBLAS_LAPACK_NB=8) with their diagonal blocks on
+       the host LAPACK loaded from $OZ_HOST_LAPACK; A a well-conditioned triangle */
+    if (!dlopen(getenv("OZ_HOST_LAPACK"), RTLD_NOW | RTLD_GLOBAL)) {
+        printf("no host LAPACK: %s\n", dlerror());
+        return 1;
+    }
+    for (int i = 0; i < TN; i++)
+        A[2 * (i + i * TN)] += 8.0;
+    int64_t info = 0;
+    start();
+    ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, TN, TR, al, A, TN, C, TN);
+    ozblas_dtrsm(ctx, 'L', 'U', 'N', 'N', TN, TR, al[0], A, TN, R, TN, &info, 0, &o, NULL);
+    report("cublasDtrsm_v2");
+    start();
+    ((trsm64_t)fn("cublasZtrsm_v2_64"))(h, 1, 0, 2, 1, TR, TN, al, A, TN, C, TR);
+    ozblas_ztrsm(ctx, 'R', 'L', 'C', 'U', TR, TN, al, A, TN, R, TR, &info, 0, &o, NULL);
+    report("cublasZtrsm_v2_64");
+    start();
+    ((trmm64_t)fn("cublasDtrmm_v2_64"))(h, 0, 0, 1, 0, TN, TR, al, A, TN, C, TN, C, TN);
+    ozblas_dtrmm(ctx, 'L', 'L', 'T', 'N', TN, TR, al[0], A, TN, R, TN, &info, 0, &o, NULL);
+    report("cublasDtrmm_v2_64");
+    start();
+    ((trmm_t)fn("cublasZtrmm_v2"))(h, 1, 1, 0, 1, TR, TN, al, A, TN, C, TR, C, TR);
+    ozblas_ztrmm(ctx, 'R', 'U', 'N', 'U', TR, TN, al, A, TN, R, TR, &info, 0, &o, NULL);
+    report("cublasZtrmm_v2");
+    start();
+    ((rk_t)fn("cublasDsyrk_v2"))(h, 1, 1, TN, TR, al, A, TR, be, C, TN);
+    ozblas_dsyrk(ctx, 'U', 'T', TN, TR, al[0], A, TR, be[0], R, TN, &info, 0, &o, NULL);
+    report("cublasDsyrk_v2");
+    start();
+    ((rk64_t)fn("cublasZsyrk_v2_64"))(h, 0, 0, TN, TR, al, A, TN, be, C, TN);
+    ozblas_zsyrk(ctx, 'L', 'N', TN, TR, al, A, TN, be, R, TN, &info, 0, &o, NULL);
+    report("cublasZsyrk_v2_64");
+    start();
+    ((rk_t)fn("cublasZherk_v2"))(h, 0, 2, TN, TR, al, A, TR, be, C, TN);
+    ozblas_zherk(ctx, 'L', 'C', TN, TR, al[0], A, TR, be[0], R, TN, &info, 0, &o, NULL);
+    report("cublasZherk_v2");
+
+    /* the shim's host LAPACK entry (NumPy's ILP64 name) on host memory: with a forced method
+       and a usable (emulated) CUDA executor, device-resident (trace: device=uploaded) */
+    typedef void (*getrf_t)(const int64_t *, const int64_t *, double *, const int64_t *,
+                            int64_t *, int64_t *);
+    int64_t tn = TN, ip[TN], ip2[TN], inf = 0;
+    start();
+    ((getrf_t)fn("scipy_dgetrf_64_"))(&tn, &tn, C, &tn, ip, &inf);
+    ozblas_dgetrf(ctx, TN, TN, R, TN, ip2, &info, 0, &o, NULL);
+    printf("scipy_dgetrf_64_ %s\n", memcmp(C, R, sizeof C) || memcmp(ip, ip2, sizeof ip) ||
+                                           inf != info ? "different" : "same");
     return 0;
 }
 """
+
+
+EMU_PROG = EMU_PROG.replace("/*TR_TYPEDEFS*/", TR_TYPEDEFS)
+
+
+def _host_lapack():
+    """NumPy's OpenBLAS (ILP64 LAPACK), for a C program that has no LAPACK of its own."""
+    import glob
+
+    import numpy
+
+    libs = glob.glob(os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs",
+                                  "libscipy_openblas64_*.so"))
+    return os.path.abspath(libs[0]) if libs else None
 
 EMU = os.environ.get("OZ_EMU_DIR")  # a build of native/src/cuda/emu/build_emu.sh
 
@@ -540,8 +708,8 @@ EMU = os.environ.get("OZ_EMU_DIR")  # a build of native/src/cuda/emu/build_emu.s
                     "(the CUDA executor emulated on the CPU; about 5 minutes to build)")
 def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
     """The whole routed path without a GPU: the shim built against the emulated executor,
-    a stand-in cuBLAS and driver. Every form, strided batches included, gives the CPU
-    executor's bits; where ozblas fails (the driver names device 1, which the emulation
+    a stand-in cuBLAS and driver. Every form, strided batches, trsm/trmm and syrk/herk (the
+    blocked drivers, host memory standing for the device's) included, gives the CPU executor's bits; where ozblas fails (the driver names device 1, which the emulation
     lacks), the call goes to the stand-in instead."""
     if not CC:
         pytest.skip("no C compiler")
@@ -562,13 +730,20 @@ def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
         r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
     names = ["cublasDgemm_v2", "cublasZgemm_v2_64", "cublasGemmEx", "cublasGemmEx",
-             "cublasDgemmStridedBatched", "cublasZgemmStridedBatched_64", "cublasGemmStridedBatchedEx"]
+             "cublasDgemmStridedBatched", "cublasZgemmStridedBatched_64", "cublasGemmStridedBatchedEx",
+             "cublasDtrsm_v2", "cublasZtrsm_v2_64", "cublasDtrmm_v2_64", "cublasZtrmm_v2",
+             "cublasDsyrk_v2", "cublasZsyrk_v2_64", "cublasZherk_v2"]
+    lapack = "scipy_dgetrf_64_"
+    host_lapack = _host_lapack()
+    if not host_lapack:
+        pytest.skip("NumPy's OpenBLAS not found (the trsm/trmm drivers' host LAPACK)")
 
     def run(tag, **extra):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OZBLAS_", "STUB_", "FAKE_"))}
         env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_MODULI="16",
                    OZBLAS_TRACE=str(tmp_path / f"trace_{tag}"), STUB_LOG=str(tmp_path / f"stub_{tag}"),
-                   LD_PRELOAD=str(tmp_path / "libozblas_preload.so"), OMP_NUM_THREADS="2", **extra)
+                   LD_PRELOAD=str(tmp_path / "libozblas_preload.so"), OMP_NUM_THREADS="2",
+                   OZBLAS_LAPACK_NB="8", OZ_HOST_LAPACK=host_lapack, **extra)
         p = subprocess.run(["./prog"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
         assert p.returncode == 0, p.stdout + p.stderr
         trace = [dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
@@ -577,17 +752,19 @@ def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
         return p.stdout.splitlines(), trace, stub.read_text().splitlines() if stub.exists() else []
 
     out, trace, stub = run("routed")
-    assert out == [f"{n} same" for n in names]
+    assert out == [f"{n} same" for n in names + [lapack]]
     assert stub == []
-    assert [t["symbol"] for t in trace] == names
-    for t in trace:
+    assert [t["symbol"] for t in trace] == names + [lapack]
+    for t in trace[:-1]:
         assert (t["route"], t["method"], t["moduli"], t["executor"], t["fallback"]) == \
             ("ozblas", "ozaki2", "16", "cuda", '"none"'), t
+    assert (trace[-1]["route"], trace[-1]["method"], trace[-1]["moduli"], trace[-1]["executor"],
+            trace[-1]["device"]) == ("ozblas", "ozaki2", "16-16", "cuda", "uploaded"), trace[-1]
 
     out, trace, stub = run("failed", FAKE_DEVICE="1")
-    assert out == [f"{n} different" for n in names]  # the stand-in computes nothing
+    assert out[:-1] == [f"{n} different" for n in names]  # the stand-in computes nothing
     assert [line.split()[0] for line in stub] == names
-    for t in trace:
+    for t in trace[:-1]:
         assert t["route"] == "native" and t["executor"] == "cublas", t
         assert t["reason"] == '"ozblas failed (OZBLAS_ERR_INVALID_ARGUMENT)"', t
 
@@ -685,3 +862,37 @@ def test_libcublas_binds_its_own_gemm_names_internally():
         relocs = subprocess.run([readelf, "-rW", path], capture_output=True, text=True).stdout
         bound = {w for line in relocs.splitlines() for w in line.split() if w.split("@")[0] in SIGNATURES}
         assert not bound, (path, sorted(bound))
+
+
+TRSM_CHILD = """
+import sys, numpy as np, cupy as cp
+from cupyx.scipy.linalg import solve_triangular
+d = np.load(sys.argv[1] + "/in.npz")
+x = solve_triangular(cp.asarray(d["t"]), cp.asarray(d["b"]), lower=True)
+np.savez(sys.argv[1] + "/out.npz", x=cp.asnumpy(x))
+"""
+
+
+@pytest.mark.gpu
+def test_cupy_solve_triangular_is_routed(tmp_path):
+    """cupyx.scipy.linalg.solve_triangular (cuBLAS trsm) under the shim: routed to the
+    blocked drivers on the device (trace), with a backward error at FP64 level."""
+    pytest.importorskip("cupyx.scipy.linalg")
+    rng = np.random.default_rng(4)
+    n = 300
+    t = np.tril(rng.standard_normal((n, n))) + n * np.eye(n)
+    b = rng.standard_normal((n, 40))
+    np.savez(tmp_path / "in.npz", t=t, b=b)
+    (tmp_path / "child.py").write_text(TRSM_CHILD)
+    trace = tmp_path / "trace.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
+    env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_MODULI="16", OZBLAS_LAPACK_NB="64",
+               OZBLAS_TRACE=str(trace), LD_PRELOAD=shim.library_path())
+    p = subprocess.run([sys.executable, str(tmp_path / "child.py"), str(tmp_path)], env=env,
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = [dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line)) for line in trace.read_text().splitlines()]
+    tr = [t_ for t_ in lines if t_["symbol"].startswith("cublasDtrsm")]
+    assert tr and all((t_["route"], t_["executor"]) == ("ozblas", "cuda") for t_ in tr), lines
+    x = np.load(tmp_path / "out.npz")["x"]
+    assert np.linalg.norm(t @ x - b) / (np.linalg.norm(t) * np.linalg.norm(x)) < 1e-14

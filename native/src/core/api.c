@@ -111,6 +111,25 @@ static ozblas_status gemm(ozblas_context *ctx, oz_gemm_call *c, const ozblas_opt
     return st;
 }
 
+/* A device list (cuda:all, cuda:0,2,3) spreads a call with host operands over those devices
+ * (cuda/cuda_multi.cu); device operands stay on the first listed device, as with cuda:N. */
+static const oz_executor *spread(const oz_executor *ex, const oz_gemm_call *c,
+                                 const ozblas_options *opt)
+{
+    if (ex && ex->id == OZBLAS_EXECUTOR_CUDA && opt->devices && !on_device(c) &&
+        oz_cuda_multi_executor())
+        return oz_cuda_multi_executor();
+    return ex;
+}
+
+/* One device ran the call (several: set by the tiles). */
+static void mark_device(const oz_executor *ex, const ozblas_options *opt, ozblas_report *rep)
+{
+    if (ex->id == OZBLAS_EXECUTOR_CUDA && rep->executor == OZBLAS_EXECUTOR_CUDA &&
+        !rep->devices_used && opt->device <= OZ_MAX_DEVICE_LIST)
+        rep->devices_used = 1ULL << opt->device;
+}
+
 /* The emulated call on ex, by the scheme's driver. An executor short of device memory
  * hands the call back: with host operands it runs on the CPU executor instead. */
 static ozblas_status emulate(const oz_executor **ex, int method, const oz_gemm_call *c,
@@ -119,6 +138,8 @@ static ozblas_status emulate(const oz_executor **ex, int method, const oz_gemm_c
     ozblas_report start = *rep;
     ozblas_status st = method == OZBLAS_METHOD_OZAKI2 ? oz_ozaki2(*ex, c, opt, rep)
                                                       : oz_ozaki1(*ex, c, opt, rep);
+    if (st == OZBLAS_OK && rep->fallback == OZBLAS_FALLBACK_NONE)
+        mark_device(*ex, opt, rep);
     if (st != OZ_ERR_DEVICE_MEMORY)
         return st;
     if (on_device(c))
@@ -135,6 +156,8 @@ static ozblas_status native(const oz_executor *ex, const oz_gemm_call *c,
                             const ozblas_options *opt, ozblas_report *rep)
 {
     ozblas_status st = ex->native(c, opt);
+    if (st == OZBLAS_OK)
+        mark_device(ex, opt, rep);
     if (st != OZ_ERR_DEVICE_MEMORY)
         return st;
     if (on_device(c))
@@ -191,7 +214,11 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         ex = oz_executor_get(opt.executor);
         if (!ex || !ex->available(NULL, 0))
             return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+        if (opt.executor == OZBLAS_EXECUTOR_CUDA && opt.devices &&
+            !oz_cuda_devices_check(&opt, NULL, 0))
+            return OZBLAS_ERR_INVALID_ARGUMENT; /* a listed device missing */
     }
+    ex = spread(ex, c, &opt);
     rep.executor = ex->id;
     rep.method = OZBLAS_METHOD_NATIVE;
     c->beta_zero = c->beta[0] == 0.0 && c->beta[1] == 0.0;
@@ -222,6 +249,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
     int method = opt.method;
     if (method == OZBLAS_METHOD_AUTO) {
         method = auto_method(c, &opt, &ex);
+        ex = spread(ex, c, &opt);
         rep.executor = ex->id;
         if (method == OZBLAS_METHOD_NATIVE)
             rep.fallback = OZBLAS_FALLBACK_AUTO_NATIVE;

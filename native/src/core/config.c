@@ -8,6 +8,7 @@
  * (plus, for a new kind of value, one case in parse_value). Values are exact: tokens in
  * lower case, integers of ASCII digits only, no surrounding spaces; an empty value means
  * unset. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,8 @@ typedef struct {
     int absolute;       /* K_PATH: made absolute where parsed (the process may chdir later) */
     oz_target target;
     oz_field field;
-    size_t offset, offset2; /* the field(s); offset2: K_DEVICE's ordinal */
+    size_t offset, offset2, offset3; /* the field(s); offset2: K_DEVICE's ordinal, offset3
+                                        its device list */
 } oz_var;
 
 #define OPT(f) T_OPTIONS, F_INT, offsetof(ozblas_options, f)
@@ -73,9 +75,11 @@ static const oz_var vars[] = {
       "product rounded once (then alpha, beta as BLAS applies them)"},
      0, OPT(accuracy), 0},
     {{"OZBLAS_DEVICE", "device", K_DEVICE, "auto cpu cuda", 0, OZ_MAX_DEVICE,
-      "auto, cpu, cuda, cuda:N (N from 0 to 1023)", "auto",
-      "executor (cuda:N picks the GPU; auto: the GPU of the launcher's local rank)"},
-     0, OPT(executor), offsetof(ozblas_options, device)},
+      "auto, cpu, cuda, cuda:N (N from 0 to 1023), cuda:all, cuda:N,M,... (a list of distinct "
+      "devices from 0 to 63)", "auto",
+      "executor (cuda:N picks the GPU; auto: the GPU of the launcher's local rank; cuda:all "
+      "or a list spreads each product over those GPUs as tiles of C)"},
+     0, OPT(executor), offsetof(ozblas_options, device), offsetof(ozblas_options, devices)},
     {{"OZBLAS_NUM_THREADS", "threads", K_INT, NULL, 0, OZ_MAX_THREADS,
       "0 (all cores) or an integer from 1 to 4096", "0",
       "CPU executor threads (threadpoolctl's limit caps them)"},
@@ -94,8 +98,14 @@ static const oz_var vars[] = {
      1, SHIM(trace, F_STR), 0},
     {{"OZBLAS_SUMMARY", "summary", K_SWITCH, NULL, 0, 1,
       "0, 1", "0",
-      "preload shim: 1 prints the call counts per routine and route at exit"},
+      "preload shim: 1 prints the call counts per routine and route at exit (to "
+      "OZBLAS_SUMMARY_FILE)"},
      0, SHIM(summary, F_INT), 0},
+    {{"OZBLAS_SUMMARY_FILE", "summary_file", K_PATH, "-", 0, 0,
+      "- (stderr) or a file path of at most 1023 bytes once made absolute", "",
+      "preload shim: where OZBLAS_SUMMARY=1 writes (appends) the summary; unset = stderr; "
+      "%r in the path is the launcher's rank, or the process id"},
+     1, SHIM(summary_file, F_STR), 0},
     {{"OZBLAS_LAPACK_NB", "lapack_nb", K_INT, NULL, 1, (int64_t)1 << 20,
       "a positive integer up to 2^20 (block size)", "",
       "LAPACK layer: block size of the blocked drivers; unset = 256 on the CPU executor, 1024 "
@@ -113,8 +123,10 @@ static const oz_var vars[] = {
      0, T_NONE, F_INT, 0, 0},
 };
 #define N_VARS ((int)(sizeof vars / sizeof vars[0]))
-_Static_assert(sizeof(((oz_shim_env *)0)->trace) == sizeof(((ozblas_setting *)0)->text),
-               "a path setting fills the shim's trace field");
+_Static_assert(sizeof(((oz_shim_env *)0)->trace) == sizeof(((ozblas_setting *)0)->text) &&
+                   sizeof(((oz_shim_env *)0)->summary_file) ==
+                       sizeof(((ozblas_setting *)0)->text),
+               "a path setting fills the shim's trace and summary_file fields");
 
 int ozblas_config_count(void) { return N_VARS; }
 
@@ -192,6 +204,38 @@ static ozblas_status bad(const oz_var *d, const char *label, const char *value, 
     return OZBLAS_ERR_INVALID_ARGUMENT;
 }
 
+/* cuda:N,M,...: distinct ordinals up to OZ_MAX_DEVICE_LIST, comma-separated; the first
+ * listed is the device, all of them the list. */
+static ozblas_status parse_device_list(const oz_var *d, const char *label, const char *value,
+                                       ozblas_setting *s, char *err, size_t err_len)
+{
+    const char *p = value + 5;
+    int first = 1;
+    s->value = OZBLAS_EXECUTOR_CUDA;
+    s->devices = 0;
+    for (;;) {
+        char num[24];
+        size_t len = strcspn(p, ",");
+        int64_t dev;
+        if (len >= sizeof num)
+            return bad(d, label, value, "", err, err_len);
+        memcpy(num, p, len);
+        num[len] = 0;
+        if (!parse_digits(num, 0, OZ_MAX_DEVICE_LIST, &dev))
+            return bad(d, label, value, " (a list names devices 0 to 63)", err, err_len);
+        if (s->devices & (1ULL << dev))
+            return bad(d, label, value, " (a device listed twice)", err, err_len);
+        s->devices |= 1ULL << dev;
+        if (first)
+            s->device = dev;
+        first = 0;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    return OZBLAS_OK;
+}
+
 static ozblas_status parse_value(const oz_var *d, const char *value, const char *label,
                                  ozblas_setting *out, char *err, size_t err_len)
 {
@@ -214,7 +258,13 @@ static ozblas_status parse_value(const oz_var *d, const char *value, const char 
             s.value = t;
         else if (!strncmp(value, "cuda:", 5) && parse_digits(value + 5, d->v.lo, d->v.hi, &s.device))
             s.value = OZBLAS_EXECUTOR_CUDA;
-        else
+        else if (!strcmp(value, "cuda:all")) {
+            s.value = OZBLAS_EXECUTOR_CUDA;
+            s.devices = UINT64_MAX;
+        } else if (!strncmp(value, "cuda:", 5) && strchr(value, ',')) {
+            if (parse_device_list(d, label, value, &s, err, err_len) != OZBLAS_OK)
+                return OZBLAS_ERR_INVALID_ARGUMENT;
+        } else
             return bad(d, label, value, "", err, err_len);
         break;
     case K_PATH: {
@@ -301,6 +351,8 @@ static ozblas_status fill(oz_target target, void *dst, size_t size, int env, cha
             memcpy(f, s.text, sizeof s.text);
         if (d->offset2)
             *(int *)((char *)&tmp + d->offset2) = (int)s.device;
+        if (d->offset3)
+            *(uint64_t *)((char *)&tmp + d->offset3) = s.devices;
     }
     memcpy(dst, &tmp, size);
     return OZBLAS_OK;

@@ -25,6 +25,23 @@ int ozblas_executor_available(int executor, char *why, size_t why_len)
     return e->available(why, why_len);
 }
 
+ozblas_status ozblas_devices_check(const ozblas_options *opt, char *err, size_t err_len)
+{
+    char why[256];
+    if (!opt->devices)
+        return OZBLAS_OK;
+    if (!ozblas_executor_available(OZBLAS_EXECUTOR_CUDA, why, sizeof why)) {
+        if (err && err_len)
+            snprintf(err, err_len, "a device list needs the CUDA executor: %s", why);
+        return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+    }
+    if (oz_cuda_devices_check(opt, why, sizeof why))
+        return OZBLAS_OK;
+    if (err && err_len)
+        snprintf(err, err_len, "%s", why);
+    return OZBLAS_ERR_INVALID_ARGUMENT;
+}
+
 int ozblas_policy_executors(int executor, int on_device, int device_usable)
 {
     int mask = 0;

@@ -43,6 +43,7 @@ typedef struct {
 #define OZ1_MAX_SLICES 20
 #define OZ_MAX_THREADS 4096 /* OZBLAS_NUM_THREADS / options.threads: more is a typo, not a machine */
 #define OZ_MAX_DEVICE 1023  /* the largest cuda:N ordinal accepted */
+#define OZ_MAX_DEVICE_LIST 63 /* the largest ordinal in a device list (one bit of a uint64_t) */
 
 /* core/executors.c: the executor of an ozblas_executor id; NULL when not built. */
 const oz_executor *oz_executor_get(int id);
@@ -53,6 +54,12 @@ extern const oz_executor oz_cpu_executor;
 ozblas_status oz_exact_gemm(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
                             int64_t ldlo, ozblas_report *report);
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */
+/* The CUDA executor spreading each call over the devices of opt->devices as tiles of C
+ * (cuda/cuda_multi.cu); NULL when not built. */
+const oz_executor *oz_cuda_multi_executor(void);
+/* 1 when every device opt->devices lists exists here (cuda:all: at least one); else 0 and
+ * why names the missing one. */
+int oz_cuda_devices_check(const ozblas_options *opt, char *why, size_t len);
 /* "not built: " and why (build_info.c), for a library without the CUDA executor. */
 const char *oz_build_not_built(void);
 
@@ -85,13 +92,14 @@ OZ_SHIM_API int oz_expand_rank(const char *in, char *out, size_t len);
 OZ_SHIM_API int oz_auto_device_for(int local_rank, int ndev);
 
 /* core/config.c: the shim's own settings, OZBLAS_MIN_SIZE, OZBLAS_DISABLE, OZBLAS_TRACE,
- * OZBLAS_SUMMARY. On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT with a message in
+ * OZBLAS_SUMMARY, OZBLAS_SUMMARY_FILE. On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT with a message in
  * err; e keeps the defaults (min_size 256, disable 0, no trace, no summary). */
 typedef struct {
     int64_t min_size;
     int disable;
     char trace[1024]; /* "" (none), "-" (stderr) or a file path */
-    int summary;      /* 1: a table of the calls per routine and route on stderr at exit */
+    int summary;      /* 1: a table of the calls per routine and route at exit */
+    char summary_file[1024]; /* where it goes: "" or "-" (stderr) or a file path */
     int64_t lapack_nb; /* OZBLAS_LAPACK_NB: the LAPACK layer's block size, 0: its size rule */
 } oz_shim_env;
 /* OZBLAS_LAPACK_NB alone (0 when unset); the LAPACK layer's default block size reads it. */

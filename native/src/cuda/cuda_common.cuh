@@ -310,6 +310,11 @@ oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, con
 
 /* ---- the executor's parts in the other translation units ---------------------------------- */
 
+/* cuda_multi.cu: inside a tile of a product spread over several devices, uploads the whole
+ * product's Ozaki II bits of the tile's rows (m, to bits_a) and columns (n, to bits_b) on
+ * the call's stream and returns 1 (*e: the copies' status); 0 elsewhere. */
+int oz_multi_bits(run_ctx *r, int *bits_a, int64_t m, int *bits_b, int64_t n, cudaError_t *e);
+
 /* cuda_device.cu: 1 when CUDA can run here (why: the reason when not). */
 int oz_cuda_available(char *why, size_t len);
 

@@ -348,6 +348,11 @@ extern "C" int oz_cuda_device_identity(int dev, char *name, size_t name_len, int
     return 1;
 }
 
+extern "C" int oz_cuda_device_count(void)
+{
+    return oz_cuda_available(NULL, 0) ? avail_ndev : 0;
+}
+
 extern "C" int oz_cuda_on_device(const void *p)
 {
     int pinned;

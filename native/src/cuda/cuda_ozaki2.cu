@@ -451,8 +451,12 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
     if (st != OZBLAS_OK)
         goto done;
     /* The statistics (E, S) of the whole product are complete here; the workspace holds up
-     * to T->n moduli. */
-    if (o.fast) {
+     * to T->n moduli. A tile of a product spread over several devices takes the whole
+     * product's bits instead (cuda_multi.cu). */
+    cudaError_t shared_e;
+    if (oz_multi_bits(&r, pa->bits, m, pb->bits, n, &shared_e)) {
+        CK(shared_e);
+    } else if (o.fast) {
         oz_launch(grid1(m, 256), 256, r.st, oz_k_bits_fast, (const unsigned long long *)pa->S,
                   pa->bits, m, T->budget / 2);
         CKL();

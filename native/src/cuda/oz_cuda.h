@@ -4,6 +4,9 @@
 #define OZ_CUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "ozblas.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,6 +22,22 @@ const char *oz_cuda_describe(void);
 int oz_cuda_device_identity(int dev, char *name, size_t name_len, int *driver);
 /* 1 when p is device (or managed) memory, 0 for host memory or an unusable executor. */
 int oz_cuda_on_device(const void *p);
+/* The usable CUDA devices (0 when the executor is unusable). */
+int oz_cuda_device_count(void);
+
+/* The LAPACK layer's device memory (lapack_device.cu; src/lapack/lapack_seam.c), on
+ * opt->device and opt->stream, each waited for. alloc: NULL when the device is short or
+ * unusable; budget: the bytes a call may plan with, or why opt's device cannot be used; copy: a 2-D copy between any
+ * of host and device memory (widths and pitches in bytes); laswp: LAPACK's row interchanges
+ * k1..k2 (1-based) on device A with the pivots at dpiv (device memory, indexed as ipiv).
+ * copy and laswp return 0 on success. */
+void *oz_cuda_lx_alloc(const ozblas_options *opt, size_t bytes);
+void oz_cuda_lx_free(const ozblas_options *opt, void *p);
+ozblas_status oz_cuda_lx_budget(const ozblas_options *opt, size_t *bytes);
+int oz_cuda_lx_copy(const ozblas_options *opt, void *dst, size_t dpitch, const void *src,
+                    size_t spitch, size_t width, size_t rows);
+int oz_cuda_lx_laswp(const ozblas_options *opt, int cplx, int64_t n, double *A, int64_t lda,
+                     int64_t k1, int64_t k2, const int64_t *dpiv, int64_t incx);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../core/oz_internal.h"
+#include "../cuda/oz_cuda.h"
 #include "oz_lapack.h"
 
 static double now(void)
@@ -28,17 +29,88 @@ int64_t ozblas_lapack_block_size(int64_t n, int executor)
     return executor == OZBLAS_EXECUTOR_CUDA ? 1024 : 256;
 }
 
-/* The run: options (defaults when NULL), block size, an emptied report. */
-ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
-                           int inverse, const ozblas_options *opt, ozblas_options *defaults,
-                           ozblas_lapack_report *rep, double flops)
+/* The executor the run's products take, which also picks the block size: CUDA for
+ * operands in device memory or when asked for, and (executor auto) when usable with a forced
+ * method (gemm_body's rule); else the CPU's (method auto with executor auto decides per
+ * product, and host operands stay on the host). */
+static int run_executor(const ozblas_options *opt, int on_device)
 {
-    x->work = NULL;
-    x->piv32 = NULL;
-    if (!opt) {
-        ozblas_options_init(defaults);
-        opt = defaults;
+    const oz_executor *cu = oz_cuda_executor();
+    int usable = cu && cu->available(NULL, 0);
+    if (on_device || opt->executor == OZBLAS_EXECUTOR_CUDA ||
+        (usable && opt->executor == OZBLAS_EXECUTOR_AUTO && opt->method != OZBLAS_METHOD_AUTO))
+        return usable ? OZBLAS_EXECUTOR_CUDA : opt->executor;
+    return OZBLAS_EXECUTOR_CPU;
+}
+
+/* Where the run's matrices live (README "LAPACK layer on the GPU"): operands already in
+ * device memory are used there; host operands whose products run on the CUDA executor are
+ * uploaded once, when their copies take at most half of the memory a call may plan with
+ * (the rest for the products' workspace; else the host blocked path, each product staged,
+ * and the report says so); anything else stays on the host. Mixed host and device operands
+ * are refused. */
+static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t n, int64_t big)
+{
+    size_t es = x->cplx ? 16 : 8, bytes = 0;
+    for (int i = 0; i < nops; i++)
+        bytes += (size_t)(ops[i].rows * ops[i].cols) * es;
+    if ((on && on != nops) || (on && big == LX_HOST_ONLY))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    if (big == LX_HOST_ONLY)
+        return OZBLAS_OK;
+    if (!on) {
+        /* one block is one host routine: nothing to gain on the device */
+        if (!bytes || n <= x->nb || run_executor(x->opt, 0) != OZBLAS_EXECUTOR_CUDA)
+            return OZBLAS_OK;
+        size_t budget = 0;
+        ozblas_status st = oz_cuda_lx_budget(x->opt, &budget);
+        if (st != OZBLAS_OK) /* opt's device does not exist: as a product would fail */
+            return st;
+        if (2 * bytes > budget) {
+            x->rep->device_short = 1;
+            return OZBLAS_OK;
+        }
     }
+    int64_t w = x->cplx ? 2 : 1;
+    x->hcap = x->nb * (big > 1 ? big : 1);
+    x->hbuf[0] = malloc(sizeof(double) * (size_t)(2 * w * x->hcap));
+    x->hbuf[1] = x->hbuf[0] ? x->hbuf[0] + w * x->hcap : NULL;
+    x->dpiv = oz_cuda_lx_alloc(x->opt, sizeof(int64_t) * (size_t)(big > x->nb ? big : x->nb));
+    if (!x->hbuf[0] || !x->dpiv)
+        return x->hbuf[0] ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION;
+    x->dev = 1;
+    x->rep->device = on ? 2 : 1;
+    for (int i = 0; i < nops && !on; i++) {
+        lx_operand *o = &ops[i];
+        int64_t rows = o->rows > 1 ? o->rows : 1;
+        double *d = oz_cuda_lx_alloc(x->opt, (size_t)(rows * o->cols) * es);
+        if (!d)
+            return OZBLAS_ERR_DEVICE;
+        o->host = *o->p;
+        o->host_ld = *o->ld;
+        *o->p = d;
+        *o->ld = rows;
+        if (oz_cuda_lx_copy(x->opt, d, (size_t)rows * es, o->host, (size_t)o->host_ld * es,
+                            (size_t)o->rows * es, (size_t)o->cols))
+            return OZBLAS_ERR_DEVICE;
+    }
+    return OZBLAS_OK;
+}
+
+/* The run: options (defaults when NULL), block size, an emptied report, workspace, and the
+ * operands placed. n: the order the block size is for; big: the largest dimension of any
+ * operand (the host buffers' size). */
+ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
+                       int inverse, const ozblas_options *opt, ozblas_lapack_report *rep,
+                       double flops, lx_operand *ops, int nops, int64_t big)
+{
+    memset(x, 0, sizeof *x);
+    if (opt)
+        x->o = *opt;
+    else
+        ozblas_options_init(&x->o);
+    x->o.device = ozblas_device_for(&x->o);
+    opt = &x->o;
     memset(rep, 0, sizeof *rep);
     rep->max_bound = -1.0;
     rep->method = OZBLAS_METHOD_NATIVE;
@@ -47,7 +119,10 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
     x->ctx = ctx;
     x->opt = opt;
     x->cplx = cplx;
-    x->nb = nb > 0 ? nb : ozblas_lapack_block_size(n, opt->executor);
+    int on = 0;
+    for (int i = 0; i < nops; i++)
+        on += oz_cuda_on_device(*ops[i].p);
+    x->nb = nb > 0 ? nb : ozblas_lapack_block_size(n, run_executor(opt, on));
     x->rep = rep;
     rep->nb = x->nb;
     rep->seconds = -now();
@@ -56,22 +131,42 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
     int64_t bn = x->nb < n ? x->nb : n, w = cplx ? 2 : 1;
     x->work = malloc(sizeof(double) * (size_t)(w * (bn * bn + (inverse ? n * bn : 0)) + 1));
     x->piv32 = malloc(sizeof(int32_t) * (size_t)((n > x->nb ? n : x->nb) + 1));
-    if (!x->work || !x->piv32) {
-        free(x->work);
-        free(x->piv32);
+    if (!x->work || !x->piv32)
         return OZBLAS_ERR_ALLOCATION;
-    }
-    return OZBLAS_OK;
+    return place(x, ops, nops, on, n, big);
 }
 
-ozblas_status lx_end(oz_lx *x, ozblas_lapack_report *out)
+/* The end of a run (also of one begin refused): device results copied back to the caller
+ * once, everything freed. A failed device copy is OZBLAS_ERR_DEVICE, a product that failed
+ * even natively its status; with uploaded operands the caller's matrices are then
+ * untouched. */
+ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
+                     ozblas_lapack_report *out)
 {
+    size_t es = x->cplx ? 16 : 8;
+    if (st == OZBLAS_OK && x->failed)
+        st = x->fail_status != OZBLAS_OK ? x->fail_status : OZBLAS_ERR_DEVICE;
+    for (int i = 0; i < nops; i++) {
+        lx_operand *o = &ops[i];
+        if (!o->host)
+            continue;
+        if (st == OZBLAS_OK && o->out &&
+            oz_cuda_lx_copy(x->opt, o->host, (size_t)o->host_ld * es, *o->p, (size_t)*o->ld * es,
+                            (size_t)o->rows * es, (size_t)o->cols))
+            st = OZBLAS_ERR_DEVICE;
+        oz_cuda_lx_free(x->opt, *o->p);
+        *o->p = o->host;
+        *o->ld = o->host_ld;
+    }
+    if (x->dpiv)
+        oz_cuda_lx_free(x->opt, x->dpiv);
     x->rep->seconds += now();
     free(x->work);
     free(x->piv32);
+    free(x->hbuf[0]);
     if (out)
         *out = *x->rep;
-    return OZBLAS_OK;
+    return st;
 }
 
 static char up(char c) { return (char)toupper((unsigned char)c); }
@@ -131,6 +226,11 @@ int64_t oz_lapack_check(const oz_lapack_args *g)
             return OZBLAS_ERR_INVALID_ARGUMENT;                       \
     } while (0)
 
+static int64_t max3(int64_t a, int64_t b, int64_t c)
+{
+    int64_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
 
 static double getrf_flops(double m, double n)
 {
@@ -160,18 +260,20 @@ static ozblas_status getrf_body(ozblas_context *ctx, int cplx, int64_t m, int64_
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
     CHECK(.op = OZ_LF_GETRF, .m = m, .n = n, .lda = lda);
-    BEGIN(cplx, m < n ? m : n, oz_lapack_flops(OZ_LF_GETRF, cplx, m, n, 0))
+    BEGIN(cplx, m < n ? m : n, oz_lapack_flops(OZ_LF_GETRF, cplx, m, n, 0), max3(m, n, 1),
+          LX_OP(A, lda, m, n, 1))
     lx_getrf(&x, m, n, A, lda, ipiv, info);
     END();
 }
 
 static ozblas_status getrs_body(ozblas_context *ctx, int cplx, char trans, int64_t n,
-                                int64_t nrhs, const double *A, int64_t lda, const int64_t *ipiv,
+                                int64_t nrhs, double *A, int64_t lda, const int64_t *ipiv,
                                 double *B, int64_t ldb, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
     CHECK(.op = OZ_LF_GETRS, .trans = trans, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb);
-    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_GETRS, cplx, n, n, nrhs))
+    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_GETRS, cplx, n, n, nrhs), max3(n, nrhs, 1),
+          LX_OP(A, lda, n, n, 0), LX_OP(B, ldb, n, nrhs, 1))
     lx_getrs(&x, up(trans), n, nrhs, A, lda, ipiv, B, ldb);
     END();
 }
@@ -182,7 +284,8 @@ static ozblas_status gesv_body(ozblas_context *ctx, int cplx, int64_t n, int64_t
                                ozblas_lapack_report *report)
 {
     CHECK(.op = OZ_LF_GESV, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb);
-    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_GESV, cplx, n, n, nrhs))
+    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_GESV, cplx, n, n, nrhs), max3(n, nrhs, 1),
+          LX_OP(A, lda, n, n, 1), LX_OP(B, ldb, n, nrhs, 1))
     lx_getrf(&x, n, n, A, lda, ipiv, info);
     if (*info == 0)
         lx_getrs(&x, 'N', n, nrhs, A, lda, ipiv, B, ldb);
@@ -194,7 +297,8 @@ static ozblas_status getri_body(ozblas_context *ctx, int cplx, int64_t n, double
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
     CHECK(.op = OZ_LF_GETRI, .n = n, .lda = lda, .lwork = max1(n)); /* workspace is ours */
-    BEGIN_INV(cplx, n, oz_lapack_flops(OZ_LF_GETRI, cplx, n, n, 0), 1)
+    BEGIN_INV(cplx, n, oz_lapack_flops(OZ_LF_GETRI, cplx, n, n, 0), 1, max3(n, 1, 1),
+              LX_OP(A, lda, n, n, 1))
     lx_getri(&x, n, A, lda, ipiv, info);
     END();
 }
@@ -205,7 +309,7 @@ static ozblas_status potrf_body(ozblas_context *ctx, int cplx, int op, char uplo
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
     CHECK(.op = op, .uplo = uplo, .n = n, .lda = lda);
-    BEGIN(cplx, n, oz_lapack_flops(op, cplx, n, n, 0))
+    BEGIN(cplx, n, oz_lapack_flops(op, cplx, n, n, 0), max3(n, 1, 1), LX_OP(A, lda, n, n, 1))
     if (op == OZ_LF_POTRF)
         lx_potrf(&x, up(uplo), n, A, lda, info);
     else
@@ -220,7 +324,8 @@ static ozblas_status potrs_body(ozblas_context *ctx, int cplx, int op, char uplo
                                 ozblas_lapack_report *report)
 {
     CHECK(.op = op, .uplo = uplo, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb);
-    BEGIN(cplx, n, oz_lapack_flops(op, cplx, n, n, nrhs))
+    BEGIN(cplx, n, oz_lapack_flops(op, cplx, n, n, nrhs), max3(n, nrhs, 1),
+          LX_OP(A, lda, n, n, op == OZ_LF_POSV), LX_OP(B, ldb, n, nrhs, 1))
     uplo = up(uplo);
     if (op == OZ_LF_POSV)
         lx_potrf(&x, uplo, n, A, lda, info);
@@ -234,20 +339,22 @@ static ozblas_status trtri_body(ozblas_context *ctx, int cplx, char uplo, char d
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
     CHECK(.op = OZ_LF_TRTRI, .uplo = uplo, .diag = diag, .n = n, .lda = lda);
-    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_TRTRI, cplx, n, n, 0))
+    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_TRTRI, cplx, n, n, 0), max3(n, 1, 1),
+          LX_OP(A, lda, n, n, 1))
     lx_trtri(&x, up(uplo), up(diag), n, A, lda, info);
     END();
 }
 
 static ozblas_status trtrs_body(ozblas_context *ctx, int cplx, char uplo, char trans, char diag,
-                                int64_t n, int64_t nrhs, const double *A, int64_t lda, double *B,
+                                int64_t n, int64_t nrhs, double *A, int64_t lda, double *B,
                                 int64_t ldb, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
     static const double one[2] = {1.0, 0.0};
     CHECK(.op = OZ_LF_TRTRS, .uplo = uplo, .trans = trans, .diag = diag, .n = n, .nrhs = nrhs,
           .lda = lda, .ldb = ldb);
-    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_TRTRS, cplx, n, n, nrhs))
+    BEGIN(cplx, n, oz_lapack_flops(OZ_LF_TRTRS, cplx, n, n, nrhs), max3(n, nrhs, 1),
+          LX_OP(A, lda, n, n, 0), LX_OP(B, ldb, n, nrhs, 1))
     if (up(diag) == 'N')
         *info = lx_zero_diagonal(&x, n, A, lda);
     if (!*info)
@@ -258,7 +365,7 @@ static ozblas_status trtrs_body(ozblas_context *ctx, int cplx, char uplo, char t
 /* trsm and trmm */
 static ozblas_status tr3_body(ozblas_context *ctx, int cplx, int mult, char side, char uplo,
                               char ta, char diag, int64_t m, int64_t n, const double *alpha,
-                              const double *A, int64_t lda, double *B, int64_t ldb,
+                              double *A, int64_t lda, double *B, int64_t ldb,
                               int64_t *info, int64_t nb, const ozblas_options *opt,
                               ozblas_lapack_report *report)
 {
@@ -266,15 +373,37 @@ static ozblas_status tr3_body(ozblas_context *ctx, int cplx, int mult, char side
           .n = n, .lda = lda, .ldb = ldb);
     side = up(side);
     int64_t K = side == 'L' ? m : n;
-    BEGIN(cplx, K, oz_lapack_flops(OZ_LF_TRSM, cplx, m, n, K))
-    if (m > 0 && n > 0 && alpha[0] == 0.0 && (!cplx || alpha[1] == 0.0)) {
-        int w = cplx ? 2 : 1; /* BLAS: alpha = 0 sets B to zero, A not referenced */
-        for (int64_t j = 0; j < n; j++)
-            memset(B + w * j * ldb, 0, sizeof(double) * (size_t)(w * m));
-    } else if (mult)
+    BEGIN(cplx, K, oz_lapack_flops(OZ_LF_TRSM, cplx, m, n, K), max3(m, n, 1),
+          LX_OP(A, lda, K, K, 0), LX_OP(B, ldb, m, n, 1))
+    if (m > 0 && n > 0 && alpha[0] == 0.0 && (!cplx || alpha[1] == 0.0))
+        lx_zero(&x, m, n, B, ldb); /* BLAS: alpha = 0 sets B to zero, A not referenced */
+    else if (mult)
         lx_trmm(&x, side, up(uplo), up(ta), up(diag), m, n, alpha, A, lda, B, ldb);
     else
         lx_trsm(&x, side, up(uplo), up(ta), up(diag), m, n, alpha, A, lda, B, ldb);
+    END();
+}
+
+/* syrk and herk (netlib's checks inline: trans depends on the routine; lda 7, ldc 10) */
+static ozblas_status syrk_body(ozblas_context *ctx, int cplx, int herm, char uplo, char trans,
+                               int64_t n, int64_t k, const double *alpha, double *A, int64_t lda,
+                               const double *beta, double *C, int64_t ldc, int64_t *info,
+                               int64_t nb, const ozblas_options *opt,
+                               ozblas_lapack_report *report)
+{
+    uplo = up(uplo);
+    trans = up(trans);
+    int ok_t = trans == 'N' || (cplx ? trans == (herm ? 'C' : 'T') : trans == 'T' || trans == 'C');
+    int64_t rows = trans == 'N' ? n : k;
+    *info = uplo != 'U' && uplo != 'L' ? -1 : !ok_t ? -2 : n < 0 ? -3 : k < 0 ? -4
+          : lda < max1(rows) ? -7 : ldc < max1(n) ? -10 : 0;
+    if (*info)
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    if (trans != 'N')
+        trans = 'T'; /* dsyrk reads 'C' as 'T'; the driver takes op from herm */
+    BEGIN(cplx, n, (cplx ? 4.0 : 1.0) * (double)n * (double)(n + 1) * (double)k,
+          max3(n, k, 1), LX_OP(A, lda, rows, trans == 'N' ? k : n, 0), LX_OP(C, ldc, n, n, 1))
+    lx_syrk(&x, herm, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     END();
 }
 
@@ -297,14 +426,14 @@ ozblas_status ozblas_dgetrs(ozblas_context *ctx, char trans, int64_t n, int64_t 
                             int64_t ldb, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return getrs_body(ctx, 0, trans, n, nrhs, A, lda, ipiv, B, ldb, info, nb, opt, report);
+    return getrs_body(ctx, 0, trans, n, nrhs, (double *)A, lda, ipiv, B, ldb, info, nb, opt, report);
 }
 ozblas_status ozblas_zgetrs(ozblas_context *ctx, char trans, int64_t n, int64_t nrhs,
                             const double *A, int64_t lda, const int64_t *ipiv, double *B,
                             int64_t ldb, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return getrs_body(ctx, 1, trans, n, nrhs, A, lda, ipiv, B, ldb, info, nb, opt, report);
+    return getrs_body(ctx, 1, trans, n, nrhs, (double *)A, lda, ipiv, B, ldb, info, nb, opt, report);
 }
 ozblas_status ozblas_dgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
                            int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
@@ -397,14 +526,14 @@ ozblas_status ozblas_dtrtrs(ozblas_context *ctx, char uplo, char trans, char dia
                             int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return trtrs_body(ctx, 0, uplo, trans, diag, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+    return trtrs_body(ctx, 0, uplo, trans, diag, n, nrhs, (double *)A, lda, B, ldb, info, nb, opt, report);
 }
 ozblas_status ozblas_ztrtrs(ozblas_context *ctx, char uplo, char trans, char diag, int64_t n,
                             int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
                             int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return trtrs_body(ctx, 1, uplo, trans, diag, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
+    return trtrs_body(ctx, 1, uplo, trans, diag, n, nrhs, (double *)A, lda, B, ldb, info, nb, opt, report);
 }
 ozblas_status ozblas_dtrsm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
                            int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
@@ -412,7 +541,7 @@ ozblas_status ozblas_dtrsm(ozblas_context *ctx, char side, char uplo, char trans
                            const ozblas_options *opt, ozblas_lapack_report *report)
 {
     const double al[2] = {alpha, 0.0};
-    return tr3_body(ctx, 0, 0, side, uplo, transa, diag, m, n, al, A, lda, B, ldb, info, nb, opt,
+    return tr3_body(ctx, 0, 0, side, uplo, transa, diag, m, n, al, (double *)A, lda, B, ldb, info, nb, opt,
                     report);
 }
 ozblas_status ozblas_ztrsm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
@@ -420,7 +549,7 @@ ozblas_status ozblas_ztrsm(ozblas_context *ctx, char side, char uplo, char trans
                            int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return tr3_body(ctx, 1, 0, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb, info, nb,
+    return tr3_body(ctx, 1, 0, side, uplo, transa, diag, m, n, alpha, (double *)A, lda, B, ldb, info, nb,
                     opt, report);
 }
 ozblas_status ozblas_dtrmm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
@@ -429,7 +558,7 @@ ozblas_status ozblas_dtrmm(ozblas_context *ctx, char side, char uplo, char trans
                            const ozblas_options *opt, ozblas_lapack_report *report)
 {
     const double al[2] = {alpha, 0.0};
-    return tr3_body(ctx, 0, 1, side, uplo, transa, diag, m, n, al, A, lda, B, ldb, info, nb, opt,
+    return tr3_body(ctx, 0, 1, side, uplo, transa, diag, m, n, al, (double *)A, lda, B, ldb, info, nb, opt,
                     report);
 }
 ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
@@ -437,6 +566,38 @@ ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char trans
                            int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return tr3_body(ctx, 1, 1, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb, info, nb,
+    return tr3_body(ctx, 1, 1, side, uplo, transa, diag, m, n, alpha, (double *)A, lda, B, ldb, info, nb,
                     opt, report);
+}
+/* dsyrk and zherk: real alpha and beta */
+static ozblas_status rk_real(ozblas_context *ctx, int cplx, char uplo, char trans, int64_t n,
+                             int64_t k, double alpha, const double *A, int64_t lda, double beta,
+                             double *C, int64_t ldc, int64_t *info, int64_t nb,
+                             const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
+    return syrk_body(ctx, cplx, cplx, uplo, trans, n, k, al, (double *)A, lda, be, C, ldc, info,
+                     nb, opt, report);
+}
+ozblas_status ozblas_dsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda, double beta, double *C,
+                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report)
+{
+    return rk_real(ctx, 0, uplo, trans, n, k, alpha, A, lda, beta, C, ldc, info, nb, opt, report);
+}
+ozblas_status ozblas_zsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           const double *alpha, const double *A, int64_t lda,
+                           const double *beta, double *C, int64_t ldc, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return syrk_body(ctx, 1, 0, uplo, trans, n, k, alpha, (double *)A, lda, beta, C, ldc, info,
+                     nb, opt, report);
+}
+ozblas_status ozblas_zherk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
+                           double alpha, const double *A, int64_t lda, double beta, double *C,
+                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report)
+{
+    return rk_real(ctx, 1, uplo, trans, n, k, alpha, A, lda, beta, C, ldc, info, nb, opt, report);
 }

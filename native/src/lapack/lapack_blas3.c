@@ -152,7 +152,7 @@ static ozblas_status symm_body(ozblas_context *ctx, int cplx, int herm, char sid
         return OZBLAS_ERR_INVALID_ARGUMENT;
     side = up(side), uplo = up(uplo);
     int64_t K = side == 'L' ? m : n;
-    BEGIN(cplx, K, oz_l3_flops(op, cplx, side, m, n, 0))
+    BEGIN_HOST(cplx, K, oz_l3_flops(op, cplx, side, m, n, 0), LX_IN(A), LX_IN(B), LX_IN(C))
     if (m == 0 || n == 0 || (is_zero(alpha) && is_one(beta)))
         END();
     if (is_zero(alpha)) {
@@ -160,10 +160,8 @@ static ozblas_status symm_body(ozblas_context *ctx, int cplx, int herm, char sid
         END();
     }
     double *S = malloc(sizeof(double) * (size_t)((cplx ? 2 : 1) * K * min64(x.nb, K)));
-    if (!S) {
-        lx_end(&x, report);
-        return OZBLAS_ERR_ALLOCATION;
-    }
+    if (!S)
+        END_WITH(OZBLAS_ERR_ALLOCATION);
     lx_symm(&x, S, herm, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     free(S);
     END();
@@ -182,7 +180,7 @@ static ozblas_status syr2k_body(ozblas_context *ctx, int cplx, int herm, char up
     uplo = up(uplo), trans = up(trans);
     if (trans == 'C' && !cplx)
         trans = 'T'; /* dsyr2k: 'C' is 'T' */
-    BEGIN(cplx, n, oz_l3_flops(op, cplx, 0, n, n, k))
+    BEGIN_HOST(cplx, n, oz_l3_flops(op, cplx, 0, n, n, k), LX_IN(A), LX_IN(B), LX_IN(C))
     if (n == 0 || ((is_zero(alpha) || k == 0) && is_one(beta)))
         END();
     if (is_zero(alpha) || k == 0) {

@@ -20,7 +20,7 @@ void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const 
              const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta,
              double *C, int64_t ldc)
 {
-    if (m <= 0 || n <= 0 || k <= 0)
+    if (m <= 0 || n <= 0 || k <= 0 || x->failed)
         return;
     ozblas_report r;
     memset(&r, 0, sizeof r);
@@ -36,11 +36,14 @@ void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const 
         o.method = OZBLAS_METHOD_NATIVE;
         memset(&r, 0, sizeof r);
         r.method = OZBLAS_METHOD_NATIVE;
-        if (x->cplx)
-            ozblas_zgemm(x->ctx, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, &o, &r);
-        else
-            ozblas_dgemm(x->ctx, ta, tb, m, n, k, alpha[0], A, lda, B, ldb, beta[0], C, ldc, &o,
-                         &r);
+        st = x->cplx ? ozblas_zgemm(x->ctx, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                    &o, &r)
+                     : ozblas_dgemm(x->ctx, ta, tb, m, n, k, alpha[0], A, lda, B, ldb, beta[0], C,
+                                    ldc, &o, &r);
+        if (st != OZBLAS_OK && !x->failed) { /* not even natively (the device): the run fails */
+            x->failed = 1;
+            x->fail_status = st;
+        }
     }
     ozblas_lapack_report *p = x->rep;
     double f = (x->cplx ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
@@ -79,7 +82,7 @@ static void trsm_nb(oz_lx *x, int64_t nb, char side, char uplo, char ta, char di
         return;
     int64_t K = side == 'L' ? m : n;
     if (K <= nb) {
-        lx_real_trsm(x, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+        lx_blk_tr3(x, 0, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     int lower = (uplo == 'L') != (ta != 'N'); /* op(A) lower triangular */
@@ -90,11 +93,11 @@ static void trsm_nb(oz_lx *x, int64_t nb, char side, char uplo, char ta, char di
         const double *Ass = LX_AT(x, A, s, s, lda);
         int64_t r0 = forward ? s + ib : 0, rn = forward ? K - s - ib : s; /* the rest */
         if (side == 'L') {
-            lx_real_trsm(x, side, uplo, ta, diag, ib, n, al, Ass, lda, LX_AT(x, B, s, 0, ldb), ldb);
+            lx_blk_tr3(x, 0, side, uplo, ta, diag, ib, n, al, Ass, lda, LX_AT(x, B, s, 0, ldb), ldb);
             lx_gemm(x, ta, 'N', rn, n, ib, MONE, op_block(x, A, lda, ta, r0, s), lda,
                     LX_AT(x, B, s, 0, ldb), ldb, al, LX_AT(x, B, r0, 0, ldb), ldb);
         } else {
-            lx_real_trsm(x, side, uplo, ta, diag, m, ib, al, Ass, lda, LX_AT(x, B, 0, s, ldb), ldb);
+            lx_blk_tr3(x, 0, side, uplo, ta, diag, m, ib, al, Ass, lda, LX_AT(x, B, 0, s, ldb), ldb);
             lx_gemm(x, 'N', ta, m, rn, ib, MONE, LX_AT(x, B, 0, s, ldb), ldb,
                     op_block(x, A, lda, ta, s, r0), lda, al, LX_AT(x, B, 0, r0, ldb), ldb);
         }
@@ -127,7 +130,7 @@ void lx_trmm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int6
         return;
     int64_t K = side == 'L' ? m : n, nb = x->nb;
     if (K <= nb) {
-        lx_real_trmm(x, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+        lx_blk_tr3(x, 1, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
         return;
     }
     int lower = (uplo == 'L') != (ta != 'N');
@@ -137,12 +140,12 @@ void lx_trmm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int6
         const double *Ass = LX_AT(x, A, s, s, lda);
         int64_t r0 = forward ? s + ib : 0, rn = forward ? K - s - ib : s;
         if (side == 'L') {
-            lx_real_trmm(x, side, uplo, ta, diag, ib, n, alpha, Ass, lda, LX_AT(x, B, s, 0, ldb),
+            lx_blk_tr3(x, 1, side, uplo, ta, diag, ib, n, alpha, Ass, lda, LX_AT(x, B, s, 0, ldb),
                          ldb);
             lx_gemm(x, ta, 'N', ib, n, rn, alpha, op_block(x, A, lda, ta, s, r0), lda,
                     LX_AT(x, B, r0, 0, ldb), ldb, ONE, LX_AT(x, B, s, 0, ldb), ldb);
         } else {
-            lx_real_trmm(x, side, uplo, ta, diag, m, ib, alpha, Ass, lda, LX_AT(x, B, 0, s, ldb),
+            lx_blk_tr3(x, 1, side, uplo, ta, diag, m, ib, alpha, Ass, lda, LX_AT(x, B, 0, s, ldb),
                          ldb);
             lx_gemm(x, 'N', ta, m, ib, rn, alpha, LX_AT(x, B, 0, r0, ldb), ldb,
                     op_block(x, A, lda, ta, r0, s), lda, ONE, LX_AT(x, B, 0, s, ldb), ldb);
@@ -150,44 +153,100 @@ void lx_trmm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int6
     }
 }
 
-/* The referenced triangle of C (n x n) += sign * P P^H (trans 'N', P n x k) or
- * sign * P^H P (trans 'C', P k x n): SYRK/HERK as products, column strips of nb. The part
- * of a strip off the diagonal block is one GEMM straight into C; the diagonal block goes
- * through a workspace, of which only the triangle is added (the other triangle of C is not
- * referenced, as in SYRK); HERK's diagonal stays real. */
-static void lx_herk(oz_lx *x, char uplo, char trans, int64_t n, int64_t k, const double *sign,
-                    const double *P, int64_t ldp, double *C, int64_t ldc)
+/* y := v + beta y for one element (v NULL: beta y); beta = 1 adds, beta = 0 does not read
+ * y; a real beta scales both parts of a complex y. */
+static void axpby1(const oz_lx *x, const double *v, const double *beta, double *y)
 {
-    if (n <= 0 || k <= 0)
+    int w = x->cplx ? 2 : 1;
+    int one = beta[0] == 1.0 && beta[1] == 0.0, zero = beta[0] == 0.0 && beta[1] == 0.0;
+    if (x->cplx && !one && !zero && beta[1] != 0.0) {
+        double re = beta[0] * y[0] - beta[1] * y[1], im = beta[0] * y[1] + beta[1] * y[0];
+        y[0] = v ? v[0] + re : re;
+        y[1] = v ? v[1] + im : im;
+        return;
+    }
+    for (int e = 0; e < w; e++) {
+        double by = one ? y[e] : zero ? 0.0 : beta[0] * y[e];
+        y[e] = v ? (zero ? v[e] : by + v[e]) : by;
+    }
+}
+
+/* B := beta B (m x n), in strips of nb columns (what a seam buffer holds). */
+static void lx_scale(oz_lx *x, int64_t m, int64_t n, const double *beta, double *B, int64_t ldb)
+{
+    if (beta[0] == 1.0 && beta[1] == 0.0)
+        return;
+    for (int64_t c = 0; c < n && m > 0; c += x->nb) {
+        int64_t cb = min64(x->nb, n - c), ld;
+        double *Bc = LX_AT(x, B, 0, c, ldb);
+        double *H = lx_fetch(x, 1, Bc, ldb, m, cb, &ld, beta[0] != 0.0 || beta[1] != 0.0);
+        if (x->failed)
+            return;
+        for (int64_t j = 0; j < cb; j++)
+            for (int64_t i = 0; i < m; i++)
+                axpby1(x, NULL, beta, LX_AT(x, H, i, j, ld));
+        lx_store(x, H, ld, Bc, ldb, m, cb);
+    }
+}
+
+void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb)
+{
+    lx_scale(x, m, n, ZERO, B, ldb);
+}
+
+/* The referenced triangle of C (n x n) := alpha P op(P) + beta C (trans 'N', P n x k) or
+ * alpha op(P) P + beta C (P k x n), op the conjugate transpose for HERK (herm), the
+ * transpose for SYRK: products in column strips of nb. The part of a strip off the diagonal
+ * block is one GEMM straight into C; the diagonal block goes through a workspace, of which
+ * only the triangle is added (the other triangle of C is not referenced, as in SYRK); HERK's
+ * diagonal stays real. alpha = 0 or k = 0: C := beta C on the triangle. */
+void lx_syrk(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
+             const double *alpha, const double *P, int64_t ldp, const double *beta, double *C,
+             int64_t ldc)
+{
+    if (n <= 0)
         return;
     int64_t nb = x->nb < n ? x->nb : n;
-    int w = x->cplx ? 2 : 1;
+    int w = x->cplx ? 2 : 1, prod = k > 0 && (alpha[0] != 0.0 || alpha[1] != 0.0);
     double *W = x->work;
-    /* the rows r (or columns) of the left factor and of the right one: P(r,:) and P(c,:)^H,
-       or P(:,r)^H and P(:,c) */
-    char tl = trans == 'N' ? 'N' : ct(x), tr = trans == 'N' ? ct(x) : 'N';
+    /* the rows r (or columns) of the left factor and of the right one: P(r,:) and op(P(c,:)),
+       or op(P(:,r)) and P(:,c) */
+    char op = herm && x->cplx ? 'C' : 'T';
+    char tl = trans == 'N' ? 'N' : op, tr = trans == 'N' ? op : 'N';
 #define LX_ROWS(i) (trans == 'N' ? LX_AT(x, P, (i), 0, ldp) : LX_AT(x, P, 0, (i), ldp))
     for (int64_t c = 0; c < n; c += nb) {
         int64_t cb = min64(nb, n - c);
-        if (uplo == 'U')
-            lx_gemm(x, tl, tr, c, cb, k, sign, LX_ROWS(0), ldp, LX_ROWS(c), ldp, ONE,
-                    LX_AT(x, C, 0, c, ldc), ldc);
-        else
-            lx_gemm(x, tl, tr, n - c - cb, cb, k, sign, LX_ROWS(c + cb), ldp, LX_ROWS(c), ldp,
-                    ONE, LX_AT(x, C, c + cb, c, ldc), ldc);
-        lx_gemm(x, tl, tr, cb, cb, k, sign, LX_ROWS(c), ldp, LX_ROWS(c), ldp, ZERO, W, cb);
+        int64_t r0 = uplo == 'U' ? 0 : c + cb, rn = uplo == 'U' ? c : n - c - cb;
+        if (prod) {
+            lx_gemm(x, tl, tr, rn, cb, k, alpha, LX_ROWS(r0), ldp, LX_ROWS(c), ldp, beta,
+                    LX_AT(x, C, r0, c, ldc), ldc);
+            lx_gemm(x, tl, tr, cb, cb, k, alpha, LX_ROWS(c), ldp, LX_ROWS(c), ldp, ZERO, W, cb);
+        } else
+            lx_scale(x, rn, cb, beta, LX_AT(x, C, r0, c, ldc), ldc);
+        int64_t ld;
+        double *Ccc = LX_AT(x, C, c, c, ldc), *H = lx_fetch(x, 1, Ccc, ldc, cb, cb, &ld, 1);
+        if (x->failed)
+            return;
         for (int64_t j = 0; j < cb; j++) {
             int64_t i0 = uplo == 'U' ? 0 : j, i1 = uplo == 'U' ? j + 1 : cb;
             for (int64_t i = i0; i < i1; i++) {
-                double *y = LX_AT(x, C, c + i, c + j, ldc);
-                const double *v = W + w * (i + j * cb);
-                y[0] += v[0];
-                if (x->cplx)
-                    y[1] = i == j ? 0.0 : y[1] + v[1];
+                double *y = LX_AT(x, H, i, j, ld);
+                axpby1(x, prod ? W + w * (i + j * cb) : NULL, beta, y);
+                if (herm && x->cplx && i == j)
+                    y[1] = 0.0;
             }
         }
+        lx_store(x, H, ld, Ccc, ldc, cb, cb);
     }
 #undef LX_ROWS
+}
+
+/* The factorizations' HERK: the triangle of C += sign * P op(P) (or op(P) P). */
+static void lx_herk(oz_lx *x, char uplo, char trans, int64_t n, int64_t k, const double *sign,
+                    const double *P, int64_t ldp, double *C, int64_t ldc)
+{
+    if (k > 0)
+        lx_syrk(x, 1, uplo, trans, n, k, sign, P, ldp, ONE, C, ldc);
 }
 
 void lx_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
@@ -198,21 +257,21 @@ void lx_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *i
     if (mn <= 0)
         return;
     if (mn <= nb) {
-        lx_real_getrf(x, m, n, A, lda, ipiv, info);
+        lx_blk_getrf(x, m, n, A, lda, ipiv, info);
         return;
     }
     for (int64_t j = 0; j < mn; j += nb) {
         int64_t jb = min64(nb, mn - j), pinfo = 0;
         /* the panel A(j:m, j:j+jb) by the host getrf, its pivots made global */
-        lx_real_getrf(x, m - j, jb, LX_AT(x, A, j, j, lda), lda, ipiv + j, &pinfo);
+        lx_blk_getrf(x, m - j, jb, LX_AT(x, A, j, j, lda), lda, ipiv + j, &pinfo);
         if (pinfo > 0 && *info == 0)
             *info = pinfo + j;
         for (int64_t i = j; i < j + jb; i++)
             ipiv[i] += j;
-        lx_real_laswp(x, j, A, lda, j + 1, j + jb, ipiv, 1);
+        lx_blk_laswp(x, j, A, lda, j + 1, j + jb, ipiv, 1);
         if (j + jb < n) {
             int64_t nr = n - j - jb;
-            lx_real_laswp(x, nr, LX_AT(x, A, 0, j + jb, lda), lda, j + 1, j + jb, ipiv, 1);
+            lx_blk_laswp(x, nr, LX_AT(x, A, 0, j + jb, lda), lda, j + 1, j + jb, ipiv, 1);
             trsm_panel(x, 'L', 'L', 'N', 'U', jb, nr, LX_AT(x, A, j, j, lda), lda,
                        LX_AT(x, A, j, j + jb, lda), lda);
             lx_gemm(x, 'N', 'N', m - j - jb, nr, jb, MONE, LX_AT(x, A, j + jb, j, lda), lda,
@@ -227,13 +286,13 @@ void lx_getrs(oz_lx *x, char trans, int64_t n, int64_t nrhs, const double *A, in
     if (n <= 0 || nrhs <= 0)
         return;
     if (trans == 'N') {
-        lx_real_laswp(x, nrhs, B, ldb, 1, n, ipiv, 1);
+        lx_blk_laswp(x, nrhs, B, ldb, 1, n, ipiv, 1);
         lx_trsm(x, 'L', 'L', 'N', 'U', n, nrhs, ONE, A, lda, B, ldb);
         lx_trsm(x, 'L', 'U', 'N', 'N', n, nrhs, ONE, A, lda, B, ldb);
     } else {
         lx_trsm(x, 'L', 'U', trans, 'N', n, nrhs, ONE, A, lda, B, ldb);
         lx_trsm(x, 'L', 'L', trans, 'U', n, nrhs, ONE, A, lda, B, ldb);
-        lx_real_laswp(x, nrhs, B, ldb, 1, n, ipiv, -1);
+        lx_blk_laswp(x, nrhs, B, ldb, 1, n, ipiv, -1);
     }
 }
 
@@ -246,13 +305,13 @@ void lx_potrf(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *i
     if (n <= 0)
         return;
     if (n <= nb) {
-        lx_real_potrf(x, uplo, n, A, lda, info);
+        lx_blk_potrf(x, uplo, n, A, lda, info);
         return;
     }
     for (int64_t j = 0; j < n; j += nb) {
         int64_t jb = min64(nb, n - j), nr = n - j - jb, pinfo = 0;
         double *Ajj = LX_AT(x, A, j, j, lda);
-        lx_real_potrf(x, uplo, jb, Ajj, lda, &pinfo);
+        lx_blk_potrf(x, uplo, jb, Ajj, lda, &pinfo);
         if (pinfo > 0) {
             *info = pinfo + j;
             return;
@@ -281,10 +340,12 @@ void lx_potrs(oz_lx *x, char uplo, int64_t n, int64_t nrhs, const double *A, int
     lx_trsm(x, 'L', uplo, second, 'N', n, nrhs, ONE, A, lda, B, ldb);
 }
 
-int64_t lx_zero_diagonal(const oz_lx *x, int64_t n, const double *A, int64_t lda)
+int64_t lx_zero_diagonal(oz_lx *x, int64_t n, const double *A, int64_t lda)
 {
-    for (int64_t i = 0; i < n; i++) {
-        const double *d = LX_AT(x, A, i, i, lda);
+    int64_t ld; /* the diagonal as a 1 x n block with stride lda + 1 */
+    const double *D = lx_fetch(x, 0, A, lda + 1, 1, n, &ld, 1);
+    for (int64_t i = 0; i < n && !x->failed; i++) {
+        const double *d = LX_AT(x, D, 0, i, ld);
         if (d[0] == 0.0 && (!x->cplx || d[1] == 0.0))
             return i + 1;
     }
@@ -300,7 +361,7 @@ void lx_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda,
     if (n <= 0 || *info)
         return;
     if (n <= nb) {
-        lx_real_trtri(x, uplo, diag, n, A, lda, info);
+        lx_blk_trtri(x, uplo, diag, n, A, lda, info);
         return;
     }
     int64_t dummy = 0;
@@ -318,7 +379,7 @@ void lx_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda,
             lx_trsm(x, 'R', 'L', 'N', diag, nr, jb, MONE, LX_AT(x, A, j, j, lda), lda,
                     LX_AT(x, A, j + jb, j, lda), lda);
         }
-        lx_real_trtri(x, uplo, diag, jb, LX_AT(x, A, j, j, lda), lda, &dummy);
+        lx_blk_trtri(x, uplo, diag, jb, LX_AT(x, A, j, j, lda), lda, &dummy);
     }
 }
 
@@ -334,29 +395,39 @@ void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, 
     int w = x->cplx ? 2 : 1;
     double *W = x->work + w * nb * nb; /* after the SYRK/HERK block */
     for (int64_t j = ((n - 1) / nb) * nb; j >= 0; j -= nb) {
-        int64_t jb = min64(nb, n - j);
-        for (int64_t jj = j; jj < j + jb; jj++)
-            for (int64_t i = jj + 1; i < n; i++) {
-                double *a = LX_AT(x, A, i, jj, lda), *v = LX_AT(x, W, i, jj - j, n);
+        int64_t jb = min64(nb, n - j), ld;
+        double *H = lx_fetch(x, 0, LX_AT(x, A, 0, j, lda), lda, n, jb, &ld, 1);
+        if (x->failed)
+            return;
+        for (int64_t jj = 0; jj < jb; jj++)
+            for (int64_t i = j + jj + 1; i < n; i++) {
+                double *a = LX_AT(x, H, i, jj, ld), *v = LX_AT(x, W, i, jj, n);
                 for (int e = 0; e < w; e++) {
                     v[e] = a[e];
                     a[e] = 0.0;
                 }
             }
+        lx_store(x, H, ld, LX_AT(x, A, 0, j, lda), lda, n, jb);
         lx_gemm(x, 'N', 'N', n, jb, n - j - jb, MONE, LX_AT(x, A, 0, j + jb, lda), lda,
                 LX_AT(x, W, j + jb, 0, n), n, ONE, LX_AT(x, A, 0, j, lda), lda);
         lx_trsm(x, 'R', 'L', 'N', 'U', n, jb, ONE, LX_AT(x, W, j, 0, n), n,
                 LX_AT(x, A, 0, j, lda), lda);
     }
-    for (int64_t j = n - 2; j >= 0; j--) {
-        int64_t jp = ipiv[j] - 1;
-        if (jp != j)
-            for (int64_t i = 0; i < n; i++)
-                for (int e = 0; e < w; e++) {
-                    double *a = LX_AT(x, A, i, j, lda) + e, *b = LX_AT(x, A, i, jp, lda) + e, s = *a;
-                    *a = *b;
-                    *b = s;
-                }
+    for (int64_t j = n - 2; j >= 0 && !x->failed; j--) {
+        int64_t jp = ipiv[j] - 1, la, lb;
+        if (jp == j)
+            continue;
+        double *Aj = LX_AT(x, A, 0, j, lda), *Ap = LX_AT(x, A, 0, jp, lda);
+        double *a = lx_fetch(x, 0, Aj, lda, n, 1, &la, 1), *b = lx_fetch(x, 1, Ap, lda, n, 1, &lb, 1);
+        if (x->failed)
+            return;
+        for (int64_t i = 0; i < w * n; i++) {
+            double s = a[i];
+            a[i] = b[i];
+            b[i] = s;
+        }
+        lx_store(x, a, la, Aj, lda, n, 1);
+        lx_store(x, b, lb, Ap, lda, n, 1);
     }
 }
 
@@ -370,7 +441,7 @@ void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *i
         return;
     int64_t nb = x->nb, dummy = 0;
     if (n <= nb) {
-        lx_real_lauum(x, uplo, n, A, lda, &dummy);
+        lx_blk_lauum(x, uplo, n, A, lda, &dummy);
         return;
     }
     for (int64_t i = 0; i < n; i += nb) {
@@ -378,7 +449,7 @@ void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *i
         double *Aii = LX_AT(x, A, i, i, lda);
         if (uplo == 'U') {
             lx_trmm(x, 'R', 'U', ct(x), 'N', i, ib, ONE, Aii, lda, LX_AT(x, A, 0, i, lda), lda);
-            lx_real_lauum(x, 'U', ib, Aii, lda, &dummy);
+            lx_blk_lauum(x, 'U', ib, Aii, lda, &dummy);
             if (nr) {
                 lx_gemm(x, 'N', ct(x), i, ib, nr, ONE, LX_AT(x, A, 0, i + ib, lda), lda,
                         LX_AT(x, A, i, i + ib, lda), lda, ONE, LX_AT(x, A, 0, i, lda), lda);
@@ -386,7 +457,7 @@ void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *i
             }
         } else {
             lx_trmm(x, 'L', 'L', ct(x), 'N', ib, i, ONE, Aii, lda, LX_AT(x, A, i, 0, lda), lda);
-            lx_real_lauum(x, 'L', ib, Aii, lda, &dummy);
+            lx_blk_lauum(x, 'L', ib, Aii, lda, &dummy);
             if (nr) {
                 lx_gemm(x, ct(x), 'N', ib, i, nr, ONE, LX_AT(x, A, i + ib, i, lda), lda,
                         LX_AT(x, A, i + ib, 0, lda), lda, ONE, LX_AT(x, A, i, 0, lda), lda);

@@ -261,10 +261,8 @@ double oz_qr_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k)
     qr_work q;                                                                            \
     ozblas_status st1 = !q_ready(cplx) ? OZBLAS_ERR_NO_HOST_BLAS                          \
                                        : qr_alloc(&x, &q, rows, cols, right);             \
-    if (st1 != OZBLAS_OK) {                                                               \
-        lx_end(&x, report);                                                               \
-        return st1;                                                                       \
-    }
+    if (st1 != OZBLAS_OK)                                                                 \
+        END_WITH(st1);
 #define QR_END()      \
     free(q.V);        \
     END()
@@ -275,7 +273,7 @@ static ozblas_status geqrf_body(ozblas_context *ctx, int cplx, int64_t m, int64_
 {
     if ((*info = oz_qr_check(OZ_QR_GEQRF, cplx, 0, 0, m, n, 0, lda, 0)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    BEGIN(cplx, min64(m, n), oz_qr_flops(OZ_QR_GEQRF, cplx, 0, m, n, 0))
+    BEGIN_HOST(cplx, min64(m, n), oz_qr_flops(OZ_QR_GEQRF, cplx, 0, m, n, 0), LX_IN(A))
     QR_WORK(m, n, 0)
     lx_geqrf(&x, &q, m, n, A, lda, tau, info);
     QR_END();
@@ -288,7 +286,7 @@ static ozblas_status orgqr_body(ozblas_context *ctx, int cplx, int64_t m, int64_
 {
     if ((*info = oz_qr_check(OZ_QR_ORGQR, cplx, 0, 0, m, n, k, lda, 0)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    BEGIN(cplx, k, oz_qr_flops(OZ_QR_ORGQR, cplx, 0, m, n, k))
+    BEGIN_HOST(cplx, k, oz_qr_flops(OZ_QR_ORGQR, cplx, 0, m, n, k), LX_IN(A))
     QR_WORK(m, n, 0)
     lx_orgqr(&x, &q, m, n, k, A, lda, tau, info);
     QR_END();
@@ -303,7 +301,7 @@ static ozblas_status ormqr_body(ozblas_context *ctx, int cplx, char side, char t
     if ((*info = oz_qr_check(OZ_QR_ORMQR, cplx, side, trans, m, n, k, lda, ldc)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
     side = up(side), trans = up(trans);
-    BEGIN(cplx, k, oz_qr_flops(OZ_QR_ORMQR, cplx, side, m, n, k))
+    BEGIN_HOST(cplx, k, oz_qr_flops(OZ_QR_ORMQR, cplx, side, m, n, k), LX_IN(A), LX_IN(C))
     QR_WORK(side == 'L' ? m : max64(m, n), n, side == 'R')
     lx_ormqr(&x, &q, side, trans, m, n, k, A, lda, tau, C, ldc);
     QR_END();

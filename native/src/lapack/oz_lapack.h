@@ -2,10 +2,10 @@
  * (the element type is a field of the run, as BLIS instantiates one definition per type),
  * the host LAPACK routines the panels and diagonal blocks go to, and the products.
  *
- * Every driver works on the caller's pointers and issues its O(n^3) part as
- * ozblas_dgemm/ozblas_zgemm calls through lx_gemm, which counts them into the report;
- * nothing here assumes host memory except the real routines' panels (a device version
- * would move panels there and back, the MAGMA way). */
+ * Every driver works on the caller's pointers, host or device memory alike, and issues its
+ * O(n^3) part as ozblas_dgemm/ozblas_zgemm calls through lx_gemm, which counts them into the
+ * report; whatever else touches a matrix goes through the seam of lapack_seam.c (lx_blk_*,
+ * lx_fetch/lx_store), which moves device blocks to the host routines and back. */
 #ifndef OZ_LAPACK_H
 #define OZ_LAPACK_H
 
@@ -23,6 +23,16 @@ typedef struct {
     double *work;     /* workspace, allocated before anything is changed: nb x nb elements
                          (SYRK/HERK diagonal blocks), n x nb more for getri */
     int32_t *piv32;   /* LP64 host LAPACK: pivots as int32_t, max(n, nb) of them */
+    /* device memory: the matrices are the device's (the caller's, or copies uploaded for
+       the call); blocks for the host reach it through two host buffers of hcap elements,
+       pivots for laswp through dpiv (device memory, max(n, nb) of them) */
+    int dev;
+    int failed; /* a device copy or a product failed: the result is not to be used */
+    ozblas_status fail_status; /* the product's status (OK: a copy failed) */
+    double *hbuf[2];
+    int64_t hcap;
+    int64_t *dpiv;
+    ozblas_options o; /* opt with its device resolved (opt points here) */
 } oz_lx;
 
 /* Element (i, j) of a column-major matrix with leading dimension ld. */
@@ -43,6 +53,28 @@ void lx_real_trsm(const oz_lx *x, char side, char uplo, char ta, char diag, int6
 void lx_real_trmm(const oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int64_t n,
                   const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb);
 
+/* The seam (lapack_seam.c). lx_fetch: the rows x cols block at A readable on the host, with
+ * its leading dimension in *ldh: A itself for host memory, else a copy in buffer slot (0 or
+ * 1; copy 0: the buffer only, for a block about to be overwritten). lx_store: the block back
+ * where it came from (nothing for host memory). The lx_blk_* are the host routines of
+ * lapack_real.c on such blocks (laswp on the device itself). */
+double *lx_fetch(oz_lx *x, int slot, const double *A, int64_t lda, int64_t rows, int64_t cols,
+                 int64_t *ldh, int copy);
+void lx_store(oz_lx *x, const double *H, int64_t ldh, double *A, int64_t lda, int64_t rows,
+              int64_t cols);
+void lx_blk_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
+                  int64_t *info);
+void lx_blk_laswp(oz_lx *x, int64_t n, double *A, int64_t lda, int64_t k1, int64_t k2,
+                  const int64_t *ipiv, int64_t incx);
+void lx_blk_potrf(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
+void lx_blk_lauum(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
+void lx_blk_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda,
+                  int64_t *info);
+/* trsm (mult 0) or trmm (mult 1) with op(A) of order at most nb */
+void lx_blk_tr3(oz_lx *x, int mult, char side, char uplo, char ta, char diag, int64_t m,
+                int64_t n, const double *alpha, const double *A, int64_t lda, double *B,
+                int64_t ldb);
+
 /* The drivers (lapack_drivers.c). Arguments are checked by the callers. */
 void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const double *alpha,
              const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta,
@@ -60,33 +92,63 @@ void lx_potrs(oz_lx *x, char uplo, int64_t n, int64_t nrhs, const double *A, int
               double *B, int64_t ldb);
 void lx_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda, int64_t *info);
 /* 0, or the 1-based index of the first exact zero on the diagonal. */
-int64_t lx_zero_diagonal(const oz_lx *x, int64_t n, const double *A, int64_t lda);
+int64_t lx_zero_diagonal(oz_lx *x, int64_t n, const double *A, int64_t lda);
 void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, int64_t *info);
 void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
+/* SYRK (herm 0) and HERK (herm 1) on the triangle uplo of C: alpha P op(P) + beta C
+ * (trans 'N') or alpha op(P) P + beta C; alpha, beta as two doubles */
+void lx_syrk(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
+             const double *alpha, const double *P, int64_t ldp, const double *beta, double *C,
+             int64_t ldc);
+/* B := 0 (m x n), as trsm/trmm with alpha = 0 */
+void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb);
+
+/* A matrix the call reads (and, when out, writes): its caller-side pointer and leading
+ * dimension, which a device-resident run replaces by its device copy's. */
+typedef struct {
+    double **p;
+    int64_t *ld, rows, cols;
+    int out;
+    double *host; /* the caller's pointer, kept while the copy stands in */
+    int64_t host_ld;
+} lx_operand;
+
+/* big of a routine whose code touches its matrices on the host (QR, symm/syr2k): device
+ * operands are refused, host ones are never uploaded */
+#define LX_HOST_ONLY (-1)
 
 /* The run of a public entry (lapack_api.c): options (defaults when NULL), block size (nb
- * 0: the size rule for n), an emptied report with the nominal flops, the workspace of the
- * SYRK/HERK blocks (and n x nb more with inverse); OZBLAS_ERR_NO_HOST_BLAS without a host
- * LAPACK, OZBLAS_ERR_ALLOCATION. lx_end: the time, the workspace freed, the report out. */
+ * 0: the size rule for n and the run's executor), an emptied report with the nominal flops,
+ * the workspace of the SYRK/HERK blocks (and n x nb more with inverse), the operands placed
+ * (README "LAPACK layer on the GPU"; big: their largest dimension, or LX_HOST_ONLY);
+ * OZBLAS_ERR_NO_HOST_BLAS without a host LAPACK, OZBLAS_ERR_ALLOCATION, OZBLAS_ERR_DEVICE.
+ * lx_end: device results copied back, the time, everything freed, the report out; returns
+ * st, or the run's failure. */
 ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
-                       int inverse, const ozblas_options *opt, ozblas_options *defaults,
-                       ozblas_lapack_report *rep, double flops);
-ozblas_status lx_end(oz_lx *x, ozblas_lapack_report *out);
+                       int inverse, const ozblas_options *opt, ozblas_lapack_report *rep,
+                       double flops, lx_operand *ops, int nops, int64_t big);
+ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
+                     ozblas_lapack_report *out);
 
-/* Each entry (arguments ctx, nb, opt, report): checks, then BEGIN (returns early without
- * a host LAPACK), the work, END. */
-#define BEGIN_INV(cplx, n, flops, inverse)                                                  \
-    oz_lx x;                                                                               \
-    ozblas_options defaults;                                                               \
-    ozblas_lapack_report rep;                                                              \
-    ozblas_status st0 = lx_begin(&x, ctx, cplx, n, nb, inverse, opt, &defaults, &rep, flops); \
-    if (st0 != OZBLAS_OK) {                                                                \
-        if (report)                                                                        \
-            *report = rep;                                                                 \
-        return st0;                                                                        \
-    }
-#define BEGIN(cplx, n, flops) BEGIN_INV(cplx, n, flops, 0)
-#define END() return lx_end(&x, report)
+/* Each entry (arguments ctx, nb, opt, report): checks, then BEGIN with the matrices it reads
+ * (LX_OP(pointer variable, leading dimension variable, rows, cols, written): a
+ * device-resident run points those variables at its copies; BEGIN_HOST's LX_IN(pointer)
+ * only says where they are), the work, END (or END_WITH a status). */
+#define LX_OP(p, ld, rows, cols, out) {&(p), &(ld), (rows), (cols), (out), NULL, 0}
+#define LX_IN(p) {(double **)&(p), NULL, 0, 0, 0, NULL, 0}
+#define BEGIN_INV(cplx, n, flops, inverse, big, ...)                                          \
+    oz_lx x;                                                                                 \
+    ozblas_lapack_report rep;                                                                \
+    lx_operand ops_[] = {__VA_ARGS__};                                                       \
+    const int nops_ = (int)(sizeof ops_ / sizeof ops_[0]);                                   \
+    ozblas_status st0 =                                                                      \
+        lx_begin(&x, ctx, cplx, n, nb, inverse, opt, &rep, flops, ops_, nops_, big);         \
+    if (st0 != OZBLAS_OK)                                                                    \
+        return lx_end(&x, st0, ops_, nops_, report);
+#define BEGIN(cplx, n, flops, big, ...) BEGIN_INV(cplx, n, flops, 0, big, __VA_ARGS__)
+#define BEGIN_HOST(cplx, n, flops, ...) BEGIN_INV(cplx, n, flops, 0, LX_HOST_ONLY, __VA_ARGS__)
+#define END_WITH(st) return lx_end(&x, (st), ops_, nops_, report)
+#define END() END_WITH(OZBLAS_OK)
 
 /* Other routines of the host LAPACK's family (lapack_real.c), and whether it is ILP64. */
 void *lx_real_fn(int cplx, const char *routine);

@@ -108,28 +108,31 @@ __attribute__((constructor)) static void shim_load(void)
     pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* The trace descriptor for OZBLAS_TRACE's value ("-": stderr); -1 for none. "%r" in the
- * path is the launcher's rank (or the process id), so that each rank writes its own file.
- * Opened non-blocking: a FIFO without a reader (ENXIO) disables the trace with one warning
- * instead of hanging the first BLAS call; a FIFO's full pipe drops lines, never waits. */
-static int open_trace(const char *trace)
+/* The descriptor for a log setting's value (var: OZBLAS_TRACE, OZBLAS_SUMMARY_FILE; what:
+ * what is then not written), appended to; "-": stderr; -1 for none. "%r" in the path is
+ * the launcher's rank (or the process id), so that each rank writes its own file. Opened
+ * non-blocking: a FIFO without a reader (ENXIO) disables the log with one warning instead of
+ * hanging the first BLAS call (or the exit); a FIFO's full pipe drops lines, never waits. */
+static int open_log(const char *var, const char *value, const char *what)
 {
-    if (!trace[0])
+    if (!value[0])
         return -1;
-    if (!strcmp(trace, "-"))
+    if (!strcmp(value, "-"))
         return 2;
     char path[2048];
-    if (!oz_expand_rank(trace, path, sizeof path)) {
-        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s is too long with %%r expanded; no trace\n",
-                trace);
+    if (!oz_expand_rank(value, path, sizeof path)) {
+        fprintf(stderr, "ozblas (preload): %s=%s is too long with %%r expanded; no %s\n", var,
+                value, what);
         return -1;
     }
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
     if (fd < 0)
-        fprintf(stderr, "ozblas (preload): OZBLAS_TRACE=%s: %s cannot be opened (%s); no trace\n",
-                trace, path, errno == ENXIO ? "a FIFO without a reader" : strerror(errno));
+        fprintf(stderr, "ozblas (preload): %s=%s: %s cannot be opened (%s); no %s\n", var, value,
+                path, errno == ENXIO ? "a FIFO without a reader" : strerror(errno), what);
     return fd;
 }
+
+static int open_trace(const char *trace) { return open_log("OZBLAS_TRACE", trace, "trace"); }
 
 /* Trace writes in flight: a replaced descriptor is closed once none of them may still
  * write to it (shim_end counts itself in before it reads S.trace_fd). */
@@ -609,9 +612,9 @@ OZ_EXPORT int ozblas_shim_stats(ozblas_shim_stat *out, int cap)
     return n;
 }
 
-/* OZBLAS_SUMMARY=1: the table on stderr when the process exits (or the library is
- * unloaded). Only a process that made BLAS calls prints one, so that the commands a
- * script starts (which inherit LD_PRELOAD) stay quiet. */
+/* OZBLAS_SUMMARY=1: the table on stderr or in OZBLAS_SUMMARY_FILE (opened as the trace is)
+ * when the process exits (or the library is unloaded). Only a process that made BLAS calls
+ * writes one, so that the commands a script starts (which inherit LD_PRELOAD) stay quiet. */
 __attribute__((destructor)) static void shim_unload(void)
 {
     if (!S.env.summary)
@@ -629,13 +632,18 @@ __attribute__((destructor)) static void shim_unload(void)
         }
     if (!total)
         return;
-    dprintf(2,
+    const int fd = S.env.summary_file[0] ? open_log("OZBLAS_SUMMARY_FILE", S.env.summary_file,
+                                                    "summary")
+                                         : 2;
+    if (fd < 0)
+        return;
+    dprintf(fd,
             "ozblas summary (pid %d): %llu BLAS calls, %.3f s: %llu emulated, %llu fell back "
             "inside ozblas, %llu passed to the real BLAS, %llu quick returns\n",
             (int)getpid(), (unsigned long long)total, secs, (unsigned long long)emulated,
             (unsigned long long)fell_back, (unsigned long long)(total - emulated - fell_back - quick),
             (unsigned long long)quick);
-    dprintf(2, "  %-7s %-8s %10s %12s %10s  %s\n", "routine", "route", "calls", "GFLOP", "seconds",
+    dprintf(fd, "  %-7s %-8s %10s %12s %10s  %s\n", "routine", "route", "calls", "GFLOP", "seconds",
             "detail");
     for (int ri = 0; ri < RI_N; ri++)
         for (int j = 0; j < CELL_N; j++) {
@@ -643,7 +651,9 @@ __attribute__((destructor)) static void shim_unload(void)
             if (!x->calls)
                 continue;
             const char *detail, *route = cell_names(j, &detail);
-            dprintf(2, "  %-7s %-8s %10llu %12.3f %10.3f  %s\n", routine_names[ri], route,
+            dprintf(fd, "  %-7s %-8s %10llu %12.3f %10.3f  %s\n", routine_names[ri], route,
                     (unsigned long long)x->calls, x->flops * 1e-9, x->seconds, detail);
         }
+    if (fd > 2)
+        close(fd);
 }

@@ -3,7 +3,9 @@
  *
  * Exported: cublasDgemm_v2, cublasZgemm_v2, cublasGemmEx, cublasDgemmStridedBatched,
  * cublasZgemmStridedBatched, cublasGemmStridedBatchedEx, and the _64 form of each
- * (int64_t dimensions, cuBLAS 12 and later). Programs write cublasDgemm and cublasDgemm_64;
+ * (int64_t dimensions, cuBLAS 12 and later); cublas{D,Z}{trsm,trmm}_v2, cublasDsyrk_v2,
+ * cublasZsyrk_v2, cublasZherk_v2 and their _64 forms, computed by the LAPACK layer's blocked
+ * drivers on the device pointers (below). Programs write cublasDgemm and cublasDgemm_64;
  * cublas_v2.h turns those into the _v2 symbols by macro. The exported symbol cublasDgemm
  * itself is the legacy API of cublas.h (no handle, scalars by value, errors through
  * cublasGetError): it has no stream to run on and no status to return, so it is left alone.
@@ -63,6 +65,12 @@
 enum {
     CB_STATUS_SUCCESS = 0,         /* cublasStatus_t */
     CB_STATUS_NOT_INITIALIZED = 1,
+    CB_STATUS_EXECUTION_FAILED = 13,
+    CB_SIDE_LEFT = 0,              /* cublasSideMode_t (RIGHT = 1) */
+    CB_FILL_LOWER = 0,             /* cublasFillMode_t (UPPER = 1) */
+    CB_FILL_UPPER = 1,
+    CB_DIAG_NON_UNIT = 0,          /* cublasDiagType_t (UNIT = 1) */
+    CB_DIAG_UNIT = 1,
     CB_OP_N = 0,                   /* cublasOperation_t */
     CB_OP_T = 1,
     CB_OP_C = 2,
@@ -193,14 +201,12 @@ static void cu_record(const cu_call *g, shim_call *c)
     c->batch = g->batch > 0 ? g->batch : 0; /* no negative flops for a bad count */
 }
 
-/* Runs what can be routed. Returns 1 when the call is done (routed, or a quick return);
- * 0 when the real routine must run on what g describes then (all of it, or the batches
- * after a failure; r->why says why). */
-static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
+/* The handle's pointer mode is host (alpha and beta readable here); else r->why. */
+static int cu_host_pointer_mode(void *h, shim_result *r)
 {
     get_int_t pointer_mode = (get_int_t)helper(H_GET_POINTER_MODE);
     int mode = -1;
-    if (!pointer_mode || pointer_mode(g->h, &mode) != CB_STATUS_SUCCESS) {
+    if (!pointer_mode || pointer_mode(h, &mode) != CB_STATUS_SUCCESS) {
         r->why = N_HANDLE;
         return 0;
     }
@@ -208,6 +214,54 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
         r->why = N_POINTER_MODE;
         return 0;
     }
+    return 1;
+}
+
+/* The last checks of a call to be routed (the handle's math mode not pedantic, a usable
+ * executor, the handle's stream, device_ready on ptrs) and its options: 1, or 0 with
+ * r->why. */
+static int cu_run_options(void *h, const void *const ptrs[3], shim_result *r,
+                          ozblas_options *opt)
+{
+    get_int_t math_mode = (get_int_t)helper(H_GET_MATH_MODE);
+    int math = 0;
+    if (math_mode && math_mode(h, &math) == CB_STATUS_SUCCESS &&
+        (math & 15) == CB_PEDANTIC_MATH) {
+        r->why = N_PEDANTIC;
+        return 0;
+    }
+    if (!gpu_usable()) {
+        r->why = N_NO_EXECUTOR;
+        return 0;
+    }
+    get_ptr_t get_stream = (get_ptr_t)helper(H_GET_STREAM);
+    void *stream = NULL;
+    if (!get_stream || get_stream(h, &stream) != CB_STATUS_SUCCESS) {
+        r->why = N_HANDLE;
+        return 0;
+    }
+    int dev = 0;
+    int why = device_ready(stream, ptrs, &dev);
+    if (why >= 0) {
+        r->why = why;
+        return 0;
+    }
+    *opt = *shim_options();
+    opt->method = r->method; /* shim_decide's decision */
+    opt->executor = OZBLAS_EXECUTOR_CUDA;
+    opt->device = dev;
+    opt->devices = 0; /* device operands run on their device, whatever the list */
+    opt->stream = stream;
+    return 1;
+}
+
+/* Runs what can be routed. Returns 1 when the call is done (routed, or a quick return);
+ * 0 when the real routine must run on what g describes then (all of it, or the batches
+ * after a failure; r->why says why). */
+static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
+{
+    if (!cu_host_pointer_mode(g->h, r))
+        return 0;
     if (!g->alpha || !g->beta) {
         r->why = N_ARGUMENT;
         return 0;
@@ -228,36 +282,10 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
         r->why = N_COMPUTE_TYPE;
         return 0;
     }
-    get_int_t math_mode = (get_int_t)helper(H_GET_MATH_MODE);
-    int math = 0;
-    if (math_mode && math_mode(g->h, &math) == CB_STATUS_SUCCESS &&
-        (math & 15) == CB_PEDANTIC_MATH) {
-        r->why = N_PEDANTIC;
-        return 0;
-    }
-    if (!gpu_usable()) {
-        r->why = N_NO_EXECUTOR;
-        return 0;
-    }
-    get_ptr_t get_stream = (get_ptr_t)helper(H_GET_STREAM);
-    void *stream = NULL;
-    if (!get_stream || get_stream(g->h, &stream) != CB_STATUS_SUCCESS) {
-        r->why = N_HANDLE;
-        return 0;
-    }
-    int dev = 0;
     const void *const ptrs[3] = {g->A, g->B, g->C};
-    int why = device_ready(stream, ptrs, &dev);
-    if (why >= 0) {
-        r->why = why;
+    ozblas_options opt;
+    if (!cu_run_options(g->h, ptrs, r, &opt))
         return 0;
-    }
-
-    ozblas_options opt = *shim_options();
-    opt.method = r->method; /* shim_decide's decision */
-    opt.executor = OZBLAS_EXECUTOR_CUDA;
-    opt.device = dev;
-    opt.stream = stream;
     int64_t es = g->cplx ? 16 : 8, b;
     ozblas_report rep;
     memset(&r->rep, 0, sizeof r->rep);
@@ -298,7 +326,9 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
 /* Every entry: slot (an oz_slot *), g (the call), REAL_ARGS (the arguments for the real
  * function: the caller's, with g's pointers and batch count where a batched call has
  * batches left after a failure). */
-#define CU_BODY(slot, g, FN_T, REAL_ARGS)                               \
+#define CU_BODY(slot, g, FN_T, REAL_ARGS) CU_BODY_OF(slot, g, FN_T, REAL_ARGS, cu_record, cu_handle)
+/* the same with the call's own record and handler functions */
+#define CU_BODY_OF(slot, g, FN_T, REAL_ARGS, RECORD, HANDLE)            \
     FN_T real_;                                                         \
     if (depth) {                                                        \
         real_ = (FN_T)shim_real(slot);                                  \
@@ -306,10 +336,13 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
     }                                                                   \
     shim_call c_;                                                       \
     shim_result r_;                                                     \
-    cu_record(&g, &c_);                                                 \
+    RECORD(&g, &c_);                                                    \
     double t0_ = shim_begin(&r_, &c_);                                  \
     int st_ = CB_STATUS_SUCCESS;                                        \
-    if (!cu_handle(&g, &c_, &r_)) {                                     \
+    if (HANDLE(&g, &c_, &r_)) {                                         \
+        if (r_.why == N_FAILED) /* done, but failed: the output changed */ \
+            st_ = CB_STATUS_EXECUTION_FAILED;                           \
+    } else {                                                            \
         real_ = (FN_T)shim_real(slot);                                  \
         if (real_) {                                                    \
             depth++;                                                    \
@@ -421,3 +454,242 @@ GEMMEX_ENTRY(cublasGemmEx, int)
 GEMMEX_ENTRY(cublasGemmEx_64, int64_t)
 STRIDEDEX_ENTRY(cublasGemmStridedBatchedEx, int, int)
 STRIDEDEX_ENTRY(cublasGemmStridedBatchedEx_64, int64_t, int64_t)
+
+/* ---- trsm and trmm ------------------------------------------------------------------------
+ * B := alpha op(A)^-1 B (or B op(A)^-1), and trmm's C := alpha op(A) B (or B op(A)), by the
+ * LAPACK layer's blocked drivers (ozblas_[dz]trsm / trmm) on the caller's device pointers:
+ * the off-diagonal blocks as ozblas products on the device, the diagonal blocks by the
+ * host's trsm/trmm through the drivers' seam (copied there and back). The decision is a
+ * LAPACK call's (size min(m, n); a triangle's order within one block passes through);
+ * argument errors, alpha = 0, device pointer mode, trmm out of place (C != B), pedantic
+ * math mode and every failure before B changes go to the real cuBLAS routine (m or n zero
+ * returns at once, as cuBLAS does), which then
+ * returns its own status (CUBLAS_STATUS_INVALID_VALUE for a bad argument). A device fault
+ * in the middle of a run (OZBLAS_ERR_DEVICE) has B partly rewritten: it is not rerun and
+ * returns CUBLAS_STATUS_EXECUTION_FAILED. */
+
+/* The outcome of a LAPACK-layer call on the caller's device memory: 1 when done (routed;
+ * or OZBLAS_ERR_DEVICE, after which the output may have changed: not rerun, the call returns
+ * CUBLAS_STATUS_EXECUTION_FAILED), 0 when the real routine is to run. */
+static int cu_lapack_done(ozblas_status st, const ozblas_lapack_report *rep, shim_result *r)
+{
+    if (st != OZBLAS_OK) {
+        r->why = N_FAILED;
+        r->st = st;
+        return st == OZBLAS_ERR_DEVICE;
+    }
+    memset(&r->rep, 0, sizeof r->rep);
+    r->route = R_OZBLAS;
+    r->rep.method = rep->method;
+    r->rep.executor = rep->executor;
+    r->rep.moduli = rep->max_moduli;
+    r->rep.bound = rep->max_bound;
+    return 1;
+}
+
+typedef struct {
+    void *h;
+    int side, uplo, trans, diag; /* the cuBLAS enums */
+    int64_t m, n, lda, ldb, ldc;
+    const void *alpha, *A;
+    void *B, *C; /* trsm: C is B */
+    int cplx, mult;
+} cu_tr;
+
+/* The call's record before anything is read: a LAPACK-kind call whose sizes are those of
+ * the product with its flops (m x n x K, K the triangle's order; the decision's size is
+ * min(m, n), as for the host trsm). */
+static void cu_tr_record(const cu_tr *g, shim_call *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = K_LAPACK;
+    c->cplx = g->cplx;
+    c->batch = 1;
+    c->on_device = 1;
+    int64_t K = g->side == CB_SIDE_LEFT ? g->m : g->n;
+    c->m = g->m > 0 ? g->m : 0;
+    c->n = g->n > 0 ? g->n : 0;
+    c->k = K > 0 ? K : 0;
+    c->flops = oz_lapack_flops(OZ_LF_TRSM, g->cplx, c->m, c->n, c->k);
+}
+
+static int cu_tr_handle(const cu_tr *g, shim_call *c, shim_result *r)
+{
+    char side = g->side == CB_SIDE_LEFT ? 'L' : g->side == 1 ? 'R' : 0;
+    char uplo = g->uplo == CB_FILL_LOWER ? 'L' : g->uplo == CB_FILL_UPPER ? 'U' : 0;
+    char ta = op_char(g->trans);
+    char diag = g->diag == CB_DIAG_NON_UNIT ? 'N' : g->diag == CB_DIAG_UNIT ? 'U' : 0;
+    int64_t K = side == 'L' ? g->m : g->n, rows = g->m > 1 ? g->m : 1;
+    if (!side || !uplo || !ta || !diag || g->m < 0 || g->n < 0 || g->lda < (K > 1 ? K : 1) ||
+        g->ldb < rows || (g->mult && g->ldc < rows) || !g->alpha) {
+        r->why = N_ARGUMENT;
+        return 0;
+    }
+    if (g->m == 0 || g->n == 0) { /* cuBLAS returns at once: nothing is read */
+        r->route = R_QUICK;
+        return 1;
+    }
+    if (!cu_host_pointer_mode(g->h, r))
+        return 0;
+    const double *alpha = (const double *)g->alpha;
+    c->alpha[0] = alpha[0];
+    c->alpha[1] = g->cplx ? alpha[1] : 0.0;
+    if (!shim_decide(c, NULL, r))
+        return 0;
+    if (g->mult && g->C != g->B) {
+        r->why = N_OUT_OF_PLACE;
+        return 0;
+    }
+    if (K <= ozblas_lapack_block_size(K, OZBLAS_EXECUTOR_CUDA)) {
+        r->why = N_ONE_BLOCK;
+        return 0;
+    }
+    const void *const ptrs[3] = {g->A, g->B, g->B};
+    ozblas_options opt;
+    if (!cu_run_options(g->h, ptrs, r, &opt))
+        return 0;
+    ozblas_lapack_report rep;
+    int64_t info = 0;
+    double *B = (double *)g->B;
+    const double *A = (const double *)g->A;
+    ozblas_status st;
+    depth++;
+    if (g->cplx)
+        st = (g->mult ? ozblas_ztrmm : ozblas_ztrsm)(shim_context(), side, uplo, ta, diag, g->m,
+                                                     g->n, alpha, A, g->lda, B, g->ldb, &info, 0,
+                                                     &opt, &rep);
+    else
+        st = (g->mult ? ozblas_dtrmm : ozblas_dtrsm)(shim_context(), side, uplo, ta, diag, g->m,
+                                                     g->n, alpha[0], A, g->lda, B, g->ldb, &info,
+                                                     0, &opt, &rep);
+    depth--;
+    return cu_lapack_done(st, &rep, r);
+}
+
+/* trsm: (h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb); trmm adds C, ldc. */
+#define TR_ENTRY(sym, I, CPLX, MULT, R)                                                        \
+    OZ_EXPORT int sym(void *h, int side, int uplo, int trans, int diag, I m, I n,              \
+                      const void *alpha, const void *A, I lda, void *B,                        \
+                      I ldb TR_EXTRA_PARAMS_##MULT(I))                                         \
+    {                                                                                          \
+        static oz_slot slot = {#sym, #R, K_LAPACK, CPLX, NULL, 0, RI_##R, 1};                  \
+        typedef int (*fn_t)(void *, int, int, int, int, I, I, const void *, const void *, I,   \
+                            void *, I TR_EXTRA_TYPES_##MULT(I));                               \
+        cu_tr g = {h, side, uplo, trans, diag, m, n, lda, ldb, TR_LDC_##MULT, alpha, A, B,     \
+                   TR_C_##MULT, CPLX, MULT};                                                   \
+        CU_BODY_OF(&slot, g, fn_t, (h, side, uplo, trans, diag, m, n, alpha, A, lda, B,        \
+                                    ldb TR_EXTRA_ARGS_##MULT), cu_tr_record, cu_tr_handle)     \
+    }
+#define TR_EXTRA_PARAMS_0(I)
+#define TR_EXTRA_PARAMS_1(I) , void *C, I ldc
+#define TR_EXTRA_TYPES_0(I)
+#define TR_EXTRA_TYPES_1(I) , void *, I
+#define TR_EXTRA_ARGS_0
+#define TR_EXTRA_ARGS_1 , C, ldc
+#define TR_LDC_0 ldb
+#define TR_LDC_1 ldc
+#define TR_C_0 B
+#define TR_C_1 C
+
+TR_ENTRY(cublasDtrsm_v2, int, 0, 0, dtrsm)
+TR_ENTRY(cublasDtrsm_v2_64, int64_t, 0, 0, dtrsm)
+TR_ENTRY(cublasZtrsm_v2, int, 1, 0, ztrsm)
+TR_ENTRY(cublasZtrsm_v2_64, int64_t, 1, 0, ztrsm)
+TR_ENTRY(cublasDtrmm_v2, int, 0, 1, dtrmm)
+TR_ENTRY(cublasDtrmm_v2_64, int64_t, 0, 1, dtrmm)
+TR_ENTRY(cublasZtrmm_v2, int, 1, 1, ztrmm)
+TR_ENTRY(cublasZtrmm_v2_64, int64_t, 1, 1, ztrmm)
+
+/* ---- syrk and herk ------------------------------------------------------------------------
+ * The triangle of C := alpha A op(A) + beta C (or alpha op(A) A + beta C) by the LAPACK
+ * layer's SYRK/HERK (ozblas_dsyrk, ozblas_zsyrk, ozblas_zherk: products in column strips,
+ * the diagonal blocks' triangles summed through the seam) on the caller's device pointers.
+ * The decision is a SYRK's (n x n x k, as the host entries'); argument errors, device pointer
+ * mode, alpha = 0 or k = 0 (beta C), pedantic math mode and failures before C changes go to
+ * the real cuBLAS routine; n = 0, or (alpha = 0 or k = 0) with beta = 1, return at once. */
+
+typedef struct {
+    void *h;
+    int uplo, trans;
+    int64_t n, k, lda, ldc;
+    const void *alpha, *A, *beta;
+    void *C;
+    int kind; /* K_SYRK or K_HERK */
+    int cplx;
+} cu_rk;
+
+static void cu_rk_record(const cu_rk *g, shim_call *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = g->kind;
+    c->cplx = g->cplx;
+    c->batch = 1;
+    c->on_device = 1;
+    c->m = c->n = g->n > 0 ? g->n : 0;
+    c->k = g->k > 0 ? g->k : 0;
+}
+
+static int cu_rk_handle(const cu_rk *g, shim_call *c, shim_result *r)
+{
+    char uplo = g->uplo == CB_FILL_LOWER ? 'L' : g->uplo == CB_FILL_UPPER ? 'U' : 0;
+    char ta = op_char(g->trans);
+    /* cuBLAS's transposes: dsyrk N, T, C; zsyrk N, T; zherk N, C */
+    int ok_t = ta == 'N' || (!g->cplx ? ta != 0 : ta == (g->kind == K_HERK ? 'C' : 'T'));
+    int64_t rows = ta == 'N' ? g->n : g->k;
+    if (!uplo || !ok_t || g->n < 0 || g->k < 0 || g->lda < (rows > 1 ? rows : 1) ||
+        g->ldc < (g->n > 1 ? g->n : 1) || !g->alpha || !g->beta) {
+        r->why = N_ARGUMENT;
+        return 0;
+    }
+    if (!cu_host_pointer_mode(g->h, r))
+        return 0;
+    /* zherk's alpha and beta are real */
+    const double *al = (const double *)g->alpha, *be = (const double *)g->beta;
+    int two = g->cplx && g->kind != K_HERK;
+    c->alpha[0] = al[0];
+    c->alpha[1] = two ? al[1] : 0.0;
+    c->beta[0] = be[0];
+    c->beta[1] = two ? be[1] : 0.0;
+    c->uplo = uplo;
+    c->ta = ta;
+    if (!shim_decide(c, NULL, r))
+        return r->route == R_QUICK;
+    const void *const ptrs[3] = {g->A, g->C, g->C};
+    ozblas_options opt;
+    if (!cu_run_options(g->h, ptrs, r, &opt))
+        return 0;
+    ozblas_lapack_report rep;
+    int64_t info = 0;
+    ozblas_status st;
+    depth++;
+    if (g->kind == K_HERK)
+        st = ozblas_zherk(shim_context(), uplo, ta, g->n, g->k, al[0], g->A, g->lda, be[0], g->C,
+                          g->ldc, &info, 0, &opt, &rep);
+    else if (g->cplx)
+        st = ozblas_zsyrk(shim_context(), uplo, ta, g->n, g->k, c->alpha, g->A, g->lda, c->beta,
+                          g->C, g->ldc, &info, 0, &opt, &rep);
+    else
+        st = ozblas_dsyrk(shim_context(), uplo, ta, g->n, g->k, al[0], g->A, g->lda, be[0], g->C,
+                          g->ldc, &info, 0, &opt, &rep);
+    depth--;
+    return cu_lapack_done(st, &rep, r);
+}
+
+#define RK_ENTRY(sym, I, CPLX, KIND, R)                                                        \
+    OZ_EXPORT int sym(void *h, int uplo, int trans, I n, I k, const void *alpha, const void *A, \
+                      I lda, const void *beta, void *C, I ldc)                                 \
+    {                                                                                          \
+        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R, 1};                      \
+        typedef int (*fn_t)(void *, int, int, I, I, const void *, const void *, I,             \
+                            const void *, void *, I);                                          \
+        cu_rk g = {h, uplo, trans, n, k, lda, ldc, alpha, A, beta, C, KIND, CPLX};             \
+        CU_BODY_OF(&slot, g, fn_t, (h, uplo, trans, n, k, alpha, A, lda, beta, C, ldc),        \
+                   cu_rk_record, cu_rk_handle)                                                 \
+    }
+
+RK_ENTRY(cublasDsyrk_v2, int, 0, K_SYRK, dsyrk)
+RK_ENTRY(cublasDsyrk_v2_64, int64_t, 0, K_SYRK, dsyrk)
+RK_ENTRY(cublasZsyrk_v2, int, 1, K_SYRK, zsyrk)
+RK_ENTRY(cublasZsyrk_v2_64, int64_t, 1, K_SYRK, zsyrk)
+RK_ENTRY(cublasZherk_v2, int, 1, K_HERK, zherk)
+RK_ENTRY(cublasZherk_v2_64, int64_t, 1, K_HERK, zherk)

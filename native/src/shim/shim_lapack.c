@@ -50,7 +50,12 @@ int lap_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t or
     }
     if (!shim_decide(&L->c, NULL, &L->r))
         return 0;
-    if (order >= 0 && order <= ozblas_lapack_block_size(order, shim_options()->executor)) {
+    /* method auto's choice of the CUDA executor for the call makes it device-resident
+       (ozblas.h "LAPACK layer"); its products still decide each for itself */
+    L->opt = *shim_options();
+    if (L->r.executor == OZBLAS_EXECUTOR_CUDA)
+        L->opt.executor = OZBLAS_EXECUTOR_CUDA;
+    if (order >= 0 && order <= ozblas_lapack_block_size(order, L->opt.executor)) {
         L->r.why = N_ONE_BLOCK; /* the driver would be one call of the real routine */
         return 0;
     }
@@ -116,13 +121,15 @@ void lap_end(const oz_slot *s, const lap_call *L, int64_t info)
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s %s route=ozblas method=%s "
                        "moduli=%d-%d products=%lld emulated=%lld product_flops=%.3e "
-                       "emulated_flops=%.3e nb=%lld bound=%.2e executor=%s seconds=%.3e "
-                       "info=%lld\n",
+                       "emulated_flops=%.3e nb=%lld bound=%.2e executor=%s device=%s "
+                       "seconds=%.3e info=%lld\n",
                        (int)getpid(), s->routine, s->symbol, L->dims, shim_method_name(p->method),
                        p->min_moduli, p->max_moduli, (long long)p->products,
                        (long long)p->emulated, p->product_flops, p->emulated_flops,
-                       (long long)p->nb, p->max_bound, shim_executor_name(p->executor), dt,
-                       (long long)info);
+                       (long long)p->nb, p->max_bound, shim_executor_name(p->executor),
+                       p->device_short ? "short" : p->device == 1 ? "uploaded"
+                                                 : p->device == 2 ? "device" : "host",
+                       dt, (long long)info);
     } else
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s %s route=%s method=native "

@@ -12,6 +12,7 @@ typedef struct {
     double t0;
     ozblas_lapack_report rep;
     char dims[96]; /* the trace line's sizes */
+    ozblas_options opt; /* the settings, with the executor method auto chose for the call */
 } lap_call;
 
 /* The decision: 1 when the driver is to run; 0 with the route (quick or native) set.
@@ -31,7 +32,7 @@ int lap_done(lap_call *L, ozblas_status st);
 void lap_end(const oz_slot *s, const lap_call *L, int64_t info);
 
 #define LAP_RUN(call) (lap_done(L, (call)))
-#define LAP_OPT shim_options(), &L->rep
+#define LAP_OPT &L->opt, &L->rep
 
 /* An exported entry: the handler, else the real routine with the caller's own arguments
  * (Fortran: all by reference, the hidden character lengths forwarded as received), then the

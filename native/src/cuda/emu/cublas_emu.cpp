@@ -11,12 +11,13 @@
 
 struct emu_handle {
     cudaStream_t st;
+    int dev; /* the device current when it was created */
 };
 static emu_handle *H(oz_cublas_handle h) { return (emu_handle *)h; }
 
 static oz_cublas_status emu_create(oz_cublas_handle *h)
 {
-    *h = (oz_cublas_handle) new emu_handle{NULL};
+    *h = (oz_cublas_handle) new emu_handle{NULL, oz_emu::current_device};
     return 0;
 }
 static oz_cublas_status emu_destroy(oz_cublas_handle h)
@@ -26,6 +27,12 @@ static oz_cublas_status emu_destroy(oz_cublas_handle h)
 }
 static oz_cublas_status emu_set_stream(oz_cublas_handle h, cudaStream_t st)
 {
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    if (oz_emu::stream_of(st)->dev != H(h)->dev) { /* a stream of another device */
+        fprintf(stderr, "cublas_emu: device %d's handle given device %d's stream\n", H(h)->dev,
+                oz_emu::stream_of(st)->dev);
+        return 7; /* CUBLAS_STATUS_INVALID_VALUE */
+    }
     H(h)->st = st;
     return 0;
 }

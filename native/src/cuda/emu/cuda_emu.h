@@ -10,7 +10,15 @@
  * the block yields. Blocks run one after another. Streams queue their work and run it as
  * late as the code allows (see oz_emu_stream). "Device" and pinned memory are host memory,
  * tracked so that cudaPointerGetAttributes can tell device, pinned and pageable pointers
- * apart; OZ_EMU_DEVICE_BYTES caps the device memory. What it cannot check: the device's own
+ * apart; OZ_EMU_DEVICE_BYTES caps the device memory.
+ *
+ * Several devices: OZ_EMU_DEVICES=N (1 to 64, default 1) emulates N of them, each with its
+ * own memory (OZ_EMU_DEVICE_BYTES each), legacy stream and streams; the current device is
+ * per host thread. A kernel launched on another device's stream, a kernel argument pointing
+ * at another device's memory, a copy touching memory of a device other than its stream's
+ * (no peer access is emulated) and a cuBLAS handle given another device's stream fail, as
+ * they would (or would corrupt) on a GPU. OZ_EMU_FAIL_DEVICE=d makes every allocation on
+ * device d fail (a device out of memory). What it cannot check: the device's own
  * math library and compiler (-fmad=false), timing, and the real cuBLAS.
  */
 #ifndef OZ_CUDA_EMU_H
@@ -70,6 +78,7 @@ enum {
     cudaErrorMemoryAllocation = 2,
     cudaErrorInsufficientDriver = 35,
     cudaErrorNoDevice = 100,
+    cudaErrorInvalidDevice = 101,
     cudaErrorInvalidResourceHandle = 400,
     cudaErrorNotReady = 600
 };
@@ -109,6 +118,7 @@ struct cudaDeviceProp {
  * One lock serialises every queue operation and the work it runs. */
 struct oz_emu_stream {
     std::deque<std::function<void()>> q;
+    int dev; /* the device it belongs to */
 };
 typedef struct oz_emu_stream *cudaStream_t;
 typedef struct oz_emu_event {
@@ -119,10 +129,12 @@ typedef struct oz_emu_event {
 } *cudaEvent_t;
 
 namespace oz_emu {
+#define OZ_EMU_MAX_DEVICES 64
 struct Alloc {
     std::mutex mu;
     std::map<uintptr_t, size_t> live, pinned;
-    size_t used = 0;
+    std::map<uintptr_t, int> dev_of; /* device allocations: their device */
+    size_t used[OZ_EMU_MAX_DEVICES] = {};
 };
 inline Alloc &allocs()
 {
@@ -135,6 +147,16 @@ inline cudaError_t fail(cudaError_t e)
 {
     last_error = e;
     return e;
+}
+inline int env_int(const char *name, int dflt)
+{
+    const char *s = getenv(name);
+    return s && *s ? atoi(s) : dflt;
+}
+inline int device_count()
+{
+    int n = env_int("OZ_EMU_DEVICES", 1);
+    return n < 1 ? 1 : n > OZ_EMU_MAX_DEVICES ? OZ_EMU_MAX_DEVICES : n;
 }
 inline size_t capacity()
 {
@@ -150,7 +172,7 @@ inline double now()
 
 struct Sched {
     std::recursive_mutex mu;
-    oz_emu_stream legacy;
+    oz_emu_stream legacy[OZ_EMU_MAX_DEVICES]; /* one per device */
     std::set<oz_emu_stream *> streams;            /* created here */
     std::map<uintptr_t, oz_emu_stream *> foreign; /* handles made elsewhere (the caller's) */
 };
@@ -164,13 +186,16 @@ typedef std::lock_guard<std::recursive_mutex> Lock;
  * someone else made, e.g. the caller's, and gets a queue of its own on first use. */
 inline oz_emu_stream *stream_of(cudaStream_t s)
 {
-    if (!s)
-        return &sched().legacy;
+    if (!s) {
+        oz_emu_stream *l = &sched().legacy[current_device];
+        l->dev = current_device;
+        return l;
+    }
     if (sched().streams.count(s))
         return s;
     oz_emu_stream *&f = sched().foreign[(uintptr_t)s];
     if (!f)
-        f = new oz_emu_stream;
+        f = new oz_emu_stream{{}, current_device};
     return f;
 }
 
@@ -189,7 +214,8 @@ inline void drain(oz_emu_stream *st)
 }
 inline void drain_all()
 {
-    drain(&sched().legacy);
+    for (oz_emu_stream &l : sched().legacy)
+        drain(&l);
     for (oz_emu_stream *s : sched().streams)
         drain(s);
     for (auto &f : sched().foreign)
@@ -221,6 +247,26 @@ inline Where where(const void *p)
     }
     return PAGEABLE;
 }
+/* The device of device memory p, -1 for host memory. */
+inline int device_of(const void *p)
+{
+    if (where(p) != DEVICE)
+        return -1;
+    Alloc &a = allocs();
+    std::lock_guard<std::mutex> g(a.mu);
+    auto it = a.dev_of.upper_bound((uintptr_t)p);
+    return it == a.dev_of.begin() ? -1 : (--it)->second;
+}
+/* Memory of a device other than dev (no peer access is emulated). */
+inline bool foreign_memory(const void *p, int dev)
+{
+    int d = device_of(p);
+    if (d >= 0 && d != dev) {
+        fprintf(stderr, "cuda_emu: memory of device %d used on device %d\n", d, dev);
+        return true;
+    }
+    return false;
+}
 
 /* A copy of h rows of w bytes: checks the direction against where the pointers are, then
  * queues it on s (see oz_emu_stream for when host memory is read or written). */
@@ -240,6 +286,9 @@ inline cudaError_t copy2d(void *d, size_t dp, const void *s, size_t sp, size_t w
         return fail(cudaErrorInvalidValue);
     }
     Lock lk(sched().mu);
+    const int sdev = stream_of(st)->dev;
+    if (foreign_memory(d, sdev) || foreign_memory(s, sdev))
+        return fail(cudaErrorInvalidValue);
     if (ws == PAGEABLE) { /* read now */
         std::shared_ptr<std::vector<char>> snap = std::make_shared<std::vector<char>>(w * h);
         for (size_t r = 0; r < h; r++)
@@ -265,7 +314,7 @@ inline cudaError_t copy2d(void *d, size_t dp, const void *s, size_t sp, size_t w
 
 static inline cudaError_t cudaGetDeviceCount(int *n)
 {
-    *n = 1;
+    *n = oz_emu::device_count();
     return cudaSuccess;
 }
 static inline cudaError_t cudaGetLastError(void)
@@ -282,8 +331,10 @@ static inline cudaError_t cudaDriverGetVersion(int *v)
     *v = 13000;
     return cudaSuccess;
 }
-static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
+static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
 {
+    if (d < 0 || d >= oz_emu::device_count())
+        return oz_emu::fail(cudaErrorInvalidDevice);
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "CPU emulation");
     p->major = 9;
@@ -297,8 +348,8 @@ static inline cudaError_t cudaGetDevice(int *d)
 }
 static inline cudaError_t cudaSetDevice(int d)
 {
-    if (d != 0)
-        return oz_emu::fail(cudaErrorInvalidValue);
+    if (d < 0 || d >= oz_emu::device_count())
+        return oz_emu::fail(cudaErrorInvalidDevice);
     oz_emu::current_device = d;
     return cudaSuccess;
 }
@@ -306,15 +357,19 @@ static inline cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
     oz_emu::Alloc &a = oz_emu::allocs();
     std::lock_guard<std::mutex> g(a.mu);
+    const size_t used = a.used[oz_emu::current_device];
     *total = oz_emu::capacity();
-    *free_bytes = a.used < *total ? *total - a.used : 0;
+    *free_bytes = used < *total ? *total - used : 0;
     return cudaSuccess;
 }
 static inline cudaError_t cudaMalloc(void **p, size_t bytes)
 {
     oz_emu::Alloc &a = oz_emu::allocs();
+    const int dev = oz_emu::current_device;
+    if (dev == oz_emu::env_int("OZ_EMU_FAIL_DEVICE", -1))
+        return oz_emu::fail(cudaErrorMemoryAllocation);
     std::lock_guard<std::mutex> g(a.mu);
-    if (a.used + bytes > oz_emu::capacity())
+    if (a.used[dev] + bytes > oz_emu::capacity())
         return oz_emu::fail(cudaErrorMemoryAllocation);
     /* garbage, not zeros: the code must not rely on fresh memory being clear */
     unsigned char *q = (unsigned char *)malloc(bytes ? bytes : 1);
@@ -323,7 +378,8 @@ static inline cudaError_t cudaMalloc(void **p, size_t bytes)
     for (size_t i = 0; i < bytes; i++)
         q[i] = (unsigned char)(0xA5 ^ (i * 131));
     a.live[(uintptr_t)q] = bytes;
-    a.used += bytes;
+    a.dev_of[(uintptr_t)q] = dev;
+    a.used[dev] += bytes;
     *p = q;
     return cudaSuccess;
 }
@@ -340,7 +396,8 @@ static inline cudaError_t cudaFree(void *p)
     auto it = a.live.find((uintptr_t)p);
     if (it == a.live.end())
         return oz_emu::fail(cudaErrorInvalidValue);
-    a.used -= it->second;
+    a.used[a.dev_of[(uintptr_t)p]] -= it->second;
+    a.dev_of.erase((uintptr_t)p);
     a.live.erase(it);
     free(p);
     return cudaSuccess;
@@ -381,6 +438,7 @@ static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *at, co
     at->type = w == oz_emu::DEVICE   ? cudaMemoryTypeDevice
                : w == oz_emu::PINNED ? cudaMemoryTypeHost
                                      : cudaMemoryTypeUnregistered;
+    at->device = w == oz_emu::DEVICE ? oz_emu::device_of(p) : -1;
     return cudaSuccess;
 }
 static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k,
@@ -407,7 +465,7 @@ static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned fl
     if (flags != cudaStreamNonBlocking) /* blocking streams are not emulated */
         return oz_emu::fail(cudaErrorInvalidValue);
     oz_emu::Lock lk(oz_emu::sched().mu);
-    *s = new oz_emu_stream;
+    *s = new oz_emu_stream{{}, oz_emu::current_device};
     oz_emu::sched().streams.insert(*s);
     return cudaSuccess;
 }
@@ -588,6 +646,10 @@ void run_grid(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
         free(b.stacks[t]);
 }
 
+/* A kernel argument pointing at another device's memory. */
+template <typename T> bool foreign_arg(const T &) { return false; }
+template <typename T> bool foreign_arg(T *p) { return foreign_memory(p, current_device); }
+
 /* A kernel launch: the configuration is checked now, the grid runs when st's queue does. */
 template <typename... P, typename... A>
 void launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...), A... args)
@@ -599,6 +661,15 @@ void launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...), A... a
         return;
     }
     Lock lk(sched().mu);
+    bool foreign = stream_of(st)->dev != current_device;
+    if (foreign)
+        fprintf(stderr, "cuda_emu: kernel launched on device %d's stream from device %d\n",
+                stream_of(st)->dev, current_device);
+    (void)std::initializer_list<int>{(foreign = foreign || foreign_arg(args), 0)...};
+    if (foreign) {
+        last_error = cudaErrorInvalidResourceHandle;
+        return;
+    }
     enqueue(st, [=] { run_grid(grid, block, kernel, args...); });
 }
 } // namespace oz_emu

@@ -3,7 +3,9 @@
  * with host operands; the result must equal the host-pointer call's and the CPU executor's
  * bit for bit. Then the same with less device memory than the call needs (the test hook
  * oz_cuda_test_cap_workspace): tiled, with k split, still bit for bit; and below the
- * smallest tile, OZBLAS_ERR_DEVICE with C untouched. Built and run by build_emu.sh. */
+ * smallest tile, OZBLAS_ERR_DEVICE with C untouched. With two emulated devices: a device list
+ * (cuda:all) leaves device operands on the first device, and operands on another device
+ * than the call's are refused, or run there with cuda:1. Built and run by build_emu.sh. */
 #include <random>
 
 #include "cuda_emu.h"
@@ -115,6 +117,11 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
         check(same_words(Cd, want), what);
         check(memcmp(host.data(), want.data(), want.size() * 8) == 0 || beta_zero,
               "host-pointer result");
+        opt.devices = UINT64_MAX; /* cuda:all: device operands are not spread */
+        st = call();
+        check(st == OZBLAS_OK && rep.devices_used == 1 && same_words(Cd, want),
+              "device list, device pointers: on the first device");
+        opt.devices = 0;
     } else {
         bool split = false, failed = false;
         for (size_t cap = (size_t)(ozaki1 ? 384 : 96) << 10; cap > 256 && !failed;
@@ -145,8 +152,45 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
         cudaFree(dC);
 }
 
+/* A on device 1: refused by a call on device 0 (C untouched), computed by one on device 1. */
+static void other_device()
+{
+    const int64_t m = 9, n = 7, k = 11;
+    std::mt19937_64 g(3);
+    std::normal_distribution<double> nd;
+    std::vector<double> A(m * k), B(k * n), C(m * n), want(m * n);
+    for (double &x : A)
+        x = nd(g);
+    for (double &x : B)
+        x = nd(g);
+    ozblas_options opt;
+    ozblas_options_init(&opt);
+    opt.method = OZBLAS_METHOD_OZAKI2;
+    opt.moduli = 12;
+    opt.executor = OZBLAS_EXECUTOR_CPU;
+    ozblas_report rep;
+    check(ozblas_dgemm(NULL, 'N', 'N', m, n, k, 1.0, A.data(), m, B.data(), k, 0.0, want.data(),
+                       m, &opt, &rep) == OZBLAS_OK, "other device: cpu call");
+    check(cudaSetDevice(1) == cudaSuccess, "other device: cudaSetDevice(1)");
+    double *dA = to_dev(A);
+    check(cudaSetDevice(0) == cudaSuccess, "other device: cudaSetDevice(0)");
+    opt.executor = OZBLAS_EXECUTOR_CUDA;
+    std::vector<double> c0 = C;
+    check(ozblas_dgemm(NULL, 'N', 'N', m, n, k, 1.0, dA, m, B.data(), k, 0.0, C.data(), m, &opt,
+                       &rep) == OZBLAS_ERR_INVALID_ARGUMENT && same_words(C, c0),
+          "other device: refused on device 0, C untouched");
+    opt.device = 1;
+    check(ozblas_dgemm(NULL, 'N', 'N', m, n, k, 1.0, dA, m, B.data(), k, 0.0, C.data(), m, &opt,
+                       &rep) == OZBLAS_OK && rep.devices_used == 2 && same_words(C, want),
+          "other device: computed on device 1");
+    cudaSetDevice(1);
+    cudaFree(dA);
+    cudaSetDevice(0);
+}
+
 int main()
 {
+    setenv("OZ_EMU_DEVICES", "2", 1); /* before the executor first counts its devices */
     int runs = 0;
     for (int cx = 0; cx < 2; cx++)
         for (char ta : {'N', 'T', 'C'})
@@ -166,7 +210,8 @@ int main()
                     true, true);
                 runs += 2;
             }
-    /* a pointer on "another device" is refused; not testable with one emulated device */
+    other_device();
+    runs++;
     printf("device-pointer runs: %d, failures: %d\n", runs, failures);
     return failures ? 1 : 0;
 }
