@@ -46,7 +46,7 @@ typedef struct {
     int budget;                              /* bitlen(M) - 2: 2^budget <= M/2 */
     int limbs;                               /* limbs used: sum_t u_t W_t and its sign fit */
     double m[OZ2_MAX_MODULI];                /* moduli */
-    int mi[OZ2_MAX_MODULI];                  /* the same as integers (CRT digits) */
+    uint16_t mi[OZ2_MAX_MODULI];             /* as integers (16 bits: a kernel parameter) */
     double inv[OZ2_MAX_MODULI];              /* fl(1 / m_t) */
     uint32_t w[OZ2_MAX_MODULI][OZ2_LIMBS];   /* CRT weights (M/m_t) * ((M/m_t)^-1 mod m_t) */
     uint32_t M[OZ2_LIMBS];                   /* product of the moduli */
@@ -361,8 +361,8 @@ OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift, int L)
 /* Step 6 in two parts, so that an executor adds each residue as it reads it (no array of
  * residues per element): oz2_crt_add adds modulus t's term u_t W_t (u_t = r mod m_t, in
  * [0, m_t)) to limb sums kept in 64 bits, oz2_crt_round carries them and rounds X. A term
- * is below 2^40 and a table has at most OZ2_MAX_MODULI (49) moduli, so the sums stay below 2^46: no carry
- * until the end, one multiply-add per limb and modulus. */
+ * is below 2^40 and a table has at most OZ2_MAX_MODULI (49) moduli, so the sums stay below
+ * 2^46: no carry until the end, one multiply-add per limb and modulus. */
 OZ_HD void oz2_crt_add(uint64_t *acc, const oz2_table *T, int t, int r, const int L)
 {
     const uint32_t u = (uint32_t)(r < 0 ? r + T->mi[t] : r);
