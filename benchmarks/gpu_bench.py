@@ -198,7 +198,7 @@ TILED_CAP = 6 << 30  # bytes: n = 16384 DGEMM, fast-14, needs about 11 GB untile
 
 class _Hooks:
     """The library's test-only hooks (absent from CPU-only builds): cap on the device memory
-    a call plans with, and the tiling the last call used."""
+    a call plans with, the tiling the last call used, and the INT8 products' column chunk."""
 
     def __init__(self):
         import ctypes
@@ -214,10 +214,22 @@ class _Hooks:
         self._cap.argtypes = [ctypes.c_size_t]
         self._plan.argtypes = [ctypes.POINTER(ctypes.c_int64)]
         self._buf = (ctypes.c_int64 * 9)()
+        self._cols = getattr(lib, "oz_cuda_test_i8_columns", None)
+        if self._cols:
+            self._cols.argtypes = [ctypes.c_int64]
+            self._cols.restype = ctypes.c_int64
 
     def cap(self, nbytes):
         if self._cap:
             self._cap(nbytes)
+
+    def i8_columns(self, cols):
+        """Column chunk of the INT8 products (0: the device's own; 2**40: one call per
+        product); returns False where the library has no such hook."""
+        if not getattr(self, "_cols", None):
+            return False
+        self._cols(cols)
+        return True
 
     def plan(self):
         if not self._plan:
@@ -286,13 +298,23 @@ def time_ozblas(n, cplx, method, moduli=None, scaling=None, reps=3, cap=0):
     return run
 
 
-def time_ozblas_device(n, cplx, moduli, scaling, reps=3, method="ozaki2"):
+def time_ozblas_device(n, cplx, moduli, scaling, reps=3, method="ozaki2", i8_columns=0):
     """Ozaki II (or Ozaki I: moduli = slices, scaling = variant) on CuPy arrays already on
     the device: what a CuPy caller sees, timed with device events around the whole call
-    (workspace reuse, all kernels and GEMMs)."""
+    (workspace reuse, all kernels and GEMMs). i8_columns: the INT8 products' column chunk
+    forced through the test hook (0: the library's choice, 8192 columns on sm_90)."""
     import cupy as cp
     import ozblas
 
+    if i8_columns and not hooks().i8_columns(i8_columns):
+        raise RuntimeError("this build has no oz_cuda_test_i8_columns hook")
+    try:
+        return _time_device(cp, ozblas, n, cplx, moduli, scaling, reps, method, i8_columns)
+    finally:
+        hooks().i8_columns(0)
+
+
+def _time_device(cp, ozblas, n, cplx, moduli, scaling, reps, method, i8_columns):
     a, b = inputs(n, cplx)
     ad, bd = cp.asfortranarray(cp.asarray(a)), cp.asfortranarray(cp.asarray(b))
     if method == "ozaki1":
@@ -313,7 +335,8 @@ def time_ozblas_device(n, cplx, moduli, scaling, reps=3, method="ozaki2"):
     cp.get_default_memory_pool().free_all_blocks()
     med = statistics.median(times)
     return {"kind": f"ozblas_{method}_device_arrays", "dtype": "z" if cplx else "d", "n": n,
-            "moduli": moduli, "scaling": scaling, "executor": info.get("executor"),
+            "moduli": moduli, "scaling": scaling, "i8_columns": i8_columns or None,
+            "executor": info.get("executor"),
             "method_used": info.get("method"), "fallback": info.get("fallback"),
             "seconds": times, "seconds_median": med, "tflops_device": flops(n, cplx) / med / 1e12,
             "phase_seconds_median": [statistics.median(p[i] for p in phases) for i in range(5)]}
@@ -445,6 +468,8 @@ def plan(quick, device_only=False):
             add(("cupy", n, cplx, None, None))
             for scaling in ("fast", "accurate"):
                 add(("ozaki2_dev", n, cplx, 14, scaling))
+            if n == 16384 and not cplx:  # what the 8192-column chunks of sm_90 gain
+                add(("ozaki2_dev_onecall", n, cplx, 14, "fast"))
         for n in (2048, 1024):
             add(("cupy", n, False, None, None))
             add(("ozaki2_dev", n, False, 14, "fast"))
@@ -543,7 +568,8 @@ def main():
                 continue
             _, n, cplx, moduli, scaling = item
             est = estimate(kind, n, cplx, moduli or 14)
-            if est > left or (kind in ("cupy", "ozaki2_dev", "ozaki1_dev") and not have_cupy):
+            if est > left or (kind in ("cupy", "ozaki2_dev", "ozaki2_dev_onecall", "ozaki1_dev")
+                              and not have_cupy):
                 res.add("skipped", {"what": list(item), "estimate_s": est, "left_s": left})
                 log(f"skip {item}: estimate {est:.0f}s, left {left:.0f}s")
                 continue
@@ -552,6 +578,8 @@ def main():
                 run = time_cupy_native(n, cplx)
             elif kind in ("ozaki2_dev", "ozaki1_dev"):
                 run = time_ozblas_device(n, cplx, moduli, scaling, method=kind[:6])
+            elif kind == "ozaki2_dev_onecall":
+                run = time_ozblas_device(n, cplx, moduli, scaling, i8_columns=1 << 40)
             elif kind == "ozaki2_tiled":
                 run = time_ozblas(n, cplx, "ozaki2", moduli, scaling, cap=TILED_CAP)
             else:
@@ -579,6 +607,8 @@ def _label(r):
     if r["kind"] == "ozblas_native":
         return f"{r['dtype']} n={r['n']} native (ozblas cuda)"
     where = " (CuPy arrays)" if r["kind"].endswith("_device_arrays") else ""
+    if r.get("i8_columns"):
+        where += " unchunked"
     if r["kind"].endswith("_tiled"):
         where = f" (tiled, cap {r['workspace_cap'] / 2**30:.0f} GiB)"
     method = "ozaki1" if r["kind"].startswith("ozblas_ozaki1") else "ozaki2"

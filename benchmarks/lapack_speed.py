@@ -1,8 +1,8 @@
 """The LAPACK layer on the CPU executor: host LAPACK against ozblas's blocked drivers.
 
 getrf, potrf (upper), getrs and trsm (left, lower, no transpose) with n/2 right-hand sides,
-d and z, and geqrf (square, d only), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
-threads=1). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
+sytrf (lower, symmetric indefinite) d and z, and geqrf (square, d only), one thread (the host
+LAPACK limited by threadpoolctl, the CPU executor by threads=1). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
 LAPACK's nominal flop count, and the share of those flops that ran in emulated products
@@ -54,6 +54,10 @@ def _cases(dt, a, s, b):
         "getrs": (lambda: nat("getrs")(lu, piv, b), lambda kw: L.getrs(lu, piv, b, **kw)),
         "trsm": (lambda: trsm(1.0, t, b, lower=1), lambda kw: L.trsm(1.0, t, b, lower=1, **kw)),
     }
+    # symmetric indefinite: a's random part, symmetrized (a has n^0.5 on its diagonal)
+    y = np.asfortranarray(a + a.T - 2 * a.shape[0] ** 0.5 * np.eye(a.shape[0]))
+    ly = int(nat("sytrf_lwork")(y.shape[0], lower=1)[0].real)  # optimal, as for geqrf below
+    cases["sytrf"] = (lambda: nat("sytrf")(y, lower=1, lwork=ly), lambda kw: L.sytrf(y, lower=1, **kw))
     if dt == "d":
         # native with LAPACK's optimal workspace (SciPy's default lwork = 3n is the unblocked code)
         lw = int(nat("geqrf")(a, lwork=-1)[2][0])
@@ -63,7 +67,7 @@ def _cases(dt, a, s, b):
 
 def _flops(routine, dt, n, nrhs):
     f = {"getrf": 2 / 3 * n**3, "potrf": n**3 / 3, "getrs": 2 * n * n * nrhs, "trsm": n * n * nrhs,
-         "geqrf": 4 / 3 * n**3}
+         "geqrf": 4 / 3 * n**3, "sytrf": n**3 / 3}
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -73,7 +77,7 @@ def main(argv=None):
     p.add_argument("--zsizes", type=int, nargs="+", default=[512, 1024])
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--routines", nargs="+", default=None,
-                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf"], help="default: all")
+                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf"], help="default: all")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     from threadpoolctl import threadpool_limits

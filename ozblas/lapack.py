@@ -31,7 +31,8 @@ from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
            "trtrs", "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "symm", "hemm",
-           "syr2k", "her2k", "last_report"]
+           "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
+           "last_report"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -65,11 +66,12 @@ def _dtype(*arrays):
 
 
 def _host_dtype(*arrays):
-    """The element type of a call of a routine that takes NumPy arrays only (QR, symm, syr2k)."""
+    """The element type of a call of a routine that takes NumPy arrays only (QR, symm, syr2k,
+    the sytrf family)."""
     dt, xp = _dtype(*arrays)
     if xp is not np:
-        raise TypeError("ozblas.lapack: QR, symm/hemm and syr2k/her2k take NumPy arrays in this "
-                        "version; device (CuPy) arrays: the LU, Cholesky, triangular routines")
+        raise TypeError("ozblas.lapack: QR, symm/hemm, syr2k/her2k and the sytrf family take NumPy "
+                        "arrays in this version; device (CuPy) arrays: the LU, Cholesky, triangular routines")
     return dt
 
 
@@ -457,19 +459,93 @@ def her2k(alpha, a, b, beta=0.0, c=None, trans=0, lower=0, overwrite_c=False, **
     return _syr2k(True, alpha, a, b, beta, c, trans, lower, overwrite_c, kw)
 
 
+def _bk(kind, a, b, ipiv, lower, overwrite_a, overwrite_b, herm, kw):
+    """The Bunch-Kaufman entries: kind trf, trs, tri or sv; zhe* for complex herm (real
+    Hermitian is symmetric)."""
+    opts = _opts(kw)
+    dt = _host_dtype(a) if b is None else _host_dtype(a, b)
+    f = _fortran(a, dt, overwrite_a)
+    _square(f, "a" if ipiv is None else "ldu")
+    n = f.shape[0]
+    args = [b"L" if lower else b"U", n]
+    if b is not None:
+        x, vec = _rhs(b, dt, overwrite_b)
+        if x.shape[0] != n:
+            raise ValueError(f"b has {x.shape[0]} rows, expected {n}")
+        args.append(x.shape[1])
+    # LAPACK's own ipiv (1-based, negative for 2x2 pivots), as SciPy's wrappers return it
+    p = np.zeros(max(1, n), dtype=np.int64) if ipiv is None else np.ascontiguousarray(_ipiv(ipiv, n) - 1)
+    args += [_ptr(f), _ld(f), ffi.cast("int64_t *", p.ctypes.data)]
+    if b is not None:
+        args += [_ptr(x), _ld(x)]
+    prefix = "zhe" if herm and dt == np.complex128 else "zsy" if dt == np.complex128 else "dsy"
+    info = _call(getattr(lib, "ozblas_" + prefix + kind), *args, opts=opts)
+    piv = p[:n].astype(np.int32)
+    if b is None:
+        return (f, piv, info) if kind == "trf" else (f, info)
+    x = x[:, 0] if vec else x
+    return (x, info) if kind == "trs" else (f, piv, x, info)
+
+
+def sytrf(a, lower=0, overwrite_a=False, **kw):
+    """Bunch-Kaufman A = P L D L^T (or U D U^T): ``(ldu, ipiv, info)`` as
+    scipy.linalg.lapack.dsytrf (LAPACK's 1-based ipiv, negative for 2x2 pivots)."""
+    return _bk("trf", a, None, None, lower, overwrite_a, False, False, kw)
+
+
+def hetrf(a, lower=0, overwrite_a=False, **kw):
+    """Bunch-Kaufman A = P L D L^H: ``(ldu, ipiv, info)`` as scipy.linalg.lapack.zhetrf."""
+    return _bk("trf", a, None, None, lower, overwrite_a, False, True, kw)
+
+
+def sytrs(ldu, ipiv, b, lower=0, overwrite_b=False, **kw):
+    """Solve A x = b from sytrf's factors: ``(x, info)``."""
+    return _bk("trs", ldu, b, ipiv, lower, False, overwrite_b, False, kw)
+
+
+def hetrs(ldu, ipiv, b, lower=0, overwrite_b=False, **kw):
+    """Solve A x = b from hetrf's factors: ``(x, info)``."""
+    return _bk("trs", ldu, b, ipiv, lower, False, overwrite_b, True, kw)
+
+
+def sytri(ldu, ipiv, lower=0, overwrite_a=False, **kw):
+    """inv(A) from sytrf's factors: ``(inv_a, info)``, the referenced triangle only."""
+    return _bk("tri", ldu, None, ipiv, lower, overwrite_a, False, False, kw)
+
+
+def hetri(ldu, ipiv, lower=0, overwrite_a=False, **kw):
+    """inv(A) from hetrf's factors: ``(inv_a, info)``, the referenced triangle only."""
+    return _bk("tri", ldu, None, ipiv, lower, overwrite_a, False, True, kw)
+
+
+def sysv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
+    """Solve a x = b, a symmetric: ``(udut, ipiv, x, info)`` as scipy.linalg.lapack.dsysv."""
+    return _bk("sv", a, b, None, lower, overwrite_a, overwrite_b, False, kw)
+
+
+def hesv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
+    """Solve a x = b, a Hermitian: ``(uduh, ipiv, x, info)`` as scipy.linalg.lapack.zhesv."""
+    return _bk("sv", a, b, None, lower, overwrite_a, overwrite_b, True, kw)
+
+
 # --------------------------------------------------------------------------------------------
-# `ozblas explain getrf N` / `ozblas explain potrf N`
+# `ozblas explain getrf N` / `ozblas explain potrf N` / `ozblas explain sytrf N`
 # --------------------------------------------------------------------------------------------
+EXPLAINED = ("getrf", "potrf", "sytrf")
+
+
 def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None = None) -> dict:
     """What the LAPACK layer would do with an n x n factorization (host operands): the
     routing decision the shim takes (method auto's choice for an n x n x n product), the
     block size, and method auto's choice for each trailing-update product of the blocked
     driver (m x m x nb, m = n - j - nb: getrf one GEMM, potrf the SYRK/HERK strips, about
-    half as many flops), with the model's predicted times. A plain dict."""
+    half as many flops; sytrf the strips of L21 W21^T, its panels nb - 1 columns as
+    LAPACK's dlasyf takes them when no 2x2 pivot ends one), with the model's predicted times.
+    A plain dict."""
     from . import policy
 
-    if routine not in ("getrf", "potrf"):
-        raise ValueError(f"routine {routine!r} is not valid; accepted: getrf, potrf")
+    if routine not in EXPLAINED:
+        raise ValueError(f"routine {routine!r} is not valid; accepted: {', '.join(EXPLAINED)}")
     if dtype not in ("d", "z"):
         raise ValueError(f"dtype {dtype!r} is not valid; accepted: d, z")
     if int(n) != n or n < 1:
@@ -479,10 +555,11 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
     nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
                                                             int(lib.ozblas_lapack_block_size(n, ex)))
     whole = policy.choose(n, n, n, dtype, "host", p)
-    half = 0.5 if routine == "potrf" else 1.0
+    half = 1.0 if routine == "getrf" else 0.5
+    step = nb - 1 if routine == "sytrf" and nb > 1 else nb
     updates, emulated, t_blocked, f_updates = [], 0, 0.0, 0.0
-    for j in range(0, n, nb):
-        jb = min(nb, n - j)
+    for j in range(0, n, step):
+        jb = min(step, n - j)
         m = n - j - jb
         if m <= 0:
             break
@@ -522,7 +599,7 @@ def format_explain(d: dict) -> str:
 
 
 def main_explain(argv) -> int:
-    """`ozblas explain getrf|potrf N [--dtype d|z] [--profile NAME] [--nb NB] [--json]`."""
+    """`ozblas explain getrf|potrf|sytrf N [--dtype d|z] [--profile NAME] [--nb NB] [--json]`."""
     import argparse
     import json
 

@@ -581,10 +581,10 @@ def format_explain(d: dict) -> str:
 def main_explain(argv=None) -> int:
     """`ozblas explain M N K [--dtype d|z] [--where host|device] [--profile NAME]
     [--engine int8|fp4] [--json]`;
-    `ozblas explain getrf|potrf N ...` is the LAPACK layer's (ozblas.lapack.main_explain)."""
-    if argv and argv[0] in ("getrf", "potrf"):
-        from .lapack import main_explain as lapack_explain
+    `ozblas explain getrf|potrf|sytrf N ...` is the LAPACK layer's (ozblas.lapack.main_explain)."""
+    from .lapack import EXPLAINED, main_explain as lapack_explain
 
+    if argv and argv[0] in EXPLAINED:
         return lapack_explain(list(argv))
     ap = argparse.ArgumentParser(
         prog="ozblas explain",

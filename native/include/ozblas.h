@@ -388,13 +388,14 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * int64_t dimensions and 1-based pivots as LAPACK has them. The O(n^3) part runs through
  * ozblas_dgemm/ozblas_zgemm with opt (method, moduli, executor: the GEMM path's own
  * decision per product); panels and diagonal blocks go to the host LAPACK's own routine
- * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; geqrf, larft, orgqr for QR; found among
- * the loaded objects as the host BLAS is). The matrices are host or device memory (all of
- * them the one or the other; mixed gives OZBLAS_ERR_INVALID_ARGUMENT); with executor CUDA,
+ * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; geqrf, larft, orgqr for QR; gemv in
+ * sytrf's panel; found among the loaded objects as the host BLAS is). The matrices are
+ * host or device memory (all of them the one or the other; mixed gives
+ * OZBLAS_ERR_INVALID_ARGUMENT); with executor CUDA,
  * host matrices are uploaded once for the call where the device has room (report.device).
  * Device blocks for the host routines are copied there and back; laswp runs on the device.
- * QR, symm/hemm and syr2k/her2k take host memory only (OZBLAS_ERR_INVALID_ARGUMENT for
- * device matrices). ipiv, tau, info and alpha are host memory. OZBLAS_ERR_DEVICE: a device
+ * QR, symm/hemm, syr2k/her2k and the sytrf family take host memory only
+ * (OZBLAS_ERR_INVALID_ARGUMENT for device matrices). ipiv, tau, info and alpha are host memory. OZBLAS_ERR_DEVICE: a device
  * copy failed (uploaded host matrices are then unchanged; the caller's device matrices are
  * not). Complex: interleaved (re, im) doubles, alpha two doubles.
  * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
@@ -524,6 +525,53 @@ ozblas_status ozblas_zherk(ozblas_context *ctx, char uplo, char trans, int64_t n
                            double alpha, const double *A, int64_t lda, double beta, double *C,
                            int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
                            ozblas_lapack_report *report);
+/* Symmetric indefinite (Bunch-Kaufman, LAPACK's dsytrf/zsytrf/zhetrf): A = P L D L^T
+ * (L^H for zhe*), the panel written here as LAPACK's dlasyf (same pivot rule, 1x1 and 2x2
+ * pivots, LAPACK's ipiv encoding), the trailing update as products. sytrs solves from the
+ * factors (A is changed while it runs and restored exactly); sytri overwrites the
+ * referenced triangle with inv(A) (an n x n workspace; info: a zero 1x1 pivot); sysv is
+ * sytrf then sytrs. Workspace is allocated inside. An ipiv that is no sytrf pivot
+ * sequence gives OZBLAS_ERR_INVALID_ARGUMENT with info = -(ipiv's position), nothing
+ * changed (LAPACK does not check it). */
+ozblas_status ozblas_dsytrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dsytrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, const int64_t *ipiv, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dsytri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dsysv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, int64_t *ipiv, double *B, int64_t ldb, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zsytrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zsytrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, const int64_t *ipiv, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zsytri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zsysv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, int64_t *ipiv, double *B, int64_t ldb, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zhetrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zhetrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, const int64_t *ipiv, double *B, int64_t ldb,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zhetri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const int64_t *ipiv, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zhesv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
+                           int64_t lda, int64_t *ipiv, double *B, int64_t ldb, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
 /* QR with the compact WY form (LAPACK's geqrf, orgqr/ungqr, ormqr/unmqr): the panels by the
  * host geqrf (orgqr for Q's last block), each block reflector I - V T V^H (T by the host
  * larft) applied to the rest as two GEMMs around a host trmm with T. tau: min(m, n)

@@ -7,6 +7,7 @@ integer reductions only. Every test is marked ``gpu`` and skipped with the reaso
 
 from __future__ import annotations
 
+import ctypes
 import threading
 
 import numpy as np
@@ -349,3 +350,41 @@ def test_wide_rows_take_more_than_20_moduli_like_cpu(cplx):
     cc, rc, cp, rp = both_matmul(a, b, method="ozaki2", moduli="auto", scaling="accurate")
     assert rp["fallback"] is None and rc["bound"] == rp["bound"], rp
     assert_same_bits(cc, cp, "lost elements")
+
+
+# ---- the INT8 products in column chunks (gemm_i8; 8192 columns on sm_90) ----------------------
+
+
+def _i8_columns(cols):
+    """Sets the test hook's column chunk; returns the INT8 product calls issued before."""
+    lib = ctypes.CDLL(ozblas._native.library_path())
+    lib.oz_cuda_test_i8_columns.argtypes = [ctypes.c_int64]
+    lib.oz_cuda_test_i8_columns.restype = ctypes.c_int64
+    return lib.oz_cuda_test_i8_columns(cols)
+
+
+@pytest.mark.parametrize("method,kw", [("ozaki2", {"moduli": 13, "scaling": "accurate"}),
+                                       ("ozaki2", {}), ("ozaki1", {"slices": 5})],
+                         ids=["ozaki2-accurate", "ozaki2-auto", "ozaki1"])
+@pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
+def test_int8_products_in_column_chunks(cplx, method, kw):
+    """Products issued in chunks of 12 or 8 columns (a ragged last one: n pads to 52) give
+    the one-call bits, in more calls."""
+    dt = np.complex128 if cplx else np.float64
+    a, b = _mats(37, 45, 50, 1.0, dt, 40)
+    _i8_columns(0)
+    one, r1 = ozblas.matmul(a, b, method=method, executor="cuda", return_info=True, **kw)
+    calls = {0: _i8_columns(12)}
+    try:
+        for cols in (12, 8):
+            got, rg = ozblas.matmul(a, b, method=method, executor="cuda", return_info=True,
+                                    **kw)
+            calls[cols] = _i8_columns(8 if cols == 12 else 0)
+            assert rg["fallback"] is None
+            assert rg["moduli"] == r1["moduli"] and rg["slices"] == r1["slices"]
+            assert_same_bits(got, one, f"{cols} columns")
+    finally:
+        _i8_columns(0)
+    assert calls[8] > calls[12] > calls[0] > 0, calls
+    cp = ozblas.matmul(a, b, method=method, executor="cpu", **kw)
+    assert_same_bits(one, cp, "cpu")

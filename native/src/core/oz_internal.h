@@ -126,11 +126,12 @@ OZ_SHIM_API ozblas_status oz_shim_env_from_env(oz_shim_env *e, char *err, size_t
  * multiply-adds times 2, 4x that for complex), for its report and the shim's counters.
  * m, n: the matrix (square ones: n); nrhs: right-hand sides (trsm: the triangle's order). */
 enum { OZ_LF_GETRF, OZ_LF_GETRS, OZ_LF_GESV, OZ_LF_GETRI, OZ_LF_POTRF, OZ_LF_POTRS, OZ_LF_POSV,
-       OZ_LF_POTRI, OZ_LF_TRTRI, OZ_LF_TRTRS, OZ_LF_TRSM };
+       OZ_LF_POTRI, OZ_LF_TRTRI, OZ_LF_TRTRS, OZ_LF_TRSM,
+       OZ_LF_SYTRF, OZ_LF_SYTRS, OZ_LF_SYTRI, OZ_LF_SYSV };
 OZ_SHIM_API double oz_lapack_flops(int op, int cplx, int64_t m, int64_t n, int64_t nrhs);
 /* netlib's argument check of an OZ_LF_* operation (trsm's also for trmm): 0, or -i for
  * the first bad argument (its position, as xerbla reports it). Characters in either case;
- * lwork: getri's (-1: a workspace query). */
+ * lwork: getri's, sytrf's, sysv's (-1: a workspace query). */
 typedef struct {
     int op;
     char side, uplo, trans, diag;

@@ -461,18 +461,11 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
 
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t j = 0; j < n; j++) {
-        double r[OZ2_MAX_MODULI], ri[OZ2_MAX_MODULI];
         for (int64_t i = 0; i < m; i++) {
             int shift = -(pa->bits[i] - pa->E[i]) - (pb->bits[j] - pb->E[j]);
-            int64_t e = i + j * m;
-            for (int t = 0; t < T->n; t++)
-                r[t] = R[(size_t)t * mn + e];
-            double xr = oz2_crt(T, r, shift), xi = 0.0;
-            if (cx) {
-                for (int t = 0; t < T->n; t++)
-                    ri[t] = R[(size_t)(T->n + t) * mn + e];
-                xi = oz2_crt(T, ri, shift);
-            }
+            const int8_t *r = R + i + j * m;
+            double xr = oz2_crt(T, r, mn, shift);
+            double xi = cx ? oz2_crt(T, r + (size_t)T->n * mn, mn, shift) : 0.0;
             oz_update_element(c->C + (cx ? 2 : 1) * (i + j * c->ldc), cx, xr, xi, c->alpha,
                               c->beta, c->beta_zero);
         }

@@ -59,6 +59,9 @@ static void oz_launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P..
 void oz_cuda_report_failure(const char *file, const char *what, int code, int is_cublas,
                             int line);
 
+/* Test-only entry points (not in ozblas.h). */
+#define OZ_TEST_API extern "C" __attribute__((visibility("default")))
+
 /* ---- per (thread, device) state and one call's context ------------------------------------- */
 
 #define OZ_SYNC_EVENTS 16 /* ordering events: 4 pinned chunks, then 4 per staged operand */
@@ -68,6 +71,7 @@ typedef struct {
     oz_cublas_handle h;
     void *ws;
     size_t ws_size;
+    int64_t i8_cols; /* the INT8 products' column chunk (oz_i8_max_cols) */
     cudaEvent_t *ev; /* timing events (oz_timeline) */
     int nev;
     /* host staging (staging.cu), set up by the first call with host operands */
@@ -294,7 +298,13 @@ int mem_where(const void *p, int dev, int *pinned);
 /* ---- the INT8 product -------------------------------------------------------------------------- */
 
 /* C32 (m x n, ldc) = A^T B for int8 A (kb x m, lda), B (kb x n, ldb): TN, IMMA. m, n, kb and
- * the leading dimensions must be multiples of 4, the pointers 4-byte aligned. */
+ * the leading dimensions must be multiples of 4, the pointers 4-byte aligned. Issued with n in
+ * chunks of at most the device state's i8_cols columns. */
+
+/* The widest INT8 product (columns of C) one cuBLAS call gets on device dev (0: no limit),
+ * decided once per (thread, device) state: on sm_90, at most 8192 (GEMMul8 measured 12% more
+ * from such chunks on a GH200; not yet measured here), elsewhere a single call. */
+int64_t oz_i8_max_cols(int dev);
 oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
                          int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc);
 
@@ -405,9 +415,13 @@ __device__ __forceinline__ void oz_load_tile(const oz_opv &v, int64_t k, int64_t
     __syncthreads();
 }
 
-/* The block's 32 x 32 tile of op(X) (tiles_l tiles along l), loaded by oz_load_tile, then
- * f(l, q, re, im) for this thread's entries with l < lmax and q < qmax. Block (32, 8). */
-template <bool LC, bool CX, typename F>
+/* The block's 32 x 32 tile of op(X) (tiles_l tiles along l), loaded by oz_load_tile, then f
+ * for this thread's entries with l < lmax and q < qmax. Block (32, 8).
+ * W = 1: f(l, q, re, im) for the entries (l, q + 8 r), r < 4.
+ * W = 4: four consecutive l (l and lmax multiples of 4) at one q, f(l, q, re, im) with re and
+ * im pointing at the four values (im NULL for real X), so that the caller writes them as one
+ * 4-byte store; a warp covers 4 columns q of 32 l each. */
+template <bool LC, bool CX, int W = 1, typename F>
 __device__ __forceinline__ void oz_tile_each(const oz_opv &v, int64_t k, int64_t cols,
                                              int64_t tiles_l, int64_t lmax, int64_t qmax, F f)
 {
@@ -417,17 +431,31 @@ __device__ __forceinline__ void oz_tile_each(const oz_opv &v, int64_t k, int64_t
     const int64_t tile = blockIdx.x;
     const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;
     oz_load_tile<LC, CX>(v, k, cols, l0, q0, tre, tim);
-    const int64_t l = l0 + tx;
-    if (l >= lmax)
-        return;
-#pragma unroll
-    for (int r = 0; r < 4; r++) {
-        const int ql = ty + 8 * r;
-        const int64_t q = q0 + ql;
-        if (q >= qmax)
+    if constexpr (W == 4) {
+        const int ll = 4 * (tx & 7), ql = 4 * ty + (tx >> 3);
+        const int64_t l = l0 + ll, q = q0 + ql;
+        if (l < lmax && q < qmax)
+            f(l, q, &tre[ql][ll], CX ? &tim[ql][ll] : (const double *)NULL);
+    } else {
+        const int64_t l = l0 + tx;
+        if (l >= lmax)
             return;
-        f(l, q, tre[ql][tx], CX ? tim[ql][tx] : 0.0);
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const int ql = ty + 8 * r;
+            const int64_t q = q0 + ql;
+            if (q >= qmax)
+                return;
+            f(l, q, tre[ql][tx], CX ? tim[ql][tx] : 0.0);
+        }
     }
+}
+
+/* Four int8 values at p (4-byte aligned) in one store. */
+__device__ __forceinline__ void oz_store4(int8_t *p, int a, int b, int c, int d)
+{
+    *reinterpret_cast<char4 *>(p) = make_char4((signed char)a, (signed char)b, (signed char)c,
+                                               (signed char)d);
 }
 
 /* Dispatch on (layout, complex). */

@@ -205,6 +205,7 @@ static dev_state *state_get(int dev, const oz_cublas *cb)
         if (!s)
             return NULL;
         s->dev = dev;
+        s->i8_cols = oz_i8_max_cols(dev);
         oz_cublas_status cs = cb->create(&s->h);
         if (cs != OZ_CUBLAS_STATUS_SUCCESS) {
             report_failure("cublasCreate_v2", cs, 1, __LINE__);

@@ -90,10 +90,31 @@ done:
 }
 
 
-oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
-                         int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc)
+/* Tests: forces the INT8 products' column chunk (0: the device's own) and returns how many
+ * cuBLAS INT8 products were issued since the previous call. */
+static int64_t test_i8_cols, i8_calls;
+OZ_TEST_API int64_t oz_cuda_test_i8_columns(int64_t cols)
+{
+    __atomic_store_n(&test_i8_cols, oz_up4(cols), __ATOMIC_SEQ_CST);
+    return __atomic_exchange_n(&i8_calls, 0, __ATOMIC_SEQ_CST);
+}
+
+int64_t oz_i8_max_cols(int dev)
+{
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return p.major == 9 ? 8192 : 0;
+}
+
+static oz_cublas_status gemm_i8_call(const run_ctx *r, int64_t m, int64_t n, int64_t kb,
+                                     const int8_t *A, int64_t lda, const int8_t *B, int64_t ldb,
+                                     int *C, int64_t ldc)
 {
     static const int one = 1, zero = 0;
+    __atomic_fetch_add(&i8_calls, 1, __ATOMIC_RELAXED);
     if (m <= INT_MAX && n <= INT_MAX && kb <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX &&
         ldc <= INT_MAX)
         return r->cb->gemm_ex(r->s->h, OZ_CUBLAS_OP_T, OZ_CUBLAS_OP_N, (int)m, (int)n, (int)kb,
@@ -106,6 +127,24 @@ oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, con
                                  OZ_CUDA_R_32I, ldc, OZ_CUBLAS_COMPUTE_32I,
                                  OZ_CUBLAS_GEMM_DEFAULT);
     return 7; /* CUBLAS_STATUS_INVALID_VALUE */
+}
+
+/* One call per chunk of at most the state's i8_cols columns (a multiple of 4, as n is). */
+oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
+                         int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc)
+{
+    int64_t w = __atomic_load_n(&test_i8_cols, __ATOMIC_SEQ_CST);
+    if (w <= 0)
+        w = r->s->i8_cols;
+    if (w <= 0 || w > n)
+        w = n;
+    for (int64_t j0 = 0; j0 < n; j0 += w) {
+        const oz_cublas_status s = gemm_i8_call(r, m, oz_min64(w, n - j0), kb, A, lda,
+                                                B + j0 * ldb, ldb, C + j0 * ldc, ldc);
+        if (s != OZ_CUBLAS_STATUS_SUCCESS)
+            return s;
+    }
+    return OZ_CUBLAS_STATUS_SUCCESS;
 }
 
 

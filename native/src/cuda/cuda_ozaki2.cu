@@ -303,21 +303,14 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
                 CK(tl_mark(&o->tl, OZBLAS_PHASE_STATS, r->st));
             } else {
                 const oz_blk bc = {x.i0, x.j0, x.mi, x.nj};
-                const int64_t total = x.mi * x.nj;
                 CK(mat_block(r, &o->C, &bc, !c->beta_zero, &vc));
                 CK(tl_mark(&o->tl, -1, r->st));
-                if (cx)
-                    oz_launch(grid1(total, 256), 256, r->st, oz_k_crt<true>, (const int8_t *)o->R,
-                              mip, plane_c, x.mi, total, (const int *)o->pa.E + x.i0,
-                              (const int *)o->pa.bits + x.i0, (const int *)o->pb.E + x.j0,
-                              (const int *)o->pb.bits + x.j0, vc.p, vc.ld, c->alpha[0],
-                              c->alpha[1], c->beta[0], c->beta[1], c->beta_zero, *T);
-                else
-                    oz_launch(grid1(total, 256), 256, r->st, oz_k_crt<false>, (const int8_t *)o->R,
-                              mip, plane_c, x.mi, total, (const int *)o->pa.E + x.i0,
-                              (const int *)o->pa.bits + x.i0, (const int *)o->pb.E + x.j0,
-                              (const int *)o->pb.bits + x.j0, vc.p, vc.ld, c->alpha[0],
-                              c->alpha[1], c->beta[0], c->beta[1], c->beta_zero, *T);
+                oz_launch(crt_grid(x.mi, x.nj), 256, r->st, cx ? oz_k_crt<true> : oz_k_crt<false>,
+                          (const int8_t *)o->R, mip, plane_c, x.mi, x.nj,
+                          (const int *)o->pa.E + x.i0, (const int *)o->pa.bits + x.i0,
+                          (const int *)o->pb.E + x.j0, (const int *)o->pb.bits + x.j0, vc.p,
+                          vc.ld, c->alpha[0], c->alpha[1], c->beta[0], c->beta[1], c->beta_zero,
+                          *T);
                 CKL();
                 CK(tl_mark(&o->tl, OZBLAS_PHASE_FINAL, r->st));
                 CK(mat_release(r, &o->C, &vc));

@@ -152,8 +152,8 @@ static __global__ void oz_k_fill_int(int *x, int64_t n, int v)
 /* ---- packing: accurate-scaling bounds, and scaling + residues (steps 3 and 4) ------------
  * One block per 32 x 32 tile of the packed matrix: the tile of op(X) is read coalesced
  * (along whichever index is contiguous in memory) into shared memory, then written packed,
- * column q of the output holding l = 0..kpad-1 contiguously (kpad >= k, zeros beyond k;
- * columns cols..cols_pad-1 are zeros too).
+ * four l per thread in 4-byte stores, column q of the output holding l = 0..kpad-1
+ * contiguously (kpad >= k, zeros beyond k; columns cols..cols_pad-1 are zeros too).
  * UBOUND writes UA_lq = oz2_ubound(re) (+ oz2_ubound(im)) as int8 (<= 64).
  * LBOUND writes oz2_lbound(max(|re|, |im|), E_q, shift) (<= 127; shift passed as ushift).
  * RESIDUE scales by 2^(bits_q - E_q) (oz2_scale) and writes the symmetric residues modulo
@@ -176,37 +176,54 @@ __global__ void __launch_bounds__(256)
               const int *E, const int *bits, int ushift, int8_t *out, int64_t plane,
               const __grid_constant__ oz2_table T)
 {
-    oz_tile_each<LC, CX>(v, k, cols, tiles_l, kpad, cols_pad, [&](int64_t l, int64_t q, double re,
-                                                                double im) {
+    oz_tile_each<LC, CX, 4>(v, k, cols, tiles_l, kpad, cols_pad, [&](int64_t l, int64_t q,
+                                                                   const double *re,
+                                                                   const double *im) {
         int8_t *o = out + q * kpad + l;
         if (q >= cols) { /* padding columns (IMMA wants m, n multiples of 4): zeros */
             const int planes = MODE == OZ_PACK_RESIDUE ? T.n * (CX ? 3 : 1) : 1;
             for (int t = 0; t < planes; t++)
-                o[t * plane] = 0;
+                oz_store4(o + t * plane, 0, 0, 0, 0);
         } else if (MODE == OZ_PACK_UBOUND) {
             const int s = ushift - E[q];
-            int u = oz2_ubound(re, s);
-            if (CX)
-                u += oz2_ubound(im, s);
-            o[0] = (int8_t)u;
+            int u[4];
+#pragma unroll
+            for (int x = 0; x < 4; x++)
+                u[x] = oz2_ubound(re[x], s) + (CX ? oz2_ubound(im[x], s) : 0);
+            oz_store4(o, u[0], u[1], u[2], u[3]);
         } else if (MODE == OZ_PACK_LBOUND) {
-            o[0] = (int8_t)oz2_lbound(fmax(fabs(re), fabs(im)), E[q], ushift);
+            int u[4];
+#pragma unroll
+            for (int x = 0; x < 4; x++)
+                u[x] = oz2_lbound(fmax(fabs(re[x]), fabs(CX ? im[x] : 0.0)), E[q], ushift);
+            oz_store4(o, u[0], u[1], u[2], u[3]);
         } else {
+            /* every plane from one read of the tile: the scaled values stay in registers */
             const int e = bits[q] - E[q];
             const bool use_mul = e >= -1022 && e <= 1023;
             const double p2 = use_mul ? __longlong_as_double((long long)(e + 1023) << 52) : 0.0;
-            const double a = oz_scale_dev(re, e, p2, use_mul);
-            if (!CX) {
-                for (int t = 0; t < T.n; t++)
-                    o[t * plane] = (int8_t)oz2_residue(a, T.m[t], T.inv[t]);
-            } else {
-                const double b = oz_scale_dev(im, e, p2, use_mul);
-                for (int t = 0; t < T.n; t++) {
-                    const double mt = T.m[t], inv = T.inv[t];
-                    const double ra = oz2_residue(a, mt, inv), rb = oz2_residue(b, mt, inv);
-                    o[(3 * t) * plane] = (int8_t)ra;
-                    o[(3 * t + 1) * plane] = (int8_t)rb;
-                    o[(3 * t + 2) * plane] = (int8_t)oz2_residue_small(ra + rb, mt, inv);
+            double a[4], b[4];
+#pragma unroll
+            for (int x = 0; x < 4; x++) {
+                a[x] = oz_scale_dev(re[x], e, p2, use_mul);
+                b[x] = CX ? oz_scale_dev(im[x], e, p2, use_mul) : 0.0;
+            }
+            for (int t = 0; t < T.n; t++) {
+                const double mt = T.m[t], inv = T.inv[t];
+                double ra[4], rb[4], rs[4];
+#pragma unroll
+                for (int x = 0; x < 4; x++) {
+                    ra[x] = oz2_residue(a[x], mt, inv);
+                    if (CX) {
+                        rb[x] = oz2_residue(b[x], mt, inv);
+                        rs[x] = oz2_residue_small(ra[x] + rb[x], mt, inv);
+                    }
+                }
+                int8_t *ot = o + (CX ? 3 * t : t) * plane;
+                oz_store4(ot, (int)ra[0], (int)ra[1], (int)ra[2], (int)ra[3]);
+                if (CX) {
+                    oz_store4(ot + plane, (int)rb[0], (int)rb[1], (int)rb[2], (int)rb[3]);
+                    oz_store4(ot + 2 * plane, (int)rs[0], (int)rs[1], (int)rs[2], (int)rs[3]);
                 }
             }
         }
@@ -374,33 +391,37 @@ __global__ void oz_k_reduce(const int *C32, int64_t plane_c, int64_t groups, int
     reinterpret_cast<char4 *>(Rr)[g] = make_char4(outr[0], outr[1], outr[2], outr[3]);
 }
 
-/* ---- step 6: CRT and the BLAS update ------------------------------------------------------
- * One thread per element of C. Residue planes: t (real part), T.n + t (imaginary part),
+/* ---- step 6: CRT, unscaling and the BLAS update, one kernel -------------------------------
+ * One thread per element of C: threads along a column i (coalesced residue planes and C),
+ * blocks along y over the columns j (a grid-stride loop past 65535 columns). Each residue
+ * is added to the CRT's limb sums as it is read (oz2_crt: sums in registers, no per-element
+ * array in local memory), the result is rounded once with its 2^shift unscaling and goes
+ * straight into alpha X + beta C. Residue planes: t (real part), T.n + t (imaginary part),
  * each `plane` bytes, element (i, j) at i + j mpad. beta_zero never reads C. */
-template <bool CX>
-__global__ void oz_k_crt(const int8_t *R, int64_t mpad, int64_t plane, int64_t m, int64_t total,
-                         const int *Ea, const int *bits_a, const int *Eb, const int *bits_b,
-                         double *C, int64_t ldc, double ar, double ai, double br, double bi,
-                         int beta_zero, const __grid_constant__ oz2_table T)
+static inline dim3 crt_grid(int64_t m, int64_t n)
 {
-    const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (idx >= total)
+    return dim3((unsigned)grid1(m, 256), (unsigned)oz_min64(n, 65535));
+}
+
+template <bool CX>
+__global__ void __launch_bounds__(256)
+    oz_k_crt(const int8_t *R, int64_t mpad, int64_t plane, int64_t m, int64_t n, const int *Ea,
+             const int *bits_a, const int *Eb, const int *bits_b, double *C, int64_t ldc,
+             double ar, double ai, double br, double bi, int beta_zero,
+             const __grid_constant__ oz2_table T)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
         return;
-    const int64_t i = idx % m, j = idx / m;
-    const int64_t e = i + j * mpad;
-    const int shift = -(bits_a[i] - Ea[i]) - (bits_b[j] - Eb[j]);
-    double r[OZ2_MAX_MODULI];
-    for (int t = 0; t < T.n; t++)
-        r[t] = R[t * plane + e];
-    const double xr = oz2_crt(&T, r, shift);
-    double xi = 0.0;
-    if (CX) {
-        for (int t = 0; t < T.n; t++)
-            r[t] = R[(T.n + t) * plane + e];
-        xi = oz2_crt(&T, r, shift);
-    }
+    const int sa = bits_a[i] - Ea[i];
     const double al[2] = {ar, ai}, be[2] = {br, bi};
-    oz_update_element(C + (CX ? 2 : 1) * (i + j * ldc), CX, xr, xi, al, be, beta_zero);
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+        const int shift = -sa - (bits_b[j] - Eb[j]);
+        const int8_t *r = R + i + j * mpad;
+        const double xr = oz2_crt(&T, r, plane, shift);
+        const double xi = CX ? oz2_crt(&T, r + (int64_t)T.n * plane, plane, shift) : 0.0;
+        oz_update_element(C + (CX ? 2 : 1) * (i + j * ldc), CX, xr, xi, al, be, beta_zero);
+    }
 }
 
 #endif

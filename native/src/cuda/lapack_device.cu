@@ -96,8 +96,6 @@ done:
 /* ---- tests only (not in ozblas.h): device memory without CuPy, for the device-pointer
  * tests of the C API (tests/lapack/test_lapack_cuda.py), on the current device ---------------- */
 
-#define OZ_TEST_API extern "C" __attribute__((visibility("default")))
-
 OZ_TEST_API void *oz_cuda_test_malloc(size_t bytes)
 {
     void *p = NULL;

@@ -24,8 +24,6 @@
 
 /* ---- tests only (not in ozblas.h) -------------------------------------------------------------- */
 
-#define OZ_TEST_API extern "C" __attribute__((visibility("default")))
-
 static size_t test_cap; /* 0: none */
 static thread_local int64_t last_plan[9];
 

@@ -174,7 +174,8 @@ static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
 
 /* netlib's argument checks, in each routine's order: the kind of check and the argument's
  * position (xerbla's number). Kinds: s side, u uplo, t trans, d diag, m m >= 0, n n >= 0,
- * r nrhs >= 0, a lda >= max(1, rows of A), b ldb >= max(1, rows of B), w lwork. */
+ * r nrhs >= 0, a lda >= max(1, rows of A), b ldb >= max(1, rows of B), w lwork >= n,
+ * v lwork >= 1 (both: or -1, a query). */
 static const struct {
     const char *kind;
     signed char pos[8];
@@ -190,6 +191,10 @@ static const struct {
     [OZ_LF_TRTRI] = {"udna", {1, 2, 3, 5}},
     [OZ_LF_TRTRS] = {"utdnrab", {1, 2, 3, 4, 5, 7, 9}},
     [OZ_LF_TRSM] = {"sutdmnab", {1, 2, 3, 4, 5, 6, 9, 11}},
+    [OZ_LF_SYTRF] = {"unav", {1, 2, 4, 7}},
+    [OZ_LF_SYTRS] = {"unrab", {1, 2, 3, 5, 8}},
+    [OZ_LF_SYTRI] = {"una", {1, 2, 4}},
+    [OZ_LF_SYSV] = {"unrabv", {1, 2, 3, 5, 8, 10}},
 };
 
 int64_t oz_lapack_check(const oz_lapack_args *g)
@@ -210,6 +215,7 @@ int64_t oz_lapack_check(const oz_lapack_args *g)
         case 'a': ok = g->lda >= max1(rows_a); break;
         case 'b': ok = g->ldb >= max1(rows_b); break;
         case 'w': ok = g->lwork >= max1(g->n) || g->lwork == -1; break;
+        case 'v': ok = g->lwork >= 1 || g->lwork == -1; break;
         }
         if (!ok)
             return -checks[g->op].pos[i];
@@ -243,12 +249,12 @@ double oz_lapack_flops(int op, int cplx, int64_t m, int64_t n, int64_t nrhs)
     double dm = (double)m, dn = (double)n, r = (double)nrhs, f = 0.0;
     switch (op) {
     case OZ_LF_GETRF: f = getrf_flops(dm, dn); break;
-    case OZ_LF_GETRS: case OZ_LF_POTRS: f = 2.0 * dn * dn * r; break;
+    case OZ_LF_GETRS: case OZ_LF_POTRS: case OZ_LF_SYTRS: f = 2.0 * dn * dn * r; break;
     case OZ_LF_GESV: f = getrf_flops(dn, dn) + 2.0 * dn * dn * r; break;
     case OZ_LF_GETRI: f = 4.0 / 3.0 * dn * dn * dn; break;
-    case OZ_LF_POTRF: case OZ_LF_TRTRI: f = dn * dn * dn / 3.0; break;
-    case OZ_LF_POSV: f = dn * dn * dn / 3.0 + 2.0 * dn * dn * r; break;
-    case OZ_LF_POTRI: f = 2.0 / 3.0 * dn * dn * dn; break;
+    case OZ_LF_POTRF: case OZ_LF_TRTRI: case OZ_LF_SYTRF: f = dn * dn * dn / 3.0; break;
+    case OZ_LF_POSV: case OZ_LF_SYSV: f = dn * dn * dn / 3.0 + 2.0 * dn * dn * r; break;
+    case OZ_LF_POTRI: case OZ_LF_SYTRI: f = 2.0 / 3.0 * dn * dn * dn; break;
     case OZ_LF_TRTRS: f = dn * dn * r; break;
     case OZ_LF_TRSM: f = dm * dn * r; break;
     }

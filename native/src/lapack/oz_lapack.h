@@ -113,7 +113,7 @@ typedef struct {
     int64_t host_ld;
 } lx_operand;
 
-/* big of a routine whose code touches its matrices on the host (QR, symm/syr2k): device
+/* big of a routine whose code touches its matrices on the host (QR, symm/syr2k, sytrf): device
  * operands are refused, host ones are never uploaded */
 #define LX_HOST_ONLY (-1)
 
@@ -130,6 +130,15 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
 ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
                      ozblas_lapack_report *out);
 
+/* Bunch-Kaufman (lapack_sytrf.c): herm selects Hermitian (complex only). OZBLAS_OK, or
+ * (before anything is changed) OZBLAS_ERR_ALLOCATION, or OZBLAS_ERR_INVALID_ARGUMENT when
+ * ipiv is no sytrf pivot sequence. sytrs changes A while it runs and restores it exactly. */
+ozblas_status lx_sytrf(oz_lx *x, char uplo, int herm, int64_t n, double *A, int64_t lda,
+                       int64_t *ipiv, int64_t *info);
+ozblas_status lx_sytrs(oz_lx *x, char uplo, int herm, int64_t n, int64_t nrhs, double *A,
+                       int64_t lda, const int64_t *ipiv, double *B, int64_t ldb);
+ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int64_t lda,
+                       const int64_t *ipiv, int64_t *info);
 /* Each entry (arguments ctx, nb, opt, report): checks, then BEGIN with the matrices it reads
  * (LX_OP(pointer variable, leading dimension variable, rows, cols, written): a
  * device-resident run points those variables at its copies; BEGIN_HOST's LX_IN(pointer)

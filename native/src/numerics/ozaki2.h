@@ -46,6 +46,7 @@ typedef struct {
     int budget;                              /* bitlen(M) - 2: 2^budget <= M/2 */
     int limbs;                               /* limbs used: sum_t u_t W_t and its sign fit */
     double m[OZ2_MAX_MODULI];                /* moduli */
+    uint16_t mi[OZ2_MAX_MODULI];             /* as integers (16 bits: a kernel parameter) */
     double inv[OZ2_MAX_MODULI];              /* fl(1 / m_t) */
     uint32_t w[OZ2_MAX_MODULI][OZ2_LIMBS];   /* CRT weights (M/m_t) * ((M/m_t)^-1 mod m_t) */
     uint32_t M[OZ2_LIMBS];                   /* product of the moduli */
@@ -338,10 +339,7 @@ OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift, int L)
         h--;
     if (mag[h] == 0)
         return 0.0;
-    int lz = 0;
-    while (!(mag[h] & (0x80000000u >> lz)))
-        lz++;
-    const int bits = 32 * h + 32 - lz;
+    const int bits = 32 * h + oz_bitlen64(mag[h]);
     int drop = bits - 53;          /* low bits that do not fit 53 */
     if (drop < -1074 - shift)      /* a subnormal result: its grid is 2^-1074 */
         drop = -1074 - shift;
@@ -360,20 +358,28 @@ OZ_HD double oz2_limbs_to_double(const uint32_t *mag, int shift, int L)
     return ldexp((double)kept, shift + drop); /* exact, or an overflow to inf */
 }
 
-/* The unique X in [-M/2, M/2) with X = r_t (mod m_t), rounded to double, times 2^shift.
- * r_t are symmetric residues. */
-OZ_HD double oz2_crt_limbs(const oz2_table *T, const double *r, int shift, const int L)
+/* Step 6 in two parts, so that an executor adds each residue as it reads it (no array of
+ * residues per element): oz2_crt_add adds modulus t's term u_t W_t (u_t = r mod m_t, in
+ * [0, m_t)) to limb sums kept in 64 bits, oz2_crt_round carries them and rounds X. A term
+ * is below 2^40 and a table has at most OZ2_MAX_MODULI (49) moduli, so the sums stay below
+ * 2^46: no carry until the end, one multiply-add per limb and modulus. */
+OZ_HD void oz2_crt_add(uint64_t *acc, const oz2_table *T, int t, int r, const int L)
 {
-    uint32_t acc[OZ2_LIMBS] = {0};
-    for (int t = 0; t < T->n; t++) {
-        double u = r[t] < 0 ? r[t] + T->m[t] : r[t];
-        uint32_t ui = (uint32_t)u;
-        uint64_t carry = 0;
-        for (int i = 0; i < L; i++) {
-            uint64_t p = (uint64_t)T->w[t][i] * ui + acc[i] + carry;
-            acc[i] = (uint32_t)p;
-            carry = p >> 32;
-        }
+    const uint32_t u = (uint32_t)(r < 0 ? r + T->mi[t] : r);
+    for (int i = 0; i < L; i++)
+        acc[i] += (uint64_t)T->w[t][i] * u;
+}
+
+/* The unique X in [-M/2, M/2) with X = sum_t u_t W_t (mod M), rounded to double, times
+ * 2^shift. */
+OZ_HD double oz2_crt_round(const oz2_table *T, const uint64_t *sums, int shift, const int L)
+{
+    uint32_t acc[OZ2_LIMBS];
+    uint64_t carry = 0;
+    for (int i = 0; i < L; i++) {
+        const uint64_t s = sums[i] + carry;
+        acc[i] = (uint32_t)s;
+        carry = s >> 32;
     }
     /* quotient estimate: acc / M < 49 * 256, off by at most one near half-integers */
     double ad = 0.0;
@@ -398,21 +404,33 @@ OZ_HD double oz2_crt_limbs(const oz2_table *T, const double *r, int shift, const
     return neg ? -v : v;
 }
 
-/* The limb count as a constant lets the compiler unroll every limb loop. */
-OZ_HD double oz2_crt(const oz2_table *T, const double *r, int shift)
+/* X for the symmetric residues R[t * plane], t < T->n (one element's residues, one plane
+ * per modulus), times 2^shift. */
+OZ_HD double oz2_crt_limbs(const oz2_table *T, const int8_t *R, int64_t plane, int shift,
+                           const int L)
+{
+    uint64_t sums[OZ2_LIMBS] = {0};
+    for (int t = 0; t < T->n; t++)
+        oz2_crt_add(sums, T, t, R[t * plane], L);
+    return oz2_crt_round(T, sums, shift, L);
+}
+
+/* The limb count as a constant lets the compiler unroll every limb loop and keep the sums
+ * in registers. */
+OZ_HD double oz2_crt(const oz2_table *T, const int8_t *R, int64_t plane, int shift)
 {
     switch (T->limbs) {
-    case 2: return oz2_crt_limbs(T, r, shift, 2);
-    case 3: return oz2_crt_limbs(T, r, shift, 3);
-    case 4: return oz2_crt_limbs(T, r, shift, 4);
-    case 5: return oz2_crt_limbs(T, r, shift, 5);
-    case 6: return oz2_crt_limbs(T, r, shift, 6);
-    case 7: return oz2_crt_limbs(T, r, shift, 7);
-    case 8: return oz2_crt_limbs(T, r, shift, 8);
-    case 9: return oz2_crt_limbs(T, r, shift, 9);
-    case 10: return oz2_crt_limbs(T, r, shift, 10);
-    case 11: return oz2_crt_limbs(T, r, shift, 11);
-    default: return oz2_crt_limbs(T, r, shift, OZ2_LIMBS);
+    case 2: return oz2_crt_limbs(T, R, plane, shift, 2);
+    case 3: return oz2_crt_limbs(T, R, plane, shift, 3);
+    case 4: return oz2_crt_limbs(T, R, plane, shift, 4);
+    case 5: return oz2_crt_limbs(T, R, plane, shift, 5);
+    case 6: return oz2_crt_limbs(T, R, plane, shift, 6);
+    case 7: return oz2_crt_limbs(T, R, plane, shift, 7);
+    case 8: return oz2_crt_limbs(T, R, plane, shift, 8);
+    case 9: return oz2_crt_limbs(T, R, plane, shift, 9);
+    case 10: return oz2_crt_limbs(T, R, plane, shift, 10);
+    case 11: return oz2_crt_limbs(T, R, plane, shift, 11);
+    default: return oz2_crt_limbs(T, R, plane, shift, OZ2_LIMBS);
     }
 }
 

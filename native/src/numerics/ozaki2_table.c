@@ -54,6 +54,7 @@ static void oz2_table_init(oz2_table *T, int engine, int n)
     T->M[0] = 1;
     for (int t = 0; t < n; t++) {
         T->m[t] = moduli[t];
+        T->mi[t] = moduli[t];
         T->inv[t] = 1.0 / moduli[t];
         T->digits[t] = engine == OZ2_ENGINE_FP4 ? oz_fp4_residue_limbs(moduli[t]) : 0;
         T->products += engine == OZ2_ENGINE_FP4 ? T->digits[t] * T->digits[t] : 1;

@@ -1,6 +1,7 @@
 /* The preload shim's LAPACK entries: getrf getrs gesv getri potrf potrs posv potri trtri
- * trtrs, d and z, under every name of OZ_SHIM_LAPACK_VARIANTS (shim_names.h); the QR and
- * Level-3 BLAS entries (shim_level3.c) share the call's machinery (shim_lapack.h).
+ * trtrs sytrf sytrs sytri sysv (and hetrf hetrs hetri hesv), d and z, under every name of
+ * OZ_SHIM_LAPACK_VARIANTS (shim_names.h); the QR and Level-3 BLAS entries (shim_level3.c)
+ * share the call's machinery (shim_lapack.h).
  *
  * Each entry: netlib's argument check (an error goes to the real routine, so the user sees
  * the real xerbla report), quick returns and workspace queries to the real routine, the
@@ -299,6 +300,62 @@ static int h_trtrs(lap_call *L, int cplx, char uplo, char trans, char diag, int6
                                                            LAP_OPT));
 }
 
+/* Bunch-Kaufman (lapack_sytrf.c): kind 0 sytrf, 1 sytrs, 2 sytri, 3 sysv; herm: zhe*.
+ * Workspace is the driver's own: a query (lwork = -1) goes to the real routine, and the
+ * optimal size the real routine would report is written to work[0] after a routed call. */
+static int h_sytrf(lap_call *L, int kind, int cplx, int herm, char uplo, int64_t n, int64_t nrhs,
+                   double *A, int64_t lda, void *ipiv, int wide, double *B, int64_t ldb,
+                   double *work, int64_t lwork, int64_t *info)
+{
+    static const int ops[4] = {OZ_LF_SYTRF, OZ_LF_SYTRS, OZ_LF_SYTRI, OZ_LF_SYSV};
+    int op = ops[kind], solve = kind == 1 || kind == 3, query = kind != 1 && kind != 2;
+    int bad = oz_lapack_check(&(oz_lapack_args){.op = op, .uplo = uplo, .n = n, .nrhs = nrhs,
+                                                 .lda = lda, .ldb = ldb,
+                                                 .lwork = query ? lwork : 1}) != 0;
+    if (!lap_start(L, cplx, op, n, n, nrhs, bad, n == 0 || (kind == 1 && nrhs == 0)))
+        return 0;
+    if (query && lwork == -1) {
+        L->r.why = N_WORKSPACE_QUERY;
+        L->c.flops = 0.0;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, uplo, n, n, A, lda) ||
+        (solve && !lap_finite(L, cplx, 'A', n, nrhs, B, ldb)))
+        return 0;
+    int64_t *p = piv_in(kind == 1 || kind == 2 ? ipiv : NULL, wide, n);
+    ozblas_context *ctx = shim_context();
+    int ok = 0;
+    if (p && kind == 0)
+        ok = LAP_RUN((herm ? ozblas_zhetrf : cplx ? ozblas_zsytrf : ozblas_dsytrf)(
+            ctx, uplo, n, A, lda, p, info, 0, LAP_OPT));
+    else if (p && kind == 1) {
+        /* the driver changes A while it runs and restores it; LAPACK's A is input only (it
+           may be read-only memory), so the driver gets a copy */
+        size_t col = sizeof(double) * (size_t)((cplx ? 2 : 1) * n);
+        double *Ac = malloc(col * (size_t)n);
+        for (int64_t j = 0; Ac && j < n; j++)
+            memcpy((char *)Ac + col * (size_t)j, A + (cplx ? 2 : 1) * j * lda, col);
+        ok = Ac && LAP_RUN((herm ? ozblas_zhetrs : cplx ? ozblas_zsytrs : ozblas_dsytrs)(
+                       ctx, uplo, n, nrhs, Ac, n, p, B, ldb, info, 0, LAP_OPT));
+        if (!Ac)
+            lap_done(L, OZBLAS_ERR_ALLOCATION); /* native, counted as a failed call */
+        free(Ac);
+    } else if (p && kind == 2)
+        ok = LAP_RUN((herm ? ozblas_zhetri : cplx ? ozblas_zsytri : ozblas_dsytri)(
+            ctx, uplo, n, A, lda, p, info, 0, LAP_OPT));
+    else if (p)
+        ok = LAP_RUN((herm ? ozblas_zhesv : cplx ? ozblas_zsysv : ozblas_dsysv)(
+            ctx, uplo, n, nrhs, A, lda, p, B, ldb, info, 0, LAP_OPT));
+    if (ok && query) {
+        piv_out(ipiv, wide, p, n);
+        work[0] = (double)(n * L->rep.nb);
+        if (cplx)
+            work[1] = 0.0;
+    }
+    free(p);
+    return ok;
+}
+
 /* ---- the exported entries ------------------------------------------------------------- */
 
 #define L_GETRF(rtn, sym, api, T)                                                                 \
@@ -356,6 +413,43 @@ static int h_trtrs(lap_call *L, int cplx, char uplo, char trans, char diag, int6
                const T *, T *, SZ, SZ, SZ),                                                   \
               h_trtrs(&L, C, up(*uplo), up(*tr), up(*diag), *n, *nrhs, A, *lda, B, *ldb, &inf), \
               (uplo, tr, diag, n, nrhs, A, lda, B, ldb, info, l1, l2, l3))
+
+/* the Hermitian routines: zhe* */
+#define HE(rtn) (#rtn[1] == 'h')
+#define L_SYTRF(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, const T *n, double *A, const T *lda, T *ipiv, double *work,           \
+               const T *lwork, T *info, SZ l1),                                               \
+              (CH, const T *, double *, const T *, T *, double *, const T *, T *, SZ),        \
+              h_sytrf(&L, 0, C, HE(rtn), up(*uplo), *n, 0, A, *lda, ipiv, W8(T), NULL, 1, work,   \
+                      *lwork, &inf),                                                          \
+              (uplo, n, A, lda, ipiv, work, lwork, info, l1))
+#define L_SYTRS(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, const T *n, const T *nrhs, const double *A, const T *lda,             \
+               const T *ipiv, double *B, const T *ldb, T *info, SZ l1),                       \
+              (CH, const T *, const T *, const double *, const T *, const T *, double *,      \
+               const T *, T *, SZ),                                                           \
+              h_sytrf(&L, 1, C, HE(rtn), up(*uplo), *n, *nrhs, (double *)A, *lda, (void *)ipiv,   \
+                      W8(T), B, *ldb, NULL, 1, &inf),                                         \
+              (uplo, n, nrhs, A, lda, ipiv, B, ldb, info, l1))
+#define L_SYTRI(rtn, sym, api, T)                                                                 \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, const T *n, double *A, const T *lda, const T *ipiv, double *work,     \
+               T *info, SZ l1),                                                               \
+              (CH, const T *, double *, const T *, const T *, double *, T *, SZ),             \
+              h_sytrf(&L, 2, C, HE(rtn), up(*uplo), *n, 0, A, *lda, (void *)ipiv, W8(T), NULL, 1, \
+                      work, 1, &inf),                                                         \
+              (uplo, n, A, lda, ipiv, work, info, l1))
+#define L_SYSV(rtn, sym, api, T)                                                                  \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH uplo, const T *n, const T *nrhs, double *A, const T *lda, T *ipiv,          \
+               double *B, const T *ldb, double *work, const T *lwork, T *info, SZ l1),        \
+              (CH, const T *, const T *, double *, const T *, T *, double *, const T *,       \
+               double *, const T *, T *, SZ),                                                 \
+              h_sytrf(&L, 3, C, HE(rtn), up(*uplo), *n, *nrhs, A, *lda, ipiv, W8(T), B, *ldb,     \
+                      work, *lwork, &inf),                                                    \
+              (uplo, n, nrhs, A, lda, ipiv, B, ldb, work, lwork, info, l1))
 
 #define LAP_DEFINE_ROUTINE(rtn, e, shape) OZ_SHIM_LAPACK_VARIANTS(L_##shape, rtn)
 OZ_SHIM_LAPACK_ROUTINES(LAP_DEFINE_ROUTINE)

@@ -56,7 +56,19 @@
     L(dtrtri, d, TRTRI)            \
     L(ztrtri, z, TRTRI)            \
     L(dtrtrs, d, TRTRS)            \
-    L(ztrtrs, z, TRTRS)
+    L(ztrtrs, z, TRTRS)            \
+    L(dsytrf, d, SYTRF)            \
+    L(zsytrf, z, SYTRF)            \
+    L(zhetrf, z, SYTRF)            \
+    L(dsytrs, d, SYTRS)            \
+    L(zsytrs, z, SYTRS)            \
+    L(zhetrs, z, SYTRS)            \
+    L(dsytri, d, SYTRI)            \
+    L(zsytri, z, SYTRI)            \
+    L(zhetri, z, SYTRI)            \
+    L(dsysv, d, SYSV)              \
+    L(zsysv, z, SYSV)              \
+    L(zhesv, z, SYSV)
 
 #define OZ_SHIM_LAPACK_VARIANTS(V, r)   \
     V(r, r##_, F77, int32_t)            \

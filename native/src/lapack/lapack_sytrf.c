@@ -1,0 +1,650 @@
+/* Symmetric-indefinite factorization (Bunch-Kaufman, LAPACK's dsytrf/zsytrf/zhetrf), its
+ * solve and its inverse, written once for real symmetric, complex symmetric and Hermitian.
+ *
+ * The panel is LAPACK's dlasyf/zlasyf/zlahef (nb - 1 columns left-looking with the matrix
+ * W, the same pivot rule, 1x1/2x2 pivots and the same ipiv encoding); it is done here
+ * because the real dlasyf updates the trailing matrix itself, inside the host library. The
+ * trailing update A22 -= L21 W21^T runs as ozblas products over column blocks of the
+ * triangle; the last nb columns or fewer are the same code unblocked. One difference: an
+ * exactly zero column stores D(k, k) = 0 and a zero column of L, as dsytf2 does (dlasyf
+ * leaves that column of A as it was).
+ *
+ * Upper storage is the lower case mirrored: B(i, j) = A(n-1-i, n-1-j) turns the upper
+ * triangle of A into the lower one of B, U D U^T from the bottom into L D L^T from the top,
+ * and LAPACK's upper ipiv into the lower one (row k-1 of a 2x2 pivot is row i+1 of B). The
+ * panel and the pivot bookkeeping work in B's coordinates; products, triangular solves and
+ * the right-hand sides use the actual ones.
+ *
+ * Solve (as dsytrs2): L put in standard form in place (dsyconv: the 2x2 off-diagonal of D
+ * saved and zeroed, the later interchanges applied to the earlier columns), P^T, the unit
+ * triangular solves by the blocked TRSM, D, P; then A is restored exactly. Inverse:
+ * inv(A) = P inv(L)^H inv(D) inv(L) P^T with inv(L) by the blocked TRTRI and the product by
+ * the blocked TRMM (n^3 flops against LAPACK's 2/3 n^3, all of it products; the real
+ * dsytri is BLAS-2), in an n x n workspace. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oz_lapack.h"
+
+typedef double complex cx;
+
+static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
+
+/* One run: the element kind and the mirror. */
+typedef struct {
+    oz_lx *x;
+    int herm; /* Hermitian (zhetrf); 0: symmetric, real or complex */
+    int rev;  /* upper storage, seen through the mirror */
+    int64_t n;
+    double *A;
+    int64_t lda;
+} sy;
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Element (i, j) of B, and the actual first index of B's range [r, r + len). */
+static double *at(const sy *s, int64_t i, int64_t j)
+{
+    return s->rev ? LX_AT(s->x, s->A, s->n - 1 - i, s->n - 1 - j, s->lda)
+                  : LX_AT(s->x, s->A, i, j, s->lda);
+}
+static int64_t first(const sy *s, int64_t r, int64_t len) { return s->rev ? s->n - r - len : r; }
+
+static cx get(const sy *s, const double *p) { return s->x->cplx ? CMPLX(p[0], p[1]) : p[0]; }
+static void put(const sy *s, double *p, cx v)
+{
+    p[0] = creal(v);
+    if (s->x->cplx)
+        p[1] = cimag(v);
+}
+/* conj for Hermitian, identity otherwise; the real part for Hermitian diagonals */
+static cx cj(const sy *s, cx v) { return s->herm ? conj(v) : v; }
+static cx re(const sy *s, cx v) { return s->herm ? creal(v) : v; }
+static double cabs1(cx v) { return fabs(creal(v)) + fabs(cimag(v)); }
+/* division with real operands exact as real division (complex division rounds otherwise) */
+static cx dv(cx a, cx b) { return cimag(b) == 0.0 ? a / creal(b) : a / b; }
+
+/* The panel's W: column c of W for B's rows, n x nb (ld n), mirrored with B. */
+typedef struct {
+    double *W;
+    int64_t nb;
+} wmat;
+static double *wat(const sy *s, const wmat *w, int64_t i, int64_t c)
+{
+    return s->rev ? LX_AT(s->x, w->W, s->n - 1 - i, w->nb - 1 - c, s->n)
+                  : LX_AT(s->x, w->W, i, c, s->n);
+}
+
+/* The host BLAS's gemv (the panel's BLAS-2 work, as in LAPACK's own dlasyf), of the host
+ * LAPACK's family; NULL: none, the loops below. */
+static void *host_gemv(int cplx)
+{
+    static void *fn[2]; /* atomic; found once */
+    void *f = __atomic_load_n(&fn[cplx], __ATOMIC_ACQUIRE);
+    if (!f && (f = lx_real_fn(cplx, "gemv")))
+        __atomic_store_n(&fn[cplx], f, __ATOMIC_RELEASE);
+    return f;
+}
+
+/* W(r0:n, c) -= B(r0:n, k0:k0+k) W(row, 0:k)^T (the panel's GEMV). In A's coordinates the
+ * rows and the k columns are reversed together under the mirror, so it is one gemv on
+ * contiguous ranges either way: y (a column of W), A's block, x (a row of W, stride n). */
+static void wcol_update(const sy *s, const wmat *w, int64_t k0, int64_t r0, int64_t k, int64_t c,
+                        int64_t row)
+{
+    int64_t len = s->n - r0, one = 1, ldw = s->n, lda = s->lda;
+    if (k <= 0 || len <= 0)
+        return;
+    oz_lx *x = s->x;
+    const double *Ab = LX_AT(x, s->A, first(s, r0, len), first(s, k0, k), s->lda);
+    const double *xv = s->rev ? wat(s, w, row, k - 1) : wat(s, w, row, 0);
+    double *y = s->rev ? wat(s, w, s->n - 1, c) : wat(s, w, r0, c);
+    void *f = host_gemv(x->cplx);
+    if (f && lx_real_ilp64()) {
+        ((void (*)(const char *, const int64_t *, const int64_t *, const double *, const double *,
+                   const int64_t *, const double *, const int64_t *, const double *, double *,
+                   const int64_t *, size_t))f)("N", &len, &k, MONE, Ab, &lda, xv, &ldw, ONE, y,
+                                               &one, 1);
+        return;
+    }
+    if (f) {
+        int32_t m4 = (int32_t)len, n4 = (int32_t)k, l4 = (int32_t)lda, w4 = (int32_t)ldw, o4 = 1;
+        ((void (*)(const char *, const int32_t *, const int32_t *, const double *, const double *,
+                   const int32_t *, const double *, const int32_t *, const double *, double *,
+                   const int32_t *, size_t))f)("N", &m4, &n4, MONE, Ab, &l4, xv, &w4, ONE, y, &o4,
+                                               1);
+        return;
+    }
+    int we = x->cplx ? 2 : 1;
+    for (int64_t p = 0; p < k; p++) {
+        const double *fp = xv + we * p * ldw, *a = Ab + we * p * lda;
+        for (int64_t i = 0; i < len; i++) {
+            const double *ai = a + we * i;
+            double *yi = y + we * i;
+            if (!x->cplx)
+                yi[0] -= ai[0] * fp[0];
+            else {
+                yi[0] -= ai[0] * fp[0] - ai[1] * fp[1];
+                yi[1] -= ai[0] * fp[1] + ai[1] * fp[0];
+            }
+        }
+    }
+}
+
+/* the index of the largest cabs1 in W(i0:i1, c), the first in A's order as LAPACK's
+ * idamax/izamax take it (the last in B's under the mirror); *mx its value */
+static int64_t iamax(const sy *s, const wmat *w, int64_t i0, int64_t i1, int64_t c, double *mx)
+{
+    int64_t im = i0;
+    *mx = -1.0;
+    for (int64_t i = i0; i < i1; i++) {
+        double v = cabs1(get(s, wat(s, w, i, c)));
+        if (v > *mx || (s->rev && v == *mx)) {
+            *mx = v;
+            im = i;
+        }
+    }
+    return im;
+}
+
+static void swap_el(const sy *s, double *a, double *b)
+{
+    for (int e = 0; e < (s->x->cplx ? 2 : 1); e++) {
+        double t = a[e];
+        a[e] = b[e];
+        b[e] = t;
+    }
+}
+
+/* B's pivots (0-based, a 2x2 pivot as -(kp + 1) on both rows) into LAPACK's ipiv. */
+static void piv_store(const sy *s, int64_t *ipiv, int64_t i, int64_t v)
+{
+    int64_t a = s->rev ? s->n - 1 - i : i;
+    if (v >= 0)
+        ipiv[a] = (s->rev ? s->n - 1 - v : v) + 1;
+    else
+        ipiv[a] = -((s->rev ? s->n - 1 - (-v - 1) : -v - 1) + 1);
+}
+
+/* Factor columns k0.. of B(k0:n, k0:n): at most nb - 1 (or nb, a 2x2 pivot last) when more
+ * than nb remain, all of them otherwise; W := L21 D (conjugated for Hermitian), the lower
+ * triangle beyond the panel updated, L in LAPACK's form. Returns the columns done. */
+static int64_t panel(const sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int64_t *info)
+{
+    const double alpha = (1.0 + sqrt(17.0)) / 8.0;
+    /* nb < 2 (no room for a 2x2 pivot in a panel): unblocked, as dsytrf's NBMIN */
+    int64_t n = s->n, m = n - k0, nb = w->nb, all = m <= nb || nb < 2, k = 0;
+    while (k < m && (all || k < nb - 1)) {
+        int64_t g = k0 + k, kstep = 1, kp;
+        /* column k of W: the column of B updated with the panel's previous columns */
+        put(s, wat(s, w, g, k), re(s, get(s, at(s, g, g))));
+        for (int64_t i = g + 1; i < n; i++)
+            put(s, wat(s, w, i, k), get(s, at(s, i, g)));
+        wcol_update(s, w, k0, g, k, k, g);
+        double *wkk = wat(s, w, g, k);
+        put(s, wkk, re(s, get(s, wkk)));
+        double absakk = s->herm ? fabs(creal(get(s, wkk))) : cabs1(get(s, wkk)), colmax = 0.0;
+        int64_t imax = g + 1 < n ? iamax(s, w, g + 1, n, k, &colmax) : g;
+        if ((absakk > colmax ? absakk : colmax) == 0.0) {
+            /* column k is zero: D(k, k) = 0, L(:, k) = 0 (the updated column, as dsytf2) */
+            if (!*info)
+                *info = s->rev ? n - g : g + 1;
+            kp = g;
+            for (int64_t i = g; i < n; i++)
+                put(s, at(s, i, g), 0.0);
+        } else {
+            if (absakk >= alpha * colmax)
+                kp = g;
+            else {
+                /* column imax of the updated matrix into W's column k + 1 */
+                for (int64_t i = g; i < imax; i++)
+                    put(s, wat(s, w, i, k + 1), cj(s, get(s, at(s, imax, i))));
+                put(s, wat(s, w, imax, k + 1), re(s, get(s, at(s, imax, imax))));
+                for (int64_t i = imax + 1; i < n; i++)
+                    put(s, wat(s, w, i, k + 1), get(s, at(s, i, imax)));
+                wcol_update(s, w, k0, g, k, k + 1, imax);
+                double *wii = wat(s, w, imax, k + 1);
+                put(s, wii, re(s, get(s, wii)));
+                double rowmax, r2 = 0.0;
+                iamax(s, w, g, imax, k + 1, &rowmax);
+                if (imax + 1 < n) {
+                    iamax(s, w, imax + 1, n, k + 1, &r2);
+                    rowmax = rowmax > r2 ? rowmax : r2;
+                }
+                double aii = s->herm ? fabs(creal(get(s, wii))) : cabs1(get(s, wii));
+                if (absakk >= alpha * colmax * (colmax / rowmax))
+                    kp = g;
+                else if (aii >= alpha * rowmax) {
+                    kp = imax;
+                    for (int64_t i = g; i < n; i++)
+                        put(s, wat(s, w, i, k), get(s, wat(s, w, i, k + 1)));
+                } else {
+                    kp = imax;
+                    kstep = 2;
+                }
+            }
+            int64_t kk = g + kstep - 1; /* the column exchanged with kp */
+            if (kp != kk) {
+                /* the not yet updated column kk into column kp (symmetric interchange of
+                   the trailing matrix); the pivot columns are overwritten below */
+                put(s, at(s, kp, kp), re(s, get(s, at(s, kk, kk))));
+                for (int64_t j = kk + 1; j < kp; j++)
+                    put(s, at(s, kp, j), cj(s, get(s, at(s, j, kk))));
+                for (int64_t i = kp + 1; i < n; i++)
+                    put(s, at(s, i, kp), get(s, at(s, i, kk)));
+                for (int64_t j = k0; j < g; j++)
+                    swap_el(s, at(s, kk, j), at(s, kp, j));
+                for (int64_t c = 0; c <= kk - k0; c++)
+                    swap_el(s, wat(s, w, kk, c), wat(s, w, kp, c));
+            }
+            if (kstep == 1) {
+                /* L(:, k) = W(:, k) / D(k, k) */
+                cx d = get(s, wat(s, w, g, k)), r = dv(1.0, d);
+                put(s, at(s, g, g), d);
+                for (int64_t i = g + 1; i < n; i++) {
+                    cx v = get(s, wat(s, w, i, k));
+                    put(s, at(s, i, g), v * r);
+                    put(s, wat(s, w, i, k), cj(s, v));
+                }
+            } else {
+                /* ( L(:, k) L(:, k+1) ) = ( W(:, k) W(:, k+1) ) D^-1 (LAPACK's scaled form) */
+                cx d21 = get(s, wat(s, w, g + 1, k));
+                cx d11 = dv(get(s, wat(s, w, g + 1, k + 1)), d21);
+                cx d22 = dv(get(s, wat(s, w, g, k)), cj(s, d21));
+                cx t = dv(1.0, re(s, d11 * d22) - 1.0);
+                d21 = dv(t, d21);
+                for (int64_t i = g + 2; i < n; i++) {
+                    cx wk = get(s, wat(s, w, i, k)), wk1 = get(s, wat(s, w, i, k + 1));
+                    put(s, at(s, i, g), cj(s, d21) * (d11 * wk - wk1));
+                    put(s, at(s, i, g + 1), d21 * (d22 * wk1 - wk));
+                }
+                put(s, at(s, g, g), get(s, wat(s, w, g, k)));
+                put(s, at(s, g + 1, g), get(s, wat(s, w, g + 1, k)));
+                put(s, at(s, g + 1, g + 1), get(s, wat(s, w, g + 1, k + 1)));
+                if (s->herm)
+                    for (int64_t i = g + 1; i < n; i++) {
+                        put(s, wat(s, w, i, k), conj(get(s, wat(s, w, i, k))));
+                        if (i > g + 1)
+                            put(s, wat(s, w, i, k + 1), conj(get(s, wat(s, w, i, k + 1))));
+                    }
+            }
+        }
+        bpiv[g] = kstep == 1 ? kp : -(kp + 1);
+        if (kstep == 2)
+            bpiv[g + 1] = bpiv[g];
+        k += kstep;
+    }
+    int64_t kb = k, k1 = k0 + kb;
+    /* A22 -= L21 W21^T over column blocks of nb: the part below each diagonal block one
+       product straight into A, the diagonal block a product into the workspace of which
+       the lower triangle is subtracted (Hermitian: the diagonal stays real) */
+    oz_lx *x = s->x;
+    int we = x->cplx ? 2 : 1;
+    for (int64_t c = k1; c < n && kb > 0; c += nb) {
+        int64_t cb = min64(nb, n - c), r = c + cb;
+        const double *Wc = s->rev ? wat(s, w, c + cb - 1, kb - 1) : wat(s, w, c, 0);
+        if (r < n)
+            lx_gemm(x, 'N', 'T', n - r, cb, kb, MONE,
+                    LX_AT(x, s->A, first(s, r, n - r), first(s, k0, kb), s->lda), s->lda, Wc, n,
+                    ONE,
+                    LX_AT(x, s->A, first(s, r, n - r), first(s, c, cb), s->lda), s->lda);
+        lx_gemm(x, 'N', 'T', cb, cb, kb, ONE,
+                LX_AT(x, s->A, first(s, c, cb), first(s, k0, kb), s->lda), s->lda, Wc, n, ZERO,
+                x->work, cb);
+        for (int64_t j = 0; j < cb; j++)
+            for (int64_t i = j; i < cb; i++) {
+                int64_t ti = s->rev ? cb - 1 - i : i, tj = s->rev ? cb - 1 - j : j;
+                const double *v = x->work + we * (ti + tj * cb);
+                double *y = at(s, c + i, c + j);
+                y[0] -= v[0];
+                if (x->cplx)
+                    y[1] = s->herm && i == j ? 0.0 : y[1] - v[1];
+            }
+    }
+    /* L21 in LAPACK's form: each panel column without the later interchanges */
+    for (int64_t j = k1 - 1; j > k0;) {
+        int64_t jj = j, jp = bpiv[j] >= 0 ? bpiv[j] : -bpiv[j] - 1;
+        if (bpiv[j] < 0)
+            j--;
+        j--;
+        if (jp != jj && j >= k0)
+            for (int64_t q = k0; q <= j; q++)
+                swap_el(s, at(s, jp, q), at(s, jj, q));
+    }
+    return kb;
+}
+
+static void sy_init(sy *s, oz_lx *x, char uplo, int herm, int64_t n, double *A, int64_t lda)
+{
+    s->x = x;
+    s->herm = herm && x->cplx;
+    s->rev = uplo == 'U';
+    s->n = n;
+    s->A = A;
+    s->lda = lda;
+}
+
+ozblas_status lx_sytrf(oz_lx *x, char uplo, int herm, int64_t n, double *A, int64_t lda,
+                       int64_t *ipiv, int64_t *info)
+{
+    *info = 0;
+    if (n <= 0)
+        return OZBLAS_OK;
+    sy s;
+    sy_init(&s, x, uplo, herm, n, A, lda);
+    int64_t wnb = x->nb >= 2 ? x->nb : n; /* W's columns: the panel's, or all unblocked */
+    wmat w = {malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * n * wnb)), wnb};
+    int64_t *bpiv = malloc(sizeof(int64_t) * (size_t)n);
+    if (!w.W || !bpiv) {
+        free(w.W);
+        free(bpiv);
+        return OZBLAS_ERR_ALLOCATION;
+    }
+    for (int64_t k = 0; k < n;) {
+        int64_t kinfo = 0, kb = panel(&s, &w, k, bpiv, &kinfo);
+        if (kinfo && !*info)
+            *info = kinfo;
+        k += kb;
+    }
+    for (int64_t i = 0; i < n; i++)
+        piv_store(&s, ipiv, i, bpiv[i]);
+    free(w.W);
+    free(bpiv);
+    return OZBLAS_OK;
+}
+
+/* A factorization's pivots in B's coordinates (as piv_store reads them), its steps in
+ * order (the first row of each), and the 2x2 off-diagonals of D (conv). */
+typedef struct {
+    int64_t *bpiv, *order, cnt;
+    double *e;
+} pivots;
+
+static void piv_free(pivots *p)
+{
+    free(p->bpiv);
+    free(p->e);
+}
+
+/* The interchange of step i: the row it exchanged (i, or i + 1 for a 2x2 pivot) and with
+ * which (returned); *next: the following step. */
+static int64_t step(const int64_t *bpiv, int64_t i, int64_t *row, int64_t *next)
+{
+    int two = bpiv[i] < 0;
+    *row = i + two;
+    *next = i + 1 + two;
+    return two ? -bpiv[i] - 1 : bpiv[i];
+}
+
+/* LAPACK's ipiv read; OZBLAS_ERR_INVALID_ARGUMENT when it is no sytrf pivot sequence (an
+ * index out of range, a 2x2 pivot on one row only, an interchange with an earlier row). */
+static ozblas_status piv_load(const sy *s, const int64_t *ipiv, pivots *p)
+{
+    int64_t n = s->n, row, next;
+    p->bpiv = malloc(sizeof(int64_t) * (size_t)(2 * n));
+    p->e = malloc(sizeof(double) * (size_t)((s->x->cplx ? 2 : 1) * n));
+    if (!p->bpiv || !p->e)
+        return OZBLAS_ERR_ALLOCATION;
+    p->order = p->bpiv + n;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = ipiv[s->rev ? n - 1 - i : i];
+        if (v == 0 || v > n || v < -n)
+            return OZBLAS_ERR_INVALID_ARGUMENT;
+        int64_t kp = (v > 0 ? v : -v) - 1;
+        if (s->rev)
+            kp = n - 1 - kp;
+        p->bpiv[i] = v > 0 ? kp : -(kp + 1);
+    }
+    p->cnt = 0;
+    for (int64_t i = 0; i < n; i = next) {
+        int64_t kp = step(p->bpiv, i, &row, &next);
+        if (row >= n || (row > i && p->bpiv[row] != p->bpiv[i]) || kp < row)
+            return OZBLAS_ERR_INVALID_ARGUMENT;
+        p->order[p->cnt++] = i;
+    }
+    return OZBLAS_OK;
+}
+
+/* dsyconv: L into standard form (way 1) with the 2x2 off-diagonals of D saved into e (B's
+ * element (i + 1, i)) and zeroed, or back (way -1). Swaps and copies: exact. */
+static void conv(const sy *s, const pivots *p, int way)
+{
+    int64_t n = s->n, we = s->x->cplx ? 2 : 1, row, next;
+    for (int64_t i = 0; i < n - 1; i++)
+        if (p->bpiv[i] < 0) {
+            double *a = at(s, i + 1, i), *e = p->e + we * i;
+            if (way > 0) {
+                memcpy(e, a, sizeof(double) * (size_t)we);
+                put(s, a, 0.0);
+            } else
+                memcpy(a, e, sizeof(double) * (size_t)we);
+            i++;
+        }
+    /* the steps in order, or in reverse to undo (each swap is its own inverse); no swap
+       touches a saved value (step i swaps in columns before i, rows after i + 1) */
+    for (int64_t t = 0; t < p->cnt; t++) {
+        int64_t i = p->order[way > 0 ? t : p->cnt - 1 - t], kp = step(p->bpiv, i, &row, &next);
+        if (kp != row)
+            for (int64_t j = 0; j < i; j++)
+                swap_el(s, at(s, kp, j), at(s, row, j));
+    }
+}
+
+/* The rows of B (n x nrhs; B's coordinates mapped to the actual ones) interchanged as the
+ * factorization did, forward (P^T B) or backward (P B); both_sides: the columns too (a
+ * symmetric interchange of an n x n matrix). */
+static void permute(const sy *s, const pivots *p, int forward, int64_t nrhs, double *B,
+                    int64_t ldb, int both_sides)
+{
+    int64_t n = s->n, row, next;
+    for (int64_t t = 0; t < p->cnt; t++) {
+        int64_t kp = step(p->bpiv, p->order[forward ? t : p->cnt - 1 - t], &row, &next);
+        if (kp == row)
+            continue;
+        int64_t a = s->rev ? n - 1 - row : row, b = s->rev ? n - 1 - kp : kp;
+        for (int64_t j = 0; j < nrhs; j++)
+            swap_el(s, LX_AT(s->x, B, a, j, ldb), LX_AT(s->x, B, b, j, ldb));
+        if (both_sides)
+            for (int64_t j = 0; j < n; j++)
+                swap_el(s, LX_AT(s->x, B, j, a, ldb), LX_AT(s->x, B, j, b, ldb));
+    }
+}
+
+/* D's block at step i in B's coordinates: [[p, q], [r, t]], r = e_i, q = cj(e_i). */
+static void dblock(const sy *s, const pivots *pv, int64_t i, cx *p, cx *q, cx *r, cx *t)
+{
+    *p = get(s, at(s, i, i));
+    *t = get(s, at(s, i + 1, i + 1));
+    *r = get(s, pv->e + (s->x->cplx ? 2 : 1) * i);
+    *q = cj(s, *r);
+}
+
+/* B := D^-1 B, B's rows in B's coordinates mapped to the actual ones (dsytrs2's D step). */
+static void dsolve(const sy *s, const pivots *pv, int64_t nrhs, double *B, int64_t ldb)
+{
+    int64_t n = s->n;
+    oz_lx *x = s->x;
+#define ROW(i, j) LX_AT(x, B, s->rev ? n - 1 - (i) : (i), j, ldb)
+    for (int64_t i = 0; i < n; i++) {
+        if (pv->bpiv[i] >= 0) {
+            cx r = dv(1.0, re(s, get(s, at(s, i, i))));
+            for (int64_t j = 0; j < nrhs; j++)
+                put(s, ROW(i, j), get(s, ROW(i, j)) * r);
+            continue;
+        }
+        cx p, q, r, t;
+        dblock(s, pv, i, &p, &q, &r, &t);
+        cx akm1 = dv(p, q), ak = dv(t, r), den = akm1 * ak - 1.0;
+        for (int64_t j = 0; j < nrhs; j++) {
+            cx bkm1 = dv(get(s, ROW(i, j)), q), bk = dv(get(s, ROW(i + 1, j)), r);
+            put(s, ROW(i, j), dv(ak * bkm1 - bk, den));
+            put(s, ROW(i + 1, j), dv(akm1 * bk - bkm1, den));
+        }
+        i++;
+    }
+#undef ROW
+}
+
+ozblas_status lx_sytrs(oz_lx *x, char uplo, int herm, int64_t n, int64_t nrhs, double *A,
+                       int64_t lda, const int64_t *ipiv, double *B, int64_t ldb)
+{
+    if (n <= 0 || nrhs <= 0)
+        return OZBLAS_OK;
+    sy s;
+    sy_init(&s, x, uplo, herm, n, A, lda);
+    pivots pv = {0};
+    ozblas_status st = piv_load(&s, ipiv, &pv);
+    if (st == OZBLAS_OK) {
+        conv(&s, &pv, 1);
+        permute(&s, &pv, 1, nrhs, B, ldb, 0);
+        lx_trsm(x, 'L', uplo, 'N', 'U', n, nrhs, ONE, A, lda, B, ldb);
+        dsolve(&s, &pv, nrhs, B, ldb);
+        lx_trsm(x, 'L', uplo, s.herm ? 'C' : 'T', 'U', n, nrhs, ONE, A, lda, B, ldb);
+        permute(&s, &pv, 0, nrhs, B, ldb, 0);
+        conv(&s, &pv, -1);
+    }
+    piv_free(&pv);
+    return st;
+}
+
+/* inv(A) from sytrf's factors; info: the first exactly zero 1x1 pivot (dsytri's check). */
+ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int64_t lda,
+                       const int64_t *ipiv, int64_t *info)
+{
+    *info = 0;
+    if (n <= 0)
+        return OZBLAS_OK;
+    sy s;
+    sy_init(&s, x, uplo, herm, n, A, lda);
+    int we = x->cplx ? 2 : 1;
+    pivots pv = {0};
+    double *Y = malloc(sizeof(double) * (size_t)(we * n * n));
+    ozblas_status st = Y ? piv_load(&s, ipiv, &pv) : OZBLAS_ERR_ALLOCATION;
+    for (int64_t i = 0; st == OZBLAS_OK && i < n && !*info; i++)
+        if (pv.bpiv[i] >= 0 && get(&s, at(&s, i, i)) == 0.0)
+            *info = (s.rev ? n - 1 - i : i) + 1;
+        else if (pv.bpiv[i] < 0)
+            i++;
+    if (st == OZBLAS_OK && !*info) {
+        int64_t dummy = 0;
+        conv(&s, &pv, 1);
+        lx_trtri(x, uplo, 'U', n, A, lda, &dummy); /* inv(L), unit: D untouched */
+        /* Y = inv(D) inv(L), full, mirrored as A is */
+        sy ys = s;
+        ys.A = Y;
+        ys.lda = n;
+        memset(Y, 0, sizeof(double) * (size_t)(we * n * n));
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = j; i < n; i++)
+                put(&ys, at(&ys, i, j), i == j ? 1.0 : get(&s, at(&s, i, j)));
+        for (int64_t i = 0; i < n; i++) {
+            if (pv.bpiv[i] >= 0) {
+                cx r = dv(1.0, re(&s, get(&s, at(&s, i, i))));
+                for (int64_t j = 0; j <= i; j++)
+                    put(&ys, at(&ys, i, j), get(&ys, at(&ys, i, j)) * r);
+                continue;
+            }
+            /* the inverse of [[p, q], [r, t]], scaled by |e| (e for complex symmetric) as
+               dsytri: with sc^2 = q r, det / sc = sc (p / sc t / sc - 1) */
+            cx p, q, r, t;
+            dblock(&s, &pv, i, &p, &q, &r, &t);
+            cx sc = s.herm || !x->cplx ? cabs(r) : r;
+            cx ak = dv(p, sc), akp1 = dv(t, sc), d = sc * (ak * akp1 - 1.0);
+            cx i11 = dv(akp1, d), i22 = dv(ak, d), i12 = -dv(dv(q, sc), d),
+               i21 = -dv(dv(r, sc), d);
+            for (int64_t j = 0; j <= i + 1; j++) {
+                cx y0 = get(&ys, at(&ys, i, j)), y1 = get(&ys, at(&ys, i + 1, j));
+                put(&ys, at(&ys, i, j), i11 * y0 + i12 * y1);
+                put(&ys, at(&ys, i + 1, j), i21 * y0 + i22 * y1);
+            }
+            i++;
+        }
+        /* X = inv(L)^H Y, then P X P^T; the referenced triangle back into A */
+        lx_trmm(x, 'L', uplo, s.herm ? 'C' : 'T', 'U', n, n, ONE, A, lda, Y, n);
+        permute(&s, &pv, 0, n, Y, n, 1);
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = j; i < n; i++)
+                put(&s, at(&s, i, j), get(&ys, at(&ys, i, j)));
+        if (s.herm)
+            for (int64_t i = 0; i < n; i++)
+                put(&s, at(&s, i, i), creal(get(&s, at(&s, i, i))));
+    }
+    piv_free(&pv);
+    free(Y);
+    return st;
+}
+
+/* ---- the public entries (ozblas.h "LAPACK layer") ------------------------------------- */
+
+#include <ctype.h>
+
+#include "../core/oz_internal.h"
+
+static char up(char c) { return (char)toupper((unsigned char)c); }
+
+/* kind 0: sytrf, 1: sytrs, 2: sytri, 3: sysv; herm: zhe* (complex) */
+static ozblas_status body(int kind, ozblas_context *ctx, int cplx, int herm, char uplo,
+                          int64_t n, int64_t nrhs, double *A, int64_t lda, int64_t *ipiv,
+                          double *B, int64_t ldb, int64_t *info, int64_t nb,
+                          const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    static const int ops[4] = {OZ_LF_SYTRF, OZ_LF_SYTRS, OZ_LF_SYTRI, OZ_LF_SYSV};
+    oz_lapack_args g = {.op = ops[kind], .uplo = uplo, .n = n, .nrhs = nrhs, .lda = lda,
+                        .ldb = ldb, .lwork = 1}; /* workspace is ours */
+    *info = oz_lapack_check(&g);
+    if (*info)
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    double *Bp = B ? B : A; /* the operands the run places: host memory only */
+    BEGIN_HOST(cplx, n, oz_lapack_flops(ops[kind], cplx, n, n, nrhs), LX_IN(A), LX_IN(Bp))
+    ozblas_status st = OZBLAS_OK;
+    uplo = up(uplo);
+    /* every failure comes before its routine changes anything (sysv: a failed solve, short
+       of O(n) memory after the factorization, leaves the factors and B unsolved) */
+    if (kind == 0 || kind == 3)
+        st = lx_sytrf(&x, uplo, herm, n, A, lda, ipiv, info);
+    if (st == OZBLAS_OK && (kind == 1 || (kind == 3 && *info == 0)))
+        st = lx_sytrs(&x, uplo, herm, n, nrhs, A, lda, ipiv, B, ldb);
+    if (st == OZBLAS_OK && kind == 2)
+        st = lx_sytri(&x, uplo, herm, n, A, lda, ipiv, info);
+    if (st == OZBLAS_ERR_INVALID_ARGUMENT)
+        *info = kind == 1 ? -6 : -5; /* ipiv's position */
+    END_WITH(st);
+}
+
+#define SY_ENTRIES(p, cplx, herm)                                                              \
+    ozblas_status ozblas_##p##trf(ozblas_context *ctx, char uplo, int64_t n, double *A,        \
+                                  int64_t lda, int64_t *ipiv, int64_t *info, int64_t nb,       \
+                                  const ozblas_options *opt, ozblas_lapack_report *report)     \
+    {                                                                                          \
+        return body(0, ctx, cplx, herm, uplo, n, 0, A, lda, ipiv, NULL, 1, info, nb, opt,      \
+                    report);                                                                   \
+    }                                                                                          \
+    ozblas_status ozblas_##p##trs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,     \
+                                  double *A, int64_t lda, const int64_t *ipiv, double *B,      \
+                                  int64_t ldb, int64_t *info, int64_t nb,                      \
+                                  const ozblas_options *opt, ozblas_lapack_report *report)     \
+    {                                                                                          \
+        return body(1, ctx, cplx, herm, uplo, n, nrhs, A, lda, (int64_t *)ipiv, B, ldb, info,  \
+                    nb, opt, report);                                                          \
+    }                                                                                          \
+    ozblas_status ozblas_##p##tri(ozblas_context *ctx, char uplo, int64_t n, double *A,        \
+                                  int64_t lda, const int64_t *ipiv, int64_t *info, int64_t nb, \
+                                  const ozblas_options *opt, ozblas_lapack_report *report)     \
+    {                                                                                          \
+        return body(2, ctx, cplx, herm, uplo, n, 0, A, lda, (int64_t *)ipiv, NULL, 1, info,    \
+                    nb, opt, report);                                                          \
+    }                                                                                          \
+    ozblas_status ozblas_##p##sv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,      \
+                                 double *A, int64_t lda, int64_t *ipiv, double *B,             \
+                                 int64_t ldb, int64_t *info, int64_t nb,                       \
+                                 const ozblas_options *opt, ozblas_lapack_report *report)      \
+    {                                                                                          \
+        return body(3, ctx, cplx, herm, uplo, n, nrhs, A, lda, ipiv, B, ldb, info, nb, opt,    \
+                    report);                                                                   \
+    }
+
+SY_ENTRIES(dsy, 0, 0)
+SY_ENTRIES(zsy, 1, 0)
+SY_ENTRIES(zhe, 1, 1)
