@@ -231,8 +231,11 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
     int beta_one = c->beta[0] == 1.0 && c->beta[1] == 0.0;
     if (c->m == 0 || c->n == 0 || ((alpha_zero || c->k == 0) && beta_one))
         goto out;
-    if (c->k == 0) {
-        scale_c(c);
+    if (c->k == 0) { /* C := beta C; device memory by the executor's own routine */
+        if (oz_cuda_on_device(c->C))
+            st = native(ex, c, &opt, &rep);
+        else
+            scale_c(c);
         goto out;
     }
     if (alpha_zero) { /* as the host BLAS reads alpha = 0 (README "alpha = 0"): its routine */

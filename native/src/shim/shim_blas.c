@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../core/oz_internal.h"
 #include "shim_internal.h"
