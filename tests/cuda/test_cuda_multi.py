@@ -10,6 +10,11 @@ On a machine with one GPU, cuda:all runs on that one (the tests needing more dev
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -140,12 +145,26 @@ def test_local_rank_picks_the_device(monkeypatch):
         assert_same_bits(got, ozblas.matmul(a, b, method="ozaki2", executor="cpu"))
 
 
-def test_a_failing_device_loses_nothing(monkeypatch):
+def test_a_failing_device_loses_nothing():
     """Emulated only (OZ_EMU_DEVICES=3): device 2 cannot allocate. Its tile is redone on
-    device 0; when the first device fails, the whole call runs on the CPU executor."""
+    device 0; when the first device fails, the whole call runs on the CPU executor. Run in a
+    fresh process: workspaces grown by earlier tests would need no allocation."""
     need(3)
     if "built for emulated" not in ozblas.info()["cuda"]:
         pytest.skip("needs the emulation harness (OZ_EMU_FAIL_DEVICE)")
+    root = Path(__file__).resolve().parents[2]
+    run = root / "native" / "src" / "cuda" / "emu" / "run_emu_tests.py"
+    dest = str(Path(ozblas.__file__).resolve().parents[1])
+    env = dict(os.environ, OZ_TEST_FAILING_DEVICE_CHILD="1")
+    r = subprocess.run([sys.executable, str(run), dest,
+                        f"{Path(__file__).resolve()}::test_failing_device_child", "-q"],
+                       cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout[-4000:] + r.stderr[-2000:]
+
+
+def test_failing_device_child(monkeypatch):
+    if os.environ.get("OZ_TEST_FAILING_DEVICE_CHILD") != "1":
+        pytest.skip("run in a fresh process by test_a_failing_device_loses_nothing")
     a, b = make_matrix(64, 300, 1.0, seed=14), make_matrix(300, 99, 1.0, seed=15)
     c = make_matrix(64, 99, 1.0, seed=16)
     want, _ = _gemm(np.float64, "cpu", a, b, c, 0, 0, method="ozaki2")
