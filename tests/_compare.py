@@ -55,3 +55,8 @@ def both_gemm(fn, *args, **kw):
 def _mats(m, k, n, phi, dtype, seed):
     return (make_matrix(m, k, phi, seed=seed, dtype=dtype),
             make_matrix(k, n, phi, seed=seed + 1, dtype=dtype))
+
+
+def _operand(rows, cols, phi, dtype, seed, order):
+    x = make_matrix(rows, cols, phi, seed=seed, dtype=dtype)
+    return np.asfortranarray(x) if order == "F" else np.ascontiguousarray(x)

@@ -18,7 +18,7 @@ import ozblas
 from ozblas.testing import make_matrix
 
 import _compare
-from _compare import _mats, assert_same_bits, both_gemm, both_matmul
+from _compare import _mats, _operand, assert_same_bits, both_gemm, both_matmul
 
 
 def _cuda_state():
@@ -119,11 +119,6 @@ def test_k_not_multiple_of_4(k):
 
 
 # ---- BLAS interface: transposes, alpha, beta, C ----------------------------------------------
-
-
-def _operand(rows, cols, phi, dtype, seed, order):
-    x = make_matrix(rows, cols, phi, seed=seed, dtype=dtype)
-    return np.asfortranarray(x) if order == "F" else np.ascontiguousarray(x)
 
 
 @pytest.mark.parametrize("ta", [0, 1, 2])
