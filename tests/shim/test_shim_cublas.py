@@ -134,11 +134,8 @@ typedef int (*rk64_t)(void *, int, int, int64_t, int64_t, const void *, const vo
                       const void *, void *, int64_t);
 """
 
-# The program: each argument names one call, made through the global lookup (the shim's
-# name when preloaded, the stand-in's otherwise); prints "<call> <status>". Host memory
-# stands for device memory: nothing but the shim's reading of alpha and beta touches it.
-# With STUB_POINTER_MODE=1 alpha and beta are addresses that must never be read.
-PROG = r"""
+# The includes and cuBLAS GEMM entry types both C programs below start with.
+GEMM_DECLS = r"""
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -156,6 +153,13 @@ typedef int (*sb64_t)(void *, int, int, int64_t, int64_t, int64_t, const void *,
                       int64_t, long long, int64_t);
 typedef int (*ex_t)(void *, int, int, int, int, int, const void *, const void *, int, int,
                     const void *, int, int, const void *, void *, int, int, int, int);
+"""
+
+# The program: each argument names one call, made through the global lookup (the shim's
+# name when preloaded, the stand-in's otherwise); prints "<call> <status>". Host memory
+# stands for device memory: nothing but the shim's reading of alpha and beta touches it.
+# With STUB_POINTER_MODE=1 alpha and beta are addresses that must never be read.
+PROG = GEMM_DECLS + r"""
 typedef int (*ex64_t)(void *, int, int, int64_t, int64_t, int64_t, const void *, const void *,
                       int, int64_t, const void *, int, int64_t, const void *, void *, int,
                       int64_t, int, int);
@@ -539,25 +543,7 @@ int cuPointerGetAttribute(void *data, int attr, unsigned long long p)
 # Each intercepted form once, on host memory (the emulated executor copies it like host
 # operands), against ozblas's CPU executor with the same settings: prints "<name> same"
 # or "<name> different".
-EMU_PROG = r"""
-#include <dlfcn.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "ozblas.h"
-
-typedef int (*gemm_t)(void *, int, int, int, int, int, const void *, const void *, int,
-                      const void *, int, const void *, void *, int);
-typedef int (*gemm64_t)(void *, int, int, int64_t, int64_t, int64_t, const void *, const void *,
-                        int64_t, const void *, int64_t, const void *, void *, int64_t);
-typedef int (*sb_t)(void *, int, int, int, int, int, const void *, const void *, int, long long,
-                    const void *, int, long long, const void *, void *, int, long long, int);
-typedef int (*sb64_t)(void *, int, int, int64_t, int64_t, int64_t, const void *, const void *,
-                      int64_t, long long, const void *, int64_t, long long, const void *, void *,
-                      int64_t, long long, int64_t);
-typedef int (*ex_t)(void *, int, int, int, int, int, const void *, const void *, int, int,
-                    const void *, int, int, const void *, void *, int, int, int, int);
+EMU_PROG = GEMM_DECLS + r"""#include "ozblas.h"
 typedef int (*sbex_t)(void *, int, int, int, int, int, const void *, const void *, int, int,
                       long long, const void *, int, int, long long, const void *, void *, int,
                       int, long long, int, int, int);
