@@ -1,23 +1,26 @@
 /* The Level-3 BLAS routines that are products: symm, hemm, syr2k, her2k, written once for
- * double and complex double, every flop in ozblas GEMMs.
+ * double and complex double, every flop in ozblas GEMMs, on host or device memory alike
+ * (the run of lapack_api.c: host operands on a usable CUDA executor are uploaded once).
  *
  * symm/hemm: the symmetric (Hermitian) operand expanded from its stored triangle one strip
- * of nb columns at a time (a workspace of K x nb), each strip one GEMM into its rows
- * (side 'L': A(s:s+nb, :) = strip^T or strip^H) or columns ('R') of C.
- * syr2k/her2k: column strips of C; the part of a strip off the diagonal block two GEMMs
- * straight into C (the first applies beta), the diagonal block two GEMMs into a workspace
- * of which only the referenced triangle is added, so the other triangle of C is untouched;
- * her2k's diagonal stays real. Arguments are checked here (BLAS: the netlib order). */
+ * of nb columns at a time (a host workspace of K x nb, its entries read through the seam),
+ * each strip one GEMM into its rows (side 'L': A(s:s+nb, :) = strip^T or strip^H) or
+ * columns ('R') of C.
+ * syr2k/her2k: lapack_drivers.c's SYRK code with a second product per block (lx_syr2k).
+ * Arguments are checked here (BLAS: the netlib order). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, ZERO[2] = {0.0, 0.0};
-
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
+static int64_t max3(int64_t a, int64_t b, int64_t c)
+{
+    int64_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
 static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static int is_zero(const double *a) { return a[0] == 0.0 && a[1] == 0.0; }
 static int is_one(const double *a) { return a[0] == 1.0 && a[1] == 0.0; }
@@ -52,30 +55,27 @@ double oz_l3_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k)
     return (cplx ? 4.0 : 1.0) * f;
 }
 
-/* y := v + beta y (v NULL: beta y), y not read when beta is zero */
-static void axpby(const oz_lx *x, const double *v, const double *beta, double *y)
+/* The symmetric (Hermitian) A of order K expanded into S (K x sb) for its columns s to
+ * s + sb: each entry from the stored triangle, read through the seam as the column strip
+ * A(:, s:s+sb) (slot 0) and the row strip A(s:s+sb, :) (slot 1); hemm takes the diagonal's
+ * imaginary part as zero and conjugates the mirrored entries. */
+static void expand(oz_lx *x, double *S, int herm, char uplo, int64_t K, int64_t s, int64_t sb,
+                   const double *A, int64_t lda)
 {
-    double re = 0.0, im = 0.0;
-    if (!is_zero(beta)) {
-        re = beta[0] * y[0] - (x->cplx ? beta[1] * y[1] : 0.0);
-        im = x->cplx ? beta[0] * y[1] + beta[1] * y[0] : 0.0;
-    }
-    y[0] = re + (v ? v[0] : 0.0);
-    if (x->cplx)
-        y[1] = im + (v ? v[1] : 0.0);
-}
-
-/* C (m x n; uplo 'U'/'L': that triangle only, herm: its diagonal made real) := beta C */
-static void scale(const oz_lx *x, char uplo, int herm, int64_t m, int64_t n, const double *beta,
-                  double *C, int64_t ldc)
-{
-    for (int64_t j = 0; j < n; j++) {
-        int64_t i0 = uplo == 'L' ? j : 0, i1 = uplo == 'U' ? j + 1 : m;
-        for (int64_t i = i0; i < i1; i++) {
-            double *y = LX_AT(x, C, i, j, ldc);
-            axpby(x, NULL, beta, y);
-            if (herm && i == j)
-                y[1] = 0.0;
+    int64_t lc, lr;
+    const double *Hc = lx_fetch(x, 0, LX_AT(x, A, 0, s, lda), lda, K, sb, &lc, 1);
+    const double *Hr = lx_fetch(x, 1, LX_AT(x, A, s, 0, lda), lda, sb, K, &lr, 1);
+    if (x->failed)
+        return;
+    for (int64_t j = 0; j < sb; j++) {
+        int64_t c = s + j;
+        for (int64_t i = 0; i < K; i++) {
+            int stored = uplo == 'U' ? i <= c : i >= c;
+            const double *a = stored ? LX_AT(x, Hc, i, j, lc) : LX_AT(x, Hr, j, i, lr);
+            double *d = LX_AT(x, S, i, j, K);
+            d[0] = a[0];
+            if (x->cplx)
+                d[1] = herm && i == c ? 0.0 : herm && !stored ? -a[1] : a[1];
         }
     }
 }
@@ -85,19 +85,9 @@ static void lx_symm(oz_lx *x, double *S, int herm, char side, char uplo, int64_t
                     int64_t ldb, const double *beta, double *C, int64_t ldc)
 {
     int64_t K = side == 'L' ? m : n, nb = x->nb;
-    for (int64_t s = 0; s < K; s += nb) {
+    for (int64_t s = 0; s < K && !x->failed; s += nb) {
         int64_t sb = min64(nb, K - s);
-        for (int64_t j = 0; j < sb; j++) {
-            int64_t c = s + j;
-            for (int64_t i = 0; i < K; i++) {
-                int stored = uplo == 'U' ? i <= c : i >= c;
-                const double *a = stored ? LX_AT(x, A, i, c, lda) : LX_AT(x, A, c, i, lda);
-                double *d = LX_AT(x, S, i, j, K);
-                d[0] = a[0];
-                if (x->cplx) /* hemm: the diagonal's imaginary part is taken as zero */
-                    d[1] = herm && i == c ? 0.0 : herm && !stored ? -a[1] : a[1];
-            }
-        }
+        expand(x, S, herm, uplo, K, s, sb, A, lda);
         if (side == 'L')
             lx_gemm(x, herm ? 'C' : 'T', 'N', sb, n, K, alpha, S, K, B, ldb, beta,
                     LX_AT(x, C, s, 0, ldc), ldc);
@@ -105,39 +95,6 @@ static void lx_symm(oz_lx *x, double *S, int herm, char side, char uplo, int64_t
             lx_gemm(x, 'N', 'N', m, sb, K, alpha, B, ldb, S, K, beta, LX_AT(x, C, 0, s, ldc),
                     ldc);
     }
-}
-
-static void lx_syr2k(oz_lx *x, double *W, int herm, char uplo, char trans, int64_t n, int64_t k,
-                     const double *alpha, const double *A, int64_t lda, const double *B,
-                     int64_t ldb, const double *beta, double *C, int64_t ldc)
-{
-    int64_t nb = min64(x->nb, n);
-    const double alpha2[2] = {alpha[0], herm ? -alpha[1] : alpha[1]};
-    char op = herm ? 'C' : 'T', tl = trans == 'N' ? 'N' : op, tr = trans == 'N' ? op : 'N';
-#define L3_ROWS(P, ld, i) (trans == 'N' ? LX_AT(x, P, (i), 0, ld) : LX_AT(x, P, 0, (i), ld))
-    for (int64_t c = 0; c < n; c += nb) {
-        int64_t cb = min64(nb, n - c);
-        int64_t r0 = uplo == 'U' ? 0 : c + cb, rn = uplo == 'U' ? c : n - c - cb;
-        double *Cr = LX_AT(x, C, r0, c, ldc);
-        lx_gemm(x, tl, tr, rn, cb, k, alpha, L3_ROWS(A, lda, r0), lda, L3_ROWS(B, ldb, c), ldb,
-                beta, Cr, ldc);
-        lx_gemm(x, tl, tr, rn, cb, k, alpha2, L3_ROWS(B, ldb, r0), ldb, L3_ROWS(A, lda, c), lda,
-                ONE, Cr, ldc);
-        lx_gemm(x, tl, tr, cb, cb, k, alpha, L3_ROWS(A, lda, c), lda, L3_ROWS(B, ldb, c), ldb,
-                ZERO, W, cb);
-        lx_gemm(x, tl, tr, cb, cb, k, alpha2, L3_ROWS(B, ldb, c), ldb, L3_ROWS(A, lda, c), lda,
-                ONE, W, cb);
-        for (int64_t j = 0; j < cb; j++) {
-            int64_t i0 = uplo == 'U' ? 0 : j, i1 = uplo == 'U' ? j + 1 : cb;
-            for (int64_t i = i0; i < i1; i++) {
-                double *y = LX_AT(x, C, c + i, c + j, ldc);
-                axpby(x, LX_AT(x, W, i, j, cb), beta, y);
-                if (herm && i == j)
-                    y[1] = 0.0;
-            }
-        }
-    }
-#undef L3_ROWS
 }
 
 /* symm and hemm */
@@ -152,11 +109,12 @@ static ozblas_status symm_body(ozblas_context *ctx, int cplx, int herm, char sid
         return OZBLAS_ERR_INVALID_ARGUMENT;
     side = up(side), uplo = up(uplo);
     int64_t K = side == 'L' ? m : n;
-    BEGIN_HOST(cplx, K, oz_l3_flops(op, cplx, side, m, n, 0), LX_IN(A), LX_IN(B), LX_IN(C))
+    BEGIN(cplx, K, oz_l3_flops(op, cplx, side, m, n, 0), max3(m, n, 1), LX_OP(A, lda, K, K, 0),
+          LX_OP(B, ldb, m, n, 0), LX_OP(C, ldc, m, n, 1))
     if (m == 0 || n == 0 || (is_zero(alpha) && is_one(beta)))
         END();
     if (is_zero(alpha)) {
-        scale(&x, 'A', 0, m, n, beta, C, ldc);
+        lx_scale(&x, m, n, beta, C, ldc);
         END();
     }
     double *S = malloc(sizeof(double) * (size_t)((cplx ? 2 : 1) * K * min64(x.nb, K)));
@@ -180,15 +138,13 @@ static ozblas_status syr2k_body(ozblas_context *ctx, int cplx, int herm, char up
     uplo = up(uplo), trans = up(trans);
     if (trans == 'C' && !cplx)
         trans = 'T'; /* dsyr2k: 'C' is 'T' */
-    BEGIN_HOST(cplx, n, oz_l3_flops(op, cplx, 0, n, n, k), LX_IN(A), LX_IN(B), LX_IN(C))
+    int64_t rows = trans == 'N' ? n : k, cols = trans == 'N' ? k : n;
+    BEGIN(cplx, n, oz_l3_flops(op, cplx, 0, n, n, k), max3(n, k, 1), LX_OP(A, lda, rows, cols, 0),
+          LX_OP(B, ldb, rows, cols, 0), LX_OP(C, ldc, n, n, 1))
     if (n == 0 || ((is_zero(alpha) || k == 0) && is_one(beta)))
         END();
-    if (is_zero(alpha) || k == 0) {
-        scale(&x, uplo, herm, n, n, beta, C, ldc);
-        END();
-    }
     /* x.work holds min(nb, n)^2 elements: the diagonal blocks */
-    lx_syr2k(&x, x.work, herm, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    lx_syr2k(&x, herm, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     END();
 }
 

@@ -172,7 +172,7 @@ static void axpby1(const oz_lx *x, const double *v, const double *beta, double *
 }
 
 /* B := beta B (m x n), in strips of nb columns (what a seam buffer holds). */
-static void lx_scale(oz_lx *x, int64_t m, int64_t n, const double *beta, double *B, int64_t ldb)
+void lx_scale(oz_lx *x, int64_t m, int64_t n, const double *beta, double *B, int64_t ldb)
 {
     if (beta[0] == 1.0 && beta[1] == 0.0)
         return;
@@ -194,35 +194,51 @@ void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb)
     lx_scale(x, m, n, ZERO, B, ldb);
 }
 
-/* The referenced triangle of C (n x n) := alpha P op(P) + beta C (trans 'N', P n x k) or
- * alpha op(P) P + beta C (P k x n), op the conjugate transpose for HERK (herm), the
- * transpose for SYRK: products in column strips of nb. The part of a strip off the diagonal
- * block is one GEMM straight into C; the diagonal block goes through a workspace, of which
- * only the triangle is added (the other triangle of C is not referenced, as in SYRK); HERK's
- * diagonal stays real. alpha = 0 or k = 0: C := beta C on the triangle. */
-void lx_syrk(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
-             const double *alpha, const double *P, int64_t ldp, const double *beta, double *C,
-             int64_t ldc)
+/* The one SYRK/HERK/SYR2K/HER2K of the library (the factorizations' updates, the public
+ * entries, the shim's host and cuBLAS SYRK calls). The referenced triangle of C (n x n) :=
+ * alpha P op(Q) + alpha' Q op(P) + beta C (trans 'N', P and Q n x k) or alpha op(P) Q +
+ * alpha' op(Q) P + beta C (P and Q k x n), alpha' = alpha (SYR2K) or conj(alpha) (HER2K);
+ * Q NULL: the rank-k update alpha P op(P) + beta C (or alpha op(P) P + beta C). op is the
+ * conjugate transpose for HERK/HER2K (herm), the transpose for SYRK/SYR2K. Products in column
+ * strips of nb: the part of a strip off the diagonal block one GEMM (two for rank 2k, the
+ * first applying beta) straight into C; the diagonal block the same into a workspace, of
+ * which only the triangle is added (the other triangle of C is not referenced, as in BLAS);
+ * HERK's diagonal stays real. alpha = 0 or k = 0: C := beta C on the triangle. */
+static void rank_k(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
+                   const double *alpha, const double *P, int64_t ldp, const double *Q,
+                   int64_t ldq, const double *beta, double *C, int64_t ldc)
 {
     if (n <= 0)
         return;
     int64_t nb = x->nb < n ? x->nb : n;
     int w = x->cplx ? 2 : 1, prod = k > 0 && (alpha[0] != 0.0 || alpha[1] != 0.0);
+    int h = herm && x->cplx;
+    const double alpha2[2] = {alpha[0], h ? -alpha[1] : alpha[1]};
     double *W = x->work;
-    /* the rows r (or columns) of the left factor and of the right one: P(r,:) and op(P(c,:)),
-       or op(P(:,r)) and P(:,c) */
-    char op = herm && x->cplx ? 'C' : 'T';
+    /* the rows r (or columns) of the left factor and of the right one: P(r,:) and op(Q(c,:)),
+       or op(P(:,r)) and Q(:,c) */
+    char op = h ? 'C' : 'T';
     char tl = trans == 'N' ? 'N' : op, tr = trans == 'N' ? op : 'N';
-#define LX_ROWS(i) (trans == 'N' ? LX_AT(x, P, (i), 0, ldp) : LX_AT(x, P, 0, (i), ldp))
+#define LX_ROWS(M, ld, i) (trans == 'N' ? LX_AT(x, M, (i), 0, ld) : LX_AT(x, M, 0, (i), ld))
+    const double *R = Q ? Q : P; /* the right factor of the first product */
+    int64_t ldr = Q ? ldq : ldp;
     for (int64_t c = 0; c < n; c += nb) {
         int64_t cb = min64(nb, n - c);
         int64_t r0 = uplo == 'U' ? 0 : c + cb, rn = uplo == 'U' ? c : n - c - cb;
+        double *Cr = LX_AT(x, C, r0, c, ldc);
         if (prod) {
-            lx_gemm(x, tl, tr, rn, cb, k, alpha, LX_ROWS(r0), ldp, LX_ROWS(c), ldp, beta,
-                    LX_AT(x, C, r0, c, ldc), ldc);
-            lx_gemm(x, tl, tr, cb, cb, k, alpha, LX_ROWS(c), ldp, LX_ROWS(c), ldp, ZERO, W, cb);
+            lx_gemm(x, tl, tr, rn, cb, k, alpha, LX_ROWS(P, ldp, r0), ldp, LX_ROWS(R, ldr, c),
+                    ldr, beta, Cr, ldc);
+            if (Q)
+                lx_gemm(x, tl, tr, rn, cb, k, alpha2, LX_ROWS(Q, ldq, r0), ldq,
+                        LX_ROWS(P, ldp, c), ldp, ONE, Cr, ldc);
+            lx_gemm(x, tl, tr, cb, cb, k, alpha, LX_ROWS(P, ldp, c), ldp, LX_ROWS(R, ldr, c),
+                    ldr, ZERO, W, cb);
+            if (Q)
+                lx_gemm(x, tl, tr, cb, cb, k, alpha2, LX_ROWS(Q, ldq, c), ldq,
+                        LX_ROWS(P, ldp, c), ldp, ONE, W, cb);
         } else
-            lx_scale(x, rn, cb, beta, LX_AT(x, C, r0, c, ldc), ldc);
+            lx_scale(x, rn, cb, beta, Cr, ldc);
         int64_t ld;
         double *Ccc = LX_AT(x, C, c, c, ldc), *H = lx_fetch(x, 1, Ccc, ldc, cb, cb, &ld, 1);
         if (x->failed)
@@ -232,13 +248,27 @@ void lx_syrk(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
             for (int64_t i = i0; i < i1; i++) {
                 double *y = LX_AT(x, H, i, j, ld);
                 axpby1(x, prod ? W + w * (i + j * cb) : NULL, beta, y);
-                if (herm && x->cplx && i == j)
+                if (h && i == j)
                     y[1] = 0.0;
             }
         }
         lx_store(x, H, ld, Ccc, ldc, cb, cb);
     }
 #undef LX_ROWS
+}
+
+void lx_syrk(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
+             const double *alpha, const double *P, int64_t ldp, const double *beta, double *C,
+             int64_t ldc)
+{
+    rank_k(x, herm, uplo, trans, n, k, alpha, P, ldp, NULL, 0, beta, C, ldc);
+}
+
+void lx_syr2k(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
+              const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+              const double *beta, double *C, int64_t ldc)
+{
+    rank_k(x, herm, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 /* The factorizations' HERK: the triangle of C += sign * P op(P) (or op(P) P). */

@@ -96,7 +96,8 @@ int64_t lx_zero_diagonal(oz_lx *x, int64_t n, const double *A, int64_t lda);
 void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, int64_t *info);
 void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
 /* SYRK (herm 0) and HERK (herm 1) on the triangle uplo of C: alpha P op(P) + beta C
- * (trans 'N') or alpha op(P) P + beta C; alpha, beta as two doubles */
+ * (trans 'N') or alpha op(P) P + beta C; alpha, beta as two doubles (lx_syr2k: the same
+ * code, rank 2k) */
 void lx_syrk(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
              const double *alpha, const double *P, int64_t ldp, const double *beta, double *C,
              int64_t ldc);
@@ -113,7 +114,7 @@ typedef struct {
     int64_t host_ld;
 } lx_operand;
 
-/* big of a routine whose code touches its matrices on the host (QR, symm/syr2k, sytrf): device
+/* big of a routine whose code touches its matrices on the host (QR, sytrf): device
  * operands are refused, host ones are never uploaded */
 #define LX_HOST_ONLY (-1)
 
@@ -162,5 +163,14 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
 /* Other routines of the host LAPACK's family (lapack_real.c), and whether it is ILP64. */
 void *lx_real_fn(int cplx, const char *routine);
 int lx_real_ilp64(void);
+
+/* SYR2K (herm 0) and HER2K (herm 1) on the triangle uplo of C: alpha A op(B) + alpha' B op(A)
+ * + beta C (trans 'N') or alpha op(A) B + alpha' op(B) A + beta C, alpha' = alpha, or
+ * conj(alpha) for HER2K (lapack_drivers.c: SYRK's code with a second product) */
+void lx_syr2k(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
+              const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+              const double *beta, double *C, int64_t ldc);
+/* B := beta B (m x n) through the seam, in strips of nb columns; beta = 0 does not read B */
+void lx_scale(oz_lx *x, int64_t m, int64_t n, const double *beta, double *B, int64_t ldb);
 
 #endif
