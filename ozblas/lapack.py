@@ -12,10 +12,10 @@ LAPACK, every update an ozblas GEMM under the usual options (``method``, ``modul
 ``last_report()`` describes the last call of this thread: products issued, how many ran
 emulated, their flops and moduli, and where the matrices were (``device``).
 
-CuPy arrays are accepted too by the LU, Cholesky and triangular routines (not yet by QR,
-symm/hemm, syr2k/her2k; all of a call's matrices on one device): the drivers then run on
-the device pointers, on the CUDA executor and CuPy's current stream, and the results are CuPy
-arrays (pivots too). With ``executor="cuda"``, NumPy matrices are uploaded once for the call
+CuPy arrays are accepted too by the LU, Cholesky and triangular routines and by symm/hemm,
+syr2k/her2k (not yet by QR and the sytrf family; all of a call's matrices on one device): the
+drivers then run on the device pointers, on the CUDA executor and CuPy's current stream, and
+the results are CuPy arrays (pivots too). With ``executor="cuda"``, NumPy matrices are uploaded once for the call
 and the results copied back once (README "LAPACK layer on the GPU").
 """
 
@@ -70,8 +70,9 @@ def _host_dtype(*arrays):
     the sytrf family)."""
     dt, xp = _dtype(*arrays)
     if xp is not np:
-        raise TypeError("ozblas.lapack: QR, symm/hemm, syr2k/her2k and the sytrf family take NumPy "
-                        "arrays in this version; device (CuPy) arrays: the LU, Cholesky, triangular routines")
+        raise TypeError("ozblas.lapack: QR and the sytrf family take NumPy arrays in this version; "
+                        "device (CuPy) arrays: the LU, Cholesky, triangular, symm and syr2k "
+                        "routines")
     return dt
 
 
@@ -389,24 +390,27 @@ def unmqr(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
 
 
 def _product(name, cplx_name, scalars, a, b, c, shape, overwrite_c, herm, kw):
-    """The options, element type (complex for complex operands or scalars), C (c None:
-    zeros) and entry of a symm/syr2k-type call."""
-    opts = _opts(kw)
-    dt = _host_dtype(a, b, *([] if c is None else [c]))
+    """The options, element type (complex for complex operands or scalars), array module, C
+    (c None: zeros) and entry of a symm/syr2k-type call."""
+    dt, xp, opts = _start(kw, a, b, c)
     dt = np.complex128 if herm or any(np.iscomplexobj(v) for v in scalars) else dt
-    x = np.zeros(shape, dtype=dt, order="F") if c is None else _fortran(c, dt, overwrite_c, "c")
+    x = xp.zeros(shape, dtype=dt, order="F") if c is None else _fortran(c, dt, overwrite_c, "c", xp)
     if x.shape != shape:
         raise ValueError(f"c must have shape {shape}, got {x.shape}")
-    return opts, dt, x, getattr(lib, "ozblas_" + (cplx_name if dt == np.complex128 else name))
+    return opts, dt, xp, x, getattr(lib, "ozblas_" + (cplx_name if dt == np.complex128 else name))
+
+
+def _shape(x, name):
+    """The shape of a 2-D operand (NumPy or CuPy; np.shape reads .shape first)."""
+    if np.ndim(x) != 2:
+        raise ValueError(f"{name} must be a 2-D array, got shape {np.shape(x)}")
+    return np.shape(x)
 
 
 def _symm(herm, alpha, a, b, beta, c, side, lower, overwrite_c, kw):
-    bb = np.asarray(b)
-    if bb.ndim != 2:
-        raise ValueError(f"b must be a 2-D array, got shape {bb.shape}")
-    opts, dt, x, fn = _product("dsymm", "zhemm" if herm else "zsymm", (alpha, beta), a, b, c,
-                               bb.shape, overwrite_c, herm, kw)
-    f, g = _fortran(a, dt), _fortran(b, dt, name="b")
+    opts, dt, xp, x, fn = _product("dsymm", "zhemm" if herm else "zsymm", (alpha, beta), a, b, c,
+                                   _shape(b, "b"), overwrite_c, herm, kw)
+    f, g = _fortran(a, dt, xp=xp), _fortran(b, dt, name="b", xp=xp)
     _square(f)
     m, n = x.shape
     if f.shape[0] != (n if side else m):
@@ -430,13 +434,10 @@ def hemm(alpha, a, b, beta=0.0, c=None, side=0, lower=0, overwrite_c=False, **kw
 
 
 def _syr2k(herm, alpha, a, b, beta, c, trans, lower, overwrite_c, kw):
-    aa = np.asarray(a)
-    if aa.ndim != 2:
-        raise ValueError(f"a must be a 2-D array, got shape {aa.shape}")
-    n, k = aa.shape if not trans else aa.shape[::-1]
-    opts, dt, x, fn = _product("dsyr2k", "zher2k" if herm else "zsyr2k", (alpha, beta), a, b, c,
-                               (n, n), overwrite_c, herm, kw)
-    f, g = _fortran(a, dt), _fortran(b, dt, name="b")
+    n, k = _shape(a, "a")[:: -1 if trans else 1]
+    opts, dt, xp, x, fn = _product("dsyr2k", "zher2k" if herm else "zsyr2k", (alpha, beta), a, b,
+                                   c, (n, n), overwrite_c, herm, kw)
+    f, g = _fortran(a, dt, xp=xp), _fortran(b, dt, name="b", xp=xp)
     if g.shape != f.shape:
         raise ValueError(f"a and b must have the same shape, got {f.shape} and {g.shape}")
     be = float(np.real(beta)) if herm else _alpha(beta, dt)

@@ -87,6 +87,19 @@ def _every_routine(rng, dt, n, kw):
             lower=lower, trans_a=trans, diag=diag)
         run(L.trmm, 1.5, tt, bb, side=side, lower=lower, trans_a=trans, diag=diag)
     run(L.trsm, 0.0, t, b)
+    cx = dt == np.complex128
+    al, be = (0.5 - 0.25j, 1.5 + 0.5j) if cx else (0.5, 1.5)
+    for side, lower in ((0, 0), (1, 1)):
+        bb = b if side == 0 else b.T.copy()
+        for f in (L.symm, L.hemm) if cx else (L.symm,):
+            run(f, al, a, bb, beta=be, c=2 * bb, side=side, lower=lower)
+    run(L.symm, 0.0, a, b, beta=be, c=b)  # alpha = 0: C := beta C through the seam
+    for trans, lower in ((0, 1), (1, 0)):
+        bb = b if trans == 0 else b.T.copy()
+        run(L.syr2k, al, bb, bb[::-1].copy(), beta=be, c=s, trans=trans, lower=lower)
+        if cx:
+            run(L.her2k, al, bb, bb[::-1].copy(), beta=1.5, c=s, trans=2 * trans, lower=lower)
+    run(L.syr2k, 0.0, b, b, beta=be, c=s, lower=1)
     return out, reports
 
 
@@ -185,7 +198,7 @@ class _Dev:
 
 @pytest.mark.parametrize("cx", [0, 1])
 def test_device_pointers_through_the_c_api(rng, cx):
-    """ozblas_[dz]getrf / potrf / getrs / trsm / syrk on device pointers, with leading dimensions
+    """ozblas_[dz]getrf / potrf / getrs / trsm / syrk / symm / syr2k on device pointers, with leading dimensions
     beyond the rows: the results in device memory equal the CPU executor's host-pointer run
     bit for bit, and the report says device (2); host and device matrices mixed are refused."""
     from ozblas._native import ffi, lib
@@ -216,19 +229,23 @@ def test_device_pointers_through_the_c_api(rng, cx):
                    f("trsm")(_context(), b"L", b"L", b"N", b"N", n, nrhs, alpha, S, ld, B, ld,
                              info, NB, o, rep),
                    f("syrk")(_context(), b"U", b"N", n, nrhs, alpha, B, ld, beta, S, ld, info, NB,
-                             o, rep)):
+                             o, rep),
+                   f("symm")(_context(), b"L", b"U", n, nrhs, alpha, S, ld, B, ld, beta, A, ld,
+                             info, NB, o, rep),
+                   f("syr2k")(_context(), b"L", b"N", n, nrhs, alpha, B, ld, A, ld, beta, S, ld,
+                              info, NB, o, rep)):
             assert st == 0 and info[0] == 0
             devices.append(rep.device)
         return ipiv, devices
 
     ha, hs, hb = a.copy(order="F"), s.copy(order="F"), b.copy(order="F")
     want_piv, dev_host = calls(ptr(ha.ctypes.data), ptr(hs.ctypes.data), ptr(hb.ctypes.data), "cpu")
-    assert dev_host == [0] * 5
+    assert dev_host == [0] * 7
     d = _Dev()
     try:
         da, ds, db = d.put(a), d.put(s), d.put(b)
         piv, devices = calls(ptr(da), ptr(ds), ptr(db), "auto")
-        assert devices == [2] * 5
+        assert devices == [2] * 7
         assert np.array_equal(piv, want_piv)
         for dp, h in ((da, ha), (ds, hs), (db, hb)):
             assert np.array_equal(_bits(d.get(dp, h)), _bits(h))

@@ -39,7 +39,11 @@ STRIDEDEX = "h ta tb m n k alpha A at lda sa B bt ldb sb beta C ct ldc sc nb com
 TRSM = "h side uplo ta diag m n alpha A lda B ldb"
 TRMM = "h side uplo ta diag m n alpha A lda B ldb C ldc"
 RK = "h uplo ta n k alpha A lda beta C ldc"
+SYMM = "h side uplo m n alpha A lda B ldb beta C ldc"
+R2K = "h uplo ta n k alpha A lda B ldb beta C ldc"
 SIGNATURES = {
+    **{f"cublas{r}_v2{s}": (SYMM if r.endswith("mm") else R2K, "int64_t" if s else "int")
+       for r in ("Dsymm", "Zsymm", "Zhemm", "Dsyr2k", "Zsyr2k", "Zher2k") for s in ("", "_64")},
     "cublasDsyrk_v2": (RK, "int"), "cublasDsyrk_v2_64": (RK, "int64_t"),
     "cublasZsyrk_v2": (RK, "int"), "cublasZsyrk_v2_64": (RK, "int64_t"),
     "cublasZherk_v2": (RK, "int"), "cublasZherk_v2_64": (RK, "int64_t"),
@@ -132,6 +136,11 @@ typedef int (*rk_t)(void *, int, int, int, int, const void *, const void *, int,
                     void *, int);
 typedef int (*rk64_t)(void *, int, int, int64_t, int64_t, const void *, const void *, int64_t,
                       const void *, void *, int64_t);
+/* symm/hemm (h, side, uplo, m, n, ...) and syr2k/her2k (h, uplo, trans, n, k, ...) */
+typedef int (*l3_t)(void *, int, int, int, int, const void *, const void *, int, const void *,
+                    int, const void *, void *, int);
+typedef int (*l3_64_t)(void *, int, int, int64_t, int64_t, const void *, const void *, int64_t,
+                       const void *, int64_t, const void *, void *, int64_t);
 """
 
 # The includes and cuBLAS GEMM entry types both C programs below start with.
@@ -272,6 +281,46 @@ int main(int argc, char **argv)
             st = ((rk64_t)fn("cublasZherk_v2_64"))(h, 1, 0, 4, 2, alpha, A, 4, beta, C, 4);
         else if (!strcmp(c, "zherk_badtrans"))
             st = ((rk_t)fn("cublasZherk_v2"))(h, 0, 1, 3, 4, alpha, A, 4, beta, C, 3);
+        else if (!strcmp(c, "dsymm"))
+            st = ((l3_t)fn("cublasDsymm_v2"))(h, 0, 1, 4, 3, alpha, A, 4, B, 4, beta, C, 4);
+        else if (!strcmp(c, "dsymm64"))
+            st = ((l3_64_t)fn("cublasDsymm_v2_64"))(h, 1, 0, 3, 5, alpha, A, 5, B, 3, beta, C, 3);
+        else if (!strcmp(c, "zsymm"))
+            st = ((l3_t)fn("cublasZsymm_v2"))(h, 0, 0, 3, 2, alpha, A, 3, B, 3, beta, C, 3);
+        else if (!strcmp(c, "zsymm64"))
+            st = ((l3_64_t)fn("cublasZsymm_v2_64"))(h, 1, 1, 2, 3, alpha, A, 3, B, 2, beta, C, 2);
+        else if (!strcmp(c, "zhemm"))
+            st = ((l3_t)fn("cublasZhemm_v2"))(h, 0, 1, 3, 3, alpha, A, 3, B, 3, beta, C, 3);
+        else if (!strcmp(c, "zhemm64"))
+            st = ((l3_64_t)fn("cublasZhemm_v2_64"))(h, 1, 0, 4, 2, alpha, A, 2, B, 4, beta, C, 4);
+        else if (!strcmp(c, "dsyr2k"))
+            st = ((l3_t)fn("cublasDsyr2k_v2"))(h, 0, 0, 4, 3, alpha, A, 4, B, 4, beta, C, 4);
+        else if (!strcmp(c, "dsyr2k64"))
+            st = ((l3_64_t)fn("cublasDsyr2k_v2_64"))(h, 1, 2, 3, 5, alpha, A, 5, B, 5, beta, C, 3);
+        else if (!strcmp(c, "zsyr2k"))
+            st = ((l3_t)fn("cublasZsyr2k_v2"))(h, 1, 1, 3, 2, alpha, A, 2, B, 2, beta, C, 3);
+        else if (!strcmp(c, "zsyr2k64"))
+            st = ((l3_64_t)fn("cublasZsyr2k_v2_64"))(h, 0, 0, 2, 4, alpha, A, 2, B, 2, beta, C, 2);
+        else if (!strcmp(c, "zher2k"))
+            st = ((l3_t)fn("cublasZher2k_v2"))(h, 0, 2, 3, 4, alpha, A, 4, B, 4, beta, C, 3);
+        else if (!strcmp(c, "zher2k64"))
+            st = ((l3_64_t)fn("cublasZher2k_v2_64"))(h, 1, 0, 4, 2, alpha, A, 4, B, 4, beta, C, 4);
+        else if (!strcmp(c, "symm_argerr")) /* lda 2 < m */
+            st = ((l3_t)fn("cublasDsymm_v2"))(h, 0, 1, 4, 3, alpha, A, 2, B, 4, beta, C, 4);
+        else if (!strcmp(c, "symm_badside"))
+            st = ((l3_t)fn("cublasZhemm_v2"))(h, 5, 1, 4, 3, alpha, A, 4, B, 4, beta, C, 4);
+        else if (!strcmp(c, "her2k_badtrans")) /* zher2k takes N or C */
+            st = ((l3_t)fn("cublasZher2k_v2"))(h, 0, 1, 3, 4, alpha, A, 4, B, 4, beta, C, 3);
+        else if (!strcmp(c, "syr2k_badldb"))
+            st = ((l3_t)fn("cublasDsyr2k_v2"))(h, 0, 0, 4, 3, alpha, A, 4, B, 3, beta, C, 4);
+        else if (!strcmp(c, "symm_quick"))
+            st = ((l3_t)fn("cublasDsymm_v2"))(h, 0, 1, 4, 0, alpha, A, 4, B, 4, beta, C, 4);
+        else if (!strcmp(c, "syr2k_quick"))
+            st = ((l3_t)fn("cublasZsyr2k_v2"))(h, 0, 0, 0, 3, alpha, A, 1, B, 1, beta, C, 1);
+        else if (!strcmp(c, "symm_alpha0"))
+            st = ((l3_t)fn("cublasZsymm_v2"))(h, 0, 1, 4, 3, zero, A, 4, B, 4, beta, C, 4);
+        else if (!strcmp(c, "syr2k_k0"))
+            st = ((l3_t)fn("cublasDsyr2k_v2"))(h, 0, 0, 4, 0, alpha, A, 4, B, 4, beta, C, 4);
         else if (!strcmp(c, "trmm_oop"))
             st = ((trmm_t)fn("cublasDtrmm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 4, B, 4, C, 4);
         else if (!strcmp(c, "trsm_argerr"))
@@ -305,7 +354,9 @@ PROG = PROG.replace("/*TR_TYPEDEFS*/", TR_TYPEDEFS)
 PASS_CALLS = ["dgemm", "dgemm64", "zgemm", "zgemm64", "dsb", "dsb64", "zsb", "zsb64", "ex_d", "ex_z",
               "ex_pedantic", "ex_i8", "ex_mixed", "ex64_d", "sbex_d", "sbex_i8", "sbex64_z", "argerr",
               "dtrsm", "dtrsm64", "ztrsm", "ztrsm64", "dtrmm", "dtrmm64", "ztrmm", "ztrmm64",
-              "dsyrk", "dsyrk64", "zsyrk", "zsyrk64", "zherk", "zherk64"]
+              "dsyrk", "dsyrk64", "zsyrk", "zsyrk64", "zherk", "zherk64",
+              "dsymm", "dsymm64", "zsymm", "zsymm64", "zhemm", "zhemm64",
+              "dsyr2k", "dsyr2k64", "zsyr2k", "zsyr2k64", "zher2k", "zher2k64"]
 TRACED = {
     "dgemm": ("dgemm", "cublasDgemm_v2", 4, 3, 2), "dgemm64": ("dgemm", "cublasDgemm_v2_64", 5, 6, 7),
     "zgemm": ("zgemm", "cublasZgemm_v2", 3, 3, 3), "zgemm64": ("zgemm", "cublasZgemm_v2_64", 3, 2, 4),
@@ -327,6 +378,13 @@ TRACED = {
     "dsyrk": ("dsyrk", "cublasDsyrk_v2", 4, 4, 3), "dsyrk64": ("dsyrk", "cublasDsyrk_v2_64", 3, 3, 5),
     "zsyrk": ("zsyrk", "cublasZsyrk_v2", 3, 3, 2), "zsyrk64": ("zsyrk", "cublasZsyrk_v2_64", 2, 2, 4),
     "zherk": ("zherk", "cublasZherk_v2", 3, 3, 4), "zherk64": ("zherk", "cublasZherk_v2_64", 4, 4, 2),
+    # symm/hemm: m, n and the order of A; syr2k/her2k: n, n, k
+    "dsymm": ("dsymm", "cublasDsymm_v2", 4, 3, 4), "dsymm64": ("dsymm", "cublasDsymm_v2_64", 3, 5, 5),
+    "zsymm": ("zsymm", "cublasZsymm_v2", 3, 2, 3), "zsymm64": ("zsymm", "cublasZsymm_v2_64", 2, 3, 3),
+    "zhemm": ("zhemm", "cublasZhemm_v2", 3, 3, 3), "zhemm64": ("zhemm", "cublasZhemm_v2_64", 4, 2, 2),
+    "dsyr2k": ("dsyr2k", "cublasDsyr2k_v2", 4, 4, 3), "dsyr2k64": ("dsyr2k", "cublasDsyr2k_v2_64", 3, 3, 5),
+    "zsyr2k": ("zsyr2k", "cublasZsyr2k_v2", 3, 3, 2), "zsyr2k64": ("zsyr2k", "cublasZsyr2k_v2_64", 2, 2, 4),
+    "zher2k": ("zher2k", "cublasZher2k_v2", 3, 3, 4), "zher2k64": ("zher2k", "cublasZher2k_v2_64", 4, 4, 2),
 }
 
 
@@ -451,6 +509,34 @@ def test_trsm_trmm_special_cases(built, tmp_path):
         ("cublasDtrmm_v2", "native", '"cuBLAS trmm out of place (C != B)"'),
         ("cublasDtrsm_v2", "native", '"one block (order <= the LAPACK block size)"'),
         ("cublasZherk_v2", "native", '"argument error"')]
+
+
+def test_symm_syr2k_special_cases(built, tmp_path):
+    """symm/hemm and syr2k/her2k: argument errors (a bad side, lda or ldb, zher2k with trans
+    T) reach cuBLAS with the caller's arguments and its status comes back; m, n or (syr2k) n
+    zero returns at once without reaching it; alpha = 0 and k = 0 pass through, each with its
+    reason; a valid call on the CPU-only machine stops at the executor check."""
+    calls = ["symm_argerr", "symm_badside", "her2k_badtrans", "syr2k_badldb", "symm_quick",
+             "syr2k_quick", "symm_alpha0", "syr2k_k0", "dsymm", "zher2k"]
+    quick = {"symm_quick", "syr2k_quick"}
+    out0, stub0, _, _ = _run(built["full"], tmp_path, calls, False, "plain", STUB_STATUS="7")
+    out, stub, trace, _ = _run(built["full"], tmp_path, calls, True, "pre", STUB_STATUS="7")
+    assert out0 == [f"{c} 7" for c in calls]
+    assert out == [f"{c} {0 if c in quick else 7}" for c in calls]
+    assert stub == [line for c, line in zip(calls, stub0) if c not in quick]
+    assert [(t["symbol"], t["route"], t.get("reason")) for t in trace] == [
+        ("cublasDsymm_v2", "native", '"argument error"'),
+        ("cublasZhemm_v2", "native", '"argument error"'),
+        ("cublasZher2k_v2", "native", '"argument error"'),
+        ("cublasDsyr2k_v2", "native", '"argument error"'),
+        ("cublasDsymm_v2", "quick", '"quick return"'),
+        ("cublasZsyr2k_v2", "quick", '"quick return"'),
+        ("cublasZsymm_v2", "native", '"alpha or k zero"'),
+        ("cublasDsyr2k_v2", "native", '"alpha or k zero"'),
+        ("cublasDsymm_v2", "native", f'"{NO_GPU}"'),
+        ("cublasZher2k_v2", "native", f'"{NO_GPU}"')]
+    assert [t["routine"] for t in trace] == ["dsymm", "zhemm", "zher2k", "dsyr2k", "dsymm", "zsyr2k",
+                                             "zsymm", "dsyr2k", "dsymm", "zher2k"]
 
 
 def test_nested_call_from_cublas_goes_straight_through(built, tmp_path):
@@ -658,6 +744,30 @@ int main(void)
     ((rk_t)fn("cublasZherk_v2"))(h, 0, 2, TN, TR, al, A, TR, be, C, TN);
     ozblas_zherk(ctx, 'L', 'C', TN, TR, al[0], A, TR, be[0], R, TN, &info, 0, &o, NULL);
     report("cublasZherk_v2");
+    start();
+    ((l3_t)fn("cublasDsymm_v2"))(h, 0, 1, TN, TR, al, A, TN, B, TN, be, C, TN);
+    ozblas_dsymm(ctx, 'L', 'U', TN, TR, al[0], A, TN, B, TN, be[0], R, TN, &info, 0, &o, NULL);
+    report("cublasDsymm_v2");
+    start();
+    ((l3_t)fn("cublasZsymm_v2"))(h, 0, 0, TN, TR, al, A, TN, B, TN, be, C, TN);
+    ozblas_zsymm(ctx, 'L', 'L', TN, TR, al, A, TN, B, TN, be, R, TN, &info, 0, &o, NULL);
+    report("cublasZsymm_v2");
+    start();
+    ((l3_64_t)fn("cublasZhemm_v2_64"))(h, 1, 0, TR, TN, al, A, TN, B, TR, be, C, TR);
+    ozblas_zhemm(ctx, 'R', 'L', TR, TN, al, A, TN, B, TR, be, R, TR, &info, 0, &o, NULL);
+    report("cublasZhemm_v2_64");
+    start();
+    ((l3_64_t)fn("cublasDsyr2k_v2_64"))(h, 0, 1, TN, TR, al, A, TR, B, TR, be, C, TN);
+    ozblas_dsyr2k(ctx, 'L', 'T', TN, TR, al[0], A, TR, B, TR, be[0], R, TN, &info, 0, &o, NULL);
+    report("cublasDsyr2k_v2_64");
+    start();
+    ((l3_t)fn("cublasZsyr2k_v2"))(h, 1, 0, TN, TR, al, A, TN, B, TN, be, C, TN);
+    ozblas_zsyr2k(ctx, 'U', 'N', TN, TR, al, A, TN, B, TN, be, R, TN, &info, 0, &o, NULL);
+    report("cublasZsyr2k_v2");
+    start();
+    ((l3_t)fn("cublasZher2k_v2"))(h, 0, 2, TN, TR, al, A, TR, B, TR, be, C, TN);
+    ozblas_zher2k(ctx, 'L', 'C', TN, TR, al, A, TR, B, TR, be[0], R, TN, &info, 0, &o, NULL);
+    report("cublasZher2k_v2");
 
     /* the shim's host LAPACK entry (NumPy's ILP64 name) on host memory: with a forced method
        and a usable (emulated) CUDA executor, device-resident (trace: device=uploaded) */
@@ -694,8 +804,8 @@ EMU = os.environ.get("OZ_EMU_DIR")  # a build of native/src/cuda/emu/build_emu.s
                     "(the CUDA executor emulated on the CPU; about 5 minutes to build)")
 def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
     """The whole routed path without a GPU: the shim built against the emulated executor,
-    a stand-in cuBLAS and driver. Every form, strided batches, trsm/trmm and syrk/herk (the
-    blocked drivers, host memory standing for the device's) included, gives the CPU executor's bits; where ozblas fails (the driver names device 1, which the emulation
+    a stand-in cuBLAS and driver. Every form, strided batches, trsm/trmm, syrk/herk, symm/hemm
+    and syr2k/her2k (the blocked drivers, host memory standing for the device's) included, gives the CPU executor's bits; where ozblas fails (the driver names device 1, which the emulation
     lacks), the call goes to the stand-in instead."""
     if not CC:
         pytest.skip("no C compiler")
@@ -718,7 +828,9 @@ def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
     names = ["cublasDgemm_v2", "cublasZgemm_v2_64", "cublasGemmEx", "cublasGemmEx",
              "cublasDgemmStridedBatched", "cublasZgemmStridedBatched_64", "cublasGemmStridedBatchedEx",
              "cublasDtrsm_v2", "cublasZtrsm_v2_64", "cublasDtrmm_v2_64", "cublasZtrmm_v2",
-             "cublasDsyrk_v2", "cublasZsyrk_v2_64", "cublasZherk_v2"]
+             "cublasDsyrk_v2", "cublasZsyrk_v2_64", "cublasZherk_v2", "cublasDsymm_v2",
+             "cublasZsymm_v2", "cublasZhemm_v2_64", "cublasDsyr2k_v2_64", "cublasZsyr2k_v2",
+             "cublasZher2k_v2"]
     lapack = "scipy_dgetrf_64_"
     host_lapack = _host_lapack()
     if not host_lapack:

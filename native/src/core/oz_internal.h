@@ -152,6 +152,15 @@ enum { OZ_L3_SYMM, OZ_L3_HEMM, OZ_L3_SYR2K, OZ_L3_HER2K };
 OZ_SHIM_API int64_t oz_l3_check(int op, int cplx, char side, char uplo, char trans, int64_t m,
                                 int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
 OZ_SHIM_API double oz_l3_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k);
+/* lapack/lapack_api.c: the one SYRK/HERK code (lapack_drivers.c) for the preload shim's host
+ * entries, checked as ozblas_[dz]syrk/zherk (herm: HERK, cplx: complex; alpha and beta as two
+ * doubles), the block size by the LAPACK layer's rule, and the products' GEMM reports merged
+ * into product for the call's trace and counters. */
+OZ_SHIM_API ozblas_status oz_syrk_call(ozblas_context *ctx, int cplx, int herm, char uplo,
+                                       char trans, int64_t n, int64_t k, const double *alpha,
+                                       const double *A, int64_t lda, const double *beta,
+                                       double *C, int64_t ldc, const ozblas_options *opt,
+                                       ozblas_report *product);
 
 /* numerics/ozaki2_table.c: the moduli and CRT tables. */
 int oz2_max_moduli(int engine); /* the moduli count's maximum on an engine (0: unknown) */

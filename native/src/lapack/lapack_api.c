@@ -390,12 +390,13 @@ static ozblas_status tr3_body(ozblas_context *ctx, int cplx, int mult, char side
     END();
 }
 
-/* syrk and herk (netlib's checks inline: trans depends on the routine; lda 7, ldc 10) */
+/* syrk and herk (netlib's checks inline: trans depends on the routine; lda 7, ldc 10);
+ * product: NULL, or where the products' GEMM reports are merged */
 static ozblas_status syrk_body(ozblas_context *ctx, int cplx, int herm, char uplo, char trans,
                                int64_t n, int64_t k, const double *alpha, double *A, int64_t lda,
                                const double *beta, double *C, int64_t ldc, int64_t *info,
                                int64_t nb, const ozblas_options *opt,
-                               ozblas_lapack_report *report)
+                               ozblas_lapack_report *report, ozblas_report *product)
 {
     uplo = up(uplo);
     trans = up(trans);
@@ -409,8 +410,21 @@ static ozblas_status syrk_body(ozblas_context *ctx, int cplx, int herm, char upl
         trans = 'T'; /* dsyrk reads 'C' as 'T'; the driver takes op from herm */
     BEGIN(cplx, n, (cplx ? 4.0 : 1.0) * (double)n * (double)(n + 1) * (double)k,
           max3(n, k, 1), LX_OP(A, lda, rows, trans == 'N' ? k : n, 0), LX_OP(C, ldc, n, n, 1))
+    x.product = product;
     lx_syrk(&x, herm, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     END();
+}
+
+ozblas_status oz_syrk_call(ozblas_context *ctx, int cplx, int herm, char uplo, char trans,
+                           int64_t n, int64_t k, const double *alpha, const double *A,
+                           int64_t lda, const double *beta, double *C, int64_t ldc,
+                           const ozblas_options *opt, ozblas_report *product)
+{
+    int64_t info = 0;
+    memset(product, 0, sizeof *product);
+    product->bound = -1.0;
+    return syrk_body(ctx, cplx, herm, uplo, trans, n, k, alpha, (double *)A, lda, beta, C, ldc,
+                     &info, 0, opt, NULL, product);
 }
 
 /* ---- the d and z entries --------------------------------------------------------------- */
@@ -583,7 +597,7 @@ static ozblas_status rk_real(ozblas_context *ctx, int cplx, char uplo, char tran
 {
     const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
     return syrk_body(ctx, cplx, cplx, uplo, trans, n, k, al, (double *)A, lda, be, C, ldc, info,
-                     nb, opt, report);
+                     nb, opt, report, NULL);
 }
 ozblas_status ozblas_dsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
                            double alpha, const double *A, int64_t lda, double beta, double *C,
@@ -598,7 +612,7 @@ ozblas_status ozblas_zsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n
                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
 {
     return syrk_body(ctx, 1, 0, uplo, trans, n, k, alpha, (double *)A, lda, beta, C, ldc, info,
-                     nb, opt, report);
+                     nb, opt, report, NULL);
 }
 ozblas_status ozblas_zherk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
                            double alpha, const double *A, int64_t lda, double beta, double *C,

@@ -99,8 +99,8 @@ static void lx_symm(oz_lx *x, double *S, int herm, char side, char uplo, int64_t
 
 /* symm and hemm */
 static ozblas_status symm_body(ozblas_context *ctx, int cplx, int herm, char side, char uplo,
-                               int64_t m, int64_t n, const double *alpha, const double *A,
-                               int64_t lda, const double *B, int64_t ldb, const double *beta,
+                               int64_t m, int64_t n, const double *alpha, double *A,
+                               int64_t lda, double *B, int64_t ldb, const double *beta,
                                double *C, int64_t ldc, int64_t *info, int64_t nb,
                                const ozblas_options *opt, ozblas_lapack_report *report)
 {
@@ -127,8 +127,8 @@ static ozblas_status symm_body(ozblas_context *ctx, int cplx, int herm, char sid
 
 /* syr2k and her2k */
 static ozblas_status syr2k_body(ozblas_context *ctx, int cplx, int herm, char uplo, char trans,
-                                int64_t n, int64_t k, const double *alpha, const double *A,
-                                int64_t lda, const double *B, int64_t ldb, const double *beta,
+                                int64_t n, int64_t k, const double *alpha, double *A,
+                                int64_t lda, double *B, int64_t ldb, const double *beta,
                                 double *C, int64_t ldc, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
@@ -154,8 +154,8 @@ ozblas_status ozblas_dsymm(ozblas_context *ctx, char side, char uplo, int64_t m,
                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
 {
     const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
-    return symm_body(ctx, 0, 0, side, uplo, m, n, al, A, lda, B, ldb, be, C, ldc, info, nb, opt,
-                     report);
+    return symm_body(ctx, 0, 0, side, uplo, m, n, al, (double *)A, lda, (double *)B, ldb, be, C,
+                     ldc, info, nb, opt, report);
 }
 ozblas_status ozblas_zsymm(ozblas_context *ctx, char side, char uplo, int64_t m, int64_t n,
                            const double *alpha, const double *A, int64_t lda, const double *B,
@@ -163,8 +163,8 @@ ozblas_status ozblas_zsymm(ozblas_context *ctx, char side, char uplo, int64_t m,
                            int64_t *info, int64_t nb, const ozblas_options *opt,
                            ozblas_lapack_report *report)
 {
-    return symm_body(ctx, 1, 0, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc, info, nb,
-                     opt, report);
+    return symm_body(ctx, 1, 0, side, uplo, m, n, alpha, (double *)A, lda, (double *)B, ldb, beta,
+                     C, ldc, info, nb, opt, report);
 }
 ozblas_status ozblas_zhemm(ozblas_context *ctx, char side, char uplo, int64_t m, int64_t n,
                            const double *alpha, const double *A, int64_t lda, const double *B,
@@ -172,8 +172,8 @@ ozblas_status ozblas_zhemm(ozblas_context *ctx, char side, char uplo, int64_t m,
                            int64_t *info, int64_t nb, const ozblas_options *opt,
                            ozblas_lapack_report *report)
 {
-    return symm_body(ctx, 1, 1, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc, info, nb,
-                     opt, report);
+    return symm_body(ctx, 1, 1, side, uplo, m, n, alpha, (double *)A, lda, (double *)B, ldb, beta,
+                     C, ldc, info, nb, opt, report);
 }
 ozblas_status ozblas_dsyr2k(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
                             double alpha, const double *A, int64_t lda, const double *B,
@@ -181,8 +181,8 @@ ozblas_status ozblas_dsyr2k(ozblas_context *ctx, char uplo, char trans, int64_t 
                             int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
 {
     const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
-    return syr2k_body(ctx, 0, 0, uplo, trans, n, k, al, A, lda, B, ldb, be, C, ldc, info, nb,
-                      opt, report);
+    return syr2k_body(ctx, 0, 0, uplo, trans, n, k, al, (double *)A, lda, (double *)B, ldb, be, C,
+                      ldc, info, nb, opt, report);
 }
 ozblas_status ozblas_zsyr2k(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
                             const double *alpha, const double *A, int64_t lda, const double *B,
@@ -190,8 +190,8 @@ ozblas_status ozblas_zsyr2k(ozblas_context *ctx, char uplo, char trans, int64_t 
                             int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return syr2k_body(ctx, 1, 0, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc, info,
-                      nb, opt, report);
+    return syr2k_body(ctx, 1, 0, uplo, trans, n, k, alpha, (double *)A, lda, (double *)B, ldb, beta,
+                      C, ldc, info, nb, opt, report);
 }
 ozblas_status ozblas_zher2k(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
                             const double *alpha, const double *A, int64_t lda, const double *B,
@@ -199,6 +199,6 @@ ozblas_status ozblas_zher2k(ozblas_context *ctx, char uplo, char trans, int64_t 
                             int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
 {
     const double be[2] = {beta, 0.0};
-    return syr2k_body(ctx, 1, 1, uplo, trans, n, k, alpha, A, lda, B, ldb, be, C, ldc, info, nb,
-                      opt, report);
+    return syr2k_body(ctx, 1, 1, uplo, trans, n, k, alpha, (double *)A, lda, (double *)B, ldb, be,
+                      C, ldc, info, nb, opt, report);
 }

@@ -16,6 +16,28 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 /* The (conjugate) transpose character of the element type. */
 static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
 
+/* The run's products as one GEMM report: the first product's, or the first that fell back
+ * (as a strided batch shows it), with the largest count and bound and the sums of the
+ * counts of entries and engine products. */
+static void merge_report(ozblas_report *acc, const ozblas_report *r, int first)
+{
+    if (first || (r->fallback != OZBLAS_FALLBACK_NONE && acc->fallback == OZBLAS_FALLBACK_NONE)) {
+        ozblas_report keep = *acc;
+        *acc = *r;
+        if (first)
+            return;
+        r = &keep; /* what the products before it contributed */
+    }
+    if (r->moduli > acc->moduli)
+        acc->moduli = r->moduli;
+    if (r->slices > acc->slices)
+        acc->slices = r->slices;
+    if (r->bound > acc->bound)
+        acc->bound = r->bound;
+    acc->direct_entries += r->direct_entries;
+    acc->engine_products += r->engine_products;
+}
+
 void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const double *alpha,
              const double *A, int64_t lda, const double *B, int64_t ldb, const double *beta,
              double *C, int64_t ldc)
@@ -47,6 +69,8 @@ void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const 
     }
     ozblas_lapack_report *p = x->rep;
     double f = (x->cplx ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
+    if (x->product)
+        merge_report(x->product, &r, p->products == 0);
     p->products++;
     p->product_flops += f;
     p->executor = r.executor;

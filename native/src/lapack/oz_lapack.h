@@ -33,6 +33,8 @@ typedef struct {
     int64_t hcap;
     int64_t *dpiv;
     ozblas_options o; /* opt with its device resolved (opt points here) */
+    ozblas_report *product; /* NULL, or the products' GEMM reports merged (lx_gemm) for a
+                               caller that traces the run as one product (the shim's SYRK) */
 } oz_lx;
 
 /* Element (i, j) of a column-major matrix with leading dimension ld. */

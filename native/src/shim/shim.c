@@ -4,9 +4,10 @@
  * entry: the netlib argument check (an error goes to the real routine, so the user sees
  * the real xerbla report), the netlib quick return, the routing decision (OZBLAS_DISABLE,
  * OZBLAS_METHOD, OZBLAS_MIN_SIZE), then ozblas_dgemm/ozblas_zgemm (which fall back to
- * native themselves where the inputs need it) or the real routine. SYRK/HERK are computed
- * as the product of op(A) with its (conjugate) transpose into a workspace, of which only
- * the referenced triangle of C is updated.
+ * native themselves where the inputs need it) or the real routine. SYRK/HERK run the LAPACK
+ * layer's SYRK (oz_syrk_call: column strips of the triangle as products, the diagonal blocks
+ * through a workspace of which only the referenced triangle of C is updated), traced as one
+ * product with the strips' reports merged.
  *
  * The real routine is the first definition of the same name among the loaded objects
  * that is not an ozblas library (oz_find_real_symbol: a walk of dl_iterate_phdr, since
@@ -268,55 +269,6 @@ double shim_begin(shim_result *r, const shim_call *c)
                : -1.0;
 }
 
-/* The product into the referenced triangle: W = alpha op(A) op(A)^T (or ^H) in a
- * workspace, then C = W + beta C on that triangle only; HERK zeroes the diagonal's
- * imaginary parts as BLAS does. */
-static ozblas_status syrk_emulated(const shim_call *c, const ozblas_options *opt,
-                                   ozblas_report *rep)
-{
-    int64_t n = c->n, w = c->cplx ? 2 : 1;
-    double *W = malloc((size_t)(n * n * w) * sizeof *W);
-    if (!W)
-        return OZBLAS_ERR_ALLOCATION;
-    char oth = c->kind == K_HERK ? 'C' : 'T';
-    char ta = c->ta == 'N' ? 'N' : oth, tb = c->ta == 'N' ? oth : 'N';
-    if (!c->cplx && ta != 'N')
-        ta = 'T';
-    double zero[2] = {0.0, 0.0};
-    ozblas_status st =
-        c->cplx ? ozblas_zgemm(S.ctx, ta, tb, n, n, c->k, c->alpha, c->A, c->lda, c->B, c->ldb,
-                               zero, W, n, opt, rep)
-                : ozblas_dgemm(S.ctx, ta, tb, n, n, c->k, c->alpha[0], c->A, c->lda, c->B,
-                               c->ldb, 0.0, W, n, opt, rep);
-    if (st != OZBLAS_OK) {
-        free(W);
-        return st;
-    }
-    int bz = c->beta[0] == 0.0 && c->beta[1] == 0.0;
-    for (int64_t j = 0; j < n; j++) {
-        int64_t i0 = c->uplo == 'U' ? 0 : j, i1 = c->uplo == 'U' ? j + 1 : n;
-        for (int64_t i = i0; i < i1; i++) {
-            const double *x = W + w * (i + j * n);
-            double *y = c->C + w * (i + j * c->ldc);
-            if (!c->cplx) {
-                y[0] = bz ? x[0] : x[0] + c->beta[0] * y[0];
-            } else if (bz) {
-                y[0] = x[0];
-                y[1] = x[1];
-            } else {
-                double re = c->beta[0] * y[0] - c->beta[1] * y[1];
-                double im = c->beta[0] * y[1] + c->beta[1] * y[0];
-                y[0] = x[0] + re;
-                y[1] = x[1] + im;
-            }
-            if (c->kind == K_HERK && i == j)
-                y[1] = 0.0;
-        }
-    }
-    free(W);
-    return OZBLAS_OK;
-}
-
 /* Method auto: the policy (core/policy_model.c) on this machine's profile, among the executors
  * that may compete (ozblas_policy_executors; a usable GPU is asked for on the first such
  * call, never at load). The choice goes into r, and the C API runs exactly it. A call whose
@@ -400,8 +352,9 @@ int shim_handle(shim_call *c, const char *bad, shim_result *r)
     o.executor = r->executor;
     const ozblas_options *opt = &o;
     memset(&r->rep, 0, sizeof r->rep);
-    if (c->kind != K_GEMM)
-        st = syrk_emulated(c, opt, &r->rep);
+    if (c->kind != K_GEMM) /* SYRK/HERK: the LAPACK layer's code, the one of the library */
+        st = oz_syrk_call(S.ctx, c->cplx, c->kind == K_HERK, c->uplo, c->ta, c->n, c->k,
+                          c->alpha, c->A, c->lda, c->beta, c->C, c->ldc, opt, &r->rep);
     else if (c->cplx)
         st = ozblas_zgemm(S.ctx, c->ta, c->tb, c->m, c->n, c->k, c->alpha, c->A, c->lda, c->B,
                           c->ldb, c->beta, c->C, c->ldc, opt, &r->rep);

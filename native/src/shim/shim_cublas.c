@@ -4,8 +4,9 @@
  * Exported: cublasDgemm_v2, cublasZgemm_v2, cublasGemmEx, cublasDgemmStridedBatched,
  * cublasZgemmStridedBatched, cublasGemmStridedBatchedEx, and the _64 form of each
  * (int64_t dimensions, cuBLAS 12 and later); cublas{D,Z}{trsm,trmm}_v2, cublasDsyrk_v2,
- * cublasZsyrk_v2, cublasZherk_v2 and their _64 forms, computed by the LAPACK layer's blocked
- * drivers on the device pointers (below). Programs write cublasDgemm and cublasDgemm_64;
+ * cublasZsyrk_v2, cublasZherk_v2, cublas{D,Z}symm_v2, cublasZhemm_v2, cublas{D,Z}syr2k_v2,
+ * cublasZher2k_v2 and their _64 forms, computed by the LAPACK layer's blocked drivers on the
+ * device pointers (below). Programs write cublasDgemm and cublasDgemm_64;
  * cublas_v2.h turns those into the _v2 symbols by macro. The exported symbol cublasDgemm
  * itself is the legacy API of cublas.h (no handle, scalars by value, errors through
  * cublasGetError): it has no stream to run on and no status to return, so it is left alone.
@@ -693,3 +694,133 @@ RK_ENTRY(cublasZsyrk_v2, int, 1, K_SYRK, zsyrk)
 RK_ENTRY(cublasZsyrk_v2_64, int64_t, 1, K_SYRK, zsyrk)
 RK_ENTRY(cublasZherk_v2, int, 1, K_HERK, zherk)
 RK_ENTRY(cublasZherk_v2_64, int64_t, 1, K_HERK, zherk)
+
+/* ---- symm, hemm, syr2k and her2k ------------------------------------------------------------
+ * C := alpha A B + beta C (or alpha B A + beta C), A symmetric or Hermitian, and the triangle
+ * of C := alpha A op(B) + alpha' B op(A) + beta C (or the op(A) B form), by the LAPACK layer's
+ * products (ozblas_[dz]symm, ozblas_zhemm: the stored triangle expanded in strips through the
+ * seam; ozblas_[dz]syr2k, ozblas_zher2k: SYRK's column strips with a second product) on the
+ * caller's device pointers. The decision is their GEMM's (symm: m x n x the order of A;
+ * syr2k: n x n x k, as the host entries'), with no one-block rule (each call is products
+ * only); argument errors (cuBLAS's: the netlib checks, dsyr2k taking trans N, T or C, zsyr2k
+ * N or T, zher2k N or C), device pointer mode, alpha = 0 (beta C), pedantic math mode and
+ * failures before C changes go to the real cuBLAS routine; m or n zero (syr2k: n zero)
+ * returns at once, as cuBLAS does, and so does alpha = 0 (or syr2k's k = 0) with beta = 1. */
+
+typedef struct {
+    void *h;
+    int side, uplo, trans; /* the cuBLAS enums (symm: no trans; syr2k: no side) */
+    int64_t m, n, k, lda, ldb, ldc; /* symm: m x n (k unused); syr2k: n x n, k */
+    const void *alpha, *A, *B, *beta;
+    void *C;
+    int op; /* OZ_L3_SYMM, OZ_L3_HEMM, OZ_L3_SYR2K, OZ_L3_HER2K */
+    int cplx;
+} cu_l3;
+
+static int cu_l3_symm(const cu_l3 *g) { return g->op == OZ_L3_SYMM || g->op == OZ_L3_HEMM; }
+
+/* The record: a LAPACK-kind call with the sizes of its product (symm: m x n x the order of
+ * A; syr2k: n x n x k) and its nominal flops. */
+static void cu_l3_record(const cu_l3 *g, shim_call *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = K_LAPACK;
+    c->cplx = g->cplx;
+    c->batch = 1;
+    c->on_device = 1;
+    int64_t k = cu_l3_symm(g) ? (g->side == CB_SIDE_LEFT ? g->m : g->n) : g->k;
+    c->m = g->m > 0 ? g->m : 0;
+    c->n = g->n > 0 ? g->n : 0;
+    c->k = k > 0 ? k : 0;
+    c->flops = oz_l3_flops(g->op, g->cplx, g->side == CB_SIDE_LEFT ? 'L' : 'R', c->m, c->n, c->k);
+}
+
+static int cu_l3_handle(const cu_l3 *g, shim_call *c, shim_result *r)
+{
+    int symm = cu_l3_symm(g);
+    char side = !symm ? 0 : g->side == CB_SIDE_LEFT ? 'L' : g->side == 1 ? 'R' : 0;
+    char uplo = g->uplo == CB_FILL_LOWER ? 'L' : g->uplo == CB_FILL_UPPER ? 'U' : 0;
+    char ta = symm ? 0 : op_char(g->trans);
+    if ((symm && !side) || !uplo || (!symm && !ta) || !g->alpha || !g->beta ||
+        oz_l3_check(g->op, g->cplx, side, uplo, ta, g->m, g->n, g->k, g->lda, g->ldb, g->ldc)) {
+        r->why = N_ARGUMENT;
+        return 0;
+    }
+    if (g->m == 0 || g->n == 0) { /* cuBLAS returns at once: nothing is read */
+        r->route = R_QUICK;
+        return 1;
+    }
+    if (!cu_host_pointer_mode(g->h, r))
+        return 0;
+    /* zher2k's beta is real */
+    const double *al = (const double *)g->alpha, *be = (const double *)g->beta;
+    c->alpha[0] = al[0];
+    c->alpha[1] = g->cplx ? al[1] : 0.0;
+    c->beta[0] = be[0];
+    c->beta[1] = g->cplx && g->op != OZ_L3_HER2K ? be[1] : 0.0;
+    if (!shim_decide(c, NULL, r))
+        return r->route == R_QUICK;
+    const void *const ptrs[3] = {g->A, g->B, g->C};
+    ozblas_options opt;
+    if (!cu_run_options(g->h, ptrs, r, &opt))
+        return 0;
+    ozblas_lapack_report rep;
+    int64_t info = 0;
+    ozblas_context *ctx = shim_context();
+    const double *A = (const double *)g->A, *B = (const double *)g->B;
+    double *C = (double *)g->C;
+    ozblas_status st;
+    depth++;
+    switch (g->op) {
+    case OZ_L3_SYMM:
+        st = g->cplx ? ozblas_zsymm(ctx, side, uplo, g->m, g->n, c->alpha, A, g->lda, B, g->ldb,
+                                    c->beta, C, g->ldc, &info, 0, &opt, &rep)
+                     : ozblas_dsymm(ctx, side, uplo, g->m, g->n, al[0], A, g->lda, B, g->ldb,
+                                    be[0], C, g->ldc, &info, 0, &opt, &rep);
+        break;
+    case OZ_L3_HEMM:
+        st = ozblas_zhemm(ctx, side, uplo, g->m, g->n, c->alpha, A, g->lda, B, g->ldb, c->beta,
+                          C, g->ldc, &info, 0, &opt, &rep);
+        break;
+    case OZ_L3_SYR2K:
+        st = g->cplx ? ozblas_zsyr2k(ctx, uplo, ta, g->n, g->k, c->alpha, A, g->lda, B, g->ldb,
+                                     c->beta, C, g->ldc, &info, 0, &opt, &rep)
+                     : ozblas_dsyr2k(ctx, uplo, ta, g->n, g->k, al[0], A, g->lda, B, g->ldb,
+                                     be[0], C, g->ldc, &info, 0, &opt, &rep);
+        break;
+    default:
+        st = ozblas_zher2k(ctx, uplo, ta, g->n, g->k, c->alpha, A, g->lda, B, g->ldb, be[0], C,
+                           g->ldc, &info, 0, &opt, &rep);
+    }
+    depth--;
+    return cu_lapack_done(st, &rep, r);
+}
+
+/* symm: (h, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc); syr2k: (h, uplo, trans,
+ * n, k, ...) with the same types. */
+#define L3_ENTRY(sym, I, CPLX, OP, R)                                                          \
+    OZ_EXPORT int sym(void *h, int e1, int e2, I d1, I d2, const void *alpha, const void *A,   \
+                      I lda, const void *B, I ldb, const void *beta, void *C, I ldc)           \
+    {                                                                                          \
+        static oz_slot slot = {#sym, #R, K_LAPACK, CPLX, NULL, 0, RI_##R, 1};                  \
+        typedef int (*fn_t)(void *, int, int, I, I, const void *, const void *, I,             \
+                            const void *, I, const void *, void *, I);                         \
+        int symm = OP == OZ_L3_SYMM || OP == OZ_L3_HEMM;                                       \
+        cu_l3 g = {h, symm ? e1 : 0, symm ? e2 : e1, symm ? 0 : e2, d1, symm ? d2 : d1,        \
+                   symm ? 0 : d2, lda, ldb, ldc, alpha, A, B, beta, C, OP, CPLX};              \
+        CU_BODY_OF(&slot, g, fn_t, (h, e1, e2, d1, d2, alpha, A, lda, B, ldb, beta, C, ldc),   \
+                   cu_l3_record, cu_l3_handle)                                                 \
+    }
+
+L3_ENTRY(cublasDsymm_v2, int, 0, OZ_L3_SYMM, dsymm)
+L3_ENTRY(cublasDsymm_v2_64, int64_t, 0, OZ_L3_SYMM, dsymm)
+L3_ENTRY(cublasZsymm_v2, int, 1, OZ_L3_SYMM, zsymm)
+L3_ENTRY(cublasZsymm_v2_64, int64_t, 1, OZ_L3_SYMM, zsymm)
+L3_ENTRY(cublasZhemm_v2, int, 1, OZ_L3_HEMM, zhemm)
+L3_ENTRY(cublasZhemm_v2_64, int64_t, 1, OZ_L3_HEMM, zhemm)
+L3_ENTRY(cublasDsyr2k_v2, int, 0, OZ_L3_SYR2K, dsyr2k)
+L3_ENTRY(cublasDsyr2k_v2_64, int64_t, 0, OZ_L3_SYR2K, dsyr2k)
+L3_ENTRY(cublasZsyr2k_v2, int, 1, OZ_L3_SYR2K, zsyr2k)
+L3_ENTRY(cublasZsyr2k_v2_64, int64_t, 1, OZ_L3_SYR2K, zsyr2k)
+L3_ENTRY(cublasZher2k_v2, int, 1, OZ_L3_HER2K, zher2k)
+L3_ENTRY(cublasZher2k_v2_64, int64_t, 1, OZ_L3_HER2K, zher2k)
