@@ -394,7 +394,7 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * OZBLAS_ERR_INVALID_ARGUMENT); with executor CUDA,
  * host matrices are uploaded once for the call where the device has room (report.device).
  * Device blocks for the host routines are copied there and back; laswp runs on the device.
- * QR, symm/hemm, syr2k/her2k and the sytrf family take host memory only
+ * QR and the sytrf family take host memory only
  * (OZBLAS_ERR_INVALID_ARGUMENT for device matrices). ipiv, tau, info and alpha are host memory. OZBLAS_ERR_DEVICE: a device
  * copy failed (uploaded host matrices are then unchanged; the caller's device matrices are
  * not). Complex: interleaved (re, im) doubles, alpha two doubles.
@@ -403,7 +403,8 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
  * minor, the zero diagonal); a bad argument gives OZBLAS_ERR_INVALID_ARGUMENT with info = -i
  * (the argument's position in the LAPACK routine). OZBLAS_ERR_NO_HOST_BLAS: no host LAPACK
- * with these routines is loaded (nothing is changed then). report may be NULL. */
+ * with these routines is loaded (nothing is changed then; syrk/herk, symm/hemm and
+ * syr2k/her2k, products only, need none). report may be NULL. */
 typedef struct {
     int64_t nb;             /* block size used */
     int64_t products;       /* GEMM products issued */

@@ -148,3 +148,53 @@ def test_threads_do_not_change_bits(rng):
     a, b = _mat(rng, 29, 29, True), _mat(rng, 29, 11, True)
     for fn, args in ((L.hemm, (0.5, a, b)), (L.syr2k, (0.5, b, b[::-1].copy()))):
         assert np.array_equal(fn(*args, threads=1, **EMU), fn(*args, threads=2, **EMU))
+
+
+NO_LAPACK_PROG = r"""
+#include <stdio.h>
+#include "ozblas.h"
+int main(void)
+{
+    ozblas_context *ctx;
+    ozblas_context_create(&ctx);
+    ozblas_options o;
+    ozblas_options_init(&o);
+    o.method = OZBLAS_METHOD_OZAKI2;
+    o.executor = OZBLAS_EXECUTOR_CPU;
+    static double A[64], B[64], C[64];
+    int64_t info = 0, ipiv[8];
+    for (int i = 0; i < 64; i++)
+        A[i] = (i % 7) - 3.0, B[i] = (i % 5) - 2.0;
+    printf("%d %d %d %d\n", ozblas_dsyrk(ctx, 'U', 'N', 8, 8, 1.0, A, 8, 0.0, C, 8, &info, 2, &o, NULL),
+           ozblas_dsymm(ctx, 'L', 'U', 8, 8, 1.0, A, 8, B, 8, 0.5, C, 8, &info, 2, &o, NULL),
+           ozblas_dsyr2k(ctx, 'L', 'T', 8, 8, 1.0, A, 8, B, 8, 0.5, C, 8, &info, 2, &o, NULL),
+           ozblas_dgetrf(ctx, 8, 8, A, 8, ipiv, &info, 2, &o, NULL));
+    return 0;
+}
+"""
+
+
+def test_products_need_no_host_lapack(tmp_path):
+    """syrk, symm and syr2k are products only: in a program that loads no LAPACK (a C program
+    linked to libozblas alone, emulated products on the CPU) they run, where getrf reports
+    OZBLAS_ERR_NO_HOST_BLAS. The preload shim's SYRK relies on this."""
+    import os
+    import shutil
+    import subprocess
+
+    from ozblas._native import library_path
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "native")
+    lib_dir = os.path.dirname(library_path())
+    (tmp_path / "p.c").write_text(NO_LAPACK_PROG)
+    r = subprocess.run([cc, "-O1", f"-I{root}/include", str(tmp_path / "p.c"), "-o", str(tmp_path / "p"),
+                        f"-L{lib_dir}", "-l:libozblas.so", f"-Wl,-rpath,{lib_dir}"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
+    p = subprocess.run([str(tmp_path / "p")], capture_output=True, text=True, timeout=60, env=env)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["0", "0", "0", str(lib.OZBLAS_ERR_NO_HOST_BLAS)]

@@ -438,6 +438,35 @@ def test_expm_is_routed_and_accurate(tmp_path):
     assert err(out) <= max(err(native), 2.0**-53)  # 3.6e-16 against native's 7.4e-16
 
 
+def test_syrk_in_strips_is_one_traced_call(tmp_path, inputs):
+    """The shim's SYRK/HERK run the LAPACK layer's SYRK: with OZBLAS_LAPACK_NB=16 a 48 x 48
+    triangle is three column strips of products, traced and counted as one call; the other
+    triangle is untouched, HERK's diagonal real, the result the exact product rounded."""
+    np.savez(tmp_path / "in.npz", **inputs)
+    body = """
+        import sys, numpy as np, scipy.linalg.blas as sb
+        s = np.load(sys.argv[1] + "/in.npz")["s"]
+        zs = s + 1j * s[::-1]
+        c = np.full((48, 48), 7.0, order="F")
+        np.savez(sys.argv[1] + "/out.npz", d=sb.dsyrk(1.5, s, beta=0.5, c=c, lower=1),
+                 z=sb.zherk(1.0, zs, beta=0.0, c=c + 0j, lower=0))
+    """
+    _ok(_run_script(tmp_path, body, _base_env(tmp_path, OZBLAS_LAPACK_NB="16")))
+    o = np.load(tmp_path / "out.npz")
+    s = inputs["s"]
+    zs = s + 1j * s[::-1]
+    il, iu = np.tril_indices(48), np.triu_indices(48)
+    want = 1.5 * exact_matmul(s, s.T) + 3.5
+    assert np.max(np.abs(o["d"][il] - want[il]) / (1.5 * np.abs(s) @ np.abs(s.T) + 3.5)[il]) <= TOL
+    assert np.all(o["d"][np.triu_indices(48, 1)] == 7.0)
+    zh = exact_matmul(zs, zs.conj().T)
+    assert np.max(np.abs(o["z"][iu] - zh[iu]) / (np.abs(zs) @ np.abs(zs.T))[iu]) <= TOL
+    assert np.all(np.diag(o["z"]).imag == 0.0) and np.all(o["z"][np.tril_indices(48, -1)] == 7.0)
+    t = _trace(tmp_path)  # the strips' products are not traced again as dgemm/zgemm
+    assert [(x["routine"], x["route"], x["method"], x["moduli"], x["fallback"]) for x in t] == [
+        ("dsyrk", "ozblas", "ozaki2", "16", '"none"'), ("zherk", "ozblas", "ozaki2", "16", '"none"')]
+
+
 # One of each route: 2 routed DGEMMs, a ZGEMM, a DSYRK, a DGEMM below OZBLAS_MIN_SIZE (8),
 # one that ozblas gives back to native (Inf in A: native raises no flag on it, and neither
 # may the emulation's steps before the fallback), and a BLAS quick return (alpha 0, beta 1).

@@ -101,7 +101,7 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t 
  * operands placed. n: the order the block size is for; big: the largest dimension of any
  * operand (the host buffers' size). */
 ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
-                       int inverse, const ozblas_options *opt, ozblas_lapack_report *rep,
+                       int flags, const ozblas_options *opt, ozblas_lapack_report *rep,
                        double flops, lx_operand *ops, int nops, int64_t big)
 {
     memset(x, 0, sizeof *x);
@@ -126,10 +126,11 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
     x->rep = rep;
     rep->nb = x->nb;
     rep->seconds = -now();
-    if (!oz_real_lapack_ready())
+    if (!(flags & LX_PRODUCTS) && !oz_real_lapack_ready())
         return OZBLAS_ERR_NO_HOST_BLAS;
     int64_t bn = x->nb < n ? x->nb : n, w = cplx ? 2 : 1;
-    x->work = malloc(sizeof(double) * (size_t)(w * (bn * bn + (inverse ? n * bn : 0)) + 1));
+    x->work = malloc(sizeof(double) *
+                     (size_t)(w * (bn * bn + (flags & LX_INVERSE ? n * bn : 0)) + 1));
     x->piv32 = malloc(sizeof(int32_t) * (size_t)((n > x->nb ? n : x->nb) + 1));
     if (!x->work || !x->piv32)
         return OZBLAS_ERR_ALLOCATION;
@@ -303,7 +304,7 @@ static ozblas_status getri_body(ozblas_context *ctx, int cplx, int64_t n, double
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
     CHECK(.op = OZ_LF_GETRI, .n = n, .lda = lda, .lwork = max1(n)); /* workspace is ours */
-    BEGIN_INV(cplx, n, oz_lapack_flops(OZ_LF_GETRI, cplx, n, n, 0), 1, max3(n, 1, 1),
+    BEGIN_INV(cplx, n, oz_lapack_flops(OZ_LF_GETRI, cplx, n, n, 0), LX_INVERSE, max3(n, 1, 1),
               LX_OP(A, lda, n, n, 1))
     lx_getri(&x, n, A, lda, ipiv, info);
     END();
@@ -408,8 +409,9 @@ static ozblas_status syrk_body(ozblas_context *ctx, int cplx, int herm, char upl
         return OZBLAS_ERR_INVALID_ARGUMENT;
     if (trans != 'N')
         trans = 'T'; /* dsyrk reads 'C' as 'T'; the driver takes op from herm */
-    BEGIN(cplx, n, (cplx ? 4.0 : 1.0) * (double)n * (double)(n + 1) * (double)k,
-          max3(n, k, 1), LX_OP(A, lda, rows, trans == 'N' ? k : n, 0), LX_OP(C, ldc, n, n, 1))
+    BEGIN_PRODUCTS(cplx, n, (cplx ? 4.0 : 1.0) * (double)n * (double)(n + 1) * (double)k,
+                   max3(n, k, 1), LX_OP(A, lda, rows, trans == 'N' ? k : n, 0),
+                   LX_OP(C, ldc, n, n, 1))
     x.product = product;
     lx_syrk(&x, herm, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     END();

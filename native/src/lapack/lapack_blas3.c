@@ -109,8 +109,8 @@ static ozblas_status symm_body(ozblas_context *ctx, int cplx, int herm, char sid
         return OZBLAS_ERR_INVALID_ARGUMENT;
     side = up(side), uplo = up(uplo);
     int64_t K = side == 'L' ? m : n;
-    BEGIN(cplx, K, oz_l3_flops(op, cplx, side, m, n, 0), max3(m, n, 1), LX_OP(A, lda, K, K, 0),
-          LX_OP(B, ldb, m, n, 0), LX_OP(C, ldc, m, n, 1))
+    BEGIN_PRODUCTS(cplx, K, oz_l3_flops(op, cplx, side, m, n, 0), max3(m, n, 1),
+                   LX_OP(A, lda, K, K, 0), LX_OP(B, ldb, m, n, 0), LX_OP(C, ldc, m, n, 1))
     if (m == 0 || n == 0 || (is_zero(alpha) && is_one(beta)))
         END();
     if (is_zero(alpha)) {
@@ -139,8 +139,9 @@ static ozblas_status syr2k_body(ozblas_context *ctx, int cplx, int herm, char up
     if (trans == 'C' && !cplx)
         trans = 'T'; /* dsyr2k: 'C' is 'T' */
     int64_t rows = trans == 'N' ? n : k, cols = trans == 'N' ? k : n;
-    BEGIN(cplx, n, oz_l3_flops(op, cplx, 0, n, n, k), max3(n, k, 1), LX_OP(A, lda, rows, cols, 0),
-          LX_OP(B, ldb, rows, cols, 0), LX_OP(C, ldc, n, n, 1))
+    BEGIN_PRODUCTS(cplx, n, oz_l3_flops(op, cplx, 0, n, n, k), max3(n, k, 1),
+                   LX_OP(A, lda, rows, cols, 0), LX_OP(B, ldb, rows, cols, 0),
+                   LX_OP(C, ldc, n, n, 1))
     if (n == 0 || ((is_zero(alpha) || k == 0) && is_one(beta)))
         END();
     /* x.work holds min(nb, n)^2 elements: the diagonal blocks */

@@ -120,15 +120,20 @@ typedef struct {
  * operands are refused, host ones are never uploaded */
 #define LX_HOST_ONLY (-1)
 
+/* lx_begin's flags: n x nb more workspace (getri); a routine of products only (SYRK, symm,
+ * syr2k), which needs no host LAPACK */
+enum { LX_INVERSE = 1, LX_PRODUCTS = 2 };
+
 /* The run of a public entry (lapack_api.c): options (defaults when NULL), block size (nb
  * 0: the size rule for n and the run's executor), an emptied report with the nominal flops,
- * the workspace of the SYRK/HERK blocks (and n x nb more with inverse), the operands placed
+ * the workspace of the SYRK/HERK blocks (and n x nb more with LX_INVERSE), the operands placed
  * (README "LAPACK layer on the GPU"; big: their largest dimension, or LX_HOST_ONLY);
- * OZBLAS_ERR_NO_HOST_BLAS without a host LAPACK, OZBLAS_ERR_ALLOCATION, OZBLAS_ERR_DEVICE.
+ * OZBLAS_ERR_NO_HOST_BLAS without a host LAPACK (but for LX_PRODUCTS), OZBLAS_ERR_ALLOCATION,
+ * OZBLAS_ERR_DEVICE.
  * lx_end: device results copied back, the time, everything freed, the report out; returns
  * st, or the run's failure. */
 ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64_t nb,
-                       int inverse, const ozblas_options *opt, ozblas_lapack_report *rep,
+                       int flags, const ozblas_options *opt, ozblas_lapack_report *rep,
                        double flops, lx_operand *ops, int nops, int64_t big);
 ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
                      ozblas_lapack_report *out);
@@ -148,16 +153,18 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
  * only says where they are), the work, END (or END_WITH a status). */
 #define LX_OP(p, ld, rows, cols, out) {&(p), &(ld), (rows), (cols), (out), NULL, 0}
 #define LX_IN(p) {(double **)&(p), NULL, 0, 0, 0, NULL, 0}
-#define BEGIN_INV(cplx, n, flops, inverse, big, ...)                                          \
+#define BEGIN_INV(cplx, n, flops, flags, big, ...)                                            \
     oz_lx x;                                                                                 \
     ozblas_lapack_report rep;                                                                \
     lx_operand ops_[] = {__VA_ARGS__};                                                       \
     const int nops_ = (int)(sizeof ops_ / sizeof ops_[0]);                                   \
     ozblas_status st0 =                                                                      \
-        lx_begin(&x, ctx, cplx, n, nb, inverse, opt, &rep, flops, ops_, nops_, big);         \
+        lx_begin(&x, ctx, cplx, n, nb, flags, opt, &rep, flops, ops_, nops_, big);           \
     if (st0 != OZBLAS_OK)                                                                    \
         return lx_end(&x, st0, ops_, nops_, report);
 #define BEGIN(cplx, n, flops, big, ...) BEGIN_INV(cplx, n, flops, 0, big, __VA_ARGS__)
+#define BEGIN_PRODUCTS(cplx, n, flops, big, ...)                                              \
+    BEGIN_INV(cplx, n, flops, LX_PRODUCTS, big, __VA_ARGS__)
 #define BEGIN_HOST(cplx, n, flops, ...) BEGIN_INV(cplx, n, flops, 0, LX_HOST_ONLY, __VA_ARGS__)
 #define END_WITH(st) return lx_end(&x, (st), ops_, nops_, report)
 #define END() END_WITH(OZBLAS_OK)
