@@ -259,8 +259,8 @@ def test_device_pointers_through_the_c_api(rng, cx):
 
 
 def test_cupy_arrays_in_ozblas_lapack():
-    """ozblas.lapack on CuPy arrays returns CuPy arrays equal to the CPU executor's bits
-    (CuPy cannot run on the emulation: skipped there)."""
+    """ozblas.lapack on CuPy arrays (getrf, potrf, getrs, symm, syr2k) returns CuPy arrays equal
+    to the CPU executor's bits (CuPy cannot run on the emulation: skipped there)."""
     cp = pytest.importorskip("cupy")
     rng = np.random.default_rng(5)
     n = 2 * NB + 5
@@ -279,3 +279,12 @@ def test_cupy_arrays_in_ozblas_lapack():
     x, _ = L.getrs(lu, piv, cp.asarray(b), **kw)
     assert isinstance(x, cp.ndarray)
     assert np.array_equal(_bits(cp.asnumpy(x)), _bits(L.getrs(*want[:2], b, executor="cpu", **kw)[0]))
+    # symm and syr2k on CuPy arrays: CuPy results, the CPU executor's bits
+    c = L.symm(0.5, cp.asarray(s), cp.asarray(b), beta=1.5, c=cp.asarray(b), side=0, lower=1, **kw)
+    assert isinstance(c, cp.ndarray) and L.last_report()["device"] == "device"
+    want = L.symm(0.5, s, b, beta=1.5, c=b, side=0, lower=1, executor="cpu", **kw)
+    assert np.array_equal(_bits(cp.asnumpy(c)), _bits(want))
+    c = L.syr2k(0.75, cp.asarray(a), cp.asarray(a[::-1].copy()), beta=0.5, c=cp.asarray(s), trans=1,
+                **kw)
+    want = L.syr2k(0.75, a, a[::-1].copy(), beta=0.5, c=s, trans=1, executor="cpu", **kw)
+    assert np.array_equal(_bits(cp.asnumpy(c)), _bits(want))
