@@ -601,130 +601,43 @@ TR_ENTRY(cublasDtrmm_v2_64, int64_t, 0, 1, dtrmm)
 TR_ENTRY(cublasZtrmm_v2, int, 1, 1, ztrmm)
 TR_ENTRY(cublasZtrmm_v2_64, int64_t, 1, 1, ztrmm)
 
-/* ---- syrk and herk ------------------------------------------------------------------------
- * The triangle of C := alpha A op(A) + beta C (or alpha op(A) A + beta C) by the LAPACK
- * layer's SYRK/HERK (ozblas_dsyrk, ozblas_zsyrk, ozblas_zherk: products in column strips,
- * the diagonal blocks' triangles summed through the seam) on the caller's device pointers.
- * The decision is a SYRK's (n x n x k, as the host entries'); argument errors, device pointer
- * mode, alpha = 0 or k = 0 (beta C), pedantic math mode and failures before C changes go to
- * the real cuBLAS routine; n = 0, or (alpha = 0 or k = 0) with beta = 1, return at once. */
+/* ---- syrk, herk, symm, hemm, syr2k and her2k -------------------------------------------------
+ * The triangle of C := alpha A op(A) + beta C (or alpha op(A) A + beta C), and with a second
+ * operand B the triangle of C := alpha A op(B) + alpha' B op(A) + beta C (or the op(A) B
+ * form), by the LAPACK layer's one SYRK code (ozblas_dsyrk, ozblas_zsyrk, ozblas_zherk,
+ * ozblas_[dz]syr2k, ozblas_zher2k: products in column strips, the diagonal blocks' triangles
+ * summed through the seam), and C := alpha A B + beta C (or alpha B A + beta C), A symmetric
+ * or Hermitian, by ozblas_[dz]symm and ozblas_zhemm (the stored triangle expanded in strips
+ * through the seam), all on the caller's device pointers. The decision is their GEMM's
+ * (syrk and syr2k n x n x k, symm m x n x the order of A, as the host entries'), with no
+ * one-block rule (each call is products only); argument errors (netlib's checks; cuBLAS's
+ * transposes dsyrk/dsyr2k N, T or C, zsyrk/zsyr2k N or T, zherk/zher2k N or C), device
+ * pointer mode, alpha = 0 or k = 0 (beta C), pedantic math mode and failures before C changes
+ * go to the real cuBLAS routine; m or n zero returns at once, as cuBLAS does, and so does
+ * alpha = 0 (or k = 0) with beta = 1. */
+
+enum { CU_SYRK = OZ_L3_HER2K + 1, CU_HERK }; /* after the OZ_L3_* of the others */
 
 typedef struct {
     void *h;
-    int uplo, trans;
-    int64_t n, k, lda, ldc;
-    const void *alpha, *A, *beta;
+    int side, uplo, trans; /* the cuBLAS enums (symm: no trans; the others: no side) */
+    int64_t m, n, k, lda, ldb, ldc; /* symm: m x n (k unused); the others: n x n, k */
+    const void *alpha, *A, *B, *beta; /* syrk/herk: no B */
     void *C;
-    int kind; /* K_SYRK or K_HERK */
-    int cplx;
-} cu_rk;
-
-static void cu_rk_record(const cu_rk *g, shim_call *c)
-{
-    memset(c, 0, sizeof *c);
-    c->kind = g->kind;
-    c->cplx = g->cplx;
-    c->batch = 1;
-    c->on_device = 1;
-    c->m = c->n = g->n > 0 ? g->n : 0;
-    c->k = g->k > 0 ? g->k : 0;
-}
-
-static int cu_rk_handle(const cu_rk *g, shim_call *c, shim_result *r)
-{
-    char uplo = g->uplo == CB_FILL_LOWER ? 'L' : g->uplo == CB_FILL_UPPER ? 'U' : 0;
-    char ta = op_char(g->trans);
-    /* cuBLAS's transposes: dsyrk N, T, C; zsyrk N, T; zherk N, C */
-    int ok_t = ta == 'N' || (!g->cplx ? ta != 0 : ta == (g->kind == K_HERK ? 'C' : 'T'));
-    int64_t rows = ta == 'N' ? g->n : g->k;
-    if (!uplo || !ok_t || g->n < 0 || g->k < 0 || g->lda < (rows > 1 ? rows : 1) ||
-        g->ldc < (g->n > 1 ? g->n : 1) || !g->alpha || !g->beta) {
-        r->why = N_ARGUMENT;
-        return 0;
-    }
-    if (!cu_host_pointer_mode(g->h, r))
-        return 0;
-    /* zherk's alpha and beta are real */
-    const double *al = (const double *)g->alpha, *be = (const double *)g->beta;
-    int two = g->cplx && g->kind != K_HERK;
-    c->alpha[0] = al[0];
-    c->alpha[1] = two ? al[1] : 0.0;
-    c->beta[0] = be[0];
-    c->beta[1] = two ? be[1] : 0.0;
-    c->uplo = uplo;
-    c->ta = ta;
-    if (!shim_decide(c, NULL, r))
-        return r->route == R_QUICK;
-    const void *const ptrs[3] = {g->A, g->C, g->C};
-    ozblas_options opt;
-    if (!cu_run_options(g->h, ptrs, r, &opt))
-        return 0;
-    ozblas_lapack_report rep;
-    int64_t info = 0;
-    ozblas_status st;
-    depth++;
-    if (g->kind == K_HERK)
-        st = ozblas_zherk(shim_context(), uplo, ta, g->n, g->k, al[0], g->A, g->lda, be[0], g->C,
-                          g->ldc, &info, 0, &opt, &rep);
-    else if (g->cplx)
-        st = ozblas_zsyrk(shim_context(), uplo, ta, g->n, g->k, c->alpha, g->A, g->lda, c->beta,
-                          g->C, g->ldc, &info, 0, &opt, &rep);
-    else
-        st = ozblas_dsyrk(shim_context(), uplo, ta, g->n, g->k, al[0], g->A, g->lda, be[0], g->C,
-                          g->ldc, &info, 0, &opt, &rep);
-    depth--;
-    return cu_lapack_done(st, &rep, r);
-}
-
-#define RK_ENTRY(sym, I, CPLX, KIND, R)                                                        \
-    OZ_EXPORT int sym(void *h, int uplo, int trans, I n, I k, const void *alpha, const void *A, \
-                      I lda, const void *beta, void *C, I ldc)                                 \
-    {                                                                                          \
-        static oz_slot slot = {#sym, #R, KIND, CPLX, NULL, 0, RI_##R, 1};                      \
-        typedef int (*fn_t)(void *, int, int, I, I, const void *, const void *, I,             \
-                            const void *, void *, I);                                          \
-        cu_rk g = {h, uplo, trans, n, k, lda, ldc, alpha, A, beta, C, KIND, CPLX};             \
-        CU_BODY_OF(&slot, g, fn_t, (h, uplo, trans, n, k, alpha, A, lda, beta, C, ldc),        \
-                   cu_rk_record, cu_rk_handle)                                                 \
-    }
-
-RK_ENTRY(cublasDsyrk_v2, int, 0, K_SYRK, dsyrk)
-RK_ENTRY(cublasDsyrk_v2_64, int64_t, 0, K_SYRK, dsyrk)
-RK_ENTRY(cublasZsyrk_v2, int, 1, K_SYRK, zsyrk)
-RK_ENTRY(cublasZsyrk_v2_64, int64_t, 1, K_SYRK, zsyrk)
-RK_ENTRY(cublasZherk_v2, int, 1, K_HERK, zherk)
-RK_ENTRY(cublasZherk_v2_64, int64_t, 1, K_HERK, zherk)
-
-/* ---- symm, hemm, syr2k and her2k ------------------------------------------------------------
- * C := alpha A B + beta C (or alpha B A + beta C), A symmetric or Hermitian, and the triangle
- * of C := alpha A op(B) + alpha' B op(A) + beta C (or the op(A) B form), by the LAPACK layer's
- * products (ozblas_[dz]symm, ozblas_zhemm: the stored triangle expanded in strips through the
- * seam; ozblas_[dz]syr2k, ozblas_zher2k: SYRK's column strips with a second product) on the
- * caller's device pointers. The decision is their GEMM's (symm: m x n x the order of A;
- * syr2k: n x n x k, as the host entries'), with no one-block rule (each call is products
- * only); argument errors (cuBLAS's: the netlib checks, dsyr2k taking trans N, T or C, zsyr2k
- * N or T, zher2k N or C), device pointer mode, alpha = 0 (beta C), pedantic math mode and
- * failures before C changes go to the real cuBLAS routine; m or n zero (syr2k: n zero)
- * returns at once, as cuBLAS does, and so does alpha = 0 (or syr2k's k = 0) with beta = 1. */
-
-typedef struct {
-    void *h;
-    int side, uplo, trans; /* the cuBLAS enums (symm: no trans; syr2k: no side) */
-    int64_t m, n, k, lda, ldb, ldc; /* symm: m x n (k unused); syr2k: n x n, k */
-    const void *alpha, *A, *B, *beta;
-    void *C;
-    int op; /* OZ_L3_SYMM, OZ_L3_HEMM, OZ_L3_SYR2K, OZ_L3_HER2K */
+    int op; /* OZ_L3_SYMM, OZ_L3_HEMM, OZ_L3_SYR2K, OZ_L3_HER2K, CU_SYRK, CU_HERK */
     int cplx;
 } cu_l3;
 
 static int cu_l3_symm(const cu_l3 *g) { return g->op == OZ_L3_SYMM || g->op == OZ_L3_HEMM; }
 
-/* The record: a LAPACK-kind call with the sizes of its product (symm: m x n x the order of
- * A; syr2k: n x n x k) and its nominal flops. */
+/* The record: syrk/herk a SYRK-kind call (n x n x k, the host entries' flops); the others a
+ * LAPACK-kind call with the sizes of their product (symm: m x n x the order of A) and its
+ * nominal flops. */
 static void cu_l3_record(const cu_l3 *g, shim_call *c)
 {
     memset(c, 0, sizeof *c);
-    c->kind = K_LAPACK;
+    int rk = g->op == CU_SYRK || g->op == CU_HERK;
+    c->kind = rk ? (g->op == CU_HERK ? K_HERK : K_SYRK) : K_LAPACK;
     c->cplx = g->cplx;
     c->batch = 1;
     c->on_device = 1;
@@ -732,17 +645,21 @@ static void cu_l3_record(const cu_l3 *g, shim_call *c)
     c->m = g->m > 0 ? g->m : 0;
     c->n = g->n > 0 ? g->n : 0;
     c->k = k > 0 ? k : 0;
-    c->flops = oz_l3_flops(g->op, g->cplx, g->side == CB_SIDE_LEFT ? 'L' : 'R', c->m, c->n, c->k);
+    if (!rk)
+        c->flops =
+            oz_l3_flops(g->op, g->cplx, g->side == CB_SIDE_LEFT ? 'L' : 'R', c->m, c->n, c->k);
 }
 
 static int cu_l3_handle(const cu_l3 *g, shim_call *c, shim_result *r)
 {
-    int symm = cu_l3_symm(g);
+    int symm = cu_l3_symm(g), herm = g->op == CU_HERK || g->op == OZ_L3_HER2K;
     char side = !symm ? 0 : g->side == CB_SIDE_LEFT ? 'L' : g->side == 1 ? 'R' : 0;
     char uplo = g->uplo == CB_FILL_LOWER ? 'L' : g->uplo == CB_FILL_UPPER ? 'U' : 0;
     char ta = symm ? 0 : op_char(g->trans);
+    /* syrk/herk are checked as syr2k/her2k with B = A (the same transposes) */
+    int check = symm ? g->op : herm ? OZ_L3_HER2K : OZ_L3_SYR2K;
     if ((symm && !side) || !uplo || (!symm && !ta) || !g->alpha || !g->beta ||
-        oz_l3_check(g->op, g->cplx, side, uplo, ta, g->m, g->n, g->k, g->lda, g->ldb, g->ldc)) {
+        oz_l3_check(check, g->cplx, side, uplo, ta, g->m, g->n, g->k, g->lda, g->ldb, g->ldc)) {
         r->why = N_ARGUMENT;
         return 0;
     }
@@ -752,15 +669,17 @@ static int cu_l3_handle(const cu_l3 *g, shim_call *c, shim_result *r)
     }
     if (!cu_host_pointer_mode(g->h, r))
         return 0;
-    /* zher2k's beta is real */
+    /* zherk's alpha and beta are real, zher2k's beta */
     const double *al = (const double *)g->alpha, *be = (const double *)g->beta;
     c->alpha[0] = al[0];
-    c->alpha[1] = g->cplx ? al[1] : 0.0;
+    c->alpha[1] = g->cplx && g->op != CU_HERK ? al[1] : 0.0;
     c->beta[0] = be[0];
-    c->beta[1] = g->cplx && g->op != OZ_L3_HER2K ? be[1] : 0.0;
+    c->beta[1] = g->cplx && !herm ? be[1] : 0.0;
+    c->uplo = uplo;
+    c->ta = ta;
     if (!shim_decide(c, NULL, r))
         return r->route == R_QUICK;
-    const void *const ptrs[3] = {g->A, g->B, g->C};
+    const void *const ptrs[3] = {g->A, g->B ? g->B : g->C, g->C};
     ozblas_options opt;
     if (!cu_run_options(g->h, ptrs, r, &opt))
         return 0;
@@ -769,32 +688,64 @@ static int cu_l3_handle(const cu_l3 *g, shim_call *c, shim_result *r)
     ozblas_context *ctx = shim_context();
     const double *A = (const double *)g->A, *B = (const double *)g->B;
     double *C = (double *)g->C;
+    int64_t m = g->m, n = g->n, k = g->k, lda = g->lda, ldb = g->ldb, ldc = g->ldc;
     ozblas_status st;
     depth++;
     switch (g->op) {
+    case CU_SYRK:
+        st = g->cplx ? ozblas_zsyrk(ctx, uplo, ta, n, k, c->alpha, A, lda, c->beta, C, ldc, &info,
+                                    0, &opt, &rep)
+                     : ozblas_dsyrk(ctx, uplo, ta, n, k, al[0], A, lda, be[0], C, ldc, &info, 0,
+                                    &opt, &rep);
+        break;
+    case CU_HERK:
+        st = ozblas_zherk(ctx, uplo, ta, n, k, al[0], A, lda, be[0], C, ldc, &info, 0, &opt,
+                          &rep);
+        break;
     case OZ_L3_SYMM:
-        st = g->cplx ? ozblas_zsymm(ctx, side, uplo, g->m, g->n, c->alpha, A, g->lda, B, g->ldb,
-                                    c->beta, C, g->ldc, &info, 0, &opt, &rep)
-                     : ozblas_dsymm(ctx, side, uplo, g->m, g->n, al[0], A, g->lda, B, g->ldb,
-                                    be[0], C, g->ldc, &info, 0, &opt, &rep);
+        st = g->cplx ? ozblas_zsymm(ctx, side, uplo, m, n, c->alpha, A, lda, B, ldb, c->beta, C,
+                                    ldc, &info, 0, &opt, &rep)
+                     : ozblas_dsymm(ctx, side, uplo, m, n, al[0], A, lda, B, ldb, be[0], C, ldc,
+                                    &info, 0, &opt, &rep);
         break;
     case OZ_L3_HEMM:
-        st = ozblas_zhemm(ctx, side, uplo, g->m, g->n, c->alpha, A, g->lda, B, g->ldb, c->beta,
-                          C, g->ldc, &info, 0, &opt, &rep);
+        st = ozblas_zhemm(ctx, side, uplo, m, n, c->alpha, A, lda, B, ldb, c->beta, C, ldc, &info,
+                          0, &opt, &rep);
         break;
     case OZ_L3_SYR2K:
-        st = g->cplx ? ozblas_zsyr2k(ctx, uplo, ta, g->n, g->k, c->alpha, A, g->lda, B, g->ldb,
-                                     c->beta, C, g->ldc, &info, 0, &opt, &rep)
-                     : ozblas_dsyr2k(ctx, uplo, ta, g->n, g->k, al[0], A, g->lda, B, g->ldb,
-                                     be[0], C, g->ldc, &info, 0, &opt, &rep);
+        st = g->cplx ? ozblas_zsyr2k(ctx, uplo, ta, n, k, c->alpha, A, lda, B, ldb, c->beta, C,
+                                     ldc, &info, 0, &opt, &rep)
+                     : ozblas_dsyr2k(ctx, uplo, ta, n, k, al[0], A, lda, B, ldb, be[0], C, ldc,
+                                     &info, 0, &opt, &rep);
         break;
     default:
-        st = ozblas_zher2k(ctx, uplo, ta, g->n, g->k, c->alpha, A, g->lda, B, g->ldb, be[0], C,
-                           g->ldc, &info, 0, &opt, &rep);
+        st = ozblas_zher2k(ctx, uplo, ta, n, k, c->alpha, A, lda, B, ldb, be[0], C, ldc, &info, 0,
+                           &opt, &rep);
     }
     depth--;
     return cu_lapack_done(st, &rep, r);
 }
+
+/* syrk/herk: (h, uplo, trans, n, k, alpha, A, lda, beta, C, ldc) */
+#define RK_ENTRY(sym, I, CPLX, OP, R)                                                          \
+    OZ_EXPORT int sym(void *h, int uplo, int trans, I n, I k, const void *alpha, const void *A, \
+                      I lda, const void *beta, void *C, I ldc)                                 \
+    {                                                                                          \
+        static oz_slot slot = {#sym, #R, OP == CU_HERK ? K_HERK : K_SYRK, CPLX, NULL, 0,       \
+                               RI_##R, 1};                                                     \
+        typedef int (*fn_t)(void *, int, int, I, I, const void *, const void *, I,             \
+                            const void *, void *, I);                                          \
+        cu_l3 g = {h, 0, uplo, trans, n, n, k, lda, lda, ldc, alpha, A, NULL, beta, C, OP, CPLX}; \
+        CU_BODY_OF(&slot, g, fn_t, (h, uplo, trans, n, k, alpha, A, lda, beta, C, ldc),        \
+                   cu_l3_record, cu_l3_handle)                                                 \
+    }
+
+RK_ENTRY(cublasDsyrk_v2, int, 0, CU_SYRK, dsyrk)
+RK_ENTRY(cublasDsyrk_v2_64, int64_t, 0, CU_SYRK, dsyrk)
+RK_ENTRY(cublasZsyrk_v2, int, 1, CU_SYRK, zsyrk)
+RK_ENTRY(cublasZsyrk_v2_64, int64_t, 1, CU_SYRK, zsyrk)
+RK_ENTRY(cublasZherk_v2, int, 1, CU_HERK, zherk)
+RK_ENTRY(cublasZherk_v2_64, int64_t, 1, CU_HERK, zherk)
 
 /* symm: (h, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc); syr2k: (h, uplo, trans,
  * n, k, ...) with the same types. */
