@@ -288,3 +288,30 @@ def test_cupy_arrays_in_ozblas_lapack():
                 **kw)
     want = L.syr2k(0.75, a, a[::-1].copy(), beta=0.5, c=s, trans=1, executor="cpu", **kw)
     assert np.array_equal(_bits(cp.asnumpy(c)), _bits(want))
+
+
+def test_exact_products_keep_host_operands_on_the_host(rng):
+    """accuracy "correct": exact products run on the host (the GEMM path's rule), so an
+    executor "cuda" run leaves host matrices there (no upload that its products would refuse
+    and then compute natively): the CPU executor's bits, report device "host"."""
+    from ozblas._native import ffi, lib
+    from ozblas.api import _context, _options
+
+    n = 2 * NB + 5
+    a = np.asfortranarray(_mat(rng, n, n, np.float64))
+    s = np.asfortranarray(a @ a.T + n * np.eye(n))
+    rep = ffi.new("ozblas_lapack_report *")
+    info = ffi.new("int64_t *")
+    ptr = lambda x: ffi.cast("double *", x.ctypes.data)
+    out = {}
+    for ex in ("cpu", "cuda"):
+        o = _options("ozaki2", None, None, ex, None, None, None, accuracy="correct")
+        lu, c, ipiv = a.copy(order="F"), s.copy(order="F"), np.zeros(n, dtype=np.int64)
+        assert lib.ozblas_dgetrf(_context(), n, n, ptr(lu), n, ffi.cast("int64_t *", ipiv.ctypes.data),
+                                 info, NB, o, rep) == 0 and info[0] == 0
+        assert rep.device == 0 and rep.products > 0
+        assert lib.ozblas_dsyrk(_context(), b"L", b"N", n, n, 1.0, ptr(a), n, 0.5, ptr(c), n, info, NB,
+                                o, rep) == 0 and rep.device == 0
+        out[ex] = (lu, ipiv, c)
+    for u, v in zip(out["cpu"], out["cuda"]):
+        assert np.array_equal(_bits(u), _bits(v))
