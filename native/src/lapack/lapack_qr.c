@@ -115,7 +115,7 @@ static ozblas_status qr_alloc(oz_lx *x, qr_work *q, int64_t rows, int64_t cols, 
     q->T = q->V + w * rows * nb;
     q->W = q->T + w * nb * nb;
     q->rw = q->W + w * nw;
-    q->dV = lx_scratch(x, q->V, w * nd);
+    q->dV = lx_scratch(x, q->V, nd);
     if (!q->dV)
         return OZBLAS_ERR_DEVICE;
     q->dT = q->dV + w * rows * nb;
