@@ -6,7 +6,9 @@
  * the last block of Q); every application of H to the rest (LAPACK's larfb) is two ozblas
  * GEMMs around a host trmm with the small T: C - V (op(T) (V^H C)) from the left,
  * C - ((C V) op(T)) V^H from the right, with V copied out explicitly (its unit diagonal and
- * zeros written in) so that each product is one GEMM over all its rows. */
+ * zeros written in) so that each product is one GEMM over all its rows. Device memory
+ * (lapack_seam.c): the host routines work on host copies of their blocks, V and T go up to a
+ * device workspace with the middle term, the products and the matrices stay there. */
 #include <stdlib.h>
 #include <string.h>
 

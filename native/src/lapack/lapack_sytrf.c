@@ -20,7 +20,11 @@
  * triangular solves by the blocked TRSM, D, P; then A is restored exactly. Inverse:
  * inv(A) = P inv(L)^H inv(D) inv(L) P^T with inv(L) by the blocked TRTRI and the product by
  * the blocked TRMM (n^3 flops against LAPACK's 2/3 n^3, all of it products; the real
- * dsytri is BLAS-2), in an n x n workspace. */
+ * dsytri is BLAS-2), in an n x n workspace.
+ *
+ * Device memory (lapack_seam.c): the element loops work on host copies (the panel's columns
+ * and the pivot column beyond them; the solve's and inverse's strips of nb columns), W and
+ * the workspaces are device memory, the products run there: the host run's code and bits. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
