@@ -56,10 +56,8 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t 
     size_t es = x->cplx ? 16 : 8, bytes = 0;
     for (int i = 0; i < nops; i++)
         bytes += (size_t)(ops[i].rows * ops[i].cols) * es;
-    if ((on && on != nops) || (on && big == LX_HOST_ONLY))
+    if (on && on != nops)
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    if (big == LX_HOST_ONLY)
-        return OZBLAS_OK;
     if (!on) {
         /* one block is one host routine: nothing to gain on the device */
         if (!bytes || n <= x->nb || run_executor(x->opt, 0) != OZBLAS_EXECUTOR_CUDA)

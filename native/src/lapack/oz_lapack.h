@@ -116,10 +116,6 @@ typedef struct {
     int64_t host_ld;
 } lx_operand;
 
-/* big of a routine whose code touches its matrices on the host (QR, sytrf): device
- * operands are refused, host ones are never uploaded */
-#define LX_HOST_ONLY (-1)
-
 /* lx_begin's flags: n x nb more workspace (getri); a routine of products only (SYRK, symm,
  * syr2k), which needs no host LAPACK */
 enum { LX_INVERSE = 1, LX_PRODUCTS = 2 };
@@ -127,7 +123,7 @@ enum { LX_INVERSE = 1, LX_PRODUCTS = 2 };
 /* The run of a public entry (lapack_api.c): options (defaults when NULL), block size (nb
  * 0: the size rule for n and the run's executor), an emptied report with the nominal flops,
  * the workspace of the SYRK/HERK blocks (and n x nb more with LX_INVERSE), the operands placed
- * (README "LAPACK layer on the GPU"; big: their largest dimension, or LX_HOST_ONLY);
+ * (README "LAPACK layer on the GPU"; big: their largest dimension);
  * OZBLAS_ERR_NO_HOST_BLAS without a host LAPACK (but for LX_PRODUCTS), OZBLAS_ERR_ALLOCATION,
  * OZBLAS_ERR_DEVICE.
  * lx_end: device results copied back, the time, everything freed, the report out; returns
@@ -149,10 +145,9 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
                        const int64_t *ipiv, int64_t *info);
 /* Each entry (arguments ctx, nb, opt, report): checks, then BEGIN with the matrices it reads
  * (LX_OP(pointer variable, leading dimension variable, rows, cols, written): a
- * device-resident run points those variables at its copies; BEGIN_HOST's LX_IN(pointer)
- * only says where they are), the work, END (or END_WITH a status). */
+ * device-resident run points those variables at its copies), the work, END (or END_WITH a
+ * status). */
 #define LX_OP(p, ld, rows, cols, out) {&(p), &(ld), (rows), (cols), (out), NULL, 0}
-#define LX_IN(p) {(double **)&(p), NULL, 0, 0, 0, NULL, 0}
 #define BEGIN_INV(cplx, n, flops, flags, big, ...)                                            \
     oz_lx x;                                                                                 \
     ozblas_lapack_report rep;                                                                \
@@ -165,7 +160,6 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
 #define BEGIN(cplx, n, flops, big, ...) BEGIN_INV(cplx, n, flops, 0, big, __VA_ARGS__)
 #define BEGIN_PRODUCTS(cplx, n, flops, big, ...)                                              \
     BEGIN_INV(cplx, n, flops, LX_PRODUCTS, big, __VA_ARGS__)
-#define BEGIN_HOST(cplx, n, flops, ...) BEGIN_INV(cplx, n, flops, 0, LX_HOST_ONLY, __VA_ARGS__)
 #define END_WITH(st) return lx_end(&x, (st), ops_, nops_, report)
 #define END() END_WITH(OZBLAS_OK)
 
@@ -181,5 +175,15 @@ void lx_syr2k(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
               const double *beta, double *C, int64_t ldc);
 /* B := beta B (m x n) through the seam, in strips of nb columns; beta = 0 does not read B */
 void lx_scale(oz_lx *x, int64_t m, int64_t n, const double *beta, double *B, int64_t ldb);
+
+/* QR and the sytrf family on device memory (lapack_seam.c). lx_fetch_to: lx_fetch into a
+ * host buffer of the caller's (H, leading dimension ldh, no capacity check; *ld the one to
+ * use), A itself for host memory. lx_scratch: a workspace of elems elements where the run's
+ * matrices are: host itself for host memory, else device memory (NULL and x->failed when
+ * none); lx_scratch_free frees what it allocated. */
+double *lx_fetch_to(oz_lx *x, double *H, int64_t ldh, const double *A, int64_t lda,
+                    int64_t rows, int64_t cols, int64_t *ld);
+double *lx_scratch(oz_lx *x, double *host, int64_t elems);
+void lx_scratch_free(oz_lx *x, double *d);
 
 #endif
