@@ -25,6 +25,10 @@ typedef struct {
     int max_count; /* automatic precision's largest moduli/slices count, 0: the scheme's
                       maximum; method auto sets the largest the policy predicts faster than
                       native (oz_policy_max_count) */
+    int part; /* 1: one part product of a split call (core/driver_split.c), not split again */
+    int dd;   /* Ozaki II leaves op(A) op(B) unrounded, alpha 1 and beta 0 ignored: entry
+                 (i, j) at C + 2w (i + j ldc) (w 1 real, 2 complex) as hi, lo of the real
+                 part, then of the imaginary part (oz2_crt_store_dd) */
 } oz_gemm_call;
 
 /* An executor runs calls somewhere: natively, or the phases of the Ozaki schemes through
@@ -86,6 +90,12 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *call,
                         const ozblas_options *opt, ozblas_report *report);
 ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *call,
                         const ozblas_options *opt, ozblas_report *report);
+/* core/driver_split.c: after a driver's automatic precision found no count (report->fallback
+ * ACCURACY), the call split into parts by exponent band, each part its own product of
+ * method on ex; the report says how many. Leaves the report's fallback and C as they were
+ * where it cannot (operands on a device, a part that still finds no count). */
+ozblas_status oz_split(const oz_executor *ex, int method, const oz_gemm_call *call,
+                       const ozblas_options *opt, ozblas_report *report);
 
 /* core/config.c: OZBLAS_CUBLAS_LIB (NULL when unset) and OZBLAS_CUDA_VERBOSE. */
 const char *oz_env_cublas_lib(void);

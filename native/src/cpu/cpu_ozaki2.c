@@ -464,6 +464,10 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
         for (int64_t i = 0; i < m; i++) {
             int shift = -(pa->bits[i] - pa->E[i]) - (pb->bits[j] - pb->E[j]);
             const int8_t *r = R + i + j * m;
+            if (c->dd) {
+                oz2_crt_store_dd(T, r, mn, shift, cx, c->C + 2 * (cx ? 2 : 1) * (i + j * c->ldc));
+                continue;
+            }
             double xr = oz2_crt(T, r, mn, shift);
             double xi = cx ? oz2_crt(T, r + (size_t)T->n * mn, mn, shift) : 0.0;
             oz_update_element(c->C + (cx ? 2 : 1) * (i + j * c->ldc), cx, xr, xi, c->alpha,

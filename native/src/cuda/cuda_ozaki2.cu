@@ -54,7 +54,7 @@ static void o2_apply(void *ctx, const oz_tiling *t)
     o->t = *t;
     mat_stream(&o->A, t->res ? 0 : (size_t)(t->mb * t->kc) * es, t->res ? 0 : (t->nI * t->nL > 1 ? 2 : 1));
     mat_stream(&o->B, t->res ? 0 : (size_t)(t->nb * t->kc) * es, t->res ? 0 : (t->nJ * t->nL > 1 ? 2 : 1));
-    mat_stream(&o->C, (size_t)(t->mb * t->nb) * es, t->nI * t->nJ > 1 ? 2 : 1);
+    mat_stream(&o->C, (size_t)(t->mb * t->nb) * o->C.es, t->nI * t->nJ > 1 ? 2 : 1);
     o->multi_g = t->nL > 1 || oz_up16(t->kc) > OZ_KBLOCK_BOUND;
 }
 
@@ -310,7 +310,7 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
                           (const int *)o->pa.E + x.i0, (const int *)o->pa.bits + x.i0,
                           (const int *)o->pb.E + x.j0, (const int *)o->pb.bits + x.j0, vc.p,
                           vc.ld, c->alpha[0], c->alpha[1], c->beta[0], c->beta[1], c->beta_zero,
-                          *T);
+                          c->dd, *T);
                 CKL();
                 CK(tl_mark(&o->tl, OZBLAS_PHASE_FINAL, r->st));
                 CK(mat_release(r, &o->C, &vc));

@@ -407,7 +407,7 @@ template <bool CX>
 __global__ void __launch_bounds__(256)
     oz_k_crt(const int8_t *R, int64_t mpad, int64_t plane, int64_t m, int64_t n, const int *Ea,
              const int *bits_a, const int *Eb, const int *bits_b, double *C, int64_t ldc,
-             double ar, double ai, double br, double bi, int beta_zero,
+             double ar, double ai, double br, double bi, int beta_zero, int dd,
              const __grid_constant__ oz2_table T)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -418,6 +418,10 @@ __global__ void __launch_bounds__(256)
     for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
         const int shift = -sa - (bits_b[j] - Eb[j]);
         const int8_t *r = R + i + j * mpad;
+        if (dd) { /* the split driver's unrounded part (oz_gemm_call.dd) */
+            oz2_crt_store_dd(&T, r, plane, shift, CX, C + 2 * (CX ? 2 : 1) * (i + j * ldc));
+            continue;
+        }
         const double xr = oz2_crt(&T, r, plane, shift);
         const double xi = CX ? oz2_crt(&T, r + (int64_t)T.n * plane, plane, shift) : 0.0;
         oz_update_element(C + (CX ? 2 : 1) * (i + j * ldc), CX, xr, xi, al, be, beta_zero);

@@ -370,11 +370,10 @@ OZ_HD void oz2_crt_add(uint64_t *acc, const oz2_table *T, int t, int r, const in
         acc[i] += (uint64_t)T->w[t][i] * u;
 }
 
-/* The unique X in [-M/2, M/2) with X = sum_t u_t W_t (mod M), rounded to double, times
- * 2^shift. */
-OZ_HD double oz2_crt_round(const oz2_table *T, const uint64_t *sums, int shift, const int L)
+/* The unique X in [-M/2, M/2) with X = sum_t u_t W_t (mod M): its magnitude into acc (L
+ * limbs); returns 1 when X < 0. */
+OZ_HD int oz2_crt_mag(const oz2_table *T, const uint64_t *sums, uint32_t *acc, const int L)
 {
-    uint32_t acc[OZ2_LIMBS];
     uint64_t carry = 0;
     for (int i = 0; i < L; i++) {
         const uint64_t s = sums[i] + carry;
@@ -400,6 +399,14 @@ OZ_HD double oz2_crt_round(const oz2_table *T, const uint64_t *sums, int shift, 
         oz2_limbs_neg(acc, L);
         neg = 1;
     }
+    return neg;
+}
+
+/* That X rounded to double, times 2^shift. */
+OZ_HD double oz2_crt_round(const oz2_table *T, const uint64_t *sums, int shift, const int L)
+{
+    uint32_t acc[OZ2_LIMBS];
+    const int neg = oz2_crt_mag(T, sums, acc, L);
     double v = oz2_limbs_to_double(acc, shift, L);
     return neg ? -v : v;
 }
@@ -413,6 +420,63 @@ OZ_HD double oz2_crt_limbs(const oz2_table *T, const int8_t *R, int64_t plane, i
     for (int t = 0; t < T->n; t++)
         oz2_crt_add(sums, T, t, R[t * plane], L);
     return oz2_crt_round(T, sums, shift, L);
+}
+
+/* Unrounded parts (the split driver's, core/driver_split.c): X 2^shift as hi + lo, hi =
+ * oz2_limbs_to_double's rounding and lo the remainder X 2^shift - hi rounded once, so
+ * |hi + lo - X 2^shift| <= u |X 2^shift - hi| <= u^2 |X 2^shift| (2^-1075 where lo is
+ * subnormal). mag is scratch. hi exact or infinite: lo = 0. */
+OZ_HD void oz2_limbs_to_dd(uint32_t *mag, int shift, int L, double *hi, double *lo)
+{
+    *hi = oz2_limbs_to_double(mag, shift, L);
+    *lo = 0.0;
+    int h = L - 1;
+    while (h > 0 && mag[h] == 0)
+        h--;
+    int drop = 32 * h + oz_bitlen64(mag[h]) - 53; /* as oz2_limbs_to_double cuts */
+    if (drop < -1074 - shift)
+        drop = -1074 - shift;
+    if (drop <= 0 || isinf(*hi))
+        return;
+    /* hi was rounded up when it exceeds the kept bits: the remainder is then negative */
+    const int up = *hi > ldexp((double)oz2_limbs_bits(mag, L, drop, 53), shift + drop);
+    for (int pass = 0; pass < 1 + up; pass++) {
+        if (pass)
+            oz2_limbs_neg(mag, L); /* 2^drop - R, once cut to the drop bits */
+        for (int i = 0; i < L; i++) /* mag mod 2^drop: the bits hi does not hold */
+            if (32 * i >= drop)
+                mag[i] = 0;
+            else if (32 * (i + 1) > drop)
+                mag[i] &= (1u << (drop - 32 * i)) - 1u;
+    }
+    const double r = oz2_limbs_to_double(mag, shift, L);
+    *lo = up ? -r : r;
+}
+
+/* The residues' X times 2^shift as (hi, lo) into out[0], out[1]. */
+OZ_HD void oz2_crt_dd(const oz2_table *T, const int8_t *R, int64_t plane, int shift, double *out)
+{
+    uint64_t sums[OZ2_LIMBS] = {0};
+    uint32_t acc[OZ2_LIMBS];
+    for (int t = 0; t < T->n; t++)
+        oz2_crt_add(sums, T, t, R[t * plane], T->limbs);
+    const int neg = oz2_crt_mag(T, sums, acc, T->limbs);
+    oz2_limbs_to_dd(acc, shift, T->limbs, &out[0], &out[1]);
+    if (neg) {
+        out[0] = -out[0];
+        out[1] = -out[1];
+    }
+}
+
+/* One entry of C in the split driver's (hi, lo) layout (oz_gemm_call.dd): re hi, re lo and,
+ * complex, im hi, im lo; R: the real part's residue planes, the imaginary part's T->n
+ * planes further. */
+OZ_HD void oz2_crt_store_dd(const oz2_table *T, const int8_t *R, int64_t plane, int shift,
+                            int cx, double *out)
+{
+    oz2_crt_dd(T, R, plane, shift, out);
+    if (cx)
+        oz2_crt_dd(T, R + (int64_t)T->n * plane, plane, shift, out + 2);
 }
 
 /* The limb count as a constant lets the compiler unroll every limb loop and keep the sums
