@@ -10,6 +10,8 @@ import pytest
 import ozblas
 from ozblas.testing import err_ab, exact_matmul, make_matrix
 
+from _compare import dd_error
+
 U = 2.0**-53
 M, K, N = 8, 32, 6
 
@@ -34,16 +36,6 @@ def wide(name, span=0, cplx=False, seed=0):
         b[5, :] = 0
         b[5, 2] = 2.0**-1000
     return a, b
-
-
-def dd_error(c, a, b):
-    """max |c - AB| / (|A||B|) against matmul_dd's hi + lo (within 2^-106 of AB)."""
-    hi, lo = ozblas.matmul_dd(a, b)
-    den = np.abs(a) @ np.abs(b)
-    d = np.abs((c - hi) - lo)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(den > 0, d / np.where(den > 0, den, 1.0), np.where(d == 0, 0.0, np.inf))
-    return float(r.max()) * (1 + 2.0**-40) + 2.0**-100
 
 
 def count(method):
@@ -127,3 +119,30 @@ def test_threads_give_the_same_bits():
     two = ozblas.matmul(a, b, method="ozaki2", executor="cpu", threads=2)
     assert np.array_equal(np.ascontiguousarray(one).view(np.uint64),
                           np.ascontiguousarray(two).view(np.uint64))
+
+
+@pytest.fixture
+def profile():
+    """Dispatch on an injected profile (as tests/core/test_policy.py), restored afterwards."""
+    from ozblas import policy
+
+    yield lambda **kw: policy.set_local(policy.PROFILES["cpu"].replace(**kw))
+    policy.set_local(None)
+
+
+def test_method_auto_splits_only_where_the_parts_beat_native(profile):
+    """Method auto sums the parts' predicted times (core/policy_model.c) against native."""
+    a, b = wide("inner", 600)
+    profile(cpu_int_gemm=1e16, cpu_pass_bw=1e13, host_dgemm=1e8, cpu_call_s=1e-7)
+    c, info = ozblas.matmul(a, b, method="auto", executor="cpu", return_info=True)
+    assert info["method"] == "ozaki2" and info["split_parts"] >= 2, info
+    exact = exact_matmul(a, b)
+    assert err_ab(c, exact, a, b) <= max(err_ab(a @ b, exact, a, b), 2 * U)
+    # emulation only just faster than native for one product: the parts are not
+    profile(host_dgemm=1e9, cpu_int_gemm=1.2e13, cpu_pass_bw=1.2e11, cpu_call_s=2e-6)
+    _, one = ozblas.matmul(make_matrix(M, K, 0.5, seed=1), make_matrix(K, N, 0.5, seed=2),
+                           method="auto", executor="cpu", return_info=True)
+    assert one["method"] == "ozaki2", one
+    c, info = ozblas.matmul(a, b, method="auto", executor="cpu", return_info=True)
+    assert info["fallback"] == "auto chose native" and info["split_parts"] == 0, info
+    assert np.array_equal(c, a @ b)

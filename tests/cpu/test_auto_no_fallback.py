@@ -12,6 +12,8 @@ import ozblas
 from ozblas import reference
 from ozblas.testing import err_ab, exact_matmul, make_matrix
 
+from _compare import dd_error
+
 U = 2.0**-53
 M, K, N = 12, 48, 10
 
@@ -61,17 +63,6 @@ FAMILIES = ["phi0", "phi0.5", "phi1", "phi2", "phi4", "phi8", "huge_column", "ze
             "integers_2^50", "cancellation"]
 
 
-def _dd_error(c, a, b):
-    """max |c - AB| / (|A||B|) against matmul_dd's hi + lo (|hi + lo - AB| <= 2^-106 |AB|),
-    so the unrounded product, not the oracle's rounding of it."""
-    hi, lo = ozblas.matmul_dd(a, b)
-    den = np.abs(a) @ np.abs(b)
-    d = np.abs((c - hi) - lo)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(den > 0, d / np.where(den > 0, den, 1.0), np.where(d == 0, 0.0, np.inf))
-    return float(r.max()) * (1 + 2.0**-40) + 2.0**-100
-
-
 @pytest.mark.parametrize("cplx", [False, True])
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("method", ["ozaki2", "ozaki1"])
@@ -83,7 +74,7 @@ def test_forced_method_emulates_with_a_true_bound(method, family, cplx):
     exact = exact_matmul(a, b)
     err = err_ab(c, exact, a, b)
     assert err <= max(err_ab(a @ b, exact, a, b), 2 * U), (err, info)
-    assert _dd_error(c, a, b) <= info["bound"], info
+    assert dd_error(c, a, b) <= info["bound"], info
 
 
 @pytest.mark.parametrize("family", ["inner_2^40", "huge_column", "vandermonde", "near_overflow"])

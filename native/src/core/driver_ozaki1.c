@@ -44,9 +44,7 @@ ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *c, const ozbl
         if (!s) {
             if (rep->fallback != OZBLAS_FALLBACK_NONFINITE)
                 rep->bound = oz1_report_bound(cx, ratio, 0);
-            if (rep->fallback == OZBLAS_FALLBACK_ACCURACY) /* core/driver_split.c */
-                return oz_split(ex, OZBLAS_METHOD_OZAKI1, c, opt, rep);
-            return OZBLAS_OK;
+            return oz_split(ex, OZBLAS_METHOD_OZAKI1, c, opt, rep); /* core/driver_split.c */
         }
     }
     const int chunk = oz1_chunk(opt->ozaki1_variant, beta, KK), terms = oz1_terms(s, chunk);

@@ -1,11 +1,12 @@
 /* Splitting a call by exponent band (issue 14). Where automatic precision finds no count for
- * the whole call (rows of op(A) and columns of op(B) whose small elements matter spanning
+ * the whole call (up to the maximum, or method auto's cap: oz_policy_max_count) (rows of op(A) and columns of op(B) whose small elements matter spanning
  * more binades than the largest count's bits cover, e.g. the inner dimension scaled by
  * 2^+-60), op(A) = sum_p A_p and op(B) = sum_q B_q, every element in exactly one part by
  * its offset d = E - e below its row's (column's) largest exponent E: band [d0, d1). Each
  * pair whose inner supports meet is its own product of the scheme on the same executor
  * (through its driver: its own scaling and automatic count, no further fallback); a pair
- * that still finds no count is bisected along its wider band. The parts are summed in
+ * that still finds no count is bisected along its wider band. Method auto keeps the split
+ * only while the parts' predicted time stays below native's (oz_policy_part_seconds). The parts are summed in
  * double-double in one fixed order and rounded once, then alpha and beta are applied as
  * the executors apply them (oz_update_element), so every executor gives the same bits.
  *
@@ -46,7 +47,7 @@ typedef struct {
     unsigned char *sa;  /* the inner indices a part of op(A) holds */
     double *part;       /* one pair's product (Ozaki II: hi, lo pairs) */
     double *s, *t;      /* the double-double sum */
-    int budget;         /* method auto: the counts left (0: no cap) */
+    double seconds;     /* method auto: the parts' predicted time so far */
     int pairs, count;   /* pairs computed, the largest count */
     double bound;       /* the largest pair's bound */
     ozblas_report acc;  /* products, passes, bits and phase times of the pairs */
@@ -153,7 +154,7 @@ static ozblas_status pair(split *S, int a0, int a1, int b0, int b1, int *fb)
         return OZBLAS_OK; /* no inner index in common: an exact zero product */
     const int dd = S->method == OZBLAS_METHOD_OZAKI2;
     oz_gemm_call pc = {S->cx, 'N', 'N', m, n, k, {1.0, 0.0}, {0.0, 0.0}, 1, S->pa, m,
-                       S->pb, k, S->part, m, S->budget, 1, dd};
+                       S->pb, k, S->part, m, S->c->max_count, S->c->plan, 1, dd};
     ozblas_report r;
     memset(&r, 0, sizeof r);
     r.bound = -1.0;
@@ -161,7 +162,9 @@ static ozblas_status pair(split *S, int a0, int a1, int b0, int b1, int *fb)
                                                          : oz_ozaki1(S->ex, &pc, &S->opt, &r);
     if (st != OZBLAS_OK)
         return st;
-    if (r.fallback == OZBLAS_FALLBACK_ACCURACY && (a1 - a0 > 1 || b1 - b0 > 1)) {
+    const int none = r.fallback == OZBLAS_FALLBACK_ACCURACY ||
+                     r.fallback == OZBLAS_FALLBACK_AUTO_NATIVE; /* no count (up to auto's cap) */
+    if (none && (a1 - a0 > 1 || b1 - b0 > 1)) {
         if (a1 - a0 >= b1 - b0) {
             const int h = a0 + (a1 - a0) / 2;
             st = pair(S, a0, h, b0, b1, fb);
@@ -177,8 +180,13 @@ static ozblas_status pair(split *S, int a0, int a1, int b0, int b1, int *fb)
     }
     accumulate(S);
     const int cnt = dd ? r.moduli : r.slices;
-    if (S->budget) /* method auto: the policy's cap holds for the products of all pairs */
-        S->budget = S->budget - cnt >= 2 ? S->budget - cnt : -1;
+    if (S->c->max_count) { /* method auto: the parts together must beat native */
+        double emu, native;
+        oz_policy_part_seconds(S->cx, m, n, k, &S->c->plan, cnt, &emu, &native);
+        S->seconds += emu;
+        if (!(S->seconds < native))
+            *fb = OZBLAS_FALLBACK_AUTO_NATIVE;
+    }
     S->pairs++;
     S->count = oz_max_int(S->count, cnt);
     S->bound = fmax(S->bound, r.bound);
@@ -191,8 +199,6 @@ static ozblas_status pair(split *S, int a0, int a1, int b0, int b1, int *fb)
     S->acc.max_bits_b = oz_max_int(S->acc.max_bits_b, r.max_bits_b);
     for (int p = 0; p < OZBLAS_PHASE_COUNT; p++)
         S->acc.phase_seconds[p] += r.phase_seconds[p];
-    if (S->budget < 0)
-        *fb = OZBLAS_FALLBACK_AUTO_NATIVE;
     return OZBLAS_OK;
 }
 
@@ -209,8 +215,9 @@ static double split_bound(int method, int cx, int pairs, double B)
 ozblas_status oz_split(const oz_executor *ex, int method, const oz_gemm_call *c,
                        const ozblas_options *opt, ozblas_report *rep)
 {
-    if (c->part || oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) ||
-        oz_cuda_on_device(c->C))
+    const int capped = rep->fallback == OZBLAS_FALLBACK_AUTO_NATIVE;
+    if ((rep->fallback != OZBLAS_FALLBACK_ACCURACY && !capped) || c->part ||
+        oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) || oz_cuda_on_device(c->C))
         return OZBLAS_OK; /* device operands: no host pass over them here (README) */
     split S;
     memset(&S, 0, sizeof S);
@@ -223,30 +230,31 @@ ozblas_status oz_split(const oz_executor *ex, int method, const oz_gemm_call *c,
     S.m = c->m;
     S.n = c->n;
     S.k = c->k;
-    S.budget = c->max_count;
     S.acc.min_bits_a = S.acc.min_bits_b = INT32_MAX;
     S.acc.max_bits_a = S.acc.max_bits_b = INT32_MIN;
     const int64_t w = S.w, mk = c->m * c->k, kn = c->k * c->n, mn = c->m * c->n;
     const int pw = method == OZBLAS_METHOD_OZAKI2 ? 2 : 1;
     S.a = malloc(sizeof(double) * w * mk);
     S.b = malloc(sizeof(double) * w * kn);
-    S.pa = malloc(sizeof(double) * w * mk);
-    S.pb = malloc(sizeof(double) * w * kn);
     S.da = malloc(sizeof(short) * mk);
     S.db = malloc(sizeof(short) * kn);
-    S.sa = malloc((size_t)c->k);
-    S.part = malloc(sizeof(double) * pw * w * mn);
-    S.s = calloc((size_t)(w * mn), sizeof(double));
-    S.t = calloc((size_t)(w * mn), sizeof(double));
     ozblas_status st = OZBLAS_OK;
-    if (!S.a || !S.b || !S.pa || !S.pb || !S.da || !S.db || !S.sa || !S.part || !S.s || !S.t) {
-        st = OZBLAS_ERR_ALLOCATION;
-        goto done;
-    }
+    if (!S.a || !S.b || !S.da || !S.db)
+        goto done; /* no memory for the split: the call's fallback stands */
     gather(c->A, c->lda, c->transa, S.cx, c->m, c->k, S.a);
     gather(c->B, c->ldb, c->transb, S.cx, c->k, c->n, S.b);
     const int span_a = offsets(S.a, S.cx, c->m, c->k, 1, S.da);
     const int span_b = offsets(S.b, S.cx, c->k, c->n, 0, S.db);
+    if (capped && span_a < SPLIT_BAND && span_b < SPLIT_BAND)
+        goto done; /* one band each: the part would be the whole call, over auto's cap */
+    S.pa = malloc(sizeof(double) * w * mk);
+    S.pb = malloc(sizeof(double) * w * kn);
+    S.sa = malloc((size_t)c->k);
+    S.part = malloc(sizeof(double) * pw * w * mn);
+    S.s = calloc((size_t)(w * mn), sizeof(double));
+    S.t = calloc((size_t)(w * mn), sizeof(double));
+    if (!S.pa || !S.pb || !S.sa || !S.part || !S.s || !S.t)
+        goto done;
     /* a side within one band stays whole; else bands of SPLIT_BAND, bisected as needed */
     const int wa = span_a < SPLIT_BAND ? span_a + 1 : SPLIT_BAND;
     const int wb = span_b < SPLIT_BAND ? span_b + 1 : SPLIT_BAND;
