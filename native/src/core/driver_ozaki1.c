@@ -2,8 +2,9 @@
  * fallbacks come in this order, each decided before any of C is written: K (k, or 2k for
  * complex) too large (TOO_LARGE_K), with automatic precision Inf/NaN or no slice count up to
  * the maximum meeting DGEMM-level accuracy, then Inf/NaN (NONFINITE), with an explicit count
- * a nonzero element no slice reaches (EXPONENT_RANGE). The executor's kernels do the work
- * (core/phase_kernels.h). */
+ * a nonzero element no slice reaches (EXPONENT_RANGE). Where automatic precision finds no
+ * count the call is tried once more split by exponent band (core/driver_split.c). The
+ * executor's kernels do the work (core/phase_kernels.h). */
 #include "phase_kernels.h"
 #include "../numerics/ozaki1.h"
 

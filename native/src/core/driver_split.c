@@ -1,13 +1,14 @@
 /* Splitting a call by exponent band (issue 14). Where automatic precision finds no count for
- * the whole call (up to the maximum, or method auto's cap: oz_policy_max_count) (rows of op(A) and columns of op(B) whose small elements matter spanning
- * more binades than the largest count's bits cover, e.g. the inner dimension scaled by
- * 2^+-60), op(A) = sum_p A_p and op(B) = sum_q B_q, every element in exactly one part by
- * its offset d = E - e below its row's (column's) largest exponent E: band [d0, d1). Each
- * pair whose inner supports meet is its own product of the scheme on the same executor
- * (through its driver: its own scaling and automatic count, no further fallback); a pair
- * that still finds no count is bisected along its wider band. Method auto keeps the split
- * only while the parts' predicted time stays below native's (oz_policy_part_seconds). The parts are summed in
- * double-double in one fixed order and rounded once, then alpha and beta are applied as
+ * the whole call, up to the maximum or method auto's cap (oz_policy_max_count): rows of
+ * op(A) and columns of op(B) whose small elements matter spanning more binades than the
+ * largest count's bits cover, e.g. the inner dimension scaled by 2^+-60. Then op(A) =
+ * sum_p A_p and op(B) = sum_q B_q, every element in exactly one part by its offset d = E - e
+ * below its row's (column's) largest exponent E: band [d0, d1). Each pair whose inner
+ * supports meet is its own product of the scheme on the same executor (through its driver:
+ * its own scaling and automatic count, no further split); a pair that still finds no count
+ * is bisected along its wider band. Method auto keeps the split only while the parts'
+ * predicted times summed stay below native's (oz_policy_part_seconds). The parts are summed
+ * in double-double in one fixed order and rounded once, then alpha and beta are applied as
  * the executors apply them (oz_update_element), so every executor gives the same bits.
  *
  * The bound (entrywise, |.| of the scheme's kind, c = 1 real, 2 complex, u = 2^-53, in the
@@ -17,13 +18,14 @@
  *  - Ozaki II hands C~_pq unrounded as hi + lo (oz2_crt_dd): |hi + lo - C~_pq| <= u^2 |C~_pq|,
  *    |lo| <= u |hi|. Ozaki I hands its rounded result as hi, lo = 0, within B (|A_p||B_q|).
  *  - H = c (1 + B)(1 + 2u) |A||B| bounds sum |hi|. The hi's are summed by TwoSum into s,
- *    exactly: s + sum e = sum hi with |e| <= u sum |hi|; t sums the N lo's and N - 1 e's
- *    in plain double: |t - sum (lo + e)| <= g (N u H), g = gamma_{2N} = 2N u / (1 - 2N u).
+ *    exactly: s + sum e = sum hi, each |e| <= u (1 + u)^N sum |hi|; t sums the N lo's and
+ *    N - 1 e's in plain double: |t - sum (lo + e)| <= g (N + 1) u H, g = gamma_{2N} =
+ *    2N u / (1 - 2N u), the (1 + u)^N left to the final margin.
  *  - The result RN(s + t) rounds once: u |s + t| <= c u (1 + r) |A||B| + u e_dd.
  * So |RN(s + t) - AB| <= (r + c u (1 + r) + e_dd (1 + u)) |A||B| for Ozaki II, with
- * e_dd = c u^2 (1 + B) + g N u (1 + B) c (1 + 2u), and for Ozaki I (B + c u (1 + B) +
+ * e_dd = c u^2 (1 + B) + g (N + 1) u (1 + B) c (1 + 2u), and for Ozaki I (B + c u (1 + B) +
  * e_dd (1 + u)) |A||B| (its parts rounded once more). The stated bound adds 2^-40 relative
- * for its own rounding, as oz2_report_bound does. */
+ * for its own rounding and the (1 + u)^N, as oz2_report_bound adds it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,7 +209,7 @@ static double split_bound(int method, int cx, int pairs, double B)
 {
     const double u = 0x1p-53, c = cx ? 2.0 : 1.0, N = pairs;
     const double g = 2.0 * N * u / (1.0 - 2.0 * N * u);
-    const double e_dd = c * u * u * (1.0 + B) + g * N * u * (1.0 + B) * c * (1.0 + 2.0 * u);
+    const double e_dd = c * u * u * (1.0 + B) + g * (N + 1.0) * u * (1.0 + B) * c * (1.0 + 2.0 * u);
     const double rounded = method == OZBLAS_METHOD_OZAKI2 ? 0.0 : c * u * (1.0 + B);
     return (B + rounded + e_dd * (1.0 + u)) * (1.0 + 0x1p-40);
 }
