@@ -81,26 +81,30 @@ static void gather(const double *X, int64_t ld, char trans, int cx, int64_t r, i
 
 static int is_zero(const double *x, int cx) { return x[0] == 0.0 && (!cx || x[1] == 0.0); }
 
-/* Offsets below the top of each row (rows 1: op(A), m x k) or column (op(B), k x n) of the
- * r x q matrix x; returns the largest. */
-static int offsets(const double *x, int cx, int64_t r, int64_t q, int rows, short *d)
+/* Offsets below the top of each row (rows 1: op(A), r x q) or column (op(B)) of op(X), X
+ * stored as for gather, into d (NULL: none); returns the largest. */
+static int offsets(const double *X, int64_t ld, char trans, int cx, int64_t r, int64_t q,
+                   int rows, short *d)
 {
     const int w = cx ? 2 : 1;
     const int64_t lines = rows ? r : q, len = rows ? q : r;
     int span = 0;
     for (int64_t a = 0; a < lines; a++) {
         int top = INT32_MIN;
-        for (int64_t l = 0; l < len; l++) {
-            const int64_t e = rows ? a + l * r : l + a * r;
-            if (!is_zero(x + w * e, cx) && elem_exp(x + w * e, cx) > top)
-                top = elem_exp(x + w * e, cx);
-        }
-        for (int64_t l = 0; l < len; l++) {
-            const int64_t e = rows ? a + l * r : l + a * r;
-            d[e] = is_zero(x + w * e, cx) ? -1 : (short)(top - elem_exp(x + w * e, cx));
-            if (d[e] > span)
-                span = d[e];
-        }
+        for (int pass = 0; pass < 2; pass++)
+            for (int64_t l = 0; l < len; l++) {
+                const int64_t i = rows ? a : l, j = rows ? l : a;
+                const double *x = X + w * (trans == 'N' ? i + j * ld : j + i * ld);
+                const int e = is_zero(x, cx) ? INT32_MIN : elem_exp(x, cx);
+                if (!pass) {
+                    top = e > top ? e : top;
+                    continue;
+                }
+                const int off = e == INT32_MIN ? -1 : top - e;
+                if (d)
+                    d[i + j * r] = (short)off;
+                span = off > span ? off : span;
+            }
     }
     return span;
 }
@@ -236,19 +240,21 @@ ozblas_status oz_split(const oz_executor *ex, int method, const oz_gemm_call *c,
     S.acc.max_bits_a = S.acc.max_bits_b = INT32_MIN;
     const int64_t w = S.w, mk = c->m * c->k, kn = c->k * c->n, mn = c->m * c->n;
     const int pw = method == OZBLAS_METHOD_OZAKI2 ? 2 : 1;
+    const int span_a = offsets(c->A, c->lda, c->transa, S.cx, c->m, c->k, 1, NULL);
+    const int span_b = offsets(c->B, c->ldb, c->transb, S.cx, c->k, c->n, 0, NULL);
+    if (capped && span_a < SPLIT_BAND && span_b < SPLIT_BAND)
+        return OZBLAS_OK; /* one band each: the part would be the whole call, over the cap */
+    ozblas_status st = OZBLAS_OK;
     S.a = malloc(sizeof(double) * w * mk);
     S.b = malloc(sizeof(double) * w * kn);
     S.da = malloc(sizeof(short) * mk);
     S.db = malloc(sizeof(short) * kn);
-    ozblas_status st = OZBLAS_OK;
     if (!S.a || !S.b || !S.da || !S.db)
         goto done; /* no memory for the split: the call's fallback stands */
     gather(c->A, c->lda, c->transa, S.cx, c->m, c->k, S.a);
     gather(c->B, c->ldb, c->transb, S.cx, c->k, c->n, S.b);
-    const int span_a = offsets(S.a, S.cx, c->m, c->k, 1, S.da);
-    const int span_b = offsets(S.b, S.cx, c->k, c->n, 0, S.db);
-    if (capped && span_a < SPLIT_BAND && span_b < SPLIT_BAND)
-        goto done; /* one band each: the part would be the whole call, over auto's cap */
+    offsets(S.a, c->m, 'N', S.cx, c->m, c->k, 1, S.da);
+    offsets(S.b, c->k, 'N', S.cx, c->k, c->n, 0, S.db);
     S.pa = malloc(sizeof(double) * w * mk);
     S.pb = malloc(sizeof(double) * w * kn);
     S.sa = malloc((size_t)c->k);
