@@ -52,7 +52,7 @@ typedef struct {
     double seconds;     /* method auto: the parts' predicted time so far */
     int pairs, count;   /* pairs computed, the largest count */
     double bound;       /* the largest pair's bound */
-    ozblas_report acc;  /* products, passes, bits and phase times of the pairs */
+    ozblas_report acc;  /* products, passes, bits, phase times and devices of the pairs */
 } split;
 
 /* Exponent of the larger part of an element (it is nonzero). */
@@ -205,6 +205,7 @@ static ozblas_status pair(split *S, int a0, int a1, int b0, int b1, int *fb)
     S->acc.max_bits_b = oz_max_int(S->acc.max_bits_b, r.max_bits_b);
     for (int p = 0; p < OZBLAS_PHASE_COUNT; p++)
         S->acc.phase_seconds[p] += r.phase_seconds[p];
+    S->acc.devices_used |= r.devices_used; /* several: a device list's tiles */
     return OZBLAS_OK;
 }
 
@@ -298,6 +299,7 @@ ozblas_status oz_split(const oz_executor *ex, int method, const oz_gemm_call *c,
     rep->max_bits_b = S.acc.max_bits_b;
     for (int p = 0; p < OZBLAS_PHASE_COUNT; p++)
         rep->phase_seconds[p] += S.acc.phase_seconds[p];
+    rep->devices_used |= S.acc.devices_used;
 done:
     free(S.a);
     free(S.b);
