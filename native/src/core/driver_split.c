@@ -33,9 +33,10 @@
 #include "phase_kernels.h"
 #include "../cuda/oz_cuda.h"
 
-/* Band width per side: about half the largest count's bits go to each side, and a band of
- * W binades needs W + 54 of them (README "Splitting"). */
-#define SPLIT_BAND 80
+/* Band width per side: a band of W binades needs about W + 54 of the half of the count's
+ * bits each side gets; of 32, 48, 64, 80, 96 and 112, 64 took the fewest INT8 products in
+ * all over tests/core/test_split.py's families (README "Splitting by exponent band"). */
+#define SPLIT_BAND 64
 
 typedef struct {
     const oz_executor *ex;
