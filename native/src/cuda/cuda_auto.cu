@@ -23,6 +23,7 @@ typedef struct {
     double *Glo;         /* combined lower-bound product */
     unsigned long long *N1a, *N1b, *d_ratio;
     int *hbuf;           /* the sides' host arrays */
+    const oz2_table *T;  /* the table the bits were set for last */
 } cuda_probe;
 
 void cuda_probe_close(void *probe)
@@ -232,6 +233,7 @@ ozblas_status cuda_probe_bits(void *probe, const oz2_table *T)
     CK(cudaMemcpyAsync(pa->hbits, pa->bits, 4 * m, cudaMemcpyDeviceToHost, rr->st));
     CK(cudaMemcpyAsync(pb->hbits, pb->bits, 4 * n, cudaMemcpyDeviceToHost, rr->st));
     CK(cudaStreamSynchronize(rr->st));
+    a->T = T;
 done:
     return st;
 }
@@ -256,11 +258,13 @@ done:
     return st;
 }
 
-void cuda_probe_host_bits(void *probe, const int **bits_a, const int **bits_b)
+int cuda_probe_host_bits(void *probe, const oz2_table *T, const int **bits_a,
+                         const int **bits_b)
 {
     const cuda_probe *p = (const cuda_probe *)probe;
     *bits_a = p->pa.hbits;
     *bits_b = p->pb.hbits;
+    return p->T == T;
 }
 
 void cuda_probe_sides(void *probe, oz_side *a, oz_side *b)

@@ -461,11 +461,11 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
      * to T->n moduli. A tile of a product spread over several devices takes the whole
      * product's bits instead (cuda_multi.cu). */
     cudaError_t shared_e;
+    const int *ha, *hb;
     if (oz_multi_bits(&r, pa->bits, m, pb->bits, n, &shared_e)) {
         CK(shared_e);
-    } else if (probe) { /* the bits the probe set for T: no second bound product */
-        const int *ha, *hb;
-        cuda_probe_host_bits(probe, &ha, &hb);
+    } else if (probe && cuda_probe_host_bits(probe, T, &ha, &hb)) {
+        /* the bits the probe set for T: no second bound product */
         CK(cudaMemcpyAsync(pa->bits, ha, 4 * m, cudaMemcpyHostToDevice, r.st));
         CK(cudaMemcpyAsync(pb->bits, hb, 4 * n, cudaMemcpyHostToDevice, r.st));
     } else if (o.fast) {

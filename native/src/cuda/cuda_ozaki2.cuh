@@ -92,9 +92,10 @@ static void launch_residues(const oz2_dside *p, int64_t k, int64_t kpad, int8_t 
 
 /* C32 (m x n, ldc) = A^T B for int8 A (kb x m, lda), B (kb x n, ldb): TN, IMMA. */
 
-/* cuda_auto.cu: the bits automatic precision's probe set last, for the count the driver
- * chose (host copies: the call reuses the probe's workspace). */
-void cuda_probe_host_bits(void *probe, const int **bits_a, const int **bits_b);
+/* cuda_auto.cu: the bits automatic precision's probe set last (host copies: the call reuses
+ * the probe's workspace); 1 when they were set for T (the count the driver chose). */
+int cuda_probe_host_bits(void *probe, const oz2_table *T, const int **bits_a,
+                         const int **bits_b);
 
 /* The host side of a side: E, emin and bits as the driver reads them. */
 static inline void oz2_dside_host(const oz2_dside *p, oz_side *s)
