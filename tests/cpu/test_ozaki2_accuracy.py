@@ -156,6 +156,9 @@ def test_lower_bound_levels_follow_the_inputs():
     a, b = make_matrix(16, 512, 8.0, seed=7), make_matrix(512, 16, 8.0, seed=8)
     c, info = _auto(a, b)
     assert _lower_products(info) >= 3 and info["moduli"] <= 30, info
+    c1, info1 = _auto(a, b, threads=1)  # the levels' decision does not depend on threads
+    assert info1["int_gemms"] == info["int_gemms"] and info1["bound"] == info["bound"]
+    assert np.array_equal(c1.view(np.uint64), c.view(np.uint64))
     exact = exact_matmul(a, b)
     assert err_ab(c, exact, a, b) <= max(err_ab(a @ b, exact, a, b), 2 * U)
 
