@@ -155,9 +155,10 @@ OZ_HD int oz2_loses_element(int E, int emin, int bits)
  *   |C~ - C|_ij <= c (s_i sum_l |b_lj| + t_j sum_l |a_il|)     (c = 1 real, 2 complex)
  * which is divided by a lower bound of (|A||B|)_ij: an exact small-integer product of
  * rounded-down magnitudes at one or more levels. Where that lower bound is 0 the exponent
- * span still bounds the ratio: |a_il| >= 2^emin_i, so |delta a_il| <= 2^(E_i - emin_i - alpha_i) |a_il|. The
- * bound falls as the moduli count grows, so the fewest moduli meeting it are found by a
- * walk from the usual count (oz_auto_count). Both executors compute these terms with the same element functions. */
+ * span still bounds the ratio: |a_il| >= 2^emin_i, so
+ * |delta a_il| <= 2^(E_i - emin_i - alpha_i) |a_il|. The bound falls as the moduli count
+ * grows, so the fewest moduli meeting it are found by a walk from the usual count
+ * (oz_auto_count). Both executors compute these terms with the same element functions. */
 #define OZ2_AUTO_TARGET 0x1p-53 /* u: the unit roundoff of double */
 #define OZ2_LSHIFT 6            /* level 0's magnitudes floor(|x| 2^(6 - E)) <= 127 */
 #define OZ2_LSHIFT2 11          /* level 1: min(127, floor(|x| 2^(11 - E))) (measured: 11
@@ -233,8 +234,8 @@ OZ_HD double oz2_lower_final(double G, int res_a, int res_b)
 /* The per-row (per-column) factors of the bound ratio, computed once per row: *unit =
  * 2^-alpha and *span = 2^(E - emin - alpha) (0 for a zero row, emin INT_MAX). Both are 0
  * where the row's truncation is exact: every element a multiple of 2^lsb (oz2_lsb_element)
- * with lsb >= E - alpha, the unit of the kept bits (integer, float32 or short-decimal data,
- * and phi = 0 inputs drawn on a 2^-53 grid, need no bound on a remainder they do not have). */
+ * with lsb >= E - alpha, the unit of the kept bits (integer or float32 data, and phi = 0
+ * inputs drawn on a 2^-53 grid, need no bound on a remainder they do not have). */
 OZ_HD void oz2_ratio_terms(int alpha, int E, int emin, int lsb, uint64_t N, double *unit,
                            double *span)
 {
