@@ -90,15 +90,18 @@ def run(ks, phis, m, seeds, progress, minimum=True):
     return rows
 
 
-def plot(rows, path):
+def plot(rows, m, path):
+    """Per k: err_ab and the reported bound against phi (native's error for comparison), and
+    the moduli chosen against the empirical minimum and the ideal bound's count."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     ks = sorted({r["k"] for r in rows})
-    fig, axes = plt.subplots(1, len(ks), figsize=(5.5 * len(ks), 4), squeeze=False)
-    for ax, k in zip(axes[0], ks):
+    fig, axes = plt.subplots(2, len(ks), figsize=(5.5 * len(ks), 7.5), squeeze=False)
+    for col, k in enumerate(ks):
+        ax, cx = axes[0][col], axes[1][col]
         sel = [r for r in rows if r["k"] == k and r["scaling"] == "accurate"]
         emu = [r for r in sel if r["fallback"] is None]
         ax.scatter([r["phi"] for r in sel], [r["native_err_ab"] for r in sel], marker="_", s=200,
@@ -112,8 +115,16 @@ def plot(rows, path):
         ax.set_yscale("log")
         ax.set_xlabel("phi")
         ax.set_ylabel("err_ab")
-        ax.set_title(f"accurate scaling, m = n = 128, k = {k}")
+        ax.set_title(f"accurate scaling, m = n = {m}, k = {k}")
         ax.legend(fontsize=7)
+        for key, mk, lab in (("moduli", "o", "chosen"), ("minimum", "_", "empirical minimum"),
+                             ("ideal", "x", "ideal rigorous bound")):
+            pts = [(r["phi"], r[key]) for r in sel if r.get(key) is not None]
+            if pts:
+                cx.scatter(*zip(*pts), marker=mk, s=80 if mk == "_" else 30, label=lab)
+        cx.set_xlabel("phi")
+        cx.set_ylabel("moduli")
+        cx.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -174,7 +185,7 @@ def main(argv=None):
                   f"{sum(e is None for c in sel for e in c['excess'])} inputs without both")
     write_json("auto_precision.json", {"machine": machine(), "m": args.m, "rows": rows,
                                        "cells": cells}, args.out)
-    plot(rows, Path(args.out) / "auto_precision.png")
+    plot(rows, args.m, Path(args.out) / "auto_precision.png")
     print(f"wrote {args.out}/auto_precision.json and auto_precision.png")
 
 
