@@ -12,6 +12,7 @@
 
 #include "oz_internal.h"
 #include "../cpu/cpu_common.h"
+#include "../cuda/oz_cuda.h"
 #include "../numerics/exact.h"
 
 enum { COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112 };
@@ -255,6 +256,32 @@ done:
     return st;
 }
 
+ozblas_status oz_exact_run(const oz_gemm_call *c, const ozblas_options *opt, double *lo,
+                           int64_t ldlo, ozblas_report *rep)
+{
+    const int dev = oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) ||
+                    oz_cuda_on_device(c->C) || (lo && oz_cuda_on_device(lo));
+    const oz_executor *ex = &oz_cpu_executor;
+    if (opt->executor == OZBLAS_EXECUTOR_CUDA || (opt->executor == OZBLAS_EXECUTOR_AUTO && dev)) {
+        ex = oz_cuda_executor();
+        if (!ex || !ex->available(NULL, 0) || !ex->exact)
+            return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+    } else if (dev) {
+        return OZBLAS_ERR_EXECUTOR_UNAVAILABLE; /* the CPU cannot read device memory */
+    }
+    rep->executor = ex->id;
+    ozblas_status st = ex->exact(c, opt, lo, ldlo, rep);
+    if (st == OZ_ERR_DEVICE_MEMORY) {
+        if (dev)
+            return OZBLAS_ERR_DEVICE;
+        rep->executor = OZBLAS_EXECUTOR_CPU;
+        return oz_exact_gemm(c, opt, lo, ldlo, rep);
+    }
+    if (st == OZBLAS_OK && ex->id == OZBLAS_EXECUTOR_CUDA && opt->device <= OZ_MAX_DEVICE_LIST)
+        rep->devices_used = 1ULL << opt->device;
+    return st;
+}
+
 /* ---- public entry points ------------------------------------------------------------------ */
 
 static ozblas_status gemm_dd(int cx, char transa, char transb, int64_t m, int64_t n, int64_t k,
@@ -279,25 +306,41 @@ static ozblas_status gemm_dd(int cx, char transa, char transb, int64_t m, int64_
     int64_t rows_a = transa == 'N' ? m : k, rows_b = transb == 'N' ? k : n;
     int64_t mm = m > 1 ? m : 1;
     if (!ok_t || m < 0 || n < 0 || k < 0 || lda < (rows_a > 1 ? rows_a : 1) ||
-        ldb < (rows_b > 1 ? rows_b : 1) || ldchi < mm || ldclo < mm || opt.threads < 0)
+        ldb < (rows_b > 1 ? rows_b : 1) || ldchi < mm || ldclo < mm || opt.threads < 0 ||
+        opt.threads > OZ_MAX_THREADS || opt.executor < OZBLAS_EXECUTOR_AUTO ||
+        opt.executor > OZBLAS_EXECUTOR_CUDA || opt.device < 0 || opt.device > OZ_MAX_DEVICE)
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    if (opt.executor == OZBLAS_EXECUTOR_CUDA)
-        return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+    opt.device = ozblas_device_for(&opt);
     if (m == 0 || n == 0)
         goto out;
     if (!Chi || !Clo || (k > 0 && (!A || !B)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    if (k == 0) {
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < (cx ? 2 : 1) * m; i++)
-                Chi[i + (cx ? 2 : 1) * j * ldchi] = Clo[i + (cx ? 2 : 1) * j * ldclo] = 0.0;
+    if (k == 0) { /* zeros; into device memory through a host buffer of zeros */
+        const size_t w = cx ? 2 : 1, es = 8 * w;
+        double *out[2] = {Chi, Clo};
+        const int64_t ld[2] = {ldchi, ldclo};
+        double *zero = NULL;
+        for (int p = 0; p < 2; p++) {
+            if (!oz_cuda_on_device(out[p])) {
+                for (int64_t j = 0; j < n; j++)
+                    memset(out[p] + w * j * ld[p], 0, es * (size_t)m);
+                continue;
+            }
+            if (!zero && !(zero = calloc((size_t)(m * n), es)))
+                return OZBLAS_ERR_ALLOCATION;
+            if (oz_cuda_lx_copy(&opt, out[p], es * ld[p], zero, es * m, es * m, n)) {
+                free(zero);
+                return OZBLAS_ERR_DEVICE;
+            }
+        }
+        free(zero);
         goto out;
     }
     oz_gemm_call c = {cx, transa, transb, m, n, k, {1.0, 0.0}, {0.0, 0.0}, 1,
                       A, lda, B, ldb, Chi, ldchi};
     fenv_t env;
     feholdexcept(&env); /* the steps' own flags say nothing about the result */
-    ozblas_status st = oz_exact_gemm(&c, &opt, Clo, ldclo, &rep);
+    ozblas_status st = oz_exact_run(&c, &opt, Clo, ldclo, &rep);
     fesetenv(&env);
     if (st != OZBLAS_OK)
         return st;
