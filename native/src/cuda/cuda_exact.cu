@@ -103,7 +103,10 @@ typedef struct {
     const char *dir;
 } ozx_dside;
 
-/* Steps 5 to 7 and the update, one thread per entry (as the CPU's entry loop). */
+/* Steps 5 to 7 and the update, one thread per entry (as the CPU's entry loop): DIRECT, the
+ * entries of direct rows or columns (the long accumulator: a large frame, hence a kernel of
+ * their own, launched only where there are some); otherwise the others. */
+template <bool DIRECT>
 static __global__ void ozx_k_final(const ozx_table *T, const float *R, int64_t m, int64_t n,
                                    int64_t k, ozx_dside a, ozx_dside b, ozx_update up,
                                    double *C, int64_t ldc, double *lo, int64_t ldlo)
@@ -114,7 +117,9 @@ static __global__ void ozx_k_final(const ozx_table *T, const float *R, int64_t m
     const int64_t i = e % m, j = e / m;
     const int w = up.cx ? 2 : 1, dd = lo != NULL;
     double v[2] = {0.0, 0.0}, vl[2] = {0.0, 0.0};
-    if (a.dir[i] || b.dir[j]) {
+    if ((a.dir[i] || b.dir[j]) != DIRECT)
+        return;
+    if (DIRECT) {
         ozx_direct_entry(&a.v, &b.v, i, j, k, dd, v, vl);
     } else if (T && a.top[i] && b.top[j]) {
         const int base = a.low[i] + b.low[j];
@@ -355,10 +360,16 @@ ozblas_status cuda_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, 
     {
         const ozx_update up = {{c->alpha[0], c->alpha[1]}, {c->beta[0], c->beta[1]}, c->beta_zero,
                                c->alpha[0] == 1.0 && c->alpha[1] == 0.0 && c->beta_zero, cx};
-        oz_launch(grid1(m * n, 128), 128, r.st, ozx_k_final, (const ozx_table *)(N ? dT : NULL),
-                  (const float *)R, m, n, k, a.d, b.d, up, vc.p, vc.ld, lo_d,
-                  lo && !lo_dev ? m : ldlo);
+        const ozx_table *Td = N ? dT : NULL;
+        const int64_t ldl = lo && !lo_dev ? m : ldlo;
+        oz_launch(grid1(m * n, 128), 128, r.st, ozx_k_final<false>, Td, (const float *)R, m, n,
+                  k, a.d, b.d, up, vc.p, vc.ld, lo_d, ldl);
         CKL();
+        if (direct) {
+            oz_launch(grid1(m * n, 128), 128, r.st, ozx_k_final<true>, Td, (const float *)R, m,
+                      n, k, a.d, b.d, up, vc.p, vc.ld, lo_d, ldl);
+            CKL();
+        }
     }
     CK(mat_release(&r, &C, &vc));
     CK(mat_store(&r, &C, &vc, &bc));
