@@ -7,6 +7,7 @@
  * (cuda:all) leaves device operands on the first device, and operands on another device
  * than the call's are refused, or run there with cuda:1. Exact products (exact_run) too.
  * Built and run by build_emu.sh. */
+#include <algorithm>
 #include <random>
 
 #include "cuda_emu.h"
@@ -47,6 +48,32 @@ static bool same_words(const std::vector<double> &x, const std::vector<double> &
     return true;
 }
 
+/* Random op(A) (m x k), op(B) (k x n) and C (m x n) for trans ta, tb, stored with leading
+ * dimensions pad_a, pad_b, pad_c beyond their rows; normal draws times exp(spread * normal). */
+static void make_inputs(int cx, char ta, char tb, int64_t m, int64_t n, int64_t k, int pad_a,
+                        int pad_b, int pad_c, unsigned seed, double spread,
+                        std::vector<double> &A, std::vector<double> &B, std::vector<double> &C,
+                        int64_t &lda, int64_t &ldb, int64_t &ldc)
+{
+    const int64_t es = cx ? 2 : 1;
+    const int64_t ra = ta == 'N' ? m : k, ca = ta == 'N' ? k : m;
+    const int64_t rb = tb == 'N' ? k : n, cb = tb == 'N' ? n : k;
+    lda = ra + pad_a;
+    ldb = rb + pad_b;
+    ldc = m + pad_c;
+    std::mt19937_64 g(seed);
+    std::normal_distribution<double> nd;
+    A.assign(lda * ca * es, 0.0);
+    B.assign(ldb * cb * es, 0.0);
+    C.assign(ldc * n * es, 0.0);
+    for (double &x : A)
+        x = nd(g) * exp(spread * nd(g));
+    for (double &x : B)
+        x = nd(g) * exp(spread * nd(g));
+    for (double &x : C)
+        x = nd(g);
+}
+
 /* tiled: instead of the plain device-pointer call, walk the workspace cap down: at the
  * first cap where the product is tiled (Ozaki II: with k split; Ozaki I never splits k),
  * compare with the CPU; at the first cap where the call fails, it must fail with
@@ -55,19 +82,13 @@ static bool same_words(const std::vector<double> &x, const std::vector<double> &
 static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, bool dev_c,
                 bool beta_zero, bool tiled = false, bool ozaki1 = false)
 {
-    const int64_t m = 21, n = 13, k = tiled ? 135 : 35, es = cx ? 2 : 1; /* k > 64 can split */
-    const int64_t ra = ta == 'N' ? m : k, ca = ta == 'N' ? k : m;
-    const int64_t rb = tb == 'N' ? k : n, cb = tb == 'N' ? n : k;
-    const int64_t lda = ra + 3, ldb = rb + 1, ldc = m + 2;
-    std::mt19937_64 g(7 + cx * 100 + ta + 3 * tb);
-    std::normal_distribution<double> nd;
-    std::vector<double> A(lda * ca * es), B(ldb * cb * es), C(ldc * n * es);
-    for (double &x : A)
-        x = nd(g) * exp(nd(g));
-    for (double &x : B)
-        x = nd(g) * exp(nd(g));
-    for (double &x : C)
-        x = beta_zero ? NAN : nd(g);
+    const int64_t m = 21, n = 13, k = tiled ? 135 : 35; /* k > 64 can split */
+    std::vector<double> A, B, C;
+    int64_t lda, ldb, ldc;
+    make_inputs(cx, ta, tb, m, n, k, 3, 1, 2, 7 + cx * 100 + ta + 3 * tb, 1.0, A, B, C, lda, ldb,
+                ldc);
+    if (beta_zero)
+        std::fill(C.begin(), C.end(), NAN);
     double alpha[2] = {1.5, -0.25}, beta[2] = {beta_zero ? 0.0 : -0.5, beta_zero ? 0.0 : 0.75};
 
     ozblas_options opt;
@@ -196,18 +217,10 @@ static void other_device()
 static void exact_run(int cx, char ta, char tb, bool dev_a, bool dev_b, bool dev_c)
 {
     const int64_t m = 9, n = 7, k = 19, es = cx ? 2 : 1;
-    const int64_t ra = ta == 'N' ? m : k, ca = ta == 'N' ? k : m;
-    const int64_t rb = tb == 'N' ? k : n, cb = tb == 'N' ? n : k;
-    const int64_t lda = ra + 2, ldb = rb + 1, ldc = m + 3;
-    std::mt19937_64 g(11 + cx * 100 + ta + 3 * tb);
-    std::normal_distribution<double> nd;
-    std::vector<double> A(lda * ca * es), B(ldb * cb * es), C(ldc * n * es);
-    for (double &x : A)
-        x = nd(g) * exp(4 * nd(g));
-    for (double &x : B)
-        x = nd(g) * exp(4 * nd(g));
-    for (double &x : C)
-        x = nd(g);
+    std::vector<double> A, B, C;
+    int64_t lda, ldb, ldc;
+    make_inputs(cx, ta, tb, m, n, k, 2, 1, 3, 11 + cx * 100 + ta + 3 * tb, 4.0, A, B, C, lda, ldb,
+                ldc);
     double alpha[2] = {0.75, -0.5}, beta[2] = {-1.25, 0.5};
     ozblas_options opt;
     ozblas_options_init(&opt);
