@@ -73,8 +73,9 @@ def _flops(routine, dt, n, nrhs):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--sizes", type=int, nargs="+", default=[512, 1024, 2048])
-    p.add_argument("--zsizes", type=int, nargs="+", default=[512, 1024])
+    # an empty list skips that element type (--zsizes alone: d only)
+    p.add_argument("--sizes", type=int, nargs="*", default=[512, 1024, 2048])
+    p.add_argument("--zsizes", type=int, nargs="*", default=[512, 1024])
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--routines", nargs="+", default=None,
                    choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf"], help="default: all")

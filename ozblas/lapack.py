@@ -12,11 +12,12 @@ LAPACK, every update an ozblas GEMM under the usual options (``method``, ``modul
 ``last_report()`` describes the last call of this thread: products issued, how many ran
 emulated, their flops and moduli, and where the matrices were (``device``).
 
-CuPy arrays are accepted too by the LU, Cholesky and triangular routines (not yet by QR,
-symm/hemm, syr2k/her2k; all of a call's matrices on one device): the drivers then run on
-the device pointers, on the CUDA executor and CuPy's current stream, and the results are CuPy
-arrays (pivots too). With ``executor="cuda"``, NumPy matrices are uploaded once for the call
-and the results copied back once (README "LAPACK layer on the GPU").
+CuPy arrays are accepted too by the LU, Cholesky, triangular, QR and Bunch-Kaufman routines
+(not yet by symm/hemm, syr2k/her2k; all of a call's matrices on one device): the drivers then
+run on the device pointers, on the CUDA executor and CuPy's current stream, and the results
+are CuPy arrays (pivots, tau and work too; pivots and tau given as CuPy or NumPy arrays).
+With ``executor="cuda"``, NumPy matrices are uploaded once for the call and the results
+copied back once (README "LAPACK layer on the GPU").
 """
 
 from __future__ import annotations
@@ -66,13 +67,21 @@ def _dtype(*arrays):
 
 
 def _host_dtype(*arrays):
-    """The element type of a call of a routine that takes NumPy arrays only (QR, symm, syr2k,
-    the sytrf family)."""
+    """The element type of a call of a routine that takes NumPy arrays only (symm, syr2k)."""
     dt, xp = _dtype(*arrays)
     if xp is not np:
-        raise TypeError("ozblas.lapack: QR, symm/hemm, syr2k/her2k and the sytrf family take NumPy "
-                        "arrays in this version; device (CuPy) arrays: the LU, Cholesky, triangular routines")
+        raise TypeError("ozblas.lapack: symm/hemm and syr2k/her2k take NumPy arrays in this version; "
+                        "device (CuPy) arrays: the LU, Cholesky, triangular, QR and sytrf/hetrf routines")
     return dt
+
+
+def _is_complex(v):
+    return v.dtype.kind == "c" if _on_device(v) else np.iscomplexobj(v)
+
+
+def _host_vector(v, dt):
+    """A vector of scalars handed to the C API (tau: host memory), from NumPy or CuPy."""
+    return np.ascontiguousarray(np.asarray(v.get() if _on_device(v) else v, dtype=dt).ravel())
 
 
 def _fortran(a, dtype, overwrite=False, name="a", xp=np):
@@ -300,12 +309,12 @@ def trmm(alpha, a, b, side=0, lower=0, trans_a=0, diag=0, overwrite_b=False, **k
     return _tr3("trmm", alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw)
 
 
-def _work(lwork, n, nb, dt):
+def _work(lwork, n, nb, dt, xp=np):
     """SciPy's work array: max(lwork, 1) entries (lwork None: its default max(3n, 1)), the
     first LAPACK's optimal size for block size nb."""
     w = np.zeros(max(1, 3 * n if lwork is None else int(lwork)), dtype=dt)
     w[0] = max(1, n) * nb
-    return w
+    return w if xp is np else xp.asarray(w)
 
 
 def _query(lwork):
@@ -317,75 +326,79 @@ def geqrf(a, lwork=None, overwrite_a=False, **kw):
     """QR factorization: ``(qr, tau, work, info)`` as scipy.linalg.lapack.dgeqrf (R on and above
     the diagonal, the Householder vectors below it). lwork -1 is a workspace query (work[0]:
     the optimal size); any other value only sizes the returned work array."""
-    opts = _opts(kw)
-    dt = _host_dtype(a)
-    qr = _fortran(a, dt, overwrite_a)
+    dt, xp, opts = _start(kw, a)
+    qr = _fortran(a, dt, overwrite_a, xp=xp)
     m, n = qr.shape
     tau = np.zeros(max(1, min(m, n)), dtype=dt)
+    out = lambda t: t[:min(m, n)] if xp is np else xp.asarray(t[:min(m, n)])  # noqa: E731
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(m, n), 1))
     if _query(lwork):
-        return qr, tau[:min(m, n)], _work(1, n, nb, dt), 0
+        return qr, out(tau), _work(1, n, nb, dt, xp), 0
     info = _call(_fn("geqrf", dt), m, n, _ptr(qr), _ld(qr), _ptr(tau), opts=opts)
-    return qr, tau[:min(m, n)], _work(lwork, n, _local.report["nb"], dt), info
+    return qr, out(tau), _work(lwork, n, _local.report["nb"], dt, xp), info
 
 
 def _orgqr(name, a, tau, lwork, overwrite_a, kw):
-    opts = _opts(kw)
-    dt = _host_dtype(a, tau)
-    q = _fortran(a, dt, overwrite_a)
+    dt, xp, opts = _start(kw, a)
+    dt = np.complex128 if _is_complex(tau) else dt
+    q = _fortran(a, dt, overwrite_a, xp=xp)
     m, n = q.shape
-    t = np.ascontiguousarray(np.asarray(tau, dtype=dt).ravel())
+    t = _host_vector(tau, dt)
     k = t.shape[0]
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
     if _query(lwork):
-        return q, _work(1, n, nb, dt), 0
+        return q, _work(1, n, nb, dt, xp), 0
     info = _call(_fn(name, dt), m, n, k, _ptr(q), _ld(q), _ptr(t) if k else ffi.NULL, opts=opts)
     if info < 0:
         raise ValueError(f"{name}: argument {-info} is not valid (a {m} x {n}, {k} reflectors)")
-    return q, _work(lwork, n, _local.report["nb"], dt), info
+    return q, _work(lwork, n, _local.report["nb"], dt, xp), info
+
+
+def _as_complex(a):
+    """a as complex128, in its own array module."""
+    return (_xp(a)).asarray(a, dtype=np.complex128)
 
 
 def orgqr(a, tau, lwork=None, overwrite_a=False, **kw):
     """Q from geqrf's reflectors: ``(q, work, info)`` as scipy.linalg.lapack.dorgqr (the first
     n columns of Q = H(1) ... H(k), k = len(tau))."""
-    return _orgqr("orgqr" if not np.iscomplexobj(a) else "ungqr", a, tau, lwork, overwrite_a, kw)
+    return _orgqr("ungqr" if _is_complex(a) else "orgqr", a, tau, lwork, overwrite_a, kw)
 
 
 def ungqr(a, tau, lwork=None, overwrite_a=False, **kw):
     """The complex orgqr, as scipy.linalg.lapack.zungqr."""
-    return _orgqr("ungqr", np.asarray(a, dtype=np.complex128), tau, lwork, overwrite_a, kw)
+    return _orgqr("ungqr", _as_complex(a), tau, lwork, overwrite_a, kw)
 
 
 def _ormqr(name, side, trans, a, tau, c, lwork, overwrite_c, kw):
-    opts = _opts(kw)
-    dt = _host_dtype(a, tau, c)
-    f = _fortran(a, dt)
-    x = _fortran(c, dt, overwrite_c, "c")
-    t = np.ascontiguousarray(np.asarray(tau, dtype=dt).ravel())
+    dt, xp, opts = _start(kw, a, c)
+    dt = np.complex128 if _is_complex(tau) else dt
+    f = _fortran(a, dt, xp=xp)
+    x = _fortran(c, dt, overwrite_c, "c", xp)
+    t = _host_vector(tau, dt)
     m, n = x.shape
     k = t.shape[0]
     nw = n if str(side).upper() == "L" else m
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
     if _query(lwork):
-        return x, _work(1, nw, nb, dt), 0
+        return x, _work(1, nw, nb, dt, xp), 0
     info = _call(_fn(name, dt), str(side).encode(), str(trans).encode(), m, n, k, _ptr(f), _ld(f),
                  _ptr(t) if k else ffi.NULL, _ptr(x), _ld(x), opts=opts)
     if info < 0:
         raise ValueError(f"{name}: argument {-info} is not valid")
-    return x, _work(lwork if lwork is not None else 1, nw, _local.report["nb"], dt), info
+    return x, _work(lwork if lwork is not None else 1, nw, _local.report["nb"], dt, xp), info
 
 
 def ormqr(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
     """op(Q) c (side "L") or c op(Q) ("R") with Q from geqrf's reflectors (a, tau), trans "N" or
     "T" ("C" complex): ``(cq, work, info)`` as scipy.linalg.lapack.dormqr."""
-    cplx = any(np.iscomplexobj(v) for v in (a, tau, c))
+    cplx = any(_is_complex(v) for v in (a, tau, c))
     return _ormqr("unmqr" if cplx else "ormqr", side, trans, a, tau, c, lwork, overwrite_c, kw)
 
 
 def unmqr(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
     """The complex ormqr, as scipy.linalg.lapack.zunmqr."""
-    return _ormqr("unmqr", side, trans, np.asarray(a, dtype=np.complex128), tau, c, lwork,
-                  overwrite_c, kw)
+    return _ormqr("unmqr", side, trans, _as_complex(a), tau, c, lwork, overwrite_c, kw)
 
 
 def _product(name, cplx_name, scalars, a, b, c, shape, overwrite_c, herm, kw):
@@ -462,14 +475,13 @@ def her2k(alpha, a, b, beta=0.0, c=None, trans=0, lower=0, overwrite_c=False, **
 def _bk(kind, a, b, ipiv, lower, overwrite_a, overwrite_b, herm, kw):
     """The Bunch-Kaufman entries: kind trf, trs, tri or sv; zhe* for complex herm (real
     Hermitian is symmetric)."""
-    opts = _opts(kw)
-    dt = _host_dtype(a) if b is None else _host_dtype(a, b)
-    f = _fortran(a, dt, overwrite_a)
+    dt, xp, opts = _start(kw, a, b)
+    f = _fortran(a, dt, overwrite_a, xp=xp)
     _square(f, "a" if ipiv is None else "ldu")
     n = f.shape[0]
     args = [b"L" if lower else b"U", n]
     if b is not None:
-        x, vec = _rhs(b, dt, overwrite_b)
+        x, vec = _rhs(b, dt, overwrite_b, xp)
         if x.shape[0] != n:
             raise ValueError(f"b has {x.shape[0]} rows, expected {n}")
         args.append(x.shape[1])
@@ -480,7 +492,7 @@ def _bk(kind, a, b, ipiv, lower, overwrite_a, overwrite_b, herm, kw):
         args += [_ptr(x), _ld(x)]
     prefix = "zhe" if herm and dt == np.complex128 else "zsy" if dt == np.complex128 else "dsy"
     info = _call(getattr(lib, "ozblas_" + prefix + kind), *args, opts=opts)
-    piv = p[:n].astype(np.int32)
+    piv = p[:n].astype(np.int32) if xp is np else xp.asarray(p[:n].astype(np.int32))
     if b is None:
         return (f, piv, info) if kind == "trf" else (f, info)
     x = x[:, 0] if vec else x

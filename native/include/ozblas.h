@@ -396,7 +396,7 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * OZBLAS_ERR_INVALID_ARGUMENT); with executor CUDA,
  * host matrices are uploaded once for the call where the device has room (report.device).
  * Device blocks for the host routines are copied there and back; laswp runs on the device.
- * QR, symm/hemm, syr2k/her2k and the sytrf family take host memory only
+ * symm/hemm and syr2k/her2k take host memory only
  * (OZBLAS_ERR_INVALID_ARGUMENT for device matrices). ipiv, tau, info and alpha are host memory. OZBLAS_ERR_DEVICE: a device
  * copy failed (uploaded host matrices are then unchanged; the caller's device matrices are
  * not). Complex: interleaved (re, im) doubles, alpha two doubles.

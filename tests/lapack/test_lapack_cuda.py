@@ -183,6 +183,36 @@ class _Dev:
             self.free(p)
 
 
+def _cupy_check(cp, got, want):
+    """CuPy results: CuPy arrays with the bits of the CPU executor's NumPy results."""
+    for g, w in zip(got, want):
+        assert isinstance(g, cp.ndarray)
+        assert np.array_equal(_bits(cp.asnumpy(g)), _bits(w))
+
+
+def _host_and_device_runs(calls, mats):
+    """calls(pointers, executor) -> (a host-side result, each call's report.device), run on
+    host copies of the Fortran-ordered matrices mats with the CPU executor and on device
+    copies with executor auto: the device run reports device memory (2) throughout, and its
+    results (the host-side one, the matrices) have the host run's bits."""
+    from ozblas._native import ffi
+
+    ptr = lambda p: ffi.cast("double *", p)  # noqa: E731
+    hosts = [m.copy(order="F") for m in mats]
+    want, dev_host = calls([ptr(h.ctypes.data) for h in hosts], "cpu")
+    assert set(dev_host) == {0}
+    d = _Dev()
+    try:
+        dps = [d.put(m) for m in mats]
+        got, devices = calls([ptr(p) for p in dps], "auto")
+        assert set(devices) == {2}
+        assert np.array_equal(_bits(got), _bits(want))
+        for dp, h in zip(dps, hosts):
+            assert np.array_equal(_bits(d.get(dp, h)), _bits(h))
+    finally:
+        d.close()
+
+
 @pytest.mark.parametrize("cx", [0, 1])
 def test_device_pointers_through_the_c_api(rng, cx):
     """ozblas_[dz]getrf / potrf / getrs / trsm / syrk on device pointers, with leading dimensions

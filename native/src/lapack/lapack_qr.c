@@ -6,7 +6,9 @@
  * the last block of Q); every application of H to the rest (LAPACK's larfb) is two ozblas
  * GEMMs around a host trmm with the small T: C - V (op(T) (V^H C)) from the left,
  * C - ((C V) op(T)) V^H from the right, with V copied out explicitly (its unit diagonal and
- * zeros written in) so that each product is one GEMM over all its rows. */
+ * zeros written in) so that each product is one GEMM over all its rows. Device memory
+ * (lapack_seam.c): the host routines work on host copies of their blocks, V and T go up to a
+ * device workspace with the middle term, the products and the matrices stay there. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,55 +93,97 @@ static void real_larft(const oz_lx *x, int64_t r, int64_t ib, const double *V, i
 
 /* ---- the drivers --------------------------------------------------------------------- */
 
+/* The workspace of a run. V and T are built on the host (V from a host copy of the
+ * reflectors, T by the host larft); the products read them where the matrices are (dV, dT:
+ * V and T themselves for host memory, device copies in a device run), as they do W. */
 typedef struct {
     double *V;     /* the explicit V of one block: rows x nb */
     double *T;     /* nb x nb */
-    double *W;     /* the products' middle term: nb x cols (left) or rows x nb (right) */
     double *rw;    /* the host routines' workspace */
     int64_t lrw;
+    double *dV, *dT;
+    double *W;     /* the products' middle term: nb x cols (left) or rows x nb (right) */
 } qr_work;
 
 /* rows: V's most rows; cols: W's (nb x cols, or rows x nb when right) */
-static ozblas_status qr_alloc(const oz_lx *x, qr_work *q, int64_t rows, int64_t cols, int right)
+static ozblas_status qr_alloc(oz_lx *x, qr_work *q, int64_t rows, int64_t cols, int right)
 {
     int64_t w = x->cplx ? 2 : 1, nb = x->nb;
     q->lrw = 32 * max64(max64(cols, rows), nb); /* enough for the host's own blocking */
-    int64_t nw = right ? rows * nb : nb * cols;
-    q->V = malloc(sizeof(double) * (size_t)(w * (rows * nb + nb * nb + nw + q->lrw) + 1));
+    int64_t nw = right ? rows * nb : nb * cols, nd = rows * nb + nb * nb + nw;
+    q->V = malloc(sizeof(double) * (size_t)(w * (nd + q->lrw) + 1));
     if (!q->V)
         return OZBLAS_ERR_ALLOCATION;
     q->T = q->V + w * rows * nb;
     q->W = q->T + w * nb * nb;
     q->rw = q->W + w * nw;
+    q->dV = lx_scratch(x, q->V, nd);
+    if (!q->dV)
+        return OZBLAS_ERR_DEVICE;
+    q->dT = q->dV + w * rows * nb;
+    q->W = q->dT + w * nb * nb;
     return OZBLAS_OK;
 }
 
-/* C (mr x nc) := H C or H^H C (side 'L', H of order mr) or C H, C H^H ('R', order nc), for
- * the ib reflectors stored below the diagonal of Vs, with q->T from real_larft. */
-static void larfb(oz_lx *x, qr_work *q, char side, char trans, int64_t mr, int64_t nc,
-                  int64_t ib, const double *Vs, int64_t ldv, double *C, int64_t ldc)
+/* The ib reflectors below the diagonal of Vh (r rows, host memory): V made explicit (its
+ * unit diagonal and zeros written in) and T by the host larft, then both where the
+ * products read them. */
+static void qr_block(oz_lx *x, qr_work *q, const double *Vh, int64_t ldv, int64_t r, int64_t ib,
+                     const double *tau)
 {
-    int64_t r = side == 'L' ? mr : nc;
     int w = x->cplx ? 2 : 1;
-    if (mr <= 0 || nc <= 0)
-        return;
     for (int64_t j = 0; j < ib; j++)
         for (int64_t i = 0; i < r; i++) {
             double *v = LX_AT(x, q->V, i, j, r);
-            const double *s = LX_AT(x, Vs, i, j, ldv);
+            const double *s = LX_AT(x, Vh, i, j, ldv);
             for (int e = 0; e < w; e++)
                 v[e] = i > j ? s[e] : (i == j && e == 0) ? 1.0 : 0.0;
         }
+    real_larft(x, r, ib, Vh, ldv, tau, q->T);
+    lx_store(x, q->V, r, q->dV, r, r, ib);
+    lx_store(x, q->T, ib, q->dT, ib, ib, ib);
+}
+
+/* C (mr x nc) := H C or H^H C (side 'L', H of order mr) or C H, C H^H ('R', order nc), H the
+ * block reflector of the last qr_block (ib reflectors): two GEMMs around a trmm with T. */
+static void larfb(oz_lx *x, qr_work *q, char side, char trans, int64_t mr, int64_t nc,
+                  int64_t ib, double *C, int64_t ldc)
+{
+    int64_t r = side == 'L' ? mr : nc;
+    if (mr <= 0 || nc <= 0)
+        return;
     char op = trans == 'N' ? 'N' : ct(x);
     if (side == 'L') {
-        lx_gemm(x, ct(x), 'N', ib, nc, r, ONE, q->V, r, C, ldc, ZERO, q->W, ib);
-        lx_real_trmm(x, 'L', 'U', op, 'N', ib, nc, ONE, q->T, ib, q->W, ib);
-        lx_gemm(x, 'N', 'N', r, nc, ib, MONE, q->V, r, q->W, ib, ONE, C, ldc);
+        lx_gemm(x, ct(x), 'N', ib, nc, r, ONE, q->dV, r, C, ldc, ZERO, q->W, ib);
+        lx_trmm(x, 'L', 'U', op, 'N', ib, nc, ONE, q->dT, ib, q->W, ib);
+        lx_gemm(x, 'N', 'N', r, nc, ib, MONE, q->dV, r, q->W, ib, ONE, C, ldc);
     } else {
-        lx_gemm(x, 'N', 'N', mr, ib, r, ONE, C, ldc, q->V, r, ZERO, q->W, mr);
-        lx_real_trmm(x, 'R', 'U', op, 'N', mr, ib, ONE, q->T, ib, q->W, mr);
-        lx_gemm(x, 'N', ct(x), mr, r, ib, MONE, q->W, mr, q->V, r, ONE, C, ldc);
+        lx_gemm(x, 'N', 'N', mr, ib, r, ONE, C, ldc, q->dV, r, ZERO, q->W, mr);
+        lx_trmm(x, 'R', 'U', op, 'N', mr, ib, ONE, q->dT, ib, q->W, mr);
+        lx_gemm(x, 'N', ct(x), mr, r, ib, MONE, q->W, mr, q->dV, r, ONE, C, ldc);
     }
+}
+
+/* The host geqrf (r = Q_GEQRF) or orgqr on the m x n block at A, through the seam; its
+ * host copy (valid until the next fetch of slot 0) in *H, *ldh. */
+static void qr_host(oz_lx *x, qr_work *q, int r, int64_t m, int64_t n, int64_t k, double *A,
+                    int64_t lda, const double *tau, int64_t *info, double **H, int64_t *ldh)
+{
+    *H = lx_fetch(x, 0, A, lda, m, n, ldh, 1);
+    if (x->failed)
+        return;
+    real_qr(x, r, m, n, k, *H, *ldh, tau, q->rw, q->lrw, info);
+    lx_store(x, *H, *ldh, A, lda, m, n);
+}
+
+/* The reflectors of A's block (r x ib at Aii) as the block reflector of larfb. */
+static void qr_block_at(oz_lx *x, qr_work *q, const double *Aii, int64_t lda, int64_t r,
+                        int64_t ib, const double *tau)
+{
+    int64_t ld;
+    const double *Vh = lx_fetch(x, 0, Aii, lda, r, ib, &ld, 1);
+    if (!x->failed)
+        qr_block(x, q, Vh, ld, r, ib, tau);
 }
 
 /* LAPACK's dgeqrf: each panel of nb columns by the host geqrf, its block reflector applied
@@ -147,57 +191,79 @@ static void larfb(oz_lx *x, qr_work *q, char side, char trans, int64_t mr, int64
 static void lx_geqrf(oz_lx *x, qr_work *q, int64_t m, int64_t n, double *A, int64_t lda,
                      double *tau, int64_t *info)
 {
-    int64_t k = min64(m, n), nb = x->nb, pinfo = 0;
+    int64_t k = min64(m, n), nb = x->nb, pinfo = 0, ld;
+    double *H;
     *info = 0;
     if (k <= nb) {
-        real_qr(x, Q_GEQRF, m, n, 0, A, lda, tau, q->rw, q->lrw, info);
+        qr_host(x, q, Q_GEQRF, m, n, 0, A, lda, tau, info, &H, &ld);
         return;
     }
-    for (int64_t i = 0; i < k; i += nb) {
+    for (int64_t i = 0; i < k && !x->failed; i += nb) {
         int64_t ib = min64(nb, k - i);
         double *Aii = LX_AT(x, A, i, i, lda), *ti = LX_AT(x, tau, i, 0, 1);
-        real_qr(x, Q_GEQRF, m - i, ib, 0, Aii, lda, ti, q->rw, q->lrw, &pinfo);
-        if (i + ib < n) {
-            real_larft(x, m - i, ib, Aii, lda, ti, q->T);
-            larfb(x, q, 'L', ct(x), m - i, n - i - ib, ib, Aii, lda, LX_AT(x, A, i, i + ib, lda),
-                  lda);
+        qr_host(x, q, Q_GEQRF, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
+        if (i + ib < n && !x->failed) {
+            qr_block(x, q, H, ld, m - i, ib, ti);
+            larfb(x, q, 'L', ct(x), m - i, n - i - ib, ib, LX_AT(x, A, i, i + ib, lda), lda);
         }
     }
 }
 
-static void zero_rows(const oz_lx *x, int64_t rows, int64_t j0, int64_t j1, double *A,
-                      int64_t lda)
+/* Columns j0 to j1 of A (m rows) := those of the identity, in strips of nb columns (what a
+ * seam buffer holds). */
+static void unit_columns(oz_lx *x, int64_t m, int64_t j0, int64_t j1, double *A, int64_t lda)
 {
-    for (int64_t j = j0; j < j1 && rows > 0; j++)
-        memset(LX_AT(x, A, 0, j, lda), 0, sizeof(double) * (size_t)((x->cplx ? 2 : 1) * rows));
+    int64_t w = x->cplx ? 2 : 1;
+    for (int64_t c = j0; c < j1 && m > 0 && !x->failed; c += x->nb) {
+        int64_t cb = min64(x->nb, j1 - c), ld;
+        double *Ac = LX_AT(x, A, 0, c, lda), *H = lx_fetch(x, 1, Ac, lda, m, cb, &ld, 0);
+        if (x->failed)
+            return;
+        for (int64_t j = 0; j < cb; j++) {
+            memset(LX_AT(x, H, 0, j, ld), 0, sizeof(double) * (size_t)(w * m));
+            if (c + j < m)
+                LX_AT(x, H, c + j, j, ld)[0] = 1.0;
+        }
+        lx_store(x, H, ld, Ac, lda, m, cb);
+    }
 }
 
-/* LAPACK's dorgqr: the first n columns of Q = H(1) ... H(k), backward over blocks: the last
- * block's columns (with the columns beyond k) by the host orgqr, then for each block before
- * it its block reflector applied to the columns already formed, its own columns by the host
- * orgqr. */
+/* LAPACK's dorgqr: the first n columns of Q = H(1) ... H(k), backward over blocks. The last
+ * block's columns by the host orgqr (with the columns beyond k when they fit in one block;
+ * else those are set to the identity's and the last block reflector applied to them, as
+ * for the earlier blocks), then for each block before it its block reflector applied to the
+ * columns already formed, its own columns by the host orgqr; the rows above each block
+ * zero. */
 static void lx_orgqr(oz_lx *x, qr_work *q, int64_t m, int64_t n, int64_t k, double *A,
                      int64_t lda, const double *tau, int64_t *info)
 {
-    int64_t nb = x->nb, pinfo = 0;
+    int64_t nb = x->nb, pinfo = 0, ld;
+    double *H;
     *info = 0;
     if (n <= 0)
         return;
-    if (k <= nb) {
-        real_qr(x, Q_ORGQR, m, n, k, A, lda, tau, q->rw, q->lrw, info);
+    if (k == 0) {
+        unit_columns(x, m, 0, n, A, lda);
         return;
     }
-    int64_t ki = ((k - 1) / nb) * nb;
-    real_qr(x, Q_ORGQR, m - ki, n - ki, k - ki, LX_AT(x, A, ki, ki, lda), lda,
-            LX_AT(x, tau, ki, 0, 1), q->rw, q->lrw, &pinfo);
-    zero_rows(x, ki, ki, n, A, lda);
-    for (int64_t i = ki - nb; i >= 0; i -= nb) {
+    int64_t ki = ((k - 1) / nb) * nb, kl = n - ki <= nb ? n : k;
+    double *Akk = LX_AT(x, A, ki, ki, lda);
+    const double *tk = LX_AT(x, tau, ki, 0, 1);
+    if (kl < n) {
+        unit_columns(x, m, k, n, A, lda);
+        qr_block_at(x, q, Akk, lda, m - ki, k - ki, tk);
+        larfb(x, q, 'L', 'N', m - ki, n - k, k - ki, LX_AT(x, A, ki, k, lda), lda);
+    }
+    qr_host(x, q, Q_ORGQR, m - ki, kl - ki, k - ki, Akk, lda, tk, kl < n ? &pinfo : info, &H,
+            &ld);
+    lx_zero(x, ki, n - ki, LX_AT(x, A, 0, ki, lda), lda);
+    for (int64_t i = ki - nb; i >= 0 && !x->failed; i -= nb) {
         double *Aii = LX_AT(x, A, i, i, lda);
         const double *ti = LX_AT(x, tau, i, 0, 1);
-        real_larft(x, m - i, nb, Aii, lda, ti, q->T);
-        larfb(x, q, 'L', 'N', m - i, n - i - nb, nb, Aii, lda, LX_AT(x, A, i, i + nb, lda), lda);
-        real_qr(x, Q_ORGQR, m - i, nb, nb, Aii, lda, ti, q->rw, q->lrw, &pinfo);
-        zero_rows(x, i, i, i + nb, A, lda);
+        qr_block_at(x, q, Aii, lda, m - i, nb, ti);
+        larfb(x, q, 'L', 'N', m - i, n - i - nb, nb, LX_AT(x, A, i, i + nb, lda), lda);
+        qr_host(x, q, Q_ORGQR, m - i, nb, nb, Aii, lda, ti, &pinfo, &H, &ld);
+        lx_zero(x, i, nb, LX_AT(x, A, 0, i, lda), lda);
     }
 }
 
@@ -211,14 +277,13 @@ static void lx_ormqr(oz_lx *x, qr_work *q, char side, char trans, int64_t m, int
     if (m <= 0 || n <= 0 || k <= 0)
         return;
     int forward = (side == 'L') != (trans == 'N');
-    for (int64_t t = 0; t < k; t += nb) {
+    for (int64_t t = 0; t < k && !x->failed; t += nb) {
         int64_t i = forward ? t : last - t, ib = min64(nb, k - i);
-        const double *Aii = LX_AT(x, A, i, i, lda);
-        real_larft(x, nq - i, ib, Aii, lda, LX_AT(x, tau, i, 0, 1), q->T);
+        qr_block_at(x, q, LX_AT(x, A, i, i, lda), lda, nq - i, ib, LX_AT(x, tau, i, 0, 1));
         if (side == 'L')
-            larfb(x, q, 'L', trans, m - i, n, ib, Aii, lda, LX_AT(x, C, i, 0, ldc), ldc);
+            larfb(x, q, 'L', trans, m - i, n, ib, LX_AT(x, C, i, 0, ldc), ldc);
         else
-            larfb(x, q, 'R', trans, m, n - i, ib, Aii, lda, LX_AT(x, C, 0, i, ldc), ldc);
+            larfb(x, q, 'R', trans, m, n - i, ib, LX_AT(x, C, 0, i, ldc), ldc);
     }
 }
 
@@ -259,12 +324,17 @@ double oz_qr_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k)
 /* After BEGIN: the host QR routines and the workspace, or the entry returns. */
 #define QR_WORK(rows, cols, right)                                                        \
     qr_work q;                                                                            \
+    memset(&q, 0, sizeof q);                                                              \
     ozblas_status st1 = !q_ready(cplx) ? OZBLAS_ERR_NO_HOST_BLAS                          \
                                        : qr_alloc(&x, &q, rows, cols, right);             \
-    if (st1 != OZBLAS_OK)                                                                 \
-        END_WITH(st1);
-#define QR_END()      \
-    free(q.V);        \
+    if (st1 != OZBLAS_OK) {                                                               \
+        lx_scratch_free(&x, q.dV);                                                        \
+        free(q.V);                                                                        \
+        END_WITH(st1);                                                                    \
+    }
+#define QR_END()                  \
+    lx_scratch_free(&x, q.dV);   \
+    free(q.V);                    \
     END()
 
 static ozblas_status geqrf_body(ozblas_context *ctx, int cplx, int64_t m, int64_t n, double *A,
@@ -273,7 +343,8 @@ static ozblas_status geqrf_body(ozblas_context *ctx, int cplx, int64_t m, int64_
 {
     if ((*info = oz_qr_check(OZ_QR_GEQRF, cplx, 0, 0, m, n, 0, lda, 0)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    BEGIN_HOST(cplx, min64(m, n), oz_qr_flops(OZ_QR_GEQRF, cplx, 0, m, n, 0), LX_IN(A))
+    BEGIN(cplx, min64(m, n), oz_qr_flops(OZ_QR_GEQRF, cplx, 0, m, n, 0), max64(max64(m, n), 1),
+          LX_OP(A, lda, m, n, 1))
     QR_WORK(m, n, 0)
     lx_geqrf(&x, &q, m, n, A, lda, tau, info);
     QR_END();
@@ -286,14 +357,14 @@ static ozblas_status orgqr_body(ozblas_context *ctx, int cplx, int64_t m, int64_
 {
     if ((*info = oz_qr_check(OZ_QR_ORGQR, cplx, 0, 0, m, n, k, lda, 0)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    BEGIN_HOST(cplx, k, oz_qr_flops(OZ_QR_ORGQR, cplx, 0, m, n, k), LX_IN(A))
+    BEGIN(cplx, k, oz_qr_flops(OZ_QR_ORGQR, cplx, 0, m, n, k), max64(m, 1), LX_OP(A, lda, m, n, 1))
     QR_WORK(m, n, 0)
     lx_orgqr(&x, &q, m, n, k, A, lda, tau, info);
     QR_END();
 }
 
 static ozblas_status ormqr_body(ozblas_context *ctx, int cplx, char side, char trans, int64_t m,
-                                int64_t n, int64_t k, const double *A, int64_t lda,
+                                int64_t n, int64_t k, double *A, int64_t lda,
                                 const double *tau, double *C, int64_t ldc, int64_t *info,
                                 int64_t nb, const ozblas_options *opt,
                                 ozblas_lapack_report *report)
@@ -301,7 +372,9 @@ static ozblas_status ormqr_body(ozblas_context *ctx, int cplx, char side, char t
     if ((*info = oz_qr_check(OZ_QR_ORMQR, cplx, side, trans, m, n, k, lda, ldc)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
     side = up(side), trans = up(trans);
-    BEGIN_HOST(cplx, k, oz_qr_flops(OZ_QR_ORMQR, cplx, side, m, n, k), LX_IN(A), LX_IN(C))
+    int64_t nq = side == 'L' ? m : n;
+    BEGIN(cplx, k, oz_qr_flops(OZ_QR_ORMQR, cplx, side, m, n, k), max64(max64(m, n), 1),
+          LX_OP(A, lda, nq, k, 0), LX_OP(C, ldc, m, n, 1))
     QR_WORK(side == 'L' ? m : max64(m, n), n, side == 'R')
     lx_ormqr(&x, &q, side, trans, m, n, k, A, lda, tau, C, ldc);
     QR_END();
@@ -336,12 +409,12 @@ ozblas_status ozblas_dormqr(ozblas_context *ctx, char side, char trans, int64_t 
                             double *C, int64_t ldc, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return ormqr_body(ctx, 0, side, trans, m, n, k, A, lda, tau, C, ldc, info, nb, opt, report);
+    return ormqr_body(ctx, 0, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb, opt, report);
 }
 ozblas_status ozblas_zunmqr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
                             int64_t k, const double *A, int64_t lda, const double *tau,
                             double *C, int64_t ldc, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return ormqr_body(ctx, 1, side, trans, m, n, k, A, lda, tau, C, ldc, info, nb, opt, report);
+    return ormqr_body(ctx, 1, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb, opt, report);
 }

@@ -117,3 +117,36 @@ void lx_blk_tr3(oz_lx *x, int mult, char side, char uplo, char ta, char diag, in
     (mult ? lx_real_trmm : lx_real_trsm)(x, side, uplo, ta, diag, m, n, alpha, HA, la, HB, lb);
     lx_store(x, HB, lb, B, ldb, m, n);
 }
+
+/* ---- QR and the sytrf family on device memory (lapack_qr.c, lapack_sytrf.c) ---------------- */
+
+double *lx_fetch_to(oz_lx *x, double *H, int64_t ldh, const double *A, int64_t lda,
+                    int64_t rows, int64_t cols, int64_t *ld)
+{
+    if (!x->dev) {
+        *ld = lda;
+        return (double *)A;
+    }
+    *ld = ldh;
+    if (!x->failed && rows > 0 && cols > 0 &&
+        oz_cuda_lx_copy(x->opt, H, (size_t)ldh * es(x), A, (size_t)lda * es(x),
+                        (size_t)rows * es(x), (size_t)cols))
+        x->failed = 1;
+    return H;
+}
+
+double *lx_scratch(oz_lx *x, double *host, int64_t elems)
+{
+    if (!x->dev)
+        return host;
+    double *d = oz_cuda_lx_alloc(x->opt, (size_t)(elems > 0 ? elems : 1) * es(x));
+    if (!d)
+        x->failed = 1;
+    return d;
+}
+
+void lx_scratch_free(oz_lx *x, double *d)
+{
+    if (x->dev && d)
+        oz_cuda_lx_free(x->opt, d);
+}

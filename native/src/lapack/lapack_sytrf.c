@@ -20,7 +20,11 @@
  * triangular solves by the blocked TRSM, D, P; then A is restored exactly. Inverse:
  * inv(A) = P inv(L)^H inv(D) inv(L) P^T with inv(L) by the blocked TRTRI and the product by
  * the blocked TRMM (n^3 flops against LAPACK's 2/3 n^3, all of it products; the real
- * dsytri is BLAS-2), in an n x n workspace. */
+ * dsytri is BLAS-2), in an n x n workspace.
+ *
+ * Device memory (lapack_seam.c): the element loops work on host copies (the panel's columns
+ * and the pivot column beyond them; the solve's and inverse's strips of nb columns), W and
+ * the workspaces are device memory, the products run there: the host run's code and bits. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,7 +36,7 @@ typedef double complex cx;
 
 static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
 
-/* One run: the element kind and the mirror. */
+/* One run: the element kind and the mirror, and where the element loops find A. */
 typedef struct {
     oz_lx *x;
     int herm; /* Hermitian (zhetrf); 0: symmetric, real or complex */
@@ -40,15 +44,32 @@ typedef struct {
     int64_t n;
     double *A;
     int64_t lda;
+    /* the view: A's elements as the loops read and write them, P at A's (r0, c0) with
+       leading dimension ldp (A itself for host memory; a host copy of a block of device
+       memory, lapack_seam.c). B's columns from kend on are off the view (a device run's
+       panel): there only the pivot column's two pieces are, R (B's row piv, columns kend
+       to piv) and C (B's column piv from row piv on). */
+    double *P;
+    int64_t r0, c0, ldp, kend, piv;
+    double *R, *C;
+    double *Pbuf; /* a device run's host copy of the panel, n x nb */
 } sy;
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* Element (i, j) of B, and the actual first index of B's range [r, r + len). */
+/* Element (a, b) of A in the view, element (i, j) of B, and the actual first index of B's
+ * range [r, r + len). */
+static double *vat(const sy *s, int64_t a, int64_t b)
+{
+    return LX_AT(s->x, s->P, a - s->r0, b - s->c0, s->ldp);
+}
 static double *at(const sy *s, int64_t i, int64_t j)
 {
-    return s->rev ? LX_AT(s->x, s->A, s->n - 1 - i, s->n - 1 - j, s->lda)
-                  : LX_AT(s->x, s->A, i, j, s->lda);
+    int we = s->x->cplx ? 2 : 1;
+    if (j >= s->kend)
+        return i == s->piv && j < s->piv ? s->R + we * (s->rev ? s->piv - 1 - j : j - s->kend)
+                                         : s->C + we * (s->rev ? s->n - 1 - i : i - s->piv);
+    return s->rev ? vat(s, s->n - 1 - i, s->n - 1 - j) : vat(s, i, j);
 }
 static int64_t first(const sy *s, int64_t r, int64_t len) { return s->rev ? s->n - r - len : r; }
 
@@ -66,10 +87,13 @@ static double cabs1(cx v) { return fabs(creal(v)) + fabs(cimag(v)); }
 /* division with real operands exact as real division (complex division rounds otherwise) */
 static cx dv(cx a, cx b) { return cimag(b) == 0.0 ? a / creal(b) : a / b; }
 
-/* The panel's W: column c of W for B's rows, n x nb (ld n), mirrored with B. */
+/* The panel's W: column c of W for B's rows, n x nb (ld n), mirrored with B; dW where the
+ * products read it and work their diagonal blocks' workspace (W itself and x->work for host
+ * memory, device copies in a device run). */
 typedef struct {
     double *W;
     int64_t nb;
+    double *dW, *work;
 } wmat;
 static double *wat(const sy *s, const wmat *w, int64_t i, int64_t c)
 {
@@ -94,11 +118,11 @@ static void *host_gemv(int cplx)
 static void wcol_update(const sy *s, const wmat *w, int64_t k0, int64_t r0, int64_t k, int64_t c,
                         int64_t row)
 {
-    int64_t len = s->n - r0, one = 1, ldw = s->n, lda = s->lda;
+    int64_t len = s->n - r0, one = 1, ldw = s->n, lda = s->ldp;
     if (k <= 0 || len <= 0)
         return;
     oz_lx *x = s->x;
-    const double *Ab = LX_AT(x, s->A, first(s, r0, len), first(s, k0, k), s->lda);
+    const double *Ab = vat(s, first(s, r0, len), first(s, k0, k));
     const double *xv = s->rev ? wat(s, w, row, k - 1) : wat(s, w, row, 0);
     double *y = s->rev ? wat(s, w, s->n - 1, c) : wat(s, w, r0, c);
     void *f = host_gemv(x->cplx);
@@ -168,14 +192,44 @@ static void piv_store(const sy *s, int64_t *ipiv, int64_t i, int64_t v)
         ipiv[a] = -((s->rev ? s->n - 1 - (-v - 1) : -v - 1) + 1);
 }
 
+/* A device run's panel: B's column p (p >= kend, off the view) into its pieces R and C
+ * (out 0; p becomes the pivot column), or those back (out 1). Nothing for host memory. */
+static void piv_move(sy *s, int64_t p, int out)
+{
+    oz_lx *x = s->x;
+    int64_t n = s->n, kend = s->kend, ld;
+    if (!out)
+        s->piv = p;
+    if (p < kend)
+        return;
+    double *Ar = LX_AT(x, s->A, s->rev ? n - 1 - p : p, s->rev ? n - p : kend, s->lda);
+    double *Ac = LX_AT(x, s->A, s->rev ? 0 : p, s->rev ? n - 1 - p : p, s->lda);
+    if (out) {
+        lx_store(x, s->R, 1, Ar, s->lda, 1, p - kend);
+        lx_store(x, s->C, n - p, Ac, s->lda, n - p, 1);
+    } else {
+        lx_fetch_to(x, s->R, 1, Ar, s->lda, 1, p - kend, &ld);
+        lx_fetch_to(x, s->C, n - p, Ac, s->lda, n - p, 1, &ld);
+    }
+}
+
 /* Factor columns k0.. of B(k0:n, k0:n): at most nb - 1 (or nb, a 2x2 pivot last) when more
  * than nb remain, all of them otherwise; W := L21 D (conjugated for Hermitian), the lower
  * triangle beyond the panel updated, L in LAPACK's form. Returns the columns done. */
-static int64_t panel(const sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int64_t *info)
+static int64_t panel(sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int64_t *info)
 {
     const double alpha = (1.0 + sqrt(17.0)) / 8.0;
+    oz_lx *x = s->x;
     /* nb < 2 (no room for a 2x2 pivot in a panel): unblocked, as dsytrf's NBMIN */
     int64_t n = s->n, m = n - k0, nb = w->nb, all = m <= nb || nb < 2, k = 0;
+    /* the view: B's rows from k0 of the panel's wc columns (a device run: a host copy; the
+       rest of B is reached by the pivot column's pieces) */
+    int64_t wc = all ? m : nb;
+    s->r0 = s->rev ? 0 : k0;
+    s->c0 = first(s, k0, wc);
+    s->kend = x->dev ? k0 + wc : n;
+    s->P = lx_fetch_to(x, s->Pbuf, m, LX_AT(x, s->A, s->r0, s->c0, s->lda), s->lda, m, wc,
+                       &s->ldp);
     while (k < m && (all || k < nb - 1)) {
         int64_t g = k0 + k, kstep = 1, kp;
         /* column k of W: the column of B updated with the panel's previous columns */
@@ -198,6 +252,7 @@ static int64_t panel(const sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int6
             if (absakk >= alpha * colmax)
                 kp = g;
             else {
+                piv_move(s, imax, 0);
                 /* column imax of the updated matrix into W's column k + 1 */
                 for (int64_t i = g; i < imax; i++)
                     put(s, wat(s, w, i, k + 1), cj(s, get(s, at(s, imax, i))));
@@ -238,6 +293,7 @@ static int64_t panel(const sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int6
                     swap_el(s, at(s, kk, j), at(s, kp, j));
                 for (int64_t c = 0; c <= kk - k0; c++)
                     swap_el(s, wat(s, w, kk, c), wat(s, w, kp, c));
+                piv_move(s, kp, 1);
             }
             if (kstep == 1) {
                 /* L(:, k) = W(:, k) / D(k, k) */
@@ -277,31 +333,37 @@ static int64_t panel(const sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int6
         k += kstep;
     }
     int64_t kb = k, k1 = k0 + kb;
+    /* a device run: the view back (the products read L21 in A) and W where they read it */
+    lx_store(x, s->P, s->ldp, LX_AT(x, s->A, s->r0, s->c0, s->lda), s->lda, m, wc);
+    lx_store(x, w->W, n, w->dW, n, n, w->nb);
     /* A22 -= L21 W21^T over column blocks of nb: the part below each diagonal block one
        product straight into A, the diagonal block a product into the workspace of which
        the lower triangle is subtracted (Hermitian: the diagonal stays real) */
-    oz_lx *x = s->x;
     int we = x->cplx ? 2 : 1;
-    for (int64_t c = k1; c < n && kb > 0; c += nb) {
-        int64_t cb = min64(nb, n - c), r = c + cb;
+    for (int64_t c = k1; c < n && kb > 0 && !x->failed; c += nb) {
+        int64_t cb = min64(nb, n - c), r = c + cb, b0 = first(s, c, cb), lv, ly;
         const double *Wc = s->rev ? wat(s, w, c + cb - 1, kb - 1) : wat(s, w, c, 0);
+        const double *dWc = w->dW + (Wc - w->W);
         if (r < n)
             lx_gemm(x, 'N', 'T', n - r, cb, kb, MONE,
-                    LX_AT(x, s->A, first(s, r, n - r), first(s, k0, kb), s->lda), s->lda, Wc, n,
-                    ONE,
-                    LX_AT(x, s->A, first(s, r, n - r), first(s, c, cb), s->lda), s->lda);
+                    LX_AT(x, s->A, first(s, r, n - r), first(s, k0, kb), s->lda), s->lda, dWc,
+                    n, ONE, LX_AT(x, s->A, first(s, r, n - r), b0, s->lda), s->lda);
         lx_gemm(x, 'N', 'T', cb, cb, kb, ONE,
-                LX_AT(x, s->A, first(s, c, cb), first(s, k0, kb), s->lda), s->lda, Wc, n, ZERO,
-                x->work, cb);
+                LX_AT(x, s->A, b0, first(s, k0, kb), s->lda), s->lda, dWc, n, ZERO, w->work, cb);
+        const double *V = lx_fetch(x, 0, w->work, cb, cb, cb, &lv, 1);
+        double *Ab = LX_AT(x, s->A, b0, b0, s->lda), *Y = lx_fetch(x, 1, Ab, s->lda, cb, cb, &ly, 1);
+        if (x->failed)
+            break;
         for (int64_t j = 0; j < cb; j++)
             for (int64_t i = j; i < cb; i++) {
                 int64_t ti = s->rev ? cb - 1 - i : i, tj = s->rev ? cb - 1 - j : j;
-                const double *v = x->work + we * (ti + tj * cb);
-                double *y = at(s, c + i, c + j);
+                const double *v = LX_AT(x, V, ti, tj, lv);
+                double *y = LX_AT(x, Y, ti, tj, ly);
                 y[0] -= v[0];
                 if (x->cplx)
                     y[1] = s->herm && i == j ? 0.0 : y[1] - v[1];
             }
+        lx_store(x, Y, ly, Ab, s->lda, cb, cb);
     }
     /* L21 in LAPACK's form: each panel column without the later interchanges */
     for (int64_t j = k1 - 1; j > k0;) {
@@ -313,6 +375,8 @@ static int64_t panel(const sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int6
             for (int64_t q = k0; q <= j; q++)
                 swap_el(s, at(s, jp, q), at(s, jj, q));
     }
+    lx_store(x, vat(s, s->r0, first(s, k0, kb)), s->ldp,
+             LX_AT(x, s->A, s->r0, first(s, k0, kb), s->lda), s->lda, m, kb);
     return kb;
 }
 
@@ -324,6 +388,12 @@ static void sy_init(sy *s, oz_lx *x, char uplo, int herm, int64_t n, double *A, 
     s->n = n;
     s->A = A;
     s->lda = lda;
+    s->P = A;
+    s->r0 = s->c0 = 0;
+    s->ldp = lda;
+    s->kend = n;
+    s->piv = 0;
+    s->R = s->C = s->Pbuf = NULL;
 }
 
 ozblas_status lx_sytrf(oz_lx *x, char uplo, int herm, int64_t n, double *A, int64_t lda,
@@ -335,14 +405,30 @@ ozblas_status lx_sytrf(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
     sy s;
     sy_init(&s, x, uplo, herm, n, A, lda);
     int64_t wnb = x->nb >= 2 ? x->nb : n; /* W's columns: the panel's, or all unblocked */
-    wmat w = {malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * n * wnb)), wnb};
+    int64_t we = x->cplx ? 2 : 1, nw = n * wnb, bn = min64(x->nb, n);
+    /* a device run: W's device copy with the diagonal blocks' workspace; the host copy of
+       the panel and the pivot column's pieces */
+    wmat w = {malloc(sizeof(double) * (size_t)(we * (nw + (x->dev ? nw + 2 * n : 0)))), wnb,
+              NULL, NULL};
     int64_t *bpiv = malloc(sizeof(int64_t) * (size_t)n);
     if (!w.W || !bpiv) {
         free(w.W);
         free(bpiv);
         return OZBLAS_ERR_ALLOCATION;
     }
-    for (int64_t k = 0; k < n;) {
+    w.dW = lx_scratch(x, w.W, nw + bn * bn);
+    if (!w.dW) {
+        free(w.W);
+        free(bpiv);
+        return OZBLAS_ERR_DEVICE;
+    }
+    w.work = x->dev ? w.dW + we * nw : x->work;
+    if (x->dev) {
+        s.Pbuf = w.W + we * nw;
+        s.R = s.Pbuf + we * nw;
+        s.C = s.R + we * n;
+    }
+    for (int64_t k = 0; k < n && !x->failed;) {
         int64_t kinfo = 0, kb = panel(&s, &w, k, bpiv, &kinfo);
         if (kinfo && !*info)
             *info = kinfo;
@@ -350,17 +436,41 @@ ozblas_status lx_sytrf(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
     }
     for (int64_t i = 0; i < n; i++)
         piv_store(&s, ipiv, i, bpiv[i]);
+    lx_scratch_free(x, w.dW);
     free(w.W);
     free(bpiv);
     return OZBLAS_OK;
 }
 
 /* A factorization's pivots in B's coordinates (as piv_store reads them), its steps in
- * order (the first row of each), and the 2x2 off-diagonals of D (conv). */
+ * order (the first row of each), the 2x2 off-diagonals of D (conv), and A's diagonal where
+ * the host reads it (d, stride ldd: A's own for host memory, a copy for device memory). */
 typedef struct {
     int64_t *bpiv, *order, cnt;
-    double *e;
+    double *e, *d;
+    int64_t ldd;
 } pivots;
+
+/* D's diagonal element at B's (i, i) */
+static cx dg(const sy *s, const pivots *p, int64_t i)
+{
+    return get(s, LX_AT(s->x, p->d, 0, s->rev ? s->n - 1 - i : i, p->ldd));
+}
+
+/* The solve and the inverse touch A in strips of nb columns (what a seam buffer holds): the
+ * view on B's columns [c, c + cb), all rows (copy 0: not read), and the strip back. */
+static int view_cols(sy *s, int slot, int64_t c, int64_t cb, int copy)
+{
+    s->r0 = 0;
+    s->c0 = first(s, c, cb);
+    s->P = lx_fetch(s->x, slot, LX_AT(s->x, s->A, 0, s->c0, s->lda), s->lda, s->n, cb, &s->ldp,
+                    copy);
+    return !s->x->failed;
+}
+static void view_store(sy *s, int64_t cb)
+{
+    lx_store(s->x, s->P, s->ldp, LX_AT(s->x, s->A, 0, s->c0, s->lda), s->lda, s->n, cb);
+}
 
 static void piv_free(pivots *p)
 {
@@ -384,7 +494,7 @@ static ozblas_status piv_load(const sy *s, const int64_t *ipiv, pivots *p)
 {
     int64_t n = s->n, row, next;
     p->bpiv = malloc(sizeof(int64_t) * (size_t)(2 * n));
-    p->e = malloc(sizeof(double) * (size_t)((s->x->cplx ? 2 : 1) * n));
+    p->e = malloc(sizeof(double) * (size_t)((s->x->cplx ? 2 : 1) * 2 * n));
     if (!p->bpiv || !p->e)
         return OZBLAS_ERR_ALLOCATION;
     p->order = p->bpiv + n;
@@ -404,87 +514,109 @@ static ozblas_status piv_load(const sy *s, const int64_t *ipiv, pivots *p)
             return OZBLAS_ERR_INVALID_ARGUMENT;
         p->order[p->cnt++] = i;
     }
+    p->d = lx_fetch_to(s->x, p->e + (s->x->cplx ? 2 : 1) * n, 1, s->A, s->lda + 1, 1, n, &p->ldd);
     return OZBLAS_OK;
 }
 
 /* dsyconv: L into standard form (way 1) with the 2x2 off-diagonals of D saved into e (B's
- * element (i + 1, i)) and zeroed, or back (way -1). Swaps and copies: exact. */
-static void conv(const sy *s, const pivots *p, int way)
+ * element (i + 1, i)) and zeroed, or back (way -1). Swaps and copies: exact, and each
+ * touches one column, so the strips take them in turn. */
+static void conv(sy *s, const pivots *p, int way)
 {
     int64_t n = s->n, we = s->x->cplx ? 2 : 1, row, next;
-    for (int64_t i = 0; i < n - 1; i++)
-        if (p->bpiv[i] < 0) {
-            double *a = at(s, i + 1, i), *e = p->e + we * i;
-            if (way > 0) {
-                memcpy(e, a, sizeof(double) * (size_t)we);
-                put(s, a, 0.0);
-            } else
-                memcpy(a, e, sizeof(double) * (size_t)we);
-            i++;
+    for (int64_t c = 0; c < n; c += s->x->nb) {
+        int64_t cb = min64(s->x->nb, n - c);
+        if (!view_cols(s, 0, c, cb, 1))
+            return;
+        /* the steps in order, or in reverse to undo (each swap is its own inverse); no swap
+           touches a saved value (step i swaps in columns before i, rows after i + 1) */
+        for (int64_t t = 0; t < p->cnt; t++) {
+            int64_t i = p->order[way > 0 ? t : p->cnt - 1 - t];
+            if (p->bpiv[i] < 0 && i >= c && i < c + cb) {
+                double *a = at(s, i + 1, i), *e = p->e + we * i;
+                if (way > 0) {
+                    memcpy(e, a, sizeof(double) * (size_t)we);
+                    put(s, a, 0.0);
+                } else
+                    memcpy(a, e, sizeof(double) * (size_t)we);
+            }
+            int64_t kp = step(p->bpiv, i, &row, &next);
+            if (kp != row)
+                for (int64_t j = c; j < i && j < c + cb; j++)
+                    swap_el(s, at(s, kp, j), at(s, row, j));
         }
-    /* the steps in order, or in reverse to undo (each swap is its own inverse); no swap
-       touches a saved value (step i swaps in columns before i, rows after i + 1) */
-    for (int64_t t = 0; t < p->cnt; t++) {
-        int64_t i = p->order[way > 0 ? t : p->cnt - 1 - t], kp = step(p->bpiv, i, &row, &next);
-        if (kp != row)
-            for (int64_t j = 0; j < i; j++)
-                swap_el(s, at(s, kp, j), at(s, row, j));
+        view_store(s, cb);
     }
 }
 
 /* The rows of B (n x nrhs; B's coordinates mapped to the actual ones) interchanged as the
- * factorization did, forward (P^T B) or backward (P B); both_sides: the columns too (a
- * symmetric interchange of an n x n matrix). */
-static void permute(const sy *s, const pivots *p, int forward, int64_t nrhs, double *B,
-                    int64_t ldb, int both_sides)
+ * factorization did, forward (P^T B) or backward (P B), or (cols) its columns (B nrhs x n),
+ * in strips of nb the other way. */
+static void permute(const sy *s, const pivots *p, int forward, int cols, int64_t nrhs,
+                    double *B, int64_t ldb)
 {
+    oz_lx *x = s->x;
     int64_t n = s->n, row, next;
-    for (int64_t t = 0; t < p->cnt; t++) {
-        int64_t kp = step(p->bpiv, p->order[forward ? t : p->cnt - 1 - t], &row, &next);
-        if (kp == row)
-            continue;
-        int64_t a = s->rev ? n - 1 - row : row, b = s->rev ? n - 1 - kp : kp;
-        for (int64_t j = 0; j < nrhs; j++)
-            swap_el(s, LX_AT(s->x, B, a, j, ldb), LX_AT(s->x, B, b, j, ldb));
-        if (both_sides)
-            for (int64_t j = 0; j < n; j++)
-                swap_el(s, LX_AT(s->x, B, j, a, ldb), LX_AT(s->x, B, j, b, ldb));
+    for (int64_t c = 0; c < nrhs; c += x->nb) {
+        int64_t cb = min64(x->nb, nrhs - c), r = cols ? cb : n, k = cols ? n : cb, ld;
+        double *Bc = cols ? LX_AT(x, B, c, 0, ldb) : LX_AT(x, B, 0, c, ldb);
+        double *H = lx_fetch(x, 1, Bc, ldb, r, k, &ld, 1);
+        if (x->failed)
+            return;
+        for (int64_t t = 0; t < p->cnt; t++) {
+            int64_t kp = step(p->bpiv, p->order[forward ? t : p->cnt - 1 - t], &row, &next);
+            if (kp == row)
+                continue;
+            int64_t a = s->rev ? n - 1 - row : row, b = s->rev ? n - 1 - kp : kp;
+            for (int64_t j = 0; j < cb; j++)
+                swap_el(s, cols ? LX_AT(x, H, j, a, ld) : LX_AT(x, H, a, j, ld),
+                        cols ? LX_AT(x, H, j, b, ld) : LX_AT(x, H, b, j, ld));
+        }
+        lx_store(x, H, ld, Bc, ldb, r, k);
     }
 }
 
 /* D's block at step i in B's coordinates: [[p, q], [r, t]], r = e_i, q = cj(e_i). */
 static void dblock(const sy *s, const pivots *pv, int64_t i, cx *p, cx *q, cx *r, cx *t)
 {
-    *p = get(s, at(s, i, i));
-    *t = get(s, at(s, i + 1, i + 1));
+    *p = dg(s, pv, i);
+    *t = dg(s, pv, i + 1);
     *r = get(s, pv->e + (s->x->cplx ? 2 : 1) * i);
     *q = cj(s, *r);
 }
 
-/* B := D^-1 B, B's rows in B's coordinates mapped to the actual ones (dsytrs2's D step). */
+/* B := D^-1 B, B's rows in B's coordinates mapped to the actual ones (dsytrs2's D step), in
+ * strips of nb columns. */
 static void dsolve(const sy *s, const pivots *pv, int64_t nrhs, double *B, int64_t ldb)
 {
     int64_t n = s->n;
     oz_lx *x = s->x;
-#define ROW(i, j) LX_AT(x, B, s->rev ? n - 1 - (i) : (i), j, ldb)
-    for (int64_t i = 0; i < n; i++) {
-        if (pv->bpiv[i] >= 0) {
-            cx r = dv(1.0, re(s, get(s, at(s, i, i))));
-            for (int64_t j = 0; j < nrhs; j++)
-                put(s, ROW(i, j), get(s, ROW(i, j)) * r);
-            continue;
+    for (int64_t c = 0; c < nrhs; c += x->nb) {
+        int64_t cb = min64(x->nb, nrhs - c), ld;
+        double *Bc = LX_AT(x, B, 0, c, ldb), *H = lx_fetch(x, 1, Bc, ldb, n, cb, &ld, 1);
+        if (x->failed)
+            return;
+#define ROW(i, j) LX_AT(x, H, s->rev ? n - 1 - (i) : (i), j, ld)
+        for (int64_t i = 0; i < n; i++) {
+            if (pv->bpiv[i] >= 0) {
+                cx r = dv(1.0, re(s, dg(s, pv, i)));
+                for (int64_t j = 0; j < cb; j++)
+                    put(s, ROW(i, j), get(s, ROW(i, j)) * r);
+                continue;
+            }
+            cx p, q, r, t;
+            dblock(s, pv, i, &p, &q, &r, &t);
+            cx akm1 = dv(p, q), ak = dv(t, r), den = akm1 * ak - 1.0;
+            for (int64_t j = 0; j < cb; j++) {
+                cx bkm1 = dv(get(s, ROW(i, j)), q), bk = dv(get(s, ROW(i + 1, j)), r);
+                put(s, ROW(i, j), dv(ak * bkm1 - bk, den));
+                put(s, ROW(i + 1, j), dv(akm1 * bk - bkm1, den));
+            }
+            i++;
         }
-        cx p, q, r, t;
-        dblock(s, pv, i, &p, &q, &r, &t);
-        cx akm1 = dv(p, q), ak = dv(t, r), den = akm1 * ak - 1.0;
-        for (int64_t j = 0; j < nrhs; j++) {
-            cx bkm1 = dv(get(s, ROW(i, j)), q), bk = dv(get(s, ROW(i + 1, j)), r);
-            put(s, ROW(i, j), dv(ak * bkm1 - bk, den));
-            put(s, ROW(i + 1, j), dv(akm1 * bk - bkm1, den));
-        }
-        i++;
-    }
 #undef ROW
+        lx_store(x, H, ld, Bc, ldb, n, cb);
+    }
 }
 
 ozblas_status lx_sytrs(oz_lx *x, char uplo, int herm, int64_t n, int64_t nrhs, double *A,
@@ -498,11 +630,11 @@ ozblas_status lx_sytrs(oz_lx *x, char uplo, int herm, int64_t n, int64_t nrhs, d
     ozblas_status st = piv_load(&s, ipiv, &pv);
     if (st == OZBLAS_OK) {
         conv(&s, &pv, 1);
-        permute(&s, &pv, 1, nrhs, B, ldb, 0);
+        permute(&s, &pv, 1, 0, nrhs, B, ldb);
         lx_trsm(x, 'L', uplo, 'N', 'U', n, nrhs, ONE, A, lda, B, ldb);
         dsolve(&s, &pv, nrhs, B, ldb);
         lx_trsm(x, 'L', uplo, s.herm ? 'C' : 'T', 'U', n, nrhs, ONE, A, lda, B, ldb);
-        permute(&s, &pv, 0, nrhs, B, ldb, 0);
+        permute(&s, &pv, 0, 0, nrhs, B, ldb);
         conv(&s, &pv, -1);
     }
     piv_free(&pv);
@@ -520,10 +652,12 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
     sy_init(&s, x, uplo, herm, n, A, lda);
     int we = x->cplx ? 2 : 1;
     pivots pv = {0};
-    double *Y = malloc(sizeof(double) * (size_t)(we * n * n));
-    ozblas_status st = Y ? piv_load(&s, ipiv, &pv) : OZBLAS_ERR_ALLOCATION;
+    /* the n x n workspace where the matrices are */
+    double *Yh = x->dev ? NULL : malloc(sizeof(double) * (size_t)(we * n * n));
+    double *Y = lx_scratch(x, Yh, n * n);
+    ozblas_status st = Y ? piv_load(&s, ipiv, &pv) : x->dev ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION;
     for (int64_t i = 0; st == OZBLAS_OK && i < n && !*info; i++)
-        if (pv.bpiv[i] >= 0 && get(&s, at(&s, i, i)) == 0.0)
+        if (pv.bpiv[i] >= 0 && dg(&s, &pv, i) == 0.0)
             *info = (s.rev ? n - 1 - i : i) + 1;
         else if (pv.bpiv[i] < 0)
             i++;
@@ -531,48 +665,61 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
         int64_t dummy = 0;
         conv(&s, &pv, 1);
         lx_trtri(x, uplo, 'U', n, A, lda, &dummy); /* inv(L), unit: D untouched */
-        /* Y = inv(D) inv(L), full, mirrored as A is */
+        /* Y = inv(D) inv(L), full, mirrored as A is, strip by strip (each row operation
+           below mixes rows i, i + 1 within one column) */
         sy ys = s;
         ys.A = Y;
         ys.lda = n;
-        memset(Y, 0, sizeof(double) * (size_t)(we * n * n));
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = j; i < n; i++)
-                put(&ys, at(&ys, i, j), i == j ? 1.0 : get(&s, at(&s, i, j)));
-        for (int64_t i = 0; i < n; i++) {
-            if (pv.bpiv[i] >= 0) {
-                cx r = dv(1.0, re(&s, get(&s, at(&s, i, i))));
-                for (int64_t j = 0; j <= i; j++)
-                    put(&ys, at(&ys, i, j), get(&ys, at(&ys, i, j)) * r);
-                continue;
+        for (int64_t c = 0; c < n; c += x->nb) {
+            int64_t cb = min64(x->nb, n - c), ce = c + cb;
+            if (!view_cols(&s, 0, c, cb, 1) || !view_cols(&ys, 1, c, cb, 0))
+                break;
+            for (int64_t j = c; j < ce; j++)
+                for (int64_t i = 0; i < n; i++)
+                    put(&ys, at(&ys, i, j), i < j ? 0.0 : i == j ? 1.0 : get(&s, at(&s, i, j)));
+            for (int64_t i = 0; i < n; i++) {
+                if (pv.bpiv[i] >= 0) {
+                    cx r = dv(1.0, re(&s, dg(&s, &pv, i)));
+                    for (int64_t j = c; j <= i && j < ce; j++)
+                        put(&ys, at(&ys, i, j), get(&ys, at(&ys, i, j)) * r);
+                    continue;
+                }
+                /* the inverse of [[p, q], [r, t]], scaled by |e| (e for complex symmetric)
+                   as dsytri: with sc^2 = q r, det / sc = sc (p / sc t / sc - 1) */
+                cx p, q, r, t;
+                dblock(&s, &pv, i, &p, &q, &r, &t);
+                cx sc = s.herm || !x->cplx ? cabs(r) : r;
+                cx ak = dv(p, sc), akp1 = dv(t, sc), d = sc * (ak * akp1 - 1.0);
+                cx i11 = dv(akp1, d), i22 = dv(ak, d), i12 = -dv(dv(q, sc), d),
+                   i21 = -dv(dv(r, sc), d);
+                for (int64_t j = c; j <= i + 1 && j < ce; j++) {
+                    cx y0 = get(&ys, at(&ys, i, j)), y1 = get(&ys, at(&ys, i + 1, j));
+                    put(&ys, at(&ys, i, j), i11 * y0 + i12 * y1);
+                    put(&ys, at(&ys, i + 1, j), i21 * y0 + i22 * y1);
+                }
+                i++;
             }
-            /* the inverse of [[p, q], [r, t]], scaled by |e| (e for complex symmetric) as
-               dsytri: with sc^2 = q r, det / sc = sc (p / sc t / sc - 1) */
-            cx p, q, r, t;
-            dblock(&s, &pv, i, &p, &q, &r, &t);
-            cx sc = s.herm || !x->cplx ? cabs(r) : r;
-            cx ak = dv(p, sc), akp1 = dv(t, sc), d = sc * (ak * akp1 - 1.0);
-            cx i11 = dv(akp1, d), i22 = dv(ak, d), i12 = -dv(dv(q, sc), d),
-               i21 = -dv(dv(r, sc), d);
-            for (int64_t j = 0; j <= i + 1; j++) {
-                cx y0 = get(&ys, at(&ys, i, j)), y1 = get(&ys, at(&ys, i + 1, j));
-                put(&ys, at(&ys, i, j), i11 * y0 + i12 * y1);
-                put(&ys, at(&ys, i + 1, j), i21 * y0 + i22 * y1);
-            }
-            i++;
+            view_store(&ys, cb);
         }
         /* X = inv(L)^H Y, then P X P^T; the referenced triangle back into A */
         lx_trmm(x, 'L', uplo, s.herm ? 'C' : 'T', 'U', n, n, ONE, A, lda, Y, n);
-        permute(&s, &pv, 0, n, Y, n, 1);
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = j; i < n; i++)
-                put(&s, at(&s, i, j), get(&ys, at(&ys, i, j)));
-        if (s.herm)
-            for (int64_t i = 0; i < n; i++)
-                put(&s, at(&s, i, i), creal(get(&s, at(&s, i, i))));
+        permute(&s, &pv, 0, 0, n, Y, n);
+        permute(&s, &pv, 0, 1, n, Y, n);
+        for (int64_t c = 0; c < n; c += x->nb) {
+            int64_t cb = min64(x->nb, n - c);
+            if (!view_cols(&s, 0, c, cb, 1) || !view_cols(&ys, 1, c, cb, 1))
+                break;
+            for (int64_t j = c; j < c + cb; j++)
+                for (int64_t i = j; i < n; i++) {
+                    cx v = get(&ys, at(&ys, i, j));
+                    put(&s, at(&s, i, j), s.herm && i == j ? creal(v) : v);
+                }
+            view_store(&s, cb);
+        }
     }
     piv_free(&pv);
-    free(Y);
+    lx_scratch_free(x, Y);
+    free(Yh);
     return st;
 }
 
@@ -596,8 +743,13 @@ static ozblas_status body(int kind, ozblas_context *ctx, int cplx, int herm, cha
     *info = oz_lapack_check(&g);
     if (*info)
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    double *Bp = B ? B : A; /* the operands the run places: host memory only */
-    BEGIN_HOST(cplx, n, oz_lapack_flops(ops[kind], cplx, n, n, nrhs), LX_IN(A), LX_IN(Bp))
+    /* sytrf, sytri: no B (an empty operand); sytrs restores A exactly (not copied back) */
+    double *Bp = B ? B : A;
+    int64_t ldbp = B ? ldb : lda, big = n > nrhs ? n : nrhs;
+    BEGIN(cplx, n, oz_lapack_flops(ops[kind], cplx, n, n, nrhs), big > 1 ? big : 1,
+          LX_OP(A, lda, n, n, kind != 1), LX_OP(Bp, ldbp, B ? n : 0, B ? nrhs : 0, 1))
+    B = B ? Bp : NULL;
+    ldb = ldbp;
     ozblas_status st = OZBLAS_OK;
     uplo = up(uplo);
     /* every failure comes before its routine changes anything (sysv: a failed solve, short

@@ -163,4 +163,14 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
 void *lx_real_fn(int cplx, const char *routine);
 int lx_real_ilp64(void);
 
+/* QR and the sytrf family on device memory (lapack_seam.c). lx_fetch_to: lx_fetch into a
+ * host buffer of the caller's (H, leading dimension ldh, no capacity check; *ld the one to
+ * use), A itself for host memory. lx_scratch: a workspace of elems elements where the run's
+ * matrices are: host itself for host memory, else device memory (NULL and x->failed when
+ * none); lx_scratch_free frees what it allocated. */
+double *lx_fetch_to(oz_lx *x, double *H, int64_t ldh, const double *A, int64_t lda,
+                    int64_t rows, int64_t cols, int64_t *ld);
+double *lx_scratch(oz_lx *x, double *host, int64_t elems);
+void lx_scratch_free(oz_lx *x, double *d);
+
 #endif
