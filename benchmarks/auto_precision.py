@@ -12,8 +12,11 @@ the count chosen against the minimum.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ozblas  # noqa: E402
@@ -31,6 +34,32 @@ def empirical_minimum(a, b, exact, native, scaling, start=12):
         c, info = ozblas.matmul(a, b, method="ozaki2", moduli=n, scaling=scaling, executor="cpu",
                                 return_info=True)
         if info["fallback"] is None and err_ab(c, exact, a, b) <= native:
+            return n
+    return None
+
+
+def ideal_count(a, b, scaling):
+    """The count of an ideal rigorous bound, for comparison (real inputs): the fewest moduli
+    whose truncation error bound max_ij (|dA||B| + |A'||dB|)_ij / (|A||B|)_ij, the exact
+    remainders dA, dB of the executor's bits (the NumPy reference's, the same bits) against
+    |A||B| in float64 (relative error below k u: not itself rigorous), is at most u. Any
+    bound that holds for every sign pattern of the remainders is at least this one."""
+    ref = importlib.import_module("ozblas.reference.ozaki2")  # the module, not its function
+    pa, pb = [a], [b]
+    Ea, _, _ = ref._stats(pa, 1)
+    Eb, _, _ = ref._stats(pb, 0)
+    cs_a, cs_b = ref._cs_half(pa, Ea, 1), ref._cs_half(pb, Eb, 0)
+    G = None if scaling == "fast" else ref._ubound(pa, Ea, 1, 5) @ ref._ubound(pb, Eb, 0, 5)
+    AB = np.abs(a) @ np.abs(b)
+    for n in range(2, MAX_MODULI + 1):
+        ba, bb = ref._bits(ref.lib.ozblas_ozaki2_engine_budget_bits(0, n), scaling, cs_a, cs_b,
+                           G, 5)
+        ua, ub = np.ldexp(1.0, Ea - ba)[:, None], np.ldexp(1.0, Eb - bb)[None, :]
+        at, bt = np.trunc(a / ua) * ua, np.trunc(b / ub) * ub
+        num = np.abs(a - at) @ np.abs(b) + np.abs(at) @ np.abs(b - bt)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where(AB > 0, num / np.where(AB > 0, AB, 1.0), 0.0)
+        if r.max() <= 2.0**-53:
             return n
     return None
 
@@ -54,21 +83,25 @@ def run(ks, phis, m, seeds, progress, minimum=True):
                                  "err_ab": err_ab(c, exact, a, b), "native_err_ab": native,
                                  "int_gemms": info["int_gemms"], "seconds": info["seconds"],
                                  "minimum": empirical_minimum(a, b, exact, native, scaling)
-                                 if minimum else None})
+                                 if minimum else None,
+                                 "ideal": ideal_count(a, b, scaling) if minimum else None})
                 bar.update()
     bar.close()
     return rows
 
 
-def plot(rows, path):
+def plot(rows, m, path):
+    """Per k: err_ab and the reported bound against phi (native's error for comparison), and
+    the moduli chosen against the empirical minimum and the ideal bound's count."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     ks = sorted({r["k"] for r in rows})
-    fig, axes = plt.subplots(1, len(ks), figsize=(5.5 * len(ks), 4), squeeze=False)
-    for ax, k in zip(axes[0], ks):
+    fig, axes = plt.subplots(2, len(ks), figsize=(5.5 * len(ks), 7.5), squeeze=False)
+    for col, k in enumerate(ks):
+        ax, cx = axes[0][col], axes[1][col]
         sel = [r for r in rows if r["k"] == k and r["scaling"] == "accurate"]
         emu = [r for r in sel if r["fallback"] is None]
         ax.scatter([r["phi"] for r in sel], [r["native_err_ab"] for r in sel], marker="_", s=200,
@@ -82,16 +115,25 @@ def plot(rows, path):
         ax.set_yscale("log")
         ax.set_xlabel("phi")
         ax.set_ylabel("err_ab")
-        ax.set_title(f"accurate scaling, m = n = 128, k = {k}")
+        ax.set_title(f"accurate scaling, m = n = {m}, k = {k}")
         ax.legend(fontsize=7)
+        for key, mk, lab in (("moduli", "o", "chosen"), ("minimum", "_", "empirical minimum"),
+                             ("ideal", "x", "ideal rigorous bound")):
+            pts = [(r["phi"], r[key]) for r in sel if r.get(key) is not None]
+            if pts:
+                cx.scatter(*zip(*pts), marker=mk, s=80 if mk == "_" else 30, label=lab)
+        cx.set_xlabel("phi")
+        cx.set_ylabel("moduli")
+        cx.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 def summary(rows):
-    """Per (scaling, k, phi): the counts chosen and the empirical minima over the seeds, and
-    chosen - minimum per seed (a fallback or no minimum within the maximum counts as None)."""
+    """Per (scaling, k, phi): the counts chosen and the empirical minima over the seeds,
+    chosen - minimum per seed (a fallback or no minimum within the maximum counts as None)
+    and the INT8 products per call (the moduli's, the bound's and the lower-bound levels')."""
     cells = []
     for sc in ("accurate", "fast"):
         for k in sorted({r["k"] for r in rows}):
@@ -102,6 +144,8 @@ def summary(rows):
                 cells.append({"scaling": sc, "k": k, "phi": phi,
                               "chosen": [r["moduli"] for r in sel],
                               "minimum": [r["minimum"] for r in sel],
+                              "int_gemms": [r["int_gemms"] for r in sel],
+                              "ideal": [r["ideal"] for r in sel],
                               "excess": [None if r["moduli"] is None or r["minimum"] is None
                                          else r["moduli"] - r["minimum"] for r in sel]})
     return cells
@@ -126,19 +170,22 @@ def main(argv=None):
                   f"{r['native_err_ab']:.2e}"] for r in rows]))
     cells = summary(rows)
     if not args.no_minimum:
-        print(table(["scaling", "k", "phi", "chosen", "minimum", "chosen - minimum"],
-                    [[c["scaling"], c["k"], c["phi"], c["chosen"], c["minimum"], c["excess"]]
-                     for c in cells]))
+        print(table(["scaling", "k", "phi", "chosen", "minimum", "chosen - minimum",
+                     "INT8 products", "ideal bound's count"],
+                    [[c["scaling"], c["k"], c["phi"], c["chosen"], c["minimum"], c["excess"],
+                      c["int_gemms"], c["ideal"]] for c in cells]))
         for sc in ("accurate", "fast"):
             sel = [c for c in cells if c["scaling"] == sc]
             eq = sum(all(e == 0 for e in c["excess"]) for c in sel)
             known = [e for c in sel for e in c["excess"] if e is not None]
-            print(f"{sc}: chosen == minimum for every seed in {eq} of {len(sel)} cells; "
+            ideal = sum(all(i == mn for i, mn in zip(c["ideal"], c["minimum"])) for c in sel)
+            print(f"{sc}: chosen == minimum for every seed in {eq} of {len(sel)} cells "
+                  f"(the ideal bound's count in {ideal}); "
                   f"largest excess {max(known, default=None)}; "
                   f"{sum(e is None for c in sel for e in c['excess'])} inputs without both")
     write_json("auto_precision.json", {"machine": machine(), "m": args.m, "rows": rows,
                                        "cells": cells}, args.out)
-    plot(rows, Path(args.out) / "auto_precision.png")
+    plot(rows, args.m, Path(args.out) / "auto_precision.png")
     print(f"wrote {args.out}/auto_precision.json and auto_precision.png")
 
 

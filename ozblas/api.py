@@ -96,6 +96,8 @@ def _report_dict(r, device=0) -> dict:
         "engine_products": r.engine_products if emulated else None,
         "engine_note": _engine_note(r, device),
         "int_gemms": r.int_gemms,
+        # automatic precision split the call into this many part products (0: not split)
+        "split_parts": r.split_parts,
         "fp64_passes": r.fp64_passes,
         "bound": r.bound if r.bound >= 0 else None,
         "bits_a": (r.min_bits_a, r.max_bits_a) if emulated else None,

@@ -1,4 +1,5 @@
-"""Comparisons shared by the GPU tests: the CUDA executor against the CPU executor."""
+"""Comparisons shared by the tests: the CUDA executor against the CPU executor, and errors
+against the unrounded product."""
 
 import numpy as np
 
@@ -13,6 +14,17 @@ def cuda_state():
         return bool(ex["available"]), ex.get("reason")
     except Exception as e:  # pragma: no cover
         return False, f"ozblas.info() failed: {e}"
+
+
+def dd_error(c, a, b):
+    """max |c - AB| / (|A||B|) against matmul_dd's hi + lo (|hi + lo - AB| <= 2^-106 |AB|),
+    so the unrounded product, not the oracle's rounding of it."""
+    hi, lo = ozblas.matmul_dd(a, b)
+    den = np.abs(a) @ np.abs(b)
+    d = np.abs((c - hi) - lo)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(den > 0, d / np.where(den > 0, den, 1.0), np.where(d == 0, 0.0, np.inf))
+    return float(r.max()) * (1 + 2.0**-40) + 2.0**-100
 
 
 def _bits(x):

@@ -167,6 +167,10 @@ typedef struct {
                                columns with Inf/NaN or too wide for the largest count) */
     uint64_t devices_used; /* CUDA executor: bit d for each device that computed part of C
                               (one bit on one device; several with opt->devices) */
+    int split_parts; /* automatic precision found no count for the whole call: the part
+                        products it was split into by exponent band (core/driver_split.c;
+                        moduli/slices then the largest part's count, int_gemms their sum);
+                        0: not split */
 } ozblas_report;
 
 /* A context: a handle for state a later version may keep per caller (today it holds none:

@@ -109,7 +109,7 @@ def _auto_slices(a, b, cplx, bw, K):
     Ea, emin_a, _ = _stats(pa, 1)
     Eb, emin_b, _ = _stats(pb, 0)
     Na, Nb = _norm1(pa, Ea, 1), _norm1(pb, Eb, 0)
-    Glo = _lower_product(pa, pb, Ea, Eb)
+    Glo, _ = _lower_product(pa, pb, Ea, Eb, emin_a, emin_b, Na, Nb)
     k = a.shape[1]
     state = {}
 

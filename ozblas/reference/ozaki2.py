@@ -128,9 +128,14 @@ def _loses(E, emin, bits) -> bool:
     return bool(np.any((emin != big) & (emin < E - bits)))
 
 
-# Automatic precision (ozaki2.h: oz2_abs_term, oz2_lbound, oz2_lower_product, oz2_bound_ratio)
+# Automatic precision (ozaki2.h: oz2_abs_term, oz2_lbound, the lower-bound levels,
+# oz2_bound_ratio)
 TARGET = 2.0 ** -53
-LSHIFT, LSHIFT2 = 6, 13
+LSHIFT, LSHIFT2, LSTEP, MAX_LEVELS, LEVEL1_BELOW = 6, 11, 7, 6, 1024.0
+
+
+def _level_shift(p):
+    return LSHIFT if p == 0 else LSHIFT2 + LSTEP * (p - 1)
 
 
 def _norm1(parts, E, axis):
@@ -147,23 +152,55 @@ def _lbound(parts, E, axis, shift):
     return np.minimum(np.floor(np.ldexp(ax, shift - _expand(E, axis))), 127).astype(np.int64)
 
 
-def _lower_product(pa, pb, Ea, Eb):
-    G1 = (_lbound(pa, Ea, 1, LSHIFT) @ _lbound(pb, Eb, 0, LSHIFT)).astype(np.float64)
-    G2 = (_lbound(pa, Ea, 1, LSHIFT2) @ _lbound(pb, Eb, 0, LSHIFT2)).astype(np.float64)
-    return np.maximum(G1, np.ldexp(G2, -2 * (LSHIFT2 - LSHIFT)))
+def _lower_product(pa, pb, Ea, Eb, emin_a, emin_b, Na, Nb):
+    """The combined lower-bound levels (cpu_ozaki2.c lower_product, a level more while an
+    entry asks for one: oz2_lower_unresolved): (G, levels taken)."""
+    big = np.iinfo(np.int64).max
+    nz = (Na != 0)[:, None] & (Nb != 0)[None, :]
+    G = None
+    for p in range(MAX_LEVELS):
+        sh = _level_shift(p)
+        P = (_lbound(pa, Ea, 1, sh) @ _lbound(pb, Eb, 0, sh)).astype(np.float64)
+        G = P if G is None else np.maximum(G, np.ldexp(P, -2 * (sh - LSHIFT)))
+        res = ((emin_a == big) | (Ea - emin_a <= sh))[:, None] & \
+              ((emin_b == big) | (Eb - emin_b <= sh))[None, :]
+        known_zero = (G == 0) & res  # oz2_lower_unresolved
+        ask = (G < LEVEL1_BELOW) if p == 0 else ((G == 0) & ~res)
+        if not np.any(ask & nz & ~known_zero):
+            break
+    return np.where((G == 0) & res, np.inf, G), p + 1
 
 
-def _max_ratio(cplx, bits_a, bits_b, Ea, Eb, emin_a, emin_b, Na, Nb, Glo) -> float:
+def _lsb(parts, axis):
+    """oz2_lsb_element per row/column: the smallest exponent of a lowest set bit (big: none)."""
+    big = np.iinfo(np.int64).max
+    out = None
+    for p in parts:
+        f, e = np.frexp(np.abs(p))
+        M = np.ldexp(f, 53).astype(np.uint64)
+        low = np.where(p != 0, e.astype(np.int64) - 53 + _bitlen(M & (~M + np.uint64(1))) - 1, big)
+        low = low.min(axis=axis)
+        out = low if out is None else np.minimum(out, low)
+    return out
+
+
+def _max_ratio(cplx, bits_a, bits_b, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a, lsb_b) -> float:
     c = 2.0 if cplx else 1.0
+    big = np.iinfo(np.int64).max
     zero = (Na == 0)[:, None] | (Nb == 0)[None, :]
+    # oz2_ratio_terms: an exact truncation (every element a multiple of its unit) has no term
+    exact_a = (lsb_a != big) & (lsb_a >= Ea - bits_a)
+    exact_b = (lsb_b != big) & (lsb_b >= Eb - bits_b)
     # zero rows/columns have no nonzero exponent; any finite stand-in is masked out below
     ea = np.where(Na == 0, Ea, emin_a)
     eb = np.where(Nb == 0, Eb, emin_b)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        span = c * (np.ldexp(1.0, (Ea - ea - bits_a)[:, None])
-                    + np.ldexp(1.0, (Eb - eb - bits_b)[None, :]))
-        s = (np.ldexp(Nb.astype(np.float64)[None, :], -bits_a[:, None])
-             + np.ldexp(Na.astype(np.float64)[:, None], -bits_b[None, :]))
+        ua = np.where(exact_a, 0.0, np.ldexp(1.0, -bits_a))
+        ub = np.where(exact_b, 0.0, np.ldexp(1.0, -bits_b))
+        sa = np.where(exact_a, 0.0, np.ldexp(1.0, Ea - ea - bits_a))
+        sb = np.where(exact_b, 0.0, np.ldexp(1.0, Eb - eb - bits_b))
+        span = c * (sa[:, None] + sb[None, :])
+        s = Nb.astype(np.float64)[None, :] * ua[:, None] + Na.astype(np.float64)[:, None] * ub[None, :]
         r = c * np.ldexp(s, -20) / Glo
     r = np.where(Glo == 0, span, np.minimum(r, span))
     return float(np.where(zero, 0.0, r).max())
@@ -220,7 +257,8 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
     G = None if scaling == "fast" else _ubound(pa, Ea, 1, ushift) @ _ubound(pb, Eb, 0, ushift)
     if str(moduli).lower() in ("auto", "0"):
         Na, Nb = _norm1(pa, Ea, 1), _norm1(pb, Eb, 0)
-        Glo = _lower_product(pa, pb, Ea, Eb)
+        Glo, _ = _lower_product(pa, pb, Ea, Eb, emin_a, emin_b, Na, Nb)
+        lsb_a, lsb_b = _lsb(pa, 1), _lsb(pb, 0)
         state = {}
 
         def meets(nmod):
@@ -228,7 +266,8 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
                            G, ushift)
             # the bound covers elements the count loses entirely (driver_auto.c meets)
             state["bits"] = (ba, bb)
-            state["ratio"] = _max_ratio(cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo)
+            state["ratio"] = _max_ratio(cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a,
+                                        lsb_b)
             return state["ratio"] <= TARGET
 
         moduli = auto_count(2, lib.ozblas_ozaki2_engine_max_moduli(eng),

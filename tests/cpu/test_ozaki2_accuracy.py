@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+import scipy.linalg
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ozblas
 from ozblas.testing import err_ab, exact_matmul, make_matrix
@@ -92,3 +95,85 @@ def test_auto_precision_against_the_oracle(cplx, scaling, seed):
     assert chosen[0.0] is not None and chosen[2.0] is not None, chosen
     assert chosen[0.0] < chosen[2.0], chosen
     assert chosen[0.0] <= chosen[0.5] <= chosen[1.0] <= chosen[2.0], chosen
+
+
+# ---- automatic precision's sharper bound (issue 14 item 1; numerics/ozaki2.h) ------------------
+
+def _auto(a, b, **kw):
+    return ozblas.matmul(a, b, method="ozaki2", moduli="auto", executor="cpu", return_info=True,
+                         **kw)
+
+
+def _lower_products(info):
+    """The lower-bound levels a call took: its INT8 products less the moduli's and accurate
+    scaling's bound product (real inputs)."""
+    return info["int_gemms"] - info["moduli"] - 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 80), st.integers(1, 12), st.integers(1, 30),
+       st.sampled_from([np.float64, np.complex128]), st.integers(0, 2**31))
+def test_exact_truncation_is_seen_and_the_product_is_correctly_rounded(m, k, n, bits, dt, seed):
+    """Inputs on a coarse grid (integers of up to `bits` bits, times a power of two): once the
+    bits kept reach every element's last set bit the truncation is exact (oz2_lsb_element),
+    the bound ratio is 0, so the count is the fewest with exact truncation and the result is
+    the exact product rounded once, bit for bit."""
+    rng = np.random.default_rng(seed)
+
+    def draw(r, c):
+        x = rng.integers(-(2**bits), 2**bits, (r, c)).astype(np.float64)
+        if dt is np.complex128:
+            x = x + 1j * rng.integers(-(2**bits), 2**bits, (r, c))
+        return x * 2.0 ** int(rng.integers(-60, 60))
+
+    a, b = draw(m, k), draw(k, n)
+    c, info = _auto(a, b)
+    assert info["fallback"] is None and info["moduli"] <= 16, info
+    assert info["bound"] == (2.0 if dt is np.complex128 else 1.0) * U * (1 + 2.0**-40), info
+    assert np.array_equal(c, exact_matmul(a, b))
+
+
+def test_float32_data_takes_fewer_moduli_than_float64_data():
+    """float32 values (24-bit significands) are truncated exactly with fewer bits kept."""
+    a = make_matrix(24, 300, 0.5, seed=1)
+    b = make_matrix(300, 20, 0.5, seed=2)
+    a32, b32 = a.astype(np.float32).astype(np.float64), b.astype(np.float32).astype(np.float64)
+    _, i64 = _auto(a, b)
+    c32, i32 = _auto(a32, b32)
+    assert i32["moduli"] < i64["moduli"], (i32, i64)
+    exact = exact_matmul(a32, b32)
+    assert err_ab(c32, exact, a32, b32) <= U
+
+
+def test_lower_bound_levels_follow_the_inputs():
+    """Level 0 alone where every entry's lower bound is resolved to 10 bits (phi = 0), more
+    levels where entries would otherwise fall back to the exponent spans (phi = 8), and the
+    count falls with them: at phi = 8 (16 x 512 x 16, seed 7) the two fixed products of
+    before (shifts 6 and 13) took 41 moduli, the levels take 27."""
+    a, b = make_matrix(32, 512, 0.0, seed=7), make_matrix(512, 32, 0.0, seed=8)
+    _, info = _auto(a, b)
+    assert _lower_products(info) == 1, info
+    a, b = make_matrix(16, 512, 8.0, seed=7), make_matrix(512, 16, 8.0, seed=8)
+    c, info = _auto(a, b)
+    assert _lower_products(info) >= 3 and info["moduli"] <= 30, info
+    c1, info1 = _auto(a, b, threads=1)  # the levels' decision does not depend on threads
+    assert info1["int_gemms"] == info["int_gemms"] and info1["bound"] == info["bound"]
+    assert np.array_equal(c1.view(np.uint64), c.view(np.uint64))
+    exact = exact_matmul(a, b)
+    assert err_ab(c, exact, a, b) <= max(err_ab(a @ b, exact, a, b), 2 * U)
+
+
+def test_known_zero_entries_cost_no_moduli():
+    """Block-diagonal operands: (|A||B|)_ij = 0 off the blocks. Once every element of a row
+    and a column is resolved, a zero lower bound there is exact (oz2_lower_final) and those
+    entries need no bits, so the product takes no more moduli than its blocks do (16; the
+    exponent-span bound there would ask 19: rows span 8 to 16 binades)."""
+    a1, b1 = make_matrix(8, 64, 1.0, seed=3), make_matrix(64, 6, 1.0, seed=4)
+    a2, b2 = make_matrix(7, 50, 1.0, seed=5), make_matrix(50, 9, 1.0, seed=6)
+    a, b = scipy.linalg.block_diag(a1, a2), scipy.linalg.block_diag(b1, b2)
+    c, info = _auto(a, b)
+    counts = [_auto(x, y)[1]["moduli"] for x, y in ((a1, b1), (a2, b2))]
+    assert info["fallback"] is None and info["moduli"] <= max(counts), (info, counts)
+    exact = exact_matmul(a, b)
+    assert err_ab(c, exact, a, b) <= max(err_ab(a @ b, exact, a, b), 2 * U)
+    assert np.all(c[:8, 6:] == 0) and np.all(c[8:, :6] == 0)

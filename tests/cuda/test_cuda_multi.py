@@ -178,3 +178,18 @@ def test_failing_device_child(monkeypatch):
     got, rep = _gemm(np.float64, "cuda:all", a, b, c, 0, 0, method="ozaki2")
     assert rep["executor"] == "cpu" and rep["devices"] == [], rep
     assert_same_bits(got, want, "device 0 failed")
+
+
+@pytest.mark.parametrize("shape", [(40, 24, 100), (100, 24, 40)])  # column tiles, row tiles
+def test_split_calls_give_the_one_device_bits(shape):
+    """Issue 14: a call split by exponent band, each part (hi, lo pairs) spread as tiles."""
+    need(2)
+    m, k, n = shape
+    s = np.ldexp(1.0, np.random.default_rng(4).integers(-150, 151, k))
+    a = make_matrix(m, k, 0.5, seed=5) * s[None, :]
+    b = make_matrix(k, n, 0.5, seed=6) / s[:, None]
+    many, rm = ozblas.matmul(a, b, method="ozaki2", executor="cuda:all", return_info=True)
+    cpu, rp = ozblas.matmul(a, b, method="ozaki2", executor="cpu", return_info=True)
+    assert rp["split_parts"] >= 2 and rm["split_parts"] == rp["split_parts"], (rm, rp)
+    assert len(rm["devices"]) >= 2, rm
+    assert_same_bits(many, cpu, "cuda:all vs cpu")

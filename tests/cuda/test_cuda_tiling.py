@@ -337,3 +337,19 @@ def test_four_threads_tiled_at_once():
         for th in threads:
             th.join()
     assert not errors, errors
+
+
+def test_split_call_tiled_equals_cpu():
+    """Issue 14: a split call's parts (C staged as hi, lo pairs: twice the element width)
+    in tiles of C give the CPU executor's bits."""
+    a, b, _ = _operands(0, 0, False, 5)
+    s = np.ldexp(1.0, np.random.default_rng(3).integers(-80, 81, K))
+    a, b = np.asfortranarray(a * s[None, :]), np.asfortranarray(b / s[:, None])
+    with workspace_cap(CAPS[("d", "ozaki2")]["tiles"]):
+        cc, rc = ozblas.matmul(a, b, method="ozaki2", executor="cuda", return_info=True)
+        plan = hooks().last_plan()
+    cp, rp = ozblas.matmul(a, b, method="ozaki2", executor="cpu", return_info=True)
+    assert rp["fallback"] is None and rp["split_parts"] >= 2, rp
+    assert plan["nI"] * plan["nJ"] > 1 and rc["executor"] == "cuda", (plan, rc)
+    assert rc["split_parts"] == rp["split_parts"] and rc["bound"] == rp["bound"]
+    assert_same_bits(cc, cp, "split tiled")

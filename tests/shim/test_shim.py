@@ -504,7 +504,7 @@ def test_trace_lines_carry_every_field(tmp_path, inputs):
     for x in t:
         assert list(x)[:len(common)] == common, x
         assert list(x)[len(common):] == (["fallback", "policy", "accuracy", "direct", "engine",
-                                          "engine_products"]
+                                          "engine_products", "split_parts"]
                                          if x["route"] in ("ozblas", "fallback") else ["reason"])
         assert int(x["m"]) >= 0 and int(x["n"]) >= 0 and int(x["k"]) >= 0 and float(x["seconds"]) >= 0
     # the trace and the counters agree call for call

@@ -88,8 +88,10 @@ static int auto_method(oz_gemm_call *c, const ozblas_options *opt, const oz_exec
         OZBLAS_OK)
         return OZBLAS_METHOD_NATIVE;
     *ex = oz_executor_get(ch.executor);
-    if (ch.method != OZBLAS_METHOD_NATIVE)
+    if (ch.method != OZBLAS_METHOD_NATIVE) {
         c->max_count = oz_policy_max_count(c->is_complex, c->m, c->n, c->k, dev, mask, &ch);
+        c->plan = (oz_auto_plan){ch, mask, dev};
+    }
     return ch.method;
 }
 

@@ -2,8 +2,9 @@
  * fallbacks come in this order, each decided before any of C is written: K (k, or 2k for
  * complex) too large (TOO_LARGE_K), with automatic precision Inf/NaN or no slice count up to
  * the maximum meeting DGEMM-level accuracy, then Inf/NaN (NONFINITE), with an explicit count
- * a nonzero element no slice reaches (EXPONENT_RANGE). The executor's kernels do the work
- * (core/phase_kernels.h). */
+ * a nonzero element no slice reaches (EXPONENT_RANGE). Where automatic precision finds no
+ * count the call is tried once more split by exponent band (core/driver_split.c). The
+ * executor's kernels do the work (core/phase_kernels.h). */
 #include "phase_kernels.h"
 #include "../numerics/ozaki1.h"
 
@@ -44,7 +45,7 @@ ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *c, const ozbl
         if (!s) {
             if (rep->fallback != OZBLAS_FALLBACK_NONFINITE)
                 rep->bound = oz1_report_bound(cx, ratio, 0);
-            return OZBLAS_OK;
+            return oz_split(ex, OZBLAS_METHOD_OZAKI1, c, opt, rep); /* core/driver_split.c */
         }
     }
     const int chunk = oz1_chunk(opt->ozaki1_variant, beta, KK), terms = oz1_terms(s, chunk);

@@ -2,7 +2,9 @@
  * fallbacks come in this order, each decided before any of C is written: k too large
  * (TOO_LARGE_K), Inf/NaN (NONFINITE), with automatic precision no count up to the maximum
  * meeting DGEMM-level accuracy (ACCURACY), with an explicit count an element the scaling
- * loses entirely (EXPONENT_RANGE; automatic precision's bound covers such elements). The
+ * loses entirely (EXPONENT_RANGE; automatic precision's bound covers such elements). Where
+ * automatic precision finds no count (ACCURACY, or method auto's cap) the call is tried once
+ * more split by exponent band (core/driver_split.c). The
  * executor's kernels do the work (core/phase_kernels.h). */
 #include "phase_kernels.h"
 
@@ -65,5 +67,7 @@ done:
         K->o2_close(run);
     if (probe)
         K->probe_close(probe);
+    if (st == OZBLAS_OK && !opt->moduli)
+        st = oz_split(ex, OZBLAS_METHOD_OZAKI2, c, opt, rep); /* when no count was found */
     return st;
 }

@@ -8,6 +8,13 @@
 #include "ozblas.h"
 #include "../numerics/ozaki2.h"
 
+/* Method auto's choice for a call (core/api.c), kept for the split driver's time check. */
+typedef struct {
+    ozblas_candidate choice;
+    int executors; /* the executors that competed (bit mask) */
+    int on_device;
+} oz_auto_plan;
+
 /* One GEMM call, arguments already checked; dimensions are nonzero, and alpha != 0 except
  * for native() (which takes alpha = 0 calls: the host BLAS reads them its own way). */
 typedef struct {
@@ -25,6 +32,11 @@ typedef struct {
     int max_count; /* automatic precision's largest moduli/slices count, 0: the scheme's
                       maximum; method auto sets the largest the policy predicts faster than
                       native (oz_policy_max_count) */
+    oz_auto_plan plan; /* method auto (max_count set): its choice */
+    int part; /* 1: one part product of a split call (core/driver_split.c), not split again */
+    int dd;   /* Ozaki II leaves op(A) op(B) unrounded, alpha 1 and beta 0 ignored: entry
+                 (i, j) at C + 2w (i + j ldc) (w 1 real, 2 complex) as hi, lo of the real
+                 part, then of the imaginary part (oz2_crt_store_dd) */
 } oz_gemm_call;
 
 /* An executor runs calls somewhere: natively, or the phases of the Ozaki schemes through
@@ -60,6 +72,10 @@ typedef struct {
  * executors (bit mask), on this machine's profile; choice->count when none is. */
 int oz_policy_max_count(int is_complex, int64_t m, int64_t n, int64_t k, int on_device,
                         int executors, const ozblas_candidate *choice);
+/* The same model's seconds for one product of plan's choice at count (emu), and for the
+ * fastest native candidate (native): the split driver sums its parts' against native. */
+void oz_policy_part_seconds(int is_complex, int64_t m, int64_t n, int64_t k,
+                            const oz_auto_plan *plan, int count, double *emu, double *native);
 
 /* core/executors.c: the executor of an ozblas_executor id; NULL when not built. */
 const oz_executor *oz_executor_get(int id);
@@ -96,6 +112,12 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *call,
                         const ozblas_options *opt, ozblas_report *report);
 ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *call,
                         const ozblas_options *opt, ozblas_report *report);
+/* core/driver_split.c: after a driver's automatic precision found no count (report->fallback
+ * ACCURACY, or AUTO_NATIVE: method auto's cap), the call split into parts by exponent band, each part its own product of
+ * method on ex; the report says how many. Leaves the report's fallback and C as they were
+ * where it cannot (operands on a device, a part that still finds no count). */
+ozblas_status oz_split(const oz_executor *ex, int method, const oz_gemm_call *call,
+                       const ozblas_options *opt, ozblas_report *report);
 
 /* core/config.c: OZBLAS_CUBLAS_LIB (NULL when unset) and OZBLAS_CUDA_VERBOSE. */
 const char *oz_env_cublas_lib(void);

@@ -28,9 +28,10 @@ typedef struct {
 
 struct oz_kernels {
     /* ---- automatic precision's probe (both schemes; numerics/ozaki2.h) ----
-     * probe_open: statistics, fixed-point 1-norms and the two lower-bound products of the
-     * whole call, and (bound_product) accurate scaling's bound product; *bad on Inf/NaN
-     * (nothing else is then valid); *products: the integer products it issued. */
+     * probe_open: statistics, fixed-point 1-norms and the lower-bound levels' products of
+     * the whole call, and (bound_product) accurate scaling's bound product; *bad on Inf/NaN
+     * (nothing else is then valid); *products: the lower-bound products it issued (the
+     * bound product is the call's: o2_open takes over the bits the probe set last). */
     ozblas_status (*probe_open)(const oz_gemm_call *c, const ozblas_options *opt,
                                 int bound_product, void **probe, int *bad, int *products);
     /* Ozaki II: the bits for table T (fast, or accurate from the bound product). */

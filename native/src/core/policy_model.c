@@ -334,6 +334,30 @@ ozblas_status ozblas_policy_decide(const ozblas_profile *p, int is_complex, int6
 }
 
 
+/* The predicted seconds of the choice's method, executor, engine and scaling (variant) at
+ * count on profile p (emu), and of the fastest native candidate among executors (native);
+ * INFINITY where none is estimated. */
+static void count_seconds(const ozblas_profile *p, int is_complex, int64_t m, int64_t n, int64_t k,
+                          int on_device, int executors, const ozblas_candidate *choice, int cnt,
+                          double *emu, double *native)
+{
+    const int o2 = choice->method == OZBLAS_METHOD_OZAKI2;
+    ozblas_candidate c[OZBLAS_POLICY_MAX_CANDIDATES];
+    int w = ozblas_policy_estimate(p, is_complex, m, n, k, on_device, o2 ? cnt : 0, o2 ? 0 : cnt,
+                                   c, OZBLAS_POLICY_MAX_CANDIDATES);
+    *native = *emu = INFINITY;
+    for (int i = 0; i < w; i++) {
+        if (!c[i].meets_target || !(executors & (1 << c[i].executor)))
+            continue;
+        if (c[i].method == OZBLAS_METHOD_NATIVE)
+            *native = fmin(*native, c[i].seconds);
+        else if (c[i].method == choice->method && c[i].executor == choice->executor &&
+                 c[i].engine == choice->engine &&
+                 (o2 ? c[i].scaling == choice->scaling : c[i].variant == choice->variant))
+            *emu = c[i].seconds;
+    }
+}
+
 int oz_policy_max_count(int is_complex, int64_t m, int64_t n, int64_t k, int on_device,
                         int executors, const ozblas_candidate *choice)
 {
@@ -343,23 +367,20 @@ int oz_policy_max_count(int is_complex, int64_t m, int64_t n, int64_t k, int on_
     const int hi = o2 ? oz2_max_moduli(choice->engine) : OZ1_MAX_SLICES;
     int best = choice->count;
     for (int cnt = choice->count + 1; cnt <= hi; cnt++) {
-        ozblas_candidate c[OZBLAS_POLICY_MAX_CANDIDATES];
-        int w = ozblas_policy_estimate(&p, is_complex, m, n, k, on_device, o2 ? cnt : 0,
-                                       o2 ? 0 : cnt, c, OZBLAS_POLICY_MAX_CANDIDATES);
-        double native = INFINITY, emu = INFINITY;
-        for (int i = 0; i < w; i++) {
-            if (!c[i].meets_target || !(executors & (1 << c[i].executor)))
-                continue;
-            if (c[i].method == OZBLAS_METHOD_NATIVE)
-                native = fmin(native, c[i].seconds);
-            else if (c[i].method == choice->method && c[i].executor == choice->executor &&
-                     c[i].engine == choice->engine &&
-                     (o2 ? c[i].scaling == choice->scaling : c[i].variant == choice->variant))
-                emu = c[i].seconds;
-        }
+        double native, emu;
+        count_seconds(&p, is_complex, m, n, k, on_device, executors, choice, cnt, &emu, &native);
         if (!(emu < native))
             break; /* the time grows with the count */
         best = cnt;
     }
     return best;
+}
+
+void oz_policy_part_seconds(int is_complex, int64_t m, int64_t n, int64_t k,
+                            const oz_auto_plan *plan, int count, double *emu, double *native)
+{
+    ozblas_profile p;
+    oz_policy_local_dispatch(&p);
+    count_seconds(&p, is_complex, m, n, k, plan->on_device, plan->executors, &plan->choice,
+                  count, emu, native);
 }

@@ -18,7 +18,7 @@
 typedef struct {
     double *re, *im; /* packed op(X): column c holds row/column c, k contiguous values */
     int64_t cols;
-    int *E, *emin, *bits;
+    int *E, *emin, *bits, *lsb; /* lsb: oz2_lsb_element's statistic */
     uint64_t *S, *N1; /* fixed-point sums of squares and (automatic precision) 1-norms */
 } packed;
 
@@ -29,6 +29,7 @@ static void packed_free(packed *p)
     free(p->E);
     free(p->emin);
     free(p->bits);
+    free(p->lsb);
     free(p->S);
     free(p->N1);
 }
@@ -47,9 +48,11 @@ static int pack(int nt, const oz_gemm_call *c, int is_a, packed *p)
     p->E = malloc(sizeof(int) * cols);
     p->emin = malloc(sizeof(int) * cols);
     p->bits = malloc(sizeof(int) * cols);
+    p->lsb = malloc(sizeof(int) * cols);
     p->S = malloc(sizeof(uint64_t) * cols);
     p->N1 = malloc(sizeof(uint64_t) * cols);
-    if (!p->re || (c->is_complex && !p->im) || !p->E || !p->emin || !p->bits || !p->S || !p->N1)
+    if (!p->re || (c->is_complex && !p->im) || !p->E || !p->emin || !p->bits || !p->lsb || !p->S ||
+        !p->N1)
         return 0;
     double sign = tr == 'C' ? -1.0 : 1.0;
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -74,11 +77,14 @@ static int stats(int nt, packed *p, int64_t k)
     for (int64_t q = 0; q < p->cols; q++) {
         const double *re = p->re + q * k, *im = p->im ? p->im + q * k : NULL;
         double amax = 0.0;
-        int emin = INT_MAX;
+        int emin = INT_MAX, lsb = INT_MAX;
         for (int64_t l = 0; l < k; l++) {
             oz2_stat_element(re[l], &amax, &emin, &bad);
-            if (im)
+            oz2_lsb_element(re[l], &lsb);
+            if (im) {
                 oz2_stat_element(im[l], &amax, &emin, &bad);
+                oz2_lsb_element(im[l], &lsb);
+            }
         }
         int E = (amax > 0.0 && oz_is_finite(amax)) ? oz_exponent(amax) : 0;
         uint64_t S = 0, N1 = 0;
@@ -93,6 +99,7 @@ static int stats(int nt, packed *p, int64_t k)
             }
         p->E[q] = E;
         p->emin[q] = emin;
+        p->lsb[q] = lsb;
         p->S[q] = S;
         p->N1[q] = N1;
     }
@@ -101,7 +108,7 @@ static int stats(int nt, packed *p, int64_t k)
 
 /* Small-integer magnitudes of a packed matrix: rounded up (accurate scaling's bound of
  * |A'||B'|, ushift bits below 2^E) or rounded down (automatic precision's lower bounds of
- * |A||B|, lower = OZ2_LSHIFT or OZ2_LSHIFT2). */
+ * |A||B|, lower = a level's shift). */
 static float *small_matrix(int nt, const packed *p, int64_t k, int ushift, int lower)
 {
     float *U = malloc(sizeof(float) * k * p->cols);
@@ -150,18 +157,47 @@ static double *small_product(int nt, const oz_gemm_call *c, const packed *pa, co
     return G;
 }
 
-/* Automatic precision's lower bound of |A||B| (units 2^(E_i + F_j - 12)): the two exact
- * small-integer products combined. NULL when out of memory. */
-static double *lower_product(int nt, const oz_gemm_call *c, const packed *pa, const packed *pb)
+/* Automatic precision's lower bound of |A||B| (units 2^(E_i + F_j - 12)): the exact
+ * small-integer products of levels 0, 1, ... combined, a level more while an entry asks for
+ * one (ozaki2.h oz2_lower_unresolved), then oz2_lower_final. *levels: the products
+ * taken. NULL when out of memory. */
+static double *lower_product(int nt, const oz_gemm_call *c, const packed *pa, const packed *pb,
+                             int *levels)
 {
-    double *G2 = small_product(nt, c, pa, pb, 0, OZ2_LSHIFT2, KBLOCK);
-    double *G = G2 ? small_product(nt, c, pa, pb, 0, OZ2_LSHIFT, KBLOCK) : NULL;
-    if (G) {
-#pragma omp parallel for num_threads(nt) schedule(static)
-        for (int64_t e = 0; e < c->m * c->n; e++)
-            G[e] = oz2_lower_product(G[e], G2[e]);
+    const int64_t m = c->m, n = c->n;
+    double *G = NULL;
+    int more = 1, p = 0;
+    for (; more && p < OZ2_MAX_LEVELS; p++) {
+        double *P = small_product(nt, c, pa, pb, 0, oz2_level_shift(p), KBLOCK);
+        if (!P) {
+            free(G);
+            return NULL;
+        }
+        if (!G) {
+            G = P;
+            P = NULL;
+        }
+        more = 0;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(| : more)
+        for (int64_t j = 0; j < n; j++) {
+            const int rb = oz2_level_resolves(pb->E[j], pb->emin[j], p);
+            for (int64_t i = 0; i < m; i++) {
+                const int64_t e = i + j * m;
+                if (P)
+                    G[e] = oz2_lower_add(G[e], P[e], p);
+                more |= oz2_lower_unresolved(G[e], pa->N1[i], pb->N1[j],
+                                             oz2_level_resolves(pa->E[i], pa->emin[i], p), rb, p);
+            }
+        }
+        free(P);
     }
-    free(G2);
+    *levels = p;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++)
+            G[i + j * m] = oz2_lower_final(G[i + j * m],
+                                           oz2_level_resolves(pa->E[i], pa->emin[i], p - 1),
+                                           oz2_level_resolves(pb->E[j], pb->emin[j], p - 1));
     return G;
 }
 
@@ -206,9 +242,9 @@ static double max_ratio(int nt, const oz_gemm_call *c, const packed *pa, const p
     int64_t m = c->m, n = c->n;
     double *sa = u + m, *ub = sa + m, *sb = ub + n;
     for (int64_t i = 0; i < m; i++)
-        oz2_ratio_terms(pa->bits[i], pa->E[i], pa->emin[i], pa->N1[i], &u[i], &sa[i]);
+        oz2_ratio_terms(pa->bits[i], pa->E[i], pa->emin[i], pa->lsb[i], pa->N1[i], &u[i], &sa[i]);
     for (int64_t j = 0; j < n; j++)
-        oz2_ratio_terms(pb->bits[j], pb->E[j], pb->emin[j], pb->N1[j], &ub[j], &sb[j]);
+        oz2_ratio_terms(pb->bits[j], pb->E[j], pb->emin[j], pb->lsb[j], pb->N1[j], &ub[j], &sb[j]);
     double r = 0.0;
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(max : r)
     for (int64_t j = 0; j < n; j++)
@@ -280,11 +316,12 @@ ozblas_status oz_cpu_probe_open(const oz_gemm_call *c, const ozblas_options *opt
     if (bound_product &&
         !(p->G = small_product(p->k.nt, c, &p->pa, &p->pb, p->ushift, 0, KBLOCK_BOUND)))
         return OZBLAS_ERR_ALLOCATION;
-    p->Glo = lower_product(p->k.nt, c, &p->pa, &p->pb);
+    p->Glo = lower_product(p->k.nt, c, &p->pa, &p->pb, products);
     p->terms = malloc(sizeof(double) * 2 * (c->m + c->n));
     if (!p->Glo || !p->terms)
         return OZBLAS_ERR_ALLOCATION;
-    *products = 2; /* the bound product is the call's own (o2_open takes it over) */
+    /* *products: the lower-bound levels; the bound product is the call's own (o2_open takes
+     * it over) */
     return OZBLAS_OK;
 }
 
@@ -464,6 +501,10 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
         for (int64_t i = 0; i < m; i++) {
             int shift = -(pa->bits[i] - pa->E[i]) - (pb->bits[j] - pb->E[j]);
             const int8_t *r = R + i + j * m;
+            if (c->dd) {
+                oz2_crt_store_dd(T, r, mn, shift, cx, c->C + 2 * (cx ? 2 : 1) * (i + j * c->ldc));
+                continue;
+            }
             double xr = oz2_crt(T, r, mn, shift);
             double xi = cx ? oz2_crt(T, r + (size_t)T->n * mn, mn, shift) : 0.0;
             oz_update_element(c->C + (cx ? 2 : 1) * (i + j * c->ldc), cx, xr, xi, c->alpha,

@@ -1,9 +1,10 @@
 /* Automatic precision's probe on the CUDA executor (both schemes): the CPU executor's
  * procedure (cpu/cpu_ozaki2.c, numerics/ozaki2.h "automatic precision") with the same
- * element functions: statistics, 1-norms, the two exact lower-bound products (and accurate
+ * element functions: statistics, 1-norms, the exact lower-bound products (and accurate
  * scaling's bound product), then per count the driver tries (core/driver_auto.c) the bits
  * on the device and the max bound ratio over C. The call itself then runs with that count
- * (its statistics computed again: a few percent of the call). */
+ * and the bits the probe set for it (its statistics computed again: a few percent of the
+ * call; accurate scaling's bound product not). */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@ typedef struct {
     double *Glo;         /* combined lower-bound product */
     unsigned long long *N1a, *N1b, *d_ratio;
     int *hbuf;           /* the sides' host arrays */
+    const oz2_table *T;  /* the table the bits were set for last */
 } cuda_probe;
 
 void cuda_probe_close(void *probe)
@@ -29,6 +31,27 @@ void cuda_probe_close(void *probe)
     cuda_probe *a = (cuda_probe *)probe;
     if (a)
         oz_run_free(a, a->r, a->hbuf, NULL);
+}
+
+/* An exact small-integer product X_A^T X_B over k-blocks of kblock: into G64 (the bound
+ * product) or, G64 NULL, into G (a lower-bound level). */
+static ozblas_status small_product(const run_ctx *r, int64_t mpad, int64_t npad, int64_t kpad,
+                                   int64_t kblock, const int8_t *XA, const int8_t *XB, int *C32,
+                                   long long *G64, double *G)
+{
+    ozblas_status st = OZBLAS_OK;
+    const int64_t plane = mpad * npad;
+    for (int64_t l0 = 0; l0 < kpad; l0 += kblock) {
+        const int64_t kb = kpad - l0 < kblock ? kpad - l0 : kblock;
+        CKB(gemm_i8(r, mpad, npad, kb, XA + l0, kpad, XB + l0, kpad, C32, mpad));
+        if (G64)
+            oz_launch(grid1(plane, 256), 256, r->st, oz_k_acc64, C32, G64, plane, l0 == 0);
+        else
+            oz_launch(grid1(plane, 256), 256, r->st, oz_k_acc_lower, C32, G, plane, l0 == 0);
+        CKL();
+    }
+done:
+    return st;
 }
 
 ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
@@ -50,6 +73,7 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
     int8_t *XA = NULL, *XB = NULL;
     int *C32 = NULL;
     double *G2 = NULL;
+    int levels = 0;
     size_t total;
     char *ws = NULL;
     if (st != OZBLAS_OK)
@@ -70,6 +94,7 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
             p->E = (int *)carve_take(&cv, 4 * p->cols);
             p->emin = (int *)carve_take(&cv, 4 * p->cols);
             p->bits = (int *)carve_take(&cv, 4 * p->cols);
+            p->lsb = (int *)carve_take(&cv, 4 * p->cols);
         }
         au->N1a = (unsigned long long *)carve_take(&cv, 8 * m);
         au->N1b = (unsigned long long *)carve_take(&cv, 8 * n);
@@ -113,6 +138,8 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
         CK(cudaMemsetAsync(s ? au->N1b : au->N1a, 0, 8 * p->cols, r.st));
         oz_launch(grid1(p->cols, 256), 256, r.st, oz_k_fill_int, p->emin, p->cols, INT_MAX);
         CKL();
+        oz_launch(grid1(p->cols, 256), 256, r.st, oz_k_fill_int, p->lsb, p->cols, INT_MAX);
+        CKL();
     }
     CK(cudaMemsetAsync(d_bad, 0, 4, r.st));
     OZ_DISPATCH(pa.lc, cx, launch_stats, &pa, k, d_bad, r.st);
@@ -135,43 +162,42 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
     CKL();
     OZ_DISPATCH(pb.lc, cx, launch_norm1, &pb, k, au->N1b, r.st);
     CKL();
-    /* the small-integer products: accurate scaling's bound, then the two lower bounds */
-    for (int which = fast ? 1 : 0; which < 3; which++) {
-        const int64_t kblock = which == 0 ? OZ_KBLOCK_BOUND : OZ_KBLOCK;
-        const int64_t nb = (kpad + kblock - 1) / kblock;
-        if (which == 0) {
-            OZ_DISPATCH(pa.lc, cx, launch_ubound, &pa, k, kpad, ushift, XA, r.st);
-            CKL();
-            OZ_DISPATCH(pb.lc, cx, launch_ubound, &pb, k, kpad, ushift, XB, r.st);
-            CKL();
-        } else {
-            const int shift = which == 1 ? OZ2_LSHIFT : OZ2_LSHIFT2;
-            OZ_DISPATCH(pa.lc, cx, launch_lbound, &pa, k, kpad, shift, XA, r.st);
-            CKL();
-            OZ_DISPATCH(pb.lc, cx, launch_lbound, &pb, k, kpad, shift, XB, r.st);
-            CKL();
-        }
-        for (int64_t b = 0; b < nb; b++) {
-            int64_t l0 = b * kblock;
-            int64_t kb = kpad - l0 < kblock ? kpad - l0 : kblock;
-            CKB(gemm_i8(&r, mpad, npad, kb, XA + l0, kpad, XB + l0, kpad, C32, mpad));
-            if (which == 0)
-                oz_launch(grid1(plane_c, 256), 256, r.st, oz_k_acc64, C32, au->G64, plane_c,
-                          b == 0);
-            else
-                oz_launch(grid1(plane_c, 256), 256, r.st, oz_k_acc_lower, C32,
-                          which == 1 ? au->Glo : G2, plane_c, b == 0);
-            CKL();
-        }
+    /* accurate scaling's bound product, then the lower-bound levels (a level more while an
+     * entry asks for one: cpu_ozaki2.c lower_product) */
+    if (!fast) {
+        OZ_DISPATCH(pa.lc, cx, launch_ubound, &pa, k, kpad, ushift, XA, r.st);
+        CKL();
+        OZ_DISPATCH(pb.lc, cx, launch_ubound, &pb, k, kpad, ushift, XB, r.st);
+        CKL();
+        st = small_product(&r, mpad, npad, kpad, OZ_KBLOCK_BOUND, XA, XB, C32, au->G64, NULL);
+        if (st != OZBLAS_OK)
+            goto done;
     }
-    oz_launch(grid1(plane_c, 256), 256, r.st, oz_k_lower_combine, au->Glo, G2, plane_c);
+    for (int more = 1; more && levels < OZ2_MAX_LEVELS; levels++) {
+        const int p = levels;
+        OZ_DISPATCH(pa.lc, cx, launch_lbound, &pa, k, kpad, oz2_level_shift(p), XA, r.st);
+        CKL();
+        OZ_DISPATCH(pb.lc, cx, launch_lbound, &pb, k, kpad, oz2_level_shift(p), XB, r.st);
+        CKL();
+        st = small_product(&r, mpad, npad, kpad, OZ_KBLOCK, XA, XB, C32, NULL, p ? G2 : au->Glo);
+        if (st != OZBLAS_OK)
+            goto done;
+        CK(cudaMemsetAsync(d_bad, 0, 4, r.st));
+        oz_launch(grid1(m * n, 256), 256, r.st, oz_k_lower_level, au->Glo, p ? G2 : NULL, p, m,
+                  m * n, mpad, pa.E, pa.emin, au->N1a, pb.E, pb.emin, au->N1b, d_bad);
+        CKL();
+        CK(cudaMemcpyAsync(&more, d_bad, 4, cudaMemcpyDeviceToHost, r.st));
+        CK(cudaStreamSynchronize(r.st));
+    }
+    oz_launch(grid1(m * n, 256), 256, r.st, oz_k_lower_final, au->Glo, levels - 1, m, m * n,
+              mpad, pa.E, pa.emin, pb.E, pb.emin);
     CKL();
     CK(cudaMemcpyAsync(pa.hE, pa.E, 4 * m, cudaMemcpyDeviceToHost, r.st));
     CK(cudaMemcpyAsync(pa.hemin, pa.emin, 4 * m, cudaMemcpyDeviceToHost, r.st));
     CK(cudaMemcpyAsync(pb.hE, pb.E, 4 * n, cudaMemcpyDeviceToHost, r.st));
     CK(cudaMemcpyAsync(pb.hemin, pb.emin, 4 * n, cudaMemcpyDeviceToHost, r.st));
     CK(cudaStreamSynchronize(r.st));
-    *products = fast ? 2 : 3; /* the call computes its bound product again */
+    *products = levels; /* the bound product is the call's (it takes the bits it gave) */
 done:
     return st;
 }
@@ -207,6 +233,7 @@ ozblas_status cuda_probe_bits(void *probe, const oz2_table *T)
     CK(cudaMemcpyAsync(pa->hbits, pa->bits, 4 * m, cudaMemcpyDeviceToHost, rr->st));
     CK(cudaMemcpyAsync(pb->hbits, pb->bits, 4 * n, cudaMemcpyDeviceToHost, rr->st));
     CK(cudaStreamSynchronize(rr->st));
+    a->T = T;
 done:
     return st;
 }
@@ -221,14 +248,23 @@ ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio)
     unsigned long long hr = 0;
     CK(cudaMemsetAsync(a->d_ratio, 0, 8, rr->st));
     oz_launch(grid1(m * n, 256), 256, rr->st, oz_k_ratio, a->cx, beta, count, a->k, m, m * n,
-              a->mpad, a->Glo, pa->E, pa->emin, pa->bits, a->N1a, pb->E, pb->emin, pb->bits,
-              a->N1b, a->d_ratio);
+              a->mpad, a->Glo, pa->E, pa->emin, pa->lsb, pa->bits, a->N1a, pb->E, pb->emin,
+              pb->lsb, pb->bits, a->N1b, a->d_ratio);
     CKL();
     CK(cudaMemcpyAsync(&hr, a->d_ratio, 8, cudaMemcpyDeviceToHost, rr->st));
     CK(cudaStreamSynchronize(rr->st));
     memcpy(ratio, &hr, 8);
 done:
     return st;
+}
+
+int cuda_probe_host_bits(void *probe, const oz2_table *T, const int **bits_a,
+                         const int **bits_b)
+{
+    const cuda_probe *p = (const cuda_probe *)probe;
+    *bits_a = p->pa.hbits;
+    *bits_b = p->pb.hbits;
+    return p->T == T;
 }
 
 void cuda_probe_sides(void *probe, oz_side *a, oz_side *b)

@@ -197,11 +197,11 @@ static oz_gemm_call sub_call(const oz_gemm_call *c, int cols, int64_t q0, int64_
     if (cols) {
         s.n = qn;
         s.B = c->B + (c->transb == 'N' ? q0 * c->ldb : q0) * w;
-        s.C = c->C + q0 * c->ldc * w;
+        s.C = c->C + q0 * c->ldc * w * (c->dd ? 2 : 1);
     } else {
         s.m = qn;
         s.A = c->A + (c->transa == 'N' ? q0 : q0 * c->lda) * w;
-        s.C = c->C + q0 * w;
+        s.C = c->C + q0 * w * (c->dd ? 2 : 1);
     }
     return s;
 }

@@ -54,7 +54,7 @@ static void o2_apply(void *ctx, const oz_tiling *t)
     o->t = *t;
     mat_stream(&o->A, t->res ? 0 : (size_t)(t->mb * t->kc) * es, t->res ? 0 : (t->nI * t->nL > 1 ? 2 : 1));
     mat_stream(&o->B, t->res ? 0 : (size_t)(t->nb * t->kc) * es, t->res ? 0 : (t->nJ * t->nL > 1 ? 2 : 1));
-    mat_stream(&o->C, (size_t)(t->mb * t->nb) * es, t->nI * t->nJ > 1 ? 2 : 1);
+    mat_stream(&o->C, (size_t)(t->mb * t->nb) * o->C.es, t->nI * t->nJ > 1 ? 2 : 1);
     o->multi_g = t->nL > 1 || oz_up16(t->kc) > OZ_KBLOCK_BOUND;
 }
 
@@ -310,7 +310,7 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
                           (const int *)o->pa.E + x.i0, (const int *)o->pa.bits + x.i0,
                           (const int *)o->pb.E + x.j0, (const int *)o->pb.bits + x.j0, vc.p,
                           vc.ld, c->alpha[0], c->alpha[1], c->beta[0], c->beta[1], c->beta_zero,
-                          *T);
+                          c->dd, *T);
                 CKL();
                 CK(tl_mark(&o->tl, OZBLAS_PHASE_FINAL, r->st));
                 CK(mat_release(r, &o->C, &vc));
@@ -384,7 +384,8 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
                            void *probe, void **run, int *bad, oz_side *a, oz_side *b,
                            ozblas_report * /* rep: the phase times come with the products */)
 {
-    (void)probe; /* its workspace is the one this call reuses: nothing to take over */
+    /* probe (automatic precision): its workspace is the one this call reuses, so only its
+     * host copies of the bits for T are taken over */
     const int64_t m = c->m, n = c->n;
     o2_run *op;
     ozblas_status st = oz_run_new(run, opt, &op);
@@ -460,8 +461,13 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
      * to T->n moduli. A tile of a product spread over several devices takes the whole
      * product's bits instead (cuda_multi.cu). */
     cudaError_t shared_e;
+    const int *ha, *hb;
     if (oz_multi_bits(&r, pa->bits, m, pb->bits, n, &shared_e)) {
         CK(shared_e);
+    } else if (probe && cuda_probe_host_bits(probe, T, &ha, &hb)) {
+        /* the bits the probe set for T: no second bound product */
+        CK(cudaMemcpyAsync(pa->bits, ha, 4 * m, cudaMemcpyHostToDevice, r.st));
+        CK(cudaMemcpyAsync(pb->bits, hb, 4 * n, cudaMemcpyHostToDevice, r.st));
     } else if (o.fast) {
         oz_launch(grid1(m, 256), 256, r.st, oz_k_bits_fast, (const unsigned long long *)pa->S,
                   pa->bits, m, T->budget / 2);

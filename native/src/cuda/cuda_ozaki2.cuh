@@ -14,6 +14,7 @@ typedef struct {
     int64_t cols, cols_pad; /* m or n; rounded up to a multiple of 4 for the products */
     unsigned long long *amax, *S;
     int *E, *emin, *bits;
+    int *lsb;                /* automatic precision's probe only (NULL in a call) */
     int *hE, *hemin, *hbits; /* host */
     oz_opv v;
     int lc; /* l-contiguous layout */
@@ -39,7 +40,7 @@ static void launch_stats(const oz2_dside *p, int64_t k, int *bad, cudaStream_t s
     int64_t chunk;
     dim3 grid = column_grid<LC>(p, k, &chunk);
     oz_launch(grid, blk32x8(), st, oz_k_stats<LC, CX>, p->v, k, p->cols, chunk, p->amax, p->emin,
-              bad);
+              p->lsb, bad);
 }
 
 template <bool LC, bool CX>
@@ -90,6 +91,11 @@ static void launch_residues(const oz2_dside *p, int64_t k, int64_t kpad, int8_t 
 }
 
 /* C32 (m x n, ldc) = A^T B for int8 A (kb x m, lda), B (kb x n, ldb): TN, IMMA. */
+
+/* cuda_auto.cu: the bits automatic precision's probe set last (host copies: the call reuses
+ * the probe's workspace); 1 when they were set for T (the count the driver chose). */
+int cuda_probe_host_bits(void *probe, const oz2_table *T, const int **bits_a,
+                         const int **bits_b);
 
 /* The host side of a side: E, emin and bits as the driver reads them. */
 static inline void oz2_dside_host(const oz2_dside *p, oz_side *s)

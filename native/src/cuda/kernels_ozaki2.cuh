@@ -25,7 +25,8 @@
 /* ---- step 1: statistics ------------------------------------------------------------------
  * Per packed column q: amax (bit pattern of the largest |x|, a nonnegative double, so the
  * unsigned order of the bits is the numeric order), emin (smallest exponent of a nonzero
- * finite element), bad (any Inf/NaN). The grid's y dimension splits l into chunks whose
+ * finite element), bad (any Inf/NaN) and, where lsb is not NULL (automatic precision's probe),
+ * oz2_lsb_element's statistic. The grid's y dimension splits l into chunks whose
  * partial results are combined with atomics (max/min/or: order-independent).
  * Block (32, 8). l-contiguous: one warp per column (8 columns a block), lanes along l.
  * Otherwise: 32 columns a block (lanes along q, coalesced), the 8 rows of threads along l. */
@@ -33,39 +34,47 @@
 template <bool LC, bool CX>
 __global__ void __launch_bounds__(256)
     oz_k_stats(oz_opv v, int64_t k, int64_t cols, int64_t chunk, unsigned long long *amax,
-               int *emin, int *bad)
+               int *emin, int *lsb, int *bad)
 {
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int64_t lbeg = (int64_t)blockIdx.y * chunk;
     const int64_t lend = k < lbeg + chunk ? k : lbeg + chunk;
     const int64_t q = LC ? (int64_t)blockIdx.x * 8 + ty : (int64_t)blockIdx.x * 32 + tx;
     double a = 0.0;
-    int em = INT_MAX, b = 0;
+    int em = INT_MAX, lb = INT_MAX, b = 0;
     if (q < cols) {
         for (int64_t l = lbeg + (LC ? tx : ty); l < lend; l += (LC ? 32 : 8)) {
             double re, im;
             oz_load<LC, CX>(v, l, q, re, im);
             oz2_stat_element(re, &a, &em, &b);
-            if (CX)
+            if (lsb)
+                oz2_lsb_element(re, &lb);
+            if (CX) {
                 oz2_stat_element(im, &a, &em, &b);
+                if (lsb)
+                    oz2_lsb_element(im, &lb);
+            }
         }
     }
     if (LC) {
         for (int o = 16; o > 0; o >>= 1) {
             double a2 = __shfl_xor_sync(0xffffffffu, a, o);
             int em2 = __shfl_xor_sync(0xffffffffu, em, o);
+            int lb2 = __shfl_xor_sync(0xffffffffu, lb, o);
             int b2 = __shfl_xor_sync(0xffffffffu, b, o);
             a = a2 > a ? a2 : a;
             em = oz_min_int(em, em2);
+            lb = oz_min_int(lb, lb2);
             b |= b2;
         }
         if (tx != 0 || q >= cols)
             return;
     } else {
         __shared__ double sa[8][32];
-        __shared__ int se[8][32], sb[8][32];
+        __shared__ int se[8][32], sl[8][32], sb[8][32];
         sa[ty][tx] = a;
         se[ty][tx] = em;
+        sl[ty][tx] = lb;
         sb[ty][tx] = b;
         __syncthreads();
         if (ty != 0 || q >= cols)
@@ -73,6 +82,7 @@ __global__ void __launch_bounds__(256)
         for (int r = 1; r < 8; r++) {
             a = sa[r][tx] > a ? sa[r][tx] : a;
             em = oz_min_int(em, se[r][tx]);
+            lb = oz_min_int(lb, sl[r][tx]);
             b |= sb[r][tx];
         }
     }
@@ -80,6 +90,8 @@ __global__ void __launch_bounds__(256)
         atomicMax(amax + q, (unsigned long long)__double_as_longlong(a));
     if (em != INT_MAX)
         atomicMin(emin + q, em);
+    if (lsb && lb != INT_MAX)
+        atomicMin(lsb + q, lb);
     if (b)
         atomicOr(bad, 1);
 }
@@ -299,20 +311,48 @@ static __global__ void oz_k_acc_lower(const int *C32, double *G, int64_t total, 
         G[e] = first ? (double)C32[e] : G[e] + (double)C32[e];
 }
 
-static __global__ void oz_k_lower_combine(double *G1, const double *G2, int64_t total)
+/* Level p of the lower bound over the m x n entries of G (leading dimension mpad): P (level
+ * p's product; NULL for level 0, already in G) added, and *more set where an entry asks for
+ * level p + 1 (ozaki2.h oz2_lower_unresolved). */
+static __global__ void oz_k_lower_level(double *G, const double *P, int p, int64_t m,
+                                        int64_t total, int64_t mpad, const int *Ea,
+                                        const int *emin_a, const unsigned long long *Na,
+                                        const int *Eb, const int *emin_b,
+                                        const unsigned long long *Nb, int *more)
 {
-    int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e < total)
-        G1[e] = oz2_lower_product(G1[e], G2[e]);
+    const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= total)
+        return;
+    const int64_t i = idx % m, j = idx / m, e = i + j * mpad;
+    const double g = P ? oz2_lower_add(G[e], P[e], p) : G[e];
+    G[e] = g;
+    if (oz2_lower_unresolved(g, (uint64_t)Na[i], (uint64_t)Nb[j],
+                             oz2_level_resolves(Ea[i], emin_a[i], p),
+                             oz2_level_resolves(Eb[j], emin_b[j], p), p))
+        atomicOr(more, 1);
+}
+
+/* oz2_lower_final after the last level p. */
+static __global__ void oz_k_lower_final(double *G, int p, int64_t m, int64_t total, int64_t mpad,
+                                        const int *Ea, const int *emin_a, const int *Eb,
+                                        const int *emin_b)
+{
+    const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= total)
+        return;
+    const int64_t i = idx % m, j = idx / m, e = i + j * mpad;
+    G[e] = oz2_lower_final(G[e], oz2_level_resolves(Ea[i], emin_a[i], p),
+                           oz2_level_resolves(Eb[j], emin_b[j], p));
 }
 
 /* One entry's Ozaki II ratio, its row and column terms computed in place. */
-__device__ __forceinline__ double oz2_ratio_element(int cx, int alpha, int E, int emin, uint64_t NA,
-                                                    int beta, int F, int fmin, uint64_t NB, double G)
+__device__ __forceinline__ double oz2_ratio_element(int cx, int alpha, int E, int emin, int lsb,
+                                                    uint64_t NA, int beta, int F, int fmin,
+                                                    int lsbf, uint64_t NB, double G)
 {
     double ua, sa, ub, sb;
-    oz2_ratio_terms(alpha, E, emin, NA, &ua, &sa);
-    oz2_ratio_terms(beta, F, fmin, NB, &ub, &sb);
+    oz2_ratio_terms(alpha, E, emin, lsb, NA, &ua, &sa);
+    oz2_ratio_terms(beta, F, fmin, lsbf, NB, &ub, &sb);
     return oz2_bound_ratio(cx, ua, sa, ub, sb, NA, NB, G);
 }
 
@@ -321,10 +361,10 @@ __device__ __forceinline__ double oz2_ratio_element(int cx, int alpha, int E, in
  * order is the numeric order and atomicMax gives the CPU's exact max). */
 static __global__ void __launch_bounds__(256)
     oz_k_ratio(int cx, int beta, int count, int64_t k, int64_t m, int64_t total, int64_t mpad,
-               const double *Glo, const int *Ea,
-               const int *emin_a, const int *bits_a, const unsigned long long *Na, const int *Eb,
-               const int *emin_b, const int *bits_b, const unsigned long long *Nb,
-               unsigned long long *out)
+               const double *Glo, const int *Ea, const int *emin_a, const int *lsb_a,
+               const int *bits_a, const unsigned long long *Na, const int *Eb,
+               const int *emin_b, const int *lsb_b, const int *bits_b,
+               const unsigned long long *Nb, unsigned long long *out)
 {
     __shared__ double red[256];
     const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -333,8 +373,9 @@ static __global__ void __launch_bounds__(256)
         const int64_t i = idx % m, j = idx / m;
         r = beta ? oz1_bound_ratio(cx, count, beta, k, Ea[i], Eb[j], emin_a[i], emin_b[j],
                                    (uint64_t)Na[i], (uint64_t)Nb[j], Glo[i + j * mpad])
-                 : oz2_ratio_element(cx, bits_a[i], Ea[i], emin_a[i], (uint64_t)Na[i], bits_b[j],
-                                     Eb[j], emin_b[j], (uint64_t)Nb[j], Glo[i + j * mpad]);
+                 : oz2_ratio_element(cx, bits_a[i], Ea[i], emin_a[i], lsb_a[i], (uint64_t)Na[i],
+                                     bits_b[j], Eb[j], emin_b[j], lsb_b[j], (uint64_t)Nb[j],
+                                     Glo[i + j * mpad]);
     }
     red[threadIdx.x] = r;
     __syncthreads();
@@ -407,7 +448,7 @@ template <bool CX>
 __global__ void __launch_bounds__(256)
     oz_k_crt(const int8_t *R, int64_t mpad, int64_t plane, int64_t m, int64_t n, const int *Ea,
              const int *bits_a, const int *Eb, const int *bits_b, double *C, int64_t ldc,
-             double ar, double ai, double br, double bi, int beta_zero,
+             double ar, double ai, double br, double bi, int beta_zero, int dd,
              const __grid_constant__ oz2_table T)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -418,6 +459,10 @@ __global__ void __launch_bounds__(256)
     for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
         const int shift = -sa - (bits_b[j] - Eb[j]);
         const int8_t *r = R + i + j * mpad;
+        if (dd) { /* the split driver's unrounded part (oz_gemm_call.dd) */
+            oz2_crt_store_dd(&T, r, plane, shift, CX, C + 2 * (CX ? 2 : 1) * (i + j * ldc));
+            continue;
+        }
         const double xr = oz2_crt(&T, r, plane, shift);
         const double xi = CX ? oz2_crt(&T, r + (int64_t)T.n * plane, plane, shift) : 0.0;
         oz_update_element(C + (CX ? 2 : 1) * (i + j * ldc), CX, xr, xi, al, be, beta_zero);

@@ -338,7 +338,7 @@ int mats_init(const oz_gemm_call *c, int dev, mat *A, mat *B, mat *C)
     const int64_t rb = c->transb == 'N' ? c->k : c->n, cb = c->transb == 'N' ? c->n : c->k;
     return mat_init(A, c->A, c->lda, ra, ca, es, dev, 0) &&
            mat_init(B, c->B, c->ldb, rb, cb, es, dev, 1) &&
-           mat_init(C, c->C, c->ldc, c->m, c->n, es, dev, 2);
+           mat_init(C, c->C, c->ldc, c->m, c->n, c->dd ? 2 * es : es, dev, 2);
 }
 
 void mat_stream(mat *x, size_t slot_bytes, int nslots)

@@ -20,6 +20,8 @@
 #ifndef OZ_OZAKI2_H
 #define OZ_OZAKI2_H
 
+#include <limits.h>
+
 #include "oz_defs.h"
 
 #define OZ2_MAX_MODULI 49      /* the longest list (INT8's: GEMMul8's 20, then 29 primes) */
@@ -67,6 +69,18 @@ OZ_HD void oz2_stat_element(double x, double *amax, int *emin, int *bad)
         *amax = ax;
     if (x != 0.0 && oz_is_finite(x))
         *emin = oz_min_int(*emin, oz_exponent(x));
+}
+
+/* Automatic precision's statistic: the smallest exponent of the lowest set bit over a row's
+ * nonzero finite elements (INT_MAX: none), so that every element is a multiple of 2^lsb.
+ * Order-independent (a min). */
+OZ_HD void oz2_lsb_element(double x, int *lsb)
+{
+    if (x == 0.0 || !oz_is_finite(x))
+        return;
+    int e;
+    const uint64_t M = (uint64_t)ldexp(frexp(fabs(x), &e), 53); /* x = M 2^(e - 53) */
+    *lsb = oz_min_int(*lsb, e - 53 + oz_bitlen64(M & (~M + 1)) - 1);
 }
 
 /* One element's term of the fixed-point sum of squares of a row, relative to 2^E:
@@ -140,14 +154,17 @@ OZ_HD int oz2_loses_element(int E, int emin, int bits)
  * errs by less than s_i, and |A'| <= |A|, so
  *   |C~ - C|_ij <= c (s_i sum_l |b_lj| + t_j sum_l |a_il|)     (c = 1 real, 2 complex)
  * which is divided by a lower bound of (|A||B|)_ij: an exact small-integer product of
- * rounded-down magnitudes. Where that lower bound is 0 the exponent span still bounds the
- * ratio: |a_il| >= 2^emin_i, so |delta a_il| <= 2^(E_i - emin_i - alpha_i) |a_il|. The
- * bound falls as the moduli count grows, so the fewest moduli meeting it are found by a
- * walk from the usual count (oz_auto_count). Both executors compute these terms with the same element functions. */
+ * rounded-down magnitudes at one or more levels. Where that lower bound is 0 the exponent
+ * span still bounds the ratio: |a_il| >= 2^emin_i, so
+ * |delta a_il| <= 2^(E_i - emin_i - alpha_i) |a_il|. The bound falls as the moduli count
+ * grows, so the fewest moduli meeting it are found by a walk from the usual count
+ * (oz_auto_count). Both executors compute these terms with the same element functions. */
 #define OZ2_AUTO_TARGET 0x1p-53 /* u: the unit roundoff of double */
-#define OZ2_LSHIFT 6            /* lower-bound magnitudes floor(|x| 2^(6 - E)) <= 127 ... */
-#define OZ2_LSHIFT2 13          /* ... and, for entries made of smaller elements only,
-                                   min(127, floor(|x| 2^(13 - E))) */
+#define OZ2_LSHIFT 6            /* level 0's magnitudes floor(|x| 2^(6 - E)) <= 127 */
+#define OZ2_LSHIFT2 11          /* level 1: min(127, floor(|x| 2^(11 - E))) (measured: 11
+                                   takes phi = 1 to one modulus fewer than 13, 64 x 1024) */
+#define OZ2_LSTEP 7             /* each further level 7 bits deeper */
+#define OZ2_MAX_LEVELS 6        /* at most this many lower-bound products (shift 39) */
 
 /* One element's term of the fixed-point 1-norm of its row: an upper bound of
  * |x| 2^(32 - E) as an integer (the + 1 covers an underflowing ldexp). Integer sums make
@@ -159,30 +176,72 @@ OZ_HD uint64_t oz2_abs_term(double x, int E)
     return (uint64_t)ceil(ldexp(fabs(x), 32 - E)) + 1;
 }
 
+/* The shift of lower-bound level p: 6, 11, 18, 25, ... bits below each row's maximum. */
+OZ_HD int oz2_level_shift(int p)
+{
+    return p == 0 ? OZ2_LSHIFT : OZ2_LSHIFT2 + OZ2_LSTEP * (p - 1);
+}
+
 /* Rounded-down magnitude for the lower bounds of |A||B|: min(127, floor(|x| 2^(shift - E))),
- * shift OZ2_LSHIFT or OZ2_LSHIFT2. For a complex element pass the larger of |re| and |im|
- * (at most its modulus). Two exact small-integer products G1, G2 of these give
- *   (|A||B|)_ij >= 2^(E + F - 12) max(G1_ij, 2^-14 G2_ij)
- * where the second resolves the entries the first rounds to zero. */
+ * shift oz2_level_shift(p). For a complex element pass the larger of |re| and |im| (at most
+ * its modulus). Clamping keeps it a lower bound, so each level's exact small-integer
+ * product P_p gives (|A||B|)_ij >= 2^(E + F - 2 shift_p) P_p,ij: level 0 resolves the
+ * elements near the maxima, deeper levels the smaller ones (clamping the large). */
 OZ_HD int oz2_lbound(double ax, int E, int shift)
 {
     double v = floor(ldexp(ax, shift - E));
     return v < 127.0 ? (int)v : 127;
 }
 
-/* The two lower-bound products combined, in the units of G1. */
-OZ_HD double oz2_lower_product(double G1, double G2)
+/* The lower bound so far (G, in the units 2^(E + F - 12) of level 0) with level p's
+ * product P added: the larger of the two (exact: P < 2^53, scaled by a power of two). */
+OZ_HD double oz2_lower_add(double G, double P, int p)
 {
-    double g2 = ldexp(G2, -2 * (OZ2_LSHIFT2 - OZ2_LSHIFT));
-    return G1 > g2 ? G1 : g2;
+    double g = ldexp(P, -2 * (oz2_level_shift(p) - OZ2_LSHIFT));
+    return G > g ? G : g;
+}
+
+/* Whether level p resolves every nonzero element of a row (|x| >= 2^emin >= 2^(E - shift),
+ * so its magnitude is at least 1): then a zero lower bound there is no rounding. */
+OZ_HD int oz2_level_resolves(int E, int emin, int p)
+{
+    return emin == INT_MAX || E - emin <= oz2_level_shift(p);
+}
+
+/* Whether entry (i, j) asks for level p + 1 after level p (G: the lower bound so far). After
+ * level 0: where G is below 2^10 (no term resolved to more than a few bits: a rounding
+ * loss of up to 4x, which at phi = 1 costs a modulus); after deeper levels: where G is
+ * still 0 although (|A||B|)_ij may be positive, since the ratio then falls back to the
+ * exponent spans (tens of bits more per side at phi >= 4). Each level is one small product
+ * against the moduli it saves; measured on 64 x 1024 x 64 (README). An entry known to be 0
+ * (every element resolved, G = 0) asks for nothing. */
+#define OZ2_LEVEL1_BELOW 1024.0
+OZ_HD int oz2_lower_unresolved(double G, uint64_t NA, uint64_t NB, int res_a, int res_b, int p)
+{
+    if (NA == 0 || NB == 0 || (G == 0.0 && res_a && res_b))
+        return 0;
+    return p == 0 ? G < OZ2_LEVEL1_BELOW : G == 0.0 && !(res_a && res_b);
+}
+
+/* The final lower bound of an entry: where every nonzero element of its row and column is
+ * resolved and the products still give 0, no l has a_il b_lj != 0, so (|A||B|)_ij = 0 and
+ * its truncation error is exactly 0: marked +inf, which makes the bound ratio 0. */
+OZ_HD double oz2_lower_final(double G, int res_a, int res_b)
+{
+    return G == 0.0 && res_a && res_b ? INFINITY : G;
 }
 
 /* The per-row (per-column) factors of the bound ratio, computed once per row: *unit =
- * 2^-alpha and *span = 2^(E - emin - alpha) (0 for a zero row, emin INT_MAX). */
-OZ_HD void oz2_ratio_terms(int alpha, int E, int emin, uint64_t N, double *unit, double *span)
+ * 2^-alpha and *span = 2^(E - emin - alpha) (0 for a zero row, emin INT_MAX). Both are 0
+ * where the row's truncation is exact: every element a multiple of 2^lsb (oz2_lsb_element)
+ * with lsb >= E - alpha, the unit of the kept bits (integer or float32 data, and phi = 0
+ * inputs drawn on a 2^-53 grid, need no bound on a remainder they do not have). */
+OZ_HD void oz2_ratio_terms(int alpha, int E, int emin, int lsb, uint64_t N, double *unit,
+                           double *span)
 {
-    *unit = ldexp(1.0, -alpha);
-    *span = N ? ldexp(1.0, E - emin - alpha) : 0.0;
+    const int exact = lsb != INT_MAX && lsb >= E - alpha;
+    *unit = exact ? 0.0 : ldexp(1.0, -alpha);
+    *span = N && !exact ? ldexp(1.0, E - emin - alpha) : 0.0;
 }
 
 /* Bound of |C~ - C|_ij / (|A||B|)_ij for row i of op(A) and column j of op(B) from their
@@ -370,11 +429,10 @@ OZ_HD void oz2_crt_add(uint64_t *acc, const oz2_table *T, int t, int r, const in
         acc[i] += (uint64_t)T->w[t][i] * u;
 }
 
-/* The unique X in [-M/2, M/2) with X = sum_t u_t W_t (mod M), rounded to double, times
- * 2^shift. */
-OZ_HD double oz2_crt_round(const oz2_table *T, const uint64_t *sums, int shift, const int L)
+/* The unique X in [-M/2, M/2) with X = sum_t u_t W_t (mod M): its magnitude into acc (L
+ * limbs); returns 1 when X < 0. */
+OZ_HD int oz2_crt_mag(const oz2_table *T, const uint64_t *sums, uint32_t *acc, const int L)
 {
-    uint32_t acc[OZ2_LIMBS];
     uint64_t carry = 0;
     for (int i = 0; i < L; i++) {
         const uint64_t s = sums[i] + carry;
@@ -400,6 +458,14 @@ OZ_HD double oz2_crt_round(const oz2_table *T, const uint64_t *sums, int shift, 
         oz2_limbs_neg(acc, L);
         neg = 1;
     }
+    return neg;
+}
+
+/* That X rounded to double, times 2^shift. */
+OZ_HD double oz2_crt_round(const oz2_table *T, const uint64_t *sums, int shift, const int L)
+{
+    uint32_t acc[OZ2_LIMBS];
+    const int neg = oz2_crt_mag(T, sums, acc, L);
     double v = oz2_limbs_to_double(acc, shift, L);
     return neg ? -v : v;
 }
@@ -413,6 +479,63 @@ OZ_HD double oz2_crt_limbs(const oz2_table *T, const int8_t *R, int64_t plane, i
     for (int t = 0; t < T->n; t++)
         oz2_crt_add(sums, T, t, R[t * plane], L);
     return oz2_crt_round(T, sums, shift, L);
+}
+
+/* Unrounded parts (the split driver's, core/driver_split.c): X 2^shift as hi + lo, hi =
+ * oz2_limbs_to_double's rounding and lo the remainder X 2^shift - hi rounded once, so
+ * |hi + lo - X 2^shift| <= u |X 2^shift - hi| <= u^2 |X 2^shift| (2^-1075 where lo is
+ * subnormal). mag is scratch. hi exact or infinite: lo = 0. */
+OZ_HD void oz2_limbs_to_dd(uint32_t *mag, int shift, int L, double *hi, double *lo)
+{
+    *hi = oz2_limbs_to_double(mag, shift, L);
+    *lo = 0.0;
+    int h = L - 1;
+    while (h > 0 && mag[h] == 0)
+        h--;
+    int drop = 32 * h + oz_bitlen64(mag[h]) - 53; /* as oz2_limbs_to_double cuts */
+    if (drop < -1074 - shift)
+        drop = -1074 - shift;
+    if (drop <= 0 || isinf(*hi))
+        return;
+    /* hi was rounded up when it exceeds the kept bits: the remainder is then negative */
+    const int up = *hi > ldexp((double)oz2_limbs_bits(mag, L, drop, 53), shift + drop);
+    for (int pass = 0; pass < 1 + up; pass++) {
+        if (pass)
+            oz2_limbs_neg(mag, L); /* 2^drop - R, once cut to the drop bits */
+        for (int i = 0; i < L; i++) /* mag mod 2^drop: the bits hi does not hold */
+            if (32 * i >= drop)
+                mag[i] = 0;
+            else if (32 * (i + 1) > drop)
+                mag[i] &= (1u << (drop - 32 * i)) - 1u;
+    }
+    const double r = oz2_limbs_to_double(mag, shift, L);
+    *lo = up ? -r : r;
+}
+
+/* The residues' X times 2^shift as (hi, lo) into out[0], out[1]. */
+OZ_HD void oz2_crt_dd(const oz2_table *T, const int8_t *R, int64_t plane, int shift, double *out)
+{
+    uint64_t sums[OZ2_LIMBS] = {0};
+    uint32_t acc[OZ2_LIMBS];
+    for (int t = 0; t < T->n; t++)
+        oz2_crt_add(sums, T, t, R[t * plane], T->limbs);
+    const int neg = oz2_crt_mag(T, sums, acc, T->limbs);
+    oz2_limbs_to_dd(acc, shift, T->limbs, &out[0], &out[1]);
+    if (neg) {
+        out[0] = -out[0];
+        out[1] = -out[1];
+    }
+}
+
+/* One entry of C in the split driver's (hi, lo) layout (oz_gemm_call.dd): re hi, re lo and,
+ * complex, im hi, im lo; R: the real part's residue planes, the imaginary part's T->n
+ * planes further. */
+OZ_HD void oz2_crt_store_dd(const oz2_table *T, const int8_t *R, int64_t plane, int shift,
+                            int cx, double *out)
+{
+    oz2_crt_dd(T, R, plane, shift, out);
+    if (cx)
+        oz2_crt_dd(T, R + (int64_t)T->n * plane, plane, shift, out + 2);
 }
 
 /* The limb count as a constant lets the compiler unroll every limb loop and keep the sums

@@ -527,7 +527,7 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
                        "ozblas-trace pid=%d routine=%s symbol=%s m=%lld n=%lld k=%lld route=%s "
                        "method=%s moduli=%d slices=%d bound=%.2e executor=%s seconds=%.3e "
                        "fallback=\"%s\" policy=%s accuracy=%s direct=%lld engine=%s "
-                       "engine_products=%d\n",
+                       "engine_products=%d split_parts=%d\n",
                        (int)getpid(), s->routine, s->symbol, (long long)c->m, (long long)c->n,
                        (long long)c->k, fb ? "fallback" : "ozblas", shim_method_name(r->rep.method),
                        r->rep.moduli, r->rep.slices, r->rep.bound,
@@ -540,7 +540,7 @@ void shim_end(const oz_slot *s, const shim_call *c, const shim_result *r, double
                        r->rep.accuracy == OZBLAS_ACCURACY_CORRECT ? "correct" : "dgemm",
                        (long long)r->rep.direct_entries,
                        r->rep.engine == OZBLAS_ENGINE_FP4 ? "fp4" : "int8",
-                       r->rep.engine_products);
+                       r->rep.engine_products, r->rep.split_parts);
     } else {
         char why[160];
         const char *reason = shim_reason(r, why, sizeof why);
