@@ -205,8 +205,9 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant
     Keyword options override the OZBLAS_* environment: method (auto, native, ozaki1,
     ozaki2), moduli (2..49) and scaling (accurate, fast) for Ozaki II, slices (2..40) and
     variant (bitmask, rn, ef, hybrid) for Ozaki I, executor (auto, cpu, cuda, cuda:N), threads,
-    accuracy (dgemm: DGEMM-level; correct: every entry the exact product rounded once, computed
-    on the host; not with method native or ozaki1 or a moduli or slices count).
+    accuracy (dgemm: DGEMM-level; correct: every entry the exact product rounded once, the same
+    bits on every executor: on the CPU for host arrays unless executor is cuda, on the device
+    for device arrays; not with method native or ozaki1 or a moduli or slices count).
     engine (int8, fp4: the unit of the integer products).
     With return_info=True returns (c, info) where info says what the call did.
     """

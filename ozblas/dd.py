@@ -3,14 +3,16 @@
 The product is computed exactly (Ozaki II with the host DGEMM as the exact integer engine,
 native/src/numerics/exact.h) and rounded once to a double-double, entry by entry:
 ``hi = fl(p)``, ``lo = fl(p - hi)``, so ``|hi + lo - p| <= 2**-106 |p| + 2**-1075``
-(the proof is at ``ozx_round_dd`` in exact.h). CPU only for now.
+(the proof is at ``ozx_round_dd`` in exact.h). On the CPU executor the exact integer engine
+is the host DGEMM; on the CUDA executor (executor="cuda", or device arrays) it is the INT8
+units through INT8 moduli (native/src/cuda/cuda_exact.cu), with the same bits.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import config
+from . import _constants, config
 from ._native import check, ffi, lib, load
 
 __all__ = ["matmul_dd"]
@@ -35,10 +37,9 @@ def _dd_operand(x, name):
 
 
 def _array(x, name):
-    if hasattr(x, "__cuda_array_interface__"):
-        raise TypeError(f"{name} is a device array; matmul_dd runs on the CPU only (no device "
-                        "path yet): pass host arrays")
-    x = np.asarray(x)
+    from .api import _xp
+
+    x = _xp(x).asarray(x)  # device arrays (__cuda_array_interface__) as CuPy arrays
     if x.dtype not in (np.float64, np.complex128):
         raise TypeError(f"{name} has dtype {x.dtype}; accepted: {_ACCEPTED}")
     if x.ndim not in (2, 3):
@@ -46,21 +47,21 @@ def _array(x, name):
     return x
 
 
-def _extended(a, b):
+def _extended(a, b, xp):
     """One exact product for double-double operands: (ah + al)(bh + bl) is the product of
     [ah, ah, al, al] and [bh; bl; bh; bl] (or the two-term forms when one side is plain)."""
     (ah, al), (bh, bl) = a, b
     if al is None and bl is None:
         return ah, bh
     if bl is None:
-        return np.concatenate([ah, al], axis=-1), np.concatenate([bh, bh], axis=-2)
+        return xp.concatenate([ah, al], axis=-1), xp.concatenate([bh, bh], axis=-2)
     if al is None:
-        return np.concatenate([ah, ah], axis=-1), np.concatenate([bh, bl], axis=-2)
-    return (np.concatenate([ah, ah, al, al], axis=-1),
-            np.concatenate([bh, bl, bh, bl], axis=-2))
+        return xp.concatenate([ah, ah], axis=-1), xp.concatenate([bh, bl], axis=-2)
+    return (xp.concatenate([ah, ah, al, al], axis=-1),
+            xp.concatenate([bh, bl, bh, bl], axis=-2))
 
 
-def _dd_2d(a, b, opts, cplx):
+def _dd_2d(a, b, opts, cplx, xp):
     from .api import _blas_view, _ptr, _report_dict
 
     m, k = a.shape
@@ -68,18 +69,18 @@ def _dd_2d(a, b, opts, cplx):
     A, ta, lda = _blas_view(a, "N")
     B, tb, ldb = _blas_view(b, "N")
     dt = np.complex128 if cplx else np.float64
-    hi = np.empty((m, n), dtype=dt, order="F")
-    lo = np.empty((m, n), dtype=dt, order="F")
+    hi = xp.empty((m, n), dtype=dt, order="F")
+    lo = xp.empty((m, n), dtype=dt, order="F")
     rep = ffi.new("ozblas_report *")
     f = lib.ozblas_zgemm_dd if cplx else lib.ozblas_dgemm_dd
     check(f(ffi.NULL, ta.encode(), tb.encode(), m, n, k, _ptr(A), lda, _ptr(B), ldb, _ptr(hi),
             max(1, m), _ptr(lo), max(1, m), opts, rep))
-    info = _report_dict(rep)
+    info = _report_dict(rep, opts.device)
     info["direct_entries"] = rep.direct_entries
     return hi, lo, info
 
 
-def matmul_dd(a, b, *, threads=None, return_info=False):
+def matmul_dd(a, b, *, executor=None, threads=None, return_info=False):
     """The product a @ b as a double-double ``(hi, lo)``, exact up to one rounding.
 
     a and b: float64/complex128 arrays (2-D, or stacked 3-D with equal or one batch), or
@@ -88,39 +89,53 @@ def matmul_dd(a, b, *, threads=None, return_info=False):
     ``|hi + lo - a @ b| <= 2**-106 |a @ b| + 2**-1075`` (hence <= 2**-100 (|a| @ |b|) wherever
     that is above 2**-969). Inf/NaN in the inputs give each entry what its dot product gives
     under IEEE rules (lo = 0 there); an entry beyond the double range gives hi = +-inf, lo = 0.
-    threads: CPU threads for the elementwise steps (0 or None: all cores); results do not
-    depend on it. With return_info=True returns (hi, lo, info).
+    executor (auto, cpu, cuda, cuda:N; default OZBLAS_EXECUTOR): where the product runs. auto
+    runs host arrays on the CPU and device arrays (CuPy, or anything with
+    __cuda_array_interface__: the results are then CuPy arrays) on their device; cuda runs
+    host arrays on the GPU too. Every executor gives the same bits; info["executor"] says
+    which ran. threads: CPU threads for the elementwise steps (0 or None: all cores); results
+    do not depend on it. With return_info=True returns (hi, lo, info).
     """
+    from .api import _device_options, _on_device, _xp
+
     A = _dd_operand(a, "a")
     B = _dd_operand(b, "b")
-    a2, b2 = _extended(A, B)
+    parts = [p for p in (*A, *B) if p is not None]
+    xp = _xp(*parts)
+    if xp is not np and not all(_on_device(p) for p in parts):
+        raise TypeError("a and b must all be host arrays or all device arrays")
+    a2, b2 = _extended(A, B, xp)
     if a2.shape[-1] != b2.shape[-2]:
         raise ValueError(f"inner dimensions differ: a is {A[0].shape}, b is {B[0].shape}")
     load()
+    env = config.from_env()
     opts = ffi.new("ozblas_options *")
     lib.ozblas_options_init(opts)
-    opts.executor = 1  # the CPU: no device path yet
+    ex, opts.device, _ = (config.parse_keyword("executor", executor) if executor is not None
+                          else (env.executor, env.device, env.devices))
+    opts.executor = _constants.EXECUTORS.index(ex)
+    _device_options(opts, xp, parts)
     opts.threads = (config.parse_keyword("threads", threads) if threads is not None
-                    else config.from_env().threads)
+                    else env.threads)
     cplx = np.complex128 in (a2.dtype, b2.dtype)
     dt = np.complex128 if cplx else np.float64
     a2 = a2.astype(dt, copy=False)
     b2 = b2.astype(dt, copy=False)
     if a2.ndim == 2 and b2.ndim == 2:
-        hi, lo, info = _dd_2d(a2, b2, opts, cplx)
+        hi, lo, info = _dd_2d(a2, b2, opts, cplx, xp)
         return (hi, lo, info) if return_info else (hi, lo)
     ba = a2.shape[0] if a2.ndim == 3 else 1
     bb = b2.shape[0] if b2.ndim == 3 else 1
     if ba != bb and 1 not in (ba, bb):
         raise ValueError(f"batch sizes differ: a is {A[0].shape}, b is {B[0].shape}")
     nb = max(ba, bb)
-    hi = np.empty((nb, a2.shape[-2], b2.shape[-1]), dtype=dt)
-    lo = np.empty_like(hi)
+    hi = xp.empty((nb, a2.shape[-2], b2.shape[-1]), dtype=dt)
+    lo = xp.empty_like(hi)
     infos = []
     for i in range(nb):
         ai = a2[i if ba > 1 else 0] if a2.ndim == 3 else a2
         bi = b2[i if bb > 1 else 0] if b2.ndim == 3 else b2
-        hi[i], lo[i], inf = _dd_2d(ai, bi, opts, cplx)
+        hi[i], lo[i], inf = _dd_2d(ai, bi, opts, cplx, xp)
         infos.append(inf)
     if not return_info:
         return hi, lo

@@ -332,16 +332,18 @@ ozblas_status ozblas_engine_gemm_int8(int engine, int64_t m, int64_t n, int64_t 
                                       int64_t ldb, int32_t *C, int64_t ldc);
 
 /* ---- Exact and double-double products (core/exact_gemm.c, numerics/exact.h) -------------
- * op(A) op(B) computed exactly (Ozaki II with the host DGEMM as the exact integer engine:
- * residues modulo primes below 2^22 in k-blocks of 2048, CRT in multi-word integers; entries
+ * op(A) op(B) computed exactly (Ozaki II with an exact integer engine: on the CPU the host
+ * DGEMM on residues modulo primes below 2^22 in k-blocks of 2048, on the CUDA executor INT8
+ * products on residues modulo odd numbers below 256; CRT in multi-word integers; entries
  * of rows or columns the largest count cannot hold, or holding Inf/NaN, by exact dot products
  * in a long accumulator), then rounded once to a double-double:
  *   hi = RN(P_ij), lo = RN(P_ij - hi),  |hi + lo - P_ij| <= 2^-106 |P_ij| + 2^-1075.
  * No alpha or beta: the pair is the product itself. Inf/NaN in A or B give what the entry's
  * dot product gives under IEEE rules (NaN, or +-Inf with lo = 0); a finite P_ij beyond the
- * double range gives hi = +-Inf, lo = 0. CPU only: with opt->executor CUDA the call returns
- * OZBLAS_ERR_EXECUTOR_UNAVAILABLE (no device path yet). opt may be NULL; opt->threads is used.
- * report (may be NULL): method OZAKI2, moduli, int_gemms (DGEMMs), direct_entries. */
+ * double range gives hi = +-Inf, lo = 0. Executor CUDA (or AUTO with A, B, Chi or Clo in
+ * device memory) runs on opt->device, with the CPU executor's bits; AUTO with host memory
+ * runs on the CPU. opt may be NULL; opt->threads is used on the CPU. report (may be NULL):
+ * executor, method OZAKI2, moduli, int_gemms (DGEMMs, or INT8 products), direct_entries. */
 ozblas_status ozblas_dgemm_dd(ozblas_context *ctx, char transa, char transb,
                               int64_t m, int64_t n, int64_t k,
                               const double *A, int64_t lda, const double *B, int64_t ldb,

@@ -212,7 +212,7 @@ def test_subnormal_results():
     check_dd(hi, lo, oracle(a, b))
 
 
-def test_device_executor_is_refused():
+def test_cuda_executor_without_cuda_and_bad_arguments():
     a = np.ones((2, 2))
     opt = ffi.new("ozblas_options *")
     lib.ozblas_options_init(opt)
@@ -221,12 +221,32 @@ def test_device_executor_is_refused():
     p = lambda x: ffi.cast("double *", x.ctypes.data)  # noqa: E731
     st_ = lib.ozblas_dgemm_dd(ffi.NULL, b"N", b"N", 2, 2, 2, p(a), 2, p(a), 2, p(hi), 2, p(lo), 2,
                               opt, ffi.NULL)
-    assert ffi.string(lib.ozblas_status_name(st_)) == b"OZBLAS_ERR_EXECUTOR_UNAVAILABLE"
+    if not ozblas.info()["executors"]["cuda"]["available"]:
+        assert ffi.string(lib.ozblas_status_name(st_)) == b"OZBLAS_ERR_EXECUTOR_UNAVAILABLE"
     st_ = lib.ozblas_dgemm_dd(ffi.NULL, b"X", b"N", 2, 2, 2, p(a), 2, p(a), 2, p(hi), 2, p(lo), 2,
                               ffi.NULL, ffi.NULL)
     assert ffi.string(lib.ozblas_status_name(st_)) == b"OZBLAS_ERR_INVALID_ARGUMENT"
-    with pytest.raises(TypeError, match="CPU only"):
-        ozblas.matmul_dd(type("Dev", (), {"__cuda_array_interface__": {}})(), a)
+    opt.executor = 7
+    st_ = lib.ozblas_dgemm_dd(ffi.NULL, b"N", b"N", 2, 2, 2, p(a), 2, p(a), 2, p(hi), 2, p(lo), 2,
+                              opt, ffi.NULL)
+    assert ffi.string(lib.ozblas_status_name(st_)) == b"OZBLAS_ERR_INVALID_ARGUMENT"
+    with pytest.raises(ValueError, match="executor"):
+        ozblas.matmul_dd(a, a, executor="gpu")
+
+
+class _FakeDevice:
+    """Looks like a device array to the API; without CuPy it is refused before any use."""
+    __cuda_array_interface__ = {}
+
+
+def test_device_arrays_need_cupy():
+    try:
+        import cupy  # noqa: F401
+        pytest.skip("CuPy present: tests/cuda/test_device_arrays.py covers device arrays")
+    except ImportError:
+        pass
+    with pytest.raises(TypeError, match="CuPy"):
+        ozblas.matmul_dd(_FakeDevice(), np.ones((2, 2)))
 
 
 @st.composite

@@ -246,12 +246,8 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
     }
 
     if (opt.accuracy == OZBLAS_ACCURACY_CORRECT) {
-        /* exact products run on the host (no device path yet) */
-        if (oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) || oz_cuda_on_device(c->C))
-            return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
-        rep.executor = OZBLAS_EXECUTOR_CPU;
         rep.bound = 0x1p-53; /* one rounding: |C^ - P| <= u |P| (below 2^-1022: half an ulp) */
-        st = oz_exact_gemm(c, &opt, NULL, 0, &rep);
+        st = oz_exact_run(c, &opt, NULL, 0, &rep);
         goto out;
     }
     int method = opt.method;

@@ -12,6 +12,7 @@
 
 #include "oz_internal.h"
 #include "../cpu/cpu_common.h"
+#include "../cuda/oz_cuda.h"
 #include "../numerics/exact.h"
 
 enum { COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112 };
@@ -38,10 +39,7 @@ static int host_dgemm_tn(const oz_host_blas *b, int64_t m, int64_t n, int64_t k,
 /* One operand as the driver sees it: the rows of op(A) (is_a) or the columns of op(B), each
  * an "outer" index with k inner elements. */
 typedef struct {
-    const double *X;
-    int64_t ld;
-    char trans;
-    int is_a, cx;
+    ozx_opv v;
     int64_t outer;
     int *low, *top;
     char *direct; /* Inf/NaN, or too wide for the largest count: exact dot products */
@@ -49,19 +47,6 @@ typedef struct {
     int16_t *s[2]; /* per outer index */
     double *re, *im, *sum; /* this modulus' residues, same layout */
 } side;
-
-/* Element l of outer index o: (re, im), conjugated for trans 'C'. */
-static inline void side_get(const side *s, int64_t o, int64_t l, double *re, double *im)
-{
-    int64_t idx = s->is_a ? oz_op_index(s->trans, o, l, s->ld) : oz_op_index(s->trans, l, o, s->ld);
-    if (!s->cx) {
-        *re = s->X[idx];
-        *im = 0.0;
-        return;
-    }
-    *re = s->X[2 * idx];
-    *im = s->trans == 'C' ? -s->X[2 * idx + 1] : s->X[2 * idx + 1];
-}
 
 static void side_free(side *s)
 {
@@ -85,43 +70,16 @@ static int side_stats(side *s, int64_t k, int nt)
     if (!s->low || !s->top || !s->direct)
         return 0;
 #pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t o = 0; o < s->outer; o++) {
-        double amax = 0.0;
-        int low = INT_MAX, bad = 0;
-        for (int64_t l = 0; l < k; l++) {
-            double re, im;
-            side_get(s, o, l, &re, &im);
-            ozx_stat_element(re, &amax, &low, &bad);
-            ozx_stat_element(im, &amax, &low, &bad);
-        }
-        s->low[o] = amax == 0.0 ? 0 : low;
-        s->top[o] = ozx_top_bits(amax, low);
-        s->direct[o] = (char)bad;
-    }
+    for (int64_t o = 0; o < s->outer; o++)
+        ozx_outer_stats(&s->v, o, k, &s->low[o], &s->top[o], &s->direct[o]);
     return 1;
-}
-
-static int side_max_top(const side *s)
-{
-    int t = 0;
-    for (int64_t o = 0; o < s->outer; o++)
-        if (!s->direct[o] && s->top[o] > t)
-            t = s->top[o];
-    return t;
-}
-
-static void side_mark_wide(side *s, int cap)
-{
-    for (int64_t o = 0; o < s->outer; o++)
-        if (s->top[o] > cap)
-            s->direct[o] = 1;
 }
 
 /* The integers of every non-direct outer index, once (direct ones: zeros). */
 static int side_integers(side *s, int64_t k, int nt)
 {
     size_t len = (size_t)(k * s->outer);
-    for (int p = 0; p < (s->cx ? 2 : 1); p++) {
+    for (int p = 0; p < (s->v.cx ? 2 : 1); p++) {
         s->F[p] = malloc(sizeof(double) * len);
         s->s[p] = malloc(sizeof(int16_t) * len);
         if (!s->F[p] || !s->s[p])
@@ -132,8 +90,8 @@ static int side_integers(side *s, int64_t k, int nt)
         int skip = s->direct[o] || s->top[o] == 0;
         for (int64_t l = 0; l < k; l++) {
             double x[2];
-            side_get(s, o, l, &x[0], &x[1]);
-            for (int p = 0; p < (s->cx ? 2 : 1); p++) {
+            ozx_get(&s->v, o, l, &x[0], &x[1]);
+            for (int p = 0; p < (s->v.cx ? 2 : 1); p++) {
                 int sh = 0;
                 s->F[p][o * k + l] = skip ? 0.0 : ozx_integer(x[p], -s->low[o], &sh);
                 s->s[p][o * k + l] = (int16_t)sh; /* sh < top <= budget(64) < 2^15 */
@@ -149,59 +107,10 @@ static void side_residues(side *s, int64_t k, double m, double inv, const double
     const int64_t len = k * s->outer;
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t e = 0; e < len; e++) {
-        double rr = ozx_residue(s->F[0][e], s->s[0][e], m, inv, pow2);
-        s->re[e] = rr;
-        if (s->cx) {
-            double ri = ozx_residue(s->F[1][e], s->s[1][e], m, inv, pow2);
-            s->im[e] = ri;
-            s->sum[e] = ozx_add_mod(rr, ri, m);
-        }
+        const int cx = s->v.cx;
+        ozx_residues(s->F[0][e], s->s[0][e], cx ? s->F[1][e] : 0.0, cx ? s->s[1][e] : 0, cx, m,
+                     inv, pow2, &s->re[e], cx ? &s->im[e] : NULL, cx ? &s->sum[e] : NULL);
     }
-}
-
-/* The entry (i, j) by an exact dot product (direct rows or columns): v rounded once, or with
- * dd the pair (v, vl); per part for complex. */
-static void direct_entry(const side *a, const side *b, int64_t i, int64_t j, int64_t k, int dd,
-                         double *v, double *vl)
-{
-    ozx_acc acc[2];
-    uint32_t mag[OZX_ACC_LIMBS];
-    ozx_acc_init(&acc[0]);
-    ozx_acc_init(&acc[1]);
-    for (int64_t l = 0; l < k; l++) {
-        double ar, ai, br, bi;
-        side_get(a, i, l, &ar, &ai);
-        side_get(b, j, l, &br, &bi);
-        ozx_acc_add(&acc[0], ar, br);
-        if (a->cx) {
-            ozx_acc_add(&acc[0], -ai, bi);
-            ozx_acc_add(&acc[1], ar, bi);
-            ozx_acc_add(&acc[1], ai, br);
-        }
-    }
-    for (int p = 0; p < (a->cx ? 2 : 1); p++) {
-        int special;
-        v[p] = ozx_acc_special(&acc[p], &special);
-        vl[p] = 0.0;
-        if (special)
-            continue;
-        int neg = ozx_acc_result(&acc[p], mag);
-        if (dd)
-            ozx_round_dd(mag, OZX_ACC_LIMBS, OZX_ACC_BASE, neg, &v[p], &vl[p]);
-        else
-            v[p] = ozx_round(mag, OZX_ACC_LIMBS, OZX_ACC_BASE, neg);
-    }
-}
-
-static inline void crt_round(const ozx_table *T, const float *r, int64_t stride, int base,
-                             int dd, double *v, double *vl, const int L)
-{
-    uint32_t mag[OZX_LIMBS];
-    int neg = ozx_crt(T, r, stride, mag, L);
-    if (dd)
-        ozx_round_dd(mag, L, base, neg, v, vl);
-    else
-        *v = ozx_round(mag, L, base, neg);
 }
 
 /* One entry from its residues: the usual limb counts as constants (unrolled loops). */
@@ -209,16 +118,16 @@ static void crt_entry(const ozx_table *T, const float *r, int64_t stride, int ba
                       double *v, double *vl)
 {
     switch (T->limbs) {
-    case 2: crt_round(T, r, stride, base, dd, v, vl, 2); break;
-    case 3: crt_round(T, r, stride, base, dd, v, vl, 3); break;
-    case 4: crt_round(T, r, stride, base, dd, v, vl, 4); break;
-    case 5: crt_round(T, r, stride, base, dd, v, vl, 5); break;
-    case 6: crt_round(T, r, stride, base, dd, v, vl, 6); break;
-    case 7: crt_round(T, r, stride, base, dd, v, vl, 7); break;
-    case 8: crt_round(T, r, stride, base, dd, v, vl, 8); break;
-    case 9: crt_round(T, r, stride, base, dd, v, vl, 9); break;
-    case 10: crt_round(T, r, stride, base, dd, v, vl, 10); break;
-    default: crt_round(T, r, stride, base, dd, v, vl, T->limbs); break;
+    case 2: ozx_crt_round(T, r, stride, base, dd, v, vl, 2); break;
+    case 3: ozx_crt_round(T, r, stride, base, dd, v, vl, 3); break;
+    case 4: ozx_crt_round(T, r, stride, base, dd, v, vl, 4); break;
+    case 5: ozx_crt_round(T, r, stride, base, dd, v, vl, 5); break;
+    case 6: ozx_crt_round(T, r, stride, base, dd, v, vl, 6); break;
+    case 7: ozx_crt_round(T, r, stride, base, dd, v, vl, 7); break;
+    case 8: ozx_crt_round(T, r, stride, base, dd, v, vl, 8); break;
+    case 9: ozx_crt_round(T, r, stride, base, dd, v, vl, 9); break;
+    case 10: ozx_crt_round(T, r, stride, base, dd, v, vl, 10); break;
+    default: ozx_crt_round(T, r, stride, base, dd, v, vl, T->limbs); break;
     }
 }
 
@@ -234,10 +143,10 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
     int nt = oz_cpu_threads(opt);
     const int cx = c->is_complex, w = cx ? 2 : 1;
     const int64_t m = c->m, n = c->n, k = c->k;
-    side a = {c->A, c->lda, c->transa, 1, cx, m, NULL, NULL, NULL, {NULL, NULL}, {NULL, NULL},
-              NULL, NULL, NULL};
-    side b = {c->B, c->ldb, c->transb, 0, cx, n, NULL, NULL, NULL, {NULL, NULL}, {NULL, NULL},
-              NULL, NULL, NULL};
+    side a = {{c->A, c->lda, c->transa, 1, cx}, m, NULL, NULL, NULL, {NULL, NULL},
+              {NULL, NULL}, NULL, NULL, NULL};
+    side b = {{c->B, c->ldb, c->transb, 0, cx}, n, NULL, NULL, NULL, {NULL, NULL},
+              {NULL, NULL}, NULL, NULL, NULL};
     ozblas_status st = OZBLAS_ERR_ALLOCATION;
     double *P = NULL, *pow2 = NULL;
     float *R = NULL;
@@ -245,25 +154,9 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
     if (!side_stats(&a, k, nt) || !side_stats(&b, k, nt))
         goto done;
 
-    /* The count: ceil(log2(c k)) + top_i + top_j <= budget for every entry left to the CRT. */
-    const int clog = ozx_ceil_log2((cx ? 2 : 1) * k);
-    const int big = ozx_table_get(OZX_MAX_MODULI)->budget - clog;
-    int ta = side_max_top(&a), tb = side_max_top(&b);
-    if (ta + tb > big) {
-        int cap_a = big / 2, cap_b = big - big / 2;
-        if (tb <= cap_b)
-            cap_a = big - tb;
-        else if (ta <= cap_a)
-            cap_b = big - ta;
-        side_mark_wide(&a, cap_a);
-        side_mark_wide(&b, cap_b);
-        ta = side_max_top(&a);
-        tb = side_max_top(&b);
-    }
-    int N = 0;
-    if (ta > 0 && tb > 0)
-        for (N = 1; ozx_table_get(N)->budget < clog + ta + tb; N++)
-            ;
+    int ta, tb;
+    const int N = ozx_choose_count(ozx_table_get, OZX_MAX_MODULI, k, cx, a.top, a.direct, m,
+                                   b.top, b.direct, n, &ta, &tb);
     const ozx_table *T = N ? ozx_table_get(N) : NULL;
     t1 = omp_get_wtime();
     ph[0] = t1 - t0;
@@ -311,33 +204,17 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
                 t0 = omp_get_wtime();
                 ph[2] += t0 - t1;
 #pragma omp parallel for num_threads(nt) schedule(static)
-                for (int64_t e = 0; e < m * n; e++) {
-                    double p1 = ozx_mod(P[e], mt, inv), vr, vi = 0.0;
-                    if (!cx) {
-                        vr = p1;
-                    } else { /* Karatsuba: re = P1 - P2, im = P3 - P1 - P2 */
-                        double p2 = ozx_mod(P[mn + e], mt, inv), p3 = ozx_mod(P[2 * mn + e], mt, inv);
-                        vr = ozx_add_mod(p1, -p2, mt);
-                        vi = ozx_add_mod(p3, -ozx_add_mod(p1, p2, mt), mt);
-                    }
-                    if (!first) {
-                        vr = ozx_add_mod(vr, Rr[e], mt);
-                        if (cx)
-                            vi = ozx_add_mod(vi, Ri[e], mt);
-                    }
-                    Rr[e] = (float)vr;
-                    if (cx)
-                        Ri[e] = (float)vi;
-                }
+                for (int64_t e = 0; e < m * n; e++)
+                    ozx_reduce(P[e], cx ? P[mn + e] : 0.0, cx ? P[2 * mn + e] : 0.0, cx, first,
+                               mt, inv, &Rr[e], cx ? &Ri[e] : NULL);
                 t1 = omp_get_wtime();
                 ph[3] += t1 - t0;
             }
         }
     }
 
-    /* alpha = 1, beta = 0 stores RN(p) itself: the complex update (1 + 0i)(x + iy) would
-     * turn a signed zero x = -0 into +0 when y < 0 */
-    const int plain = c->alpha[0] == 1.0 && c->alpha[1] == 0.0 && c->beta_zero;
+    const ozx_update up = {{c->alpha[0], c->alpha[1]}, {c->beta[0], c->beta[1]}, c->beta_zero,
+                           c->alpha[0] == 1.0 && c->alpha[1] == 0.0 && c->beta_zero, cx};
     /* CRT (or a direct dot product) and the one rounding, entry by entry. */
     t0 = omp_get_wtime();
     int64_t direct = 0;
@@ -348,28 +225,14 @@ ozblas_status oz_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, do
             double v[2] = {0.0, 0.0}, vl[2] = {0.0, 0.0};
             if (a.direct[i] || b.direct[j]) {
                 direct++;
-                direct_entry(&a, &b, i, j, k, lo != NULL, v, vl);
+                ozx_direct_entry(&a.v, &b.v, i, j, k, lo != NULL, v, vl);
             } else if (T && a.top[i] && b.top[j]) {
                 const int base = a.low[i] + b.low[j];
                 for (int p = 0; p < w; p++)
                     crt_entry(T, R + (size_t)p * m * n + e, (int64_t)w * m * n, base, lo != NULL,
                               &v[p], &vl[p]);
             }
-            if (lo || plain) { /* the pair, or the rounded product itself */
-                for (int p = 0; p < w; p++) {
-                    c->C[w * (i + j * c->ldc) + p] = v[p];
-                    if (lo)
-                        lo[w * (i + j * ldlo) + p] = vl[p];
-                }
-            } else if (!cx) {
-                double *cp = c->C + i + j * c->ldc;
-                *cp = oz_update_real(v[0], c->alpha[0], c->beta[0], c->beta_zero ? 0.0 : *cp,
-                                     c->beta_zero);
-            } else {
-                double *cp = c->C + 2 * (i + j * c->ldc);
-                double old[2] = {c->beta_zero ? 0.0 : cp[0], c->beta_zero ? 0.0 : cp[1]};
-                oz_update_complex(v[0], v[1], c->alpha, c->beta, old, c->beta_zero, cp);
-            }
+            ozx_store(&up, c->C, c->ldc, lo, ldlo, i, j, v, vl);
         }
     }
     ph[4] = omp_get_wtime() - t0;
@@ -390,6 +253,32 @@ done:
     free(P);
     free(R);
     free(pow2);
+    return st;
+}
+
+ozblas_status oz_exact_run(const oz_gemm_call *c, const ozblas_options *opt, double *lo,
+                           int64_t ldlo, ozblas_report *rep)
+{
+    const int dev = oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) ||
+                    oz_cuda_on_device(c->C) || (lo && oz_cuda_on_device(lo));
+    const oz_executor *ex = &oz_cpu_executor;
+    if (opt->executor == OZBLAS_EXECUTOR_CUDA || (opt->executor == OZBLAS_EXECUTOR_AUTO && dev)) {
+        ex = oz_cuda_executor();
+        if (!ex || !ex->available(NULL, 0) || !ex->exact)
+            return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+    } else if (dev) {
+        return OZBLAS_ERR_EXECUTOR_UNAVAILABLE; /* the CPU cannot read device memory */
+    }
+    rep->executor = ex->id;
+    ozblas_status st = ex->exact(c, opt, lo, ldlo, rep);
+    if (st == OZ_ERR_DEVICE_MEMORY) {
+        if (dev)
+            return OZBLAS_ERR_DEVICE;
+        rep->executor = OZBLAS_EXECUTOR_CPU;
+        return oz_exact_gemm(c, opt, lo, ldlo, rep);
+    }
+    if (st == OZBLAS_OK && ex->id == OZBLAS_EXECUTOR_CUDA && opt->device <= OZ_MAX_DEVICE_LIST)
+        rep->devices_used = 1ULL << opt->device;
     return st;
 }
 
@@ -417,25 +306,41 @@ static ozblas_status gemm_dd(int cx, char transa, char transb, int64_t m, int64_
     int64_t rows_a = transa == 'N' ? m : k, rows_b = transb == 'N' ? k : n;
     int64_t mm = m > 1 ? m : 1;
     if (!ok_t || m < 0 || n < 0 || k < 0 || lda < (rows_a > 1 ? rows_a : 1) ||
-        ldb < (rows_b > 1 ? rows_b : 1) || ldchi < mm || ldclo < mm || opt.threads < 0)
+        ldb < (rows_b > 1 ? rows_b : 1) || ldchi < mm || ldclo < mm || opt.threads < 0 ||
+        opt.threads > OZ_MAX_THREADS || opt.executor < OZBLAS_EXECUTOR_AUTO ||
+        opt.executor > OZBLAS_EXECUTOR_CUDA || opt.device < 0 || opt.device > OZ_MAX_DEVICE)
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    if (opt.executor == OZBLAS_EXECUTOR_CUDA)
-        return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+    opt.device = ozblas_device_for(&opt);
     if (m == 0 || n == 0)
         goto out;
     if (!Chi || !Clo || (k > 0 && (!A || !B)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    if (k == 0) {
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < (cx ? 2 : 1) * m; i++)
-                Chi[i + (cx ? 2 : 1) * j * ldchi] = Clo[i + (cx ? 2 : 1) * j * ldclo] = 0.0;
+    if (k == 0) { /* zeros; into device memory through a host buffer of zeros */
+        const size_t w = cx ? 2 : 1, es = 8 * w;
+        double *out[2] = {Chi, Clo};
+        const int64_t ld[2] = {ldchi, ldclo};
+        double *zero = NULL;
+        for (int p = 0; p < 2; p++) {
+            if (!oz_cuda_on_device(out[p])) {
+                for (int64_t j = 0; j < n; j++)
+                    memset(out[p] + w * j * ld[p], 0, es * (size_t)m);
+                continue;
+            }
+            if (!zero && !(zero = calloc((size_t)(m * n), es)))
+                return OZBLAS_ERR_ALLOCATION;
+            if (oz_cuda_lx_copy(&opt, out[p], es * ld[p], zero, es * m, es * m, n)) {
+                free(zero);
+                return OZBLAS_ERR_DEVICE;
+            }
+        }
+        free(zero);
         goto out;
     }
     oz_gemm_call c = {cx, transa, transb, m, n, k, {1.0, 0.0}, {0.0, 0.0}, 1,
                       A, lda, B, ldb, Chi, ldchi};
     fenv_t env;
     feholdexcept(&env); /* the steps' own flags say nothing about the result */
-    ozblas_status st = oz_exact_gemm(&c, &opt, Clo, ldclo, &rep);
+    ozblas_status st = oz_exact_run(&c, &opt, Clo, ldclo, &rep);
     fesetenv(&env);
     if (st != OZBLAS_OK)
         return st;

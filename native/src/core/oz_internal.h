@@ -52,6 +52,10 @@ typedef struct {
     /* Whether the product engine (one of kernels->engines) runs on device device now, with
      * the reason in why (NULL: every engine of kernels->engines always does). */
     int (*engine_usable)(int engine, int device, char *why, size_t why_len);
+    /* The exact product (accuracy "correct", or with lo the double-double one) on this
+     * executor (core/exact_gemm.c, cuda/cuda_exact.cu); NULL: none. */
+    ozblas_status (*exact)(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
+                           int64_t ldlo, ozblas_report *report);
 } oz_executor;
 
 /* An executor's status for "not enough device memory for this call" (never returned by the
@@ -84,6 +88,12 @@ extern const oz_executor oz_cpu_executor;
  * double-double op(A) op(B) (hi into C, lo into lo), exactly, on the CPU. */
 ozblas_status oz_exact_gemm(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
                             int64_t ldlo, ozblas_report *report);
+/* The one decision of where an exact product runs, then the run: the CUDA executor for
+ * executor cuda, or executor auto with an operand in device memory; the CPU otherwise, and
+ * where the device is short of memory for a product with host operands. Sets the report's
+ * executor and devices. */
+ozblas_status oz_exact_run(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
+                           int64_t ldlo, ozblas_report *report);
 const oz_executor *oz_cuda_executor(void); /* NULL when not built */
 /* The CUDA executor spreading each call over the devices of opt->devices as tiles of C
  * (cuda/cuda_multi.cu); NULL when not built. */

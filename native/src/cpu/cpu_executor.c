@@ -60,5 +60,5 @@ static const oz_kernels cpu_kernels =
     OZ_KERNEL_TABLE(oz_cpu_, (1u << OZBLAS_ENGINE_INT8) | (1u << OZBLAS_ENGINE_FP4));
 
 const oz_executor oz_cpu_executor = {
-    OZBLAS_EXECUTOR_CPU, "cpu", cpu_available, cpu_native, &cpu_kernels,
+    OZBLAS_EXECUTOR_CPU, "cpu", cpu_available, cpu_native, &cpu_kernels, NULL, oz_exact_gemm,
 };

@@ -169,6 +169,7 @@ static oz_executor make_cuda_executor(void)
     e.native = cuda_native;
     e.kernels = &cuda_kernels;
     e.engine_usable = cuda_engine_usable;
+    e.exact = cuda_exact_gemm;
     return e;
 }
 

@@ -59,9 +59,47 @@ typedef struct {
     double Md;                             /* M 2^-Mshift rounded, for quotient estimates */
 } ozx_table;
 
-/* numerics/exact_table.c: the t-th modulus (0 outside), the cached table of the first n. */
+/* The moduli of the INT8 engine (the CUDA executor's exact products): the odd numbers below
+ * 256 taken greedily from 255 down while coprime to those taken (GEMMul8's list less 256,
+ * then the primes it leaves): symmetric residues fit INT8, |r| <= 127, and an INT8 x INT8 ->
+ * INT32 product is exact while k 127^2 < 2^31. 48 moduli: budget 332 bits. */
+#define OZX_I8_MAX_MODULI 48
+
+/* numerics/exact_table.c: the t-th modulus (0 outside), the cached table of the first n;
+ * the same for the INT8 moduli (_i8). */
 int ozx_modulus(int t);
 const ozx_table *ozx_table_get(int n);
+int ozx_modulus_i8(int t);
+const ozx_table *ozx_table_get_i8(int n);
+
+/* Step 2 for one family of tables (get, up to maxn moduli): rows of op(A) (top_a, m) and
+ * columns of op(B) (top_b, n) too wide for the largest count are marked direct (dir_a,
+ * dir_b, which already mark Inf/NaN); returns the count N (0: no CRT entry) and the largest
+ * bits left to the CRT in *ta, *tb. The same decision on every executor of that family. */
+int ozx_choose_count(const ozx_table *(*get)(int), int maxn, int64_t k, int cx,
+                     const int *top_a, char *dir_a, int64_t m, const int *top_b, char *dir_b,
+                     int64_t n, int *ta, int *tb);
+
+/* An operand as the element functions read it: the rows of op(A) (is_a) or the columns of
+ * op(B), each an "outer" index o with k inner elements l (conjugated for trans 'C'). */
+typedef struct {
+    const double *X;
+    int64_t ld;
+    char trans;
+    int is_a, cx;
+} ozx_opv;
+
+OZ_HD void ozx_get(const ozx_opv *s, int64_t o, int64_t l, double *re, double *im)
+{
+    int64_t idx = s->is_a ? oz_op_index(s->trans, o, l, s->ld) : oz_op_index(s->trans, l, o, s->ld);
+    if (!s->cx) {
+        *re = s->X[idx];
+        *im = 0.0;
+        return;
+    }
+    *re = s->X[2 * idx];
+    *im = s->trans == 'C' ? -s->X[2 * idx + 1] : s->X[2 * idx + 1];
+}
 
 /* ---- step 1: statistics ------------------------------------------------------------- */
 
@@ -131,6 +169,23 @@ OZ_HD int ozx_ceil_log2(int64_t v)
     return b;
 }
 
+/* Step 1 for outer index o: low (0 for a zero row), top, and whether it holds Inf/NaN. */
+OZ_HD void ozx_outer_stats(const ozx_opv *s, int64_t o, int64_t k, int *low_out, int *top_out,
+                           char *bad_out)
+{
+    double amax = 0.0;
+    int low = 0x7fffffff, bad = 0;
+    for (int64_t l = 0; l < k; l++) {
+        double re, im;
+        ozx_get(s, o, l, &re, &im);
+        ozx_stat_element(re, &amax, &low, &bad);
+        ozx_stat_element(im, &amax, &low, &bad);
+    }
+    *low_out = amax == 0.0 ? 0 : low;
+    *top_out = ozx_top_bits(amax, low);
+    *bad_out = (char)bad;
+}
+
 /* ---- step 3: residues ------------------------------------------------------------------- */
 
 /* Symmetric residue of an integer-valued double |x| <= 2^53 modulo m < 2^22 (odd): in
@@ -178,6 +233,44 @@ OZ_HD double ozx_add_mod(double a, double b, double m)
     else if (r < -0.5 * m)
         r += m;
     return r;
+}
+
+/* One element's residues modulo m from its integers (ozx_integer: Fr 2^sr, Fi 2^si): re,
+ * and for complex im and the Karatsuba sum re + im (im, sum unused for real). */
+OZ_HD void ozx_residues(double Fr, int sr, double Fi, int si, int cx, double m, double inv,
+                        const double *pow2, double *re, double *im, double *sum)
+{
+    double rr = ozx_residue(Fr, sr, m, inv, pow2);
+    *re = rr;
+    if (cx) {
+        double ri = ozx_residue(Fi, si, m, inv, pow2);
+        *im = ri;
+        *sum = ozx_add_mod(rr, ri, m);
+    }
+}
+
+/* One entry of a k-block's exact integer products (p1; for complex p2, p3: Karatsuba, re =
+ * P1 - P2, im = P3 - P1 - P2) reduced modulo m and added to the earlier k-blocks' residues
+ * in *rr (*ri), unless first. Any k-blocking gives the same canonical residues. */
+OZ_HD void ozx_reduce(double p1, double p2, double p3, int cx, int first, double m, double inv,
+                      float *rr, float *ri)
+{
+    double v1 = ozx_mod(p1, m, inv), vr, vi = 0.0;
+    if (!cx) {
+        vr = v1;
+    } else {
+        double v2 = ozx_mod(p2, m, inv), v3 = ozx_mod(p3, m, inv);
+        vr = ozx_add_mod(v1, -v2, m);
+        vi = ozx_add_mod(v3, -ozx_add_mod(v1, v2, m), m);
+    }
+    if (!first) {
+        vr = ozx_add_mod(vr, *rr, m);
+        if (cx)
+            vi = ozx_add_mod(vi, *ri, m);
+    }
+    *rr = (float)vr;
+    if (cx)
+        *ri = (float)vi;
 }
 
 /* ---- multi-word integers: magnitudes, 32-bit limbs, least significant first ---------- */
@@ -435,6 +528,77 @@ OZ_HD double ozx_acc_special(const ozx_acc *A, int *special)
     if (A->pinf)
         return INFINITY;
     return A->ninf ? -INFINITY : 0.0;
+}
+
+/* ---- one entry of C: CRT or direct, the rounding, the update ------------------------------ */
+
+/* X from its residues (stride apart) rounded once: to *v, or with dd to (*v, *vl). */
+OZ_HD void ozx_crt_round(const ozx_table *T, const float *r, int64_t stride, int base, int dd,
+                         double *v, double *vl, const int L)
+{
+    uint32_t mag[OZX_LIMBS];
+    int neg = ozx_crt(T, r, stride, mag, L);
+    if (dd)
+        ozx_round_dd(mag, L, base, neg, v, vl);
+    else
+        *v = ozx_round(mag, L, base, neg);
+}
+
+/* Entry (i, j) by an exact dot product (direct rows or columns): rounded once to v, or with
+ * dd the pair (v, vl); per part for complex. */
+OZ_HD void ozx_direct_entry(const ozx_opv *a, const ozx_opv *b, int64_t i, int64_t j, int64_t k,
+                            int dd, double *v, double *vl)
+{
+    ozx_acc acc[2];
+    uint32_t mag[OZX_ACC_LIMBS];
+    ozx_acc_init(&acc[0]);
+    ozx_acc_init(&acc[1]);
+    for (int64_t l = 0; l < k; l++) {
+        double ar, ai, br, bi;
+        ozx_get(a, i, l, &ar, &ai);
+        ozx_get(b, j, l, &br, &bi);
+        ozx_acc_add(&acc[0], ar, br);
+        if (a->cx) {
+            ozx_acc_add(&acc[0], -ai, bi);
+            ozx_acc_add(&acc[1], ar, bi);
+            ozx_acc_add(&acc[1], ai, br);
+        }
+    }
+    for (int p = 0; p < (a->cx ? 2 : 1); p++) {
+        int special;
+        v[p] = ozx_acc_special(&acc[p], &special);
+        vl[p] = 0.0;
+        if (special)
+            continue;
+        int neg = ozx_acc_result(&acc[p], mag);
+        if (dd)
+            ozx_round_dd(mag, OZX_ACC_LIMBS, OZX_ACC_BASE, neg, &v[p], &vl[p]);
+        else
+            v[p] = ozx_round(mag, OZX_ACC_LIMBS, OZX_ACC_BASE, neg);
+    }
+}
+
+/* How the rounded entries reach C: with lo (ldlo) the double-double pair as it is; plain
+ * (alpha = 1, beta = 0) RN(p) itself, since the complex update (1 + 0i)(x + iy) would turn
+ * a signed zero x = -0 into +0 when y < 0; otherwise alpha RN(p) + beta C as BLAS does. */
+typedef struct {
+    double alpha[2], beta[2];
+    int beta_zero, plain, cx;
+} ozx_update;
+
+OZ_HD void ozx_store(const ozx_update *u, double *C, int64_t ldc, double *lo, int64_t ldlo,
+                     int64_t i, int64_t j, const double *v, const double *vl)
+{
+    const int w = u->cx ? 2 : 1;
+    if (lo || u->plain) {
+        for (int p = 0; p < w; p++) {
+            C[w * (i + j * ldc) + p] = v[p];
+            if (lo)
+                lo[w * (i + j * ldlo) + p] = vl[p];
+        }
+        return;
+    }
+    oz_update_element(C + w * (i + j * ldc), u->cx, v[0], v[1], u->alpha, u->beta, u->beta_zero);
 }
 
 #endif

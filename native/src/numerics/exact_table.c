@@ -1,5 +1,6 @@
-/* Constants of the exact products (exact.h): the moduli, the largest primes below 2^22, and
- * the CRT weights per moduli count, computed once each (thread-safe cache). */
+/* Constants of the exact products (exact.h): the moduli (the largest primes below 2^22 for
+ * the FP64 engine, odd coprime numbers below 256 for the INT8 engine) and the CRT weights
+ * per moduli count, computed once each (thread-safe cache); the count (step 2). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,37 @@ int ozx_modulus(int t)
     return (t >= 0 && t < OZX_MAX_MODULI) ? (int)moduli[t] : 0;
 }
 
+static pthread_once_t i8_once = PTHREAD_ONCE_INIT;
+static uint32_t moduli_i8[OZX_I8_MAX_MODULI];
+
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+    while (b) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void i8_init(void)
+{
+    int t = 0;
+    for (uint32_t v = 255; t < OZX_I8_MAX_MODULI && v > 2; v -= 2) {
+        int coprime = 1;
+        for (int u = 0; u < t && coprime; u++)
+            coprime = gcd32(v, moduli_i8[u]) == 1;
+        if (coprime)
+            moduli_i8[t++] = v;
+    }
+}
+
+int ozx_modulus_i8(int t)
+{
+    pthread_once(&i8_once, i8_init);
+    return (t >= 0 && t < OZX_I8_MAX_MODULI) ? (int)moduli_i8[t] : 0;
+}
+
 /* a^-1 mod m for gcd(a, m) = 1 (extended Euclid) */
 static uint32_t inverse_mod(uint32_t a, uint32_t m)
 {
@@ -49,13 +81,13 @@ static uint32_t inverse_mod(uint32_t a, uint32_t m)
     return (uint32_t)(t < 0 ? t + m : t);
 }
 
-static void table_init(ozx_table *T, int n)
+static void table_init(ozx_table *T, int n, int (*modulus)(int))
 {
     memset(T, 0, sizeof *T);
     T->n = n;
     T->M[0] = 1;
     for (int t = 0; t < n; t++) {
-        uint32_t m = (uint32_t)ozx_modulus(t);
+        uint32_t m = (uint32_t)modulus(t);
         T->m[t] = m;
         T->inv[t] = 1.0 / m;
         oz_limbs_mul_small(T->M, OZX_LIMBS, m);
@@ -74,7 +106,7 @@ static void table_init(ozx_table *T, int n)
     oz_limbs_div_small(T->half, OZX_LIMBS, 2);
     int bits = ozx_limbs_msb(T->M, OZX_LIMBS) + 1;
     T->budget = bits - 2;
-    /* sum_t u_t w_t < n 2^22 M < 2^(bits + 28), plus a sign bit */
+    /* sum_t u_t w_t < n 2^22 M < 2^(bits + 28), plus a sign bit (either family) */
     T->limbs = (bits + 29 + 31) / 32;
     T->Mshift = 32 * ((bits - 1) / 32);
     double d = 0.0;
@@ -86,21 +118,77 @@ static void table_init(ozx_table *T, int n)
 }
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static ozx_table *tables[OZX_MAX_MODULI + 1];
+static ozx_table *tables[OZX_MAX_MODULI + 1], *tables_i8[OZX_I8_MAX_MODULI + 1];
+
+static const ozx_table *table_get(ozx_table **cache, int n, int maxn, int (*modulus)(int))
+{
+    if (n < 1 || n > maxn)
+        return NULL;
+    pthread_mutex_lock(&lock);
+    if (!cache[n]) {
+        ozx_table *T = malloc(sizeof *T);
+        if (T) {
+            table_init(T, n, modulus);
+            cache[n] = T;
+        }
+    }
+    const ozx_table *r = cache[n];
+    pthread_mutex_unlock(&lock);
+    return r;
+}
 
 const ozx_table *ozx_table_get(int n)
 {
-    if (n < 1 || n > OZX_MAX_MODULI)
-        return NULL;
-    pthread_mutex_lock(&lock);
-    if (!tables[n]) {
-        ozx_table *T = malloc(sizeof *T);
-        if (T) {
-            table_init(T, n);
-            tables[n] = T;
-        }
+    return table_get(tables, n, OZX_MAX_MODULI, ozx_modulus);
+}
+
+const ozx_table *ozx_table_get_i8(int n)
+{
+    return table_get(tables_i8, n, OZX_I8_MAX_MODULI, ozx_modulus_i8);
+}
+
+static int max_top(const int *top, const char *dir, int64_t n)
+{
+    int t = 0;
+    for (int64_t o = 0; o < n; o++)
+        if (!dir[o] && top[o] > t)
+            t = top[o];
+    return t;
+}
+
+static void mark_wide(const int *top, char *dir, int64_t n, int cap)
+{
+    for (int64_t o = 0; o < n; o++)
+        if (top[o] > cap)
+            dir[o] = 1;
+}
+
+/* The count: ceil(log2(c k)) + top_i + top_j <= budget for every entry left to the CRT;
+ * where the largest count cannot hold the widest row and column, the budget is shared (the
+ * narrower side keeps all it needs) and the rows or columns beyond their share go direct. */
+int ozx_choose_count(const ozx_table *(*get)(int), int maxn, int64_t k, int cx,
+                     const int *top_a, char *dir_a, int64_t m, const int *top_b, char *dir_b,
+                     int64_t n, int *ta_out, int *tb_out)
+{
+    const int clog = ozx_ceil_log2((cx ? 2 : 1) * k);
+    const int big = get(maxn)->budget - clog;
+    int ta = max_top(top_a, dir_a, m), tb = max_top(top_b, dir_b, n);
+    if (ta + tb > big) {
+        int cap_a = big / 2, cap_b = big - big / 2;
+        if (tb <= cap_b)
+            cap_a = big - tb;
+        else if (ta <= cap_a)
+            cap_b = big - ta;
+        mark_wide(top_a, dir_a, m, cap_a);
+        mark_wide(top_b, dir_b, n, cap_b);
+        ta = max_top(top_a, dir_a, m);
+        tb = max_top(top_b, dir_b, n);
     }
-    const ozx_table *r = tables[n];
-    pthread_mutex_unlock(&lock);
-    return r;
+    int N = 0;
+    if (ta > 0 && tb > 0)
+        for (N = 1; get(N)->budget < clog + ta + tb; N++)
+            ;
+    *ta_out = ta;
+    *tb_out = tb;
+    return N;
 }

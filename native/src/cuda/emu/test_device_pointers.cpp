@@ -5,7 +5,9 @@
  * oz_cuda_test_cap_workspace): tiled, with k split, still bit for bit; and below the
  * smallest tile, OZBLAS_ERR_DEVICE with C untouched. With two emulated devices: a device list
  * (cuda:all) leaves device operands on the first device, and operands on another device
- * than the call's are refused, or run there with cuda:1. Built and run by build_emu.sh. */
+ * than the call's are refused, or run there with cuda:1. Exact products (exact_run) too.
+ * Built and run by build_emu.sh. */
+#include <algorithm>
 #include <random>
 
 #include "cuda_emu.h"
@@ -46,6 +48,32 @@ static bool same_words(const std::vector<double> &x, const std::vector<double> &
     return true;
 }
 
+/* Random op(A) (m x k), op(B) (k x n) and C (m x n) for trans ta, tb, stored with leading
+ * dimensions pad_a, pad_b, pad_c beyond their rows; normal draws times exp(spread * normal). */
+static void make_inputs(int cx, char ta, char tb, int64_t m, int64_t n, int64_t k, int pad_a,
+                        int pad_b, int pad_c, unsigned seed, double spread,
+                        std::vector<double> &A, std::vector<double> &B, std::vector<double> &C,
+                        int64_t &lda, int64_t &ldb, int64_t &ldc)
+{
+    const int64_t es = cx ? 2 : 1;
+    const int64_t ra = ta == 'N' ? m : k, ca = ta == 'N' ? k : m;
+    const int64_t rb = tb == 'N' ? k : n, cb = tb == 'N' ? n : k;
+    lda = ra + pad_a;
+    ldb = rb + pad_b;
+    ldc = m + pad_c;
+    std::mt19937_64 g(seed);
+    std::normal_distribution<double> nd;
+    A.assign(lda * ca * es, 0.0);
+    B.assign(ldb * cb * es, 0.0);
+    C.assign(ldc * n * es, 0.0);
+    for (double &x : A)
+        x = nd(g) * exp(spread * nd(g));
+    for (double &x : B)
+        x = nd(g) * exp(spread * nd(g));
+    for (double &x : C)
+        x = nd(g);
+}
+
 /* tiled: instead of the plain device-pointer call, walk the workspace cap down: at the
  * first cap where the product is tiled (Ozaki II: with k split; Ozaki I never splits k),
  * compare with the CPU; at the first cap where the call fails, it must fail with
@@ -54,19 +82,13 @@ static bool same_words(const std::vector<double> &x, const std::vector<double> &
 static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, bool dev_c,
                 bool beta_zero, bool tiled = false, bool ozaki1 = false)
 {
-    const int64_t m = 21, n = 13, k = tiled ? 135 : 35, es = cx ? 2 : 1; /* k > 64 can split */
-    const int64_t ra = ta == 'N' ? m : k, ca = ta == 'N' ? k : m;
-    const int64_t rb = tb == 'N' ? k : n, cb = tb == 'N' ? n : k;
-    const int64_t lda = ra + 3, ldb = rb + 1, ldc = m + 2;
-    std::mt19937_64 g(7 + cx * 100 + ta + 3 * tb);
-    std::normal_distribution<double> nd;
-    std::vector<double> A(lda * ca * es), B(ldb * cb * es), C(ldc * n * es);
-    for (double &x : A)
-        x = nd(g) * exp(nd(g));
-    for (double &x : B)
-        x = nd(g) * exp(nd(g));
-    for (double &x : C)
-        x = beta_zero ? NAN : nd(g);
+    const int64_t m = 21, n = 13, k = tiled ? 135 : 35; /* k > 64 can split */
+    std::vector<double> A, B, C;
+    int64_t lda, ldb, ldc;
+    make_inputs(cx, ta, tb, m, n, k, 3, 1, 2, 7 + cx * 100 + ta + 3 * tb, 1.0, A, B, C, lda, ldb,
+                ldc);
+    if (beta_zero)
+        std::fill(C.begin(), C.end(), NAN);
     double alpha[2] = {1.5, -0.25}, beta[2] = {beta_zero ? 0.0 : -0.5, beta_zero ? 0.0 : 0.75};
 
     ozblas_options opt;
@@ -188,6 +210,65 @@ static void other_device()
     cudaSetDevice(0);
 }
 
+/* Exact products (accuracy "correct", and the double-double ozblas_*gemm_dd) with operands
+ * and results in device memory: the bits of the same call with host pointers (which equal
+ * the CPU executor's: tests/cuda/test_cuda_exact.py; this program has no host BLAS); executor
+ * auto runs them on the device because an operand is there. */
+static void exact_run(int cx, char ta, char tb, bool dev_a, bool dev_b, bool dev_c)
+{
+    const int64_t m = 9, n = 7, k = 19, es = cx ? 2 : 1;
+    std::vector<double> A, B, C;
+    int64_t lda, ldb, ldc;
+    make_inputs(cx, ta, tb, m, n, k, 2, 1, 3, 11 + cx * 100 + ta + 3 * tb, 4.0, A, B, C, lda, ldb,
+                ldc);
+    double alpha[2] = {0.75, -0.5}, beta[2] = {-1.25, 0.5};
+    ozblas_options opt;
+    ozblas_options_init(&opt);
+    opt.accuracy = OZBLAS_ACCURACY_CORRECT;
+    opt.executor = OZBLAS_EXECUTOR_CUDA;
+    ozblas_report rep;
+    std::vector<double> want = C, whi(ldc * n * es, 5.0), wlo = whi;
+    ozblas_status st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, A.data(), lda, B.data(),
+                                         ldb, beta, want.data(), ldc, &opt, &rep)
+                          : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], A.data(), lda,
+                                         B.data(), ldb, beta[0], want.data(), ldc, &opt, &rep);
+    check(st == OZBLAS_OK && rep.executor == OZBLAS_EXECUTOR_CUDA, "exact: host pointers");
+    st = (cx ? ozblas_zgemm_dd : ozblas_dgemm_dd)(NULL, ta, tb, m, n, k, A.data(), lda, B.data(),
+                                                   ldb, whi.data(), ldc, wlo.data(), ldc, &opt,
+                                                   &rep);
+    check(st == OZBLAS_OK && rep.executor == OZBLAS_EXECUTOR_CUDA, "exact: dd, host pointers");
+    opt.executor = OZBLAS_EXECUTOR_AUTO;
+    double *dA = dev_a ? to_dev(A) : A.data(), *dB = dev_b ? to_dev(B) : B.data();
+    double *dC = dev_c ? to_dev(C) : NULL;
+    std::vector<double> got = C, hi(whi.size(), 5.0), lo = hi;
+    double *pc = dev_c ? dC : got.data();
+    st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, pc, ldc, &opt,
+                           &rep)
+            : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], dA, lda, dB, ldb, beta[0], pc, ldc,
+                           &opt, &rep);
+    if (dev_c)
+        memcpy(got.data(), dC, got.size() * sizeof(double));
+    char what[120];
+    snprintf(what, sizeof what, "exact bits: cx %d %c%c dev %d%d%d", cx, ta, tb, dev_a, dev_b,
+             dev_c);
+    check(st == OZBLAS_OK && rep.executor == OZBLAS_EXECUTOR_CUDA && same_words(got, want), what);
+    double *dhi = dev_c ? to_dev(hi) : hi.data(), *dlo = dev_c ? to_dev(lo) : lo.data();
+    st = (cx ? ozblas_zgemm_dd : ozblas_dgemm_dd)(NULL, ta, tb, m, n, k, dA, lda, dB, ldb, dhi,
+                                                   ldc, dlo, ldc, &opt, &rep);
+    if (dev_c) {
+        memcpy(hi.data(), dhi, hi.size() * sizeof(double));
+        memcpy(lo.data(), dlo, lo.size() * sizeof(double));
+    }
+    snprintf(what, sizeof what, "exact dd bits: cx %d %c%c dev %d%d%d", cx, ta, tb, dev_a, dev_b,
+             dev_c);
+    check(st == OZBLAS_OK && rep.executor == OZBLAS_EXECUTOR_CUDA && same_words(hi, whi) &&
+              same_words(lo, wlo), what);
+    for (double *p : {dev_a ? dA : NULL, dev_b ? dB : NULL, dC, dev_c ? dhi : NULL,
+                      dev_c ? dlo : NULL})
+        if (p)
+            cudaFree(p);
+}
+
 int main()
 {
     setenv("OZ_EMU_DEVICES", "2", 1); /* before the executor first counts its devices */
@@ -212,6 +293,12 @@ int main()
             }
     other_device();
     runs++;
+    for (int cx = 0; cx < 2; cx++)
+        for (char ta : {'N', 'T', 'C'})
+            for (int mask = 1; mask < 8; mask += 2) {
+                exact_run(cx, ta, cx ? 'C' : 'T', mask & 1, mask & 2, mask & 4);
+                runs++;
+            }
     printf("device-pointer runs: %d, failures: %d\n", runs, failures);
     return failures ? 1 : 0;
 }
