@@ -320,10 +320,10 @@ def test_cupy_arrays_in_ozblas_lapack():
     assert np.array_equal(_bits(cp.asnumpy(c)), _bits(want))
 
 
-def test_exact_products_keep_host_operands_on_the_host(rng):
-    """accuracy "correct": exact products run on the host (the GEMM path's rule), so an
-    executor "cuda" run leaves host matrices there (no upload that its products would refuse
-    and then compute natively): the CPU executor's bits, report device "host"."""
+def test_exact_products_run_where_oz_exact_run_puts_them(rng):
+    """accuracy "correct": executor "auto" leaves host matrices on the host (exact products
+    with host operands run on the CPU), executor "cuda" runs device-resident with every
+    product exact on the device (none computed natively); all three give the same bits."""
     from ozblas._native import ffi, lib
     from ozblas.api import _context, _options
 
@@ -334,14 +334,15 @@ def test_exact_products_keep_host_operands_on_the_host(rng):
     info = ffi.new("int64_t *")
     ptr = lambda x: ffi.cast("double *", x.ctypes.data)
     out = {}
-    for ex in ("cpu", "cuda"):
+    for ex, where in (("cpu", 0), ("auto", 0), ("cuda", 1)):
         o = _options("ozaki2", None, None, ex, None, None, None, accuracy="correct")
         lu, c, ipiv = a.copy(order="F"), s.copy(order="F"), np.zeros(n, dtype=np.int64)
         assert lib.ozblas_dgetrf(_context(), n, n, ptr(lu), n, ffi.cast("int64_t *", ipiv.ctypes.data),
                                  info, NB, o, rep) == 0 and info[0] == 0
-        assert rep.device == 0 and rep.products > 0
+        assert rep.device == where and rep.products > 0 and rep.emulated == rep.products
         assert lib.ozblas_dsyrk(_context(), b"L", b"N", n, n, 1.0, ptr(a), n, 0.5, ptr(c), n, info, NB,
-                                o, rep) == 0 and rep.device == 0
+                                o, rep) == 0 and rep.device == where
+        assert rep.emulated == rep.products
         out[ex] = (lu, ipiv, c)
-    for u, v in zip(out["cpu"], out["cuda"]):
-        assert np.array_equal(_bits(u), _bits(v))
+    for u, v, w in zip(out["cpu"], out["auto"], out["cuda"]):
+        assert np.array_equal(_bits(u), _bits(v)) and np.array_equal(_bits(u), _bits(w))

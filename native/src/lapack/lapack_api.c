@@ -35,8 +35,11 @@ int64_t ozblas_lapack_block_size(int64_t n, int executor)
  * product, and host operands stay on the host). */
 static int run_executor(const ozblas_options *opt, int on_device)
 {
-    if (opt->accuracy == OZBLAS_ACCURACY_CORRECT && !on_device)
-        return OZBLAS_EXECUTOR_CPU; /* exact products run on the host (gemm_body): no upload */
+    /* exact products with host operands stay on the host unless executor cuda is asked for
+       (oz_exact_run's rule: the policy has no cost model for them) */
+    if (opt->accuracy == OZBLAS_ACCURACY_CORRECT && !on_device &&
+        opt->executor != OZBLAS_EXECUTOR_CUDA)
+        return OZBLAS_EXECUTOR_CPU;
     const oz_executor *cu = oz_cuda_executor();
     int usable = cu && cu->available(NULL, 0);
     if (on_device || opt->executor == OZBLAS_EXECUTOR_CUDA ||
