@@ -2,18 +2,20 @@
 # The one device check (DESIGN.md section 8): on a machine with a CUDA GPU, build ozblas for
 # sm_90, run the GPU tests, the speed and accuracy benchmark (its table gives each call's
 # phase times: stats, residues, INT8 products, reduction, CRT + update), then the policy
-# check. Everything is logged to $OUT/device_log.txt (the build to build_log.txt); the
-# benchmark writes $OUT/gpu_results.json after every measurement, so a timeout still leaves
-# what was measured. At most 6 files under $OUT. Fits in 5 minutes, build included.
+# check, and the LAPACK layer against cuSOLVER (benchmarks/lapack_gpu.py). Everything is
+# logged to $OUT/device_log.txt (the build to build_log.txt); the benchmark writes
+# $OUT/gpu_results.json after every measurement, so a timeout still leaves what was measured. At most 7 files under $OUT. Fits in 5.5 minutes, build included.
 #
 #   OUT=/some/dir bash benchmarks/device_check.sh        (default OUT=benchmarks/results)
-#   OZ_CHECK_SECONDS=290 caps the whole run (GPU tests at most 150 s) (the benchmark gets what the tests and the
+#   OZ_CHECK_SECONDS=330 caps the whole run (GPU tests at most 150 s) (the benchmark gets what the tests and the
 #   policy check leave).
 #   OZ_BENCH_ARGS: gpu_bench.py's arguments, "--device-arrays" unless set (Ozaki II on CuPy
 #   arrays, device-event time, against CuPy's native; with 16384 also in one INT8 call per
 #   product, to show what the 8192-column chunks gain); OZ_BENCH_ARGS= for host arrays.
 #   OZ_POLICY_CHECK=0 leaves out benchmarks/policy_check.py (calibration, then the cost
 #   model's predictions against the CPU and GPU candidates' times; at most 80 s here).
+#   OZ_LAPACK_CHECK=0 leaves out benchmarks/lapack_gpu.py (getrf/potrf on CuPy arrays against
+#   cuSOLVER, scipy.linalg.solve at n = 16384 against the host LAPACK; at most 45 s here).
 # The machine is offline: cffi and pycparser (not in the CUDA image) travel as wheels in
 # .whl/ (.whl is git-ignored; fetch them with the command printed below when missing).
 set -uo pipefail
@@ -23,9 +25,11 @@ mkdir -p "$OUT"
 LOG="$OUT/device_log.txt"
 export PYTHONUNBUFFERED=1
 export OZBLAS_CUDA_VERBOSE=1 # failing CUDA/cuBLAS calls are named on stderr
-TOTAL=${OZ_CHECK_SECONDS:-290}
+TOTAL=${OZ_CHECK_SECONDS:-330}
 POLICY=${OZ_POLICY_CHECK:-1}
 POLICY_S=80 # the policy check's share, kept back from the benchmark
+LAPACK=${OZ_LAPACK_CHECK:-1}
+LAPACK_S=45 # the LAPACK benchmark's share, likewise
 START=$SECONDS
 elapsed() { echo $((SECONDS - START)); }
 
@@ -86,6 +90,7 @@ echo "GPU tests exit code: $TEST_RC [$(elapsed) s]"
 echo "== benchmark [$(elapsed) s]"
 LEFT=$((TOTAL - $(elapsed) - 15))
 if [ "$POLICY" = 1 ]; then LEFT=$((LEFT - POLICY_S)); fi
+if [ "$LAPACK" = 1 ]; then LEFT=$((LEFT - LAPACK_S)); fi
 if [ "$LEFT" -gt 30 ]; then
     # gpu_bench.py stops starting measurements after --budget and is killed 10 s later
     timeout $((LEFT + 10)) python3 benchmarks/gpu_bench.py --out "$OUT/gpu_results.json" \
@@ -102,6 +107,13 @@ if [ "$POLICY" = 1 ]; then
     timeout "$POLICY_S" python3 benchmarks/policy_check.py --sizes 256 512 --repeats 2 \
         --budget 20 --out "$OUT"
     echo "policy check exit code: $? [$(elapsed) s]"
+fi
+
+if [ "$LAPACK" = 1 ]; then
+    echo "== LAPACK layer against cuSOLVER [$(elapsed) s]"
+    timeout "$LAPACK_S" python3 benchmarks/lapack_gpu.py --out "$OUT/lapack_gpu.json" \
+        --budget $((LAPACK_S - 15))
+    echo "LAPACK benchmark exit code: $? [$(elapsed) s]"
 fi
 
 echo "== summary [$(elapsed) s]"

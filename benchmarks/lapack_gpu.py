@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""The LAPACK layer on a GPU (issue 10's H200 benchmark); never run on a GPU yet.
+
+Measured, most valuable first, the JSON rewritten after every measurement so that a timeout
+still leaves what was done:
+  * ``ozblas.lapack.getrf`` and ``potrf`` on CuPy arrays (method ozaki2, automatic precision,
+    the CUDA executor) against cuSOLVER through CuPy (``cupyx.scipy.linalg.lu_factor``,
+    ``cupy.linalg.cholesky``), n = 4096, 8192, 16384 (``--sizes``);
+  * ``scipy.linalg.solve`` on host arrays, n = 16384 (``--solve-sizes``), inside
+    ``ozblas.activated(method="ozaki2")`` (gesv device-resident on the CUDA executor) against
+    the host LAPACK, with the backward error ||A x - b|| / (||A|| ||x||) of both.
+Times are wall clock around one call after a warm-up at n = 1024, the device synchronized
+(single measurements: the GPU's time is scarce). GFLOPS on LAPACK's nominal counts.
+
+Usage: python3 benchmarks/lapack_gpu.py --out lapack_gpu.json [--budget 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import machine  # noqa: E402
+
+T0 = time.monotonic()
+
+
+def _timed(f, sync):
+    sync()
+    t = time.perf_counter()
+    out = f()
+    sync()
+    return time.perf_counter() - t, out
+
+
+def _spd(cp, n, rng):
+    a = cp.asarray(rng.random((n, n)) - 0.5)
+    return a, a @ a.T + n * cp.eye(n)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--sizes", type=int, nargs="*", default=[4096, 8192, 16384])
+    p.add_argument("--solve-sizes", type=int, nargs="*", default=[16384])
+    p.add_argument("--budget", type=float, default=60.0, help="seconds: no measurement starts after")
+    p.add_argument("--out", type=Path, required=True)
+    args = p.parse_args(argv)
+    import cupy as cp
+    import cupyx.scipy.linalg as cpl
+    import scipy.linalg as sl
+
+    import ozblas
+    from ozblas import lapack as L
+
+    data = {"machine": machine(), "runs": [], "errors": [], "skipped": []}
+
+    def save():
+        args.out.write_text(json.dumps(data, indent=1))
+
+    sync = cp.cuda.Device().synchronize
+    kw = dict(method="ozaki2", executor="cuda")
+    rng = np.random.default_rng(0)
+    warm_a, warm_s = _spd(cp, 1024, rng)
+    L.getrf(warm_a, **kw), L.potrf(warm_s, **kw), cpl.lu_factor(warm_a)
+    cases = [("getrf", n) for n in args.sizes] + [("potrf", n) for n in args.sizes]
+    cases += [("solve", n) for n in args.solve_sizes]
+    for routine, n in cases:
+        if time.monotonic() - T0 > args.budget:
+            data["skipped"].append(f"{routine} {n}")
+            continue
+        try:
+            row = {"routine": routine, "n": n}
+            if routine == "solve":
+                a = rng.random((n, n)) - 0.5 + n ** 0.5 * np.eye(n)
+                b = rng.random((n, 1)) - 0.5
+                row["flops"] = 2 / 3 * n**3
+                row["native_s"], x0 = _timed(lambda: sl.solve(a, b, assume_a="gen"), sync)
+                with ozblas.activated(method="ozaki2"):
+                    row["ozblas_s"], x1 = _timed(lambda: sl.solve(a, b, assume_a="gen"), sync)
+                nrm = np.linalg.norm(a, 1)
+                for key, x in (("native_berr", x0), ("ozblas_berr", x1)):
+                    row[key] = float(np.linalg.norm(a @ x - b, 1) / (nrm * np.linalg.norm(x, 1)))
+                row["routed"] = ozblas.stats().get("routines", {}).get("dgesv")
+            else:
+                a, s = _spd(cp, n, rng)
+                row["flops"] = (2 / 3 if routine == "getrf" else 1 / 3) * n**3
+                if routine == "getrf":
+                    row["cusolver_s"], _ = _timed(lambda: cpl.lu_factor(a), sync)
+                    row["ozblas_s"], _ = _timed(lambda: L.getrf(a, **kw), sync)
+                else:
+                    row["cusolver_s"], _ = _timed(lambda: cp.linalg.cholesky(s), sync)
+                    row["ozblas_s"], _ = _timed(lambda: L.potrf(s, lower=True, **kw), sync)
+                rep = L.last_report()
+                row["emulated_share"] = rep["emulated_flops"] / rep["flops"]
+                row["moduli"] = rep["moduli"]
+            for k in [k for k in row if k.endswith("_s")]:
+                row[k[:-2] + "_gflops"] = row["flops"] / row[k] * 1e-9
+            data["runs"].append(row)
+            print(json.dumps(row), flush=True)
+        except Exception:  # one failing case must not lose the others' figures
+            data["errors"].append({"case": f"{routine} {n}", "traceback": traceback.format_exc()})
+            print(data["errors"][-1]["traceback"], flush=True)
+        save()
+    save()
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
