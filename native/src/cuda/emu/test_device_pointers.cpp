@@ -5,7 +5,8 @@
  * oz_cuda_test_cap_workspace): tiled, with k split, still bit for bit; and below the
  * smallest tile, OZBLAS_ERR_DEVICE with C untouched. With two emulated devices: a device list
  * (cuda:all) leaves device operands on the first device, and operands on another device
- * than the call's are refused, or run there with cuda:1. Exact products (exact_run) too.
+ * than the call's are refused, or run there with cuda:1. Exact products (exact_run) and
+ * split calls (split_run) too.
  * Built and run by build_emu.sh. */
 #include <algorithm>
 #include <random>
@@ -269,6 +270,61 @@ static void exact_run(int cx, char ta, char tb, bool dev_a, bool dev_b, bool dev
             cudaFree(p);
 }
 
+/* Split calls (issue 14, core/driver_split.c) with operands in device memory: the inner
+ * index l scaled by 2^(+-300) in op(A) and back in op(B), so no count covers a row; the
+ * device-pointer call is split as the host-pointer one (the bands cut on host copies) and
+ * gives its bits. */
+static void split_run(int cx, char ta, char tb, bool ozaki1, bool dev_a, bool dev_b, bool dev_c)
+{
+    const int64_t m = 7, n = 5, k = 20, es = cx ? 2 : 1;
+    std::vector<double> A, B, C;
+    int64_t lda, ldb, ldc;
+    make_inputs(cx, ta, tb, m, n, k, 2, 1, 3, 13 + cx * 100 + ta + 3 * tb, 0.5, A, B, C, lda, ldb,
+                ldc);
+    for (int64_t l = 0; l < k; l++) {
+        const int e = (int)((l * 7919) % 601) - 300;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t r = 0; r < es; r++) {
+                double &a = A[es * (ta == 'N' ? i + l * lda : l + i * lda) + r];
+                a = ldexp(a, e);
+            }
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t r = 0; r < es; r++) {
+                double &b = B[es * (tb == 'N' ? l + j * ldb : j + l * ldb) + r];
+                b = ldexp(b, -e);
+            }
+    }
+    double alpha[2] = {1.25, 0.5}, beta[2] = {-0.75, 0.25};
+    ozblas_options opt;
+    ozblas_options_init(&opt);
+    opt.method = ozaki1 ? OZBLAS_METHOD_OZAKI1 : OZBLAS_METHOD_OZAKI2;
+    opt.executor = OZBLAS_EXECUTOR_CUDA;
+    ozblas_report rep;
+    std::vector<double> want = C, got = C;
+    ozblas_status st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, A.data(), lda, B.data(),
+                                         ldb, beta, want.data(), ldc, &opt, &rep)
+                          : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], A.data(), lda,
+                                         B.data(), ldb, beta[0], want.data(), ldc, &opt, &rep);
+    check(st == OZBLAS_OK && rep.fallback == 0 && rep.split_parts >= 2, "split: host pointers");
+    const int parts = rep.split_parts;
+    double *dA = dev_a ? to_dev(A) : A.data(), *dB = dev_b ? to_dev(B) : B.data();
+    double *dC = dev_c ? to_dev(C) : got.data();
+    st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, &opt,
+                           &rep)
+            : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], dA, lda, dB, ldb, beta[0], dC, ldc,
+                           &opt, &rep);
+    if (dev_c)
+        memcpy(got.data(), dC, got.size() * sizeof(double));
+    char what[120];
+    snprintf(what, sizeof what, "split bits: cx %d %c%c o1 %d dev %d%d%d", cx, ta, tb, ozaki1,
+             dev_a, dev_b, dev_c);
+    check(st == OZBLAS_OK && rep.fallback == 0 && rep.split_parts == parts &&
+              same_words(got, want), what);
+    for (double *p : {dev_a ? dA : NULL, dev_b ? dB : NULL, dev_c ? dC : NULL})
+        if (p)
+            cudaFree(p);
+}
+
 int main()
 {
     setenv("OZ_EMU_DEVICES", "2", 1); /* before the executor first counts its devices */
@@ -297,6 +353,12 @@ int main()
         for (char ta : {'N', 'T', 'C'})
             for (int mask = 1; mask < 8; mask += 2) {
                 exact_run(cx, ta, cx ? 'C' : 'T', mask & 1, mask & 2, mask & 4);
+                runs++;
+            }
+    for (int cx = 0; cx < 2; cx++)
+        for (int o1 = 0; o1 < 2; o1++)
+            for (int mask = 1; mask < 8; mask += 3) {
+                split_run(cx, cx ? 'C' : 'T', 'N', o1, mask & 1, mask & 2, mask & 4);
                 runs++;
             }
     printf("device-pointer runs: %d, failures: %d\n", runs, failures);
