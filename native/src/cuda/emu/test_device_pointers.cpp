@@ -49,6 +49,17 @@ static bool same_words(const std::vector<double> &x, const std::vector<double> &
     return true;
 }
 
+/* ozblas_zgemm for cx, else ozblas_dgemm with the real parts of alpha and beta */
+static ozblas_status gemm(int cx, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                          const double *alpha, const double *A, int64_t lda, const double *B,
+                          int64_t ldb, const double *beta, double *C, int64_t ldc,
+                          const ozblas_options *opt, ozblas_report *rep)
+{
+    return cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opt, rep)
+              : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], A, lda, B, ldb, beta[0], C, ldc,
+                             opt, rep);
+}
+
 /* Random op(A) (m x k), op(B) (k x n) and C (m x n) for trans ta, tb, stored with leading
  * dimensions pad_a, pad_b, pad_c beyond their rows; normal draws times exp(spread * normal). */
 static void make_inputs(int cx, char ta, char tb, int64_t m, int64_t n, int64_t k, int pad_a,
@@ -103,16 +114,12 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
     ozblas_report rep;
     ozblas_status st;
     opt.executor = OZBLAS_EXECUTOR_CPU;
-    st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta,
-                           want.data(), ldc, &opt, &rep)
-            : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], A.data(), lda, B.data(), ldb,
-                           beta[0], want.data(), ldc, &opt, &rep);
+    st = gemm(cx, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb,
+              beta, want.data(), ldc, &opt, &rep);
     check(st == OZBLAS_OK && rep.fallback == 0, "cpu call");
     opt.executor = OZBLAS_EXECUTOR_CUDA;
-    st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta,
-                           host.data(), ldc, &opt, &rep)
-            : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], A.data(), lda, B.data(), ldb,
-                           beta[0], host.data(), ldc, &opt, &rep);
+    st = gemm(cx, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb,
+              beta, host.data(), ldc, &opt, &rep);
     check(st == OZBLAS_OK && rep.executor == OZBLAS_EXECUTOR_CUDA, "cuda call, host pointers");
     double *dA = dev_a ? to_dev(A) : A.data(), *dB = dev_b ? to_dev(B) : B.data();
     std::vector<double> Cd = C;
@@ -122,10 +129,8 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
             memcpy(dC, C.data(), C.size() * sizeof(double));
         else
             Cd = C;
-        ozblas_status s = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, dA, lda, dB, ldb,
-                                            beta, dC, ldc, &opt, &rep)
-                             : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], dA, lda, dB, ldb,
-                                            beta[0], dC, ldc, &opt, &rep);
+        ozblas_status s = gemm(cx, ta, tb, m, n, k, alpha, dA, lda, dB, ldb,
+                               beta, dC, ldc, &opt, &rep);
         if (dev_c)
             memcpy(Cd.data(), dC, Cd.size() * sizeof(double));
         return s;
@@ -229,10 +234,8 @@ static void exact_run(int cx, char ta, char tb, bool dev_a, bool dev_b, bool dev
     opt.executor = OZBLAS_EXECUTOR_CUDA;
     ozblas_report rep;
     std::vector<double> want = C, whi(ldc * n * es, 5.0), wlo = whi;
-    ozblas_status st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, A.data(), lda, B.data(),
-                                         ldb, beta, want.data(), ldc, &opt, &rep)
-                          : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], A.data(), lda,
-                                         B.data(), ldb, beta[0], want.data(), ldc, &opt, &rep);
+    ozblas_status st = gemm(cx, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb,
+                            beta, want.data(), ldc, &opt, &rep);
     check(st == OZBLAS_OK && rep.executor == OZBLAS_EXECUTOR_CUDA, "exact: host pointers");
     st = (cx ? ozblas_zgemm_dd : ozblas_dgemm_dd)(NULL, ta, tb, m, n, k, A.data(), lda, B.data(),
                                                    ldb, whi.data(), ldc, wlo.data(), ldc, &opt,
@@ -243,10 +246,7 @@ static void exact_run(int cx, char ta, char tb, bool dev_a, bool dev_b, bool dev
     double *dC = dev_c ? to_dev(C) : NULL;
     std::vector<double> got = C, hi(whi.size(), 5.0), lo = hi;
     double *pc = dev_c ? dC : got.data();
-    st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, pc, ldc, &opt,
-                           &rep)
-            : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], dA, lda, dB, ldb, beta[0], pc, ldc,
-                           &opt, &rep);
+    st = gemm(cx, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, pc, ldc, &opt, &rep);
     if (dev_c)
         memcpy(got.data(), dC, got.size() * sizeof(double));
     char what[120];
@@ -301,18 +301,13 @@ static void split_run(int cx, char ta, char tb, bool ozaki1, bool dev_a, bool de
     opt.executor = OZBLAS_EXECUTOR_CUDA;
     ozblas_report rep;
     std::vector<double> want = C, got = C;
-    ozblas_status st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, A.data(), lda, B.data(),
-                                         ldb, beta, want.data(), ldc, &opt, &rep)
-                          : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], A.data(), lda,
-                                         B.data(), ldb, beta[0], want.data(), ldc, &opt, &rep);
+    ozblas_status st = gemm(cx, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb,
+                            beta, want.data(), ldc, &opt, &rep);
     check(st == OZBLAS_OK && rep.fallback == 0 && rep.split_parts >= 2, "split: host pointers");
     const int parts = rep.split_parts;
     double *dA = dev_a ? to_dev(A) : A.data(), *dB = dev_b ? to_dev(B) : B.data();
     double *dC = dev_c ? to_dev(C) : got.data();
-    st = cx ? ozblas_zgemm(NULL, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, &opt,
-                           &rep)
-            : ozblas_dgemm(NULL, ta, tb, m, n, k, alpha[0], dA, lda, dB, ldb, beta[0], dC, ldc,
-                           &opt, &rep);
+    st = gemm(cx, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, &opt, &rep);
     if (dev_c)
         memcpy(got.data(), dC, got.size() * sizeof(double));
     char what[120];
