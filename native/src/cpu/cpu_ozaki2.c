@@ -233,11 +233,72 @@ static void set_bits(int nt, const oz_gemm_call *c, const oz2_table *T, const do
     }
 }
 
-/* Automatic precision: the largest bound ratio over C for the bits set now (max is exact,
- * so the result does not depend on the thread count). u/s: per-row/column workspace
- * (2 (m + n) doubles). */
+/* Automatic precision's refinement lists (ozaki2.h): per column of a packed side, the
+ * indices of its OZ2_TOP largest elements and its 1-norm without them. */
+typedef struct {
+    int64_t *idx; /* OZ2_TOP per column */
+    int *cnt;
+    uint64_t *rest;
+} top_lists;
+
+static void top_free(top_lists *t)
+{
+    free(t->idx);
+    free(t->cnt);
+    free(t->rest);
+}
+
+static int top_build(int nt, const packed *p, int64_t k, top_lists *t)
+{
+    t->idx = malloc(sizeof(int64_t) * OZ2_TOP * (size_t)p->cols);
+    t->cnt = malloc(sizeof(int) * (size_t)p->cols);
+    t->rest = malloc(sizeof(uint64_t) * (size_t)p->cols);
+    if (!t->idx || !t->cnt || !t->rest)
+        return 0;
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t q = 0; q < p->cols; q++) {
+        const double *re = p->re + q * k, *im = p->im ? p->im + q * k : NULL;
+        double key[OZ2_TOP];
+        int64_t *idx = t->idx + q * OZ2_TOP;
+        int cnt = 0;
+        for (int64_t l = 0; l < k; l++)
+            oz2_top_insert(key, idx, &cnt, oz2_top_key(re[l], im ? im[l] : 0.0), l);
+        uint64_t rest = p->N1[q];
+        for (int s = 0; s < cnt; s++)
+            rest -= oz2_abs_term(re[idx[s]], p->E[q]) + (im ? oz2_abs_term(im[idx[s]], p->E[q]) : 0);
+        t->cnt[q] = cnt;
+        t->rest[q] = rest;
+    }
+    return 1;
+}
+
+/* Entry (i, j)'s refined ratio (ozaki2.h): the terms of column j's list, then row i's. */
+static double refined(int cx, const packed *pa, const packed *pb, const top_lists *ta,
+                      const top_lists *tb, int64_t k, int64_t i, int64_t j, int ba, int bb,
+                      double ua, double ub, double G, double r0)
+{
+    double up = 0.0, lo_a = 0.0, lo_b = 0.0;
+    const double *ar = pa->re + i * k, *ai = pa->im ? pa->im + i * k : NULL;
+    const double *br = pb->re + j * k, *bi = pb->im ? pb->im + j * k : NULL;
+    for (int s = 0; s < tb->cnt[j]; s++) {
+        const int64_t l = tb->idx[j * OZ2_TOP + s];
+        oz2_refine_term(cx, ar[l], ai ? ai[l] : 0.0, pa->E[i], ba, br[l], bi ? bi[l] : 0.0,
+                        pb->E[j], bb, 1, &up, &lo_b);
+    }
+    for (int s = 0; s < ta->cnt[i]; s++) {
+        const int64_t l = ta->idx[i * OZ2_TOP + s];
+        oz2_refine_term(cx, ar[l], ai ? ai[l] : 0.0, pa->E[i], ba, br[l], bi ? bi[l] : 0.0,
+                        pb->E[j], bb, 0, &up, &lo_a);
+    }
+    return oz2_refined_ratio(cx, up, lo_a, lo_b, ua, ub, ta->rest[i], tb->rest[j], G, r0);
+}
+
+/* Automatic precision: the largest bound ratio over C for the bits set now, refined where
+ * few entries exceed the target (ozaki2.h; max is exact and the count of those entries an
+ * integer, so the result does not depend on the thread count). u/s: per-row/column
+ * workspace (2 (m + n) doubles); ta, tb: the refinement lists, built on first use. */
 static double max_ratio(int nt, const oz_gemm_call *c, const packed *pa, const packed *pb,
-                        const double *Glo, double *u)
+                        const double *Glo, double *u, top_lists *ta, top_lists *tb, int *oom)
 {
     int64_t m = c->m, n = c->n;
     double *sa = u + m, *ub = sa + m, *sb = ub + n;
@@ -246,11 +307,31 @@ static double max_ratio(int nt, const oz_gemm_call *c, const packed *pa, const p
     for (int64_t j = 0; j < n; j++)
         oz2_ratio_terms(pb->bits[j], pb->E[j], pb->emin[j], pb->lsb[j], pb->N1[j], &ub[j], &sb[j]);
     double r = 0.0;
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : r)
+    int64_t over = 0;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : r) reduction(+ : over)
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
             double v = oz2_bound_ratio(c->is_complex, u[i], sa[i], ub[j], sb[j], pa->N1[i],
                                        pb->N1[j], Glo[i + j * m]);
+            r = v > r ? v : r;
+            over += v > OZ2_AUTO_TARGET;
+        }
+    if (!oz2_refine_asked(r, over, m * n))
+        return r;
+    if (!ta->idx && !(top_build(nt, pa, c->k, ta) && top_build(nt, pb, c->k, tb))) {
+        *oom = 1;
+        return r;
+    }
+    r = 0.0;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(max : r)
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double v = oz2_bound_ratio(c->is_complex, u[i], sa[i], ub[j], sb[j], pa->N1[i],
+                                       pb->N1[j], Glo[i + j * m]);
+            if (v > OZ2_AUTO_TARGET)
+                v = refined(c->is_complex, pa, pb, ta, tb, c->k, i, j,
+                            u[i] == 0.0 ? -1 : pa->bits[i], ub[j] == 0.0 ? -1 : pb->bits[j],
+                            u[i], ub[j], Glo[i + j * m], v);
             r = v > r ? v : r;
         }
     return r;
@@ -295,6 +376,7 @@ typedef struct {
     double *G;              /* accurate scaling's bound product (NULL: not asked for) */
     double *Glo;            /* the combined lower-bound product of |A||B| */
     double *terms;          /* max_ratio's workspace */
+    top_lists ta, tb;       /* the refinement's lists (NULL until a count asks for them) */
     const oz2_table *T;     /* the table the bits were set for last */
 } cpu_probe;
 
@@ -338,8 +420,9 @@ ozblas_status oz_cpu_probe_ratio(void *probe, int beta, int count, double *ratio
     cpu_probe *p = probe;
     const oz_gemm_call *c = p->k.c;
     if (!beta) {
-        *ratio = max_ratio(p->k.nt, c, &p->pa, &p->pb, p->Glo, p->terms);
-        return OZBLAS_OK;
+        int oom = 0;
+        *ratio = max_ratio(p->k.nt, c, &p->pa, &p->pb, p->Glo, p->terms, &p->ta, &p->tb, &oom);
+        return oom ? OZBLAS_ERR_ALLOCATION : OZBLAS_OK;
     }
     const packed *pa = &p->pa, *pb = &p->pb;
     const int64_t m = c->m, n = c->n;
@@ -382,6 +465,8 @@ void oz_cpu_probe_close(void *probe)
     free(p->G);
     free(p->Glo);
     free(p->terms);
+    top_free(&p->ta);
+    top_free(&p->tb);
     free(p);
 }
 
