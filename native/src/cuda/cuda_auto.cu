@@ -21,7 +21,9 @@ typedef struct {
     int64_t mpad, k;
     long long *G64;      /* accurate scaling's bound product (NULL when not asked for) */
     double *Glo;         /* combined lower-bound product */
-    unsigned long long *N1a, *N1b, *d_ratio;
+    unsigned long long *N1a, *N1b, *d_ratio; /* d_ratio: the max ratio, then the count above */
+    oz2_dtops ta, tb;    /* the refinement's lists (ozaki2.h): carved, built on first use */
+    int tops_built;
     int *hbuf;           /* the sides' host arrays */
     const oz2_table *T;  /* the table the bits were set for last */
 } cuda_probe;
@@ -98,7 +100,13 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
         }
         au->N1a = (unsigned long long *)carve_take(&cv, 8 * m);
         au->N1b = (unsigned long long *)carve_take(&cv, 8 * n);
-        au->d_ratio = (unsigned long long *)carve_take(&cv, 8);
+        au->d_ratio = (unsigned long long *)carve_take(&cv, 16);
+        oz2_dtops *td[2] = {&au->ta, &au->tb};
+        for (int s = 0; s < 2; s++) {
+            td[s]->idx = (int64_t *)carve_take(&cv, 8 * OZ2_TOP * sd[s]->cols);
+            td[s]->cnt = (int *)carve_take(&cv, 4 * sd[s]->cols);
+            td[s]->rest = (unsigned long long *)carve_take(&cv, 8 * sd[s]->cols);
+        }
         d_bad = (int *)carve_take(&cv, 4);
         XA = (int8_t *)carve_take(&cv, (size_t)kpad * mpad);
         XB = (int8_t *)carve_take(&cv, (size_t)kpad * npad);
@@ -131,6 +139,10 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
     CK(mat_upload(&r, &B));
     pa.lc = oz_op_view(c, 1, A.dev, A.ld, &pa.v);
     pb.lc = oz_op_view(c, 0, B.dev, B.ld, &pb.v);
+    au->ta.v = pa.v;
+    au->ta.lc = pa.lc;
+    au->tb.v = pb.v;
+    au->tb.lc = pb.lc;
     for (int s = 0; s < 2; s++) {
         oz2_dside *p = s ? &pb : &pa;
         CK(cudaMemsetAsync(p->amax, 0, 8 * p->cols, r.st));
@@ -238,22 +250,55 @@ done:
     return st;
 }
 
-ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio)
+template <bool LC, bool CX>
+static void launch_top(const oz2_dtops *t, int64_t k, int64_t cols, const int *E,
+                       const unsigned long long *N1, cudaStream_t st)
 {
-    cuda_probe *a = (cuda_probe *)probe;
+    oz_launch(grid1(cols, 256), 256, st, oz_k_top<LC, CX>, *t, k, cols, E, N1);
+}
+
+/* One pass of the max ratio over C (refine: the second, ozaki2.h); *ratio and *over back. */
+static ozblas_status ratio_pass(const cuda_probe *a, int beta, int count, int refine,
+                                double *ratio, int64_t *over)
+{
     const run_ctx *rr = a->r;
     const oz2_dside *pa = &a->pa, *pb = &a->pb;
     const int64_t m = pa->cols, n = pb->cols;
     ozblas_status st = OZBLAS_OK;
-    unsigned long long hr = 0;
-    CK(cudaMemsetAsync(a->d_ratio, 0, 8, rr->st));
-    oz_launch(grid1(m * n, 256), 256, rr->st, oz_k_ratio, a->cx, beta, count, a->k, m, m * n,
-              a->mpad, a->Glo, pa->E, pa->emin, pa->lsb, pa->bits, a->N1a, pb->E, pb->emin,
-              pb->lsb, pb->bits, a->N1b, a->d_ratio);
+    unsigned long long h[2] = {0, 0};
+    CK(cudaMemsetAsync(a->d_ratio, 0, 16, rr->st));
+    oz_launch(grid1(m * n, 256), 256, rr->st, a->cx ? oz_k_ratio<true> : oz_k_ratio<false>,
+              beta, count, a->k, m, m * n, a->mpad, a->Glo, pa->E, pa->emin, pa->lsb, pa->bits,
+              a->N1a, pb->E, pb->emin, pb->lsb, pb->bits, a->N1b, a->d_ratio, a->d_ratio + 1,
+              refine, a->ta, a->tb);
     CKL();
-    CK(cudaMemcpyAsync(&hr, a->d_ratio, 8, cudaMemcpyDeviceToHost, rr->st));
+    CK(cudaMemcpyAsync(h, a->d_ratio, 16, cudaMemcpyDeviceToHost, rr->st));
     CK(cudaStreamSynchronize(rr->st));
-    memcpy(ratio, &hr, 8);
+    memcpy(ratio, &h[0], 8);
+    *over = (int64_t)h[1];
+done:
+    return st;
+}
+
+/* The CPU's max_ratio (cpu_ozaki2.c): the first bound, refined where few entries exceed the
+ * target, the lists built once per probe when a count first asks for them. */
+ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio)
+{
+    cuda_probe *a = (cuda_probe *)probe;
+    const run_ctx *rr = a->r;
+    const int64_t m = a->pa.cols, n = a->pb.cols;
+    int64_t over = 0;
+    ozblas_status st = ratio_pass(a, beta, count, 0, ratio, &over);
+    if (st != OZBLAS_OK || beta || !oz2_refine_asked(*ratio, over, m * n))
+        return st;
+    if (!a->tops_built) {
+        OZ_DISPATCH(a->pa.lc, a->cx, launch_top, &a->ta, a->k, m, a->pa.E, a->N1a, rr->st);
+        CKL();
+        OZ_DISPATCH(a->pb.lc, a->cx, launch_top, &a->tb, a->k, n, a->pb.E, a->N1b, rr->st);
+        CKL();
+        a->tops_built = 1;
+    }
+    st = ratio_pass(a, beta, count, 1, ratio, &over);
 done:
     return st;
 }
