@@ -23,10 +23,28 @@ typedef struct {
     double *Glo;         /* combined lower-bound product */
     unsigned long long *N1a, *N1b, *d_ratio; /* d_ratio: the max ratio, then the count above */
     oz2_dtops ta, tb;    /* the refinement's lists (ozaki2.h): carved, built on first use */
+    double *pkey;        /* their segments' lists (top_segments), one side at a time */
+    int64_t *pidx;
+    int *pcnt;
     int tops_built;
     int *hbuf;           /* the sides' host arrays */
     const oz2_table *T;  /* the table the bits were set for last */
 } cuda_probe;
+
+/* The segments a side's lists are built from (oz_k_top_part): of OZ_TOP_SEG elements,
+ * fewer where their lists would take more than OZ_TOP_PART_BYTES; their length in *seg. */
+#define OZ_TOP_SEG 4096
+#define OZ_TOP_PART_BYTES ((int64_t)32 << 20)
+#define OZ_TOP_PART_ENTRY (OZ2_TOP * 16 + 4) /* a segment's keys, indices and count */
+static int64_t top_segments(int64_t cols, int64_t k, int64_t *seg)
+{
+    int64_t nseg = (k + OZ_TOP_SEG - 1) / OZ_TOP_SEG;
+    const int64_t cap = OZ_TOP_PART_BYTES / (OZ_TOP_PART_ENTRY * (cols > 1 ? cols : 1));
+    nseg = nseg < cap ? nseg : cap;
+    nseg = nseg > 1 ? nseg : 1;
+    *seg = (k + nseg - 1) / nseg;
+    return nseg;
+}
 
 void cuda_probe_close(void *probe)
 {
@@ -107,6 +125,11 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
             td[s]->cnt = (int *)carve_take(&cv, 4 * sd[s]->cols);
             td[s]->rest = (unsigned long long *)carve_take(&cv, 8 * sd[s]->cols);
         }
+        int64_t seg, parts = top_segments(m, k, &seg) * m, parts_b = top_segments(n, k, &seg) * n;
+        parts = parts > parts_b ? parts : parts_b; /* one side at a time */
+        au->pkey = (double *)carve_take(&cv, 8 * OZ2_TOP * parts);
+        au->pidx = (int64_t *)carve_take(&cv, 8 * OZ2_TOP * parts);
+        au->pcnt = (int *)carve_take(&cv, 4 * parts);
         d_bad = (int *)carve_take(&cv, 4);
         XA = (int8_t *)carve_take(&cv, (size_t)kpad * mpad);
         XB = (int8_t *)carve_take(&cv, (size_t)kpad * npad);
@@ -251,10 +274,14 @@ done:
 }
 
 template <bool LC, bool CX>
-static void launch_top(const oz2_dtops *t, int64_t k, int64_t cols, const int *E,
+static void launch_top(const cuda_probe *a, const oz2_dtops *t, int64_t cols, const int *E,
                        const unsigned long long *N1, cudaStream_t st)
 {
-    oz_launch(grid1(cols, 256), 256, st, oz_k_top<LC, CX>, *t, k, cols, E, N1);
+    int64_t seg, nseg = top_segments(cols, a->k, &seg);
+    oz_launch(grid1(cols * nseg, 256), 256, st, oz_k_top_part<LC, CX>, t->v, a->k, cols, seg,
+              nseg, a->pkey, a->pidx, a->pcnt);
+    oz_launch(grid1(cols, 256), 256, st, oz_k_top_merge<LC, CX>, *t, cols, nseg,
+              (const double *)a->pkey, (const int64_t *)a->pidx, (const int *)a->pcnt, E, N1);
 }
 
 /* One pass of the max ratio over C (refine: the second, ozaki2.h); *ratio and *over back. */
@@ -292,9 +319,9 @@ ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio)
     if (st != OZBLAS_OK || beta || !oz2_refine_asked(*ratio, over, m * n))
         return st;
     if (!a->tops_built) {
-        OZ_DISPATCH(a->pa.lc, a->cx, launch_top, &a->ta, a->k, m, a->pa.E, a->N1a, rr->st);
+        OZ_DISPATCH(a->pa.lc, a->cx, launch_top, a, &a->ta, m, a->pa.E, a->N1a, rr->st);
         CKL();
-        OZ_DISPATCH(a->pb.lc, a->cx, launch_top, &a->tb, a->k, n, a->pb.E, a->N1b, rr->st);
+        OZ_DISPATCH(a->pb.lc, a->cx, launch_top, a, &a->tb, n, a->pb.E, a->N1b, rr->st);
         CKL();
         a->tops_built = 1;
     }

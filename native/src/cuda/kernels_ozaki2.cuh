@@ -370,29 +370,63 @@ __device__ __forceinline__ void oz_load_lc(const oz_opv &v, int lc, int64_t l, i
         oz_load<false, CX>(v, l, q, re, im);
 }
 
-/* The lists of a side: one thread per packed column scanning l = 0..k-1 in increasing order,
- * as the CPU's top_build does (oz2_top_insert keeps ties in index order only so), then the
- * 1-norm N1 less the taken elements' oz2_abs_term (exact integers). */
+/* The lists of a side in two steps, so that a long inner dimension is scanned in parallel.
+ * First each of nseg segments of seg elements of every packed column keeps its own list:
+ * thread q + s cols scans column q's l = s seg .. in increasing order (the CPU's top_build
+ * on a part) into pkey, pidx (OZ2_TOP each) and pcnt. */
 template <bool LC, bool CX>
 __global__ void __launch_bounds__(256)
-    oz_k_top(oz2_dtops t, int64_t k, int64_t cols, const int *E, const unsigned long long *N1)
+    oz_k_top_part(oz_opv v, int64_t k, int64_t cols, int64_t seg, int64_t nseg, double *pkey,
+                  int64_t *pidx, int *pcnt)
+{
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= cols * nseg)
+        return;
+    const int64_t q = t % cols, l0 = t / cols * seg, l1 = k < l0 + seg ? k : l0 + seg;
+    double key[OZ2_TOP];
+    int64_t idx[OZ2_TOP];
+    int cnt = 0;
+    for (int64_t l = l0; l < l1; l++) {
+        double re, im;
+        oz_load<LC, CX>(v, l, q, re, im);
+        oz2_top_insert(key, idx, &cnt, oz2_top_key(re, im), l);
+    }
+    for (int s = 0; s < cnt; s++) {
+        pkey[t * OZ2_TOP + s] = key[s];
+        pidx[t * OZ2_TOP + s] = idx[s];
+    }
+    pcnt[t] = cnt;
+}
+
+/* Then per column the segments' lists are inserted in segment order, each in its own order:
+ * equal keys then arrive in index order, as in one scan of l = 0..k-1, so oz2_top_insert
+ * keeps the same elements in the same order as the CPU (the largest under keys descending,
+ * ties to the smaller index). The rest: N1 less the taken elements' oz2_abs_term (exact
+ * integers). */
+template <bool LC, bool CX>
+__global__ void __launch_bounds__(256)
+    oz_k_top_merge(oz2_dtops t, int64_t cols, int64_t nseg, const double *pkey,
+                   const int64_t *pidx, const int *pcnt, const int *E,
+                   const unsigned long long *N1)
 {
     const int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= cols)
         return;
     double key[OZ2_TOP];
-    int64_t *idx = t.idx + q * OZ2_TOP;
+    int64_t idx[OZ2_TOP];
     int cnt = 0;
-    for (int64_t l = 0; l < k; l++) {
-        double re, im;
-        oz_load<LC, CX>(t.v, l, q, re, im);
-        oz2_top_insert(key, idx, &cnt, oz2_top_key(re, im), l);
+    for (int64_t s = 0; s < nseg; s++) {
+        const int64_t p = q + s * cols;
+        const int c = pcnt[p];
+        for (int e = 0; e < c; e++)
+            oz2_top_insert(key, idx, &cnt, pkey[p * OZ2_TOP + e], pidx[p * OZ2_TOP + e]);
     }
     uint64_t rest = (uint64_t)N1[q];
     for (int s = 0; s < cnt; s++) {
         double re, im;
         oz_load<LC, CX>(t.v, idx[s], q, re, im);
         rest -= oz2_abs_term(re, E[q]) + (CX ? oz2_abs_term(im, E[q]) : 0);
+        t.idx[q * OZ2_TOP + s] = idx[s];
     }
     t.cnt[q] = cnt;
     t.rest[q] = rest;
