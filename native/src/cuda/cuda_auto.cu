@@ -2,9 +2,10 @@
  * procedure (cpu/cpu_ozaki2.c, numerics/ozaki2.h "automatic precision") with the same
  * element functions: statistics, 1-norms, the exact lower-bound products (and accurate
  * scaling's bound product), then per count the driver tries (core/driver_auto.c) the bits
- * on the device and the max bound ratio over C. The call itself then runs with that count
- * and the bits the probe set for it (its statistics computed again: a few percent of the
- * call; accurate scaling's bound product not). */
+ * on the device and the max bound ratio over C (refined where few entries exceed the
+ * target, from lists built on the device once per probe). The call itself then runs with
+ * that count and the bits the probe set for it (its statistics computed again: a few
+ * percent of the call; accurate scaling's bound product not). */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
