@@ -351,7 +351,8 @@ def _refine_inputs(case, cplx):
         b[:, 30] = rng.integers(-3, 4, k)
     if case == "long":
         for row in a:
-            row[rng.choice(k, 20, replace=False)] = np.max(np.abs(row.real)) * rng.choice([-1, 1], 20)
+            top = np.max(np.abs(row.real))
+            row[rng.choice(k, 20, replace=False)] = top * rng.choice([-1, 1], 20)
     return a, b
 
 
