@@ -143,6 +143,8 @@ def main(argv=None):
     p.add_argument("--seeds", type=int, nargs="+", default=[7, 8, 9])
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--no-minimum", action="store_true", help="skip the empirical minimum scan")
+    p.add_argument("--name", default="auto_precision",
+                   help="the JSON and PNG files' name, without extension")
     args = p.parse_args(argv)
     from tqdm import tqdm
 
@@ -170,10 +172,10 @@ def main(argv=None):
                   f"chosen == the ideal bound's count in {at_ideal}; "
                   f"largest excess {max(known, default=None)}; "
                   f"{sum(e is None for c in sel for e in c['excess'])} inputs without both")
-    write_json("auto_precision.json", {"machine": machine(), "m": args.m, "rows": rows,
+    write_json(f"{args.name}.json", {"machine": machine(), "m": args.m, "rows": rows,
                                        "cells": cells}, args.out)
-    plot(rows, args.m, Path(args.out) / "auto_precision.png")
-    print(f"wrote {args.out}/auto_precision.json and auto_precision.png")
+    plot(rows, args.m, Path(args.out) / f"{args.name}.png")
+    print(f"wrote {args.out}/{args.name}.json and {args.name}.png")
 
 
 if __name__ == "__main__":
