@@ -232,9 +232,8 @@ def _refine(cplx, pa, pb, tops, Ea, Eb, ba, bb, ua, ub, Glo, r0, I, J):
     up = np.zeros(len(I))
     lo = [np.zeros(len(I)), np.zeros(len(I))]
     E, F = Ea[I], Eb[J]
-    xa = -np.ones(len(I), dtype=np.int64)
-    bits_a = np.where(ua[I] == 0, xa, ba[I])
-    bits_b = np.where(ub[J] == 0, xa, bb[J])
+    bits_a, bits_b = ba[I], bb[J]
+    rem_a, rem_b = ua[I] != 0, ub[J] != 0  # oz2_refine_term's OZ2_EXACT: no remainder
     for side, lists in ((1, ib[J]), (0, ia[I])):  # column j's list first (a's remainders)
         for s in range(TOP):
             L = lists[:, s]
@@ -243,13 +242,11 @@ def _refine(cplx, pa, pb, tops, Ea, Eb, ba, bb, ua, ub, Glo, r0, I, J):
             av = [p[I, Ls] for p in pa]
             bv = [p[Ls, J] for p in pb]
             if side:
-                x = sum(np.where(bits_a >= 0, _rel_rem(v, E, np.maximum(bits_a, 0)), 0.0)
-                        for v in av)
+                x = sum(np.where(rem_a, _rel_rem(v, E, bits_a), 0.0) for v in av)
                 y = sum(_rel_up(v, F) for v in bv)
             else:
                 x = sum(_rel_up(v, E) for v in av)
-                y = sum(np.where(bits_b >= 0, _rel_rem(v, F, np.maximum(bits_b, 0)), 0.0)
-                        for v in bv)
+                y = sum(np.where(rem_b, _rel_rem(v, F, bits_b), 0.0) for v in bv)
             la = np.max(np.stack([_rel_down(v, E) for v in av]), axis=0)
             lb = np.max(np.stack([_rel_down(v, F) for v in bv]), axis=0)
             up = up + np.where(ok, x * y, 0.0)
