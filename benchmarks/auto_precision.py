@@ -12,7 +12,6 @@ the count chosen against the minimum.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 
@@ -22,46 +21,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ozblas  # noqa: E402
 from _common import RESULTS, machine, table, write_json  # noqa: E402
 from ozblas._constants import MAX_MODULI  # noqa: E402
-from ozblas.testing import err_ab, exact_matmul, make_matrix  # noqa: E402
+from ozblas.testing import err_ab, exact_matmul, ideal_moduli, make_matrix  # noqa: E402
 
 PHIS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 def empirical_minimum(a, b, exact, native, scaling, start=12):
-    """The fewest moduli from start whose err_ab is at most native's (None: not within the
-    maximum). 12 moduli are far from native here (err_ab about 1e-11 at phi = 0)."""
+    """The fewest moduli from start whose err_ab is at most native's, and the fewest whose
+    err_ab is at most 2u (what a rule that guarantees max(native's, 2u) without knowing
+    native's error could take at best); None: not within the maximum. 12 moduli are far
+    from native here (err_ab about 1e-11 at phi = 0)."""
+    found = [None, None]
     for n in range(start, MAX_MODULI + 1):
         c, info = ozblas.matmul(a, b, method="ozaki2", moduli=n, scaling=scaling, executor="cpu",
                                 return_info=True)
-        if info["fallback"] is None and err_ab(c, exact, a, b) <= native:
-            return n
-    return None
-
-
-def ideal_count(a, b, scaling):
-    """The count of an ideal rigorous bound, for comparison (real inputs): the fewest moduli
-    whose truncation error bound max_ij (|dA||B| + |A'||dB|)_ij / (|A||B|)_ij, the exact
-    remainders dA, dB of the executor's bits (the NumPy reference's, the same bits) against
-    |A||B| in float64 (relative error below k u: not itself rigorous), is at most u. Any
-    bound that holds for every sign pattern of the remainders is at least this one."""
-    ref = importlib.import_module("ozblas.reference.ozaki2")  # the module, not its function
-    pa, pb = [a], [b]
-    Ea, _, _ = ref._stats(pa, 1)
-    Eb, _, _ = ref._stats(pb, 0)
-    cs_a, cs_b = ref._cs_half(pa, Ea, 1), ref._cs_half(pb, Eb, 0)
-    G = None if scaling == "fast" else ref._ubound(pa, Ea, 1, 5) @ ref._ubound(pb, Eb, 0, 5)
-    AB = np.abs(a) @ np.abs(b)
-    for n in range(2, MAX_MODULI + 1):
-        ba, bb = ref._bits(ref.lib.ozblas_ozaki2_engine_budget_bits(0, n), scaling, cs_a, cs_b,
-                           G, 5)
-        ua, ub = np.ldexp(1.0, Ea - ba)[:, None], np.ldexp(1.0, Eb - bb)[None, :]
-        at, bt = np.trunc(a / ua) * ua, np.trunc(b / ub) * ub
-        num = np.abs(a - at) @ np.abs(b) + np.abs(at) @ np.abs(b - bt)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.where(AB > 0, num / np.where(AB > 0, AB, 1.0), 0.0)
-        if r.max() <= 2.0**-53:
-            return n
-    return None
+        if info["fallback"] is not None:
+            continue
+        e = err_ab(c, exact, a, b)
+        for t, tol in enumerate((native, 2.0**-52)):
+            if found[t] is None and e <= tol:
+                found[t] = n
+        if None not in found:
+            break
+    return found
 
 
 def run(ks, phis, m, seeds, progress, minimum=True):
@@ -75,6 +57,8 @@ def run(ks, phis, m, seeds, progress, minimum=True):
                 exact = exact_matmul(a, b)
                 native = err_ab(ozblas.matmul(a, b, method="native", executor="cpu"), exact, a, b)
                 for scaling in ("fast", "accurate"):
+                    mins = (empirical_minimum(a, b, exact, native, scaling) if minimum
+                            else (None, None))
                     c, info = ozblas.matmul(a, b, method="ozaki2", moduli="auto", scaling=scaling,
                                             executor="cpu", return_info=True)
                     rows.append({"k": k, "phi": phi, "seed": seed, "scaling": scaling,
@@ -82,9 +66,8 @@ def run(ks, phis, m, seeds, progress, minimum=True):
                                  "fallback": info["fallback"], "bound": info["bound"],
                                  "err_ab": err_ab(c, exact, a, b), "native_err_ab": native,
                                  "int_gemms": info["int_gemms"], "seconds": info["seconds"],
-                                 "minimum": empirical_minimum(a, b, exact, native, scaling)
-                                 if minimum else None,
-                                 "ideal": ideal_count(a, b, scaling) if minimum else None})
+                                 "minimum": mins[0], "fewest_2u": mins[1],
+                                 "ideal": ideal_moduli(a, b, scaling) if minimum else None})
                 bar.update()
     bar.close()
     return rows
@@ -146,6 +129,7 @@ def summary(rows):
                               "minimum": [r["minimum"] for r in sel],
                               "int_gemms": [r["int_gemms"] for r in sel],
                               "ideal": [r["ideal"] for r in sel],
+                              "fewest_2u": [r["fewest_2u"] for r in sel],
                               "excess": [None if r["moduli"] is None or r["minimum"] is None
                                          else r["moduli"] - r["minimum"] for r in sel]})
     return cells
@@ -159,6 +143,8 @@ def main(argv=None):
     p.add_argument("--seeds", type=int, nargs="+", default=[7, 8, 9])
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--no-minimum", action="store_true", help="skip the empirical minimum scan")
+    p.add_argument("--name", default="auto_precision",
+                   help="the JSON and PNG files' name, without extension")
     args = p.parse_args(argv)
     from tqdm import tqdm
 
@@ -171,22 +157,25 @@ def main(argv=None):
     cells = summary(rows)
     if not args.no_minimum:
         print(table(["scaling", "k", "phi", "chosen", "minimum", "chosen - minimum",
-                     "INT8 products", "ideal bound's count"],
+                     "INT8 products", "ideal bound's count", "fewest within 2u"],
                     [[c["scaling"], c["k"], c["phi"], c["chosen"], c["minimum"], c["excess"],
-                      c["int_gemms"], c["ideal"]] for c in cells]))
+                      c["int_gemms"], c["ideal"], c["fewest_2u"]] for c in cells]))
         for sc in ("accurate", "fast"):
             sel = [c for c in cells if c["scaling"] == sc]
             eq = sum(all(e == 0 for e in c["excess"]) for c in sel)
             known = [e for c in sel for e in c["excess"] if e is not None]
             ideal = sum(all(i == mn for i, mn in zip(c["ideal"], c["minimum"])) for c in sel)
+            f2u = sum(all(f == mn for f, mn in zip(c["fewest_2u"], c["minimum"])) for c in sel)
+            at_ideal = sum(all(ch == i for ch, i in zip(c["chosen"], c["ideal"])) for c in sel)
             print(f"{sc}: chosen == minimum for every seed in {eq} of {len(sel)} cells "
-                  f"(the ideal bound's count in {ideal}); "
+                  f"(the ideal bound's count in {ideal}, the fewest within 2u in {f2u}); "
+                  f"chosen == the ideal bound's count in {at_ideal}; "
                   f"largest excess {max(known, default=None)}; "
                   f"{sum(e is None for c in sel for e in c['excess'])} inputs without both")
-    write_json("auto_precision.json", {"machine": machine(), "m": args.m, "rows": rows,
+    write_json(f"{args.name}.json", {"machine": machine(), "m": args.m, "rows": rows,
                                        "cells": cells}, args.out)
-    plot(rows, args.m, Path(args.out) / "auto_precision.png")
-    print(f"wrote {args.out}/auto_precision.json and auto_precision.png")
+    plot(rows, args.m, Path(args.out) / f"{args.name}.png")
+    print(f"wrote {args.out}/{args.name}.json and {args.name}.png")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["make_matrix", "exact_matmul", "accurate_matmul", "err_ab", "max_rel"]
+__all__ = ["make_matrix", "exact_matmul", "accurate_matmul", "err_ab", "max_rel", "ideal_moduli"]
 
 # Significand bits of a double.
 _P = 53
@@ -429,3 +429,36 @@ def max_rel(c_hat, c):
         raise ValueError(f"shape mismatch: c_hat {c_hat.shape}, c {c.shape}")
     den = np.abs(c).astype(np.float64)
     return _max_ratio(c_hat, c, den)
+
+
+def ideal_moduli(a, b, scaling="accurate"):
+    """The moduli count of an ideal rigorous bound of Ozaki II's truncation, for comparison
+    with automatic precision (real float64 inputs): the fewest moduli whose bound
+    ``max_ij (|dA||B| + |A'||dB|)_ij / (|A||B|)_ij`` is at most ``u = 2^-53``, from the exact
+    remainders dA, dB of the executors' bits (the NumPy reference's, the same bits) against
+    ``|A||B|`` in float64 (relative error below ``k u``: not itself rigorous). Any bound
+    that holds for every sign pattern of the remainders is at least this one, so no such
+    bound chooses fewer. None when no count up to the maximum reaches it."""
+    import importlib
+
+    from ._constants import MAX_MODULI
+
+    ref = importlib.import_module("ozblas.reference.ozaki2")  # the module, not its function
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    pa, pb = [a], [b]
+    Ea, _, _ = ref._stats(pa, 1)
+    Eb, _, _ = ref._stats(pb, 0)
+    cs_a, cs_b = ref._cs_half(pa, Ea, 1), ref._cs_half(pb, Eb, 0)
+    G = None if scaling == "fast" else ref._ubound(pa, Ea, 1, 5) @ ref._ubound(pb, Eb, 0, 5)
+    AB = np.abs(a) @ np.abs(b)
+    for n in range(2, MAX_MODULI + 1):
+        ba, bb = ref._bits(ref.lib.ozblas_ozaki2_engine_budget_bits(0, n), scaling, cs_a, cs_b,
+                           G, 5)
+        ua, ub = np.ldexp(1.0, Ea - ba)[:, None], np.ldexp(1.0, Eb - bb)[None, :]
+        at, bt = np.trunc(a / ua) * ua, np.trunc(b / ub) * ub
+        num = np.abs(a - at) @ np.abs(b) + np.abs(at) @ np.abs(b - bt)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where(AB > 0, num / np.where(AB > 0, AB, 1.0), 0.0)
+        if r.max() <= 2.0**-53:
+            return n
+    return None

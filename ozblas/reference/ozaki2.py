@@ -184,7 +184,86 @@ def _lsb(parts, axis):
     return out
 
 
-def _max_ratio(cplx, bits_a, bits_b, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a, lsb_b) -> float:
+# The refinement (ozaki2.h "automatic precision's refinement": oz2_top_*, oz2_refine_term,
+# oz2_refined_ratio, oz2_refine_asked), in the C executors' order of operations
+TOP, REFINE_SHARE, TINY = 16, 16, 2.0 ** -900
+
+
+def _top(parts, E, N, axis):
+    """Per row (axis=1) or column (axis=0): the indices of its TOP largest nonzero elements
+    by the larger part's magnitude, ties to the smaller index (-1 past the count), and its
+    1-norm without them (N1's fixed point)."""
+    X = [p if axis == 0 else p.T for p in parts]  # k x cols
+    key = np.max(np.stack([np.abs(x) for x in X]), axis=0)
+    order = np.argsort(-key, axis=0, kind="stable")[:TOP]
+    taken = np.take_along_axis(key, order, 0) > 0
+    idx = np.full((key.shape[1], TOP), -1, dtype=np.int64)  # cols x TOP
+    idx[:, :order.shape[0]] = np.where(taken, order, -1).T
+    rest = N.copy()
+    Ec = E[None, :]
+    for x in X:
+        t = np.ceil(np.ldexp(np.abs(x), 32 - Ec)).astype(np.uint64) + np.uint64(1)
+        t = np.where(x != 0, t, np.uint64(0))
+        rest -= np.where(taken, np.take_along_axis(t, order, 0), np.uint64(0)).sum(
+            axis=0, dtype=np.uint64)
+    return idx, rest
+
+
+def _rel_up(x, E):
+    y = np.ldexp(np.abs(x), -E)
+    return np.where(y < TINY, np.where(x == 0, 0.0, 2 * TINY), y)
+
+
+def _rel_down(x, E):
+    y = np.ldexp(np.abs(x), -E)
+    return np.where(y < TINY, 0.0, y)
+
+
+def _rel_rem(x, E, bits):
+    y = np.ldexp(np.abs(x), -E)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = y - np.ldexp(np.trunc(np.ldexp(y, bits)), -bits)
+    return np.where(y < TINY, np.where(x == 0, 0.0, 2 * TINY), r)
+
+
+def _refine(cplx, pa, pb, tops, Ea, Eb, ba, bb, ua, ub, Glo, r0, I, J):
+    """Refined ratios of entries (I, J) (arrays of indices) with first ratios r0."""
+    (ia, ra), (ib, rb) = tops
+    up = np.zeros(len(I))
+    lo = [np.zeros(len(I)), np.zeros(len(I))]
+    E, F = Ea[I], Eb[J]
+    bits_a, bits_b = ba[I], bb[J]
+    rem_a, rem_b = ua[I] != 0, ub[J] != 0  # oz2_refine_term's OZ2_EXACT: no remainder
+    for side, lists in ((1, ib[J]), (0, ia[I])):  # column j's list first (a's remainders)
+        for s in range(TOP):
+            L = lists[:, s]
+            ok = L >= 0
+            Ls = np.where(ok, L, 0)
+            av = [p[I, Ls] for p in pa]
+            bv = [p[Ls, J] for p in pb]
+            if side:
+                x = sum(np.where(rem_a, _rel_rem(v, E, bits_a), 0.0) for v in av)
+                y = sum(_rel_up(v, F) for v in bv)
+            else:
+                x = sum(_rel_up(v, E) for v in av)
+                y = sum(np.where(rem_b, _rel_rem(v, F, bits_b), 0.0) for v in bv)
+            la = np.max(np.stack([_rel_down(v, E) for v in av]), axis=0)
+            lb = np.max(np.stack([_rel_down(v, F) for v in bv]), axis=0)
+            up = up + np.where(ok, x * y, 0.0)
+            lo[side] = lo[side] + np.where(ok, la * lb, 0.0)
+    c = 2.0 if cplx else 1.0
+    num = up * (1.0 + 2.0 ** -40) + c * np.ldexp(rb[J].astype(np.float64) * ua[I] +
+                                                 ra[I].astype(np.float64) * ub[J], -32)
+    den = np.maximum(np.ldexp(Glo[I, J], -12), np.maximum(lo[0], lo[1]) * (1.0 - 2.0 ** -40))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = num / den
+    return np.where(den > 0, np.minimum(r, r0), r0)
+
+
+def _max_ratio(cplx, bits_a, bits_b, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a, lsb_b,
+               refine=None) -> float:
+    """The bound ratio's max over C; refine: (pa, pb, cache) to refine it where few entries
+    exceed the target (the cache keeps the lists)."""
     c = 2.0 if cplx else 1.0
     big = np.iinfo(np.int64).max
     zero = (Na == 0)[:, None] | (Nb == 0)[None, :]
@@ -202,8 +281,18 @@ def _max_ratio(cplx, bits_a, bits_b, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a,
         span = c * (sa[:, None] + sb[None, :])
         s = Nb.astype(np.float64)[None, :] * ua[:, None] + Na.astype(np.float64)[:, None] * ub[None, :]
         r = c * np.ldexp(s, -20) / Glo
-    r = np.where(Glo == 0, span, np.minimum(r, span))
-    return float(np.where(zero, 0.0, r).max())
+    r = np.where(zero, 0.0, np.where(Glo == 0, span, np.minimum(r, span)))
+    rmax = float(r.max()) if r.size else 0.0
+    over = int(np.count_nonzero(r > TARGET))
+    if refine is None or not (rmax > TARGET and over * REFINE_SHARE <= r.size):
+        return rmax
+    pa, pb, cache = refine
+    if "tops" not in cache:
+        cache["tops"] = (_top(pa, Ea, Na, 1), _top(pb, Eb, Nb, 0))
+    I, J = np.nonzero(r > TARGET)
+    r[I, J] = _refine(cplx, pa, pb, cache["tops"], Ea, Eb, bits_a, bits_b, ua, ub, Glo,
+                      r[I, J], I, J)
+    return float(r.max())
 
 
 def auto_count(lo, hi, hint, meets) -> int:
@@ -267,7 +356,7 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
             # the bound covers elements the count loses entirely (driver_auto.c meets)
             state["bits"] = (ba, bb)
             state["ratio"] = _max_ratio(cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a,
-                                        lsb_b)
+                                        lsb_b, (pa, pb, state))
             return state["ratio"] <= TARGET
 
         moduli = auto_count(2, lib.ozblas_ozaki2_engine_max_moduli(eng),

@@ -265,7 +265,8 @@ static int top_build(int nt, const packed *p, int64_t k, top_lists *t)
             oz2_top_insert(key, idx, &cnt, oz2_top_key(re[l], im ? im[l] : 0.0), l);
         uint64_t rest = p->N1[q];
         for (int s = 0; s < cnt; s++)
-            rest -= oz2_abs_term(re[idx[s]], p->E[q]) + (im ? oz2_abs_term(im[idx[s]], p->E[q]) : 0);
+            rest -= oz2_abs_term(re[idx[s]], p->E[q]) +
+                    (im ? oz2_abs_term(im[idx[s]], p->E[q]) : 0);
         t->cnt[q] = cnt;
         t->rest[q] = rest;
     }
@@ -330,8 +331,9 @@ static double max_ratio(int nt, const oz_gemm_call *c, const packed *pa, const p
                                        pb->N1[j], Glo[i + j * m]);
             if (v > OZ2_AUTO_TARGET)
                 v = refined(c->is_complex, pa, pb, ta, tb, c->k, i, j,
-                            u[i] == 0.0 ? -1 : pa->bits[i], ub[j] == 0.0 ? -1 : pb->bits[j],
-                            u[i], ub[j], Glo[i + j * m], v);
+                            u[i] == 0.0 ? OZ2_EXACT : pa->bits[i],
+                            ub[j] == 0.0 ? OZ2_EXACT : pb->bits[j], u[i], ub[j],
+                            Glo[i + j * m], v);
             r = v > r ? v : r;
         }
     return r;

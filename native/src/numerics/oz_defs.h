@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __CUDACC__
 #define OZ_HD static __host__ __device__ __forceinline__
@@ -39,6 +40,16 @@ OZ_HD int oz_bitlen64(uint64_t v)
 #else
     return v ? 64 - __builtin_clzll(v) : 0;
 #endif
+}
+
+/* 2^e exactly for -1022 <= e <= 1023, from the bits: multiplying by it rounds as ldexp
+ * does, without the libm call (per element in automatic precision's refinement). */
+OZ_HD double oz_pow2(int e)
+{
+    uint64_t u = (uint64_t)(e + 1023) << 52;
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
 }
 
 OZ_HD int oz_min_int(int a, int b) { return a < b ? a : b; }

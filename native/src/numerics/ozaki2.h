@@ -312,42 +312,49 @@ OZ_HD void oz2_top_insert(double *key, int64_t *idx, int *cnt, double x, int64_t
     idx[p] = l;
 }
 
-/* An element part's magnitude relative to 2^E, rounded up (upper sums) or down (lower). */
+/* An element part's magnitude relative to 2^E (ldexp's value: a power-of-two multiply
+ * rounds the same), then rounded up (upper sums) or down (lower). */
+OZ_HD double oz2_rel(double x, int E)
+{
+    return E >= -1022 && E <= 1022 ? fabs(x) * oz_pow2(-E) : ldexp(fabs(x), -E);
+}
 OZ_HD double oz2_rel_up(double x, int E)
 {
-    double y = ldexp(fabs(x), -E);
+    double y = oz2_rel(x, E);
     return y < OZ2_TINY ? (x == 0.0 ? 0.0 : 2.0 * OZ2_TINY) : y;
 }
 OZ_HD double oz2_rel_down(double x, int E)
 {
-    double y = ldexp(fabs(x), -E);
+    double y = oz2_rel(x, E);
     return y < OZ2_TINY ? 0.0 : y;
 }
 
 /* The truncation remainder of one part at `bits` kept below 2^E (the executors' scaling,
- * oz2_scale), relative to 2^E: exact, as the low bits of the scaled value. */
+ * oz2_scale), relative to 2^E: exact, as the low bits of the scaled value (y < 2 and
+ * |bits| <= OZ2_MAX_BITS keep both products exact or, below 1, truncated to 0). */
 OZ_HD double oz2_rel_rem(double x, int E, int bits)
 {
-    double y = ldexp(fabs(x), -E);
+    double y = oz2_rel(x, E);
     if (y < OZ2_TINY)
         return x == 0.0 ? 0.0 : 2.0 * OZ2_TINY;
-    return y - ldexp(trunc(ldexp(y, bits)), -bits);
+    return y - trunc(y * oz_pow2(bits)) * oz_pow2(-bits);
 }
 
 /* One term of the refined sums for element pair (a, b) at l: *up += (the pair's remainder
  * term), *lo += lo(a) lo(b). rem_a: the remainder is a's (a list of T_B(j)); else b's.
- * ba, bb: the bits of a's row and b's column, -1 where that side's truncation is exact
- * (oz2_ratio_terms' unit 0: no remainder). */
+ * ba, bb: the bits of a's row and b's column, OZ2_EXACT where that side's truncation is
+ * exact (oz2_ratio_terms' unit 0: no remainder; bits may be negative at small counts). */
+#define OZ2_EXACT INT_MIN
 OZ_HD void oz2_refine_term(int cx, double are, double aim, int E, int ba, double bre,
                            double bim, int F, int bb, int rem_a, double *up, double *lo)
 {
     double ua, ub;
     if (rem_a) {
-        ua = ba >= 0 ? oz2_rel_rem(are, E, ba) + (cx ? oz2_rel_rem(aim, E, ba) : 0.0) : 0.0;
+        ua = ba != OZ2_EXACT ? oz2_rel_rem(are, E, ba) + (cx ? oz2_rel_rem(aim, E, ba) : 0.0) : 0.0;
         ub = oz2_rel_up(bre, F) + (cx ? oz2_rel_up(bim, F) : 0.0);
     } else {
         ua = oz2_rel_up(are, E) + (cx ? oz2_rel_up(aim, E) : 0.0);
-        ub = bb >= 0 ? oz2_rel_rem(bre, F, bb) + (cx ? oz2_rel_rem(bim, F, bb) : 0.0) : 0.0;
+        ub = bb != OZ2_EXACT ? oz2_rel_rem(bre, F, bb) + (cx ? oz2_rel_rem(bim, F, bb) : 0.0) : 0.0;
     }
     *up += ua * ub;
     *lo += (cx ? fmax(oz2_rel_down(are, E), oz2_rel_down(aim, E)) : oz2_rel_down(are, E)) *
