@@ -488,8 +488,9 @@ __global__ void __launch_bounds__(256)
             r = oz2_bound_ratio(CX, ua, sa, ub, sb, (uint64_t)Na[i], (uint64_t)Nb[j], G);
             above = r > OZ2_AUTO_TARGET;
             if (above && refine)
-                r = oz2_refined_element<CX>(ta, tb, i, j, Ea[i], ua == 0.0 ? -1 : bits_a[i],
-                                            Eb[j], ub == 0.0 ? -1 : bits_b[j], ua, ub, G, r);
+                r = oz2_refined_element<CX>(ta, tb, i, j, Ea[i],
+                                            ua == 0.0 ? OZ2_EXACT : bits_a[i], Eb[j],
+                                            ub == 0.0 ? OZ2_EXACT : bits_b[j], ua, ub, G, r);
         }
     }
     red[threadIdx.x] = r;
