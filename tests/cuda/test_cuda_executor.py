@@ -321,6 +321,76 @@ def test_auto_precision_same_count_bound_and_bits(cplx, scaling, phi, mkn):
     assert_pair(cc, rc, cp, rp, a, b, f"auto {mkn} phi={phi}")
 
 
+# Issue 14's refined bound (ozaki2.h, automatic precision's refinement): the moduli each input
+# took before it (main at fdb12e6, CPU executor; fast, accurate scaling). A count below these
+# shows that the refinement ran on the input; the GPU must then take the same count.
+_UNREFINED = {("phi4", False): (21, 21), ("phi4", True): (21, 21), ("phi8", False): (29, 28),
+              ("phi8", True): (28, 28), ("k12", False): (32, 32), ("k12", True): (26, 26),
+              ("zeros", False): (27, 27), ("zeros", True): (29, 29), ("long", False): (21, 21),
+              ("long", True): (21, 21)}
+
+
+def _refine_inputs(case, cplx):
+    """op(A) 40 x k, op(B) k x 36 at phi = 4 or 8; k12: fewer elements than a list holds;
+    zeros: zero rows, a zero column, a run of zero elements in every row and rows and a column
+    of small integers (truncated exactly: no remainder on that side); long: 8 x 9000 x 6, the
+    lists built from segments (cuda_auto.cu top_segments), each row of op(A) with 20 elements
+    of its largest magnitude spread over them (ties across segments)."""
+    dt = np.complex128 if cplx else np.float64
+    m, k, n, phi = {"phi4": (40, 700, 36, 4.0), "phi8": (40, 700, 36, 8.0),
+                    "k12": (40, 12, 36, 8.0), "zeros": (40, 700, 36, 8.0),
+                    "long": (8, 9000, 6, 4.0)}[case]
+    a = make_matrix(m, k, phi, seed=3, dtype=dt)
+    b = make_matrix(k, n, phi, seed=4, dtype=dt)
+    rng = np.random.default_rng(5)
+    if case == "zeros":
+        a[[5, 17], :] = 0.0
+        b[:, 3] = 0.0
+        a[:, 100:140] = 0.0
+        a[20:24, :] = rng.integers(-3, 4, (4, k))
+        b[:, 30] = rng.integers(-3, 4, k)
+    if case == "long":
+        for row in a:
+            top = np.max(np.abs(row.real))
+            row[rng.choice(k, 20, replace=False)] = top * rng.choice([-1, 1], 20)
+    return a, b
+
+
+def _op_stored(x, t):
+    """The stored operand whose op(.) for trans t is x (Fortran order)."""
+    return np.asfortranarray(x if t == 0 else (x.T if t == 1 else x.conj().T))
+
+
+@pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
+@pytest.mark.parametrize("case", ["phi4", "phi8", "k12", "zeros", "long"])
+def test_auto_precision_refined_bound_like_cpu(case, cplx):
+    """Where few entries exceed the target the bound is refined from each row's and column's
+    16 largest elements: the GPU's probe takes the CPU's count and bound, and the call its
+    bits, for every transpose pair (both layouts of each side; the CPU packs op(A) and op(B),
+    so its call is made once), both scalings and over several devices."""
+    a0, b0 = _refine_inputs(case, cplx)
+    fn = ozblas.zgemm if cplx else ozblas.dgemm
+    kw = dict(method="ozaki2", moduli="auto", return_info=True)
+    cpu = {}
+    for accurate, scaling in enumerate(("fast", "accurate")):
+        cpu[scaling] = cp, rp = fn(1.0, a0, b0, executor="cpu", scaling=scaling, **kw)
+        assert rp["fallback"] is None and rp["moduli"] < _UNREFINED[case, cplx][accurate], rp
+    ts = range(3) if cplx else range(2)  # 'C' is 'T' for real operands
+    pairs = [(ta, tb) for ta in ts for tb in ts] if case in ("phi4", "phi8") else [(0, 0), (1, 1)]
+    for ta, tb in pairs:
+        a, b = _op_stored(a0, ta), _op_stored(b0, tb)
+        for scaling in ("fast", "accurate") if (ta, tb) == (0, 0) else ("fast",):
+            what = f"{case} trans {ta}{tb} {scaling}"
+            cc, rc = fn(1.0, a, b, trans_a=ta, trans_b=tb, executor="cuda", scaling=scaling, **kw)
+            cp, rp = cpu[scaling]
+            assert rc["bound"] == rp["bound"], (what, rc["bound"], rp["bound"])
+            assert_pair(cc, rc, cp, rp, a0, b0, what)
+    many, rm = fn(1.0, a0, b0, executor="cuda:all", scaling="fast", **kw)
+    cp, rp = cpu["fast"]
+    assert (rm["moduli"], rm["bound"]) == (rp["moduli"], rp["bound"]), (rm, rp)
+    assert_same_bits(many, cp, f"{case} cuda:all")
+
+
 @pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
 def test_wide_rows_take_more_than_20_moduli_like_cpu(cplx):
     """Issue 14: the inner dimension scaled by 2^+-30 (rows spanning 60 binades) takes more

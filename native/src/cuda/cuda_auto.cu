@@ -2,9 +2,10 @@
  * procedure (cpu/cpu_ozaki2.c, numerics/ozaki2.h "automatic precision") with the same
  * element functions: statistics, 1-norms, the exact lower-bound products (and accurate
  * scaling's bound product), then per count the driver tries (core/driver_auto.c) the bits
- * on the device and the max bound ratio over C. The call itself then runs with that count
- * and the bits the probe set for it (its statistics computed again: a few percent of the
- * call; accurate scaling's bound product not). */
+ * on the device and the max bound ratio over C (refined where few entries exceed the
+ * target, from lists built on the device once per probe). The call itself then runs with
+ * that count and the bits the probe set for it (its statistics computed again: a few
+ * percent of the call; accurate scaling's bound product not). */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -21,10 +22,30 @@ typedef struct {
     int64_t mpad, k;
     long long *G64;      /* accurate scaling's bound product (NULL when not asked for) */
     double *Glo;         /* combined lower-bound product */
-    unsigned long long *N1a, *N1b, *d_ratio;
+    unsigned long long *N1a, *N1b, *d_ratio; /* d_ratio: the max ratio, then the count above */
+    oz2_dtops ta, tb;    /* the refinement's lists (ozaki2.h): carved, built on first use */
+    double *pkey;        /* their segments' lists (top_segments), one side at a time */
+    int64_t *pidx;
+    int *pcnt;
+    int tops_built;
     int *hbuf;           /* the sides' host arrays */
     const oz2_table *T;  /* the table the bits were set for last */
 } cuda_probe;
+
+/* The segments a side's lists are built from (oz_k_top_part): of OZ_TOP_SEG elements,
+ * fewer where their lists would take more than OZ_TOP_PART_BYTES; their length in *seg. */
+#define OZ_TOP_SEG 4096
+#define OZ_TOP_PART_BYTES ((int64_t)32 << 20)
+#define OZ_TOP_PART_ENTRY (OZ2_TOP * 16 + 4) /* a segment's keys, indices and count */
+static int64_t top_segments(int64_t cols, int64_t k, int64_t *seg)
+{
+    int64_t nseg = (k + OZ_TOP_SEG - 1) / OZ_TOP_SEG;
+    const int64_t cap = OZ_TOP_PART_BYTES / (OZ_TOP_PART_ENTRY * (cols > 1 ? cols : 1));
+    nseg = nseg < cap ? nseg : cap;
+    nseg = nseg > 1 ? nseg : 1;
+    *seg = (k + nseg - 1) / nseg;
+    return nseg;
+}
 
 void cuda_probe_close(void *probe)
 {
@@ -98,7 +119,18 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
         }
         au->N1a = (unsigned long long *)carve_take(&cv, 8 * m);
         au->N1b = (unsigned long long *)carve_take(&cv, 8 * n);
-        au->d_ratio = (unsigned long long *)carve_take(&cv, 8);
+        au->d_ratio = (unsigned long long *)carve_take(&cv, 16);
+        oz2_dtops *td[2] = {&au->ta, &au->tb};
+        for (int s = 0; s < 2; s++) {
+            td[s]->idx = (int64_t *)carve_take(&cv, 8 * OZ2_TOP * sd[s]->cols);
+            td[s]->cnt = (int *)carve_take(&cv, 4 * sd[s]->cols);
+            td[s]->rest = (unsigned long long *)carve_take(&cv, 8 * sd[s]->cols);
+        }
+        int64_t seg, parts = top_segments(m, k, &seg) * m, parts_b = top_segments(n, k, &seg) * n;
+        parts = parts > parts_b ? parts : parts_b; /* one side at a time */
+        au->pkey = (double *)carve_take(&cv, 8 * OZ2_TOP * parts);
+        au->pidx = (int64_t *)carve_take(&cv, 8 * OZ2_TOP * parts);
+        au->pcnt = (int *)carve_take(&cv, 4 * parts);
         d_bad = (int *)carve_take(&cv, 4);
         XA = (int8_t *)carve_take(&cv, (size_t)kpad * mpad);
         XB = (int8_t *)carve_take(&cv, (size_t)kpad * npad);
@@ -131,6 +163,10 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
     CK(mat_upload(&r, &B));
     pa.lc = oz_op_view(c, 1, A.dev, A.ld, &pa.v);
     pb.lc = oz_op_view(c, 0, B.dev, B.ld, &pb.v);
+    au->ta.v = pa.v;
+    au->ta.lc = pa.lc;
+    au->tb.v = pb.v;
+    au->tb.lc = pb.lc;
     for (int s = 0; s < 2; s++) {
         oz2_dside *p = s ? &pb : &pa;
         CK(cudaMemsetAsync(p->amax, 0, 8 * p->cols, r.st));
@@ -238,22 +274,59 @@ done:
     return st;
 }
 
-ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio)
+template <bool LC, bool CX>
+static void launch_top(const cuda_probe *a, const oz2_dtops *t, int64_t cols, const int *E,
+                       const unsigned long long *N1, cudaStream_t st)
 {
-    cuda_probe *a = (cuda_probe *)probe;
+    int64_t seg, nseg = top_segments(cols, a->k, &seg);
+    oz_launch(grid1(cols * nseg, 256), 256, st, oz_k_top_part<LC, CX>, t->v, a->k, cols, seg,
+              nseg, a->pkey, a->pidx, a->pcnt);
+    oz_launch(grid1(cols, 256), 256, st, oz_k_top_merge<LC, CX>, *t, cols, nseg,
+              (const double *)a->pkey, (const int64_t *)a->pidx, (const int *)a->pcnt, E, N1);
+}
+
+/* One pass of the max ratio over C (refine: the second, ozaki2.h); *ratio and *over back. */
+static ozblas_status ratio_pass(const cuda_probe *a, int beta, int count, int refine,
+                                double *ratio, int64_t *over)
+{
     const run_ctx *rr = a->r;
     const oz2_dside *pa = &a->pa, *pb = &a->pb;
     const int64_t m = pa->cols, n = pb->cols;
     ozblas_status st = OZBLAS_OK;
-    unsigned long long hr = 0;
-    CK(cudaMemsetAsync(a->d_ratio, 0, 8, rr->st));
-    oz_launch(grid1(m * n, 256), 256, rr->st, oz_k_ratio, a->cx, beta, count, a->k, m, m * n,
-              a->mpad, a->Glo, pa->E, pa->emin, pa->lsb, pa->bits, a->N1a, pb->E, pb->emin,
-              pb->lsb, pb->bits, a->N1b, a->d_ratio);
+    unsigned long long h[2] = {0, 0};
+    CK(cudaMemsetAsync(a->d_ratio, 0, 16, rr->st));
+    oz_launch(grid1(m * n, 256), 256, rr->st, a->cx ? oz_k_ratio<true> : oz_k_ratio<false>,
+              beta, count, a->k, m, m * n, a->mpad, a->Glo, pa->E, pa->emin, pa->lsb, pa->bits,
+              a->N1a, pb->E, pb->emin, pb->lsb, pb->bits, a->N1b, a->d_ratio, a->d_ratio + 1,
+              refine, a->ta, a->tb);
     CKL();
-    CK(cudaMemcpyAsync(&hr, a->d_ratio, 8, cudaMemcpyDeviceToHost, rr->st));
+    CK(cudaMemcpyAsync(h, a->d_ratio, 16, cudaMemcpyDeviceToHost, rr->st));
     CK(cudaStreamSynchronize(rr->st));
-    memcpy(ratio, &hr, 8);
+    memcpy(ratio, &h[0], 8);
+    *over = (int64_t)h[1];
+done:
+    return st;
+}
+
+/* The CPU's max_ratio (cpu_ozaki2.c): the first bound, refined where few entries exceed the
+ * target, the lists built once per probe when a count first asks for them. */
+ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio)
+{
+    cuda_probe *a = (cuda_probe *)probe;
+    const run_ctx *rr = a->r;
+    const int64_t m = a->pa.cols, n = a->pb.cols;
+    int64_t over = 0;
+    ozblas_status st = ratio_pass(a, beta, count, 0, ratio, &over);
+    if (st != OZBLAS_OK || beta || !oz2_refine_asked(*ratio, over, m * n))
+        return st;
+    if (!a->tops_built) {
+        OZ_DISPATCH(a->pa.lc, a->cx, launch_top, a, &a->ta, m, a->pa.E, a->N1a, rr->st);
+        CKL();
+        OZ_DISPATCH(a->pb.lc, a->cx, launch_top, a, &a->tb, n, a->pb.E, a->N1b, rr->st);
+        CKL();
+        a->tops_built = 1;
+    }
+    st = ratio_pass(a, beta, count, 1, ratio, &over);
 done:
     return st;
 }

@@ -345,47 +345,169 @@ static __global__ void oz_k_lower_final(double *G, int p, int64_t m, int64_t tot
                            oz2_level_resolves(Eb[j], emin_b[j], p));
 }
 
-/* One entry's Ozaki II ratio, its row and column terms computed in place. */
-__device__ __forceinline__ double oz2_ratio_element(int cx, int alpha, int E, int emin, int lsb,
-                                                    uint64_t NA, int beta, int F, int fmin,
-                                                    int lsbf, uint64_t NB, double G)
+/* ---- automatic precision's refinement (ozaki2.h) -------------------------------------------- */
+
+/* One side's refinement data: op(X)'s view (read as launch_norm1's kernel reads it), its
+ * layout, and per packed column q the indices of its OZ2_TOP largest elements (idx[q OZ2_TOP
+ * ..], cnt[q] of them) and its 1-norm without them (rest, N1's fixed point). */
+struct oz2_dtops {
+    oz_opv v;
+    int lc;
+    int64_t *idx;
+    int *cnt;
+    unsigned long long *rest;
+};
+
+/* Element (l, q) of a side whose layout is known at run time only (the refined entries read
+ * a few elements of both sides, each side in its own layout). */
+template <bool CX>
+__device__ __forceinline__ void oz_load_lc(const oz_opv &v, int lc, int64_t l, int64_t q,
+                                           double &re, double &im)
 {
-    double ua, sa, ub, sb;
-    oz2_ratio_terms(alpha, E, emin, lsb, NA, &ua, &sa);
-    oz2_ratio_terms(beta, F, fmin, lsbf, NB, &ub, &sb);
-    return oz2_bound_ratio(cx, ua, sa, ub, sb, NA, NB, G);
+    if (lc)
+        oz_load<true, CX>(v, l, q, re, im);
+    else
+        oz_load<false, CX>(v, l, q, re, im);
+}
+
+/* The lists of a side in two steps, so that a long inner dimension is scanned in parallel.
+ * First each of nseg segments of seg elements of every packed column keeps its own list:
+ * thread q + s cols scans column q's l = s seg .. in increasing order (the CPU's top_build
+ * on a part) into pkey, pidx (OZ2_TOP each) and pcnt. */
+template <bool LC, bool CX>
+__global__ void __launch_bounds__(256)
+    oz_k_top_part(oz_opv v, int64_t k, int64_t cols, int64_t seg, int64_t nseg, double *pkey,
+                  int64_t *pidx, int *pcnt)
+{
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= cols * nseg)
+        return;
+    const int64_t q = t % cols, l0 = t / cols * seg, l1 = k < l0 + seg ? k : l0 + seg;
+    double key[OZ2_TOP];
+    int64_t idx[OZ2_TOP];
+    int cnt = 0;
+    for (int64_t l = l0; l < l1; l++) {
+        double re, im;
+        oz_load<LC, CX>(v, l, q, re, im);
+        oz2_top_insert(key, idx, &cnt, oz2_top_key(re, im), l);
+    }
+    for (int s = 0; s < cnt; s++) {
+        pkey[t * OZ2_TOP + s] = key[s];
+        pidx[t * OZ2_TOP + s] = idx[s];
+    }
+    pcnt[t] = cnt;
+}
+
+/* Then per column the segments' lists are inserted in segment order, each in its own order:
+ * equal keys then arrive in index order, as in one scan of l = 0..k-1, so oz2_top_insert
+ * keeps the same elements in the same order as the CPU (the largest under keys descending,
+ * ties to the smaller index). The rest: N1 less the taken elements' oz2_abs_term (exact
+ * integers). */
+template <bool LC, bool CX>
+__global__ void __launch_bounds__(256)
+    oz_k_top_merge(oz2_dtops t, int64_t cols, int64_t nseg, const double *pkey,
+                   const int64_t *pidx, const int *pcnt, const int *E,
+                   const unsigned long long *N1)
+{
+    const int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= cols)
+        return;
+    double key[OZ2_TOP];
+    int64_t idx[OZ2_TOP];
+    int cnt = 0;
+    for (int64_t s = 0; s < nseg; s++) {
+        const int64_t p = q + s * cols;
+        const int c = pcnt[p];
+        for (int e = 0; e < c; e++)
+            oz2_top_insert(key, idx, &cnt, pkey[p * OZ2_TOP + e], pidx[p * OZ2_TOP + e]);
+    }
+    uint64_t rest = (uint64_t)N1[q];
+    for (int s = 0; s < cnt; s++) {
+        double re, im;
+        oz_load<LC, CX>(t.v, idx[s], q, re, im);
+        rest -= oz2_abs_term(re, E[q]) + (CX ? oz2_abs_term(im, E[q]) : 0);
+        t.idx[q * OZ2_TOP + s] = idx[s];
+    }
+    t.cnt[q] = cnt;
+    t.rest[q] = rest;
+}
+
+/* Entry (i, j)'s refined ratio: the terms of column j's list, then row i's, in list order
+ * (the CPU's refined(), cpu_ozaki2.c: the order of the double sums fixes the bits). */
+template <bool CX>
+__device__ double oz2_refined_element(const oz2_dtops &ta, const oz2_dtops &tb, int64_t i,
+                                      int64_t j, int E, int ba, int F, int bb, double ua,
+                                      double ub, double G, double r0)
+{
+    double up = 0.0, lo_a = 0.0, lo_b = 0.0, are, aim, bre, bim;
+    for (int s = 0; s < tb.cnt[j]; s++) {
+        const int64_t l = tb.idx[j * OZ2_TOP + s];
+        oz_load_lc<CX>(ta.v, ta.lc, l, i, are, aim);
+        oz_load_lc<CX>(tb.v, tb.lc, l, j, bre, bim);
+        oz2_refine_term(CX, are, aim, E, ba, bre, bim, F, bb, 1, &up, &lo_b);
+    }
+    for (int s = 0; s < ta.cnt[i]; s++) {
+        const int64_t l = ta.idx[i * OZ2_TOP + s];
+        oz_load_lc<CX>(ta.v, ta.lc, l, i, are, aim);
+        oz_load_lc<CX>(tb.v, tb.lc, l, j, bre, bim);
+        oz2_refine_term(CX, are, aim, E, ba, bre, bim, F, bb, 0, &up, &lo_a);
+    }
+    return oz2_refined_ratio(CX, up, lo_a, lo_b, ua, ub, (uint64_t)ta.rest[i],
+                             (uint64_t)tb.rest[j], G, r0);
 }
 
 /* max over C of oz2_bound_ratio (Ozaki II, beta 0) or oz1_bound_ratio (Ozaki I with
  * `count` slices of beta bits), into *out (bits of a nonnegative double, so the unsigned
- * order is the numeric order and atomicMax gives the CPU's exact max). */
-static __global__ void __launch_bounds__(256)
-    oz_k_ratio(int cx, int beta, int count, int64_t k, int64_t m, int64_t total, int64_t mpad,
+ * order is the numeric order and atomicMax gives the CPU's exact max). Ozaki II: *over
+ * (+)= the entries whose ratio exceeds OZ2_AUTO_TARGET (an integer: any order) and, with
+ * refine, those entries take their refined ratio (the CPU's max_ratio, second pass). */
+template <bool CX>
+__global__ void __launch_bounds__(256)
+    oz_k_ratio(int beta, int count, int64_t k, int64_t m, int64_t total, int64_t mpad,
                const double *Glo, const int *Ea, const int *emin_a, const int *lsb_a,
                const int *bits_a, const unsigned long long *Na, const int *Eb,
                const int *emin_b, const int *lsb_b, const int *bits_b,
-               const unsigned long long *Nb, unsigned long long *out)
+               const unsigned long long *Nb, unsigned long long *out, unsigned long long *over,
+               int refine, const oz2_dtops ta, const oz2_dtops tb)
 {
     __shared__ double red[256];
+    __shared__ unsigned cnt[256];
     const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     double r = 0.0;
+    unsigned above = 0;
     if (idx < total) {
         const int64_t i = idx % m, j = idx / m;
-        r = beta ? oz1_bound_ratio(cx, count, beta, k, Ea[i], Eb[j], emin_a[i], emin_b[j],
-                                   (uint64_t)Na[i], (uint64_t)Nb[j], Glo[i + j * mpad])
-                 : oz2_ratio_element(cx, bits_a[i], Ea[i], emin_a[i], lsb_a[i], (uint64_t)Na[i],
-                                     bits_b[j], Eb[j], emin_b[j], lsb_b[j], (uint64_t)Nb[j],
-                                     Glo[i + j * mpad]);
+        const double G = Glo[i + j * mpad];
+        if (beta) {
+            r = oz1_bound_ratio(CX, count, beta, k, Ea[i], Eb[j], emin_a[i], emin_b[j],
+                                (uint64_t)Na[i], (uint64_t)Nb[j], G);
+        } else {
+            double ua, sa, ub, sb;
+            oz2_ratio_terms(bits_a[i], Ea[i], emin_a[i], lsb_a[i], (uint64_t)Na[i], &ua, &sa);
+            oz2_ratio_terms(bits_b[j], Eb[j], emin_b[j], lsb_b[j], (uint64_t)Nb[j], &ub, &sb);
+            r = oz2_bound_ratio(CX, ua, sa, ub, sb, (uint64_t)Na[i], (uint64_t)Nb[j], G);
+            above = r > OZ2_AUTO_TARGET;
+            if (above && refine)
+                r = oz2_refined_element<CX>(ta, tb, i, j, Ea[i],
+                                            ua == 0.0 ? OZ2_EXACT : bits_a[i], Eb[j],
+                                            ub == 0.0 ? OZ2_EXACT : bits_b[j], ua, ub, G, r);
+        }
     }
     red[threadIdx.x] = r;
+    cnt[threadIdx.x] = above;
     __syncthreads();
     for (int o = 128; o > 0; o >>= 1) {
-        if ((int)threadIdx.x < o && red[threadIdx.x + o] > red[threadIdx.x])
-            red[threadIdx.x] = red[threadIdx.x + o];
+        if ((int)threadIdx.x < o) {
+            if (red[threadIdx.x + o] > red[threadIdx.x])
+                red[threadIdx.x] = red[threadIdx.x + o];
+            cnt[threadIdx.x] += cnt[threadIdx.x + o];
+        }
         __syncthreads();
     }
     if (threadIdx.x == 0 && red[0] > 0.0)
         atomicMax(out, (unsigned long long)__double_as_longlong(red[0]));
+    if (threadIdx.x == 0 && cnt[0])
+        atomicAdd(over, (unsigned long long)cnt[0]);
 }
 
 /* ---- step 5: reduction of an integer product modulo m_t -----------------------------------
