@@ -105,7 +105,7 @@ def test_more_than_20_moduli_where_rows_span_80_binades():
 # precision"): issue 14 asks 0 in two thirds of the cells and never 2 or more; no rule that
 # guarantees err_ab <= max(native's, 2u) without knowing native's error gets there (the
 # fewest moduli within 2u are above the minimum wherever native's error is well above 2u:
-# phi >= 1 here), so this pins what the bound reaches.
+# phi >= 2 here), so this pins what the bound reaches.
 EXCESS = {0.0: 0, 0.5: 1, 1.0: 1, 2.0: 2, 4.0: 2, 8.0: 1}
 
 
