@@ -994,3 +994,138 @@ def test_cupy_solve_triangular_is_routed(tmp_path):
     assert tr and all((t_["route"], t_["executor"]) == ("ozblas", "cuda") for t_ in tr), lines
     x = np.load(tmp_path / "out.npz")["x"]
     assert np.linalg.norm(t @ x - b) / (np.linalg.norm(t) * np.linalg.norm(x)) < 1e-14
+
+
+# cuSOLVER under the shim (issue 12, item 5). libcusolver.so.12 of CUDA 13 (the
+# nvidia-cusolver 12.4.1.2 wheel) calls cuBLAS through its dynamic imports: `nm -D
+# --undefined-only` lists 144 of them with a version reference, `cublasDgemm_v2@libcublas.so.13`,
+# 19 among the intercepted names (cublasDgemm_v2, cublasDtrsm_v2, the _64 forms of gemm,
+# trsm, trmm, syrk, symm, syr2k and their Z/herk/hemm/her2k twins, cublasGemmEx). The
+# loader gives a versioned reference the first definition in the global scope when that
+# object has no version information, which the shim has none of: so a preloaded shim
+# receives the solver's inner calls and treats them as any other cuBLAS call (in-process
+# activation patches no cuBLAS name, so there cuBLAS and cuSOLVER stay untouched). The
+# stand-ins reproduce that linkage: a versioned libcublas.so.13 and a solver library
+# linked against it, calling a triangular solve and a trailing update.
+SOLVER = r"""
+int cublasDgemm_v2(void *, int, int, int, int, int, const double *, const double *, int,
+                   const double *, int, const double *, double *, int);
+int cublasDtrsm_v2(void *, int, int, int, int, int, int, const double *, const double *, int,
+                   double *, int);
+
+int cusolverStandIn(void *h, double *A, double *B, double *C)
+{
+    static const double one = 1.0, minus = -1.0;
+    int s = cublasDtrsm_v2(h, 0, 1, 0, 1, 4, 3, &one, A, 4, B, 4);
+    return s ? s : cublasDgemm_v2(h, 0, 0, 4, 3, 2, &minus, A, 4, B, 2, &one, C, 4);
+}
+"""
+
+SOLVER_PROG = r"""
+#include <stdio.h>
+int cusolverStandIn(void *, double *, double *, double *);
+int main(void)
+{
+    static double A[64], B[64], C[64];
+    printf("solver %d\n", cusolverStandIn((void *)0x1234, A, B, C));
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def solver_built(tmp_path_factory):
+    if not CC:
+        pytest.skip("no C compiler")
+    d = tmp_path_factory.mktemp("cusolver_stub")
+    (d / "stub.c").write_text(_stub_source())
+    (d / "cublas.map").write_text("libcublas.so.13 { global: *; };\n")
+    (d / "solver.c").write_text(SOLVER)
+    (d / "prog.c").write_text(SOLVER_PROG)
+    steps = [
+        [CC, "-shared", "-fPIC", "-O1", "-Wl,-soname,libcublas.so.13",
+         f"-Wl,--version-script={d / 'cublas.map'}", "-o", str(d / "libcublas.so.13"),
+         str(d / "stub.c")],
+        [CC, "-shared", "-fPIC", "-O1", "-o", str(d / "libcusolver_stub.so"), str(d / "solver.c"),
+         str(d / "libcublas.so.13"), f"-Wl,-rpath,{d}"],
+        [CC, "-O1", "-o", str(d / "prog"), str(d / "prog.c"), str(d / "libcusolver_stub.so"),
+         f"-Wl,-rpath,{d}"],
+    ]
+    for cmd in steps:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    return d
+
+
+def test_solver_imports_are_versioned_like_libcusolver(solver_built):
+    """The premise: the stand-in solver's cuBLAS imports carry the version reference that
+    libcusolver's do."""
+    nm = shutil.which("nm")
+    if not nm:
+        pytest.skip("nm not available")
+    out = subprocess.run([nm, "-D", "--undefined-only", str(solver_built / "libcusolver_stub.so")],
+                         capture_output=True, text=True).stdout
+    assert "cublasDgemm_v2@libcublas.so.13" in out and "cublasDtrsm_v2@libcublas.so.13" in out, out
+
+
+def test_solver_inner_calls_reach_the_shim(solver_built, tmp_path):
+    """Preloaded, the shim receives the solver's inner trsm and gemm, traces them and (no
+    GPU here) passes both to the real routines with the arguments unchanged (addresses in
+    the solver library move between runs: compared where they do not); without it the
+    solver reaches libcublas directly."""
+    prog = solver_built / "prog"
+    out0, stub0, trace0, _ = _run(prog, tmp_path, [], False, "solver_plain")
+    out1, stub1, trace1, _ = _run(prog, tmp_path, [], True, "solver_pre")
+    assert out0 == out1 == ["solver 0"]
+    assert [s.split()[:2] for s in stub0] == [["cublasDtrsm_v2", "0x1234"],
+                                              ["cublasDgemm_v2", "0x1234"]]
+
+    def fixed(lines):
+        return [re.sub(r"0x[0-9a-f]{5,}", "ptr", s) for s in lines]
+
+    assert fixed(stub1) == fixed(stub0)
+    assert trace0 == []
+    assert [(t["symbol"], t["route"]) for t in trace1] == [("cublasDtrsm_v2", "native"),
+                                                           ("cublasDgemm_v2", "native")], trace1
+
+
+SOLVER_CHILD = """
+import sys, numpy as np, cupy as cp
+d = np.load(sys.argv[1] + "/in.npz")
+x = cp.linalg.solve(cp.asarray(d["a"]), cp.asarray(d["b"]))
+l = cp.linalg.cholesky(cp.asarray(d["s"]))
+np.savez(sys.argv[1] + "/out.npz", x=cp.asnumpy(x), l=cp.asnumpy(l))
+"""
+
+
+@pytest.mark.gpu
+def test_cupy_solvers_inner_calls_are_routed_and_right(tmp_path):
+    """CuPy's linalg.solve and cholesky (cusolverDn getrf/getrs, potrf) under the preloaded
+    shim: their inner cuBLAS calls reach the interception (traced under the intercepted
+    names; CuPy itself makes no cuBLAS call here) and the results keep FP64-level backward
+    errors."""
+    pytest.importorskip("cupy")
+    rng = np.random.default_rng(5)
+    n = 1024
+    a = rng.standard_normal((n, n))
+    b = rng.standard_normal((n, 8))
+    g = rng.standard_normal((n, n))
+    spd = g @ g.T + n * np.eye(n)
+    np.savez(tmp_path / "in.npz", a=a, b=b, s=spd)
+    (tmp_path / "child.py").write_text(SOLVER_CHILD)
+    trace = tmp_path / "trace.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
+    env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_TRACE=str(trace),
+               LD_PRELOAD=shim.library_path())
+    p = subprocess.run([sys.executable, str(tmp_path / "child.py"), str(tmp_path)], env=env,
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stdout + p.stderr
+    out = np.load(tmp_path / "out.npz")
+    x, l_ = out["x"], out["l"]
+    assert np.linalg.norm(a @ x - b) / (np.linalg.norm(a) * np.linalg.norm(x)) < 1e-14
+    assert np.linalg.norm(l_ @ l_.T - spd) / np.linalg.norm(spd) < 1e-14
+    assert np.allclose(l_, np.tril(l_))
+    lines = [dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
+             for line in trace.read_text().splitlines()] if trace.exists() else []
+    assert lines, "cuSOLVER's inner cuBLAS calls did not reach the shim"
+    assert all(t["symbol"] in SIGNATURES for t in lines), lines
