@@ -397,13 +397,19 @@ def _cuda_usable():
 NO_GPU = "no current primary CUDA context" if _cuda_usable() else "no usable CUDA executor"
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def _stub_dir(tmp_path_factory, name, prog):
+    """A fresh directory holding the stand-in cuBLAS source and a program's."""
     if not CC:
         pytest.skip("no C compiler")
-    d = tmp_path_factory.mktemp("cublas_stub")
+    d = tmp_path_factory.mktemp(name)
     (d / "stub.c").write_text(_stub_source())
-    (d / "prog.c").write_text(PROG)
+    (d / "prog.c").write_text(prog)
+    return d
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    d = _stub_dir(tmp_path_factory, "cublas_stub", PROG)
     libs = {}
     for tag, extra in (("full", []), ("partial", ["-DOMIT_cublasZgemm_v2", "-DOMIT_cublasGemmEx",
                                                   "-DOMIT_cublasGetPointerMode_v2"])):
@@ -1035,13 +1041,9 @@ int main(void)
 
 @pytest.fixture(scope="module")
 def solver_built(tmp_path_factory):
-    if not CC:
-        pytest.skip("no C compiler")
-    d = tmp_path_factory.mktemp("cusolver_stub")
-    (d / "stub.c").write_text(_stub_source())
+    d = _stub_dir(tmp_path_factory, "cusolver_stub", SOLVER_PROG)
     (d / "cublas.map").write_text("libcublas.so.13 { global: *; };\n")
     (d / "solver.c").write_text(SOLVER)
-    (d / "prog.c").write_text(SOLVER_PROG)
     steps = [
         [CC, "-shared", "-fPIC", "-O1", "-Wl,-soname,libcublas.so.13",
          f"-Wl,--version-script={d / 'cublas.map'}", "-o", str(d / "libcublas.so.13"),
