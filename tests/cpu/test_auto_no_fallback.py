@@ -173,13 +173,15 @@ def _structured(draw, cplx):
 def test_refined_bound_holds(data, cplx):
     """Where the refinement decides the count, the stated bound still covers the error
     against the unrounded product and err_ab stays within max(native's, 2u); the NumPy
-    reference takes the same count and bound."""
+    reference takes the same count and bound (where the call is not split)."""
     a, b = _structured(data.draw, cplx)
     c, info = ozblas.matmul(a, b, method="ozaki2", executor="cpu", return_info=True)
     assert info["fallback"] is None, info
     exact = exact_matmul(a, b)
     assert err_ab(c, exact, a, b) <= max(err_ab(a @ b, exact, a, b), 2 * U), info
     assert dd_error(c, a, b) <= info["bound"], info
+    if info["split_parts"] > 1:
+        return  # no count for the whole call: split by exponent band, which the reference is not
     ri = {}
     ref, fb = reference.ozaki2(a, b, moduli="auto", info=ri)
     assert fb is None and (ri["moduli"], ri["bound"]) == (info["moduli"], info["bound"])
