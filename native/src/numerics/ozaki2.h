@@ -313,28 +313,27 @@ OZ_HD void oz2_top_insert(double *key, int64_t *idx, int *cnt, double x, int64_t
 }
 
 /* An element part's magnitude relative to 2^E (ldexp's value: a power-of-two multiply
- * rounds the same), then rounded up (upper sums) or down (lower). */
+ * rounds the same); each part's is computed once per term and then rounded up (upper sums)
+ * or down (lower), or its remainder taken. */
 OZ_HD double oz2_rel(double x, int E)
 {
     return E >= -1022 && E <= 1022 ? fabs(x) * oz_pow2(-E) : ldexp(fabs(x), -E);
 }
-OZ_HD double oz2_rel_up(double x, int E)
+OZ_HD double oz2_up_of(double y, double x)
 {
-    double y = oz2_rel(x, E);
     return y < OZ2_TINY ? (x == 0.0 ? 0.0 : 2.0 * OZ2_TINY) : y;
 }
-OZ_HD double oz2_rel_down(double x, int E)
+OZ_HD double oz2_down_of(double y)
 {
-    double y = oz2_rel(x, E);
     return y < OZ2_TINY ? 0.0 : y;
 }
 
-/* The truncation remainder of one part at `bits` kept below 2^E (the executors' scaling,
- * oz2_scale), relative to 2^E: exact, as the low bits of the scaled value (y < 2 and
- * |bits| <= OZ2_MAX_BITS keep both products exact or, below 1, truncated to 0). */
-OZ_HD double oz2_rel_rem(double x, int E, int bits)
+/* The truncation remainder of part x (y = oz2_rel(x, E)) at `bits` kept below 2^E (the
+ * executors' scaling, oz2_scale), relative to 2^E: exact, as the low bits of the scaled
+ * value (y < 2 and |bits| <= OZ2_MAX_BITS keep both products exact or, below 1, truncated
+ * to 0). */
+OZ_HD double oz2_rem_of(double y, double x, int bits)
 {
-    double y = oz2_rel(x, E);
     if (y < OZ2_TINY)
         return x == 0.0 ? 0.0 : 2.0 * OZ2_TINY;
     return y - trunc(y * oz_pow2(bits)) * oz_pow2(-bits);
@@ -348,17 +347,21 @@ OZ_HD double oz2_rel_rem(double x, int E, int bits)
 OZ_HD void oz2_refine_term(int cx, double are, double aim, int E, int ba, double bre,
                            double bim, int F, int bb, int rem_a, double *up, double *lo)
 {
+    const double ya = oz2_rel(are, E), yai = cx ? oz2_rel(aim, E) : 0.0;
+    const double yb = oz2_rel(bre, F), ybi = cx ? oz2_rel(bim, F) : 0.0;
     double ua, ub;
     if (rem_a) {
-        ua = ba != OZ2_EXACT ? oz2_rel_rem(are, E, ba) + (cx ? oz2_rel_rem(aim, E, ba) : 0.0) : 0.0;
-        ub = oz2_rel_up(bre, F) + (cx ? oz2_rel_up(bim, F) : 0.0);
+        ua = ba == OZ2_EXACT ? 0.0
+                             : oz2_rem_of(ya, are, ba) + (cx ? oz2_rem_of(yai, aim, ba) : 0.0);
+        ub = oz2_up_of(yb, bre) + (cx ? oz2_up_of(ybi, bim) : 0.0);
     } else {
-        ua = oz2_rel_up(are, E) + (cx ? oz2_rel_up(aim, E) : 0.0);
-        ub = bb != OZ2_EXACT ? oz2_rel_rem(bre, F, bb) + (cx ? oz2_rel_rem(bim, F, bb) : 0.0) : 0.0;
+        ua = oz2_up_of(ya, are) + (cx ? oz2_up_of(yai, aim) : 0.0);
+        ub = bb == OZ2_EXACT ? 0.0
+                             : oz2_rem_of(yb, bre, bb) + (cx ? oz2_rem_of(ybi, bim, bb) : 0.0);
     }
     *up += ua * ub;
-    *lo += (cx ? fmax(oz2_rel_down(are, E), oz2_rel_down(aim, E)) : oz2_rel_down(are, E)) *
-           (cx ? fmax(oz2_rel_down(bre, F), oz2_rel_down(bim, F)) : oz2_rel_down(bre, F));
+    *lo += (cx ? fmax(oz2_down_of(ya), oz2_down_of(yai)) : oz2_down_of(ya)) *
+           (cx ? fmax(oz2_down_of(yb), oz2_down_of(ybi)) : oz2_down_of(yb));
 }
 
 /* The refined ratio of an entry from its sums: up (both lists' remainder terms), lo_a and
