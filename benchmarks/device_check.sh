@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one device check (DESIGN.md section 8): on a machine with a CUDA GPU, build ozblas for
+# The one device check (docs/design/gpu-checking.md): on a machine with a CUDA GPU, build ozblas for
 # sm_90, run the GPU tests, the speed and accuracy benchmark (its table gives each call's
 # phase times: stats, residues, INT8 products, reduction, CRT + update), then the policy
 # check, and the LAPACK layer against cuSOLVER (benchmarks/lapack_gpu.py). Everything is

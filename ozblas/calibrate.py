@@ -12,7 +12,7 @@ Measured, each after a warm-up on random inputs, the fastest of a few repeats:
   fixed costs of a native and an emulated call.
 
 The result is this machine's `local` profile. It is written, by the C library's writer, to
-the cache file ozblas.policy.machine() names (README "Calibration cache"); the C library
+the cache file ozblas.policy.machine() names (docs/policy.md, "Calibration cache"); the C library
 and ozblas.policy read it from there. Fixed costs and the pass bandwidth are fitted through
 the cost model itself (the C model evaluated with that rate set to zero or one), so the
 model's own byte counts are what the measurements calibrate.
@@ -361,7 +361,7 @@ def main(argv=None) -> int:
     """`ozblas calibrate [--force] [--quick] [--json]`."""
     ap = argparse.ArgumentParser(prog="ozblas calibrate",
                                  description="Measure this machine's rates for method auto and "
-                                             "cache them (README \"Calibration cache\").")
+                                             "cache them (docs/policy.md, \"Calibration cache\").")
     ap.add_argument("--force", action="store_true", help="measure even if a valid cache exists")
     ap.add_argument("--quick", action="store_true",
                     help="smaller sizes and fewer repeats: rougher, well under a second on a CPU")

@@ -8,7 +8,7 @@ real to float64, complex to complex128). They call the blocked drivers of
 ``native/src/lapack`` (ozblas.h "LAPACK layer"): panels and diagonal blocks by the host
 LAPACK, every update an ozblas GEMM under the usual options (``method``, ``moduli``,
 ``executor``... as in ``ozblas.matmul``; unset ones come from the OZBLAS_* environment).
-``nb`` is the block size (None: OZBLAS_LAPACK_NB, else the size rule of the README).
+``nb`` is the block size (None: OZBLAS_LAPACK_NB, else the size rule of docs/lapack.md).
 ``last_report()`` describes the last call of this thread: products issued, how many ran
 emulated, their flops and moduli, and where the matrices were (``device``).
 
@@ -16,7 +16,7 @@ CuPy arrays are accepted too by every routine here (all of a call's matrices on 
 the drivers then run on the device pointers, on the CUDA executor and CuPy's current stream,
 and the results are CuPy arrays (pivots, tau and work too; pivots and tau given as CuPy or
 NumPy arrays). With ``executor="cuda"``, NumPy matrices are uploaded once for the call and the
-results copied back once (README "LAPACK layer on the GPU").
+results copied back once (docs/lapack.md, "On the GPU").
 """
 
 from __future__ import annotations

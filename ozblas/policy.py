@@ -7,12 +7,12 @@ times, `choose` is method auto's decision, `explain` and `format_explain` say wh
 `main_explain` is the `ozblas explain` command.
 
 Profiles: the datasheet ones (a100, h100, h200, h800, rtx4090, b200, and, with FP4 rates,
-b200, b300 (third-party spec tables) and rtx_pro_6000 (seed 004's figures)) hold published peaks
-multiplied by the efficiency this project measured on an H200 (`EFFICIENCY`; FP4 borrows INT8's:
-no FP4 unit was measured); `measured_h200`
-holds the H200 figures themselves, `cpu` the project's development machine; `local` is this
-machine as `ozblas calibrate` measured it (ozblas.calibrate), or a built-in estimate until it
-has been run. All times are seconds, all rates effective (what a GEMM or pass achieves).
+b200, b300 (third-party spec tables) and rtx_pro_6000 (the figures of Hayashi et al.'s 2026 FP4
+paper)) hold published peaks multiplied by the efficiency this project measured on an H200
+(`EFFICIENCY`; FP4 borrows INT8's: no FP4 unit was measured); `measured_h200` holds the H200
+figures themselves, `cpu` the project's development machine; `local` is this machine as
+`ozblas calibrate` measured it (ozblas.calibrate), or a built-in estimate until it has been run.
+All times are seconds, all rates effective (what a GEMM or pass achieves).
 """
 
 from __future__ import annotations
@@ -386,7 +386,7 @@ def crossover(profile, dtype="d", where="device", lo=256, hi=65536, step=256):
 # --------------------------------------------------------------------------------------------
 # explain
 # --------------------------------------------------------------------------------------------
-# The accuracy study (README "Accuracy", benchmarks/results/accuracy.json, m = n = 128): the
+# The accuracy study (docs/accuracy.md, benchmarks/results/accuracy.json, m = n = 128): the
 # fewest counts reaching DGEMM-level err_ab, per (k, phi); None: not reached up to 20. Used to
 # explain a count in words, never by the cost model.
 _PHIS = (0, 0.5, 1, 2, 4)
@@ -415,15 +415,18 @@ def _accuracy_reasons(s: dict) -> list[str]:
     col_ii = 1 if s["scaling"] == "accurate" else 0
     col_i = 2 + _constants.VARIANTS.index(s["variant"])
     out = ["accuracy target: DGEMM-level, err_ab = max |C - C_exact| / (|A||B|) no larger than "
-           "native DGEMM's on the same inputs (README \"Accuracy\")"]
+           "native DGEMM's on the same inputs (docs/accuracy.md)"]
     nm = _count(s["moduli"], "moduli")
     if nm == 0:
         out.append(f"Ozaki II, OZBLAS_MODULI=auto: the count is chosen per call from the inputs' "
                    f"scaling data; the model plans with {plan_m} moduli, which reach the target "
-                   f"{_reach(plan_m, col_ii)} in the accuracy study; the per-call bound is worst-case "
-                   "and takes 16 at phi <= 0.5, 16-17 at phi = 1, 18-19 at phi = 2 (so such calls "
-                   "cost up to 20% more than predicted) and falls back to native at phi = 4 "
-                   "(README \"Automatic precision\")")
+                   f"{_reach(plan_m, col_ii)} in the accuracy study; the per-call bound takes "
+                   "15-16 at phi <= 0.5, 16-17 at phi = 1, 17-19 at phi = 2, 20-23 at phi = 4 and "
+                   "26-32 at phi = 8 (m = n = 128, k = 1024 and 16384), so such calls may cost more "
+                   "than predicted; method auto caps the count at the largest the model still "
+                   "predicts faster than native, and a call that no count up to the cap serves is "
+                   "split by exponent band where the parts are predicted faster than native, "
+                   "computed natively otherwise (docs/accuracy.md)")
     else:
         out.append(f"Ozaki II with {nm} moduli ({s['scaling']} scaling): reaches the target "
                    f"{_reach(nm, col_ii)} in the accuracy study; a count set by OZBLAS_MODULI or "
@@ -432,7 +435,8 @@ def _accuracy_reasons(s: dict) -> list[str]:
     if ns == 0:
         out.append(f"Ozaki I, OZBLAS_SLICES=auto: the model plans with {plan_s} slices, which reach "
                    f"the target {_reach(plan_s, col_i)} ({s['variant']}); the per-call bound takes "
-                   "9-12 slices for phi <= 2 and falls back to native at phi = 4")
+                   "9-12 slices for phi <= 2 and about 14 at phi = 4 (hybrid, 40 x 1024 x 36), under "
+                   "the same cap and splitting as Ozaki II")
     else:
         out.append(f"Ozaki I with {ns} slices ({s['variant']}): reaches the target "
                    f"{_reach(ns, col_i)} in the accuracy study; a set count is taken as meeting it")

@@ -50,7 +50,7 @@ typedef enum {
     OZBLAS_SCALING_FAST = 1      /* Cauchy-Schwarz bound per row of A and column of B */
 } ozblas_scaling;
 
-/* The unit the schemes' exact integer products run on (DESIGN.md section 11). */
+/* The unit the schemes' exact integer products run on (docs/design/engines.md). */
 typedef enum {
     OZBLAS_ENGINE_INT8 = 0, /* INT8 x INT8 -> INT32 */
     OZBLAS_ENGINE_FP4 = 1   /* FP4 E2M1 x E2M1 -> FP32 on base-13 limbs (both schemes) */
@@ -133,7 +133,7 @@ typedef struct {
     int engine;     /* an ozblas_engine: the unit the integer products run on */
     uint64_t devices; /* several GPUs for OZBLAS_EXECUTOR_CUDA (cuda:all, cuda:0,2,3): bit d
                          for device d (UINT64_MAX: every usable device), device = the first;
-                         each call is spread over them as tiles of C (README "Several GPUs");
+                         each call is spread over them as tiles of C (docs/distributed.md);
                          0: device alone */
 } ozblas_options;
 
@@ -404,7 +404,7 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * copy failed (uploaded host matrices are then unchanged; the caller's device matrices are
  * not). Complex: interleaved (re, im) doubles, alpha two doubles.
  * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
- * and 1024 on the CUDA executor (README "LAPACK layer"); a size at most nb is one call of
+ * and 1024 on the CUDA executor (docs/lapack.md); a size at most nb is one call of
  * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
  * minor, the zero diagonal); a bad argument gives OZBLAS_ERR_INVALID_ARGUMENT with info = -i
  * (the argument's position in the LAPACK routine). OZBLAS_ERR_NO_HOST_BLAS: no host LAPACK
@@ -427,7 +427,7 @@ typedef struct {
                                copies of host operands, uploaded once and the results copied
                                back once (executor CUDA); 2 the caller's device memory */
     int device_short;       /* 1: host operands on the CUDA executor whose device copies did
-                               not fit (README "LAPACK layer on the GPU"): the host blocked
+                               not fit (docs/lapack.md, "On the GPU"): the host blocked
                                path ran instead, each product staged by the executor */
 } ozblas_lapack_report;
 
@@ -797,7 +797,7 @@ void ozblas_policy_estimate_profile(const char *device_name, ozblas_profile *out
  * the CUDA executor's (OZBLAS_DEVICE's ordinal) unless it is unusable or OZBLAS_DEVICE=cpu.
  * path is "" when no cache directory is known (no HOME). */
 ozblas_status ozblas_policy_machine(ozblas_machine_id *id, char *path, size_t path_len);
-/* Reads a calibration cache and checks it against id (README "Calibration cache"). A file
+/* Reads a calibration cache and checks it against id (docs/policy.md, "Calibration cache"). A file
  * that is unreadable, truncated, has a missing, unknown, repeated or unparsable key, a rate
  * that is not a positive finite number, or another version, device, driver or host gives
  * OZBLAS_ERR_INVALID_ARGUMENT with the reason in why; out is then untouched. */

@@ -36,7 +36,7 @@ def test_each_launchers_local_rank(lib, monkeypatch, var):
 def test_local_rank_order_and_bad_values(lib, monkeypatch):
     for i, var in enumerate(LOCAL):
         monkeypatch.setenv(var, str(10 + i))
-    for i, var in enumerate(LOCAL):  # the first set one wins, in the README's order
+    for i, var in enumerate(LOCAL):  # the first set one wins, in docs/distributed.md's order
         assert lib.oz_launcher_local_rank() == 10 + i
         monkeypatch.delenv(var)
     for bad in ("", "x", "-1", "2x", " 1", "+1"):

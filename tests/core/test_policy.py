@@ -193,7 +193,7 @@ def test_explain_gives_the_accuracy_reasoning():
     d = policy.explain(4096, 4096, 4096, profile="h200", moduli=15, slices=9)
     r = d["reasons"]
     assert any("DGEMM-level" in x and "|A||B|" in x for x in r)
-    # README table: accurate 15 and hybrid 9 reach native up to phi = 1 at both k, not at 2
+    # docs/accuracy.md table: accurate 15 and hybrid 9 reach native up to phi = 1 at both k, not at 2
     assert any("15 moduli" in x and "up to phi = 1 " in x for x in r)
     assert any("9 slices" in x and "up to phi = 1 " in x for x in r)
     r = "\n".join(policy.explain(64, 64, 64, profile="h200", moduli=14)["reasons"])

@@ -1,5 +1,5 @@
 """Method auto on a machine without a GPU and without a calibration (issue 13 row 9): native
-for every size, d and z, as the README says. The built-in cpu profile took a 1 us fixed
+for every size, d and z, as docs/policy.md says. The built-in cpu profile took a 1 us fixed
 cost per emulated call where `ozblas calibrate --quick` measures 10-32 us, so 2 x 2
 products were emulated (145 us against 56 us native)."""
 

@@ -101,7 +101,7 @@ def test_more_than_20_moduli_where_rows_span_80_binades():
     assert 20 < info["moduli"] <= 49 and info["int_gemms"] >= info["moduli"]
 
 
-# chosen - minimum per phi at 32 x 512 x 32, seed 7, as measured (README "Automatic
+# chosen - minimum per phi at 32 x 512 x 32, seed 7, as measured (docs/accuracy.md, "Automatic
 # precision"): issue 14 asks 0 in two thirds of the cells and never 2 or more; no rule that
 # guarantees err_ab <= max(native's, 2u) without knowing native's error gets there (the
 # fewest moduli within 2u are above the minimum wherever native's error is well above 2u:

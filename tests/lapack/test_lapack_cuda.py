@@ -44,7 +44,7 @@ def test_drivers_cuda_equal_cpu(rng, dt):
         assert np.array_equal(bits(u), bits(v))
 
 
-# ---- device-resident runs: host operands uploaded once (README "LAPACK layer on the GPU") ----
+# ---- device-resident runs: host operands uploaded once (docs/lapack.md, "On the GPU") ----
 
 def _bits(u):
     u = np.asarray(u)

@@ -39,7 +39,7 @@ def test_sytrf_family_cuda_equal_cpu(rng, kind):
         assert np.array_equal(bits(u), bits(v))
 
 
-# ---- device-resident runs and device pointers (README "LAPACK layer on the GPU") -------------
+# ---- device-resident runs and device pointers (docs/lapack.md, "On the GPU") -------------
 
 def _sym(rng, n, kind, zero_diagonal=False):
     a = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if kind != "d" else 0)

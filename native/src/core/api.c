@@ -240,7 +240,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
             scale_c(c);
         goto out;
     }
-    if (alpha_zero) { /* as the host BLAS reads alpha = 0 (README "alpha = 0"): its routine */
+    if (alpha_zero) { /* as the host BLAS reads alpha = 0 (docs/accuracy.md, "alpha = 0"): its routine */
         st = native(ex, c, &opt, &rep);
         goto out;
     }

@@ -58,7 +58,8 @@ static const oz_var vars[] = {
      0, OPT(scaling), 0},
     {{"OZBLAS_ENGINE", "engine", K_TOKEN, "int8 fp4", 0, 0,
       "int8, fp4", "int8",
-      "unit of the exact integer products: INT8, or FP4 E2M1 base-13 limbs (Ozaki II)"},
+      "unit of the exact integer products: INT8, or FP4 E2M1 base-13 limbs (Ozaki I and II; "
+      "an exact model on the CPU executor, cuBLASLt on Blackwell GPUs that pass a probe)"},
      0, OPT(engine), 0},
     {{"OZBLAS_SLICES", "slices", K_INT, "auto", 2, OZ1_MAX_SLICES,
       "auto or an integer from 2 to 40", "auto",

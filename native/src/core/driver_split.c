@@ -35,7 +35,7 @@
 
 /* Band width per side: a band of W binades needs about W + 54 of the half of the count's
  * bits each side gets; of 32, 48, 64, 80, 96 and 112, 64 took the fewest INT8 products in
- * all over tests/core/test_split.py's families (README "Splitting by exponent band"). */
+ * all over tests/core/test_split.py's families (docs/accuracy.md, "Splitting by exponent band"). */
 #define SPLIT_BAND 64
 
 typedef struct {

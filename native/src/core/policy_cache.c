@@ -1,4 +1,4 @@
-/* The calibration cache (README "Calibration cache") and this machine's profile: the
+/* The calibration cache (docs/policy.md, "Calibration cache") and this machine's profile: the
  * machine's identity and cache path, the one reader and the one writer of the file (Python
  * reads it through ozblas_policy_cache_read, so the C library and the Python policy agree),
  * and the local profile method auto uses (the cache, else the built-in estimate). */
@@ -360,7 +360,8 @@ ozblas_status ozblas_policy_cache_write(const char *path, const ozblas_machine_i
     struct tm tm;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
     fprintf(f, "# ozblas calibration cache: written by `ozblas calibrate`, read by libozblas\n"
-               "# (README \"Calibration cache\"). Rates in FLOP/s, OP/s or B/s; times in s.\n");
+               "# (ozblas documentation: policy.md, \"Calibration cache\"). Rates in FLOP/s, OP/s\n"
+               "# or B/s; times in s.\n");
     for (int i = 0; i < N_KEYS; i++) {
         const char *k = KEYS[i].key;
         if (KEYS[i].kind != 0) {

@@ -65,7 +65,7 @@ static const pass_costs DEVICE_COSTS = {
 };
 
 /* CPU executor: fitted to one-thread phase times on the development machine (n = 256 to
- * 1024 and 256 x 256 x 4096; README "Policy"), where its passes reach 3.46 GB/s in these
+ * 1024 and 256 x 256 x 4096; docs/policy.md), where its passes reach 3.46 GB/s in these
  * counts. It blocks k by 1024 (exact SGEMM), does its CRT in multi-word integers (no fixed
  * part, 10.3 ns per modulus and element there) and sums each pair's blocks in double. */
 static const pass_costs CPU_COSTS = {
@@ -97,7 +97,7 @@ static const pass_costs CPU_COSTS = {
 #define EMU_PER_PRODUCT_S 8e-6  /* per integer product launched on the device */
 
 /* Counts assumed for automatic precision (moduli/slices 0): 16 moduli and 11 slices reach
- * DGEMM-level err_ab up to phi = 2 at k = 1024 and 16384 (README "Accuracy"). */
+ * DGEMM-level err_ab up to phi = 2 at k = 1024 and 16384 (docs/accuracy.md). */
 #define PLAN_MODULI 16
 #define PLAN_SLICES 11
 

@@ -42,7 +42,8 @@
  *   B200 (DGX B200 datasheet, per GPU): FP64 40, INT8 4500, FP4 9000 dense, HBM3e 8 TB/s, Gen5
  *   B300 (third-party spec tables, per GPU; not NVIDIA's datasheet): FP64 1.25, INT8 150,
  *     FP8 4500, FP4 about 14000 dense, HBM3e 7.7 TB/s; link Gen5 assumed (64 GB/s)
- *   RTX PRO 6000 Blackwell (seed 004, the figures its paper states for its test card):
+ *   RTX PRO 6000 Blackwell (the figures Hayashi, Mukunoki, Hoshino and Katagiri's FP4 Ozaki
+ *     paper, 2026, states for its test card):
  *     FP64 1.85, INT8 1000, FP8 1000, FP4 2000, GDDR7 1.792 TB/s (NVIDIA's product page), Gen5
  * FP4 (E2M1 block-scaled, dense) has never been measured here: its effective rate is the
  * peak times the INT8 efficiency measured on our H200 (EFF_INT8), an assumption. The FP8
@@ -72,7 +73,7 @@ static const datasheet DATASHEETS[] = {
     {"b200", "NVIDIA B200, 2x Xeon 8570 host", "2x Intel Xeon Platinum 8570", 40, 4500, 8.0, 64, 7.53, 9000},
     {"b300", "NVIDIA B300 (third-party spec figures), host assumed: 2x Xeon 8570",
      "2x Intel Xeon Platinum 8570 (assumed)", 1.25, 150, 7.7, 64, 7.53, 14000},
-    {"rtx_pro_6000", "NVIDIA RTX PRO 6000 Blackwell (seed 004's figures), host assumed: Core i9-13900K",
+    {"rtx_pro_6000", "NVIDIA RTX PRO 6000 Blackwell (Hayashi et al. 2026's figures), host assumed: Core i9-13900K",
      "Intel Core i9-13900K (assumed)", 1.85, 1000, 1.792, 64, 0.67, 2000},
 };
 #define N_DATASHEETS ((int)(sizeof DATASHEETS / sizeof DATASHEETS[0]))

@@ -1,4 +1,4 @@
-/* The CPU executor's product engines (DESIGN.md section 11): the exact integer product of
+/* The CPU executor's product engines (docs/design/engines.md): the exact integer product of
  * two small-integer matrices (residues) on the INT8 engine or on a model of an FP4 (E2M1)
  * matrix unit (numerics/fp4.h).
  *

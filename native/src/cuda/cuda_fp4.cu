@@ -1,4 +1,4 @@
-/* The FP4 (E2M1) product engine on the CUDA executor (DESIGN.md section 11, numerics/fp4.h):
+/* The FP4 (E2M1) product engine on the CUDA executor (docs/fp4.md, numerics/fp4.h):
  * the exact integer product C32 = A^T B of small-integer int8 matrices, as the INT8 engine's
  * gemm_i8 gives it, computed on block-scaled FP4 tensor cores through cuBLASLt.
  *

@@ -48,7 +48,7 @@ static int run_executor(const ozblas_options *opt, int on_device)
     return OZBLAS_EXECUTOR_CPU;
 }
 
-/* Where the run's matrices live (README "LAPACK layer on the GPU"): operands already in
+/* Where the run's matrices live (docs/lapack.md, "On the GPU"): operands already in
  * device memory are used there; host operands whose products run on the CUDA executor are
  * uploaded once, when their copies take at most half of the memory a call may plan with
  * (the rest for the products' workspace; else the host blocked path, each product staged,

@@ -123,7 +123,7 @@ enum { LX_INVERSE = 1, LX_PRODUCTS = 2 };
 /* The run of a public entry (lapack_api.c): options (defaults when NULL), block size (nb
  * 0: the size rule for n and the run's executor), an emptied report with the nominal flops,
  * the workspace of the SYRK/HERK blocks (and n x nb more with LX_INVERSE), the operands placed
- * (README "LAPACK layer on the GPU"; big: their largest dimension);
+ * (docs/lapack.md, "On the GPU"; big: their largest dimension);
  * OZBLAS_ERR_NO_HOST_BLAS without a host LAPACK (but for LX_PRODUCTS), OZBLAS_ERR_ALLOCATION,
  * OZBLAS_ERR_DEVICE.
  * lx_end: device results copied back, the time, everything freed, the report out; returns

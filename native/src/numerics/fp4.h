@@ -1,5 +1,6 @@
-/* The FP4 (E2M1) product engine's numerics (seed 004), as element functions shared by every
- * executor (OZ_HD: gcc for the CPU, nvcc for CUDA).
+/* The FP4 (E2M1) product engine's numerics (Hayashi, Mukunoki, Hoshino and Katagiri, DGEMM with
+ * Ozaki Scheme I/II on FP4 Tensor Cores: A Base-13 E2M1 Limb Representation, 2026; docs/fp4.md),
+ * as element functions shared by every executor (OZ_HD: gcc for the CPU, nvcc for CUDA).
  *
  * E2M1 holds {0, +-0.5, +-1, +-1.5, +-2, +-3, +-4, +-6}; doubled, the digits
  *   S = {0, +-1, +-2, +-3, +-4, +-6, +-8, +-12}

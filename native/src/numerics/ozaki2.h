@@ -213,7 +213,7 @@ OZ_HD int oz2_level_resolves(int E, int emin, int p)
  * loss of up to 4x, which at phi = 1 costs a modulus); after deeper levels: where G is
  * still 0 although (|A||B|)_ij may be positive, since the ratio then falls back to the
  * exponent spans (tens of bits more per side at phi >= 4). Each level is one small product
- * against the moduli it saves; measured on 64 x 1024 x 64 (README). An entry known to be 0
+ * against the moduli it saves; measured on 64 x 1024 x 64 (docs/accuracy.md). An entry known to be 0
  * (every element resolved, G = 0) asks for nothing. */
 #define OZ2_LEVEL1_BELOW 1024.0
 OZ_HD int oz2_lower_unresolved(double G, uint64_t NA, uint64_t NB, int res_a, int res_b, int p)

@@ -1,5 +1,5 @@
 /* A CPU emulation of the CUDA subset the CUDA executor uses, to run the .cu files of src/cuda and their
- * kernels on a machine without a GPU (DESIGN.md section 8): the host flow, the index
+ * kernels on a machine without a GPU (docs/design/gpu-checking.md): the host flow, the index
  * arithmetic, shared memory, __syncthreads, warp shuffles and atomics are all exercised.
  *
  * Not part of the library build (CMake compiles the .cu files of src/cuda only); build_emu.sh compiles
