@@ -1,6 +1,7 @@
 """`ozblas calibrate`: measure this machine's rates for the policy and cache them.
 
 Measured, each after a warm-up on random inputs, the fastest of a few repeats:
+
 - host: the host BLAS's DGEMM and ZGEMM (through ozblas's native method, a few sizes; the
   largest size's rate is kept), and the CPU executor's Ozaki II and Ozaki I: the rate of its
   exact integer products (host SGEMM, phase 2 of the report) and the bandwidth its
@@ -12,8 +13,8 @@ Measured, each after a warm-up on random inputs, the fastest of a few repeats:
   fixed costs of a native and an emulated call.
 
 The result is this machine's `local` profile. It is written, by the C library's writer, to
-the cache file ozblas.policy.machine() names (docs/policy.md, "Calibration cache"); the C library
-and ozblas.policy read it from there. Fixed costs and the pass bandwidth are fitted through
+the cache file ozblas.policy.machine() names (docs/policy.md, "Calibration cache"); the C
+library and ozblas.policy read it from there. Fixed costs and the pass bandwidth are fitted through
 the cost model itself (the C model evaluated with that rate set to zero or one), so the
 model's own byte counts are what the measurements calibrate.
 """

@@ -86,10 +86,10 @@ def matmul_dd(a, b, *, executor=None, threads=None, return_info=False):
     a and b: float64/complex128 arrays (2-D, or stacked 3-D with equal or one batch), or
     tuples ``(hi, lo)`` of such arrays standing for hi + lo. A list is refused (a pair or a
     stack of two would be a guess). Returns ``(hi, lo)`` with, entrywise,
-    ``|hi + lo - a @ b| <= 2**-106 |a @ b| + 2**-1075`` (hence <= 2**-100 (|a| @ |b|) wherever
+    ``|hi + lo - a @ b| <= 2**-106 |a @ b| + 2**-1075`` (hence ``<= 2**-100 (|a| @ |b|)`` wherever
     that is above 2**-969). Inf/NaN in the inputs give each entry what its dot product gives
     under IEEE rules (lo = 0 there); an entry beyond the double range gives hi = +-inf, lo = 0.
-    executor (auto, cpu, cuda, cuda:N; default OZBLAS_EXECUTOR): where the product runs. auto
+    executor (auto, cpu, cuda, cuda:N; default OZBLAS_DEVICE): where the product runs. auto
     runs host arrays on the CPU and device arrays (CuPy, or anything with
     __cuda_array_interface__: the results are then CuPy arrays) on their device; cuda runs
     host arrays on the GPU too. Every executor gives the same bits; info["executor"] says
