@@ -153,13 +153,31 @@ def test_relative_trace_length_checked_after_making_it_absolute(tmp_path, monkey
     assert config.from_env({"OZBLAS_TRACE": "t.log"}).trace == str(tmp_path / "t.log")
 
 
-def test_readme_table_is_the_c_table():
-    """Every variable of the C table is a row of the README's table, and nothing else is."""
+def test_readme_summary_is_the_c_table():
+    """Every variable of the C table has a line in the README's configuration summary, and
+    nothing else does (the full table, docs/configuration.md, is generated from the C table)."""
     text = README.read_text()
     section = text[text.index("## Configuration"):]
     section = section[:section.index("\n## ", 3)]
-    rows = set(re.findall(r"^\| `(OZBLAS_\w+)` \|", section, re.M))
-    assert rows == set(config.variables())
+    items = set()
+    for names in re.findall(r"^- ((?:`OZBLAS_\w+`(?:, )?)+):", section, re.M):
+        items |= set(re.findall(r"`(OZBLAS_\w+)`", names))
+    assert items == set(config.variables())
+    docs = (README.parent / "docs" / "configuration.md").read_text()
+    assert "```{ozblas-config-table}" in docs
+
+
+def test_every_ozblas_name_in_the_sources_is_in_the_readme():
+    """A newcomer finds every OZBLAS_* name the code uses in the README: the variables in its
+    summary, the C API's constants in the paragraph after it."""
+    root = README.parent
+    names = set()
+    for folder in ("ozblas", "native", "scipy_hook"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix in (".py", ".c", ".h", ".cu", ".cuh"):
+                names |= set(re.findall(r"OZBLAS_[A-Z0-9_]+", path.read_text(errors="replace")))
+    text = README.read_text()
+    assert names and not {n for n in names if n not in text}
 
 
 def test_options_fields_follow_the_table():
@@ -184,7 +202,7 @@ def test_constants_come_from_the_header():
 
 
 def _model(var: config.Variable, raw: bytes):
-    """What the README says a variable accepts, written independently of the parser."""
+    """What docs/configuration.md says a variable accepts, written independently of the parser."""
     text = raw.decode("ascii") if raw.isascii() else None
     if var.kind == "path":
         return b"\0" not in raw

@@ -20,7 +20,7 @@ import pytest
 import ozblas
 from ozblas import calibrate, policy
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+POLICY_DOCS = Path(__file__).resolve().parents[2] / "docs" / "policy.md"
 
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "OZBLAS_NUM_THREADS": "1"}
@@ -196,9 +196,9 @@ def test_a_bad_cache_is_ignored_with_a_warning_and_rebuilt(cache_home, measured,
 
 
 def test_the_cache_format_is_documented(cache_home, measured):
-    """Every key the C writer emits is in the README's description of the file."""
+    """Every key the C writer emits is in the documentation's description of the file."""
     text = _write_valid(measured).read_text()
-    section = README.read_text().split("## Calibration cache", 1)[1].split("\n## ", 1)[0]
+    section = POLICY_DOCS.read_text().split("## Calibration cache", 1)[1].split("\n## ", 1)[0]
     keys = re.findall(r"(?m)^(\w+) = ", text)
     assert keys[0] == "format" and keys[-1] == "end"
     for k in keys + ["dev_dgemm", "dev_zgemm", "dev_int8", "dev_mem_bw", "h2d_bw", "d2h_bw",
