@@ -50,4 +50,8 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": [],
 }
+# The user guide's pages stand alone: no empty section navigation beside them.
+html_sidebars = {page: [] for page in (
+    "index", "getting-started", "activation", "configuration", "accuracy", "exact", "gpu", "fp4",
+    "policy", "lapack", "lapack-eigen", "lapack-svd", "distributed", "testing", "api/python", "api/c")}
 html_static_path = []

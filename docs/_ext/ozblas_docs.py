@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _table(header: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
     """A docutils table; a cell is a node or plain text."""
-    table = nodes.table(classes=["ozblas-generated"])
+    table = nodes.table(classes=["ozblas-generated", "colwidths-given"])
     group = nodes.tgroup(cols=len(header))
     table += group
     for w in widths:
@@ -62,15 +62,19 @@ def _literal(text: str) -> nodes.paragraph:
 
 
 class ConfigTable(SphinxDirective):
-    """Every OZBLAS_* variable: name, Python keyword, accepted values, default, meaning."""
+    """Every OZBLAS_* variable: name and Python keyword, accepted values, default, meaning."""
 
     def run(self):
         from ozblas import config
 
         rows = []
         for v in config.variables().values():
-            rows.append([_literal(v.name), _literal(v.keyword), v.accepted, v.default or "unset", v.meaning])
-        return [_table(["variable", "keyword", "values", "default", "meaning"], rows, [18, 10, 24, 8, 40])]
+            name = _literal(v.name)
+            name += nodes.Text(" (keyword ")
+            name += nodes.literal(text=v.keyword)
+            name += nodes.Text(")")
+            rows.append([name, v.accepted, v.default or "unset", v.meaning])
+        return [_table(["variable", "values", "default", "meaning"], rows, [24, 26, 10, 40])]
 
 
 def _shim_forms(macro: str) -> list[tuple[str, str, str]]:
