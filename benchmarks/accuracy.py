@@ -10,9 +10,9 @@ and prints the moduli and slices needed for DGEMM-level accuracy. Ozaki I costs 
 integer products, so each of its curves stops once it has flattened out at or below native
 (see at_floor; --full runs the whole slice range).
 
---engines instead compares the product engines (docs/fp4.md, docs/design/engines.md): Ozaki II on INT8 and
-on FP4 (E2M1 base-13 limbs), phi up to 32, with automatic precision (the moduli and engine
-products each needs) and with each engine's most moduli (bits of accuracy, -log2 err_ab);
+--engines instead compares the product engines (docs/fp4.md, docs/design/engines.md): Ozaki II
+on INT8 and on FP4 (E2M1 base-13 limbs), phi up to 32, with automatic precision (the moduli and
+engine products each needs) and with each engine's most moduli (bits of accuracy, -log2 err_ab);
 writes accuracy_engines.json and accuracy_engines.png. The FP4 products are an exact model
 run on the CPU: their cost here is not a speed claim. Hayashi, Mukunoki, Hoshino and Katagiri
 (base-13 E2M1 limbs, 2026) report 58.2 bits at phi = 0 falling to 52.3 at phi = 32 (their own

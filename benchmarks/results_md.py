@@ -90,8 +90,8 @@ def _policy(d):
 
 
 def _lapack_speed(d):
-    rows = [[r["routine"], r["n"], r["native_s"], r.get("blocked-native_s"), r.get("blocked-ozaki2_s"),
-             r.get("emulated_share")] for r in d.get("results", []) if r["n"] >= 2048]
+    rows = [[r["routine"], r["n"], r["native_s"], r.get("blocked-native_s"),
+             r.get("blocked-ozaki2_s"), r.get("emulated_share")] for r in d.get("results", []) if r["n"] >= 2048]
     return _table(["routine", "n", "native s", "blocked, native products s", "blocked, Ozaki II s",
                    "emulated share"], rows)
 

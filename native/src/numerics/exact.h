@@ -1,5 +1,6 @@
-/* Exact matrix products: Ozaki II (Ozaki, Uchino and Imamura,
- * arXiv:2504.08009) with FP64 GEMMs as the exact integer engine, as element functions shared by every executor (OZ_HD, like ozaki2.h).
+/* Exact matrix products: Ozaki II (Ozaki, Uchino and Imamura, arXiv:2504.08009) with FP64
+ * GEMMs as the exact integer engine, as element functions shared by every executor (OZ_HD,
+ * like ozaki2.h).
  *
  * For P = op(A) op(B) (m x k times k x n), every entry computed exactly and rounded once,
  * either to double (accuracy "correct") or to a double-double hi + lo (matmul_dd):
