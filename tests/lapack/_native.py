@@ -83,3 +83,48 @@ def ormhr(side, trans, a, tau, c, lo, hi):
     info = _call("ormhr", cplx, side.encode(), trans.encode(), _i(m), _i(n), _i(lo + 1), _i(hi + 1),
                  _p(a), _i(max(1, a.shape[0])), _p(tau), _p(c), _i(max(1, m)))
     return c, info
+
+
+_LW = {"gelqf": [_I, _I, _P, _I, _P, _P, _I, _I], "orglq": [_I, _I, _I, _P, _I, _P, _P, _I, _I],
+       "ormlq": _SIG["ormlq"], "gehrd": [_I, _I, _I, _P, _I, _P, _P, _I, _I],
+       "orghr": [_I, _I, _I, _P, _I, _P, _P, _I, _I], "ormhr": _SIG["ormhr"],
+       "gels": [_C, _I, _I, _I, _P, _I, _P, _I, _P, _I, _I]}
+_ZW = dict(_Z, orghr="unghr")
+
+
+def lwork_infos(n=40, seed=3):
+    """Each of gelqf, orglq, ormlq, gehrd, orghr, ormhr, gels (d and z) called with the
+    smallest lwork LAPACK accepts and with one less, on n x n (and n x (n + 10)) inputs: name ->
+    [info with lwork = min - 1, info with lwork = min]. Through cython_lapack, so through the
+    shim where one is loaded."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for cplx in (0, 1):
+        dt = np.complex128 if cplx else np.float64
+        for name, sig in _LW.items():
+            cap = cython_lapack.__pyx_capi__["z" + _ZW.get(name, name) if cplx else "d" + name]
+            f = ctypes.CFUNCTYPE(None, *sig)(_get_ptr(cap, _get_name(cap)))
+            infos = []
+            for less in (1, 0):
+                a = np.asfortranarray(rng.standard_normal((n, n + 10)).astype(dt))
+                c = np.asfortranarray(rng.standard_normal((n + 10, 3)).astype(dt))
+                tau = np.full(n + 10, 0.5, dtype=dt)
+                info = ctypes.c_int(0)
+                if name in ("gelqf", "orglq"):
+                    args, least = [_i(n), _i(n + 10)] + ([_i(n)] if name == "orglq" else []) + [
+                        _p(a), _i(n), _p(tau)], n
+                elif name == "ormlq":
+                    args, least = [b"L", b"N", _i(n + 10), _i(3), _i(n), _p(a), _i(n), _p(tau), _p(c),
+                                   _i(n + 10)], 3
+                elif name in ("gehrd", "orghr"):
+                    args, least = [_i(n), _i(1), _i(n), _p(a), _i(n), _p(tau)], n - (name == "orghr")
+                elif name == "ormhr":
+                    args, least = [b"L", b"N", _i(n), _i(3), _i(1), _i(n), _p(a), _i(n), _p(tau), _p(c),
+                                   _i(n + 10)], 3
+                else:  # gels: the n x (n + 10) minimum-norm problem
+                    args, least = [b"N", _i(n), _i(n + 10), _i(3), _p(a), _i(n), _p(c), _i(n + 10)], 2 * n
+                w = np.zeros(max(1, least - less), dtype=dt)
+                f(*args, _p(w), _i(least - less), ctypes.byref(info))
+                infos.append(info.value)
+            out["z" + _ZW.get(name, name) if cplx else "d" + name] = infos
+    return out
