@@ -349,12 +349,13 @@ def _orgqr(name, a, tau, lwork, overwrite_a, kw):
     t = _host_vector(tau, dt)
     k = t.shape[0]
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
+    nw = n if name in ("orgqr", "ungqr") else m  # LAPACK's optimal work: n nb, or m nb (LQ)
     if _query(lwork):
-        return q, _work(1, n, nb, dt, xp), 0
+        return q, _work(1, nw, nb, dt, xp), 0
     info = _call(_fn(name, dt), m, n, k, _ptr(q), _ld(q), _ptr(t) if k else ffi.NULL, opts=opts)
     if info < 0:
         raise ValueError(f"{name}: argument {-info} is not valid (a {m} x {n}, {k} reflectors)")
-    return q, _work(lwork, n, _local.report["nb"], dt, xp), info
+    return q, _work(lwork, nw, _local.report["nb"], dt, xp), info
 
 
 def _as_complex(a):

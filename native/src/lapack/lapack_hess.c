@@ -102,8 +102,7 @@ static ozblas_status hr_alloc(oz_lx *x, hr_work *h, int64_t n)
 
 static void hr_free(oz_lx *x, hr_work *h)
 {
-    if (h->dY != h->Y)
-        lx_scratch_free(x, h->dY);
+    lx_scratch_free(x, h->dY);
     free(h->Y);
     free(h->G);
 }
