@@ -366,7 +366,8 @@ def _as_complex(a):
 def orgqr(a, tau, lwork=None, overwrite_a=False, **kw):
     """Q from geqrf's reflectors: ``(q, work, info)`` as scipy.linalg.lapack.dorgqr (the first
     n columns of Q = H(1) ... H(k), k = len(tau))."""
-    return _orgqr("ungqr" if _is_complex(a) else "orgqr", a, tau, lwork, overwrite_a, kw)
+    return _orgqr("ungqr" if _is_complex(a) or _is_complex(tau) else "orgqr", a, tau, lwork,
+                  overwrite_a, kw)
 
 
 def ungqr(a, tau, lwork=None, overwrite_a=False, **kw):
@@ -408,7 +409,8 @@ def unmqr(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
 def orglq(a, tau, lwork=None, overwrite_a=False, **kw):
     """Q from gelqf's reflectors: ``(q, work, info)`` as LAPACK's dorglq (the first m rows of
     Q = H(k)^H ... H(1)^H, k = len(tau), m <= n)."""
-    return _orgqr("unglq" if _is_complex(a) else "orglq", a, tau, lwork, overwrite_a, kw)
+    return _orgqr("unglq" if _is_complex(a) or _is_complex(tau) else "orglq", a, tau, lwork,
+                  overwrite_a, kw)
 
 
 def unglq(a, tau, lwork=None, overwrite_a=False, **kw):

@@ -185,3 +185,15 @@ def test_gelqf_orglq_property(m, n, nb, cplx, phi, seed):
     nq, _ = N.orglq(nlq[:k], ntau)
     for r_, nr, what in zip(_ratios(a, lq, q), _ratios(a, nlq, nq), ("||A - LQ||", "||QQ^H - I||")):
         _within(r_, nr, what)
+
+
+def test_complex_tau_makes_the_call_complex(rng):
+    """orglq (and orgqr) with real reflectors but complex tau: the complex routine, as SciPy's
+    dtype promotion would pick."""
+    a = _mat(rng, 5, 9, np.complex128)
+    lq, tau, _, _ = L.gelqf(a)
+    q, _, info = L.orglq(lq.real.copy(), tau)
+    assert info == 0 and q.dtype == np.complex128
+    qr, tau, _, _ = L.geqrf(a.T.copy())
+    q, _, info = L.orgqr(qr.real.copy(), tau)
+    assert info == 0 and q.dtype == np.complex128
