@@ -236,7 +236,7 @@ void lx_ormqr(oz_lx *x, lx_hh *q, int row, char side, char trans, int64_t m, int
               int64_t ldc);
 
 /* After BEGIN: the Householder workspace (lx_hh_ready checked), or the entry returns
- * (HH_END frees it). */
+ * (HH_END_WITH frees it). */
 #define HH_WORK(vrows, wdim, lrw)                                                         \
     lx_hh q = {0};                                                                        \
     ozblas_status st1 = !lx_hh_ready(cplx) ? OZBLAS_ERR_NO_HOST_BLAS                      \
