@@ -633,10 +633,11 @@ ozblas_status ozblas_zunmlq(ozblas_context *ctx, char side, char trans, int64_t 
 /* Hessenberg reduction (LAPACK's gehrd): Q^H A Q = H, upper Hessenberg in rows and columns
  * ilo..ihi (1-based; A already upper triangular outside, as gebal leaves it), Q = H(ilo) ...
  * H(ihi-1) with the reflectors below the subdiagonal and tau (n - 1 scalars; those outside
- * ilo..ihi-1 set to zero). Each panel of nb columns by the host lahr2 (on host memory: with
- * device matrices its block, the whole trailing matrix, is copied there), the update from
- * the right a GEMM and the one from the left two GEMMs around a trmm; the rows above a
- * panel by the host trmm. ihi - ilo + 1 at most nb is one call of the host gehrd.
+ * ilo..ihi-1 set to zero). Each panel of nb columns by the host lahr2 on its trailing block
+ * (host memory: with device matrices that block is copied there), the rest as products: Y's
+ * rows above the panel, the update from the right, the one of the rows above the panel and
+ * the one from the left (two GEMMs around a trmm with T). ihi - ilo + 1 at most nb is one
+ * call of the host gehrd.
  * orghr/unghr: Q from gehrd's reflectors (the reflectors moved one column right, then
  * orgqr's driver on rows and columns ilo+1..ihi). ormhr/unmhr: C (m x n) := op(Q) C (side
  * 'L', Q and A of order m) or C op(Q) ('R', order n), ormqr's driver on the reflectors of

@@ -1,18 +1,21 @@
 /* Hessenberg reduction (LAPACK's dgehrd, dorghr, dormhr; z: zgehrd, zunghr, zunmhr), written
  * once for double and complex double on the Householder machinery of lapack_qr.c.
  *
- * gehrd is dgehrd's blocked code: each panel of nb columns by the host lahr2, which returns
- * the panel's reflectors, their T and Y = A V T; then A := (I - V T V^H)^H (A - Y V^H) on the
- * rest: the update from the right of the columns beyond the panel (rows 1..ihi) one GEMM,
- * the one of the rows above the panel (its own columns, (p+1) x nb x nb) the host trmm and a
- * subtraction, and the one from the left of the columns beyond the panel (rows below it)
- * lapack_qr.c's larfb, two GEMMs around a trmm with T. dgehrd hands the last columns (at
- * most its crossover, 128) to the unblocked dgehd2; here the panels run to the end (the
- * last one has fewer columns), so that a device run needs no unblocked pass over the whole
- * matrix. lahr2 reads the whole trailing matrix (its Y = A V is Level 2, about a fifth of
- * gehrd's flops, the host's): with device memory that block is copied to the host for each
- * panel (only the panel is copied back). An active part (ihi - ilo + 1) of at most nb is
- * one call of the host gehrd.
+ * gehrd is dgehrd's blocked code. Each panel of nb columns goes to the host lahr2 on the
+ * panel's trailing block (from the panel's first row: lahr2's k = 1), which returns the
+ * reflectors, their T and those rows of Y = A V T; Y's rows above (lahr2's own GEMM when
+ * given the whole height) are a GEMM and a trmm with T here. Then A := (I - V T V^H)^H
+ * (A - Y V^H) on the rest: the columns beyond the panel from the right one GEMM (all rows),
+ * the rows above the reflectors in the panel's own columns one GEMM (dgehrd's trmm and
+ * axpys: V's zeros above its diagonal make them a product), the columns beyond the panel
+ * from the left lapack_qr.c's larfb, two GEMMs around a trmm with T. dgehrd hands the last
+ * columns (at most its crossover, 128) to the unblocked dgehd2; here the panels run to the
+ * end (the last one has fewer columns), so that a device run needs no host pass over the
+ * whole matrix. What stays the host's is lahr2's Y = A V of the trailing block, one column
+ * at a time (Level 2: about a fifth of gehrd's flops), and its updates inside the panel;
+ * with device memory the trailing block is copied to the host for each panel (the panel
+ * alone is copied back). An active part (ihi - ilo + 1) of at most nb is one call of the
+ * host gehrd.
  *
  * orghr is dorghr's: the reflectors moved one column to the right (through the seam, in
  * strips of nb columns from the right), the identity's columns outside ilo+1..ihi, then
@@ -23,7 +26,7 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0};
+static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -81,18 +84,20 @@ static void real_gehrd(const oz_lx *x, int64_t n, int64_t ilo, int64_t ihi, doub
 
 /* lahr2's outputs and, for device memory, the host copy of a panel's trailing matrix */
 typedef struct {
-    double *Y;  /* ihi x nb, leading dimension n (host) */
+    double *Y;  /* n x nb (host): rows p.. from lahr2 */
     double *T;  /* nb x nb (host) */
-    double *dY; /* Y where the products read it */
-    double *G;  /* device runs: n x n host elements, else NULL (A itself is read) */
+    double *dY; /* Y where the products read it (and write its rows above p) */
+    double *G;  /* device runs: g host elements, else NULL (A itself is read) */
 } hr_work;
 
-static ozblas_status hr_alloc(oz_lx *x, hr_work *h, int64_t n)
+/* g: the largest block fetched (the host gehrd's n x n, or the first panel's trailing
+   block) */
+static ozblas_status hr_alloc(oz_lx *x, hr_work *h, int64_t n, int64_t g)
 {
     int64_t w = x->cplx ? 2 : 1, nb = x->nb;
     memset(h, 0, sizeof *h);
     h->Y = malloc(sizeof(double) * (size_t)(w * (n * nb + nb * nb) + 1));
-    h->G = x->dev ? malloc(sizeof(double) * (size_t)(w * n * n + 1)) : NULL;
+    h->G = x->dev ? malloc(sizeof(double) * (size_t)(w * g + 1)) : NULL;
     if (!h->Y || (x->dev && !h->G))
         return OZBLAS_ERR_ALLOCATION;
     h->T = h->Y + w * n * nb;
@@ -127,33 +132,30 @@ static void lx_gehrd(oz_lx *x, lx_hh *q, hr_work *h, int64_t n, int64_t ilo, int
         return;
     }
     for (int64_t p = ilo - 1; p < ihi - 1 && !x->failed; p += nb) {
-        /* the panel: columns p..p+ib-1 (0-based), its reflectors of order nr in rows p+1.. */
+        /* the panel: columns p..p+ib-1 (0-based), its reflectors of order nr in rows p+1..;
+           lahr2 on the trailing block from row p (its k = 1): Y's rows p.. */
         int64_t ib = min64(nb, ihi - 1 - p), nr = ihi - p - 1;
-        double *Ap = LX_AT(x, A, 0, p, lda);
-        double *G = lx_fetch_to(x, h->G, ihi, Ap, lda, ihi, ihi - p, &ld);
+        double *Ap = LX_AT(x, A, p, p, lda), *Yp = LX_AT(x, h->Y, p, 0, n);
+        double *G = lx_fetch_to(x, h->G, nr + 1, Ap, lda, nr + 1, nr + 1, &ld);
         if (x->failed)
             return;
-        real_lahr2(x, ihi, p + 1, ib, G, ld, LX_AT(x, tau, p, 0, 1), h->T, nb, h->Y, n);
-        lx_hh_block(x, q, 0, LX_AT(x, G, p + 1, 0, ld), ld, nr, ib, NULL, h->T, nb);
-        lx_store(x, h->Y, n, h->dY, n, ihi, ib);
+        real_lahr2(x, nr + 1, 1, ib, G, ld, LX_AT(x, tau, p, 0, 1), h->T, nb, Yp, n);
+        lx_hh_block(x, q, 0, LX_AT(x, G, 1, 0, ld), ld, nr, ib, NULL, h->T, nb);
+        lx_store(x, G, ld, Ap, lda, nr + 1, ib);
+        lx_store(x, Yp, n, LX_AT(x, h->dY, p, 0, n), n, nr + 1, ib);
+        /* Y's rows above (lahr2's with k = p + 1: a GEMM there): A(0:p, p+1:ihi) V T */
+        lx_gemm(x, 'N', 'N', p, ib, nr, ONE, LX_AT(x, A, 0, p + 1, lda), lda, q->dV, nr, ZERO,
+                h->dY, n);
+        lx_trmm(x, 'R', 'U', 'N', 'N', p, ib, ONE, q->dT, ib, h->dY, n);
         /* A(0:ihi, p+ib:ihi) -= Y V2^H, V2 the rows of V from row p+ib of A (dgehrd's GEMM with
            the subdiagonal element set to one: V's unit diagonal here) */
         lx_gemm(x, 'N', ct(x), ihi, ihi - p - ib, ib, MONE, h->dY, n,
                 LX_AT(x, q->dV, ib - 1, 0, nr), nr, ONE, LX_AT(x, A, 0, p + ib, lda), lda);
-        /* the rows above the panel, its columns 1..ib-1: A(0:p+1, p+1:p+ib) -= Y V1^H, V1 the
-           unit lower triangle of the panel's first ib-1 reflectors (host trmm on Y) */
-        if (ib > 1) {
-            lx_real_trmm(x, 'R', 'L', ct(x), 'U', p + 1, ib - 1, ONE, LX_AT(x, G, p + 1, 0, ld),
-                         ld, h->Y, n);
-            for (int64_t j = 0; j + 1 < ib; j++)
-                for (int64_t i = 0; i <= p; i++) {
-                    double *g = LX_AT(x, G, i, j + 1, ld);
-                    const double *y = LX_AT(x, h->Y, i, j, n);
-                    for (int64_t e = 0; e < w; e++)
-                        g[e] -= y[e];
-                }
-        }
-        lx_store(x, G, ld, Ap, lda, ihi, ib);
+        /* the rows above the panel's reflectors, its columns 1..ib-1: A(0:p+1, p+1:p+ib) -=
+           Y V1^H, V1 the unit lower triangle of the first ib - 1 reflectors (dgehrd's trmm and
+           axpys; V's zeros above its diagonal make it one GEMM) */
+        lx_gemm(x, 'N', ct(x), p + 1, ib - 1, ib - 1, MONE, h->dY, n, q->dV, nr, ONE,
+                LX_AT(x, A, 0, p + 1, lda), lda);
         /* A(p+1:ihi, p+ib:n) := H^H A(p+1:ihi, p+ib:n) */
         lx_larfb(x, q, 'L', ct(x), nr, n - p - ib, ib, LX_AT(x, A, p + 1, p + ib, lda), lda);
     }
@@ -249,7 +251,8 @@ static ozblas_status gehrd_body(ozblas_context *ctx, int cplx, int64_t n, int64_
     /* the host gehrd's optimal workspace: n nb + (nb + 1) nb, nb at most 64 */
     HH_WORK(max1(n), max1(n), n * 64 + 65 * 64)
     hr_work h;
-    ozblas_status st = hr_alloc(&x, &h, max1(n));
+    int64_t nh = ihi - ilo + 1;
+    ozblas_status st = hr_alloc(&x, &h, max1(n), nh <= x.nb ? n * n : nh * nh);
     if (st == OZBLAS_OK)
         lx_gehrd(&x, &q, &h, n, ilo, ihi, A, lda, tau, info);
     hr_free(&x, &h);
