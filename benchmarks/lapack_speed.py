@@ -1,8 +1,10 @@
 """The LAPACK layer on the CPU executor: host LAPACK against ozblas's blocked drivers.
 
 getrf, potrf (upper), getrs and trsm (left, lower, no transpose) with n/2 right-hand sides,
-sytrf (lower, symmetric indefinite) d and z, and geqrf (square, d only), one thread (the host
-LAPACK limited by threadpoolctl, the CPU executor by threads=1). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
+sytrf (lower, symmetric indefinite) d and z, geqrf (square, d only), and gelqf (square),
+gehrd (the whole matrix) and gels (the n x n/2 least-squares problem, n/2 right-hand sides)
+d and z, one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
+threads=1); the native cases with LAPACK's optimal workspace (a query first). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
 LAPACK's nominal flop count, and the share of those flops that ran in emulated products
@@ -21,9 +23,12 @@ import sys
 import time
 from pathlib import Path
 
+import ctypes
+
 import numpy as np
 import scipy.linalg.blas as sb
 import scipy.linalg.lapack as sla
+from scipy.linalg import cython_lapack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS, machine, table, write_json  # noqa: E402
@@ -41,6 +46,28 @@ def _inputs(n, dt, rng):
     # SPD without a product: diagonally dominant Hermitian
     s = np.asfortranarray((a + a.conj().T) / 2 + n * np.eye(n))
     return a, s, m(n, n // 2)
+
+
+def _host_gelqf(dt, a):
+    """The host LAPACK's gelqf (SciPy does not wrap it) through scipy.linalg.cython_lapack's
+    pointer, on a copy of a, with the optimal workspace of a query."""
+    get_name, get_ptr = ctypes.pythonapi.PyCapsule_GetName, ctypes.pythonapi.PyCapsule_GetPointer
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_ptr.restype, get_ptr.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    cap = cython_lapack.__pyx_capi__[dt + "gelqf"]
+    f = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 8)(get_ptr(cap, get_name(cap)))
+    ref = lambda v: ctypes.byref(ctypes.c_int(v))  # noqa: E731
+    m, n = a.shape
+    w, info = np.zeros(1, dtype=a.dtype), ctypes.c_int(0)
+    tau = np.zeros(min(m, n), dtype=a.dtype)
+    f(ref(m), ref(n), a.ctypes.data, ref(m), tau.ctypes.data, w.ctypes.data, ref(-1), ctypes.byref(info))
+    w = np.zeros(int(w[0].real), dtype=a.dtype)
+
+    def run():
+        c = np.array(a, order="F")
+        f(ref(m), ref(n), c.ctypes.data, ref(m), tau.ctypes.data, w.ctypes.data, ref(w.shape[0]),
+          ctypes.byref(info))
+    return run
 
 
 def _cases(dt, a, s, b):
@@ -62,12 +89,20 @@ def _cases(dt, a, s, b):
         # native with LAPACK's optimal workspace (SciPy's default lwork = 3n is the unblocked code)
         lw = int(nat("geqrf")(a, lwork=-1)[2][0])
         cases["geqrf"] = (lambda: nat("geqrf")(a, lwork=lw), lambda kw: L.geqrf(a, **kw))
+    cases["gelqf"] = (_host_gelqf(dt, a), lambda kw: L.gelqf(a, **kw))
+    lw = int(nat("gehrd_lwork")(a.shape[0])[0].real)
+    cases["gehrd"] = (lambda: nat("gehrd")(a, lwork=lw), lambda kw: L.gehrd(a, **kw))
+    t = np.asfortranarray(a[:, : a.shape[0] // 2])  # tall: n x n/2, n/2 right-hand sides
+    lw = int(nat("gels_lwork")(*t.shape, b.shape[1])[0].real)
+    cases["gels"] = (lambda: nat("gels")(t, b, lwork=lw), lambda kw: L.gels(t, b, **kw))
     return cases
 
 
 def _flops(routine, dt, n, nrhs):
+    k = n // 2  # gels: geqrf of n x k, Q^T applied to n x nrhs, the k x k solve (LAPACK's counts)
     f = {"getrf": 2 / 3 * n**3, "potrf": n**3 / 3, "getrs": 2 * n * n * nrhs, "trsm": n * n * nrhs,
-         "geqrf": 4 / 3 * n**3, "sytrf": n**3 / 3}
+         "geqrf": 4 / 3 * n**3, "sytrf": n**3 / 3, "gelqf": 4 / 3 * n**3, "gehrd": 10 / 3 * n**3,
+         "gels": 2 * n * k * k - 2 / 3 * k**3 + 2 * nrhs * k * (2 * n - k) + k * k * nrhs}
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -78,7 +113,8 @@ def main(argv=None):
     p.add_argument("--zsizes", type=int, nargs="*", default=[512, 1024])
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--routines", nargs="+", default=None,
-                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf"], help="default: all")
+                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf", "gelqf", "gehrd", "gels"],
+                   help="default: all")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     from threadpoolctl import threadpool_limits
@@ -116,9 +152,9 @@ def main(argv=None):
     rows = [[r["routine"], r["n"], f"{r['native_s']:.3f}", f"{r['blocked-native_s']:.3f}",
              f"{r['blocked-ozaki2_s']:.3f}", f"{r['flops'] / r['native_s'] * 1e-9:.2f}",
              f"{r['flops'] / r['blocked-ozaki2_s'] * 1e-9:.2f}", f"{100 * r['emulated_share']:.1f}%",
-             r["blocked-ozaki2_nb"]] for r in results]
+             r["blocked-ozaki2_nb"], "-".join(map(str, r["moduli"] or ["-"]))] for r in results]
     print(table(["routine", "n", "native s", "blocked-native s", "blocked-ozaki2 s", "native GFLOPS",
-                 "ozaki2 GFLOPS", "emulated", "nb"], rows))
+                 "ozaki2 GFLOPS", "emulated", "nb", "moduli"], rows))
     if args.routines:  # the other routines' rows of an earlier run stay
         old = (args.out or RESULTS) / "lapack_speed.json"
         new = {(r["routine"], r["n"]) for r in results}

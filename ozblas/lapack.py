@@ -30,7 +30,8 @@ from ._native import OzblasError, ffi, lib
 from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
-           "trtrs", "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "symm", "hemm",
+           "trtrs", "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq",
+           "unglq", "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "last_report"]
 
@@ -312,20 +313,32 @@ def _query(lwork):
     return lwork is not None and int(lwork) == -1
 
 
-def geqrf(a, lwork=None, overwrite_a=False, **kw):
-    """QR factorization: ``(qr, tau, work, info)`` as scipy.linalg.lapack.dgeqrf (R on and above
-    the diagonal, the Householder vectors below it). lwork -1 is a workspace query (work[0]:
-    the optimal size); any other value only sizes the returned work array."""
+def _geqrf(name, a, lwork, overwrite_a, kw):
+    """geqrf or gelqf: (factors, tau, work, info); LAPACK's optimal work is n nb (geqrf) or m nb."""
     dt, xp, opts = _start(kw, a)
     qr = _fortran(a, dt, overwrite_a, xp=xp)
     m, n = qr.shape
     tau = np.zeros(max(1, min(m, n)), dtype=dt)
     out = lambda t: t[:min(m, n)] if xp is np else xp.asarray(t[:min(m, n)])  # noqa: E731
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(m, n), 1))
+    nw = n if name == "geqrf" else m
     if _query(lwork):
-        return qr, out(tau), _work(1, n, nb, dt, xp), 0
-    info = _call(_fn("geqrf", dt), m, n, _ptr(qr), _ld(qr), _ptr(tau), opts=opts)
-    return qr, out(tau), _work(lwork, n, _local.report["nb"], dt, xp), info
+        return qr, out(tau), _work(1, nw, nb, dt, xp), 0
+    info = _call(_fn(name, dt), m, n, _ptr(qr), _ld(qr), _ptr(tau), opts=opts)
+    return qr, out(tau), _work(lwork, nw, _local.report["nb"], dt, xp), info
+
+
+def geqrf(a, lwork=None, overwrite_a=False, **kw):
+    """QR factorization: ``(qr, tau, work, info)`` as scipy.linalg.lapack.dgeqrf (R on and above
+    the diagonal, the Householder vectors below it). lwork -1 is a workspace query (work[0]:
+    the optimal size); any other value only sizes the returned work array."""
+    return _geqrf("geqrf", a, lwork, overwrite_a, kw)
+
+
+def gelqf(a, lwork=None, overwrite_a=False, **kw):
+    """LQ factorization a = L Q: ``(lq, tau, work, info)`` as LAPACK's dgelqf/zgelqf (L on and
+    below the diagonal, the Householder vectors, conjugated, right of it); lwork as geqrf's."""
+    return _geqrf("gelqf", a, lwork, overwrite_a, kw)
 
 
 def _orgqr(name, a, tau, lwork, overwrite_a, kw):
@@ -336,12 +349,13 @@ def _orgqr(name, a, tau, lwork, overwrite_a, kw):
     t = _host_vector(tau, dt)
     k = t.shape[0]
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
+    nw = n if name in ("orgqr", "ungqr") else m  # LAPACK's optimal work: n nb, or m nb (LQ)
     if _query(lwork):
-        return q, _work(1, n, nb, dt, xp), 0
+        return q, _work(1, nw, nb, dt, xp), 0
     info = _call(_fn(name, dt), m, n, k, _ptr(q), _ld(q), _ptr(t) if k else ffi.NULL, opts=opts)
     if info < 0:
         raise ValueError(f"{name}: argument {-info} is not valid (a {m} x {n}, {k} reflectors)")
-    return q, _work(lwork, n, _local.report["nb"], dt, xp), info
+    return q, _work(lwork, nw, _local.report["nb"], dt, xp), info
 
 
 def _as_complex(a):
@@ -352,7 +366,8 @@ def _as_complex(a):
 def orgqr(a, tau, lwork=None, overwrite_a=False, **kw):
     """Q from geqrf's reflectors: ``(q, work, info)`` as scipy.linalg.lapack.dorgqr (the first
     n columns of Q = H(1) ... H(k), k = len(tau))."""
-    return _orgqr("ungqr" if _is_complex(a) else "orgqr", a, tau, lwork, overwrite_a, kw)
+    return _orgqr("ungqr" if _is_complex(a) or _is_complex(tau) else "orgqr", a, tau, lwork,
+                  overwrite_a, kw)
 
 
 def ungqr(a, tau, lwork=None, overwrite_a=False, **kw):
@@ -389,6 +404,140 @@ def ormqr(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
 def unmqr(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
     """The complex ormqr, as scipy.linalg.lapack.zunmqr."""
     return _ormqr("unmqr", side, trans, _as_complex(a), tau, c, lwork, overwrite_c, kw)
+
+
+def orglq(a, tau, lwork=None, overwrite_a=False, **kw):
+    """Q from gelqf's reflectors: ``(q, work, info)`` as LAPACK's dorglq (the first m rows of
+    Q = H(k)^H ... H(1)^H, k = len(tau), m <= n)."""
+    return _orgqr("unglq" if _is_complex(a) or _is_complex(tau) else "orglq", a, tau, lwork,
+                  overwrite_a, kw)
+
+
+def unglq(a, tau, lwork=None, overwrite_a=False, **kw):
+    """The complex orglq, as LAPACK's zunglq."""
+    return _orgqr("unglq", _as_complex(a), tau, lwork, overwrite_a, kw)
+
+
+def ormlq(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
+    """op(Q) c (side "L") or c op(Q) ("R") with Q from gelqf's reflectors (a: k rows, tau),
+    trans "N" or "T" ("C" complex): ``(cq, work, info)`` as LAPACK's dormlq."""
+    cplx = any(_is_complex(v) for v in (a, tau, c))
+    return _ormqr("unmlq" if cplx else "ormlq", side, trans, a, tau, c, lwork, overwrite_c, kw)
+
+
+def unmlq(side, trans, a, tau, c, lwork=None, overwrite_c=False, **kw):
+    """The complex ormlq, as LAPACK's zunmlq."""
+    return _ormqr("unmlq", side, trans, _as_complex(a), tau, c, lwork, overwrite_c, kw)
+
+
+def _lo_hi(lo, hi, n):
+    """SciPy's 0-based lo, hi (hi None: n - 1) as LAPACK's 1-based ilo, ihi."""
+    hi = n - 1 if hi is None else int(hi)
+    return int(lo) + 1, hi + 1
+
+
+def gehrd(a, lo=0, hi=None, lwork=None, overwrite_a=False, **kw):
+    """Hessenberg reduction q^H a q = h: ``(ht, tau, info)`` as scipy.linalg.lapack.dgehrd (h on
+    and above the subdiagonal, the reflectors below it; lo, hi 0-based, hi None: n - 1).
+    lwork -1 is a workspace query (nothing computed); any other value is not needed."""
+    dt, xp, opts = _start(kw, a)
+    h = _fortran(a, dt, overwrite_a, xp=xp)
+    _square(h)
+    n = h.shape[0]
+    tau = np.zeros(max(1, n - 1), dtype=dt)
+    ilo, ihi = _lo_hi(lo, hi, n)
+    if not _query(lwork):
+        info = _call(_fn("gehrd", dt), n, ilo, ihi, _ptr(h), _ld(h), _ptr(tau), opts=opts)
+        if info < 0:
+            raise ValueError(f"gehrd: argument {-info} is not valid (n={n}, lo={lo}, hi={hi})")
+    t = tau[:max(0, n - 1)]
+    return h, (t if xp is np else xp.asarray(t)), 0 if _query(lwork) else info
+
+
+def _orghr(name, a, tau, lo, hi, lwork, overwrite_a, kw):
+    dt, xp, opts = _start(kw, a)
+    dt = np.complex128 if _is_complex(tau) else dt
+    q = _fortran(a, dt, overwrite_a, xp=xp)
+    _square(q)
+    n = q.shape[0]
+    t = _host_vector(tau, dt)
+    if t.shape[0] < n - 1:
+        raise ValueError(f"tau must have n - 1 = {n - 1} entries, got {t.shape[0]}")
+    ilo, ihi = _lo_hi(lo, hi, n)
+    if _query(lwork):
+        return q, 0
+    t = np.concatenate([t, np.zeros(1, dtype=dt)])  # never empty: a valid pointer for n <= 1
+    info = _call(_fn(name, dt), n, ilo, ihi, _ptr(q), _ld(q), _ptr(t), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid (n={n}, lo={lo}, hi={hi})")
+    return q, info
+
+
+def orghr(a, tau, lo=0, hi=None, lwork=None, overwrite_a=False, **kw):
+    """Q from gehrd's reflectors: ``(q, info)`` as scipy.linalg.lapack.dorghr."""
+    return _orghr("unghr" if _is_complex(a) or _is_complex(tau) else "orghr", a, tau, lo, hi,
+                  lwork, overwrite_a, kw)
+
+
+def unghr(a, tau, lo=0, hi=None, lwork=None, overwrite_a=False, **kw):
+    """The complex orghr, as scipy.linalg.lapack.zunghr."""
+    return _orghr("unghr", _as_complex(a), tau, lo, hi, lwork, overwrite_a, kw)
+
+
+def _ormhr(name, side, trans, a, tau, c, lo, hi, lwork, overwrite_c, kw):
+    dt, xp, opts = _start(kw, a, c)
+    dt = np.complex128 if _is_complex(tau) else dt
+    f = _fortran(a, dt, xp=xp)
+    _square(f)
+    x = _fortran(c, dt, overwrite_c, "c", xp)
+    m, n = x.shape
+    nq = f.shape[0]
+    t = _host_vector(tau, dt)
+    if t.shape[0] < nq - 1:
+        raise ValueError(f"tau must have {nq - 1} entries for a of order {nq}, got {t.shape[0]}")
+    ilo, ihi = _lo_hi(lo, hi, nq)
+    nw = n if str(side).upper() == "L" else m
+    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(max(ihi - ilo, 0), 1))
+    if _query(lwork):
+        return x, _work(1, nw, nb, dt, xp), 0
+    t = np.concatenate([t, np.zeros(1, dtype=dt)])
+    info = _call(_fn(name, dt), str(side).encode(), str(trans).encode(), m, n, ilo, ihi, _ptr(f),
+                 _ld(f), _ptr(t), _ptr(x), _ld(x), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    return x, _work(lwork if lwork is not None else 1, nw, _local.report["nb"], dt, xp), info
+
+
+def ormhr(side, trans, a, tau, c, lo=0, hi=None, lwork=None, overwrite_c=False, **kw):
+    """op(Q) c (side "L") or c op(Q) ("R") with Q from gehrd's reflectors (a, tau, lo, hi),
+    trans "N" or "T" ("C" complex): ``(cq, work, info)`` as LAPACK's dormhr."""
+    cplx = any(_is_complex(v) for v in (a, tau, c))
+    return _ormhr("unmhr" if cplx else "ormhr", side, trans, a, tau, c, lo, hi, lwork, overwrite_c, kw)
+
+
+def unmhr(side, trans, a, tau, c, lo=0, hi=None, lwork=None, overwrite_c=False, **kw):
+    """The complex ormhr, as LAPACK's zunmhr."""
+    return _ormhr("unmhr", side, trans, _as_complex(a), tau, c, lo, hi, lwork, overwrite_c, kw)
+
+
+def gels(a, b, trans="N", lwork=None, overwrite_a=False, overwrite_b=False, **kw):
+    """Least squares or minimum norm by QR/LQ: ``(lqr, x, info)`` as scipy.linalg.lapack.dgels
+    (b and x have max(m, n) rows; x's first n (trans "N") or m rows are the solution; info > 0:
+    a zero diagonal element of the triangular factor, A not of full rank). trans "N", "T" or,
+    complex, "C". lwork -1 is a workspace query (nothing computed)."""
+    dt, xp, opts = _start(kw, a, b)
+    f = _fortran(a, dt, overwrite_a, xp=xp)
+    x, vec = _rhs(b, dt, overwrite_b, xp)
+    m, n = f.shape
+    if x.shape[0] != max(m, n):
+        raise ValueError(f"b must have max(m, n) = {max(m, n)} rows for a of shape {f.shape}, "
+                         f"got {x.shape[0]}")
+    if not _query(lwork):
+        info = _call(_fn("gels", dt), str(trans).encode(), m, n, x.shape[1], _ptr(f), _ld(f), _ptr(x),
+                     _ld(x), opts=opts)
+        if info < 0:
+            raise ValueError(f"gels: argument {-info} is not valid (trans={trans!r})")
+    return f, (x[:, 0] if vec else x), 0 if _query(lwork) else info
 
 
 def _product(name, cplx_name, scalars, a, b, c, shape, overwrite_c, herm, kw):

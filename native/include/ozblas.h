@@ -604,6 +604,78 @@ ozblas_status ozblas_zunmqr(ozblas_context *ctx, char side, char trans, int64_t 
                             int64_t k, const double *A, int64_t lda, const double *tau,
                             double *C, int64_t ldc, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report);
+/* LQ, the mirror of QR (LAPACK's gelqf, orglq/unglq, ormlq/unmlq): A = L Q, Q = H(k)^H ...
+ * H(1)^H with the reflectors conjugated in the rows of A right of the diagonal; the panels by
+ * the host gelqf (orglq for Q's last block), T by the host larft (rowwise), the block
+ * reflectors applied from the right as two GEMMs around a host trmm. orglq: the first m rows
+ * of Q (m <= n, k <= m reflectors); ormlq: C (m x n) := op(Q) C (side 'L') or C op(Q) ('R'),
+ * A k x m (or k x n) with lda >= max(1, k). Workspace is allocated inside. */
+ozblas_status ozblas_dgelqf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgelqf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dorglq(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
+                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zunglq(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
+                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dormlq(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
+                            int64_t k, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zunmlq(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
+                            int64_t k, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+/* Hessenberg reduction (LAPACK's gehrd): Q^H A Q = H, upper Hessenberg in rows and columns
+ * ilo..ihi (1-based; A already upper triangular outside, as gebal leaves it), Q = H(ilo) ...
+ * H(ihi-1) with the reflectors below the subdiagonal and tau (n - 1 scalars; those outside
+ * ilo..ihi-1 set to zero). Each panel of nb columns by the host lahr2 on its trailing block
+ * (host memory: with device matrices that block is copied there), the rest as products: Y's
+ * rows above the panel, the update from the right, the one of the rows above the panel and
+ * the one from the left (two GEMMs around a trmm with T). ihi - ilo + 1 at most nb is one
+ * call of the host gehrd.
+ * orghr/unghr: Q from gehrd's reflectors (the reflectors moved one column right, then
+ * orgqr's driver on rows and columns ilo+1..ihi). ormhr/unmhr: C (m x n) := op(Q) C (side
+ * 'L', Q and A of order m) or C op(Q) ('R', order n), ormqr's driver on the reflectors of
+ * rows ilo+1..ihi. Workspace is allocated inside. */
+ozblas_status ozblas_dgehrd(ozblas_context *ctx, int64_t n, int64_t ilo, int64_t ihi, double *A,
+                            int64_t lda, double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zgehrd(ozblas_context *ctx, int64_t n, int64_t ilo, int64_t ihi, double *A,
+                            int64_t lda, double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dorghr(ozblas_context *ctx, int64_t n, int64_t ilo, int64_t ihi, double *A,
+                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zunghr(ozblas_context *ctx, int64_t n, int64_t ilo, int64_t ihi, double *A,
+                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dormhr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
+                            int64_t ilo, int64_t ihi, const double *A, int64_t lda,
+                            const double *tau, double *C, int64_t ldc, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zunmhr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
+                            int64_t ilo, int64_t ihi, const double *A, int64_t lda,
+                            const double *tau, double *C, int64_t ldc, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+/* Least squares (LAPACK's gels): trans 'N' solves min ||B - A X|| (m >= n) or the minimum-norm
+ * A X = B (m < n); 'T' (d) or 'C' (z) the same with A^H. B is max(m, n) x nrhs: the
+ * right-hand sides on entry (m rows for 'N', n for 'T'/'C'), the solutions on exit (n rows,
+ * resp. m). As LAPACK's: A and B scaled into range first when their largest element is
+ * (host lange, lascl), QR of A (m >= n) or LQ (m < n) by the drivers above, Q applied by
+ * ormqr/ormlq, the triangular solve by the blocked trsm. info > 0: the i-th diagonal element
+ * of the triangular factor is exactly zero (A does not have full rank; as trtrs, nothing
+ * solved). A holds the QR or LQ factors on exit. Workspace is allocated inside. */
+ozblas_status ozblas_dgels(ozblas_context *ctx, char trans, int64_t m, int64_t n, int64_t nrhs,
+                           double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zgels(ozblas_context *ctx, char trans, int64_t m, int64_t n, int64_t nrhs,
+                           double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
 /* Level-3 BLAS as products (BLAS semantics: only the stored triangle of A read, beta = 0
  * never reads C; syr2k/her2k touch only the uplo triangle of C, her2k's diagonal real):
  * symm/hemm C := alpha A B + beta C (side 'L', A m x m) or alpha B A + beta C ('R', n x n);

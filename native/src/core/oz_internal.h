@@ -171,13 +171,24 @@ typedef struct {
 } oz_lapack_args;
 OZ_SHIM_API int64_t oz_lapack_check(const oz_lapack_args *args);
 
-/* lapack/lapack_qr.c: netlib's argument checks of geqrf, orgqr/ungqr and ormqr/unmqr (0, or
- * -i; the lwork check is the shim's, the C entries allocate their own workspace) and
- * LAPACK's nominal flops (side: ormqr's). */
-enum { OZ_QR_GEQRF, OZ_QR_ORGQR, OZ_QR_ORMQR };
+/* lapack/lapack_qr.c: netlib's argument checks of geqrf, orgqr/ungqr, ormqr/unmqr and their
+ * LQ mirrors gelqf, orglq/unglq, ormlq/unmlq (0, or -i; the lwork check is the shim's, the C
+ * entries allocate their own workspace) and LAPACK's nominal flops (side: ormqr's). */
+enum { OZ_QR_GEQRF, OZ_QR_ORGQR, OZ_QR_ORMQR, OZ_QR_GELQF, OZ_QR_ORGLQ, OZ_QR_ORMLQ };
 OZ_SHIM_API int64_t oz_qr_check(int op, int cplx, char side, char trans, int64_t m, int64_t n,
                                 int64_t k, int64_t lda, int64_t ldc);
 OZ_SHIM_API double oz_qr_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k);
+/* lapack/lapack_hess.c: the same for gehrd, orghr/unghr, ormhr/unmhr (ilo, ihi 1-based;
+ * m, n: ormhr's C, else n the order). */
+enum { OZ_HR_GEHRD, OZ_HR_ORGHR, OZ_HR_ORMHR };
+OZ_SHIM_API int64_t oz_hr_check(int op, int cplx, char side, char trans, int64_t m, int64_t n,
+                                int64_t ilo, int64_t ihi, int64_t lda, int64_t ldc);
+OZ_SHIM_API double oz_hr_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t ilo,
+                               int64_t ihi);
+/* lapack/lapack_gels.c: the same for gels (the lwork check is the shim's). */
+OZ_SHIM_API int64_t oz_gels_check(int cplx, char trans, int64_t m, int64_t n, int64_t nrhs,
+                                  int64_t lda, int64_t ldb);
+OZ_SHIM_API double oz_gels_flops(int cplx, int64_t m, int64_t n, int64_t nrhs);
 /* lapack/lapack_blas3.c: the same for symm, hemm, syr2k, her2k (column-major form; m, n:
  * C's; k: syr2k's inner dimension). */
 enum { OZ_L3_SYMM, OZ_L3_HEMM, OZ_L3_SYR2K, OZ_L3_HER2K };

@@ -1,8 +1,14 @@
-/* Blocked QR with the compact WY form (LAPACK's dgeqrf, dorgqr, dormqr; z: zgeqrf, zungqr,
- * zunmqr), written once for double and complex double.
+/* The Householder machinery: blocked QR and LQ with the compact WY form (LAPACK's dgeqrf,
+ * dorgqr, dormqr, dgelqf, dorglq, dormlq; z: ungqr, unmqr, unglq, unmlq), written once for
+ * double and complex double and for both storages of the reflectors; its block reflector and
+ * larfb also serve the Hessenberg reduction (lapack_hess.c) and least squares (lapack_gels.c).
  *
- * A block of nb reflectors H = H(i) ... H(i+ib-1) is I - V T V^H (V unit lower trapezoidal,
- * T upper triangular, from the host larft). The panels go to the host geqrf (and orgqr for
+ * A block of ib reflectors H = H(i) ... H(i+ib-1) is I - V T V^H (V unit lower trapezoidal,
+ * T upper triangular, from the host larft). QR stores V below the diagonal; LQ stores the
+ * reflectors conjugated, in rows right of the diagonal: A = L Q is A^H = Q^H L^H, a QR of
+ * A^H, so the drivers below are written once for QR on a view of A (A itself, or A^H for
+ * LQ: the view's (i, j) is A's (j, i), V made explicit from it conjugated, and the view's
+ * C := op(H) C is A's C := C op(H)^H). The panels go to the host geqrf/gelqf (orgqr/orglq for
  * the last block of Q); every application of H to the rest (LAPACK's larfb) is two ozblas
  * GEMMs around a host trmm with the small T: C - V (op(T) (V^H C)) from the left,
  * C - ((C V) op(T)) V^H from the right, with V copied out explicitly (its unit diagonal and
@@ -24,23 +30,17 @@ static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
 
 /* ---- the host routines ------------------------------------------------------------------- */
 
-enum { Q_GEQRF, Q_LARFT, Q_ORGQR, Q_N };
-static const char *const q_names[2][Q_N] = {{"geqrf", "larft", "orgqr"},
-                                            {"geqrf", "larft", "ungqr"}};
-static void *q_fn[2][Q_N]; /* atomic; found once */
+enum { H_GEQRF, H_LARFT, H_ORGQR, H_GELQF, H_ORGLQ, H_N };
+static const char *const h_names[2][H_N] = {{"geqrf", "larft", "orgqr", "gelqf", "orglq"},
+                                            {"geqrf", "larft", "ungqr", "gelqf", "unglq"}};
+static void *h_fn[2][H_N]; /* found once */
 
-static void *q_real(int cplx, int r)
-{
-    void *f = __atomic_load_n(&q_fn[cplx][r], __ATOMIC_ACQUIRE);
-    if (!f && (f = lx_real_fn(cplx, q_names[cplx][r])))
-        __atomic_store_n(&q_fn[cplx][r], f, __ATOMIC_RELEASE);
-    return f;
-}
+static void *h_real(int cplx, int r) { return lx_real_fn_cached(&h_fn[cplx][r], cplx, h_names[cplx][r]); }
 
-static int q_ready(int cplx)
+int lx_hh_ready(int cplx)
 {
-    for (int r = 0; r < Q_N; r++)
-        if (!q_real(cplx, r))
+    for (int r = 0; r < H_N; r++)
+        if (!h_real(cplx, r))
             return 0;
     return 1;
 }
@@ -48,13 +48,14 @@ static int q_ready(int cplx)
 typedef int32_t i32;
 typedef int64_t i64;
 
-/* geqrf and orgqr: (m, n, [k,] A, lda, tau, work, lwork, info) */
+/* geqrf, gelqf (m, n, A, lda, tau, work, lwork, info) and orgqr, orglq (m, n, k, ...) */
 static void real_qr(const oz_lx *x, int r, int64_t m, int64_t n, int64_t k, double *A,
                     int64_t lda, const double *tau, double *work, int64_t lwork, int64_t *info)
 {
-    void *f = q_real(x->cplx, r);
+    void *f = h_real(x->cplx, r);
+    int factor = r == H_GEQRF || r == H_GELQF;
     if (lx_real_ilp64()) {
-        if (r == Q_GEQRF)
+        if (factor)
             ((void (*)(const i64 *, const i64 *, double *, const i64 *, const double *, double *,
                        const i64 *, i64 *))f)(&m, &n, A, &lda, tau, work, &lwork, info);
         else
@@ -64,7 +65,7 @@ static void real_qr(const oz_lx *x, int r, int64_t m, int64_t n, int64_t k, doub
         return;
     }
     i32 m4 = (i32)m, n4 = (i32)n, k4 = (i32)k, l4 = (i32)lda, w4 = (i32)lwork, inf4 = 0;
-    if (r == Q_GEQRF)
+    if (factor)
         ((void (*)(const i32 *, const i32 *, double *, const i32 *, const double *, double *,
                    const i32 *, i32 *))f)(&m4, &n4, A, &l4, tau, work, &w4, &inf4);
     else
@@ -73,12 +74,13 @@ static void real_qr(const oz_lx *x, int r, int64_t m, int64_t n, int64_t k, doub
     *info = inf4;
 }
 
-/* T (ib x ib, ld ib) of the ib reflectors stored below the diagonal of V (r rows) */
-static void real_larft(const oz_lx *x, int64_t r, int64_t ib, const double *V, int64_t ldv,
-                       const double *tau, double *T)
+/* T (ib x ib, ld ib) of the ib reflectors of order r stored in V (storev 'C': below the
+ * diagonal of r x ib; 'R': right of the diagonal of ib x r) */
+static void real_larft(const oz_lx *x, char s, int64_t r, int64_t ib, const double *V,
+                       int64_t ldv, const double *tau, double *T)
 {
-    void *f = q_real(x->cplx, Q_LARFT);
-    const char d = 'F', s = 'C';
+    void *f = h_real(x->cplx, H_LARFT);
+    const char d = 'F';
     if (lx_real_ilp64()) {
         ((void (*)(const char *, const char *, const i64 *, const i64 *, const double *,
                    const i64 *, const double *, double *, const i64 *, size_t, size_t))f)(
@@ -91,63 +93,57 @@ static void real_larft(const oz_lx *x, int64_t r, int64_t ib, const double *V, i
                                                                          tau, T, &k4, 1, 1);
 }
 
-/* ---- the drivers --------------------------------------------------------------------- */
+/* ---- the block reflector ------------------------------------------------------------- */
 
-/* The workspace of a run. V and T are built on the host (V from a host copy of the
- * reflectors, T by the host larft); the products read them where the matrices are (dV, dT:
- * V and T themselves for host memory, device copies in a device run), as they do W. */
-typedef struct {
-    double *V;     /* the explicit V of one block: rows x nb */
-    double *T;     /* nb x nb */
-    double *rw;    /* the host routines' workspace */
-    int64_t lrw;
-    double *dV, *dT;
-    double *W;     /* the products' middle term: nb x cols (left) or rows x nb (right) */
-} qr_work;
-
-/* rows: V's most rows; cols: W's (nb x cols, or rows x nb when right) */
-static ozblas_status qr_alloc(oz_lx *x, qr_work *q, int64_t rows, int64_t cols, int right)
+ozblas_status lx_hh_alloc(oz_lx *x, lx_hh *q, int64_t vrows, int64_t wdim, int64_t lrw)
 {
     int64_t w = x->cplx ? 2 : 1, nb = x->nb;
-    q->lrw = 32 * max64(max64(cols, rows), nb); /* enough for the host's own blocking */
-    int64_t nw = right ? rows * nb : nb * cols, nd = rows * nb + nb * nb + nw;
+    memset(q, 0, sizeof *q);
+    q->lrw = max64(lrw, 32 * max64(max64(wdim, vrows), nb)); /* the host's own blocking */
+    int64_t nw = nb * wdim, nd = vrows * nb + nb * nb + nw;
     q->V = malloc(sizeof(double) * (size_t)(w * (nd + q->lrw) + 1));
     if (!q->V)
         return OZBLAS_ERR_ALLOCATION;
-    q->T = q->V + w * rows * nb;
+    q->T = q->V + w * vrows * nb;
     q->W = q->T + w * nb * nb;
     q->rw = q->W + w * nw;
     q->dV = lx_scratch(x, q->V, nd);
     if (!q->dV)
         return OZBLAS_ERR_DEVICE;
-    q->dT = q->dV + w * rows * nb;
+    q->dT = q->dV + w * vrows * nb;
     q->W = q->dT + w * nb * nb;
     return OZBLAS_OK;
 }
 
-/* The ib reflectors below the diagonal of Vh (r rows, host memory): V made explicit (its
- * unit diagonal and zeros written in) and T by the host larft, then both where the
- * products read them. */
-static void qr_block(oz_lx *x, qr_work *q, const double *Vh, int64_t ldv, int64_t r, int64_t ib,
-                     const double *tau)
+void lx_hh_free(oz_lx *x, lx_hh *q)
+{
+    lx_scratch_free(x, q->dV);
+    free(q->V);
+    memset(q, 0, sizeof *q);
+}
+
+void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int64_t r,
+                 int64_t ib, const double *tau, const double *T, int64_t ldt)
 {
     int w = x->cplx ? 2 : 1;
     for (int64_t j = 0; j < ib; j++)
         for (int64_t i = 0; i < r; i++) {
             double *v = LX_AT(x, q->V, i, j, r);
-            const double *s = LX_AT(x, Vh, i, j, ldv);
+            const double *s = row ? LX_AT(x, Vh, j, i, ldv) : LX_AT(x, Vh, i, j, ldv);
             for (int e = 0; e < w; e++)
-                v[e] = i > j ? s[e] : (i == j && e == 0) ? 1.0 : 0.0;
+                v[e] = i > j ? (row && e ? -s[e] : s[e]) : (i == j && e == 0) ? 1.0 : 0.0;
         }
-    real_larft(x, r, ib, Vh, ldv, tau, q->T);
+    if (T)
+        for (int64_t j = 0; j < ib; j++)
+            memcpy(LX_AT(x, q->T, 0, j, ib), LX_AT(x, T, 0, j, ldt), sizeof(double) * (size_t)(w * ib));
+    else
+        real_larft(x, row ? 'R' : 'C', r, ib, Vh, ldv, tau, q->T);
     lx_store(x, q->V, r, q->dV, r, r, ib);
     lx_store(x, q->T, ib, q->dT, ib, ib, ib);
 }
 
-/* C (mr x nc) := H C or H^H C (side 'L', H of order mr) or C H, C H^H ('R', order nc), H the
- * block reflector of the last qr_block (ib reflectors): two GEMMs around a trmm with T. */
-static void larfb(oz_lx *x, qr_work *q, char side, char trans, int64_t mr, int64_t nc,
-                  int64_t ib, double *C, int64_t ldc)
+void lx_larfb(oz_lx *x, lx_hh *q, char side, char trans, int64_t mr, int64_t nc, int64_t ib,
+              double *C, int64_t ldc)
 {
     int64_t r = side == 'L' ? mr : nc;
     if (mr <= 0 || nc <= 0)
@@ -164,67 +160,94 @@ static void larfb(oz_lx *x, qr_work *q, char side, char trans, int64_t mr, int64
     }
 }
 
-/* The host geqrf (r = Q_GEQRF) or orgqr on the m x n block at A, through the seam; its
- * host copy (valid until the next fetch of slot 0) in *H, *ldh. */
-static void qr_host(oz_lx *x, qr_work *q, int r, int64_t m, int64_t n, int64_t k, double *A,
-                    int64_t lda, const double *tau, int64_t *info, double **H, int64_t *ldh)
+/* ---- the drivers, on the view ------------------------------------------------------------ */
+
+/* Element (i, j) of the view: A's (i, j), or (j, i) for row */
+static double *at(const oz_lx *x, int row, const double *A, int64_t i, int64_t j, int64_t lda)
 {
-    *H = lx_fetch(x, 0, A, lda, m, n, ldh, 1);
-    if (x->failed)
-        return;
-    real_qr(x, r, m, n, k, *H, *ldh, tau, q->rw, q->lrw, info);
-    lx_store(x, *H, *ldh, A, lda, m, n);
+    return (double *)(row ? LX_AT(x, A, j, i, lda) : LX_AT(x, A, i, j, lda));
 }
 
-/* The reflectors of A's block (r x ib at Aii) as the block reflector of larfb. */
-static void qr_block_at(oz_lx *x, qr_work *q, const double *Aii, int64_t lda, int64_t r,
-                        int64_t ib, const double *tau)
+/* The view's C (mr x nc) := op(H) C from the left: for row, A's C := C op(H)^H */
+static void larfb_view(oz_lx *x, lx_hh *q, int row, char trans, int64_t mr, int64_t nc,
+                       int64_t ib, double *C, int64_t ldc)
+{
+    if (row)
+        lx_larfb(x, q, 'R', trans == 'N' ? ct(x) : 'N', nc, mr, ib, C, ldc);
+    else
+        lx_larfb(x, q, 'L', trans, mr, nc, ib, C, ldc);
+}
+
+/* The host geqrf (gen 0) or orgqr (gen 1) on the view's m x n block at A (gelqf, orglq of A's
+ * n x m for row), through the seam; its host copy (valid until the next fetch of slot 0) in
+ * *H, *ldh. */
+static void hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int64_t k,
+                    double *A, int64_t lda, const double *tau, int64_t *info, double **H,
+                    int64_t *ldh)
+{
+    int64_t rows = row ? n : m, cols = row ? m : n;
+    *H = lx_fetch(x, 0, A, lda, rows, cols, ldh, 1);
+    if (x->failed)
+        return;
+    real_qr(x, row ? (gen ? H_ORGLQ : H_GELQF) : (gen ? H_ORGQR : H_GEQRF), rows, cols, k, *H,
+            *ldh, tau, q->rw, q->lrw, info);
+    lx_store(x, *H, *ldh, A, lda, rows, cols);
+}
+
+/* The reflectors of the view's block (r x ib at Aii) as the block reflector of lx_larfb. */
+static void block_at(oz_lx *x, lx_hh *q, int row, const double *Aii, int64_t lda, int64_t r,
+                     int64_t ib, const double *tau)
 {
     int64_t ld;
-    const double *Vh = lx_fetch(x, 0, Aii, lda, r, ib, &ld, 1);
+    const double *Vh = lx_fetch(x, 0, Aii, lda, row ? ib : r, row ? r : ib, &ld, 1);
     if (!x->failed)
-        qr_block(x, q, Vh, ld, r, ib, tau);
+        lx_hh_block(x, q, row, Vh, ld, r, ib, tau, NULL, 0);
+}
+
+/* The view's m x n block at A := 0 */
+static void zero_view(oz_lx *x, int row, int64_t m, int64_t n, double *A, int64_t lda)
+{
+    lx_zero(x, row ? n : m, row ? m : n, A, lda);
 }
 
 /* LAPACK's dgeqrf: each panel of nb columns by the host geqrf, its block reflector applied
  * to the columns to its right. */
-static void lx_geqrf(oz_lx *x, qr_work *q, int64_t m, int64_t n, double *A, int64_t lda,
-                     double *tau, int64_t *info)
+void lx_geqrf(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, double *A, int64_t lda,
+              double *tau, int64_t *info)
 {
     int64_t k = min64(m, n), nb = x->nb, pinfo = 0, ld;
     double *H;
     *info = 0;
     if (k <= nb) {
-        qr_host(x, q, Q_GEQRF, m, n, 0, A, lda, tau, info, &H, &ld);
+        hh_host(x, q, row, 0, m, n, 0, A, lda, tau, info, &H, &ld);
         return;
     }
     for (int64_t i = 0; i < k && !x->failed; i += nb) {
         int64_t ib = min64(nb, k - i);
-        double *Aii = LX_AT(x, A, i, i, lda), *ti = LX_AT(x, tau, i, 0, 1);
-        qr_host(x, q, Q_GEQRF, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
+        double *Aii = at(x, row, A, i, i, lda), *ti = LX_AT(x, tau, i, 0, 1);
+        hh_host(x, q, row, 0, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
         if (i + ib < n && !x->failed) {
-            qr_block(x, q, H, ld, m - i, ib, ti);
-            larfb(x, q, 'L', ct(x), m - i, n - i - ib, ib, LX_AT(x, A, i, i + ib, lda), lda);
+            lx_hh_block(x, q, row, H, ld, m - i, ib, ti, NULL, 0);
+            larfb_view(x, q, row, ct(x), m - i, n - i - ib, ib, at(x, row, A, i, i + ib, lda), lda);
         }
     }
 }
 
-/* Columns j0 to j1 of A (m rows) := those of the identity, in strips of nb columns (what a
- * seam buffer holds). */
-static void unit_columns(oz_lx *x, int64_t m, int64_t j0, int64_t j1, double *A, int64_t lda)
+void lx_unit_columns(oz_lx *x, int row, int64_t m, int64_t j0, int64_t j1, double *A,
+                     int64_t lda)
 {
     int64_t w = x->cplx ? 2 : 1;
     for (int64_t c = j0; c < j1 && m > 0 && !x->failed; c += x->nb) {
-        int64_t cb = min64(x->nb, j1 - c), ld;
-        double *Ac = LX_AT(x, A, 0, c, lda), *H = lx_fetch(x, 1, Ac, lda, m, cb, &ld, 0);
+        int64_t cb = min64(x->nb, j1 - c), rows = row ? cb : m, cols = row ? m : cb, ld;
+        double *Ac = at(x, row, A, 0, c, lda), *H = lx_fetch(x, 1, Ac, lda, rows, cols, &ld, 0);
         if (x->failed)
             return;
-        for (int64_t j = 0; j < cb; j++) {
-            memset(LX_AT(x, H, 0, j, ld), 0, sizeof(double) * (size_t)(w * m));
+        for (int64_t j = 0; j < cols; j++)
+            memset(LX_AT(x, H, 0, j, ld), 0, sizeof(double) * (size_t)(w * rows));
+        for (int64_t j = 0; j < cb; j++)
             if (c + j < m)
-                LX_AT(x, H, c + j, j, ld)[0] = 1.0;
-        }
-        lx_store(x, H, ld, Ac, lda, m, cb);
+                at(x, row, H, c + j, j, ld)[0] = 1.0;
+        lx_store(x, H, ld, Ac, lda, rows, cols);
     }
 }
 
@@ -234,8 +257,8 @@ static void unit_columns(oz_lx *x, int64_t m, int64_t j0, int64_t j1, double *A,
  * for the earlier blocks), then for each block before it its block reflector applied to the
  * columns already formed, its own columns by the host orgqr; the rows above each block
  * zero. */
-static void lx_orgqr(oz_lx *x, qr_work *q, int64_t m, int64_t n, int64_t k, double *A,
-                     int64_t lda, const double *tau, int64_t *info)
+void lx_orgqr(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, int64_t k, double *A,
+              int64_t lda, const double *tau, int64_t *info)
 {
     int64_t nb = x->nb, pinfo = 0, ld;
     double *H;
@@ -243,35 +266,35 @@ static void lx_orgqr(oz_lx *x, qr_work *q, int64_t m, int64_t n, int64_t k, doub
     if (n <= 0)
         return;
     if (k == 0) {
-        unit_columns(x, m, 0, n, A, lda);
+        lx_unit_columns(x, row, m, 0, n, A, lda);
         return;
     }
     int64_t ki = ((k - 1) / nb) * nb, kl = n - ki <= nb ? n : k;
-    double *Akk = LX_AT(x, A, ki, ki, lda);
+    double *Akk = at(x, row, A, ki, ki, lda);
     const double *tk = LX_AT(x, tau, ki, 0, 1);
     if (kl < n) {
-        unit_columns(x, m, k, n, A, lda);
-        qr_block_at(x, q, Akk, lda, m - ki, k - ki, tk);
-        larfb(x, q, 'L', 'N', m - ki, n - k, k - ki, LX_AT(x, A, ki, k, lda), lda);
+        lx_unit_columns(x, row, m, k, n, A, lda);
+        block_at(x, q, row, Akk, lda, m - ki, k - ki, tk);
+        larfb_view(x, q, row, 'N', m - ki, n - k, k - ki, at(x, row, A, ki, k, lda), lda);
     }
-    qr_host(x, q, Q_ORGQR, m - ki, kl - ki, k - ki, Akk, lda, tk, kl < n ? &pinfo : info, &H,
+    hh_host(x, q, row, 1, m - ki, kl - ki, k - ki, Akk, lda, tk, kl < n ? &pinfo : info, &H,
             &ld);
-    lx_zero(x, ki, n - ki, LX_AT(x, A, 0, ki, lda), lda);
+    zero_view(x, row, ki, n - ki, at(x, row, A, 0, ki, lda), lda);
     for (int64_t i = ki - nb; i >= 0 && !x->failed; i -= nb) {
-        double *Aii = LX_AT(x, A, i, i, lda);
+        double *Aii = at(x, row, A, i, i, lda);
         const double *ti = LX_AT(x, tau, i, 0, 1);
-        qr_block_at(x, q, Aii, lda, m - i, nb, ti);
-        larfb(x, q, 'L', 'N', m - i, n - i - nb, nb, LX_AT(x, A, i, i + nb, lda), lda);
-        qr_host(x, q, Q_ORGQR, m - i, nb, nb, Aii, lda, ti, &pinfo, &H, &ld);
-        lx_zero(x, i, nb, LX_AT(x, A, 0, i, lda), lda);
+        block_at(x, q, row, Aii, lda, m - i, nb, ti);
+        larfb_view(x, q, row, 'N', m - i, n - i - nb, nb, at(x, row, A, i, i + nb, lda), lda);
+        hh_host(x, q, row, 1, m - i, nb, nb, Aii, lda, ti, &pinfo, &H, &ld);
+        zero_view(x, row, i, nb, at(x, row, A, 0, i, lda), lda);
     }
 }
 
 /* LAPACK's dormqr: C := op(Q) C or C op(Q), one block reflector at a time, in the order
  * that applies H(1) last for Q C and C Q^H, first for Q^H C and C Q. */
-static void lx_ormqr(oz_lx *x, qr_work *q, char side, char trans, int64_t m, int64_t n,
-                     int64_t k, const double *A, int64_t lda, const double *tau, double *C,
-                     int64_t ldc)
+void lx_ormqr(oz_lx *x, lx_hh *q, int row, char side, char trans, int64_t m, int64_t n,
+              int64_t k, const double *A, int64_t lda, const double *tau, double *C,
+              int64_t ldc)
 {
     int64_t nb = x->nb, nq = side == 'L' ? m : n, last = ((k - 1) / nb) * nb;
     if (m <= 0 || n <= 0 || k <= 0)
@@ -279,11 +302,11 @@ static void lx_ormqr(oz_lx *x, qr_work *q, char side, char trans, int64_t m, int
     int forward = (side == 'L') != (trans == 'N');
     for (int64_t t = 0; t < k && !x->failed; t += nb) {
         int64_t i = forward ? t : last - t, ib = min64(nb, k - i);
-        qr_block_at(x, q, LX_AT(x, A, i, i, lda), lda, nq - i, ib, LX_AT(x, tau, i, 0, 1));
+        block_at(x, q, row, at(x, row, A, i, i, lda), lda, nq - i, ib, LX_AT(x, tau, i, 0, 1));
         if (side == 'L')
-            larfb(x, q, 'L', trans, m - i, n, ib, LX_AT(x, C, i, 0, ldc), ldc);
+            lx_larfb(x, q, 'L', trans, m - i, n, ib, LX_AT(x, C, i, 0, ldc), ldc);
         else
-            larfb(x, q, 'R', trans, m, n - i, ib, LX_AT(x, C, 0, i, ldc), ldc);
+            lx_larfb(x, q, 'R', trans, m, n - i, ib, LX_AT(x, C, 0, i, ldc), ldc);
     }
 }
 
@@ -295,126 +318,168 @@ int64_t oz_qr_check(int op, int cplx, char side, char trans, int64_t m, int64_t 
                     int64_t lda, int64_t ldc)
 {
     side = up(side), trans = up(trans);
-    if (op == OZ_QR_GEQRF)
+    if (op == OZ_QR_GEQRF || op == OZ_QR_GELQF)
         return m < 0 ? -1 : n < 0 ? -2 : lda < max1(m) ? -4 : 0;
     if (op == OZ_QR_ORGQR)
         return m < 0 ? -1 : n < 0 || n > m ? -2 : k < 0 || k > n ? -3 : lda < max1(m) ? -5 : 0;
+    if (op == OZ_QR_ORGLQ)
+        return m < 0 ? -1 : n < m ? -2 : k < 0 || k > m ? -3 : lda < max1(m) ? -5 : 0;
     int64_t nq = side == 'L' ? m : n;
     if (side != 'L' && side != 'R')
         return -1;
     if (trans != 'N' && trans != (cplx ? 'C' : 'T'))
         return -2;
-    return m < 0 ? -3 : n < 0 ? -4 : k < 0 || k > nq ? -5 : lda < max1(nq) ? -7
-         : ldc < max1(m) ? -10 : 0;
+    return m < 0 ? -3 : n < 0 ? -4 : k < 0 || k > nq ? -5
+         : lda < max1(op == OZ_QR_ORMLQ ? k : nq) ? -7 : ldc < max1(m) ? -10 : 0;
 }
 
+/* LAPACK's counts; LQ's are QR's of the transpose, and the formulas are symmetric in m, n */
 double oz_qr_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k)
 {
     double dm = (double)m, dn = (double)n, dk = (double)k, f;
-    if (op == OZ_QR_GEQRF) {
+    if (op == OZ_QR_GEQRF || op == OZ_QR_GELQF) {
         double a = dm > dn ? dm : dn, b = dm > dn ? dn : dm;
         f = 2.0 * a * b * b - 2.0 / 3.0 * b * b * b;
-    } else if (op == OZ_QR_ORGQR)
+    } else if (op == OZ_QR_ORGQR || op == OZ_QR_ORGLQ)
         f = 4.0 * dm * dn * dk - 2.0 * (dm + dn) * dk * dk + 4.0 / 3.0 * dk * dk * dk;
     else
         f = up(side) == 'L' ? 2.0 * dn * dk * (2.0 * dm - dk) : 2.0 * dm * dk * (2.0 * dn - dk);
     return (cplx ? 4.0 : 1.0) * f;
 }
 
-/* After BEGIN: the host QR routines and the workspace, or the entry returns. */
-#define QR_WORK(rows, cols, right)                                                        \
-    qr_work q;                                                                            \
-    memset(&q, 0, sizeof q);                                                              \
-    ozblas_status st1 = !q_ready(cplx) ? OZBLAS_ERR_NO_HOST_BLAS                          \
-                                       : qr_alloc(&x, &q, rows, cols, right);             \
-    if (st1 != OZBLAS_OK) {                                                               \
-        lx_scratch_free(&x, q.dV);                                                        \
-        free(q.V);                                                                        \
-        END_WITH(st1);                                                                    \
-    }
-#define QR_END()                  \
-    lx_scratch_free(&x, q.dV);   \
-    free(q.V);                    \
-    END()
-
-static ozblas_status geqrf_body(ozblas_context *ctx, int cplx, int64_t m, int64_t n, double *A,
-                                int64_t lda, double *tau, int64_t *info, int64_t nb,
+/* geqrf (row 0) and gelqf (row 1) */
+static ozblas_status geqrf_body(ozblas_context *ctx, int cplx, int row, int64_t m, int64_t n,
+                                double *A, int64_t lda, double *tau, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    if ((*info = oz_qr_check(OZ_QR_GEQRF, cplx, 0, 0, m, n, 0, lda, 0)))
+    int op = row ? OZ_QR_GELQF : OZ_QR_GEQRF;
+    if ((*info = oz_qr_check(op, cplx, 0, 0, m, n, 0, lda, 0)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    BEGIN(cplx, min64(m, n), oz_qr_flops(OZ_QR_GEQRF, cplx, 0, m, n, 0), max64(max64(m, n), 1),
+    int64_t vm = row ? n : m, vn = row ? m : n; /* the view's */
+    BEGIN(cplx, min64(m, n), oz_qr_flops(op, cplx, 0, m, n, 0), max64(max64(m, n), 1),
           LX_OP(A, lda, m, n, 1))
-    QR_WORK(m, n, 0)
-    lx_geqrf(&x, &q, m, n, A, lda, tau, info);
-    QR_END();
+    HH_WORK(vm, vn, 0)
+    lx_geqrf(&x, &q, row, vm, vn, A, lda, tau, info);
+    HH_END_WITH(OZBLAS_OK);
 }
 
-static ozblas_status orgqr_body(ozblas_context *ctx, int cplx, int64_t m, int64_t n, int64_t k,
-                                double *A, int64_t lda, const double *tau, int64_t *info,
-                                int64_t nb, const ozblas_options *opt,
+/* orgqr (row 0) and orglq (row 1) */
+static ozblas_status orgqr_body(ozblas_context *ctx, int cplx, int row, int64_t m, int64_t n,
+                                int64_t k, double *A, int64_t lda, const double *tau,
+                                int64_t *info, int64_t nb, const ozblas_options *opt,
                                 ozblas_lapack_report *report)
 {
-    if ((*info = oz_qr_check(OZ_QR_ORGQR, cplx, 0, 0, m, n, k, lda, 0)))
+    int op = row ? OZ_QR_ORGLQ : OZ_QR_ORGQR;
+    if ((*info = oz_qr_check(op, cplx, 0, 0, m, n, k, lda, 0)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    BEGIN(cplx, k, oz_qr_flops(OZ_QR_ORGQR, cplx, 0, m, n, k), max64(m, 1), LX_OP(A, lda, m, n, 1))
-    QR_WORK(m, n, 0)
-    lx_orgqr(&x, &q, m, n, k, A, lda, tau, info);
-    QR_END();
+    int64_t vm = row ? n : m, vn = row ? m : n;
+    BEGIN(cplx, k, oz_qr_flops(op, cplx, 0, m, n, k), max64(max64(m, n), 1),
+          LX_OP(A, lda, m, n, 1))
+    HH_WORK(vm, vn, 0)
+    lx_orgqr(&x, &q, row, vm, vn, k, A, lda, tau, info);
+    HH_END_WITH(OZBLAS_OK);
 }
 
-static ozblas_status ormqr_body(ozblas_context *ctx, int cplx, char side, char trans, int64_t m,
-                                int64_t n, int64_t k, double *A, int64_t lda,
+/* ormqr (row 0) and ormlq (row 1: op(Q) is the view's with trans flipped) */
+static ozblas_status ormqr_body(ozblas_context *ctx, int cplx, int row, char side, char trans,
+                                int64_t m, int64_t n, int64_t k, double *A, int64_t lda,
                                 const double *tau, double *C, int64_t ldc, int64_t *info,
                                 int64_t nb, const ozblas_options *opt,
                                 ozblas_lapack_report *report)
 {
-    if ((*info = oz_qr_check(OZ_QR_ORMQR, cplx, side, trans, m, n, k, lda, ldc)))
+    int op = row ? OZ_QR_ORMLQ : OZ_QR_ORMQR;
+    if ((*info = oz_qr_check(op, cplx, side, trans, m, n, k, lda, ldc)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
     side = up(side), trans = up(trans);
     int64_t nq = side == 'L' ? m : n;
-    BEGIN(cplx, k, oz_qr_flops(OZ_QR_ORMQR, cplx, side, m, n, k), max64(max64(m, n), 1),
-          LX_OP(A, lda, nq, k, 0), LX_OP(C, ldc, m, n, 1))
-    QR_WORK(side == 'L' ? m : max64(m, n), n, side == 'R')
-    lx_ormqr(&x, &q, side, trans, m, n, k, A, lda, tau, C, ldc);
-    QR_END();
+    BEGIN(cplx, k, oz_qr_flops(op, cplx, side, m, n, k), max64(max64(m, n), 1),
+          LX_OP(A, lda, row ? k : nq, row ? nq : k, 0), LX_OP(C, ldc, m, n, 1))
+    HH_WORK(nq, side == 'L' ? n : m, 0)
+    if (row)
+        trans = trans == 'N' ? ct(&x) : 'N';
+    lx_ormqr(&x, &q, row, side, trans, m, n, k, A, lda, tau, C, ldc);
+    HH_END_WITH(OZBLAS_OK);
 }
+
+/* ---- the d and z entries ----------------------------------------------------------------- */
 
 ozblas_status ozblas_dgeqrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
                             double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return geqrf_body(ctx, 0, m, n, A, lda, tau, info, nb, opt, report);
+    return geqrf_body(ctx, 0, 0, m, n, A, lda, tau, info, nb, opt, report);
 }
 ozblas_status ozblas_zgeqrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
                             double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report)
 {
-    return geqrf_body(ctx, 1, m, n, A, lda, tau, info, nb, opt, report);
+    return geqrf_body(ctx, 1, 0, m, n, A, lda, tau, info, nb, opt, report);
 }
 ozblas_status ozblas_dorgqr(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
                             int64_t lda, const double *tau, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return orgqr_body(ctx, 0, m, n, k, A, lda, tau, info, nb, opt, report);
+    return orgqr_body(ctx, 0, 0, m, n, k, A, lda, tau, info, nb, opt, report);
 }
 ozblas_status ozblas_zungqr(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
                             int64_t lda, const double *tau, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return orgqr_body(ctx, 1, m, n, k, A, lda, tau, info, nb, opt, report);
+    return orgqr_body(ctx, 1, 0, m, n, k, A, lda, tau, info, nb, opt, report);
 }
 ozblas_status ozblas_dormqr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
                             int64_t k, const double *A, int64_t lda, const double *tau,
                             double *C, int64_t ldc, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return ormqr_body(ctx, 0, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb, opt, report);
+    return ormqr_body(ctx, 0, 0, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb,
+                      opt, report);
 }
 ozblas_status ozblas_zunmqr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
                             int64_t k, const double *A, int64_t lda, const double *tau,
                             double *C, int64_t ldc, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    return ormqr_body(ctx, 1, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb, opt, report);
+    return ormqr_body(ctx, 1, 0, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb,
+                      opt, report);
+}
+ozblas_status ozblas_dgelqf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return geqrf_body(ctx, 0, 1, m, n, A, lda, tau, info, nb, opt, report);
+}
+ozblas_status ozblas_zgelqf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return geqrf_body(ctx, 1, 1, m, n, A, lda, tau, info, nb, opt, report);
+}
+ozblas_status ozblas_dorglq(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
+                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return orgqr_body(ctx, 0, 1, m, n, k, A, lda, tau, info, nb, opt, report);
+}
+ozblas_status ozblas_zunglq(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
+                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return orgqr_body(ctx, 1, 1, m, n, k, A, lda, tau, info, nb, opt, report);
+}
+ozblas_status ozblas_dormlq(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
+                            int64_t k, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return ormqr_body(ctx, 0, 1, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb,
+                      opt, report);
+}
+ozblas_status ozblas_zunmlq(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
+                            int64_t k, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return ormqr_body(ctx, 1, 1, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb,
+                      opt, report);
 }

@@ -181,7 +181,7 @@ void lx_real_trmm(const oz_lx *x, char side, char uplo, char ta, char diag, int6
     real_tr3(x, F_TRMM, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
 }
 
-/* Other routines of the same family (lapack_qr.c's geqrf, larft, orgqr): NULL before
+/* Other routines of the same family (lapack_qr.c's geqrf, larft, orgqr, ...): NULL before
  * oz_real_lapack_ready() or where the family's object lacks the name. */
 void *lx_real_fn(int cplx, const char *routine)
 {
@@ -191,6 +191,14 @@ void *lx_real_fn(int cplx, const char *routine)
     snprintf(name, sizeof name, "%s%c%s%s", families[family].prefix, cplx ? 'z' : 'd', routine,
              families[family].suffix);
     return oz_find_real_symbol(name, NULL, 0);
+}
+
+void *lx_real_fn_cached(void **slot, int cplx, const char *routine)
+{
+    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!f && (f = lx_real_fn(cplx, routine)))
+        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
+    return f;
 }
 
 int lx_real_ilp64(void) { return ilp64; }

@@ -186,4 +186,67 @@ double *lx_fetch_to(oz_lx *x, double *H, int64_t ldh, const double *A, int64_t l
 double *lx_scratch(oz_lx *x, double *host, int64_t elems);
 void lx_scratch_free(oz_lx *x, double *d);
 
+/* lx_real_fn found once: *slot (atomic) keeps what was found (NULL: looked up again). */
+void *lx_real_fn_cached(void **slot, int cplx, const char *routine);
+
+/* ---- The Householder machinery (lapack_qr.c): QR, LQ, Hessenberg, least squares ---------
+ * A block of ib reflectors is I - V T V^H with V (r x ib) unit lower trapezoidal, made
+ * explicit on the host (its unit diagonal and zeros written in) from the reflectors as
+ * stored: columnwise below the diagonal (row 0: QR, Hessenberg) or conjugated in rows right
+ * of the diagonal (row 1: LQ). The drivers are written for QR on a view of A: A itself
+ * (row 0), or A^H (row 1), whose QR is A's LQ (A = L Q: A^H = Q^H L^H); m, n, (i, j) are
+ * the view's, C := op(H) C of the view is C := C op(H)^H of A. */
+typedef struct {
+    double *V;  /* the explicit V of one block: rows x nb (host) */
+    double *T;  /* nb x nb (host) */
+    double *rw; /* the host routines' workspace */
+    int64_t lrw;
+    double *dV, *dT; /* V and T where the products read them (themselves for host memory) */
+    double *W;       /* the products' middle term: nb x wdim (or wdim x nb) */
+} lx_hh;
+
+/* 1 when the host geqrf, larft, orgqr/ungqr, gelqf and orglq/unglq are loaded */
+int lx_hh_ready(int cplx);
+/* V of up to vrows rows, W of nb x wdim elements, a host workspace of at least lrw elements
+ * (0: enough for the host QR routines' own blocking); OZBLAS_ERR_ALLOCATION or
+ * OZBLAS_ERR_DEVICE (free with lx_hh_free either way). */
+ozblas_status lx_hh_alloc(oz_lx *x, lx_hh *q, int64_t vrows, int64_t wdim, int64_t lrw);
+void lx_hh_free(oz_lx *x, lx_hh *q);
+/* The block reflector of the ib reflectors at Vh (host memory, storage row as above, the
+ * reflectors of order r) made explicit with its T: the host larft's (T NULL), or T (ib x ib,
+ * leading dimension ldt, host memory) as given; then both where the products read them. */
+void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int64_t r,
+                 int64_t ib, const double *tau, const double *T, int64_t ldt);
+/* C (mr x nc) := op(H) C (side 'L', H of order mr) or C op(H) ('R', order nc), trans 'N' or
+ * the conjugate transpose, H the last lx_hh_block's (ib reflectors): two GEMMs around a trmm
+ * with T (LAPACK's larfb). */
+void lx_larfb(oz_lx *x, lx_hh *q, char side, char trans, int64_t mr, int64_t nc, int64_t ib,
+              double *C, int64_t ldc);
+/* Columns j0 to j1 of the view (m rows) := those of the identity. */
+void lx_unit_columns(oz_lx *x, int row, int64_t m, int64_t j0, int64_t j1, double *A,
+                     int64_t lda);
+/* LAPACK's geqrf, orgqr, ormqr on the view (row 1: gelqf, orglq, ormlq of A; ormqr's trans
+ * is the view's: ormlq's flipped). ormqr's C is not a view: m, n are C's. */
+void lx_geqrf(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, double *A, int64_t lda,
+              double *tau, int64_t *info);
+void lx_orgqr(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, int64_t k, double *A,
+              int64_t lda, const double *tau, int64_t *info);
+void lx_ormqr(oz_lx *x, lx_hh *q, int row, char side, char trans, int64_t m, int64_t n,
+              int64_t k, const double *A, int64_t lda, const double *tau, double *C,
+              int64_t ldc);
+
+/* After BEGIN: the Householder workspace (lx_hh_ready checked), or the entry returns
+ * (HH_END_WITH frees it). */
+#define HH_WORK(vrows, wdim, lrw)                                                         \
+    lx_hh q = {0};                                                                        \
+    ozblas_status st1 = !lx_hh_ready(cplx) ? OZBLAS_ERR_NO_HOST_BLAS                      \
+                                           : lx_hh_alloc(&x, &q, vrows, wdim, lrw);       \
+    if (st1 != OZBLAS_OK) {                                                               \
+        lx_hh_free(&x, &q);                                                               \
+        END_WITH(st1);                                                                    \
+    }
+#define HH_END_WITH(st)  \
+    lx_hh_free(&x, &q);  \
+    END_WITH(st)
+
 #endif

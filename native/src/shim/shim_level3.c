@@ -1,14 +1,18 @@
-/* The preload shim's QR entries (geqrf, orgqr/ungqr, ormqr/unmqr: the LAPACK forms of
+/* The preload shim's QR-family entries (geqrf, orgqr/ungqr, ormqr/unmqr, gelqf, orglq/unglq,
+ * ormlq/unmlq, gehrd, orghr/unghr, ormhr/unmhr, gels: the LAPACK forms of
  * OZ_SHIM_LAPACK_VARIANTS) and the Level-3 BLAS ones the LAPACK layer computes (trsm, trmm,
  * symm, hemm, syr2k, her2k: every Fortran and CBLAS form of OZ_SHIM_VARIANTS), d and z.
  *
  * Each entry follows shim_lapack.c's rules (shim_lapack.h): netlib's argument check (an
- * error, and for QR an lwork below netlib's minimum, goes to the real routine and its
- * xerbla; a quick return's lwork is the real routine's to judge), quick
- * returns and workspace queries to the real routine, the routing decision, a non-finite
- * input to the real routine, then the driver of src/lapack/, one trace line and one counter
- * cell under the routine's own name. QR's decision weighs the m x n x k product (geqrf:
- * k = min(m, n)), a k within one block going to the real routine; the Level-3 products'
+ * error, and for the QR family an lwork below netlib's minimum, goes to the real routine and
+ * its xerbla; a quick return's lwork is the real routine's to judge; the workspace is the
+ * drivers' own, whatever lwork the caller gives), quick returns and workspace queries to the
+ * real routine, the routing decision, a non-finite input to the real routine, then the driver
+ * of src/lapack/, one trace line and one counter cell under the routine's own name. The QR
+ * family's decision weighs the m x n x k product (geqrf, gelqf, gels: k = min(m, n); orgqr,
+ * orglq, ormqr, ormlq: their k; gehrd, orghr: the order of the active part, cubed; ormhr:
+ * m x n x nh), a k within one block going to the real routine (but for ormqr, ormlq and
+ * ormhr: one block of reflectors is still two GEMMs); the Level-3 products'
  * decision is their GEMM's (symm: m x n x the order of A; syr2k: n x n x k), without the
  * one-block rule (each is products only); trsm/trmm keep theirs (min(m, n) cubed, the
  * triangle's order within one block to the real routine). alpha = 0 goes to the real
@@ -34,16 +38,17 @@ static void opt_work(double *work, int cplx, int64_t n, int64_t nb)
         work[1] = 0.0;
 }
 
-/* ---- QR ---------------------------------------------------------------------------------- */
+/* ---- QR, LQ, Hessenberg, least squares ------------------------------------------------ */
 
-static int h_geqrf(lap_call *L, int cplx, int64_t m, int64_t n, double *A, int64_t lda,
+/* geqrf (row 0) and gelqf (row 1): lwork at least n (geqrf) or m (gelqf) */
+static int h_geqrf(lap_call *L, int cplx, int row, int64_t m, int64_t n, double *A, int64_t lda,
                    double *tau, double *work, int64_t lwork, int64_t *info)
 {
-    int64_t k = m < n ? m : n;
-    int query = lwork == -1;
-    int quick = k == 0, bad = oz_qr_check(OZ_QR_GEQRF, cplx, 0, 0, m, n, 0, lda, 0) != 0 ||
-                                (!quick && lwork < max1(n) && !query);
-    double flops = query ? 0.0 : oz_qr_flops(OZ_QR_GEQRF, cplx, 0, m, n, 0);
+    int64_t k = m < n ? m : n, nw = row ? m : n;
+    int op = row ? OZ_QR_GELQF : OZ_QR_GEQRF, query = lwork == -1;
+    int quick = k == 0, bad = oz_qr_check(op, cplx, 0, 0, m, n, 0, lda, 0) != 0 ||
+                                (!quick && lwork < max1(nw) && !query);
+    double flops = query ? 0.0 : oz_qr_flops(op, cplx, 0, m, n, 0);
     if (!lap_begin(L, cplx, m, n, k, k, flops, bad, quick))
         return 0;
     if (query) {
@@ -52,88 +57,226 @@ static int h_geqrf(lap_call *L, int cplx, int64_t m, int64_t n, double *A, int64
     }
     if (!lap_finite(L, cplx, 'A', m, n, A, lda))
         return 0;
-    int ok = LAP_RUN((cplx ? ozblas_zgeqrf : ozblas_dgeqrf)(shim_context(), m, n, A, lda, tau,
-                                                             info, 0, LAP_OPT));
+    int ok = LAP_RUN((row ? (cplx ? ozblas_zgelqf : ozblas_dgelqf)
+                          : (cplx ? ozblas_zgeqrf : ozblas_dgeqrf))(shim_context(), m, n, A, lda,
+                                                                   tau, info, 0, LAP_OPT));
     if (ok)
-        opt_work(work, cplx, n, L->rep.nb);
+        opt_work(work, cplx, nw, L->rep.nb);
     return ok;
 }
 
-static int h_orgqr(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, double *A,
+/* orgqr (row 0: Q's first n columns, n <= m) and orglq (row 1: its first m rows, m <= n) */
+static int h_orgqr(lap_call *L, int cplx, int row, int64_t m, int64_t n, int64_t k, double *A,
                    int64_t lda, const double *tau, double *work, int64_t lwork, int64_t *info)
 {
-    int query = lwork == -1;
-    int quick = n == 0, bad = oz_qr_check(OZ_QR_ORGQR, cplx, 0, 0, m, n, k, lda, 0) != 0 ||
-                                (!quick && lwork < max1(n) && !query);
-    double flops = query ? 0.0 : oz_qr_flops(OZ_QR_ORGQR, cplx, 0, m, n, k);
+    int64_t nw = row ? m : n;
+    int op = row ? OZ_QR_ORGLQ : OZ_QR_ORGQR, query = lwork == -1;
+    int quick = nw <= 0, bad = oz_qr_check(op, cplx, 0, 0, m, n, k, lda, 0) != 0 ||
+                                 (!quick && lwork < max1(nw) && !query);
+    double flops = query ? 0.0 : oz_qr_flops(op, cplx, 0, m, n, k);
     if (!lap_begin(L, cplx, m, n, k, k, flops, bad, quick))
         return 0;
     if (query) {
         L->r.why = N_WORKSPACE_QUERY;
         return 0;
     }
-    /* the reflectors (below the diagonal of the first k columns) and tau */
-    if (!lap_finite(L, cplx, 'L', m, k, A, lda) || !lap_finite(L, cplx, 'A', k, 1, tau, k))
+    /* the reflectors (below the diagonal of the first k columns, or right of it in the first
+       k rows) and tau */
+    if (!lap_finite(L, cplx, row ? 'U' : 'L', row ? k : m, row ? n : k, A, lda) ||
+        !lap_finite(L, cplx, 'A', k, 1, tau, k))
         return 0;
-    int ok = LAP_RUN((cplx ? ozblas_zungqr : ozblas_dorgqr)(shim_context(), m, n, k, A, lda, tau,
-                                                             info, 0, LAP_OPT));
+    int ok = LAP_RUN((row ? (cplx ? ozblas_zunglq : ozblas_dorglq)
+                          : (cplx ? ozblas_zungqr : ozblas_dorgqr))(shim_context(), m, n, k, A,
+                                                                   lda, tau, info, 0, LAP_OPT));
     if (ok)
-        opt_work(work, cplx, n, L->rep.nb);
+        opt_work(work, cplx, nw, L->rep.nb);
     return ok;
 }
 
-static int h_ormqr(lap_call *L, int cplx, char side, char trans, int64_t m, int64_t n, int64_t k,
-                   const double *A, int64_t lda, const double *tau, double *C, int64_t ldc,
-                   double *work, int64_t lwork, int64_t *info)
+/* ormqr (row 0) and ormlq (row 1: A holds k rows) */
+static int h_ormqr(lap_call *L, int cplx, int row, char side, char trans, int64_t m, int64_t n,
+                   int64_t k, const double *A, int64_t lda, const double *tau, double *C,
+                   int64_t ldc, double *work, int64_t lwork, int64_t *info)
 {
     int64_t nq = side == 'L' ? m : n, nw = side == 'L' ? n : m;
-    int query = lwork == -1;
+    int op = row ? OZ_QR_ORMLQ : OZ_QR_ORMQR, query = lwork == -1;
     int quick = m == 0 || n == 0 || k == 0;
-    int bad = oz_qr_check(OZ_QR_ORMQR, cplx, side, trans, m, n, k, lda, ldc) != 0 ||
+    int bad = oz_qr_check(op, cplx, side, trans, m, n, k, lda, ldc) != 0 ||
               (!quick && lwork < max1(nw) && !query);
-    double flops = query ? 0.0 : oz_qr_flops(OZ_QR_ORMQR, cplx, side, m, n, k);
+    double flops = query ? 0.0 : oz_qr_flops(op, cplx, side, m, n, k);
     if (!lap_begin(L, cplx, m, n, k, -1, flops, bad, quick))
         return 0;
     if (query) {
         L->r.why = N_WORKSPACE_QUERY;
         return 0;
     }
-    if (!lap_finite(L, cplx, 'L', nq, k, A, lda) || !lap_finite(L, cplx, 'A', k, 1, tau, k) ||
-        !lap_finite(L, cplx, 'A', m, n, C, ldc))
+    if (!lap_finite(L, cplx, row ? 'U' : 'L', row ? k : nq, row ? nq : k, A, lda) ||
+        !lap_finite(L, cplx, 'A', k, 1, tau, k) || !lap_finite(L, cplx, 'A', m, n, C, ldc))
         return 0;
-    int ok = LAP_RUN((cplx ? ozblas_zunmqr : ozblas_dormqr)(shim_context(), side, trans, m, n, k,
-                                                             A, lda, tau, C, ldc, info, 0,
-                                                             LAP_OPT));
+    int ok = LAP_RUN((row ? (cplx ? ozblas_zunmlq : ozblas_dormlq)
+                          : (cplx ? ozblas_zunmqr : ozblas_dormqr))(
+        shim_context(), side, trans, m, n, k, A, lda, tau, C, ldc, info, 0, LAP_OPT));
     if (ok)
         opt_work(work, cplx, nw, L->rep.nb);
     return ok;
 }
 
-#define Q_GEQRF(rtn, sym, api, T)                                                             \
+/* gehrd and orghr: the decision weighs the active part's order (gehrd: ihi - ilo + 1; orghr:
+ * nh = ihi - ilo, the order of its orgqr) cubed, one block to the real routine */
+static int h_gehrd(lap_call *L, int cplx, int gen, int64_t n, int64_t ilo, int64_t ihi,
+                   double *A, int64_t lda, double *tau, double *work, int64_t lwork,
+                   int64_t *info)
+{
+    int op = gen ? OZ_HR_ORGHR : OZ_HR_GEHRD, query = lwork == -1;
+    int64_t h = gen ? ihi - ilo : ihi - ilo + 1, nw = gen ? h : n;
+    int quick = gen ? n == 0 : h <= 1;
+    int bad = oz_hr_check(op, cplx, 0, 0, n, n, ilo, ihi, lda, 0) != 0 ||
+              (lwork < max1(nw) && !query);
+    double flops = bad || query ? 0.0 : oz_hr_flops(op, cplx, 0, n, n, ilo, ihi);
+    int go = lap_begin(L, cplx, h, h, h, h, flops, bad, quick);
+    snprintf(L->dims, sizeof L->dims, "n=%lld ilo=%lld ihi=%lld", (long long)n, (long long)ilo,
+             (long long)ihi);
+    if (!go)
+        return 0;
+    if (query) {
+        L->r.why = N_WORKSPACE_QUERY;
+        return 0;
+    }
+    /* gehrd: the matrix; orghr: the reflectors (below the diagonal) and their h scalars */
+    if (!lap_finite(L, cplx, gen ? 'L' : 'A', n, n, A, lda) ||
+        (gen && !lap_finite(L, cplx, 'A', h, 1, tau + (cplx ? 2 : 1) * (ilo - 1), h)))
+        return 0;
+    int ok = gen ? LAP_RUN((cplx ? ozblas_zunghr : ozblas_dorghr)(shim_context(), n, ilo, ihi, A,
+                                                                  lda, tau, info, 0, LAP_OPT))
+                 : LAP_RUN((cplx ? ozblas_zgehrd : ozblas_dgehrd)(shim_context(), n, ilo, ihi, A,
+                                                                  lda, tau, info, 0, LAP_OPT));
+    if (ok)
+        opt_work(work, cplx, nw, L->rep.nb);
+    return ok;
+}
+
+/* ormhr: as ormqr with k = nh = ihi - ilo */
+static int h_ormhr(lap_call *L, int cplx, char side, char trans, int64_t m, int64_t n,
+                   int64_t ilo, int64_t ihi, const double *A, int64_t lda, const double *tau,
+                   double *C, int64_t ldc, double *work, int64_t lwork, int64_t *info)
+{
+    int64_t nq = side == 'L' ? m : n, nw = side == 'L' ? n : m, nh = ihi - ilo;
+    int query = lwork == -1, quick = m == 0 || n == 0 || nh <= 0;
+    int bad = oz_hr_check(OZ_HR_ORMHR, cplx, side, trans, m, n, ilo, ihi, lda, ldc) != 0 ||
+              (lwork < max1(nw) && !query);
+    double flops = bad || query ? 0.0 : oz_hr_flops(OZ_HR_ORMHR, cplx, side, m, n, ilo, ihi);
+    int go = lap_begin(L, cplx, m, n, nh, -1, flops, bad, quick);
+    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld ilo=%lld ihi=%lld", (long long)m,
+             (long long)n, (long long)ilo, (long long)ihi);
+    if (!go)
+        return 0;
+    if (query) {
+        L->r.why = N_WORKSPACE_QUERY;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, 'L', nq, nq, A, lda) ||
+        !lap_finite(L, cplx, 'A', nh, 1, tau + (cplx ? 2 : 1) * (ilo - 1), nh) ||
+        !lap_finite(L, cplx, 'A', m, n, C, ldc))
+        return 0;
+    int ok = LAP_RUN((cplx ? ozblas_zunmhr : ozblas_dormhr)(shim_context(), side, trans, m, n,
+                                                            ilo, ihi, A, lda, tau, C, ldc, info,
+                                                            0, LAP_OPT));
+    if (ok)
+        opt_work(work, cplx, nw, L->rep.nb);
+    return ok;
+}
+
+/* gels: lwork at least min(m, n) + max(min(m, n), nrhs); the decision geqrf's (m x n x
+ * min(m, n), one block to the real routine) */
+static int h_gels(lap_call *L, int cplx, char trans, int64_t m, int64_t n, int64_t nrhs,
+                  double *A, int64_t lda, double *B, int64_t ldb, double *work, int64_t lwork,
+                  int64_t *info)
+{
+    int64_t mn = m < n ? m : n, mw = mn + (mn > nrhs ? mn : nrhs);
+    int query = lwork == -1, quick = mn == 0 || nrhs == 0;
+    int bad = oz_gels_check(cplx, trans, m, n, nrhs, lda, ldb) != 0 ||
+              (lwork < max1(mw) && !query);
+    double flops = bad || query ? 0.0 : oz_gels_flops(cplx, m, n, nrhs);
+    int go = lap_begin(L, cplx, m, n, mn, mn, flops, bad, quick);
+    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld nrhs=%lld", (long long)m, (long long)n,
+             (long long)nrhs);
+    if (!go)
+        return 0;
+    if (query) {
+        L->r.why = N_WORKSPACE_QUERY;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, 'A', m, n, A, lda) ||
+        !lap_finite(L, cplx, 'A', trans == 'N' ? m : n, nrhs, B, ldb))
+        return 0;
+    int ok = LAP_RUN((cplx ? ozblas_zgels : ozblas_dgels)(shim_context(), trans, m, n, nrhs, A,
+                                                          lda, B, ldb, info, 0, LAP_OPT));
+    if (ok) /* LAPACK's optimal size: the factors' scalars and the blocked applications */
+        opt_work(work, cplx, 1, max1(mn + (mn > nrhs ? mn : nrhs) * L->rep.nb));
+    return ok;
+}
+
+#define Q_FACT(rtn, sym, T, ROW)                                                              \
     LAP_ENTRY(sym, rtn, T,                                                                   \
               (const T *m, const T *n, double *A, const T *lda, double *tau, double *work,   \
                const T *lwork, T *info),                                                     \
               (const T *, const T *, double *, const T *, double *, double *, const T *, T *), \
-              h_geqrf(&L, C, *m, *n, A, *lda, tau, work, *lwork, &inf),                      \
+              h_geqrf(&L, C, ROW, *m, *n, A, *lda, tau, work, *lwork, &inf),                 \
               (m, n, A, lda, tau, work, lwork, info))
-#define Q_ORGQR(rtn, sym, api, T)                                                             \
+#define Q_GEN(rtn, sym, T, ROW)                                                               \
     LAP_ENTRY(sym, rtn, T,                                                                   \
               (const T *m, const T *n, const T *k, double *A, const T *lda, const double *tau, \
                double *work, const T *lwork, T *info),                                       \
               (const T *, const T *, const T *, double *, const T *, const double *, double *, \
                const T *, T *),                                                              \
-              h_orgqr(&L, C, *m, *n, *k, A, *lda, tau, work, *lwork, &inf),                  \
+              h_orgqr(&L, C, ROW, *m, *n, *k, A, *lda, tau, work, *lwork, &inf),             \
               (m, n, k, A, lda, tau, work, lwork, info))
-#define Q_ORMQR(rtn, sym, api, T)                                                             \
+#define Q_APPLY(rtn, sym, T, ROW)                                                             \
     LAP_ENTRY(sym, rtn, T,                                                                   \
               (CH side, CH tr, const T *m, const T *n, const T *k, const double *A,          \
                const T *lda, const double *tau, double *Cm, const T *ldc, double *work,      \
                const T *lwork, T *info, SZ l1, SZ l2),                                       \
               (CH, CH, const T *, const T *, const T *, const double *, const T *,           \
                const double *, double *, const T *, double *, const T *, T *, SZ, SZ),       \
-              h_ormqr(&L, C, up(*side), up(*tr), *m, *n, *k, A, *lda, tau, Cm, *ldc, work,   \
-                      *lwork, &inf),                                                         \
+              h_ormqr(&L, C, ROW, up(*side), up(*tr), *m, *n, *k, A, *lda, tau, Cm, *ldc,    \
+                      work, *lwork, &inf),                                                   \
               (side, tr, m, n, k, A, lda, tau, Cm, ldc, work, lwork, info, l1, l2))
+#define Q_GEQRF(rtn, sym, api, T) Q_FACT(rtn, sym, T, 0)
+#define Q_GELQF(rtn, sym, api, T) Q_FACT(rtn, sym, T, 1)
+#define Q_ORGQR(rtn, sym, api, T) Q_GEN(rtn, sym, T, 0)
+#define Q_ORGLQ(rtn, sym, api, T) Q_GEN(rtn, sym, T, 1)
+#define Q_ORMQR(rtn, sym, api, T) Q_APPLY(rtn, sym, T, 0)
+#define Q_ORMLQ(rtn, sym, api, T) Q_APPLY(rtn, sym, T, 1)
+#define Q_HRD(rtn, sym, T, GEN, TAU)                                                          \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (const T *n, const T *ilo, const T *ihi, double *A, const T *lda, TAU *tau,    \
+               double *work, const T *lwork, T *info),                                       \
+              (const T *, const T *, const T *, double *, const T *, TAU *, double *,        \
+               const T *, T *),                                                              \
+              h_gehrd(&L, C, GEN, *n, *ilo, *ihi, A, *lda, (double *)tau, work, *lwork,      \
+                      &inf),                                                                 \
+              (n, ilo, ihi, A, lda, tau, work, lwork, info))
+#define Q_GEHRD(rtn, sym, api, T) Q_HRD(rtn, sym, T, 0, double)
+#define Q_ORGHR(rtn, sym, api, T) Q_HRD(rtn, sym, T, 1, const double)
+#define Q_ORMHR(rtn, sym, api, T)                                                             \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH side, CH tr, const T *m, const T *n, const T *ilo, const T *ihi,           \
+               const double *A, const T *lda, const double *tau, double *Cm, const T *ldc,   \
+               double *work, const T *lwork, T *info, SZ l1, SZ l2),                         \
+              (CH, CH, const T *, const T *, const T *, const T *, const double *,           \
+               const T *, const double *, double *, const T *, double *, const T *, T *, SZ, \
+               SZ),                                                                          \
+              h_ormhr(&L, C, up(*side), up(*tr), *m, *n, *ilo, *ihi, A, *lda, tau, Cm,       \
+                      *ldc, work, *lwork, &inf),                                             \
+              (side, tr, m, n, ilo, ihi, A, lda, tau, Cm, ldc, work, lwork, info, l1, l2))
+#define Q_GELS(rtn, sym, api, T)                                                              \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH tr, const T *m, const T *n, const T *nrhs, double *A, const T *lda,        \
+               double *B, const T *ldb, double *work, const T *lwork, T *info, SZ l1),       \
+              (CH, const T *, const T *, const T *, double *, const T *, double *,           \
+               const T *, double *, const T *, T *, SZ),                                     \
+              h_gels(&L, C, up(*tr), *m, *n, *nrhs, A, *lda, B, *ldb, work, *lwork, &inf),   \
+              (tr, m, n, nrhs, A, lda, B, ldb, work, lwork, info, l1))
 
 #define Q_DEFINE_ROUTINE(rtn, e, shape) OZ_SHIM_LAPACK_VARIANTS(Q_##shape, rtn)
 OZ_SHIM_QR_ROUTINES(Q_DEFINE_ROUTINE)

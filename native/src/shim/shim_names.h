@@ -76,14 +76,29 @@
     V(r, scipy_##r##_, F77, int32_t)    \
     V(r, scipy_##r##_64_, F77, int64_t)
 
-/* QR (shim_level3.c), in the LAPACK forms above (OZ_SHIM_LAPACK_VARIANTS). */
+/* QR, LQ, Hessenberg and least squares (shim_level3.c), in the LAPACK forms above
+ * (OZ_SHIM_LAPACK_VARIANTS). */
 #define OZ_SHIM_QR_ROUTINES(L) \
     L(dgeqrf, d, GEQRF)        \
     L(zgeqrf, z, GEQRF)        \
     L(dorgqr, d, ORGQR)        \
     L(zungqr, z, ORGQR)        \
     L(dormqr, d, ORMQR)        \
-    L(zunmqr, z, ORMQR)
+    L(zunmqr, z, ORMQR)        \
+    L(dgelqf, d, GELQF)        \
+    L(zgelqf, z, GELQF)        \
+    L(dorglq, d, ORGLQ)        \
+    L(zunglq, z, ORGLQ)        \
+    L(dormlq, d, ORMLQ)        \
+    L(zunmlq, z, ORMLQ)        \
+    L(dgehrd, d, GEHRD)        \
+    L(zgehrd, z, GEHRD)        \
+    L(dorghr, d, ORGHR)        \
+    L(zunghr, z, ORGHR)        \
+    L(dormhr, d, ORMHR)        \
+    L(zunmhr, z, ORMHR)        \
+    L(dgels, d, GELS)          \
+    L(zgels, z, GELS)
 
 /* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
  * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */
