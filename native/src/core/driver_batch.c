@@ -145,9 +145,10 @@ ozblas_status oz_ozaki2_batch(const oz_executor *ex, oz_gemm_call *const *calls,
                               unsigned char *done)
 {
     const oz_gemm_call *c0 = calls[0];
-    if (!ex->batch || !oz_engine_usable(ex, opt, NULL, 0) ||
+    if (!ex->batch || !(ex->batch->engines >> opt->engine & 1) ||
+        !oz_engine_usable(ex, opt, NULL, 0) ||
         c0->k > (c0->is_complex ? OZ2_MAX_K / 2 : OZ2_MAX_K))
-        return OZBLAS_OK; /* the single calls fall back (ENGINE, TOO_LARGE_K) */
+        return OZBLAS_OK; /* one by one (the single calls' ENGINE and TOO_LARGE_K fallbacks) */
     ozblas_status st = OZBLAS_OK;
     batch_item *items = calloc((size_t)nb, sizeof *items);
     int64_t *sel = malloc(sizeof *sel * (size_t)nb);

@@ -87,6 +87,7 @@ struct oz_batch_kernels {
      * phase times of the whole batch into rep. */
     ozblas_status (*products)(void *run, const unsigned char *skip, ozblas_report *rep);
     void (*close)(void *run);
+    unsigned engines; /* the product engines (bit 1 << ozblas_engine) batches run on */
 };
 
 /* An executor's kernels are named P##probe_open ... P##o1_close: declared by

@@ -58,6 +58,17 @@ typedef oz_cublas_status (*oz_cublasGemmEx64_t)(oz_cublas_handle, int, int, int6
                                                 int64_t, const void *, const void *, int,
                                                 int64_t, const void *, int, int64_t,
                                                 const void *, void *, int, int64_t, int, int);
+/* cublasGemmStridedBatchedEx and _64 (strides long long; the batch count int or int64_t) */
+typedef oz_cublas_status (*oz_cublasGemmSBEx_t)(oz_cublas_handle, int, int, int, int, int,
+                                                const void *, const void *, int, int,
+                                                long long, const void *, int, int, long long,
+                                                const void *, void *, int, int, long long, int,
+                                                int, int);
+typedef oz_cublas_status (*oz_cublasGemmSBEx64_t)(oz_cublas_handle, int, int, int64_t, int64_t,
+                                                  int64_t, const void *, const void *, int,
+                                                  int64_t, long long, const void *, int, int64_t,
+                                                  long long, const void *, void *, int, int64_t,
+                                                  long long, int64_t, int, int);
 typedef oz_cublas_status (*oz_cublasDgemm_t)(oz_cublas_handle, int, int, int, int, int,
                                              const double *, const double *, int,
                                              const double *, int, const double *, double *,
@@ -90,6 +101,8 @@ typedef struct {
     oz_cublasGemmEx64_t gemm_ex_64; /* 64-bit-integer API (cuBLAS >= 12); may be NULL */
     oz_cublasDgemm64_t dgemm_64;
     oz_cublasZgemm64_t zgemm_64;
+    oz_cublasGemmSBEx_t gemm_sb_ex;       /* batched INT8 products; may be NULL */
+    oz_cublasGemmSBEx64_t gemm_sb_ex_64;  /* may be NULL */
 } oz_cublas;
 
 /* Opens cuBLAS once (thread-safe). Returns NULL and a reason in why (if why_len > 0)

@@ -64,6 +64,8 @@ static int try_open(const char *path, char *err, size_t err_len)
     c.gemm_ex_64 = (oz_cublasGemmEx64_t)dlsym(h, "cublasGemmEx_64");
     c.dgemm_64 = (oz_cublasDgemm64_t)dlsym(h, "cublasDgemm_v2_64");
     c.zgemm_64 = (oz_cublasZgemm64_t)dlsym(h, "cublasZgemm_v2_64");
+    c.gemm_sb_ex = (oz_cublasGemmSBEx_t)dlsym(h, "cublasGemmStridedBatchedEx");
+    c.gemm_sb_ex_64 = (oz_cublasGemmSBEx64_t)dlsym(h, "cublasGemmStridedBatchedEx_64");
     if (!c.create || !c.destroy || !c.set_stream || !c.gemm_ex || !c.dgemm || !c.zgemm) {
         if (err && err_len)
             snprintf(err, err_len, "%s lacks cublasCreate_v2/GemmEx/Dgemm_v2/Zgemm_v2", path);

@@ -307,6 +307,13 @@ int mem_where(const void *p, int dev, int *pinned);
 int64_t oz_i8_max_cols(int dev);
 oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
                          int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc);
+/* batch such products, the b-th on A + b sa, B + b sb, C + b sc (strides in elements,
+ * multiples of 4): one cublasGemmStridedBatchedEx per column chunk (gemm_i8 one by one where
+ * the loaded cuBLAS lacks it). */
+oz_cublas_status gemm_i8_batched(const run_ctx *r, int64_t m, int64_t n, int64_t kb,
+                                 const int8_t *A, int64_t lda, int64_t sa, const int8_t *B,
+                                 int64_t ldb, int64_t sb, int *C, int64_t ldc, int64_t sc,
+                                 int64_t batch);
 
 /* The same product on the call's engine (an ozblas_engine; cuda_fp4.cu): INT8 is gemm_i8,
  * FP4 writes the values in nd base-13 limbs (|x| <= oz_fp4_range(nd), kb <= OZ_FP4_MAX_K)
@@ -337,6 +344,8 @@ int oz_cuda_available(char *why, size_t len);
 /* The kernels of core/phase_kernels.h (struct oz_kernels documents each): automatic
  * precision's probe (cuda_auto.cu), Ozaki II (cuda_ozaki2.cu), Ozaki I (cuda_ozaki1.cu). */
 OZ_DECLARE_KERNELS(cuda_);
+/* cuda_batch.cu: Ozaki II over a batch of products (oz_executor.batch). */
+extern "C" const oz_batch_kernels cuda_batch_kernels;
 
 /* ---- error checking: each translation unit defines OZ_CUDA_FILE (its name) ------------------ */
 

@@ -129,15 +129,21 @@ static oz_cublas_status gemm_i8_call(const run_ctx *r, int64_t m, int64_t n, int
     return 7; /* CUBLAS_STATUS_INVALID_VALUE */
 }
 
-/* One call per chunk of at most the state's i8_cols columns (a multiple of 4, as n is). */
-oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
-                         int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc)
+/* The column chunk of an INT8 product of n columns: at most the state's i8_cols (a multiple
+ * of 4, as n is), or the test hook's. */
+static int64_t i8_width(const run_ctx *r, int64_t n)
 {
     int64_t w = __atomic_load_n(&test_i8_cols, __ATOMIC_SEQ_CST);
     if (w <= 0)
         w = r->s->i8_cols;
-    if (w <= 0 || w > n)
-        w = n;
+    return w <= 0 || w > n ? n : w;
+}
+
+/* One call per column chunk. */
+oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
+                         int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc)
+{
+    const int64_t w = i8_width(r, n);
     for (int64_t j0 = 0; j0 < n; j0 += w) {
         const oz_cublas_status s = gemm_i8_call(r, m, oz_min64(w, n - j0), kb, A, lda,
                                                 B + j0 * ldb, ldb, C + j0 * ldc, ldc);
@@ -147,6 +153,54 @@ oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, con
     return OZ_CUBLAS_STATUS_SUCCESS;
 }
 
+static oz_cublas_status gemm_i8_batched_call(const run_ctx *r, int64_t m, int64_t n, int64_t kb,
+                                             const int8_t *A, int64_t lda, int64_t sa,
+                                             const int8_t *B, int64_t ldb, int64_t sb, int *C,
+                                             int64_t ldc, int64_t sc, int64_t batch)
+{
+    static const int one = 1, zero = 0;
+    const oz_cublas *cb = r->cb;
+    if (m <= INT_MAX && n <= INT_MAX && kb <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX &&
+        ldc <= INT_MAX && batch <= INT_MAX && cb->gemm_sb_ex) {
+        __atomic_fetch_add(&i8_calls, 1, __ATOMIC_RELAXED);
+        return cb->gemm_sb_ex(r->s->h, OZ_CUBLAS_OP_T, OZ_CUBLAS_OP_N, (int)m, (int)n, (int)kb,
+                              &one, A, OZ_CUDA_R_8I, (int)lda, sa, B, OZ_CUDA_R_8I, (int)ldb, sb,
+                              &zero, C, OZ_CUDA_R_32I, (int)ldc, sc, (int)batch,
+                              OZ_CUBLAS_COMPUTE_32I, OZ_CUBLAS_GEMM_DEFAULT);
+    }
+    if (cb->gemm_sb_ex_64) {
+        __atomic_fetch_add(&i8_calls, 1, __ATOMIC_RELAXED);
+        return cb->gemm_sb_ex_64(r->s->h, OZ_CUBLAS_OP_T, OZ_CUBLAS_OP_N, m, n, kb, &one, A,
+                                 OZ_CUDA_R_8I, lda, sa, B, OZ_CUDA_R_8I, ldb, sb, &zero, C,
+                                 OZ_CUDA_R_32I, ldc, sc, batch, OZ_CUBLAS_COMPUTE_32I,
+                                 OZ_CUBLAS_GEMM_DEFAULT);
+    }
+    for (int64_t b = 0; b < batch; b++) {
+        const oz_cublas_status s =
+            gemm_i8_call(r, m, n, kb, A + b * sa, lda, B + b * sb, ldb, C + b * sc, ldc);
+        if (s != OZ_CUBLAS_STATUS_SUCCESS)
+            return s;
+    }
+    return OZ_CUBLAS_STATUS_SUCCESS;
+}
+
+oz_cublas_status gemm_i8_batched(const run_ctx *r, int64_t m, int64_t n, int64_t kb,
+                                 const int8_t *A, int64_t lda, int64_t sa, const int8_t *B,
+                                 int64_t ldb, int64_t sb, int *C, int64_t ldc, int64_t sc,
+                                 int64_t batch)
+{
+    if (batch == 1)
+        return gemm_i8(r, m, n, kb, A, lda, B, ldb, C, ldc);
+    const int64_t w = i8_width(r, n);
+    for (int64_t j0 = 0; j0 < n; j0 += w) {
+        const oz_cublas_status s =
+            gemm_i8_batched_call(r, m, oz_min64(w, n - j0), kb, A, lda, sa, B + j0 * ldb, ldb,
+                                 sb, C + j0 * ldc, ldc, sc, batch);
+        if (s != OZ_CUBLAS_STATUS_SUCCESS)
+            return s;
+    }
+    return OZ_CUBLAS_STATUS_SUCCESS;
+}
 
 /* Both engines; FP4 only where its device check and probe pass (cuda_fp4.cu). */
 static const oz_kernels cuda_kernels =
@@ -170,6 +224,7 @@ static oz_executor make_cuda_executor(void)
     e.kernels = &cuda_kernels;
     e.engine_usable = cuda_engine_usable;
     e.exact = cuda_exact_gemm;
+    e.batch = &cuda_batch_kernels;
     return e;
 }
 
