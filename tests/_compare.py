@@ -75,21 +75,23 @@ def _operand(rows, cols, phi, dtype, seed, order):
 
 
 def gemm_batched(cplx, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, nb,
-                 offsets=(0, 0, 0), single=False, **options):
+                 offsets=(0, 0, 0), single=False, addresses=None, **options):
     """ozblas_dgemm_batched / ozblas_zgemm_batched on flat buffers a, b and c (float64 or
     complex128; c is written in place), product i's A at element offsets[0] + i sa of a, B and
     C likewise; with single=True the same products by one ozblas_dgemm / ozblas_zgemm each.
-    options: ozblas.matmul's keywords. Returns the status and the report dict (single: the
-    first failing status and the list of reports)."""
+    addresses: the buffers' addresses to use instead (device copies). options:
+    ozblas.matmul's keywords. Returns the status and the report dict (single: the first
+    failing status and the list of reports)."""
     from ozblas import api
     from ozblas._native import ffi, lib
 
     opts = api._options(options.get("method"), options.get("moduli"), options.get("scaling"),
                         options.get("executor"), options.get("threads"))
     w = 2 if cplx else 1
+    where = dict(zip(map(id, (a, b, c)), addresses)) if addresses else {}
 
     def ptr(x, off):
-        return ffi.cast("double *", x.ctypes.data + 8 * w * off)
+        return ffi.cast("double *", where.get(id(x), x.ctypes.data) + 8 * w * off)
 
     al = ffi.new("double[2]", [complex(alpha).real, complex(alpha).imag])
     be = ffi.new("double[2]", [complex(beta).real, complex(beta).imag])

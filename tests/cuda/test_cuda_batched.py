@@ -174,6 +174,60 @@ def test_device_memory_splits_the_batch():
             assert products == nb * N, products
 
 
+class _device:
+    """Device copies of host buffers through the library's test-only allocation hooks."""
+
+    def __enter__(self):
+        lib = ctypes.CDLL(ozblas._native.library_path())
+        self.malloc, self.free, self.copy = (lib.oz_cuda_test_malloc, lib.oz_cuda_test_free,
+                                             lib.oz_cuda_test_memcpy)
+        self.malloc.restype = ctypes.c_void_p
+        self.malloc.argtypes = [ctypes.c_size_t]
+        self.free.argtypes = [ctypes.c_void_p]
+        self.copy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+        self.held = []
+        return self
+
+    def put(self, h):
+        p = self.malloc(h.nbytes)
+        assert p
+        self.held.append(p)
+        assert self.copy(p, h.ctypes.data, h.nbytes) == 0
+        return p
+
+    def get(self, p, h):
+        assert self.copy(h.ctypes.data, p, h.nbytes) == 0
+
+    def __exit__(self, *exc):
+        for p in self.held:
+            self.free(p)
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("moduli", [None, 11])
+def test_device_pointers_in_place(cplx, moduli):
+    """Operands in device memory (the cuBLAS callers' case: used in place), A shared."""
+    m, n, k, nb = 13, 10, 21, 4
+    a = _stack(1, k, m, (1.0,), cplx, 1)
+    b = _stack(nb, k, n, (0.0, 2.0), cplx, 30)
+    c = _stack(nb, m, n, (1.0,), cplx, 60)
+    kw = dict(method="ozaki2", moduli=moduli)
+    args = (cplx, "C" if cplx else "T", "N", m, n, k, 0.75, a, k, 0, b, k, k * n, -0.25)
+    want = c.copy()
+    assert gemm_batched(*args, want, m, m * n, nb, single=True, executor="cpu", **kw)[0] == 0
+    got = c.copy()
+    with _device() as d:
+        addresses = (d.put(a), d.put(b), d.put(c))
+        _int8_products()
+        st, rep = gemm_batched(*args, got, m, m * n, nb, addresses=addresses, executor="cuda", **kw)
+        products = _int8_products()
+        d.get(addresses[2], got)
+    assert st == 0 and rep["executor"] == "cuda" and rep["fallback"] is None
+    assert_same_bits(got, want, "device pointers")
+    if moduli:
+        assert products == moduli * (3 if cplx else 1) + 1
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 def test_matmul_stacks_on_cuda(dtype):
     a = np.stack([make_matrix(14, 9, 1.0, seed=i, dtype=dtype) for i in range(3)])

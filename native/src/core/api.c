@@ -434,7 +434,7 @@ static ozblas_status batch_chunk(ozblas_context *ctx, const oz_gemm_call *proto,
             idx[ns++] = i;
         }
     }
-    if (ns) {
+    if (ns > 1) { /* one product alone: the single call's path (tiles, staging overlap) */
         fenv_t env;
         feholdexcept(&env);
         st = oz_ozaki2_batch(ex_b, sel, ns, &opt_b, selr, bdone);

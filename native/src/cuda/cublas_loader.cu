@@ -252,6 +252,11 @@ static int lt_try(const char *path)
     c.layout_destroy =
         (oz_cublas_status(*)(oz_cublaslt_layout))dlsym(h, "cublasLtMatrixLayoutDestroy");
     c.matmul = (decltype(c.matmul))dlsym(h, "cublasLtMatmul");
+    c.layout_set = (decltype(c.layout_set))dlsym(h, "cublasLtMatrixLayoutSetAttribute");
+    c.pref_create = (decltype(c.pref_create))dlsym(h, "cublasLtMatmulPreferenceCreate");
+    c.pref_destroy = (decltype(c.pref_destroy))dlsym(h, "cublasLtMatmulPreferenceDestroy");
+    c.pref_set = (decltype(c.pref_set))dlsym(h, "cublasLtMatmulPreferenceSetAttribute");
+    c.heuristic = (decltype(c.heuristic))dlsym(h, "cublasLtMatmulAlgoGetHeuristic");
     size_t (*ver)(void) = (size_t(*)(void))dlsym(h, "cublasLtGetVersion");
     if (!c.create || !c.destroy || !c.desc_create || !c.desc_destroy || !c.desc_set ||
         !c.layout_create || !c.layout_destroy || !c.matmul || !ver) {

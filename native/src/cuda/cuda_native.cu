@@ -92,7 +92,8 @@ done:
 
 /* Tests: forces the INT8 products' column chunk (0: the device's own) and returns how many
  * cuBLAS INT8 products were issued since the previous call. */
-static int64_t test_i8_cols, i8_calls;
+static int64_t test_i8_cols, i8_calls, lt_built;
+static int lt_off; /* test hook: every INT8 product through cublasGemmEx */
 OZ_TEST_API int64_t oz_cuda_test_i8_columns(int64_t cols)
 {
     __atomic_store_n(&test_i8_cols, oz_up4(cols), __ATOMIC_SEQ_CST);
@@ -109,11 +110,187 @@ int64_t oz_i8_max_cols(int dev)
     return p.major == 9 ? 8192 : 0;
 }
 
+/* Tests: 0 sends every INT8 product to cublasGemmEx / cublasGemmStridedBatchedEx, 1 (the
+ * default) to cuBLASLt's cached plans first; returns the plans built since the previous call. */
+OZ_TEST_API int64_t oz_cuda_test_i8_lt(int use)
+{
+    __atomic_store_n(&lt_off, !use, __ATOMIC_SEQ_CST);
+    return __atomic_exchange_n(&lt_built, 0, __ATOMIC_SEQ_CST);
+}
+
+oz_cublaslt_handle oz_lt_handle(const oz_cublaslt *lt, int dev)
+{
+    static thread_local oz_cublaslt_handle h[OZ_MAX_DEVICE + 1];
+    if (!h[dev] && lt->create(&h[dev]) != OZ_CUBLAS_STATUS_SUCCESS)
+        h[dev] = NULL;
+    return h[dev];
+}
+
+/* ---- INT8 products through cuBLASLt with a cached algorithm ---------------------------------
+ * cublasGemmEx chooses its algorithm inside every call, and a call issues N of them (more
+ * with column chunks and k-blocks), so that choice's host time is paid over and over for
+ * the same shape. Here it is made once per shape (m, n, k, leading dimensions, batch and
+ * strides) and (thread, device): cuBLASLt's matmul descriptor and layouts and its
+ * heuristic's first algorithm (needing at most OZ_LT_WS bytes of workspace) are kept and
+ * reused. Every algorithm gives the exact INT32 product, so the choice changes no bit.
+ * Where cuBLASLt is missing, refuses the shape or fails, cublasGemmEx runs the product. */
+
+#define OZ_LT_PLANS 16               /* shapes kept per (thread, device), oldest replaced */
+#define OZ_LT_WS ((size_t)32 << 20)  /* cuBLAS's own workspace on sm_90 */
+
+typedef struct {
+    int64_t key[10]; /* m, n, kb, lda, ldb, ldc, sa, sb, sc, batch; m 0: unused */
+    int ok;          /* 0: cuBLASLt refused the shape (cublasGemmEx then) */
+    oz_cublaslt_matmul_desc d;
+    oz_cublaslt_layout la, lb, lc;
+    oz_cublaslt_algo algo;
+    size_t ws;
+} lt_plan;
+
+struct oz_lt_cache {
+    lt_plan p[OZ_LT_PLANS];
+    int next;        /* the plan replaced next */
+    void *ws;        /* workspace for the plans' algorithms, on the device */
+    size_t ws_size;
+};
+
+static void lt_plan_free(const oz_cublaslt *lt, lt_plan *p)
+{
+    if (p->d)
+        lt->desc_destroy(p->d);
+    if (p->la)
+        lt->layout_destroy(p->la);
+    if (p->lb)
+        lt->layout_destroy(p->lb);
+    if (p->lc)
+        lt->layout_destroy(p->lc);
+    memset(p, 0, sizeof *p);
+}
+
+void oz_lt_cache_free(oz_lt_cache *c)
+{
+    const oz_cublaslt *lt = oz_cublaslt_get(NULL, 0);
+    if (!c)
+        return;
+    for (int i = 0; i < OZ_LT_PLANS && lt; i++)
+        lt_plan_free(lt, &c->p[i]);
+    if (c->ws)
+        cudaFree(c->ws);
+    free(c);
+}
+
+/* A layout of rows x cols (ld) of type, batch of them stride elements apart. */
+static oz_cublas_status lt_layout(const oz_cublaslt *lt, oz_cublaslt_layout *l, int type,
+                                  int64_t rows, int64_t cols, int64_t ld, int64_t batch,
+                                  int64_t stride)
+{
+    oz_cublas_status s = lt->layout_create(l, type, (uint64_t)rows, (uint64_t)cols, ld);
+    if (!s && batch > 1) {
+        const int32_t count = (int32_t)batch;
+        s = lt->layout_set(*l, OZ_CUBLASLT_LAYOUT_BATCH_COUNT, &count, sizeof count);
+        if (!s)
+            s = lt->layout_set(*l, OZ_CUBLASLT_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                               sizeof stride);
+    }
+    return s;
+}
+
+/* The descriptor, layouts and algorithm of shape key (p->ok 0 when cuBLASLt has none). */
+static void lt_plan_build(const oz_cublaslt *lt, oz_cublaslt_handle h, lt_plan *p,
+                          const int64_t key[10])
+{
+    const int64_t m = key[0], n = key[1], kb = key[2], batch = key[9];
+    const int32_t ta = OZ_CUBLAS_OP_T, tb = OZ_CUBLAS_OP_N;
+    const uint64_t max_ws = OZ_LT_WS;
+    oz_cublaslt_pref pref = NULL;
+    oz_cublaslt_heuristic res;
+    int got = 0;
+    memcpy(p->key, key, sizeof p->key);
+    __atomic_fetch_add(&lt_built, 1, __ATOMIC_RELAXED);
+    oz_cublas_status s = lt->desc_create(&p->d, OZ_CUBLAS_COMPUTE_32I, OZ_CUDA_R_32I);
+    if (!s)
+        s = lt->desc_set(p->d, OZ_CUBLASLT_DESC_TRANSA, &ta, sizeof ta);
+    if (!s)
+        s = lt->desc_set(p->d, OZ_CUBLASLT_DESC_TRANSB, &tb, sizeof tb);
+    if (!s)
+        s = lt_layout(lt, &p->la, OZ_CUDA_R_8I, kb, m, key[3], batch, key[6]);
+    if (!s)
+        s = lt_layout(lt, &p->lb, OZ_CUDA_R_8I, kb, n, key[4], batch, key[7]);
+    if (!s)
+        s = lt_layout(lt, &p->lc, OZ_CUDA_R_32I, m, n, key[5], batch, key[8]);
+    if (!s)
+        s = lt->pref_create(&pref);
+    if (!s)
+        s = lt->pref_set(pref, OZ_CUBLASLT_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws);
+    if (!s)
+        s = lt->heuristic(h, p->d, p->la, p->lb, p->lc, p->lc, pref, 1, &res, &got);
+    if (pref)
+        lt->pref_destroy(pref);
+    p->ok = !s && got >= 1 && res.state == OZ_CUBLAS_STATUS_SUCCESS && res.workspace <= OZ_LT_WS;
+    if (p->ok) {
+        p->algo = res.algo;
+        p->ws = res.workspace;
+    }
+}
+
+/* The product through the cached plan of its shape: 1 when issued (*s: its status), 0 when
+ * it is cublasGemmEx's (no cuBLASLt, no plan, or cuBLASLt refused it). */
+static int lt_product(const run_ctx *r, const int64_t key[10], const int8_t *A, const int8_t *B,
+                      int *C, oz_cublas_status *st)
+{
+    const oz_cublaslt *lt;
+    if (__atomic_load_n(&lt_off, __ATOMIC_SEQ_CST) || key[9] > INT_MAX ||
+        !(lt = oz_cublaslt_get(NULL, 0)) || !lt->heuristic || !lt->pref_create ||
+        !lt->pref_set || !lt->pref_destroy || !lt->layout_set)
+        return 0;
+    oz_cublaslt_handle h = oz_lt_handle(lt, r->dev);
+    oz_lt_cache *c = r->s->lt;
+    if (!h || (!c && !(c = r->s->lt = (oz_lt_cache *)calloc(1, sizeof *c))))
+        return 0;
+    lt_plan *p = NULL;
+    for (int i = 0; i < OZ_LT_PLANS && !p; i++)
+        if (c->p[i].key[0] && !memcmp(c->p[i].key, key, sizeof c->p[i].key))
+            p = &c->p[i];
+    if (!p) {
+        p = &c->p[c->next];
+        c->next = (c->next + 1) % OZ_LT_PLANS;
+        lt_plan_free(lt, p);
+        lt_plan_build(lt, h, p, key);
+    }
+    if (!p->ok)
+        return 0;
+    if (p->ws > c->ws_size) { /* grown on the call's device; the previous one's work is done */
+        if (c->ws && (cudaStreamSynchronize(r->st) != cudaSuccess || cudaFree(c->ws)))
+            (void)cudaGetLastError();
+        c->ws = NULL;
+        c->ws_size = 0;
+        if (cudaMalloc(&c->ws, p->ws) != cudaSuccess) {
+            (void)cudaGetLastError();
+            c->ws = NULL;
+            return 0;
+        }
+        c->ws_size = p->ws;
+    }
+    static const int one = 1, zero = 0;
+    *st = lt->matmul(h, p->d, &one, A, p->la, B, p->lb, &zero, C, p->lc, C, p->lc, &p->algo,
+                     p->ws ? c->ws : NULL, p->ws, r->st);
+    if (*st != OZ_CUBLAS_STATUS_SUCCESS) { /* refused at launch: cublasGemmEx from now on */
+        p->ok = 0;
+        return 0;
+    }
+    __atomic_fetch_add(&i8_calls, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
 static oz_cublas_status gemm_i8_call(const run_ctx *r, int64_t m, int64_t n, int64_t kb,
                                      const int8_t *A, int64_t lda, const int8_t *B, int64_t ldb,
                                      int *C, int64_t ldc)
 {
     static const int one = 1, zero = 0;
+    const int64_t key[10] = {m, n, kb, lda, ldb, ldc, 0, 0, 0, 1};
+    oz_cublas_status s;
+    if (lt_product(r, key, A, B, C, &s))
+        return s;
     __atomic_fetch_add(&i8_calls, 1, __ATOMIC_RELAXED);
     if (m <= INT_MAX && n <= INT_MAX && kb <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX &&
         ldc <= INT_MAX)
@@ -160,6 +337,10 @@ static oz_cublas_status gemm_i8_batched_call(const run_ctx *r, int64_t m, int64_
 {
     static const int one = 1, zero = 0;
     const oz_cublas *cb = r->cb;
+    const int64_t key[10] = {m, n, kb, lda, ldb, ldc, sa, sb, sc, batch};
+    oz_cublas_status s;
+    if (lt_product(r, key, A, B, C, &s))
+        return s;
     if (m <= INT_MAX && n <= INT_MAX && kb <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX &&
         ldc <= INT_MAX && batch <= INT_MAX && cb->gemm_sb_ex) {
         __atomic_fetch_add(&i8_calls, 1, __ATOMIC_RELAXED);

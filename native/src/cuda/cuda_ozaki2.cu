@@ -37,6 +37,8 @@ typedef struct {
     oz2_dside pa, pb;
     oz_tiling t;
     int multi_g; /* the bound product spans several k-blocks: G summed in int64 */
+    int all;     /* every modulus' integer products one batched call, one reduction launch
+                    (o2_few_launches) */
     int *d_bad;
     int8_t *RA, *RB, *R;
     int *C32;
@@ -80,7 +82,7 @@ static void o2_carve(void *ctx, carve *cv)
     o->d_bad = (int *)carve_take(cv, 4);
     o->RA = (int8_t *)carve_take(cv, (size_t)(N * o->np) * (size_t)(kcp * mbp));
     o->RB = (int8_t *)carve_take(cv, (size_t)(N * o->np) * (size_t)(kcp * nbp));
-    o->C32 = (int *)carve_take(cv, (size_t)(o->np * plane_c) * 4);
+    o->C32 = (int *)carve_take(cv, (size_t)((o->all ? N : 1) * o->np * plane_c) * 4);
     int nd = 0;
     for (int t = 0; t < N; t++)
         nd = oz_max_int(nd, o->T->digits[t]);
@@ -90,6 +92,20 @@ static void o2_carve(void *ctx, carve *cv)
         sz_r = (size_t)plane_c * 8;
     o->R = (int8_t *)carve_take(cv, sz_r);
     o->G64 = (long long *)o->R; /* the bound product's int64 sums, before R is written */
+}
+
+/* A product of at most this many rows and columns, one tile and one k-block, has every
+ * modulus' INT8 products issued as one strided batched call and reduced by one launch
+ * (their INT32 planes held at once): 2N - 2 launches fewer (6N - 2 for ZGEMM), where
+ * launches are a visible part of the time. */
+#define OZ_FEW_LAUNCHES_N 4096
+
+static int o2_few_launches(const o2_run *o)
+{
+    const oz_tiling *t = &o->t;
+    return o->T->engine == OZBLAS_ENGINE_INT8 && t->nI * t->nJ * t->nL == 1 &&
+           oz_up16(t->kc) <= OZ_KBLOCK && o->c->m <= OZ_FEW_LAUNCHES_N &&
+           o->c->n <= OZ_FEW_LAUNCHES_N && o->T->n * o->np > 1;
 }
 
 /* The part of side p over packed columns q0..q0+qc, its view at block v. */
@@ -268,7 +284,23 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
         CK(tl_mark(&o->tl, label, r->st));
         /* the integer products of this k-block, in sub-blocks exact in INT32 */
         const int64_t nsub = (lcp + kblock - 1) / kblock;
-        for (int tm = 0; tm < (prod ? N : 1); tm++)
+        if (prod && o->all) { /* one k-block: every residue plane's product at once */
+            CKB(gemm_i8_batched(r, mip, njp, lcp, o->RA, lcp, plane_a, o->RB, lcp, plane_b,
+                                o->C32, mip, plane_c, (int64_t)N * np));
+            CK(tl_mark(&o->tl, OZBLAS_PHASE_INT_PRODUCTS, r->st));
+            const int64_t groups = plane_c / 4;
+            dim3 grid((unsigned)grid1(groups, 256), (unsigned)N);
+            if (cx)
+                oz_launch(grid, 256, r->st, oz_k_reduce_moduli<true>, (const int *)o->C32,
+                          plane_c, groups, o->R, *T);
+            else
+                oz_launch(grid, 256, r->st, oz_k_reduce_moduli<false>, (const int *)o->C32,
+                          plane_c, groups, o->R, *T);
+            CKL();
+            CK(tl_mark(&o->tl, OZBLAS_PHASE_REDUCTION, r->st));
+        }
+        const int rounds = !prod ? 1 : o->all ? 0 : N; /* one per modulus, or the bound's */
+        for (int tm = 0; tm < rounds; tm++)
             for (int64_t b = 0; b < nsub; b++) {
                 const int64_t l0 = b * kblock, kb = oz_min64(kblock, lcp - l0);
                 const int first = x.L == 0 && b == 0;
@@ -404,8 +436,21 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
     o.pb.cols = n;
     if (!mats_init(c, r.dev, &o.A, &o.B, &o.C))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    /* the tiling is planned for T's moduli */
+    /* the tiling is planned for T's moduli; a product that fits whole then takes the room
+     * for every modulus' INT32 products at once where it may (o2_few_launches) */
     void *ws = oz_tiled_ws<o2_run, o2_apply, o2_carve>(&r, c, 1, &o);
+    if (ws && o2_few_launches(&o)) {
+        o.all = 1;
+        size_t all = oz_tile_bytes_of<o2_run, o2_apply, o2_carve>(&o.t, &o);
+        if (all > oz_device_budget(&r) || !(ws = ws_get(r.s, all))) {
+            o.all = 0;
+            ws = ws_get(r.s, oz_tile_bytes_of<o2_run, o2_apply, o2_carve>(&o.t, &o));
+        }
+        if (ws) {
+            carve cv = {(char *)ws, 0};
+            o2_carve(&o, &cv);
+        }
+    }
     o.hbuf = (int *)malloc(sizeof(int) * 3 * (size_t)(m + n) + 16);
     if (!ws || !o.hbuf || !tl_init(&o.tl, r.s, 1024))
         return OZ_ERR_DEVICE_MEMORY; /* not even the smallest tiles fit */

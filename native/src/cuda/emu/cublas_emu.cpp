@@ -76,6 +76,14 @@ static void gemm_i8_now(int m, int n, int k, const int8_t *a, int lda, const int
         }
 }
 
+/* The same product for the stand-in cuBLASLt (cublaslt_emu.cpp), queued on st. */
+void oz_emu_i8_product(cudaStream_t st, int m, int n, int k, const int8_t *a, int lda,
+                       const int8_t *b, int ldb, int *c, int ldc)
+{
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu::enqueue(st, [=] { gemm_i8_now(m, n, k, a, lda, b, ldb, c, ldc); });
+}
+
 static oz_cublas_status emu_gemm_ex(oz_cublas_handle h, int ta, int tb, int m, int n, int k,
                                     const void *alpha, const void *A, int at, int lda,
                                     const void *B, int bt, int ldb, const void *beta, void *C,
