@@ -100,10 +100,18 @@ static void o2_carve(void *ctx, carve *cv)
  * launches are a visible part of the time. */
 #define OZ_FEW_LAUNCHES_N 4096
 
+static int few_off; /* test hook: one product and one reduction launch per modulus always */
+
+/* Tests and benchmarks: 0 turns the one-call path off (1, the default: on). */
+OZ_TEST_API void oz_cuda_test_few_launches(int on)
+{
+    __atomic_store_n(&few_off, !on, __ATOMIC_SEQ_CST);
+}
+
 static int o2_few_launches(const o2_run *o)
 {
     const oz_tiling *t = &o->t;
-    return o->T->engine == OZBLAS_ENGINE_INT8 && t->nI * t->nJ * t->nL == 1 &&
+    return !__atomic_load_n(&few_off, __ATOMIC_SEQ_CST) && o->T->engine == OZBLAS_ENGINE_INT8 && t->nI * t->nJ * t->nL == 1 &&
            oz_up16(t->kc) <= OZ_KBLOCK && o->c->m <= OZ_FEW_LAUNCHES_N &&
            o->c->n <= OZ_FEW_LAUNCHES_N && o->T->n * o->np > 1;
 }
