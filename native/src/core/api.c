@@ -407,11 +407,11 @@ static ozblas_status batch_chunk(ozblas_context *ctx, const oz_gemm_call *proto,
     ozblas_report *reps = malloc(sizeof *reps * (size_t)nb), **selr = malloc(sizeof *selr * (size_t)nb);
     int64_t *idx = malloc(sizeof *idx * (size_t)nb);
     int *go = malloc(sizeof *go * (size_t)nb);
-    unsigned char *bdone = calloc((size_t)nb, 1);
+    unsigned char *bdone = calloc((size_t)nb, 1), *batched = calloc((size_t)nb, 1);
     ozblas_options opt, opt_b;
     const oz_executor *ex_b = NULL;
     int64_t ns = 0;
-    if (!calls || !sel || !reps || !selr || !idx || !go || !bdone) {
+    if (!calls || !sel || !reps || !selr || !idx || !go || !bdone || !batched) {
         st = OZBLAS_ERR_ALLOCATION;
         goto out;
     }
@@ -442,15 +442,14 @@ static ozblas_status batch_chunk(ozblas_context *ctx, const oz_gemm_call *proto,
         for (int64_t s = 0; s < ns; s++)
             if (bdone[s]) {
                 mark_device(ex_b, &opt_b, &reps[idx[s]]);
-                done[b0 + idx[s]] = 2; /* computed by the batch */
+                batched[idx[s]] = 1;
+                done[b0 + idx[s]] = 1;
             }
         if (st != OZBLAS_OK)
             goto out;
     }
     for (int64_t i = 0; i < nb; i++) {
-        if (done[b0 + i] == 2) {
-            done[b0 + i] = 1;
-        } else if (go[i] != GO_DONE) {
+        if (!batched[i] && go[i] != GO_DONE) {
             oz_gemm_call c = *proto;
             c.A = A[b0 + i];
             c.B = B[b0 + i];
@@ -458,16 +457,11 @@ static ozblas_status batch_chunk(ozblas_context *ctx, const oz_gemm_call *proto,
             st = gemm(ctx, &c, opt_in, &reps[i]);
             if (st != OZBLAS_OK)
                 goto out;
-            done[b0 + i] = 1;
-        } else {
-            done[b0 + i] = 1; /* a quick return */
         }
+        done[b0 + i] = 1; /* computed, or a quick return */
         merge_report(total, &reps[i], merged);
     }
 out:
-    for (int64_t i = 0; i < nb; i++) /* after a failure: nothing counts as done but what is */
-        if (done[b0 + i] == 2)
-            done[b0 + i] = 1;
     free(calls);
     free(sel);
     free(reps);
@@ -475,6 +469,7 @@ out:
     free(idx);
     free(go);
     free(bdone);
+    free(batched);
     return st;
 }
 

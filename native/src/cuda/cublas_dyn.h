@@ -150,9 +150,14 @@ enum {
     OZ_CUBLASLT_SCALE_VEC16_UE4M3 = 1,
     OZ_CUBLASLT_FP4_VERSION = 120800,
     /* the INT8 products' cached algorithms (cuda_native.cu): cublasLtMatmulPreferenceAttributes_t
-     * MAX_WORKSPACE_BYTES (uint64_t), cublasLtMatrixLayoutAttribute_t BATCH_COUNT (int32_t)
-     * and STRIDED_BATCH_OFFSET (int64_t) */
+     * MAX_WORKSPACE_BYTES (uint64_t) and MIN_ALIGNMENT_{A,B,C,D}_BYTES (uint32_t, default
+     * 256), cublasLtMatrixLayoutAttribute_t BATCH_COUNT (int32_t) and STRIDED_BATCH_OFFSET
+     * (int64_t) */
     OZ_CUBLASLT_PREF_MAX_WORKSPACE_BYTES = 1,
+    OZ_CUBLASLT_PREF_MIN_ALIGNMENT_A_BYTES = 5,
+    OZ_CUBLASLT_PREF_MIN_ALIGNMENT_B_BYTES = 6,
+    OZ_CUBLASLT_PREF_MIN_ALIGNMENT_C_BYTES = 7,
+    OZ_CUBLASLT_PREF_MIN_ALIGNMENT_D_BYTES = 8,
     OZ_CUBLASLT_LAYOUT_BATCH_COUNT = 5,
     OZ_CUBLASLT_LAYOUT_STRIDED_BATCH_OFFSET = 6
 };

@@ -165,10 +165,10 @@ static int64_t b_fit(b_run *o, int64_t nb, char **ws)
     return 0;
 }
 
-ozblas_status cuda_o2b_open(const oz_gemm_call *const *calls, int64_t nb,
-                            const ozblas_options *opt, const oz2_table *T,
-                            const int *const *bits_a, const int *const *bits_b, void **run,
-                            int64_t *taken, int *bad, oz_side *a, oz_side *b)
+static ozblas_status cuda_o2b_open(const oz_gemm_call *const *calls, int64_t nb,
+                                   const ozblas_options *opt, const oz2_table *T,
+                                   const int *const *bits_a, const int *const *bits_b,
+                                   void **run, int64_t *taken, int *bad, oz_side *a, oz_side *b)
 {
     b_run *op;
     ozblas_status st = oz_run_new(run, opt, &op);
@@ -290,7 +290,8 @@ done:
 }
 
 /* Phases 1 to 4 of the matrices not skipped. */
-ozblas_status cuda_o2b_products(void *run, const unsigned char *skip, ozblas_report *rep)
+static ozblas_status cuda_o2b_products(void *run, const unsigned char *skip,
+                                       ozblas_report *rep)
 {
     b_run *o = (b_run *)run;
     run_ctx *r = o->r;
@@ -364,7 +365,7 @@ done:
     return st;
 }
 
-void cuda_o2b_close(void *run)
+static void cuda_o2b_close(void *run)
 {
     b_run *o = (b_run *)run;
     if (!o)

@@ -130,16 +130,19 @@ oz_cublaslt_handle oz_lt_handle(const oz_cublaslt *lt, int dev)
  * cublasGemmEx chooses its algorithm inside every call, and a call issues N of them (more
  * with column chunks and k-blocks), so that choice's host time is paid over and over for
  * the same shape. Here it is made once per shape (m, n, k, leading dimensions, batch and
- * strides) and (thread, device): cuBLASLt's matmul descriptor and layouts and its
- * heuristic's first algorithm (needing at most OZ_LT_WS bytes of workspace) are kept and
- * reused. Every algorithm gives the exact INT32 product, so the choice changes no bit.
- * Where cuBLASLt is missing, refuses the shape or fails, cublasGemmEx runs the product. */
+ * strides, and the operands' alignment: the heuristic assumes 256 bytes unless told, and
+ * residue planes and column chunks are aligned less) and (thread, device): cuBLASLt's
+ * matmul descriptor and layouts and its heuristic's first algorithm (needing at most
+ * OZ_LT_WS bytes of workspace) are kept and reused. Every algorithm gives the exact INT32
+ * product, so the choice changes no bit. Where cuBLASLt is missing, refuses the shape or
+ * fails, cublasGemmEx runs the product. */
 
 #define OZ_LT_PLANS 16               /* shapes kept per (thread, device), oldest replaced */
 #define OZ_LT_WS ((size_t)32 << 20)  /* cuBLAS's own workspace on sm_90 */
 
 typedef struct {
-    int64_t key[10]; /* m, n, kb, lda, ldb, ldc, sa, sb, sc, batch; m 0: unused */
+    int64_t key[13]; /* m, n, kb, lda, ldb, ldc, sa, sb, sc, batch, and the alignments of
+                        A, B and C in bytes (lt_align); m 0: unused */
     int ok;          /* 0: cuBLASLt refused the shape (cublasGemmEx then) */
     oz_cublaslt_matmul_desc d;
     oz_cublaslt_layout la, lb, lc;
@@ -195,9 +198,17 @@ static oz_cublas_status lt_layout(const oz_cublaslt *lt, oz_cublaslt_layout *l, 
     return s;
 }
 
+/* The alignment (a power of two, at most 256 bytes) of every matrix of a batch from p,
+ * stride bytes apart. */
+static int64_t lt_align(const void *p, int64_t stride)
+{
+    const uint64_t x = (uint64_t)(uintptr_t)p | (uint64_t)stride | 256;
+    return (int64_t)(x & (~x + 1));
+}
+
 /* The descriptor, layouts and algorithm of shape key (p->ok 0 when cuBLASLt has none). */
 static void lt_plan_build(const oz_cublaslt *lt, oz_cublaslt_handle h, lt_plan *p,
-                          const int64_t key[10])
+                          const int64_t key[13])
 {
     const int64_t m = key[0], n = key[1], kb = key[2], batch = key[9];
     const int32_t ta = OZ_CUBLAS_OP_T, tb = OZ_CUBLAS_OP_N;
@@ -222,6 +233,14 @@ static void lt_plan_build(const oz_cublaslt *lt, oz_cublaslt_handle h, lt_plan *
         s = lt->pref_create(&pref);
     if (!s)
         s = lt->pref_set(pref, OZ_CUBLASLT_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws);
+    static const int align_attr[4] = {OZ_CUBLASLT_PREF_MIN_ALIGNMENT_A_BYTES,
+                                      OZ_CUBLASLT_PREF_MIN_ALIGNMENT_B_BYTES,
+                                      OZ_CUBLASLT_PREF_MIN_ALIGNMENT_C_BYTES,
+                                      OZ_CUBLASLT_PREF_MIN_ALIGNMENT_D_BYTES};
+    for (int i = 0; i < 4 && !s; i++) {
+        const uint32_t a = (uint32_t)key[10 + (i < 3 ? i : 2)]; /* D is C */
+        s = lt->pref_set(pref, align_attr[i], &a, sizeof a);
+    }
     if (!s)
         s = lt->heuristic(h, p->d, p->la, p->lb, p->lc, p->lc, pref, 1, &res, &got);
     if (pref)
@@ -235,9 +254,14 @@ static void lt_plan_build(const oz_cublaslt *lt, oz_cublaslt_handle h, lt_plan *
 
 /* The product through the cached plan of its shape: 1 when issued (*s: its status), 0 when
  * it is cublasGemmEx's (no cuBLASLt, no plan, or cuBLASLt refused it). */
-static int lt_product(const run_ctx *r, const int64_t key[10], const int8_t *A, const int8_t *B,
-                      int *C, oz_cublas_status *st)
+static int lt_product(const run_ctx *r, const int64_t shape[10], const int8_t *A,
+                      const int8_t *B, int *C, oz_cublas_status *st)
 {
+    int64_t key[13];
+    memcpy(key, shape, 10 * sizeof *key);
+    key[10] = lt_align(A, shape[6]);
+    key[11] = lt_align(B, shape[7]);
+    key[12] = lt_align(C, 4 * shape[8]);
     const oz_cublaslt *lt;
     if (__atomic_load_n(&lt_off, __ATOMIC_SEQ_CST) || key[9] > INT_MAX ||
         !(lt = oz_cublaslt_get(NULL, 0)) || !lt->heuristic || !lt->pref_create ||

@@ -38,6 +38,7 @@ struct oz_cublaslt_layout_s {
 };
 struct oz_cublaslt_pref_s {
     uint64_t max_ws = 0;
+    uint32_t align[4] = {256, 256, 256, 256}; /* MIN_ALIGNMENT_{A,B,C,D}_BYTES */
 };
 
 static oz_cublas_status lt_create(oz_cublaslt_handle *h)
@@ -113,17 +114,22 @@ static oz_cublas_status pref_destroy(oz_cublaslt_pref p)
 }
 static oz_cublas_status pref_set(oz_cublaslt_pref p, int attr, const void *buf, size_t size)
 {
-    if (attr != OZ_CUBLASLT_PREF_MAX_WORKSPACE_BYTES || size != 8)
+    if (attr == OZ_CUBLASLT_PREF_MAX_WORKSPACE_BYTES && size == 8)
+        p->max_ws = *(const uint64_t *)buf;
+    else if (attr >= OZ_CUBLASLT_PREF_MIN_ALIGNMENT_A_BYTES &&
+             attr <= OZ_CUBLASLT_PREF_MIN_ALIGNMENT_D_BYTES && size == 4)
+        p->align[attr - OZ_CUBLASLT_PREF_MIN_ALIGNMENT_A_BYTES] = *(const uint32_t *)buf;
+    else
         return 15;
-    p->max_ws = *(const uint64_t *)buf;
     return 0;
 }
 
 /* ---- INT8 products (the CUDA executor's cached plans, cuda_native.cu) ------------------------
  * The heuristic answers an INT8 TN product (A and B CUDA_R_8I, C and D CUDA_R_32I, compute
- * CUBLAS_COMPUTE_32I) with one algorithm that names its shape and asks for a workspace (4
- * KiB, within the preference's maximum), so that a matmul given another shape's algorithm,
- * none, or no workspace fails here. */
+ * CUBLAS_COMPUTE_32I) with one algorithm that names its shape and the operands' alignment
+ * the preference promised (256 bytes unless told) and asks for a workspace (4 KiB, within
+ * the preference's maximum), so that a matmul given another shape's algorithm, none, no
+ * workspace, or operands aligned less than promised fails here. */
 enum { I8_ALGO_MAGIC = 0x4f5a4c5449380001, I8_ALGO_WS = 4096 };
 
 static bool i8_shape(oz_cublaslt_matmul_desc d, oz_cublaslt_layout la, oz_cublaslt_layout lb,
@@ -136,14 +142,18 @@ static bool i8_shape(oz_cublaslt_matmul_desc d, oz_cublaslt_layout la, oz_cublas
            la->batch == lb->batch && la->batch == lc->batch && la->batch >= 1;
 }
 
+/* align: the preference's promised alignments of A, B and C (0: the algorithm's own). */
 static void i8_algo(oz_cublaslt_layout la, oz_cublaslt_layout lb, oz_cublaslt_layout lc,
-                    oz_cublaslt_algo *a)
+                    const uint32_t *align, oz_cublaslt_algo *a)
 {
     memset(a, 0, sizeof *a);
     a->data[0] = I8_ALGO_MAGIC;
     a->data[1] = la->cols, a->data[2] = lb->cols, a->data[3] = la->rows;
     a->data[4] = (uint64_t)la->ld, a->data[5] = (uint64_t)lb->ld, a->data[6] = (uint64_t)lc->ld;
     a->data[7] = (uint64_t)la->batch;
+    if (align)
+        a->data[7] |= (uint64_t)align[0] << 32 | (uint64_t)align[1] << 42 |
+                      (uint64_t)align[2] << 52;
 }
 
 static oz_cublas_status heuristic(oz_cublaslt_handle h, oz_cublaslt_matmul_desc d,
@@ -157,7 +167,9 @@ static oz_cublas_status heuristic(oz_cublaslt_handle h, oz_cublaslt_matmul_desc 
     if (requested < 1 || !i8_shape(d, la, lb, lc, ld))
         return 15;
     memset(res, 0, sizeof *res);
-    i8_algo(la, lb, lc, &res->algo);
+    if (p->align[3] != p->align[2]) /* D is C here */
+        return 15;
+    i8_algo(la, lb, lc, p->align, &res->algo);
     res->workspace = p->max_ws < I8_ALGO_WS ? p->max_ws : I8_ALGO_WS;
     *returned = 1;
     return 0;
@@ -310,8 +322,13 @@ static oz_cublas_status i8_matmul(oz_cublaslt_matmul_desc d, const void *alpha, 
         fprintf(stderr, "cublaslt_emu: INT8 matmul arguments not those of a cached plan\n");
         return 7;
     }
-    i8_algo(la, lb, lc, &want);
-    if (memcmp(algo, &want, sizeof want)) {
+    const oz_cublaslt_algo *given = (const oz_cublaslt_algo *)algo;
+    const uint64_t promise = given->data[7] >> 32; /* the alignments the heuristic was told */
+    const uint64_t al[3] = {promise & 1023, promise >> 10 & 1023, promise >> 20 & 1023};
+    i8_algo(la, lb, lc, NULL, &want);
+    want.data[7] = given->data[7];
+    if (memcmp(algo, &want, sizeof want) || (given->data[7] & 0xffffffffu) != (uint64_t)la->batch ||
+        !al[0] || !al[1] || !al[2]) {
         fprintf(stderr, "cublaslt_emu: INT8 matmul given another shape's algorithm\n");
         return 7;
     }
@@ -328,11 +345,12 @@ static oz_cublas_status i8_matmul(oz_cublaslt_matmul_desc d, const void *alpha, 
     for (int32_t b = 0; b < la->batch; b++) {
         const int8_t *a = (const int8_t *)A + b * la->stride, *x = (const int8_t *)B + b * lb->stride;
         int *c = (int *)D + b * lc->stride;
-        if ((uintptr_t)a % 4 || (uintptr_t)x % 4 || (uintptr_t)c % 4 ||
+        if ((uintptr_t)a % al[0] || (uintptr_t)x % al[1] || (uintptr_t)c % al[2] ||
             device_extent(a) < (size_t)((m - 1) * la->ld + k) ||
             device_extent(x) < (size_t)((n - 1) * lb->ld + k) ||
             device_extent(c) < 4 * (size_t)((n - 1) * lc->ld + m)) {
-            fprintf(stderr, "cublaslt_emu: INT8 operand not aligned device memory of its size\n");
+            fprintf(stderr, "cublaslt_emu: INT8 operand not device memory of its size, aligned "
+                            "as the heuristic was told\n");
             return 7;
         }
         oz_emu_i8_product(st, (int)m, (int)n, (int)k, a, (int)la->ld, x, (int)lb->ld, c,
