@@ -1045,6 +1045,110 @@ def test_cupy_products_are_routed_and_equal_the_cpu_executor(tmp_path):
         assert np.array_equal(_bits(o["batched"][i]), _bits(_reference(a[i], b[i], t))), i
 
 
+BATCHED_CHILD = """
+import ctypes, sys, numpy as np, cupy as cp
+d = np.load(sys.argv[1] + "/in.npz")
+out = {}
+for key in ("bd", "bz"):  # CuPy's matmul on 3-D stacks: cuBLAS's strided batched GEMMs
+    out[key] = cp.asnumpy(cp.matmul(cp.asarray(d[key + "_a"]), cp.asarray(d[key + "_b"])))
+# the forms with arrays of pointers, called as a program calls them (the global lookup: the
+# shim's names); A_i and B_i column-major, stored as C-ordered (k, m) and (n, k) arrays
+lib = ctypes.CDLL(None)
+h = ctypes.c_void_p(cp.cuda.device.get_cublas_handle())
+one, zero = (ctypes.c_double * 2)(1.0, 0.0), (ctypes.c_double * 2)(0.0, 0.0)
+for key in ("pd", "pz"):
+    a, b = cp.asarray(d[key + "_a"]), cp.asarray(d[key + "_b"])
+    nb, k, m = a.shape
+    n = b.shape[1]
+    c = cp.zeros((nb, n, m), dtype=a.dtype)
+    arr = [cp.array([x[i].data.ptr for i in range(nb)], dtype=cp.uint64) for x in (a, b, c)]
+    pa, pb, pc = (ctypes.c_void_p(x.data.ptr) for x in arr)
+    if key == "pz":
+        st = lib.cublasGemmBatchedEx(h, 0, 0, m, n, k, one, pa, 5, m, pb, 5, k, zero, pc, 5, m,
+                                     nb, 70, -1)
+    else:
+        st = lib.cublasDgemmBatched(h, 0, 0, m, n, k, one, pa, m, pb, k, zero, pc, m, nb)
+    cp.cuda.Device().synchronize()
+    assert st == 0, (key, st)
+    out[key] = cp.asnumpy(c)
+np.savez(sys.argv[1] + "/out.npz", **out)
+"""
+
+TORCH_CHILD = """
+import sys, numpy as np, torch
+d = np.load(sys.argv[1] + "/in.npz")
+c = torch.bmm(torch.from_numpy(d["bd_a"]).cuda(), torch.from_numpy(d["bd_b"]).cuda())
+np.savez(sys.argv[1] + "/out.npz", torch=c.cpu().numpy())
+"""
+
+
+def _preloaded_child(tmp_path, body, ins):
+    """Runs body (argv[1]: tmp_path, its in.npz from ins) under the preloaded shim with 16
+    moduli; returns its outputs and the trace's cuBLAS lines."""
+    np.savez(tmp_path / "in.npz", **ins)
+    (tmp_path / "child.py").write_text(body)
+    trace = tmp_path / "trace.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
+    env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_MODULI="16", OZBLAS_TRACE=str(trace),
+               LD_PRELOAD=shim.library_path())
+    p = subprocess.run([sys.executable, str(tmp_path / "child.py"), str(tmp_path)], env=env,
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = [dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line)) for line in trace.read_text().splitlines()]
+    return np.load(tmp_path / "out.npz"), [t for t in lines if t["symbol"].startswith("cublas")]
+
+
+@pytest.mark.gpu
+def test_batched_products_from_cupy_are_routed_and_equal_the_cpu_executor(tmp_path):
+    """CuPy's batched matmul (strided batched GEMMs) on float64 and complex128 stacks, and the
+    forms with arrays of device pointers (cublasDgemmBatched, cublasGemmBatchedEx): routed to
+    the CUDA executor as batches, each matrix equal to its single product on the CPU."""
+    pytest.importorskip("cupy")
+    from ozblas.testing import make_matrix
+
+    ins = {}
+    for key, dt in (("d", np.float64), ("z", np.complex128)):
+        ins[f"b{key}_a"] = np.stack([make_matrix(40, 24, 1.0, seed=3 + i, dtype=dt) for i in range(4)])
+        ins[f"b{key}_b"] = np.stack([make_matrix(24, 36, 1.0, seed=9 + i, dtype=dt) for i in range(4)])
+        # column-major A_i (m x k) and B_i (k x n) stored as C-ordered (k, m) and (n, k)
+        ins[f"p{key}_a"] = np.stack([make_matrix(33, 20, 1.0, seed=20 + i, dtype=dt).T for i in range(3)])
+        ins[f"p{key}_b"] = np.stack([make_matrix(20, 28, 1.0, seed=30 + i, dtype=dt).T for i in range(3)])
+    o, cublas = _preloaded_child(tmp_path, BATCHED_CHILD, ins)
+    assert cublas and all((t["route"], t["executor"], t["moduli"], t["fallback"]) ==
+                          ("ozblas", "cuda", "16", '"none"') for t in cublas), cublas
+    syms = {t["symbol"] for t in cublas}
+    assert {"cublasDgemmBatched", "cublasGemmBatchedEx"} <= syms, syms
+    for key, routine in (("bd", "dgemm"), ("bz", "zgemm")):
+        a, b = ins[key + "_a"], ins[key + "_b"]
+        t = [t for t in cublas if t["routine"] == routine and "Batched" in t["symbol"] and
+             int(t["k"]) == a.shape[-1]][0]
+        for i in range(a.shape[0]):
+            assert np.array_equal(_bits(o[key][i]), _bits(_reference(a[i], b[i], t))), (key, i)
+    kw = dict(method="ozaki2", moduli=16, executor="cpu")
+    for key in ("pd", "pz"):
+        for i in range(ins[key + "_a"].shape[0]):
+            want = ozblas.matmul(ins[key + "_a"][i].T, ins[key + "_b"][i].T, **kw)
+            assert np.array_equal(_bits(o[key][i].T), _bits(want)), (key, i)
+
+
+@pytest.mark.gpu
+def test_torch_bmm_is_routed_and_equals_the_cpu_executor(tmp_path):
+    """PyTorch's float64 bmm (its own process: one cuBLAS library in it) under the shim."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no CUDA device")
+    from ozblas.testing import make_matrix
+
+    ins = {"bd_a": np.stack([make_matrix(30, 26, 1.0, seed=40 + i) for i in range(3)]),
+           "bd_b": np.stack([make_matrix(26, 22, 1.0, seed=50 + i) for i in range(3)])}
+    o, cublas = _preloaded_child(tmp_path, TORCH_CHILD, ins)
+    hits = [t for t in cublas if "Batched" in t["symbol"] and t["routine"] == "dgemm"]
+    assert hits and all((t["route"], t["executor"]) == ("ozblas", "cuda") for t in hits), cublas
+    for i in range(3):
+        want = _reference(ins["bd_a"][i], ins["bd_b"][i], hits[0])
+        assert np.array_equal(_bits(o["torch"][i]), _bits(want)), i
+
+
 @pytest.mark.gpu
 def test_libcublas_binds_its_own_gemm_names_internally():
     """The depth guard in shim_cublas.c covers libcublas calling an intercepted name while
