@@ -38,7 +38,7 @@ typedef struct {
     int fast, cx, np, ushift;
     int64_t m, n, k, mp, npd, kp; /* mp, npd: m, n rounded up to 4; kp: k to 16 */
     int64_t plane_a, plane_b, plane_c;
-    /* per-row arrays, side a of every matrix then side b: u8 amax then S; i4 E, emin, bits */
+    /* per-row arrays (oz2_dside_place), side a of every matrix then side b */
     unsigned long long *u8;
     int *i4;
     int *d_bad; /* per matrix */
@@ -81,17 +81,9 @@ static void b_sides(b_run *o, int64_t i)
     oz2_dside *sd[2] = {&x->pa, &x->pb};
     for (int s = 0; s < 2; s++) {
         oz2_dside *p = sd[s];
-        const int64_t off = s ? am + i * n : i * m;
         p->cols = s ? n : m;
         p->cols_pad = s ? o->npd : o->mp;
-        p->amax = o->u8 + off;
-        p->S = o->u8 + rows + off;
-        p->E = o->i4 + off;
-        p->emin = o->i4 + rows + off;
-        p->bits = o->i4 + 2 * rows + off;
-        p->hE = o->hbuf + off;
-        p->hemin = o->hbuf + rows + off;
-        p->hbits = o->hbuf + 2 * rows + off;
+        oz2_dside_place(p, o->u8, o->i4, o->hbuf, rows, s ? am + i * n : i * m);
         const mat *X = s ? &x->B : &x->A;
         p->lc = oz_op_view(x->c, !s, X->dev, X->ld, &p->v);
     }

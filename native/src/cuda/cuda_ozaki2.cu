@@ -45,7 +45,9 @@ typedef struct {
     void *W4; /* the engine's work area (FP4: limb planes, cuda_fp4.cu) */
     long long *G64;
     oz_timeline tl;
-    int *hbuf; /* the sides' host arrays */
+    unsigned long long *u8; /* the sides' per-row arrays (oz2_dside_place) */
+    int *i4;
+    int *hbuf; /* i4's host copy */
 } o2_run;
 
 /* Operand modes and slot sizes for tiling t. */
@@ -70,15 +72,11 @@ static void o2_carve(void *ctx, carve *cv)
     mat_carve(&o->A, cv);
     mat_carve(&o->B, cv);
     mat_carve(&o->C, cv);
-    oz2_dside *sd[2] = {&o->pa, &o->pb};
-    for (int s = 0; s < 2; s++) {
-        oz2_dside *p = sd[s];
-        p->amax = (unsigned long long *)carve_take(cv, 8 * p->cols);
-        p->S = (unsigned long long *)carve_take(cv, 8 * p->cols);
-        p->E = (int *)carve_take(cv, 4 * p->cols);
-        p->emin = (int *)carve_take(cv, 4 * p->cols);
-        p->bits = (int *)carve_take(cv, 4 * p->cols);
-    }
+    const int64_t rows = o->pa.cols + o->pb.cols;
+    o->u8 = (unsigned long long *)carve_take(cv, 16 * (size_t)rows);
+    o->i4 = (int *)carve_take(cv, 12 * (size_t)rows);
+    oz2_dside_place(&o->pa, o->u8, o->i4, NULL, rows, 0);
+    oz2_dside_place(&o->pb, o->u8, o->i4, NULL, rows, o->pa.cols);
     o->d_bad = (int *)carve_take(cv, 4);
     o->RA = (int8_t *)carve_take(cv, (size_t)(N * o->np) * (size_t)(kcp * mbp));
     o->RB = (int8_t *)carve_take(cv, (size_t)(N * o->np) * (size_t)(kcp * nbp));
@@ -463,25 +461,17 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
     if (!ws || !o.hbuf || !tl_init(&o.tl, r.s, 1024))
         return OZ_ERR_DEVICE_MEMORY; /* not even the smallest tiles fit */
     oz2_dside *pa = &o.pa, *pb = &o.pb;
-    pa->hE = o.hbuf;
-    pa->hemin = o.hbuf + m;
-    pa->hbits = o.hbuf + 2 * m;
-    pb->hE = o.hbuf + 3 * m;
-    pb->hemin = o.hbuf + 3 * m + n;
-    pb->hbits = o.hbuf + 3 * m + 2 * n;
+    oz2_dside_place(pa, NULL, NULL, o.hbuf, m + n, 0);
+    oz2_dside_place(pb, NULL, NULL, o.hbuf, m + n, m);
 
     CK(stage_prepare(&r, &o.A, &o.B, &o.C));
     CK(mat_upload(&r, &o.A));
 
     /* ---- phase 0: statistics over the whole product, then the bits ---- */
     CK(tl_mark(&o.tl, -1, r.st));
-    for (int s = 0; s < 2; s++) {
-        oz2_dside *p = s ? pb : pa;
-        CK(cudaMemsetAsync(p->amax, 0, 8 * p->cols, r.st));
-        CK(cudaMemsetAsync(p->S, 0, 8 * p->cols, r.st));
-        oz_launch(grid1(p->cols, 256), 256, r.st, oz_k_fill_int, p->emin, p->cols, INT_MAX);
-        CKL();
-    }
+    CK(cudaMemsetAsync(o.u8, 0, 16 * (size_t)(m + n), r.st)); /* amax and S, both sides */
+    oz_launch(grid1(m + n, 256), 256, r.st, oz_k_fill_int, pa->emin, m + n, INT_MAX);
+    CKL();
     CK(cudaMemsetAsync(o.d_bad, 0, 4, r.st));
     st = o2_column_pass(&o, 1, 0);
     if (st != OZBLAS_OK)
@@ -499,11 +489,8 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
     if (*bad)
         goto done;
     CK(tl_mark(&o.tl, -1, r.st));
-    oz_launch(grid1(m, 256), 256, r.st, oz_k_exponents, (const unsigned long long *)pa->amax,
-              pa->E, m);
-    CKL();
-    oz_launch(grid1(n, 256), 256, r.st, oz_k_exponents, (const unsigned long long *)pb->amax,
-              pb->E, n);
+    oz_launch(grid1(m + n, 256), 256, r.st, oz_k_exponents, (const unsigned long long *)pa->amax,
+              pa->E, m + n); /* both sides */
     CKL();
     st = o2_column_pass(&o, 1, 1);
     if (st == OZBLAS_OK)
@@ -534,12 +521,7 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
             goto done;
     }
     CK(tl_mark(&o.tl, OZBLAS_PHASE_STATS, r.st));
-    CK(cudaMemcpyAsync(pa->hE, pa->E, 4 * m, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pa->hemin, pa->emin, 4 * m, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pa->hbits, pa->bits, 4 * m, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pb->hE, pb->E, 4 * n, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pb->hemin, pb->emin, 4 * n, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pb->hbits, pb->bits, 4 * n, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(o.hbuf, o.i4, 12 * (size_t)(m + n), cudaMemcpyDeviceToHost, r.st));
     CK(cudaStreamSynchronize(r.st));
     oz2_dside_host(pa, a);
     oz2_dside_host(pb, b);
