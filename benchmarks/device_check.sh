@@ -11,7 +11,12 @@
 #   policy check leave).
 #   OZ_BENCH_ARGS: gpu_bench.py's arguments, "--device-arrays" unless set (Ozaki II on CuPy
 #   arrays, device-event time, against CuPy's native; with 16384 also in one INT8 call per
-#   product, to show what the 8192-column chunks gain); OZ_BENCH_ARGS= for host arrays.
+#   product, to show what the 8192-column chunks gain; side by side with cuBLAS's own FP64
+#   emulation, Ozaki II at 12-16 moduli and automatic precision, each one's accuracy against
+#   the CPU oracle; the INT8 products through cuBLASLt's cached plans against cublasGemmEx,
+#   every modulus in one product against one per modulus at n <= 4096; batched GEMMs on
+#   CuPy stacks against CuPy's batched matmul and one call per product); OZ_BENCH_ARGS=
+#   for host arrays.
 #   OZ_POLICY_CHECK=0 leaves out benchmarks/policy_check.py (calibration, then the cost
 #   model's predictions against the CPU and GPU candidates' times; at most 80 s here).
 #   OZ_LAPACK_CHECK=0 leaves out benchmarks/lapack_gpu.py (getrf/potrf on CuPy arrays against

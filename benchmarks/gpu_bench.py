@@ -10,8 +10,16 @@ timeout still leaves what was done):
   * ZGEMM Ozaki II fast-14 at 4096 and 8192 (16384 if time allows);
   * accuracy (err_ab against the exact oracle of ozblas.testing) at 256 x 1024 x 256,
     phi = 0.5 and 1, for native cuBLAS and Ozaki II fast/accurate 14/16;
-  * cuBLAS's own FP64 emulation (CUBLAS_EMULATE_DOUBLE_PRECISION=1) through CuPy in a
-    subprocess, and whether it took effect.
+  * cuBLAS's own FP64 emulation (CUBLAS_EMULATE_DOUBLE_PRECISION=1, its default strategy and
+    "eager") through CuPy in a subprocess, DGEMM and ZGEMM, whether it took effect, and its
+    accuracy on the accuracy inputs against the exact oracle.
+With --device-arrays (what benchmarks/device_check.sh runs) the operands are CuPy arrays and
+the plan adds, side by side on the same inputs (issue 25): native cuBLAS (CuPy), Ozaki II
+fast/accurate at 12-16 moduli and automatic precision, cuBLAS's emulation, the accuracy of
+each against the CPU oracle; the kernels' paths (INT8 products through cuBLASLt's cached
+plans or cublasGemmEx, every modulus in one batched product or one per modulus for n up to
+4096, through the library's test hooks); and batched GEMMs (CuPy's batched matmul, ozblas
+on 3-D CuPy stacks, and the same products one ozblas call each).
 
 The Python API takes host arrays, so ozblas timings are end to end (host -> device copies
 through pinned staging, overlapped with the product, device -> host); "device" figures use
@@ -219,9 +227,29 @@ class _Hooks:
             self._cols.argtypes = [ctypes.c_int64]
             self._cols.restype = ctypes.c_int64
 
+        self._lt = getattr(lib, "oz_cuda_test_i8_lt", None)
+        if self._lt:
+            self._lt.argtypes = [ctypes.c_int]
+            self._lt.restype = ctypes.c_int64
+        self._few = getattr(lib, "oz_cuda_test_few_launches", None)
+        if self._few:
+            self._few.argtypes = [ctypes.c_int]
+
     def cap(self, nbytes):
         if self._cap:
             self._cap(nbytes)
+
+    def path(self, lt=True, few=True):
+        """The kernels' paths: INT8 products through cuBLASLt's cached plans (else
+        cublasGemmEx), every modulus in one batched product for n <= 4096 (else one per
+        modulus); False where the library lacks a hook for a path asked off."""
+        ok = True
+        for hook, on in ((getattr(self, "_lt", None), lt), (getattr(self, "_few", None), few)):
+            if hook:
+                hook(int(on))
+            elif not on:
+                ok = False
+        return ok
 
     def i8_columns(self, cols):
         """Column chunk of the INT8 products (0: the device's own; 2**40: one call per
@@ -298,20 +326,29 @@ def time_ozblas(n, cplx, method, moduli=None, scaling=None, reps=3, cap=0):
     return run
 
 
-def time_ozblas_device(n, cplx, moduli, scaling, reps=3, method="ozaki2", i8_columns=0):
+def time_ozblas_device(n, cplx, moduli, scaling, reps=3, method="ozaki2", i8_columns=0,
+                       path=None):
     """Ozaki II (or Ozaki I: moduli = slices, scaling = variant) on CuPy arrays already on
     the device: what a CuPy caller sees, timed with device events around the whole call
-    (workspace reuse, all kernels and GEMMs). i8_columns: the INT8 products' column chunk
-    forced through the test hook (0: the library's choice, 8192 columns on sm_90)."""
+    (workspace reuse, all kernels and GEMMs). moduli None: automatic precision.
+    i8_columns: the INT8 products' column chunk forced through the test hook (0: the
+    library's choice, 8192 columns on sm_90). path: Hooks.path's keywords (a kernel path
+    turned off)."""
     import cupy as cp
     import ozblas
 
     if i8_columns and not hooks().i8_columns(i8_columns):
         raise RuntimeError("this build has no oz_cuda_test_i8_columns hook")
+    if path and not hooks().path(**path):
+        raise RuntimeError(f"this build has no hook for the path {path}")
     try:
-        return _time_device(cp, ozblas, n, cplx, moduli, scaling, reps, method, i8_columns)
+        run = _time_device(cp, ozblas, n, cplx, moduli, scaling, reps, method, i8_columns)
+        if path:
+            run["path"] = path
+        return run
     finally:
         hooks().i8_columns(0)
+        hooks().path()
 
 
 def _time_device(cp, ozblas, n, cplx, moduli, scaling, reps, method, i8_columns):
@@ -335,8 +372,8 @@ def _time_device(cp, ozblas, n, cplx, moduli, scaling, reps, method, i8_columns)
     cp.get_default_memory_pool().free_all_blocks()
     med = statistics.median(times)
     return {"kind": f"ozblas_{method}_device_arrays", "dtype": "z" if cplx else "d", "n": n,
-            "moduli": moduli, "scaling": scaling, "i8_columns": i8_columns or None,
-            "executor": info.get("executor"),
+            "moduli": moduli, "moduli_used": info.get("moduli"), "scaling": scaling,
+            "i8_columns": i8_columns or None, "executor": info.get("executor"),
             "method_used": info.get("method"), "fallback": info.get("fallback"),
             "seconds": times, "seconds_median": med, "tflops_device": flops(n, cplx) / med / 1e12,
             "phase_seconds_median": [statistics.median(p[i] for p in phases) for i in range(5)]}
@@ -364,15 +401,73 @@ def time_cupy_native(n, cplx, reps=5):
             "seconds_median": med, "tflops_device": flops(n, cplx) / med / 1e12}
 
 
+def _stack(nb, n, cplx, seed):
+    import cupy as cp
+
+    rs = cp.random.RandomState(seed)
+
+    def draw():
+        return (rs.random_sample((nb, n, n)) - 0.5) * cp.exp(0.5 * rs.standard_normal((nb, n, n)))
+
+    return draw() + 1j * draw() if cplx else draw()
+
+
+def _device_time(cp, f, reps):
+    f()  # warm-up
+    times = []
+    for _ in range(reps):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record()
+        f()
+        e.record()
+        e.synchronize()
+        times.append(cp.cuda.get_elapsed_time(s, e) * 1e-3)
+    return times
+
+
+def time_batched(nb, n, cplx, moduli, scaling, reps=3):
+    """nb products of n x n x n on CuPy stacks: CuPy's batched matmul (cuBLAS's strided
+    batched GEMM), ozblas.matmul on the 3-D stacks (one batch: each matrix scaled alone,
+    the INT8 products batched), and the same products one ozblas.matmul each."""
+    import cupy as cp
+    import ozblas
+
+    a, b = _stack(nb, n, cplx, 3), _stack(nb, n, cplx, 4)
+    kw = dict(method="ozaki2", moduli=moduli, scaling=scaling)
+    out = {}
+    for label, f in (("cupy_native", lambda: cp.matmul(a, b)),
+                     ("ozblas_batched", lambda: ozblas.matmul(a, b, **kw)),
+                     ("ozblas_one_by_one", lambda: [ozblas.matmul(a[i], b[i], **kw)
+                                                    for i in range(nb)])):
+        ts = _device_time(cp, f, reps)
+        out[label] = {"seconds": ts, "seconds_median": statistics.median(ts),
+                      "tflops_device": nb * flops(n, cplx) / statistics.median(ts) / 1e12}
+    _, info = ozblas.matmul(a, b, return_info=True, **kw)
+    del a, b
+    cp.get_default_memory_pool().free_all_blocks()
+    return {"kind": "batched_device_arrays", "dtype": "z" if cplx else "d", "n": n, "batch": nb,
+            "moduli": moduli, "moduli_used": info.get("moduli"), "scaling": scaling,
+            "fallback": info.get("fallback"), "int_gemms": info.get("int_gemms"),
+            "seconds_median": out["ozblas_batched"]["seconds_median"],
+            "tflops_device": out["ozblas_batched"]["tflops_device"], "timings": out}
+
+
 _EMU_SCRIPT = textwrap.dedent(
     """
     import hashlib, json, sys, time
     import cupy as cp
+    import numpy as np
     out = {}
-    n = int(sys.argv[1])
+    n, cplx, acc = int(sys.argv[1]), sys.argv[2] == "z", sys.argv[3]
     rs = cp.random.RandomState(1)
-    a = (rs.random_sample((n, n)) - 0.5) * cp.exp(0.5 * rs.standard_normal((n, n)))
-    b = (rs.random_sample((n, n)) - 0.5) * cp.exp(0.5 * rs.standard_normal((n, n)))
+    def draw():
+        return (rs.random_sample((n, n)) - 0.5) * cp.exp(0.5 * rs.standard_normal((n, n)))
+    a = draw() + 1j * draw() if cplx else draw()
+    b = draw() + 1j * draw() if cplx else draw()
+    ins = np.load(acc + "/in.npz")  # the accuracy inputs (key_a, key_b): products back
+    np.savez(acc + "/out.npz", **{k[:-2]: cp.asnumpy(cp.asarray(ins[k]) @
+                                                    cp.asarray(ins[k[:-2] + "_b"]))
+                                  for k in ins.files if k.endswith("_a")})
     c = a @ b
     cp.cuda.Device().synchronize()
     ts = []
@@ -382,7 +477,7 @@ _EMU_SCRIPT = textwrap.dedent(
         ts.append(cp.cuda.get_elapsed_time(s, e) * 1e-3)
     ts.sort()
     out["seconds_median"] = ts[1]
-    out["tflops"] = 2.0 * n ** 3 / ts[1] / 1e12
+    out["tflops"] = (8.0 if cplx else 2.0) * n ** 3 / ts[1] / 1e12
     x = a[:512, :512] @ b[:512, :512]
     out["hash512"] = hashlib.sha1(cp.asnumpy(x).tobytes()).hexdigest()
     print("RESULT " + json.dumps(out))
@@ -390,54 +485,87 @@ _EMU_SCRIPT = textwrap.dedent(
 )
 
 
-def cublas_emulation(n):
-    res = {"n": n}
-    for label, extra in (("native", {"CUBLAS_EMULATE_DOUBLE_PRECISION": "0"}),
-                         ("emulated", {"CUBLAS_EMULATE_DOUBLE_PRECISION": "1",
-                                       "CUBLAS_EMULATION_STRATEGY": "eager"})):
-        env = dict(os.environ, **extra)
-        p = subprocess.run([sys.executable, "-c", _EMU_SCRIPT, str(n)], env=env,
-                           capture_output=True, text=True, timeout=120)
-        line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
-        if not line:
-            res[label] = {"error": (p.stderr or p.stdout)[-800:]}
-            continue
-        res[label] = dict(json.loads(line[0][7:]), env=extra)
-    nat, emu = res.get("native", {}), res.get("emulated", {})
-    if "hash512" in nat and "hash512" in emu:
-        res["results_differ"] = nat["hash512"] != emu["hash512"]
-        res["speed_ratio"] = nat["seconds_median"] / emu["seconds_median"]
-        res["took_effect"] = bool(res["results_differ"] or res["speed_ratio"] > 1.2)
+def cublas_emulation(n, cplx=False):
+    """cuBLAS natively and with its own FP64 emulation (default strategy, and eager), each in
+    a process of its own (the variables are read when cuBLAS starts): speed at n, and the
+    accuracy inputs' products against the exact oracle."""
+    import tempfile
+
+    from ozblas.testing import accurate_matmul, err_ab
+
+    res = {"n": n, "dtype": "z" if cplx else "d"}
+    ins = _accuracy_inputs(cplx)
+    with tempfile.TemporaryDirectory() as tmp:
+        np.savez(os.path.join(tmp, "in.npz"), **{f"{k}_{s}": v for k, (a, b) in ins.items()
+                                                 for s, v in (("a", a), ("b", b))})
+        for label, extra in (("native", {"CUBLAS_EMULATE_DOUBLE_PRECISION": "0"}),
+                             ("emulated", {"CUBLAS_EMULATE_DOUBLE_PRECISION": "1"}),
+                             ("emulated_eager", {"CUBLAS_EMULATE_DOUBLE_PRECISION": "1",
+                                                 "CUBLAS_EMULATION_STRATEGY": "eager"})):
+            env = dict(os.environ, **extra)
+            p = subprocess.run([sys.executable, "-c", _EMU_SCRIPT, str(n), res["dtype"], tmp],
+                               env=env, capture_output=True, text=True, timeout=120)
+            line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+            if not line:
+                res[label] = {"error": (p.stderr or p.stdout)[-800:]}
+                continue
+            res[label] = dict(json.loads(line[0][7:]), env=extra)
+            got = np.load(os.path.join(tmp, "out.npz"))
+            res[label]["err_ab"] = {k: err_ab(got[k], accurate_matmul(a, b), a, b)
+                                    for k, (a, b) in ins.items()}
+    nat = res.get("native", {})
+    for label in ("emulated", "emulated_eager"):
+        emu = res.get(label, {})
+        if "hash512" in nat and "hash512" in emu:
+            emu["results_differ"] = nat["hash512"] != emu["hash512"]
+            emu["speed_ratio"] = nat["seconds_median"] / emu["seconds_median"]
+            emu["took_effect"] = bool(emu["results_differ"] or emu["speed_ratio"] > 1.2)
     return res
 
 
-def accuracy(results):
-    import ozblas
-    from ozblas.testing import accurate_matmul, err_ab, make_matrix
+ACC_SHAPE = (256, 1024, 256)
 
-    m, k, n = 256, 1024, 256
-    for phi in (0.5, 1.0):
-        a = make_matrix(m, k, phi, seed=11)
-        b = make_matrix(k, n, phi, seed=12)
+
+def _accuracy_inputs(cplx):
+    """The accuracy inputs, m x k x n = ACC_SHAPE, by phi."""
+    from ozblas.testing import make_matrix
+
+    m, k, n = ACC_SHAPE
+    dt = np.complex128 if cplx else np.float64
+    return {f"phi{phi}": (make_matrix(m, k, phi, seed=11, dtype=dt),
+                          make_matrix(k, n, phi, seed=12, dtype=dt)) for phi in (0.5, 1.0)}
+
+
+def accuracy(results, moduli_list=(14, 16), cplx=False):
+    """err_ab against the exact oracle (ozblas.testing) of native cuBLAS, NumPy, and Ozaki II
+    fast/accurate at each count of moduli_list (None: automatic precision), each checked bit
+    for bit against the CPU executor."""
+    import ozblas
+    from ozblas.testing import accurate_matmul, err_ab
+
+    m, k, n = ACC_SHAPE
+    for key_in, (a, b) in _accuracy_inputs(cplx).items():
+        phi = float(key_in[3:])
         exact = accurate_matmul(a, b)
-        row = {"m": m, "k": k, "n": n, "phi": phi, "dtype": "d"}
+        row = {"m": m, "k": k, "n": n, "phi": phi, "dtype": "z" if cplx else "d"}
         c = ozblas.matmul(a, b, method="native", executor=EXECUTOR)
         row["native_cuda"] = err_ab(c, exact, a, b)
         row["native_numpy"] = err_ab(a @ b, exact, a, b)
         for scaling in ("fast", "accurate"):
-            for moduli in (14, 16):
+            for moduli in moduli_list:
                 c, info = ozblas.matmul(a, b, method="ozaki2", moduli=moduli, scaling=scaling,
                                         executor=EXECUTOR, return_info=True)
                 cc = ozblas.matmul(a, b, method="ozaki2", moduli=moduli, scaling=scaling,
                                    executor="cpu")
-                key = f"ozaki2_{scaling}_{moduli}"
+                key = f"ozaki2_{scaling}_{moduli or 'auto'}"
                 row[key] = err_ab(c, exact, a, b)
                 row[key + "_fallback"] = info["fallback"]
+                row[key + "_moduli"] = info["moduli"]
                 row[key + "_same_bits_as_cpu"] = bool(
                     np.array_equal(np.ascontiguousarray(c).view(np.uint64),
                                    np.ascontiguousarray(cc).view(np.uint64)))
         results.add("accuracy", row)
-        log(f"accuracy phi={phi}: " + ", ".join(
+        log(f"accuracy {row['dtype']} phi={phi}: " + ", ".join(
             f"{kk}={v:.2e}" for kk, v in row.items() if isinstance(v, float) and kk != "phi"))
 
 
@@ -468,12 +596,28 @@ def plan(quick, device_only=False):
             add(("cupy", n, cplx, None, None))
             for scaling in ("fast", "accurate"):
                 add(("ozaki2_dev", n, cplx, 14, scaling))
+            add(("ozaki2_dev", n, cplx, None, "accurate"))  # the defaults: automatic precision
             if n == 16384 and not cplx:  # what the 8192-column chunks of sm_90 gain
                 add(("ozaki2_dev_onecall", n, cplx, 14, "fast"))
+            if n in (16384, 4096) and not cplx:  # cuBLASLt's cached plans against GemmEx
+                add(("ozaki2_dev_gemmex", n, cplx, 14, "fast"))
+        add(("accuracy_moduli",))
         for n in (2048, 1024):
             add(("cupy", n, False, None, None))
             add(("ozaki2_dev", n, False, 14, "fast"))
+        for n in (4096, 2048, 1024):  # every modulus in one product, or one per modulus
+            add(("ozaki2_dev_per_modulus", n, False, 14, "fast"))
+        add(("emulation", 8192, False))
+        add(("emulation", 8192, True))
+        for nb, n in ((64, 512), (16, 1024), (8, 2048)):
+            add(("batched", n, False, 14, "fast", nb))
+            add(("batched", n, False, None, "accurate", nb))
+        add(("batched", 1024, True, 14, "fast", 16))
+        for moduli in (12, 13, 15, 16):  # the side by side at 12-16 moduli
+            for scaling in ("fast", "accurate"):
+                add(("ozaki2_dev", 8192, False, moduli, scaling))
         add(("ozaki2_dev", 16384, False, 16, "accurate"))
+        add(("ozaki2_dev", 8192, True, 16, "fast"))
         for n in (4096, 8192):
             for variant in ("hybrid", "bitmask"):
                 add(("ozaki1_dev", n, False, 11, variant))
@@ -557,19 +701,43 @@ def main():
                     continue
                 accuracy(res)
                 continue
+            if kind == "accuracy_moduli":  # d and z at 12-16 moduli and automatic precision
+                if left < 60:
+                    res.add("skipped", {"what": "accuracy_moduli", "left_s": left})
+                    continue
+                for cplx in (False, True):
+                    accuracy(res, (12, 13, 14, 15, 16, None), cplx)
+                continue
             if kind == "emulation":
                 if not have_cupy or left < 60:
                     res.add("skipped", {"what": "cublas_emulation", "left_s": left})
                     continue
-                r = cublas_emulation(item[1])
-                res.data["cublas_emulation"] = r
+                r = cublas_emulation(*item[1:])
+                res.data.setdefault("cublas_emulations", []).append(r)
+                if not item[2]:
+                    res.data["cublas_emulation"] = r
                 res.save()
                 log(f"cuBLAS emulation: {json.dumps(r)[:300]}")
                 continue
+            if kind == "batched":
+                _, n, cplx, moduli, scaling, nb = item
+                est = 3 * estimate("ozaki2_dev", n, cplx, moduli or 14) * nb / 4
+                if not have_cupy or est > left:
+                    res.add("skipped", {"what": list(item), "estimate_s": est, "left_s": left})
+                    continue
+                t = time.monotonic()
+                run = time_batched(nb, n, cplx, moduli, scaling)
+                run["wall_s"] = time.monotonic() - t
+                res.add("runs", run)
+                tm = run["timings"]
+                log(f"{_label(run)}: " + ", ".join(
+                    f"{k} {v['seconds_median'] * 1e3:.2f} ms" for k, v in tm.items()))
+                continue
             _, n, cplx, moduli, scaling = item
             est = estimate(kind, n, cplx, moduli or 14)
-            if est > left or (kind in ("cupy", "ozaki2_dev", "ozaki2_dev_onecall", "ozaki1_dev")
-                              and not have_cupy):
+            if est > left or (kind != "cupy" and kind.endswith(("_dev", "_onecall", "_gemmex",
+                                                               "_per_modulus")) and not have_cupy
+                              or kind == "cupy" and not have_cupy):
                 res.add("skipped", {"what": list(item), "estimate_s": est, "left_s": left})
                 log(f"skip {item}: estimate {est:.0f}s, left {left:.0f}s")
                 continue
@@ -580,6 +748,10 @@ def main():
                 run = time_ozblas_device(n, cplx, moduli, scaling, method=kind[:6])
             elif kind == "ozaki2_dev_onecall":
                 run = time_ozblas_device(n, cplx, moduli, scaling, i8_columns=1 << 40)
+            elif kind == "ozaki2_dev_gemmex":
+                run = time_ozblas_device(n, cplx, moduli, scaling, path={"lt": False})
+            elif kind == "ozaki2_dev_per_modulus":
+                run = time_ozblas_device(n, cplx, moduli, scaling, path={"few": False})
             elif kind == "ozaki2_tiled":
                 run = time_ozblas(n, cplx, "ozaki2", moduli, scaling, cap=TILED_CAP)
             else:
@@ -606,13 +778,22 @@ def _label(r):
         return f"{r['dtype']} n={r['n']} native (CuPy, device)"
     if r["kind"] == "ozblas_native":
         return f"{r['dtype']} n={r['n']} native (ozblas cuda)"
+    if r["kind"] == "batched_device_arrays":
+        return (f"{r['dtype']} {r['batch']} x n={r['n']} batched ozaki2 "
+                f"{r['scaling']}-{r['moduli'] or 'auto'}")
     where = " (CuPy arrays)" if r["kind"].endswith("_device_arrays") else ""
     if r.get("i8_columns"):
         where += " unchunked"
+    path = r.get("path") or {}
+    if path.get("lt") is False:
+        where += " GemmEx"
+    if path.get("few") is False:
+        where += " per modulus"
     if r["kind"].endswith("_tiled"):
         where = f" (tiled, cap {r['workspace_cap'] / 2**30:.0f} GiB)"
     method = "ozaki1" if r["kind"].startswith("ozblas_ozaki1") else "ozaki2"
-    return f"{r['dtype']} n={r['n']} {method} {r['scaling']}-{r['moduli']}{where}"
+    moduli = r["moduli"] or f"auto({r.get('moduli_used')})"
+    return f"{r['dtype']} n={r['n']} {method} {r['scaling']}-{moduli}{where}"
 
 
 def print_table(d):
@@ -639,18 +820,27 @@ def print_table(d):
               f"{(f'{dms * 1e3:.1f}' if dms else '-'):>8}  {phs}{fb}")
     for row in d.get("accuracy", []):
         keys = [k for k, v in row.items() if isinstance(v, float) and k != "phi"]
-        print(f"accuracy phi={row['phi']} {row['m']}x{row['k']}x{row['n']}: " +
+        print(f"accuracy {row.get('dtype', 'd')} phi={row['phi']} {row['m']}x{row['k']}x{row['n']}: " +
               ", ".join(f"{k}={row[k]:.2e}" for k in keys))
         same = [k[:-len("_same_bits_as_cpu")] for k, v in row.items()
                 if k.endswith("_same_bits_as_cpu") and v is False]
         if same:
             print(f"  NOT bit-identical to the CPU executor: {same}")
-    emu = d.get("cublas_emulation")
-    if emu:
-        nat, em = emu.get("native", {}), emu.get("emulated", {})
-        print(f"cuBLAS FP64 emulation n={emu.get('n')}: native {nat.get('tflops', 'err')} "
-              f"TFLOPS, CUBLAS_EMULATE_DOUBLE_PRECISION=1 {em.get('tflops', 'err')} TFLOPS, "
-              f"took effect: {emu.get('took_effect')}")
+    for r in d.get("runs", []):
+        if r["kind"] == "batched_device_arrays":
+            print(f"{_label(r)}: " + ", ".join(
+                f"{k} {v['seconds_median'] * 1e3:.2f} ms ({v['tflops_device']:.1f} TF)"
+                for k, v in r["timings"].items()))
+    for emu in d.get("cublas_emulations") or ([d["cublas_emulation"]]
+                                              if d.get("cublas_emulation") else []):
+        for label in ("native", "emulated", "emulated_eager"):
+            e = emu.get(label)
+            if e is None:
+                continue
+            acc = ", ".join(f"{k} err_ab {v:.2e}" for k, v in (e.get("err_ab") or {}).items())
+            print(f"cuBLAS {emu.get('dtype', 'd')} n={emu.get('n')} {label}: "
+                  f"{e.get('tflops', e.get('error', 'err'))} TFLOPS, took effect: "
+                  f"{e.get('took_effect', '-')}; {acc}")
     for e in d.get("errors", []):
         print(f"error: {e.get('what')}: {e.get('error') or e.get('reason')}")
     if d.get("skipped"):

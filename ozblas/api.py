@@ -235,25 +235,47 @@ def matmul(a, b, *, method=None, moduli=None, scaling=None, slices=None, variant
     if ba != bb and 1 not in (ba, bb):
         raise ValueError(f"batch sizes differ: a is {a.shape}, b is {b.shape}")
     nb = bb if ba == 1 else ba  # NumPy's broadcasting: a batch of 1 meets any, 0 included
-    out = xp.empty((nb, a.shape[-2], b.shape[-1]), dtype=dt)
-    reps = []
-    for i in range(nb):
-        ai = a[i if ba > 1 else 0] if a.ndim == 3 else a
-        bi = b[i if bb > 1 else 0] if b.ndim == 3 else b
-        ci = xp.empty((ai.shape[0], bi.shape[1]), dtype=dt, order="F")
-        reps.append(_gemm(1.0, ai, bi, 0.0, ci, "N", "N", opts, cplx))
-        out[i] = ci
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    # each C_i column-major (the 2-D product's orientation, so the same bits)
+    out = xp.empty((nb, n, m), dtype=dt).transpose(0, 2, 1)
+    A, ta, lda, sa = _batch_view(a, nb)
+    B, tb, ldb, sb = _batch_view(b, nb)
+    rep = ffi.new("ozblas_report *")
+    args = (_context(), ta.encode(), tb.encode(), m, n, k)
+    tail = (out if nb else xp.empty((1, 1), dtype=dt), max(1, m), m * n, nb, opts, rep)
+    if cplx:
+        al = ffi.new("double[2]", [1.0, 0.0])
+        be = ffi.new("double[2]", [0.0, 0.0])
+        st = lib.ozblas_zgemm_batched(*args, al, _ptr(A), lda, sa, _ptr(B), ldb, sb, be,
+                                      _ptr(tail[0]), *tail[1:])
+    else:
+        st = lib.ozblas_dgemm_batched(*args, 1.0, _ptr(A), lda, sa, _ptr(B), ldb, sb, 0.0,
+                                      _ptr(tail[0]), *tail[1:])
+    check(st)
     if not return_info:
         return out
-    if not reps:  # no product at all: the report of an empty one (a quick return)
-        k, n = a.shape[-1], b.shape[-1]
-        reps.append(_gemm(1.0, xp.empty((0, k), dtype=dt), xp.empty((k, n), dtype=dt), 0.0,
-                          xp.empty((0, n), dtype=dt, order="F"), "N", "N", opts, cplx))
-    info = dict(reps[0])
+    info = _report_dict(rep, opts.device)
     info["batch"] = nb
-    info["fallback"] = next((r["fallback"] for r in reps if r["fallback"]), None)
-    info["seconds"] = sum(r["seconds"] for r in reps)
     return out, info
+
+
+def _batch_view(x, nb):
+    """(array, trans, ld, stride) for x (2-D, or 3-D with a batch of nb or 1) as nb matrices
+    of one layout, stride in elements between them (0: the same matrix for all). Stacks
+    whose matrices are not each column- or row-contiguous with one stride are copied."""
+    if x.ndim == 2 or (x.shape[0] == 1 and nb != 1):
+        arr, t, ld = _blas_view(x if x.ndim == 2 else x[0], "N")
+        return arr, t, ld, 0
+    item = x.itemsize
+    r, c = x.shape[1], x.shape[2]
+    s0, s1, s2 = x.strides
+    if s0 % item == 0:
+        if (s1 == item or r <= 1) and s2 % item == 0 and s2 >= item * max(r, 1):
+            return x, "N", max(s2 // item, r, 1), s0 // item
+        if (s2 == item or c <= 1) and s1 % item == 0 and s1 >= item * max(c, 1):
+            return x, "T", max(s1 // item, c, 1), s0 // item
+    y = _xp(x).ascontiguousarray(x)
+    return y, "T", max(c, 1), r * c
 
 
 def _f2py_scalar(x, cplx, name):

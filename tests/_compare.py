@@ -72,3 +72,50 @@ def _mats(m, k, n, phi, dtype, seed):
 def _operand(rows, cols, phi, dtype, seed, order):
     x = make_matrix(rows, cols, phi, seed=seed, dtype=dtype)
     return np.asfortranarray(x) if order == "F" else np.ascontiguousarray(x)
+
+
+def gemm_batched(cplx, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, nb,
+                 offsets=(0, 0, 0), single=False, addresses=None, **options):
+    """ozblas_dgemm_batched / ozblas_zgemm_batched on flat buffers a, b and c (float64 or
+    complex128; c is written in place), product i's A at element offsets[0] + i sa of a, B and
+    C likewise; with single=True the same products by one ozblas_dgemm / ozblas_zgemm each.
+    addresses: the buffers' addresses to use instead (device copies). options:
+    ozblas.matmul's keywords. Returns the status and the report dict (single: the first
+    failing status and the list of reports)."""
+    from ozblas import api
+    from ozblas._native import ffi, lib
+
+    opts = api._options(options.get("method"), options.get("moduli"), options.get("scaling"),
+                        options.get("executor"), options.get("threads"))
+    w = 2 if cplx else 1
+    where = dict(zip(map(id, (a, b, c)), addresses)) if addresses else {}
+
+    def ptr(x, off):
+        return ffi.cast("double *", where.get(id(x), x.ctypes.data) + 8 * w * off)
+
+    al = ffi.new("double[2]", [complex(alpha).real, complex(alpha).imag])
+    be = ffi.new("double[2]", [complex(beta).real, complex(beta).imag])
+    if not single:
+        rep = ffi.new("ozblas_report *")
+        head = (api._context(), ta.encode(), tb.encode(), m, n, k)
+        ops = (ptr(a, offsets[0]), lda, sa, ptr(b, offsets[1]), ldb, sb)
+        if cplx:
+            st = lib.ozblas_zgemm_batched(*head, al, *ops, be, ptr(c, offsets[2]), ldc, sc, nb,
+                                          opts, rep)
+        else:
+            st = lib.ozblas_dgemm_batched(*head, float(alpha), *ops, float(beta),
+                                          ptr(c, offsets[2]), ldc, sc, nb, opts, rep)
+        return st, api._report_dict(rep)
+    reps, first = [], 0
+    for i in range(nb):
+        rep = ffi.new("ozblas_report *")
+        args = (ptr(a, offsets[0] + i * sa), lda, ptr(b, offsets[1] + i * sb), ldb)
+        if cplx:
+            st = lib.ozblas_zgemm(api._context(), ta.encode(), tb.encode(), m, n, k, al, *args, be,
+                                  ptr(c, offsets[2] + i * sc), ldc, opts, rep)
+        else:
+            st = lib.ozblas_dgemm(api._context(), ta.encode(), tb.encode(), m, n, k, float(alpha),
+                                  *args, float(beta), ptr(c, offsets[2] + i * sc), ldc, opts, rep)
+        first = first or st
+        reps.append(api._report_dict(rep))
+    return first, reps

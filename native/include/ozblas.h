@@ -257,6 +257,36 @@ ozblas_status ozblas_zgemm(ozblas_context *ctx, char transa, char transb,
                            const double *beta, double *C, int64_t ldc,
                            const ozblas_options *opt, ozblas_report *report);
 
+/* A batch of products of one shape (cuBLAS's strided batched GEMM): for b = 0 .. batch - 1,
+ * C_b := alpha * op(A_b) * op(B_b) + beta * C_b, where A_b = A + b * stride_a (strides in
+ * elements, complex ones for ZGEMM), B_b and C_b likewise. A stride may be 0 (one A or B
+ * for every product) or negative; strides that make the C_b overlap give an unspecified C,
+ * as in cuBLAS (never a crash). Every product gives the bits ozblas_dgemm/ozblas_zgemm give
+ * it alone with opt, on every executor: the CPU executor runs the products one by one, the
+ * CUDA executor runs Ozaki II products as batches (each matrix scaled on its own, the
+ * integer products batched), and a product that falls back or needs tiling one by one.
+ * batch 0, m or n 0 return at once; a negative batch is OZBLAS_ERR_INVALID_ARGUMENT, as is
+ * any argument ozblas_dgemm refuses (checked before anything is computed). On another
+ * error the products may be partly computed. report (may be NULL) describes the batch as one
+ * call: the first product's report, the largest moduli, slices and bound, bits over all
+ * products, the first fallback (with that product's method), int_gemms, engine_products,
+ * fp64_passes and phase_seconds summed over the products, seconds of the whole call. */
+ozblas_status ozblas_dgemm_batched(ozblas_context *ctx, char transa, char transb,
+                                   int64_t m, int64_t n, int64_t k,
+                                   double alpha, const double *A, int64_t lda, int64_t stride_a,
+                                   const double *B, int64_t ldb, int64_t stride_b,
+                                   double beta, double *C, int64_t ldc, int64_t stride_c,
+                                   int64_t batch, const ozblas_options *opt,
+                                   ozblas_report *report);
+/* Complex version: alpha and beta point to two doubles each (re, im). */
+ozblas_status ozblas_zgemm_batched(ozblas_context *ctx, char transa, char transb,
+                                   int64_t m, int64_t n, int64_t k,
+                                   const double *alpha, const double *A, int64_t lda,
+                                   int64_t stride_a, const double *B, int64_t ldb,
+                                   int64_t stride_b, const double *beta, double *C,
+                                   int64_t ldc, int64_t stride_c, int64_t batch,
+                                   const ozblas_options *opt, ozblas_report *report);
+
 const char *ozblas_status_name(ozblas_status s);
 const char *ozblas_status_message(ozblas_status s);
 const char *ozblas_fallback_name(int fallback);

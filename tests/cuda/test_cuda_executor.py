@@ -452,6 +452,60 @@ def test_int8_products_in_column_chunks(cplx, method, kw):
     assert_same_bits(one, cp, "cpu")
 
 
+def _hook(name, argtype, restype=None):
+    f = getattr(ctypes.CDLL(ozblas._native.library_path()), name)
+    f.argtypes = [argtype]
+    f.restype = restype
+    return f
+
+
+@pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
+def test_int8_products_through_cached_cublaslt_plans(cplx):
+    """cuBLASLt's plan (descriptor, layouts, the heuristic's algorithm) for a shape is built
+    once per thread and device and reused by the next call of that shape; cublasGemmEx
+    (the hook turning the plans off) gives the same bits, the CPU executor's."""
+    dt = np.complex128 if cplx else np.float64
+    a, b = _mats(41, 29, 53, 1.0, dt, 44)
+    lt = _hook("oz_cuda_test_i8_lt", ctypes.c_int, ctypes.c_int64)
+    kw = dict(method="ozaki2", moduli=11, scaling="accurate", executor="cuda")
+    lt(1)
+    try:
+        first = ozblas.matmul(a, b, **kw)
+        built = lt(1)
+        again = ozblas.matmul(a, b, **kw)
+        assert built > 0 and lt(0) == 0, built  # the second call built none
+        gemmex = ozblas.matmul(a, b, **kw)
+        assert lt(1) == 0
+    finally:
+        lt(1)
+    assert_same_bits(again, first, "cached plan")
+    assert_same_bits(gemmex, first, "cublasGemmEx")
+    assert_same_bits(first, ozblas.matmul(a, b, **dict(kw, executor="cpu")), "cpu")
+
+
+@pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
+def test_every_modulus_in_one_product(cplx):
+    """A product that fits whole (n <= 4096): every modulus' INT8 products one batched call
+    and one reduction launch (plus accurate scaling's bound product), against one per
+    modulus with the hook off: the same bits."""
+    dt = np.complex128 if cplx else np.float64
+    a, b = _mats(30, 44, 26, 1.0, dt, 46)
+    few = _hook("oz_cuda_test_few_launches", ctypes.c_int)
+    kw = dict(method="ozaki2", moduli=12, scaling="accurate", executor="cuda")
+    _i8_columns(0)
+    one = ozblas.matmul(a, b, **kw)
+    calls_one = _i8_columns(0)
+    few(0)
+    try:
+        per = ozblas.matmul(a, b, **kw)
+        calls_per = _i8_columns(0)
+    finally:
+        few(1)
+    assert (calls_one, calls_per) == (2, 12 * (3 if cplx else 1) + 1)
+    assert_same_bits(one, per, "one product per modulus")
+    assert_same_bits(one, ozblas.matmul(a, b, **dict(kw, executor="cpu")), "cpu")
+
+
 @pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
 @pytest.mark.parametrize("method", ["ozaki2", "ozaki1"])
 def test_split_calls_like_cpu(cplx, method):

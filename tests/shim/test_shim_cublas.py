@@ -36,6 +36,8 @@ GEMM = "h ta tb m n k alpha A lda B ldb beta C ldc"
 STRIDED = "h ta tb m n k alpha A lda sa B ldb sb beta C ldc sc nb"
 GEMMEX = "h ta tb m n k alpha A at lda B bt ldb beta C ct ldc compute algo"
 STRIDEDEX = "h ta tb m n k alpha A at lda sa B bt ldb sb beta C ct ldc sc nb compute algo"
+ARRAY = "h ta tb m n k alpha A lda B ldb beta C ldc nb"  # A, B, C: device arrays of pointers
+ARRAYEX = "h ta tb m n k alpha A at lda B bt ldb beta C ct ldc nb compute algo"
 TRSM = "h side uplo ta diag m n alpha A lda B ldb"
 TRMM = "h side uplo ta diag m n alpha A lda B ldb C ldc"
 RK = "h uplo ta n k alpha A lda beta C ldc"
@@ -60,6 +62,9 @@ SIGNATURES = {
     "cublasGemmEx": (GEMMEX, "int"), "cublasGemmEx_64": (GEMMEX, "int64_t"),
     "cublasGemmStridedBatchedEx": (STRIDEDEX, "int"),
     "cublasGemmStridedBatchedEx_64": (STRIDEDEX, "int64_t"),
+    "cublasDgemmBatched": (ARRAY, "int"), "cublasDgemmBatched_64": (ARRAY, "int64_t"),
+    "cublasZgemmBatched": (ARRAY, "int"), "cublasZgemmBatched_64": (ARRAY, "int64_t"),
+    "cublasGemmBatchedEx": (ARRAYEX, "int"), "cublasGemmBatchedEx_64": (ARRAYEX, "int64_t"),
 }
 POINTERS = {"h", "alpha", "A", "B", "beta", "C"}
 INTS = {"ta", "tb", "at", "bt", "ct", "compute", "algo", "side", "uplo", "diag"}
@@ -89,6 +94,7 @@ def _stub_source():
         #include <stdint.h>
         #include <stdio.h>
         #include <stdlib.h>
+        #include <string.h>
         static FILE *out(void)
         {
             static FILE *f;
@@ -162,6 +168,18 @@ typedef int (*sb64_t)(void *, int, int, int64_t, int64_t, int64_t, const void *,
                       int64_t, long long, int64_t);
 typedef int (*ex_t)(void *, int, int, int, int, int, const void *, const void *, int, int,
                     const void *, int, int, const void *, void *, int, int, int, int);
+/* the batched forms with arrays of pointers */
+typedef int (*ba_t)(void *, int, int, int, int, int, const void *, void *const *, int,
+                    void *const *, int, const void *, void *const *, int, int);
+typedef int (*ba64_t)(void *, int, int, int64_t, int64_t, int64_t, const void *, void *const *,
+                      int64_t, void *const *, int64_t, const void *, void *const *, int64_t,
+                      int64_t);
+typedef int (*baex_t)(void *, int, int, int, int, int, const void *, void *const *, int, int,
+                      void *const *, int, int, const void *, void *const *, int, int, int, int,
+                      int);
+typedef int (*baex64_t)(void *, int, int, int64_t, int64_t, int64_t, const void *, void *const *,
+                        int, int64_t, void *const *, int, int64_t, const void *, void *const *,
+                        int, int64_t, int64_t, int, int);
 """
 
 # The program: each argument names one call, made through the global lookup (the shim's
@@ -194,6 +212,9 @@ static void *fn(const char *name)
 int main(int argc, char **argv)
 {
     static double A[256], B[256], C[256], al[2] = {1.5, 0.25}, be[2] = {0.5, -1.0}, z0[2];
+    /* "device" arrays of pointers: never read by a call that passes through */
+    static void *PA[4] = {A, A + 64, A + 128, A}, *PB[4] = {B, B + 64, B + 128, B + 192},
+                *PC[4] = {C, C + 64, C + 128, C + 192};
     void *h = (void *)0x1234;
     const void *alpha = al, *beta = be, *zero = z0;
     if (getenv("STUB_POINTER_MODE") && atoi(getenv("STUB_POINTER_MODE"))) {
@@ -251,6 +272,27 @@ int main(int argc, char **argv)
             st = ((sbex64_t)fn("cublasGemmStridedBatchedEx_64"))(h, 0, 1, 3, 3, 2, alpha, A, 5, 3, 6,
                                                                  B, 5, 3, 6, beta, C, 5, 3, 9, 2,
                                                                  70, -1);
+        else if (!strcmp(c, "dba"))
+            st = ((ba_t)fn("cublasDgemmBatched"))(h, 0, 1, 4, 3, 2, alpha, PA, 4, PB, 3, beta, PC, 4,
+                                                   3);
+        else if (!strcmp(c, "dba64"))
+            st = ((ba64_t)fn("cublasDgemmBatched_64"))(h, 1, 0, 2, 3, 4, alpha, PA, 4, PB, 4, beta,
+                                                       PC, 2, 4);
+        else if (!strcmp(c, "zba"))
+            st = ((ba_t)fn("cublasZgemmBatched"))(h, 2, 0, 3, 3, 2, alpha, PA, 2, PB, 2, beta, PC, 3,
+                                                   2);
+        else if (!strcmp(c, "zba64"))
+            st = ((ba64_t)fn("cublasZgemmBatched_64"))(h, 0, 2, 3, 2, 4, alpha, PA, 3, PB, 2, beta,
+                                                       PC, 3, 3);
+        else if (!strcmp(c, "baex_d"))
+            st = ((baex_t)fn("cublasGemmBatchedEx"))(h, 0, 0, 4, 3, 2, alpha, PA, 1, 4, PB, 1, 2,
+                                                      beta, PC, 1, 4, 2, 70, -1);
+        else if (!strcmp(c, "baex_i8"))
+            st = ((baex_t)fn("cublasGemmBatchedEx"))(h, 1, 0, 4, 4, 8, alpha, PA, 3, 8, PB, 3, 8,
+                                                      beta, PC, 10, 4, 2, 72, -1);
+        else if (!strcmp(c, "baex64_z"))
+            st = ((baex64_t)fn("cublasGemmBatchedEx_64"))(h, 1, 0, 3, 3, 2, alpha, PA, 5, 2, PB, 5,
+                                                          2, beta, PC, 5, 3, 4, 70, -1);
         else if (!strcmp(c, "dtrsm"))
             st = ((trsm_t)fn("cublasDtrsm_v2"))(h, 0, 1, 0, 0, 4, 3, alpha, A, 4, B, 4);
         else if (!strcmp(c, "dtrsm64"))
@@ -336,6 +378,12 @@ int main(int argc, char **argv)
         else if (!strcmp(c, "batch0"))
             st = ((sb_t)fn("cublasDgemmStridedBatched"))(h, 0, 0, 2, 3, 4, alpha, A, 2, 8, B, 4, 12,
                                                           beta, C, 2, 6, 0);
+        else if (!strcmp(c, "batch0_array"))
+            st = ((ba_t)fn("cublasZgemmBatched"))(h, 0, 0, 2, 3, 4, alpha, PA, 2, PB, 4, beta, PC, 2,
+                                                   0);
+        else if (!strcmp(c, "batchneg_array"))
+            st = ((ba_t)fn("cublasDgemmBatched"))(h, 0, 0, 2, 3, 4, alpha, PA, 2, PB, 4, beta, PC, 2,
+                                                   -1);
         else if (!strcmp(c, "argerr"))
             st = ((gemm_t)fn("cublasDgemm_v2"))(h, 0, 0, 4, 3, 2, alpha, A, 3, B, 2, beta, C, 4);
         else {
@@ -352,7 +400,8 @@ PROG = PROG.replace("/*TR_TYPEDEFS*/", TR_TYPEDEFS)
 
 # Every call; those traced (FP64) with the routine and sizes the trace must show.
 PASS_CALLS = ["dgemm", "dgemm64", "zgemm", "zgemm64", "dsb", "dsb64", "zsb", "zsb64", "ex_d", "ex_z",
-              "ex_pedantic", "ex_i8", "ex_mixed", "ex64_d", "sbex_d", "sbex_i8", "sbex64_z", "argerr",
+              "ex_pedantic", "ex_i8", "ex_mixed", "ex64_d", "sbex_d", "sbex_i8", "sbex64_z",
+              "dba", "dba64", "zba", "zba64", "baex_d", "baex_i8", "baex64_z", "argerr",
               "dtrsm", "dtrsm64", "ztrsm", "ztrsm64", "dtrmm", "dtrmm64", "ztrmm", "ztrmm64",
               "dsyrk", "dsyrk64", "zsyrk", "zsyrk64", "zherk", "zherk64",
               "dsymm", "dsymm64", "zsymm", "zsymm64", "zhemm", "zhemm64",
@@ -368,6 +417,10 @@ TRACED = {
     "ex_pedantic": ("dgemm", "cublasGemmEx", 4, 3, 2), "ex64_d": ("dgemm", "cublasGemmEx_64", 4, 3, 2),
     "sbex_d": ("dgemm", "cublasGemmStridedBatchedEx", 2, 3, 4),
     "sbex64_z": ("zgemm", "cublasGemmStridedBatchedEx_64", 3, 3, 2),
+    "dba": ("dgemm", "cublasDgemmBatched", 4, 3, 2), "dba64": ("dgemm", "cublasDgemmBatched_64", 2, 3, 4),
+    "zba": ("zgemm", "cublasZgemmBatched", 3, 3, 2), "zba64": ("zgemm", "cublasZgemmBatched_64", 3, 2, 4),
+    "baex_d": ("dgemm", "cublasGemmBatchedEx", 4, 3, 2),
+    "baex64_z": ("zgemm", "cublasGemmBatchedEx_64", 3, 3, 2),
     "argerr": ("dgemm", "cublasDgemm_v2", 4, 3, 2),
     # trsm/trmm: m, n and the triangle's order
     "dtrsm": ("dtrsm", "cublasDtrsm_v2", 4, 3, 4), "dtrsm64": ("dtrsm", "cublasDtrsm_v2_64", 3, 5, 5),
@@ -488,11 +541,20 @@ def test_calls_pass_through_with_identical_arguments(built, tmp_path, case):
 
 
 def test_quick_returns_do_not_reach_cublas(built, tmp_path):
-    out, stub, trace, _ = _run(built["full"], tmp_path, ["quick", "batch0"], True, "q")
-    assert out == ["quick 0", "batch0 0"]
+    out, stub, trace, _ = _run(built["full"], tmp_path, ["quick", "batch0", "batch0_array"], True, "q")
+    assert out == ["quick 0", "batch0 0", "batch0_array 0"]
     assert stub == []
     assert [(t["symbol"], t["route"], t["executor"]) for t in trace] == [
-        ("cublasDgemm_v2", "quick", "cublas"), ("cublasDgemmStridedBatched", "quick", "cublas")]
+        ("cublasDgemm_v2", "quick", "cublas"), ("cublasDgemmStridedBatched", "quick", "cublas"),
+        ("cublasZgemmBatched", "quick", "cublas")]
+
+
+def test_negative_batch_count_reaches_cublas_unchanged(built, tmp_path):
+    _, stub0, _, _ = _run(built["full"], tmp_path, ["batchneg_array"], False, "plain", STUB_STATUS="7")
+    out, stub, trace, _ = _run(built["full"], tmp_path, ["batchneg_array"], True, "pre", STUB_STATUS="7")
+    assert out == ["batchneg_array 7"] and stub == stub0 and len(stub) == 1
+    assert [(t["symbol"], t["route"], t["reason"]) for t in trace] == [
+        ("cublasDgemmBatched", "native", '"argument error"')]
 
 
 def test_trsm_trmm_special_cases(built, tmp_path):
@@ -630,6 +692,14 @@ int cuPointerGetAttribute(void *data, int attr, unsigned long long p)
     *(unsigned *)data = attr == 2 ? 2 : 0; /* MEMORY_TYPE: DEVICE */
     return 0;
 }
+/* "device" memory is the program's own: a copy is a memcpy, queued on no stream */
+int cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t n, void *s)
+{
+    (void)s;
+    memcpy(dst, (const void *)(uintptr_t)src, n);
+    return 0;
+}
+int cuStreamSynchronize(void *s) { (void)s; return 0; }
 """
 
 # Each intercepted form once, on host memory (the emulated executor copies it like host
@@ -712,6 +782,33 @@ int main(void)
         ozblas_dgemm(ctx, 'N', 'N', M, N, K, al[0], A + b * sa, M, B + b * sb, K, be[0],
                      R + b * sc, M, &o, NULL);
     report("cublasGemmStridedBatchedEx");
+    {
+        /* arrays of pointers ("device" arrays): any matrices, one A twice, C out of order */
+        void *pa[NB] = {A + 2 * sa, A, A + 2 * sa}, *pb[NB] = {B, B + sb, B + 2 * sb},
+             *pc[NB] = {C + 2 * sc, C, C + sc};
+        start();
+        ((ba_t)fn("cublasDgemmBatched"))(h, 1, 0, M, N, K, al, pa, K, pb, K, be, pc, M, NB);
+        for (int b = 0; b < NB; b++)
+            ozblas_dgemm(ctx, 'T', 'N', M, N, K, al[0], (double *)pa[b], K, (double *)pb[b], K,
+                         be[0], R + ((double *)pc[b] - C), M, &o, NULL);
+        report("cublasDgemmBatched");
+        start();
+        ((baex_t)fn("cublasGemmBatchedEx"))(h, 0, 1, M, N, K, al, pa, 1, M, pb, 1, N, be, pc, 1,
+                                            M + 2, NB, 70, -1);
+        for (int b = 0; b < NB; b++)
+            ozblas_dgemm(ctx, 'N', 'T', M, N, K, al[0], (double *)pa[b], M, (double *)pb[b], N,
+                         be[0], R + ((double *)pc[b] - C), M + 2, &o, NULL);
+        report("cublasGemmBatchedEx");
+        /* complex: even offsets, in doubles */
+        void *za[NB] = {A, A + 2 * (sa / 2), A}, *zb[NB] = {B + 2 * (sb / 2), B, B},
+             *zc[NB] = {C, C + 2 * (sc / 2), C + 4 * (sc / 2)};
+        start();
+        ((ba64_t)fn("cublasZgemmBatched_64"))(h, 2, 0, M, N, K, al, za, K, zb, K, be, zc, M, NB);
+        for (int b = 0; b < NB; b++)
+            ozblas_zgemm(ctx, 'C', 'N', M, N, K, al, (double *)za[b], K, (double *)zb[b], K, be,
+                         R + ((double *)zc[b] - C), M, &o, NULL);
+        report("cublasZgemmBatched_64");
+    }
 
     /* trsm and trmm: the blocked drivers (OZBLAS_LAPACK_NB=8) with their diagonal blocks on
        the host LAPACK loaded from $OZ_HOST_LAPACK; A a well-conditioned triangle */
@@ -833,6 +930,7 @@ def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
         assert r.returncode == 0, r.stderr
     names = ["cublasDgemm_v2", "cublasZgemm_v2_64", "cublasGemmEx", "cublasGemmEx",
              "cublasDgemmStridedBatched", "cublasZgemmStridedBatched_64", "cublasGemmStridedBatchedEx",
+             "cublasDgemmBatched", "cublasGemmBatchedEx", "cublasZgemmBatched_64",
              "cublasDtrsm_v2", "cublasZtrsm_v2_64", "cublasDtrmm_v2_64", "cublasZtrmm_v2",
              "cublasDsyrk_v2", "cublasZsyrk_v2_64", "cublasZherk_v2", "cublasDsymm_v2",
              "cublasZsymm_v2", "cublasZhemm_v2_64", "cublasDsyr2k_v2_64", "cublasZsyr2k_v2",
@@ -945,6 +1043,110 @@ def test_cupy_products_are_routed_and_equal_the_cpu_executor(tmp_path):
     t = routed("dgemm", a, b, batched=True)
     for i in range(a.shape[0]):
         assert np.array_equal(_bits(o["batched"][i]), _bits(_reference(a[i], b[i], t))), i
+
+
+BATCHED_CHILD = """
+import ctypes, sys, numpy as np, cupy as cp
+d = np.load(sys.argv[1] + "/in.npz")
+out = {}
+for key in ("bd", "bz"):  # CuPy's matmul on 3-D stacks: cuBLAS's strided batched GEMMs
+    out[key] = cp.asnumpy(cp.matmul(cp.asarray(d[key + "_a"]), cp.asarray(d[key + "_b"])))
+# the forms with arrays of pointers, called as a program calls them (the global lookup: the
+# shim's names); A_i and B_i column-major, stored as C-ordered (k, m) and (n, k) arrays
+lib = ctypes.CDLL(None)
+h = ctypes.c_void_p(cp.cuda.device.get_cublas_handle())
+one, zero = (ctypes.c_double * 2)(1.0, 0.0), (ctypes.c_double * 2)(0.0, 0.0)
+for key in ("pd", "pz"):
+    a, b = cp.asarray(d[key + "_a"]), cp.asarray(d[key + "_b"])
+    nb, k, m = a.shape
+    n = b.shape[1]
+    c = cp.zeros((nb, n, m), dtype=a.dtype)
+    arr = [cp.array([x[i].data.ptr for i in range(nb)], dtype=cp.uint64) for x in (a, b, c)]
+    pa, pb, pc = (ctypes.c_void_p(x.data.ptr) for x in arr)
+    if key == "pz":
+        st = lib.cublasGemmBatchedEx(h, 0, 0, m, n, k, one, pa, 5, m, pb, 5, k, zero, pc, 5, m,
+                                     nb, 70, -1)
+    else:
+        st = lib.cublasDgemmBatched(h, 0, 0, m, n, k, one, pa, m, pb, k, zero, pc, m, nb)
+    cp.cuda.Device().synchronize()
+    assert st == 0, (key, st)
+    out[key] = cp.asnumpy(c)
+np.savez(sys.argv[1] + "/out.npz", **out)
+"""
+
+TORCH_CHILD = """
+import sys, numpy as np, torch
+d = np.load(sys.argv[1] + "/in.npz")
+c = torch.bmm(torch.from_numpy(d["bd_a"]).cuda(), torch.from_numpy(d["bd_b"]).cuda())
+np.savez(sys.argv[1] + "/out.npz", torch=c.cpu().numpy())
+"""
+
+
+def _preloaded_child(tmp_path, body, ins):
+    """Runs body (argv[1]: tmp_path, its in.npz from ins) under the preloaded shim with 16
+    moduli; returns its outputs and the trace's cuBLAS lines."""
+    np.savez(tmp_path / "in.npz", **ins)
+    (tmp_path / "child.py").write_text(body)
+    trace = tmp_path / "trace.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_") and k != "LD_PRELOAD"}
+    env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_MODULI="16", OZBLAS_TRACE=str(trace),
+               LD_PRELOAD=shim.library_path())
+    p = subprocess.run([sys.executable, str(tmp_path / "child.py"), str(tmp_path)], env=env,
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = [dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line)) for line in trace.read_text().splitlines()]
+    return np.load(tmp_path / "out.npz"), [t for t in lines if t["symbol"].startswith("cublas")]
+
+
+@pytest.mark.gpu
+def test_batched_products_from_cupy_are_routed_and_equal_the_cpu_executor(tmp_path):
+    """CuPy's batched matmul (strided batched GEMMs) on float64 and complex128 stacks, and the
+    forms with arrays of device pointers (cublasDgemmBatched, cublasGemmBatchedEx): routed to
+    the CUDA executor as batches, each matrix equal to its single product on the CPU."""
+    pytest.importorskip("cupy")
+    from ozblas.testing import make_matrix
+
+    ins = {}
+    for key, dt in (("d", np.float64), ("z", np.complex128)):
+        ins[f"b{key}_a"] = np.stack([make_matrix(40, 24, 1.0, seed=3 + i, dtype=dt) for i in range(4)])
+        ins[f"b{key}_b"] = np.stack([make_matrix(24, 36, 1.0, seed=9 + i, dtype=dt) for i in range(4)])
+        # column-major A_i (m x k) and B_i (k x n) stored as C-ordered (k, m) and (n, k)
+        ins[f"p{key}_a"] = np.stack([make_matrix(33, 20, 1.0, seed=20 + i, dtype=dt).T for i in range(3)])
+        ins[f"p{key}_b"] = np.stack([make_matrix(20, 28, 1.0, seed=30 + i, dtype=dt).T for i in range(3)])
+    o, cublas = _preloaded_child(tmp_path, BATCHED_CHILD, ins)
+    assert cublas and all((t["route"], t["executor"], t["moduli"], t["fallback"]) ==
+                          ("ozblas", "cuda", "16", '"none"') for t in cublas), cublas
+    syms = {t["symbol"] for t in cublas}
+    assert {"cublasDgemmBatched", "cublasGemmBatchedEx"} <= syms, syms
+    for key, routine in (("bd", "dgemm"), ("bz", "zgemm")):
+        a, b = ins[key + "_a"], ins[key + "_b"]
+        t = [t for t in cublas if t["routine"] == routine and "Batched" in t["symbol"] and
+             int(t["k"]) == a.shape[-1]][0]
+        for i in range(a.shape[0]):
+            assert np.array_equal(_bits(o[key][i]), _bits(_reference(a[i], b[i], t))), (key, i)
+    kw = dict(method="ozaki2", moduli=16, executor="cpu")
+    for key in ("pd", "pz"):
+        for i in range(ins[key + "_a"].shape[0]):
+            want = ozblas.matmul(ins[key + "_a"][i].T, ins[key + "_b"][i].T, **kw)
+            assert np.array_equal(_bits(o[key][i].T), _bits(want)), (key, i)
+
+
+@pytest.mark.gpu
+def test_torch_bmm_is_routed_and_equals_the_cpu_executor(tmp_path):
+    """PyTorch's float64 bmm (its own process: one cuBLAS library in it) under the shim."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no CUDA device")
+    from ozblas.testing import make_matrix
+
+    ins = {"bd_a": np.stack([make_matrix(30, 26, 1.0, seed=40 + i) for i in range(3)]),
+           "bd_b": np.stack([make_matrix(26, 22, 1.0, seed=50 + i) for i in range(3)])}
+    o, cublas = _preloaded_child(tmp_path, TORCH_CHILD, ins)
+    hits = [t for t in cublas if "Batched" in t["symbol"] and t["routine"] == "dgemm"]
+    assert hits and all((t["route"], t["executor"]) == ("ozblas", "cuda") for t in hits), cublas
+    for i in range(3):
+        want = _reference(ins["bd_a"][i], ins["bd_b"][i], hits[0])
+        assert np.array_equal(_bits(o["torch"][i]), _bits(want)), i
 
 
 @pytest.mark.gpu

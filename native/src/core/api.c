@@ -171,119 +171,150 @@ static ozblas_status native(const oz_executor *ex, const oz_gemm_call *c,
     return oz_cpu_executor.native(c, opt);
 }
 
-static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
-                               const ozblas_options *opt_in, ozblas_report *rep_out)
+/* What a checked call does next (gemm_route). */
+enum { GO_DONE, GO_SCALE, GO_NATIVE, GO_EXACT, GO_EMULATE };
+
+/* A call's route, decided before anything is computed: its arguments and options checked
+ * (*st: OZBLAS_ERR_INVALID_ARGUMENT or OZBLAS_ERR_EXECUTOR_UNAVAILABLE, with GO_DONE), opt
+ * completed from opt_in, the executor (*ex) and, for GO_EMULATE, the method (*method);
+ * rep started. GO_DONE without an error is a BLAS quick return. */
+static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_options *opt,
+                      ozblas_report *rep, const oz_executor **ex, int *method, ozblas_status *st)
 {
-    double t0 = oz_now();
-    ozblas_report rep;
-    memset(&rep, 0, sizeof rep);
-    rep.bound = -1.0;
-    ozblas_options opt;
+    memset(rep, 0, sizeof *rep);
+    rep->bound = -1.0;
     if (opt_in)
-        opt = *opt_in;
+        *opt = *opt_in;
     else
-        ozblas_options_init(&opt);
-    (void)ctx;
+        ozblas_options_init(opt);
+    *st = OZBLAS_ERR_INVALID_ARGUMENT;
 
     c->transa = (char)toupper((unsigned char)c->transa);
     c->transb = (char)toupper((unsigned char)c->transb);
     if (!strchr("NTC", c->transa) || !c->transa || !strchr("NTC", c->transb) || !c->transb ||
         c->m < 0 || c->n < 0 || c->k < 0)
-        return OZBLAS_ERR_INVALID_ARGUMENT;
+        return GO_DONE;
     int64_t rows_a = c->transa == 'N' ? c->m : c->k, rows_b = c->transb == 'N' ? c->k : c->n;
     if (c->lda < (rows_a > 1 ? rows_a : 1) || c->ldb < (rows_b > 1 ? rows_b : 1) ||
         c->ldc < (c->m > 1 ? c->m : 1))
-        return OZBLAS_ERR_INVALID_ARGUMENT;
-    if (opt.method < OZBLAS_METHOD_AUTO || opt.method > OZBLAS_METHOD_OZAKI2 ||
-        (opt.moduli != 0 && opt.moduli < 2) || opt.moduli > oz2_max_moduli(opt.engine) || (opt.slices != 0 && opt.slices < 2) ||
-        opt.slices > OZ1_MAX_SLICES || opt.ozaki1_variant < OZBLAS_OZAKI1_BITMASK ||
-        opt.ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
-        (opt.scaling != OZBLAS_SCALING_ACCURATE && opt.scaling != OZBLAS_SCALING_FAST) ||
-        (opt.engine != OZBLAS_ENGINE_INT8 && opt.engine != OZBLAS_ENGINE_FP4) ||
-        opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
-        opt.threads < 0 || opt.threads > OZ_MAX_THREADS || opt.device < 0 ||
-        opt.device > OZ_MAX_DEVICE || opt.accuracy < OZBLAS_ACCURACY_DGEMM ||
-        opt.accuracy > OZBLAS_ACCURACY_CORRECT)
-        return OZBLAS_ERR_INVALID_ARGUMENT;
-    if (ozblas_options_conflict(&opt, NULL, 0) != OZBLAS_OK)
-        return OZBLAS_ERR_INVALID_ARGUMENT;
-    rep.accuracy = opt.accuracy;
+        return GO_DONE;
+    if (opt->method < OZBLAS_METHOD_AUTO || opt->method > OZBLAS_METHOD_OZAKI2 ||
+        (opt->moduli != 0 && opt->moduli < 2) || opt->moduli > oz2_max_moduli(opt->engine) ||
+        (opt->slices != 0 && opt->slices < 2) || opt->slices > OZ1_MAX_SLICES ||
+        opt->ozaki1_variant < OZBLAS_OZAKI1_BITMASK ||
+        opt->ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
+        (opt->scaling != OZBLAS_SCALING_ACCURATE && opt->scaling != OZBLAS_SCALING_FAST) ||
+        (opt->engine != OZBLAS_ENGINE_INT8 && opt->engine != OZBLAS_ENGINE_FP4) ||
+        opt->executor < OZBLAS_EXECUTOR_AUTO || opt->executor > OZBLAS_EXECUTOR_CUDA ||
+        opt->threads < 0 || opt->threads > OZ_MAX_THREADS || opt->device < 0 ||
+        opt->device > OZ_MAX_DEVICE || opt->accuracy < OZBLAS_ACCURACY_DGEMM ||
+        opt->accuracy > OZBLAS_ACCURACY_CORRECT)
+        return GO_DONE;
+    if (ozblas_options_conflict(opt, NULL, 0) != OZBLAS_OK)
+        return GO_DONE;
+    rep->accuracy = opt->accuracy;
 
-    opt.device = ozblas_device_for(&opt); /* executor auto: the launcher's local rank's GPU */
-    const oz_executor *ex;
-    if (opt.executor == OZBLAS_EXECUTOR_AUTO) {
-        ex = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
-        if (!ex || !ex->available(NULL, 0))
-            ex = &oz_cpu_executor;
+    opt->device = ozblas_device_for(opt); /* executor auto: the launcher's local rank's GPU */
+    if (opt->executor == OZBLAS_EXECUTOR_AUTO) {
+        *ex = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
+        if (!*ex || !(*ex)->available(NULL, 0))
+            *ex = &oz_cpu_executor;
     } else {
-        ex = oz_executor_get(opt.executor);
-        if (!ex || !ex->available(NULL, 0))
-            return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
-        if (opt.executor == OZBLAS_EXECUTOR_CUDA && opt.devices &&
-            !oz_cuda_devices_check(&opt, NULL, 0))
-            return OZBLAS_ERR_INVALID_ARGUMENT; /* a listed device missing */
+        *ex = oz_executor_get(opt->executor);
+        if (!*ex || !(*ex)->available(NULL, 0)) {
+            *st = OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+            return GO_DONE;
+        }
+        if (opt->executor == OZBLAS_EXECUTOR_CUDA && opt->devices &&
+            !oz_cuda_devices_check(opt, NULL, 0))
+            return GO_DONE; /* a listed device missing */
     }
-    ex = spread(ex, c, &opt);
-    rep.executor = ex->id;
-    rep.method = OZBLAS_METHOD_NATIVE;
+    *st = OZBLAS_OK;
+    *ex = spread(*ex, c, opt);
+    rep->executor = (*ex)->id;
+    rep->method = OZBLAS_METHOD_NATIVE;
     c->beta_zero = c->beta[0] == 0.0 && c->beta[1] == 0.0;
 
-    ozblas_status st = OZBLAS_OK;
     int alpha_zero = c->alpha[0] == 0.0 && c->alpha[1] == 0.0;
     int beta_one = c->beta[0] == 1.0 && c->beta[1] == 0.0;
     if (c->m == 0 || c->n == 0 || ((alpha_zero || c->k == 0) && beta_one))
-        goto out;
-    if (c->k == 0) { /* C := beta C; device memory by the executor's own routine */
-        if (oz_cuda_on_device(c->C))
-            st = native(ex, c, &opt, &rep);
-        else
-            scale_c(c);
-        goto out;
+        return GO_DONE;
+    if (c->k == 0) /* C := beta C; device memory by the executor's own routine */
+        return oz_cuda_on_device(c->C) ? GO_NATIVE : GO_SCALE;
+    if (alpha_zero) /* as the host BLAS reads alpha = 0 (docs/accuracy.md, "alpha = 0"): its routine */
+        return GO_NATIVE;
+    if (opt->accuracy == OZBLAS_ACCURACY_CORRECT) {
+        rep->bound = 0x1p-53; /* one rounding: |C^ - P| <= u |P| (below 2^-1022: half an ulp) */
+        return GO_EXACT;
     }
-    if (alpha_zero) { /* as the host BLAS reads alpha = 0 (docs/accuracy.md, "alpha = 0"): its routine */
-        st = native(ex, c, &opt, &rep);
-        goto out;
+    *method = opt->method;
+    if (*method == OZBLAS_METHOD_AUTO) {
+        *method = auto_method(c, opt, ex);
+        *ex = spread(*ex, c, opt);
+        rep->executor = (*ex)->id;
+        if (*method == OZBLAS_METHOD_NATIVE)
+            rep->fallback = OZBLAS_FALLBACK_AUTO_NATIVE;
     }
-
-    if (opt.accuracy == OZBLAS_ACCURACY_CORRECT) {
-        rep.bound = 0x1p-53; /* one rounding: |C^ - P| <= u |P| (below 2^-1022: half an ulp) */
-        st = oz_exact_run(c, &opt, NULL, 0, &rep);
-        goto out;
-    }
-    int method = opt.method;
-    if (method == OZBLAS_METHOD_AUTO) {
-        method = auto_method(c, &opt, &ex);
-        ex = spread(ex, c, &opt);
-        rep.executor = ex->id;
-        if (method == OZBLAS_METHOD_NATIVE)
-            rep.fallback = OZBLAS_FALLBACK_AUTO_NATIVE;
-    }
-    if (method == OZBLAS_METHOD_OZAKI2 || method == OZBLAS_METHOD_OZAKI1) {
-        rep.method = method;
-        if (method == OZBLAS_METHOD_OZAKI2) {
-            rep.moduli = opt.moduli;
-            rep.scaling = opt.scaling;
-        } else {
-            rep.slices = opt.slices;
-            rep.ozaki1_variant = opt.ozaki1_variant;
-        }
-        st = emulate(&ex, method, c, &opt, &rep);
-        if (st == OZBLAS_OK && rep.fallback != OZBLAS_FALLBACK_NONE) {
-            /* A bound describes an emulated result; after an ACCURACY fallback the maximum
-             * count's says why, after any other there is none (the exponents defeated it). */
-            if (rep.fallback != OZBLAS_FALLBACK_ACCURACY)
-                rep.bound = -1.0;
-            rep.method = OZBLAS_METHOD_NATIVE;
-            rep.int_gemms = 0;
-            rep.engine_products = 0;
-            rep.fp64_passes = 0;
-            feclearexcept(FE_ALL_EXCEPT); /* the flags of the emulation's steps, not the caller's */
-            st = native(ex, c, &opt, &rep);
-        }
+    if (*method != OZBLAS_METHOD_OZAKI2 && *method != OZBLAS_METHOD_OZAKI1)
+        return GO_NATIVE;
+    rep->method = *method;
+    if (*method == OZBLAS_METHOD_OZAKI2) {
+        rep->moduli = opt->moduli;
+        rep->scaling = opt->scaling;
     } else {
-        st = native(ex, c, &opt, &rep);
+        rep->slices = opt->slices;
+        rep->ozaki1_variant = opt->ozaki1_variant;
     }
-out:
+    return GO_EMULATE;
+}
+
+/* An emulated call (gemm_route's GO_EMULATE), computed natively after a fallback. */
+static ozblas_status emulated(const oz_executor **ex, int method, const oz_gemm_call *c,
+                              const ozblas_options *opt, ozblas_report *rep)
+{
+    ozblas_status st = emulate(ex, method, c, opt, rep);
+    if (st == OZBLAS_OK && rep->fallback != OZBLAS_FALLBACK_NONE) {
+        /* A bound describes an emulated result; after an ACCURACY fallback the maximum
+         * count's says why, after any other there is none (the exponents defeated it). */
+        if (rep->fallback != OZBLAS_FALLBACK_ACCURACY)
+            rep->bound = -1.0;
+        rep->method = OZBLAS_METHOD_NATIVE;
+        rep->int_gemms = 0;
+        rep->engine_products = 0;
+        rep->fp64_passes = 0;
+        feclearexcept(FE_ALL_EXCEPT); /* the flags of the emulation's steps, not the caller's */
+        st = native(*ex, c, opt, rep);
+    }
+    return st;
+}
+
+static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
+                               const ozblas_options *opt_in, ozblas_report *rep_out)
+{
+    double t0 = oz_now();
+    ozblas_report rep;
+    ozblas_options opt;
+    const oz_executor *ex = NULL;
+    int method = OZBLAS_METHOD_NATIVE;
+    ozblas_status st;
+    (void)ctx;
+    switch (gemm_route(c, opt_in, &opt, &rep, &ex, &method, &st)) {
+    case GO_DONE:
+        if (st != OZBLAS_OK)
+            return st;
+        break;
+    case GO_SCALE:
+        scale_c(c);
+        break;
+    case GO_NATIVE:
+        st = native(ex, c, &opt, &rep);
+        break;
+    case GO_EXACT:
+        st = oz_exact_run(c, &opt, NULL, 0, &rep);
+        break;
+    default:
+        st = emulated(&ex, method, c, &opt, &rep);
+    }
     rep.seconds = oz_now() - t0;
     if (rep_out)
         *rep_out = rep;
@@ -310,4 +341,251 @@ ozblas_status ozblas_zgemm(ozblas_context *ctx, char transa, char transb, int64_
     oz_gemm_call c = {1, transa, transb, m, n, k, {alpha[0], alpha[1]}, {beta[0], beta[1]}, 0,
                       A, lda, B, ldb, C, ldc};
     return gemm(ctx, &c, opt, report);
+}
+
+/* ---- batches: ozblas_dgemm_batched, ozblas_zgemm_batched, the shim's pointer arrays ------ */
+
+#define OZ_BATCH_CHUNK 1024 /* products routed and run together (bounds the host arrays) */
+
+/* r's bits into the batch's (the emulated products' only; none on a native one). */
+static void merge_bits(ozblas_report *into, const ozblas_report *r)
+{
+    if (r->method == OZBLAS_METHOD_NATIVE)
+        return;
+    if (into->method == OZBLAS_METHOD_NATIVE) {
+        into->min_bits_a = r->min_bits_a, into->max_bits_a = r->max_bits_a;
+        into->min_bits_b = r->min_bits_b, into->max_bits_b = r->max_bits_b;
+        return;
+    }
+    into->min_bits_a = oz_min_int(into->min_bits_a, r->min_bits_a);
+    into->max_bits_a = oz_max_int(into->max_bits_a, r->max_bits_a);
+    into->min_bits_b = oz_min_int(into->min_bits_b, r->min_bits_b);
+    into->max_bits_b = oz_max_int(into->max_bits_b, r->max_bits_b);
+}
+
+/* The batch's report (ozblas.h, ozblas_dgemm_batched) with product r added; *n: products
+ * merged so far. */
+static void merge_report(ozblas_report *into, const ozblas_report *r, int64_t *n)
+{
+    if ((*n)++ == 0) {
+        *into = *r;
+        return;
+    }
+    merge_bits(into, r);
+    if (into->method == OZBLAS_METHOD_NATIVE && into->fallback == OZBLAS_FALLBACK_NONE &&
+        r->method != OZBLAS_METHOD_NATIVE)
+        into->method = r->method; /* the first product was a quick return */
+    into->moduli = oz_max_int(into->moduli, r->moduli);
+    into->slices = oz_max_int(into->slices, r->slices);
+    into->bound = into->bound > r->bound ? into->bound : r->bound;
+    into->split_parts = oz_max_int(into->split_parts, r->split_parts);
+    if (into->fallback == OZBLAS_FALLBACK_NONE && r->fallback != OZBLAS_FALLBACK_NONE) {
+        into->fallback = r->fallback;
+        into->method = r->method;
+    }
+    into->int_gemms += r->int_gemms;
+    into->engine_products += r->engine_products;
+    into->fp64_passes += r->fp64_passes;
+    into->direct_entries += r->direct_entries;
+    into->devices_used |= r->devices_used;
+    for (int p = 0; p < OZBLAS_PHASE_COUNT; p++)
+        into->phase_seconds[p] += r->phase_seconds[p];
+}
+
+/* Products b0..b0+nb-1: routed one by one; the Ozaki II ones of an executor with batch
+ * kernels as batches (driver_batch.c), the rest and those the batches leave as single calls.
+ * Returns the first failure (the failing product and those after it not done). */
+static ozblas_status batch_chunk(ozblas_context *ctx, const oz_gemm_call *proto,
+                                 const double *const *A, const double *const *B,
+                                 double *const *C, int64_t b0, int64_t nb,
+                                 const ozblas_options *opt_in, ozblas_report *total,
+                                 int64_t *merged, unsigned char *done)
+{
+    ozblas_status st = OZBLAS_OK;
+    oz_gemm_call *calls = malloc(sizeof *calls * (size_t)nb);
+    oz_gemm_call **sel = malloc(sizeof *sel * (size_t)nb);
+    ozblas_report *reps = malloc(sizeof *reps * (size_t)nb), **selr = malloc(sizeof *selr * (size_t)nb);
+    int64_t *idx = malloc(sizeof *idx * (size_t)nb);
+    int *go = malloc(sizeof *go * (size_t)nb);
+    unsigned char *bdone = calloc((size_t)nb, 1), *batched = calloc((size_t)nb, 1);
+    ozblas_options opt, opt_b;
+    const oz_executor *ex_b = NULL;
+    int64_t ns = 0;
+    if (!calls || !sel || !reps || !selr || !idx || !go || !bdone || !batched) {
+        st = OZBLAS_ERR_ALLOCATION;
+        goto out;
+    }
+    for (int64_t i = 0; i < nb; i++) {
+        const oz_executor *ex = NULL;
+        int method = OZBLAS_METHOD_NATIVE;
+        calls[i] = *proto;
+        calls[i].A = A[b0 + i];
+        calls[i].B = B[b0 + i];
+        calls[i].C = C[b0 + i];
+        go[i] = gemm_route(&calls[i], opt_in, &opt, &reps[i], &ex, &method, &st);
+        if (st != OZBLAS_OK)
+            goto out;
+        if (go[i] == GO_EMULATE && method == OZBLAS_METHOD_OZAKI2 && ex->batch &&
+            (!ex_b || ex == ex_b)) {
+            ex_b = ex;
+            opt_b = opt; /* the same for every product of the batch */
+            sel[ns] = &calls[i];
+            selr[ns] = &reps[i];
+            idx[ns++] = i;
+        }
+    }
+    if (ns > 1) { /* one product alone: the single call's path (tiles, staging overlap) */
+        fenv_t env;
+        feholdexcept(&env);
+        st = oz_ozaki2_batch(ex_b, sel, ns, &opt_b, selr, bdone);
+        fesetenv(&env); /* the emulation's flags, not the caller's */
+        for (int64_t s = 0; s < ns; s++)
+            if (bdone[s]) {
+                mark_device(ex_b, &opt_b, &reps[idx[s]]);
+                batched[idx[s]] = 1;
+                done[b0 + idx[s]] = 1;
+            }
+        if (st != OZBLAS_OK)
+            goto out;
+    }
+    for (int64_t i = 0; i < nb; i++) {
+        if (!batched[i] && go[i] != GO_DONE) {
+            oz_gemm_call c = *proto;
+            c.A = A[b0 + i];
+            c.B = B[b0 + i];
+            c.C = C[b0 + i];
+            st = gemm(ctx, &c, opt_in, &reps[i]);
+            if (st != OZBLAS_OK)
+                goto out;
+        }
+        done[b0 + i] = 1; /* computed, or a quick return */
+        merge_report(total, &reps[i], merged);
+    }
+out:
+    free(calls);
+    free(sel);
+    free(reps);
+    free(selr);
+    free(idx);
+    free(go);
+    free(bdone);
+    free(batched);
+    return st;
+}
+
+ozblas_status oz_gemm_batch(ozblas_context *ctx, int cplx, char transa, char transb, int64_t m,
+                            int64_t n, int64_t k, const double *alpha, const double *const *A,
+                            int64_t lda, const double *const *B, int64_t ldb,
+                            const double *beta, double *const *C, int64_t ldc, int64_t batch,
+                            const ozblas_options *opt, ozblas_report *report,
+                            unsigned char *done_out)
+{
+    double t0 = oz_now();
+    ozblas_report total;
+    memset(&total, 0, sizeof total);
+    total.bound = -1.0;
+    if (!alpha || !beta || batch < 0 || (batch && (!A || !B || !C)))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    unsigned char *done = done_out ? done_out : calloc((size_t)(batch ? batch : 1), 1);
+    if (!done)
+        return OZBLAS_ERR_ALLOCATION;
+    memset(done, 0, (size_t)batch);
+    const oz_gemm_call proto = {cplx, transa, transb, m, n, k, {alpha[0], cplx ? alpha[1] : 0.0},
+                                {beta[0], cplx ? beta[1] : 0.0}, 0, NULL, lda, NULL, ldb, NULL,
+                                ldc};
+    ozblas_status st = OZBLAS_OK;
+    int64_t merged = 0;
+    if (batch == 0) { /* nothing to compute: the argument error, else a quick return */
+        oz_gemm_call c = proto;
+        ozblas_options o;
+        const oz_executor *ex = NULL;
+        int method;
+        ozblas_report r;
+        gemm_route(&c, opt, &o, &r, &ex, &method, &st);
+        total.executor = r.executor;
+        total.accuracy = r.accuracy;
+        total.method = OZBLAS_METHOD_NATIVE;
+    }
+    for (int64_t b0 = 0; b0 < batch && st == OZBLAS_OK; b0 += OZ_BATCH_CHUNK)
+        st = batch_chunk(ctx, &proto, A, B, C, b0,
+                         batch - b0 < OZ_BATCH_CHUNK ? batch - b0 : OZ_BATCH_CHUNK, opt, &total,
+                         &merged, done);
+    if (!done_out)
+        free(done);
+    total.seconds = oz_now() - t0;
+    if (report)
+        *report = total;
+    return st;
+}
+
+/* The strided forms: pointer arrays built OZ_BATCH_CHUNK products at a time. */
+static ozblas_status gemm_strided(ozblas_context *ctx, int cplx, char transa, char transb,
+                                  int64_t m, int64_t n, int64_t k, const double *alpha,
+                                  const double *A, int64_t lda, int64_t sa, const double *B,
+                                  int64_t ldb, int64_t sb, const double *beta, double *C,
+                                  int64_t ldc, int64_t sc, int64_t batch,
+                                  const ozblas_options *opt, ozblas_report *report)
+{
+    if (batch <= 0) /* the empty batch's report, or the argument error */
+        return oz_gemm_batch(ctx, cplx, transa, transb, m, n, k, alpha, NULL, lda, NULL, ldb,
+                             beta, NULL, ldc, batch, opt, report, NULL);
+    const int64_t w = cplx ? 2 : 1, chunk = batch < OZ_BATCH_CHUNK ? batch : OZ_BATCH_CHUNK;
+    const double **pa = malloc(sizeof *pa * (size_t)chunk);
+    const double **pb = malloc(sizeof *pb * (size_t)chunk);
+    double **pc = malloc(sizeof *pc * (size_t)chunk);
+    ozblas_status st = pa && pb && pc ? OZBLAS_OK : OZBLAS_ERR_ALLOCATION;
+    ozblas_report total, part;
+    double t0 = oz_now();
+    int64_t merged = 0;
+    for (int64_t b0 = 0; b0 < batch && st == OZBLAS_OK; b0 += chunk) {
+        const int64_t nb = batch - b0 < chunk ? batch - b0 : chunk;
+        for (int64_t i = 0; i < nb; i++) { /* addresses computed as integers: any stride */
+            pa[i] = (const double *)((uintptr_t)A + (uintptr_t)((b0 + i) * sa * w * 8));
+            pb[i] = (const double *)((uintptr_t)B + (uintptr_t)((b0 + i) * sb * w * 8));
+            pc[i] = (double *)((uintptr_t)C + (uintptr_t)((b0 + i) * sc * w * 8));
+        }
+        st = oz_gemm_batch(ctx, cplx, transa, transb, m, n, k, alpha, pa, lda, pb, ldb, beta,
+                           pc, ldc, nb, opt, &part, NULL);
+        if (st == OZBLAS_OK) {
+            if (merged) {
+                part.seconds = 0.0;
+                merge_report(&total, &part, &merged);
+            } else {
+                total = part;
+                merged = 1;
+            }
+        }
+    }
+    free(pa);
+    free(pb);
+    free(pc);
+    total.seconds = oz_now() - t0;
+    if (report && st == OZBLAS_OK)
+        *report = total;
+    return st;
+}
+
+ozblas_status ozblas_dgemm_batched(ozblas_context *ctx, char transa, char transb, int64_t m,
+                                   int64_t n, int64_t k, double alpha, const double *A,
+                                   int64_t lda, int64_t stride_a, const double *B, int64_t ldb,
+                                   int64_t stride_b, double beta, double *C, int64_t ldc,
+                                   int64_t stride_c, int64_t batch, const ozblas_options *opt,
+                                   ozblas_report *report)
+{
+    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
+    return gemm_strided(ctx, 0, transa, transb, m, n, k, al, A, lda, stride_a, B, ldb, stride_b,
+                        be, C, ldc, stride_c, batch, opt, report);
+}
+
+ozblas_status ozblas_zgemm_batched(ozblas_context *ctx, char transa, char transb, int64_t m,
+                                   int64_t n, int64_t k, const double *alpha, const double *A,
+                                   int64_t lda, int64_t stride_a, const double *B, int64_t ldb,
+                                   int64_t stride_b, const double *beta, double *C,
+                                   int64_t ldc, int64_t stride_c, int64_t batch,
+                                   const ozblas_options *opt, ozblas_report *report)
+{
+    if (!alpha || !beta)
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    return gemm_strided(ctx, 1, transa, transb, m, n, k, alpha, A, lda, stride_a, B, ldb,
+                        stride_b, beta, C, ldc, stride_c, batch, opt, report);
 }

@@ -43,6 +43,7 @@ typedef struct {
  * its kernel table (core/phase_kernels.h), which the scheme drivers (core/driver_*.c) call.
  * An executor never decides a fallback or calls another executor. */
 typedef struct oz_kernels oz_kernels;
+typedef struct oz_batch_kernels oz_batch_kernels;
 typedef struct {
     int id; /* an ozblas_executor */
     const char *name;
@@ -56,6 +57,9 @@ typedef struct {
      * executor (core/exact_gemm.c, cuda/cuda_exact.cu); NULL: none. */
     ozblas_status (*exact)(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
                            int64_t ldlo, ozblas_report *report);
+    /* Ozaki II over a batch of products (core/phase_kernels.h); NULL: the executor runs a
+     * batch one product at a time. */
+    const oz_batch_kernels *batch;
 } oz_executor;
 
 /* An executor's status for "not enough device memory for this call" (never returned by the
@@ -112,6 +116,15 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *call,
                         const ozblas_options *opt, ozblas_report *report);
 ozblas_status oz_ozaki1(const oz_executor *ex, const oz_gemm_call *call,
                         const ozblas_options *opt, ozblas_report *report);
+/* core/driver_batch.c: the Ozaki II products of calls[0..nb-1] (one shape, each routed
+ * to method OZAKI2 on ex with opt, as gemm_route leaves them) as batches on ex's batch
+ * kernels: each product's C and reps[i] what oz_ozaki2 gives it alone, done[i] = 1. A
+ * product that would fall back (or be split, or needs more device memory than a batch
+ * gives it) keeps done[i] = 0 and its C untouched: the caller runs it alone. A failure's
+ * status is returned with the products of the failing batch not done. */
+ozblas_status oz_ozaki2_batch(const oz_executor *ex, oz_gemm_call *const *calls, int64_t nb,
+                              const ozblas_options *opt, ozblas_report *const *reps,
+                              unsigned char *done);
 /* core/driver_split.c: after a driver's automatic precision found no count (report->fallback
  * ACCURACY, or AUTO_NATIVE: method auto's cap), the call split into parts by exponent band, each part its own product of
  * method on ex; the report says how many. Leaves the report's fallback and C as they were
@@ -126,6 +139,19 @@ int oz_env_cuda_verbose(void);
 /* Internal functions the preload shim (libozblas_preload.so, which links libozblas.so)
  * calls: exported from libozblas.so but not part of the public API in ozblas.h. */
 #define OZ_SHIM_API __attribute__((visibility("default")))
+
+/* core/api.c: a batch of products of one shape, A_b = A[b], B_b = B[b], C_b = C[b] (host
+ * arrays of pointers to host or device memory), as ozblas_dgemm_batched (cplx 0: alpha[0]
+ * and beta[0]) or ozblas_zgemm_batched. done (batch entries; may be NULL): 1 for each
+ * product computed (or a quick return), 0 for each left as it was (C untouched: after an
+ * error, the failing product and those not reached). */
+OZ_SHIM_API ozblas_status oz_gemm_batch(ozblas_context *ctx, int cplx, char transa, char transb,
+                                        int64_t m, int64_t n, int64_t k, const double *alpha,
+                                        const double *const *A, int64_t lda,
+                                        const double *const *B, int64_t ldb,
+                                        const double *beta, double *const *C, int64_t ldc,
+                                        int64_t batch, const ozblas_options *opt,
+                                        ozblas_report *report, unsigned char *done);
 
 /* core/launcher.c: the launcher's rank on the node (OMPI_COMM_WORLD_LOCAL_RANK,
  * SLURM_LOCALID, LOCAL_RANK, MPI_LOCALRANKID: the first set) and its global rank

@@ -69,6 +69,27 @@ struct oz_kernels {
     unsigned engines;
 };
 
+/* Ozaki II over a batch of products of one shape and table T (oz_executor.batch; the
+ * driver is core/driver_batch.c). Each product's statistics and bits are the ones o2_open
+ * computes for it alone; the executor may share launches and issue the integer products of
+ * every matrix together. */
+struct oz_batch_kernels {
+    /* Phase 0 of calls[0..*taken-1]: the first of the nb calls that fit the device memory
+     * as one batch, untiled (at least one; OZ_ERR_DEVICE_MEMORY when not even one does).
+     * bits_a[i], bits_b[i] (host arrays, as automatic precision's probe set them for T) are
+     * taken as they are where bits_a is not NULL; otherwise the bits are computed as o2_open
+     * does. bad[i], a[i], b[i]: o2_open's *bad, a and b for call i (valid until close). */
+    ozblas_status (*open)(const oz_gemm_call *const *calls, int64_t nb,
+                          const ozblas_options *opt, const oz2_table *T,
+                          const int *const *bits_a, const int *const *bits_b, void **run,
+                          int64_t *taken, int *bad, oz_side *a, oz_side *b);
+    /* Phases 1 to 4 of the products with skip[i] 0 (the C of the others untouched); the
+     * phase times of the whole batch into rep. */
+    ozblas_status (*products)(void *run, const unsigned char *skip, ozblas_report *rep);
+    void (*close)(void *run);
+    unsigned engines; /* the product engines (bit 1 << ozblas_engine) batches run on */
+};
+
 /* An executor's kernels are named P##probe_open ... P##o1_close: declared by
  * OZ_DECLARE_KERNELS(P), collected in struct oz_kernels order by OZ_KERNEL_TABLE(P, engines). */
 #define OZ_DECLARE_KERNELS(P)                                                                    \

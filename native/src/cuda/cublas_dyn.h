@@ -58,6 +58,17 @@ typedef oz_cublas_status (*oz_cublasGemmEx64_t)(oz_cublas_handle, int, int, int6
                                                 int64_t, const void *, const void *, int,
                                                 int64_t, const void *, int, int64_t,
                                                 const void *, void *, int, int64_t, int, int);
+/* cublasGemmStridedBatchedEx and _64 (strides long long; the batch count int or int64_t) */
+typedef oz_cublas_status (*oz_cublasGemmSBEx_t)(oz_cublas_handle, int, int, int, int, int,
+                                                const void *, const void *, int, int,
+                                                long long, const void *, int, int, long long,
+                                                const void *, void *, int, int, long long, int,
+                                                int, int);
+typedef oz_cublas_status (*oz_cublasGemmSBEx64_t)(oz_cublas_handle, int, int, int64_t, int64_t,
+                                                  int64_t, const void *, const void *, int,
+                                                  int64_t, long long, const void *, int, int64_t,
+                                                  long long, const void *, void *, int, int64_t,
+                                                  long long, int64_t, int, int);
 typedef oz_cublas_status (*oz_cublasDgemm_t)(oz_cublas_handle, int, int, int, int, int,
                                              const double *, const double *, int,
                                              const double *, int, const double *, double *,
@@ -90,6 +101,8 @@ typedef struct {
     oz_cublasGemmEx64_t gemm_ex_64; /* 64-bit-integer API (cuBLAS >= 12); may be NULL */
     oz_cublasDgemm64_t dgemm_64;
     oz_cublasZgemm64_t zgemm_64;
+    oz_cublasGemmSBEx_t gemm_sb_ex;       /* batched INT8 products; may be NULL */
+    oz_cublasGemmSBEx64_t gemm_sb_ex_64;  /* may be NULL */
 } oz_cublas;
 
 /* Opens cuBLAS once (thread-safe). Returns NULL and a reason in why (if why_len > 0)
@@ -99,7 +112,8 @@ typedef struct {
  * plain names libcublas.so.13, libcublas.so.12, libcublas.so. */
 const oz_cublas *oz_cublas_get(char *why, size_t why_len);
 
-/* ---- cuBLASLt (the FP4 engine's block-scaled matmul, cuda_fp4.cu) ------------------------------
+/* ---- cuBLASLt (the FP4 engine's block-scaled matmul, cuda_fp4.cu; the INT8 products'
+ * cached algorithms, cuda_native.cu) -------------------------------------------------------------
  * Opened at run time like cuBLAS. ABI values (cublasLt.h, library_types.h, CUDA 12.8 to 13):
  *   cudaDataType                     CUDA_R_32F = 0, CUDA_R_4F_E2M1 = 33
  *   cublasComputeType_t              CUBLAS_COMPUTE_32F = 68
@@ -110,6 +124,18 @@ const oz_cublas *oz_cublas_get(char *why, size_t why_len);
 typedef struct oz_cublaslt_ctx *oz_cublaslt_handle;
 typedef struct oz_cublaslt_desc_s *oz_cublaslt_matmul_desc;
 typedef struct oz_cublaslt_layout_s *oz_cublaslt_layout;
+typedef struct oz_cublaslt_pref_s *oz_cublaslt_pref;
+/* cublasLtMatmulAlgo_t and cublasLtMatmulHeuristicResult_t (cublasLt.h, CUDA 11 to 13) */
+typedef struct {
+    uint64_t data[8];
+} oz_cublaslt_algo;
+typedef struct {
+    oz_cublaslt_algo algo;
+    size_t workspace; /* bytes the algorithm needs */
+    oz_cublas_status state;
+    float waves;
+    int reserved[4];
+} oz_cublaslt_heuristic;
 
 enum {
     OZ_CUDA_R_32F = 0,
@@ -122,7 +148,18 @@ enum {
     OZ_CUBLASLT_DESC_A_SCALE_MODE = 31,
     OZ_CUBLASLT_DESC_B_SCALE_MODE = 32,
     OZ_CUBLASLT_SCALE_VEC16_UE4M3 = 1,
-    OZ_CUBLASLT_FP4_VERSION = 120800
+    OZ_CUBLASLT_FP4_VERSION = 120800,
+    /* the INT8 products' cached algorithms (cuda_native.cu): cublasLtMatmulPreferenceAttributes_t
+     * MAX_WORKSPACE_BYTES (uint64_t) and MIN_ALIGNMENT_{A,B,C,D}_BYTES (uint32_t, default
+     * 256), cublasLtMatrixLayoutAttribute_t BATCH_COUNT (int32_t) and STRIDED_BATCH_OFFSET
+     * (int64_t) */
+    OZ_CUBLASLT_PREF_MAX_WORKSPACE_BYTES = 1,
+    OZ_CUBLASLT_PREF_MIN_ALIGNMENT_A_BYTES = 5,
+    OZ_CUBLASLT_PREF_MIN_ALIGNMENT_B_BYTES = 6,
+    OZ_CUBLASLT_PREF_MIN_ALIGNMENT_C_BYTES = 7,
+    OZ_CUBLASLT_PREF_MIN_ALIGNMENT_D_BYTES = 8,
+    OZ_CUBLASLT_LAYOUT_BATCH_COUNT = 5,
+    OZ_CUBLASLT_LAYOUT_STRIDED_BATCH_OFFSET = 6
 };
 
 typedef struct {
@@ -143,6 +180,15 @@ typedef struct {
                                oz_cublaslt_layout, const void *beta, const void *C,
                                oz_cublaslt_layout, void *D, oz_cublaslt_layout, const void *algo,
                                void *ws, size_t ws_size, cudaStream_t);
+    /* for the INT8 products' cached algorithms; any may be NULL (then cublasGemmEx) */
+    oz_cublas_status (*layout_set)(oz_cublaslt_layout, int attr, const void *buf, size_t size);
+    oz_cublas_status (*pref_create)(oz_cublaslt_pref *);
+    oz_cublas_status (*pref_destroy)(oz_cublaslt_pref);
+    oz_cublas_status (*pref_set)(oz_cublaslt_pref, int attr, const void *buf, size_t size);
+    oz_cublas_status (*heuristic)(oz_cublaslt_handle, oz_cublaslt_matmul_desc,
+                                  oz_cublaslt_layout A, oz_cublaslt_layout B,
+                                  oz_cublaslt_layout C, oz_cublaslt_layout D, oz_cublaslt_pref,
+                                  int requested, oz_cublaslt_heuristic *results, int *returned);
 } oz_cublaslt;
 
 /* Opens cuBLASLt once (thread-safe), after cuBLAS (of which it is a dependency): the

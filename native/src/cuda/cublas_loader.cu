@@ -64,6 +64,8 @@ static int try_open(const char *path, char *err, size_t err_len)
     c.gemm_ex_64 = (oz_cublasGemmEx64_t)dlsym(h, "cublasGemmEx_64");
     c.dgemm_64 = (oz_cublasDgemm64_t)dlsym(h, "cublasDgemm_v2_64");
     c.zgemm_64 = (oz_cublasZgemm64_t)dlsym(h, "cublasZgemm_v2_64");
+    c.gemm_sb_ex = (oz_cublasGemmSBEx_t)dlsym(h, "cublasGemmStridedBatchedEx");
+    c.gemm_sb_ex_64 = (oz_cublasGemmSBEx64_t)dlsym(h, "cublasGemmStridedBatchedEx_64");
     if (!c.create || !c.destroy || !c.set_stream || !c.gemm_ex || !c.dgemm || !c.zgemm) {
         if (err && err_len)
             snprintf(err, err_len, "%s lacks cublasCreate_v2/GemmEx/Dgemm_v2/Zgemm_v2", path);
@@ -250,6 +252,11 @@ static int lt_try(const char *path)
     c.layout_destroy =
         (oz_cublas_status(*)(oz_cublaslt_layout))dlsym(h, "cublasLtMatrixLayoutDestroy");
     c.matmul = (decltype(c.matmul))dlsym(h, "cublasLtMatmul");
+    c.layout_set = (decltype(c.layout_set))dlsym(h, "cublasLtMatrixLayoutSetAttribute");
+    c.pref_create = (decltype(c.pref_create))dlsym(h, "cublasLtMatmulPreferenceCreate");
+    c.pref_destroy = (decltype(c.pref_destroy))dlsym(h, "cublasLtMatmulPreferenceDestroy");
+    c.pref_set = (decltype(c.pref_set))dlsym(h, "cublasLtMatmulPreferenceSetAttribute");
+    c.heuristic = (decltype(c.heuristic))dlsym(h, "cublasLtMatmulAlgoGetHeuristic");
     size_t (*ver)(void) = (size_t(*)(void))dlsym(h, "cublasLtGetVersion");
     if (!c.create || !c.destroy || !c.desc_create || !c.desc_destroy || !c.desc_set ||
         !c.layout_create || !c.layout_destroy || !c.matmul || !ver) {

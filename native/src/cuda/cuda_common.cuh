@@ -81,7 +81,11 @@ typedef struct {
     char *pin;        /* pinned host memory: 4 chunks, two for uploads and two for downloads */
     size_t pin_chunk; /* bytes per chunk; 0: none (copies from pageable memory) */
     int pin_next;     /* the upload chunk to fill next */
+    struct oz_lt_cache *lt; /* the INT8 products' cuBLASLt plans (cuda_native.cu) */
 } dev_state;
+
+/* Frees a state's cuBLASLt plans and their workspace (its device current). */
+void oz_lt_cache_free(struct oz_lt_cache *c);
 
 typedef struct {
     int prev_dev;
@@ -299,7 +303,9 @@ int mem_where(const void *p, int dev, int *pinned);
 
 /* C32 (m x n, ldc) = A^T B for int8 A (kb x m, lda), B (kb x n, ldb): TN, IMMA. m, n, kb and
  * the leading dimensions must be multiples of 4, the pointers 4-byte aligned. Issued with n in
- * chunks of at most the device state's i8_cols columns. */
+ * chunks of at most the device state's i8_cols columns, each through cuBLASLt with the
+ * algorithm chosen once for its shape (cached per thread and device), or cublasGemmEx where
+ * cuBLASLt has none. */
 
 /* The widest INT8 product (columns of C) one cuBLAS call gets on device dev (0: no limit),
  * decided once per (thread, device) state: on sm_90, at most 8192 (GEMMul8 measured 12% more
@@ -307,6 +313,16 @@ int mem_where(const void *p, int dev, int *pinned);
 int64_t oz_i8_max_cols(int dev);
 oz_cublas_status gemm_i8(const run_ctx *r, int64_t m, int64_t n, int64_t kb, const int8_t *A,
                          int64_t lda, const int8_t *B, int64_t ldb, int *C, int64_t ldc);
+/* batch such products, the b-th on A + b sa, B + b sb, C + b sc (strides in elements,
+ * multiples of 4): one cublasGemmStridedBatchedEx per column chunk (gemm_i8 one by one where
+ * the loaded cuBLAS lacks it). */
+oz_cublas_status gemm_i8_batched(const run_ctx *r, int64_t m, int64_t n, int64_t kb,
+                                 const int8_t *A, int64_t lda, int64_t sa, const int8_t *B,
+                                 int64_t ldb, int64_t sb, int *C, int64_t ldc, int64_t sc,
+                                 int64_t batch);
+
+/* This thread's cuBLASLt handle on device dev (created on first use; NULL on failure). */
+oz_cublaslt_handle oz_lt_handle(const oz_cublaslt *lt, int dev);
 
 /* The same product on the call's engine (an ozblas_engine; cuda_fp4.cu): INT8 is gemm_i8,
  * FP4 writes the values in nd base-13 limbs (|x| <= oz_fp4_range(nd), kb <= OZ_FP4_MAX_K)
@@ -337,6 +353,8 @@ int oz_cuda_available(char *why, size_t len);
 /* The kernels of core/phase_kernels.h (struct oz_kernels documents each): automatic
  * precision's probe (cuda_auto.cu), Ozaki II (cuda_ozaki2.cu), Ozaki I (cuda_ozaki1.cu). */
 OZ_DECLARE_KERNELS(cuda_);
+/* cuda_batch.cu: Ozaki II over a batch of products (oz_executor.batch). */
+extern "C" const oz_batch_kernels cuda_batch_kernels;
 
 /* ---- error checking: each translation unit defines OZ_CUDA_FILE (its name) ------------------ */
 

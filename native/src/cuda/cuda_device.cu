@@ -176,6 +176,7 @@ static void tls_destroy(void *p)
                 cudaFreeHost(s->pin);
             if (s->ws)
                 cudaFree(s->ws);
+            oz_lt_cache_free(s->lt);
         }
         free(s->ev);
         free(s);

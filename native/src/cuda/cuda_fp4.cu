@@ -103,15 +103,6 @@ __global__ void oz_k_fp4_acc(const float *F, int64_t m, int64_t total, double w,
     *c = first ? t : *c + t;
 }
 
-/* This thread's cuBLASLt handle on device dev. */
-static oz_cublaslt_handle lt_handle(const oz_cublaslt *lt, int dev)
-{
-    static thread_local oz_cublaslt_handle h[OZ_MAX_DEVICE + 1];
-    if (!h[dev] && lt->create(&h[dev]) != OZ_CUBLAS_STATUS_SUCCESS)
-        h[dev] = NULL;
-    return h[dev];
-}
-
 /* C32 (m x n, ldc) = A^T B exactly for int8 A (kb x m, lda), B (kb x n, ldb) whose values nd
  * limbs represent (|x| <= oz_fp4_range(nd)), kb <= OZ_FP4_MAX_K, on device dev's stream st;
  * work: oz_engine_work_bytes of device memory. */
@@ -120,7 +111,7 @@ static oz_cublas_status fp4_gemm(int dev, cudaStream_t st, int nd, void *work, i
                                  const int8_t *B, int64_t ldb, int *C, int64_t ldc)
 {
     const oz_cublaslt *lt = oz_cublaslt_get(NULL, 0);
-    oz_cublaslt_handle h = lt ? lt_handle(lt, dev) : NULL;
+    oz_cublaslt_handle h = lt ? oz_lt_handle(lt, dev) : NULL;
     if (!h || nd < 1 || nd > OZ_FP4_MAX_LIMBS || kb > OZ_FP4_MAX_K)
         return 7; /* CUBLAS_STATUS_INVALID_VALUE */
     fp4_work w;

@@ -507,6 +507,7 @@ static oz_executor make_multi_executor(void)
     oz_executor e = *oz_cuda_executor();
     e.native = m_native;
     e.kernels = &kernels;
+    e.batch = NULL; /* a device list spreads each product of a batch over its devices */
     return e;
 }
 

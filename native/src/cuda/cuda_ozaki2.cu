@@ -37,13 +37,17 @@ typedef struct {
     oz2_dside pa, pb;
     oz_tiling t;
     int multi_g; /* the bound product spans several k-blocks: G summed in int64 */
+    int all;     /* every modulus' integer products one batched call, one reduction launch
+                    (o2_few_launches) */
     int *d_bad;
     int8_t *RA, *RB, *R;
     int *C32;
     void *W4; /* the engine's work area (FP4: limb planes, cuda_fp4.cu) */
     long long *G64;
     oz_timeline tl;
-    int *hbuf; /* the sides' host arrays */
+    unsigned long long *u8; /* the sides' per-row arrays (oz2_dside_place) */
+    int *i4;
+    int *hbuf; /* i4's host copy */
 } o2_run;
 
 /* Operand modes and slot sizes for tiling t. */
@@ -68,19 +72,15 @@ static void o2_carve(void *ctx, carve *cv)
     mat_carve(&o->A, cv);
     mat_carve(&o->B, cv);
     mat_carve(&o->C, cv);
-    oz2_dside *sd[2] = {&o->pa, &o->pb};
-    for (int s = 0; s < 2; s++) {
-        oz2_dside *p = sd[s];
-        p->amax = (unsigned long long *)carve_take(cv, 8 * p->cols);
-        p->S = (unsigned long long *)carve_take(cv, 8 * p->cols);
-        p->E = (int *)carve_take(cv, 4 * p->cols);
-        p->emin = (int *)carve_take(cv, 4 * p->cols);
-        p->bits = (int *)carve_take(cv, 4 * p->cols);
-    }
+    const int64_t rows = o->pa.cols + o->pb.cols;
+    o->u8 = (unsigned long long *)carve_take(cv, 16 * (size_t)rows);
+    o->i4 = (int *)carve_take(cv, 12 * (size_t)rows);
+    oz2_dside_place(&o->pa, o->u8, o->i4, NULL, rows, 0);
+    oz2_dside_place(&o->pb, o->u8, o->i4, NULL, rows, o->pa.cols);
     o->d_bad = (int *)carve_take(cv, 4);
     o->RA = (int8_t *)carve_take(cv, (size_t)(N * o->np) * (size_t)(kcp * mbp));
     o->RB = (int8_t *)carve_take(cv, (size_t)(N * o->np) * (size_t)(kcp * nbp));
-    o->C32 = (int *)carve_take(cv, (size_t)(o->np * plane_c) * 4);
+    o->C32 = (int *)carve_take(cv, (size_t)((o->all ? N : 1) * o->np * plane_c) * 4);
     int nd = 0;
     for (int t = 0; t < N; t++)
         nd = oz_max_int(nd, o->T->digits[t]);
@@ -90,6 +90,28 @@ static void o2_carve(void *ctx, carve *cv)
         sz_r = (size_t)plane_c * 8;
     o->R = (int8_t *)carve_take(cv, sz_r);
     o->G64 = (long long *)o->R; /* the bound product's int64 sums, before R is written */
+}
+
+/* A product of at most this many rows and columns, one tile and one k-block, has every
+ * modulus' INT8 products issued as one strided batched call and reduced by one launch
+ * (their INT32 planes held at once): 2N - 2 launches fewer (6N - 2 for ZGEMM), where
+ * launches are a visible part of the time. */
+#define OZ_FEW_LAUNCHES_N 4096
+
+static int few_off; /* test hook: one product and one reduction launch per modulus always */
+
+/* Tests and benchmarks: 0 turns the one-call path off (1, the default: on). */
+OZ_TEST_API void oz_cuda_test_few_launches(int on)
+{
+    __atomic_store_n(&few_off, !on, __ATOMIC_SEQ_CST);
+}
+
+static int o2_few_launches(const o2_run *o)
+{
+    const oz_tiling *t = &o->t;
+    return !__atomic_load_n(&few_off, __ATOMIC_SEQ_CST) && o->T->engine == OZBLAS_ENGINE_INT8 && t->nI * t->nJ * t->nL == 1 &&
+           oz_up16(t->kc) <= OZ_KBLOCK && o->c->m <= OZ_FEW_LAUNCHES_N &&
+           o->c->n <= OZ_FEW_LAUNCHES_N && o->T->n * o->np > 1;
 }
 
 /* The part of side p over packed columns q0..q0+qc, its view at block v. */
@@ -268,7 +290,23 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
         CK(tl_mark(&o->tl, label, r->st));
         /* the integer products of this k-block, in sub-blocks exact in INT32 */
         const int64_t nsub = (lcp + kblock - 1) / kblock;
-        for (int tm = 0; tm < (prod ? N : 1); tm++)
+        if (prod && o->all) { /* one k-block: every residue plane's product at once */
+            CKB(gemm_i8_batched(r, mip, njp, lcp, o->RA, lcp, plane_a, o->RB, lcp, plane_b,
+                                o->C32, mip, plane_c, (int64_t)N * np));
+            CK(tl_mark(&o->tl, OZBLAS_PHASE_INT_PRODUCTS, r->st));
+            const int64_t groups = plane_c / 4;
+            dim3 grid((unsigned)grid1(groups, 256), (unsigned)N);
+            if (cx)
+                oz_launch(grid, 256, r->st, oz_k_reduce_moduli<true>, (const int *)o->C32,
+                          plane_c, groups, o->R, *T);
+            else
+                oz_launch(grid, 256, r->st, oz_k_reduce_moduli<false>, (const int *)o->C32,
+                          plane_c, groups, o->R, *T);
+            CKL();
+            CK(tl_mark(&o->tl, OZBLAS_PHASE_REDUCTION, r->st));
+        }
+        const int rounds = !prod ? 1 : o->all ? 0 : N; /* one per modulus, or the bound's */
+        for (int tm = 0; tm < rounds; tm++)
             for (int64_t b = 0; b < nsub; b++) {
                 const int64_t l0 = b * kblock, kb = oz_min64(kblock, lcp - l0);
                 const int first = x.L == 0 && b == 0;
@@ -404,31 +442,36 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
     o.pb.cols = n;
     if (!mats_init(c, r.dev, &o.A, &o.B, &o.C))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    /* the tiling is planned for T's moduli */
+    /* the tiling is planned for T's moduli; a product that fits whole then takes the room
+     * for every modulus' INT32 products at once where it may (o2_few_launches) */
     void *ws = oz_tiled_ws<o2_run, o2_apply, o2_carve>(&r, c, 1, &o);
+    if (ws && o2_few_launches(&o)) {
+        o.all = 1;
+        size_t all = oz_tile_bytes_of<o2_run, o2_apply, o2_carve>(&o.t, &o);
+        if (all > oz_device_budget(&r) || !(ws = ws_get(r.s, all))) {
+            o.all = 0;
+            ws = ws_get(r.s, oz_tile_bytes_of<o2_run, o2_apply, o2_carve>(&o.t, &o));
+        }
+        if (ws) {
+            carve cv = {(char *)ws, 0};
+            o2_carve(&o, &cv);
+        }
+    }
     o.hbuf = (int *)malloc(sizeof(int) * 3 * (size_t)(m + n) + 16);
     if (!ws || !o.hbuf || !tl_init(&o.tl, r.s, 1024))
         return OZ_ERR_DEVICE_MEMORY; /* not even the smallest tiles fit */
     oz2_dside *pa = &o.pa, *pb = &o.pb;
-    pa->hE = o.hbuf;
-    pa->hemin = o.hbuf + m;
-    pa->hbits = o.hbuf + 2 * m;
-    pb->hE = o.hbuf + 3 * m;
-    pb->hemin = o.hbuf + 3 * m + n;
-    pb->hbits = o.hbuf + 3 * m + 2 * n;
+    oz2_dside_place(pa, NULL, NULL, o.hbuf, m + n, 0);
+    oz2_dside_place(pb, NULL, NULL, o.hbuf, m + n, m);
 
     CK(stage_prepare(&r, &o.A, &o.B, &o.C));
     CK(mat_upload(&r, &o.A));
 
     /* ---- phase 0: statistics over the whole product, then the bits ---- */
     CK(tl_mark(&o.tl, -1, r.st));
-    for (int s = 0; s < 2; s++) {
-        oz2_dside *p = s ? pb : pa;
-        CK(cudaMemsetAsync(p->amax, 0, 8 * p->cols, r.st));
-        CK(cudaMemsetAsync(p->S, 0, 8 * p->cols, r.st));
-        oz_launch(grid1(p->cols, 256), 256, r.st, oz_k_fill_int, p->emin, p->cols, INT_MAX);
-        CKL();
-    }
+    CK(cudaMemsetAsync(o.u8, 0, 16 * (size_t)(m + n), r.st)); /* amax and S, both sides */
+    oz_launch(grid1(m + n, 256), 256, r.st, oz_k_fill_int, pa->emin, m + n, INT_MAX);
+    CKL();
     CK(cudaMemsetAsync(o.d_bad, 0, 4, r.st));
     st = o2_column_pass(&o, 1, 0);
     if (st != OZBLAS_OK)
@@ -446,11 +489,8 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
     if (*bad)
         goto done;
     CK(tl_mark(&o.tl, -1, r.st));
-    oz_launch(grid1(m, 256), 256, r.st, oz_k_exponents, (const unsigned long long *)pa->amax,
-              pa->E, m);
-    CKL();
-    oz_launch(grid1(n, 256), 256, r.st, oz_k_exponents, (const unsigned long long *)pb->amax,
-              pb->E, n);
+    oz_launch(grid1(m + n, 256), 256, r.st, oz_k_exponents, (const unsigned long long *)pa->amax,
+              pa->E, m + n); /* both sides */
     CKL();
     st = o2_column_pass(&o, 1, 1);
     if (st == OZBLAS_OK)
@@ -481,12 +521,7 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
             goto done;
     }
     CK(tl_mark(&o.tl, OZBLAS_PHASE_STATS, r.st));
-    CK(cudaMemcpyAsync(pa->hE, pa->E, 4 * m, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pa->hemin, pa->emin, 4 * m, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pa->hbits, pa->bits, 4 * m, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pb->hE, pb->E, 4 * n, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pb->hemin, pb->emin, 4 * n, cudaMemcpyDeviceToHost, r.st));
-    CK(cudaMemcpyAsync(pb->hbits, pb->bits, 4 * n, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(o.hbuf, o.i4, 12 * (size_t)(m + n), cudaMemcpyDeviceToHost, r.st));
     CK(cudaStreamSynchronize(r.st));
     oz2_dside_host(pa, a);
     oz2_dside_host(pb, b);

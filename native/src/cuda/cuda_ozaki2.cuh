@@ -97,6 +97,30 @@ static void launch_residues(const oz2_dside *p, int64_t k, int64_t kpad, int8_t 
 int cuda_probe_host_bits(void *probe, const oz2_table *T, const int **bits_a,
                          const int **bits_b);
 
+/* Per-row arrays of several sides (total rows) laid out kind by kind, so that each kind is
+ * contiguous over all of them and its initialisation, exponents or host copy is one launch
+ * or copy: u8 holds amax then S, i4 holds E, emin then bits (each total rows), h is i4's
+ * host copy; the side whose rows start at row off of that total gets its parts (u8, i4 or
+ * h NULL: those stay NULL, as in a dry run of the carve). */
+static inline void oz2_dside_place(oz2_dside *p, unsigned long long *u8, int *i4, int *h,
+                                   int64_t total, int64_t off)
+{
+    if (u8) {
+        p->amax = u8 + off;
+        p->S = u8 + total + off;
+    }
+    if (i4) {
+        p->E = i4 + off;
+        p->emin = i4 + total + off;
+        p->bits = i4 + 2 * total + off;
+    }
+    if (h) {
+        p->hE = h + off;
+        p->hemin = h + total + off;
+        p->hbits = h + 2 * total + off;
+    }
+}
+
 /* The host side of a side: E, emin and bits as the driver reads them. */
 static inline void oz2_dside_host(const oz2_dside *p, oz_side *s)
 {

@@ -518,12 +518,10 @@ __global__ void __launch_bounds__(256)
  * is the canonical symmetric residue of the exact integer sum, whatever the k-blocking, so
  * it equals the CPU's, whose blocks are shorter. */
 template <bool CX>
-__global__ void oz_k_reduce(const int *C32, int64_t plane_c, int64_t groups, int8_t *Rr,
-                            int8_t *Ri, double mt, double inv, int first)
+__device__ __forceinline__ void oz_reduce4(const int *C32, int64_t plane_c, int64_t g,
+                                           int8_t *Rr, int8_t *Ri, double mt, double inv,
+                                           int first)
 {
-    const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= groups)
-        return;
     const int4 p1 = reinterpret_cast<const int4 *>(C32)[g];
     int vr[4] = {p1.x, p1.y, p1.z, p1.w};
     char4 old_r = first ? make_char4(0, 0, 0, 0) : reinterpret_cast<const char4 *>(Rr)[g];
@@ -552,6 +550,29 @@ __global__ void oz_k_reduce(const int *C32, int64_t plane_c, int64_t groups, int
         reinterpret_cast<char4 *>(Ri)[g] = make_char4(outi[0], outi[1], outi[2], outi[3]);
     }
     reinterpret_cast<char4 *>(Rr)[g] = make_char4(outr[0], outr[1], outr[2], outr[3]);
+}
+
+template <bool CX>
+__global__ void oz_k_reduce(const int *C32, int64_t plane_c, int64_t groups, int8_t *Rr,
+                            int8_t *Ri, double mt, double inv, int first)
+{
+    const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < groups)
+        oz_reduce4<CX>(C32, plane_c, g, Rr, Ri, mt, inv, first);
+}
+
+/* Every modulus at once (one k-block; modulus t = blockIdx.y): its products at
+ * C32 + t np plane_c (np planes: 1 real, 3 complex), its residues into planes t and T.n + t
+ * of R. */
+template <bool CX>
+__global__ void oz_k_reduce_moduli(const int *C32, int64_t plane_c, int64_t groups, int8_t *R,
+                                   const __grid_constant__ oz2_table T)
+{
+    const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int t = blockIdx.y;
+    if (g < groups)
+        oz_reduce4<CX>(C32 + (int64_t)t * (CX ? 3 : 1) * plane_c, plane_c, g, R + t * plane_c,
+                       CX ? R + (T.n + t) * plane_c : (int8_t *)NULL, T.m[t], T.inv[t], 1);
 }
 
 /* ---- step 6: CRT, unscaling and the BLAS update, one kernel -------------------------------

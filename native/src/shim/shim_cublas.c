@@ -2,8 +2,9 @@
  * PyTorch, any program linked against cuBLAS) routed to ozblas's CUDA executor.
  *
  * Exported: cublasDgemm_v2, cublasZgemm_v2, cublasGemmEx, cublasDgemmStridedBatched,
- * cublasZgemmStridedBatched, cublasGemmStridedBatchedEx, and the _64 form of each
- * (int64_t dimensions, cuBLAS 12 and later); cublas{D,Z}{trsm,trmm}_v2, cublasDsyrk_v2,
+ * cublasZgemmStridedBatched, cublasGemmStridedBatchedEx, cublasDgemmBatched,
+ * cublasZgemmBatched, cublasGemmBatchedEx, and the _64 form of each (int64_t dimensions,
+ * cuBLAS 12 and later); cublas{D,Z}{trsm,trmm}_v2, cublasDsyrk_v2,
  * cublasZsyrk_v2, cublasZherk_v2, cublas{D,Z}symm_v2, cublasZhemm_v2, cublas{D,Z}syr2k_v2,
  * cublasZher2k_v2 and their _64 forms, computed by the LAPACK layer's blocked drivers on the
  * device pointers (below). Programs write cublasDgemm and cublasDgemm_64;
@@ -12,8 +13,8 @@
  * cublasGetError): it has no stream to run on and no status to return, so it is left alone.
  *
  * Each entry goes through shim.c's settings, decision, counters and trace
- * (shim_internal.h; cuBLAS calls count as dgemm and zgemm, a strided batch with the flops
- * of all its products), plus what only a device call needs:
+ * (shim_internal.h; cuBLAS calls count as dgemm and zgemm, a batch with the flops of all
+ * its products), plus what only a device call needs:
  *  - host pointer mode: alpha and beta are read on the host. In device pointer mode they
  *    are device memory and the call passes through, before anything reads them;
  *  - GemmEx: A, B and C all CUDA_R_64F or all CUDA_C_64F, compute type CUBLAS_COMPUTE_64F.
@@ -25,13 +26,17 @@
  *    would change the caller's context. The stream must not be capturing a CUDA graph
  *    (the executor allocates and synchronizes, which capture forbids), and A, B and C
  *    must be device or managed memory (anything else, such as host memory a system with
- *    HMM lets cuBLAS read, stays with cuBLAS).
- * A routed call runs ozblas_dgemm/ozblas_zgemm with the CUDA executor on the current
- * device and the handle's stream, in place on the caller's device pointers. It returns
- * once the work has finished (the executor synchronizes that stream), so it is ordered
- * after the caller's earlier work on the stream and before its later work. Strided
- * batches run one product at a time; if ozblas fails at batch i, batches i and later go
- * to the real routine (those before are done, and with beta != 0 must not run twice).
+ *    HMM lets cuBLAS read, stays with cuBLAS); the batched forms with arrays of pointers
+ *    (cublas*Batched) have those arrays read with a device-to-host copy on the handle's
+ *    stream (never dereferenced on the host), and every matrix they name checked so.
+ * A routed call runs its products as one ozblas batch (oz_gemm_batch, the engine of
+ * ozblas_dgemm_batched; a single GEMM is a batch of one) with the CUDA executor on the
+ * current device and the handle's stream, in place on the caller's device pointers: each
+ * product gets the bits ozblas_dgemm/ozblas_zgemm give it alone. It returns once the work
+ * has finished (the executor synchronizes that stream), so it is ordered after the
+ * caller's earlier work on the stream and before its later work. If ozblas fails, the
+ * products it did not compute go to the real routine, a run of consecutive ones per call
+ * (those computed are done, and with beta != 0 must not run twice).
  * OZBLAS_DEVICE=cpu keeps every device call native; cuda:N does not pick the device here,
  * the caller's current device does.
  *
@@ -57,6 +62,7 @@
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/oz_internal.h"
@@ -99,6 +105,9 @@ typedef int (*primary_release_t)(int dev);            /* cuDevicePrimaryCtxRelea
 typedef int (*capturing_t)(void *stream, int *status); /* cuStreamIsCapturing */
 typedef int (*pointer_attribute_t)(void *data, int attribute, unsigned long long ptr);
                                                        /* cuPointerGetAttribute */
+typedef int (*copy_dtoh_t)(void *dst, unsigned long long src, size_t bytes, void *stream);
+                                                       /* cuMemcpyDtoHAsync_v2 */
+typedef int (*stream_sync_t)(void *stream);            /* cuStreamSynchronize */
 
 enum {
     H_GET_STREAM,
@@ -111,13 +120,15 @@ enum {
     H_PRIMARY_RELEASE,
     H_CAPTURING,
     H_POINTER_ATTRIBUTE,
+    H_COPY_DTOH,
+    H_STREAM_SYNC,
     H_COUNT
 };
 static const char *const helper_name[H_COUNT] = {
     "cublasGetStream_v2",         "cublasGetPointerMode_v2",  "cublasGetMathMode",
     "cuCtxGetCurrent",            "cuCtxGetDevice",           "cuDevicePrimaryCtxGetState",
     "cuDevicePrimaryCtxRetain",   "cuDevicePrimaryCtxRelease_v2", "cuStreamIsCapturing",
-    "cuPointerGetAttribute"};
+    "cuPointerGetAttribute",      "cuMemcpyDtoHAsync_v2",     "cuStreamSynchronize"};
 static void *helper_fn[H_COUNT];
 
 /* Cached once found; looked for again while missing (libcuda may be loaded later). */
@@ -129,11 +140,22 @@ static void *helper(int i)
     return f;
 }
 
-/* The current device, when the calling thread's current context is that device's primary
- * context, stream is not capturing and A, B and C are device (or managed) memory: -1;
- * otherwise the N_* reason. Other memory stays with cuBLAS: the executor would take a
- * pointer it cannot classify for host memory and read it on the host, where a bad pointer
+/* p is device (or managed) memory. Other memory stays with cuBLAS: the executor would take
+ * a pointer it cannot classify for host memory and read it on the host, where a bad pointer
  * crashes the process instead of failing on the device. */
+static int device_memory(pointer_attribute_t attribute, const void *p)
+{
+    unsigned long long a = (unsigned long long)(uintptr_t)p;
+    unsigned type = 0, managed = 0;
+    if (attribute(&type, CU_POINTER_MEMORY_TYPE, a) != CU_SUCCESS)
+        return 0;
+    return type == CU_MEMORYTYPE_DEVICE ||
+           (attribute(&managed, CU_POINTER_IS_MANAGED, a) == CU_SUCCESS && managed);
+}
+
+/* The current device, when the calling thread's current context is that device's primary
+ * context, stream is not capturing and ptrs[0..2] (A, B and C, or a batch's arrays of
+ * them) are device memory: -1; otherwise the N_* reason. */
 static int device_ready(void *stream, const void *const ptrs[3], int *dev)
 {
     ctx_current_t current = (ctx_current_t)helper(H_CTX_CURRENT);
@@ -159,15 +181,9 @@ static int device_ready(void *stream, const void *const ptrs[3], int *dev)
         return N_CONTEXT;
     if (capturing(stream, &capture) != CU_SUCCESS || capture != CU_CAPTURE_NONE)
         return N_CAPTURE;
-    for (int i = 0; i < 3; i++) {
-        unsigned long long p = (unsigned long long)(uintptr_t)ptrs[i];
-        unsigned type = 0, managed = 0;
-        if (attribute(&type, CU_POINTER_MEMORY_TYPE, p) != CU_SUCCESS)
+    for (int i = 0; i < 3; i++)
+        if (!device_memory(attribute, ptrs[i]))
             return N_NOT_DEVICE;
-        if (type != CU_MEMORYTYPE_DEVICE &&
-            (attribute(&managed, CU_POINTER_IS_MANAGED, p) != CU_SUCCESS || !managed))
-            return N_NOT_DEVICE;
-    }
     return -1;
 }
 
@@ -185,6 +201,13 @@ typedef struct {
     int64_t sa, sb, sc, batch; /* strided batches in elements (batch 1, strides 0 otherwise) */
     int cplx;
     int compute; /* cublasComputeType_t; CB_COMPUTE_64F for the typed entries */
+    /* the batched forms with arrays of pointers: the device arrays (A, B, C then unused) */
+    const void *const *Ap, *const *Bp;
+    void *const *Cp;
+    /* products left to the real routine: done[b] 0 (NULL: all of them); cu_next_run points
+     * A, B, C (or Ap, Bp, Cp, at product at) and batch at each run of them in turn */
+    unsigned char *done;
+    int64_t total, at; /* total: the call's batch count */
 } cu_call;
 
 static char op_char(int op)
@@ -256,9 +279,33 @@ static int cu_run_options(void *h, const void *const ptrs[3], shim_result *r,
     return 1;
 }
 
-/* Runs what can be routed. Returns 1 when the call is done (routed, or a quick return);
- * 0 when the real routine must run on what g describes then (all of it, or the batches
- * after a failure; r->why says why). */
+/* The matrices of a batch with arrays of pointers, read from the device arrays on the
+ * handle's stream (after the caller's earlier work on it): -1, or the N_* reason (an array
+ * that cannot be read, a matrix not in device memory). */
+static int cu_read_arrays(const cu_call *g, void *stream, const double **pa, const double **pb,
+                          double **pc)
+{
+    copy_dtoh_t copy = (copy_dtoh_t)helper(H_COPY_DTOH);
+    stream_sync_t sync = (stream_sync_t)helper(H_STREAM_SYNC);
+    pointer_attribute_t attribute = (pointer_attribute_t)helper(H_POINTER_ATTRIBUTE);
+    const size_t bytes = sizeof(void *) * (size_t)g->batch;
+    if (!copy || !sync || !attribute)
+        return N_CONTEXT;
+    if (copy(pa, (uintptr_t)g->Ap, bytes, stream) != CU_SUCCESS ||
+        copy(pb, (uintptr_t)g->Bp, bytes, stream) != CU_SUCCESS ||
+        copy(pc, (uintptr_t)g->Cp, bytes, stream) != CU_SUCCESS || sync(stream) != CU_SUCCESS)
+        return N_NOT_DEVICE;
+    for (int64_t b = 0; b < g->batch; b++)
+        if (!device_memory(attribute, pa[b]) || !device_memory(attribute, pb[b]) ||
+            !device_memory(attribute, pc[b]))
+            return N_NOT_DEVICE;
+    return -1;
+}
+
+/* Runs what can be routed: every product of the call as one ozblas batch (oz_gemm_batch;
+ * a single GEMM is a batch of one). Returns 1 when the call is done (routed, or a quick
+ * return); 0 when the real routine must run on the products g->done leaves (all of them
+ * where it is NULL; r->why says why). */
 static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
 {
     if (!cu_host_pointer_mode(g->h, r))
@@ -283,53 +330,98 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
         r->why = N_COMPUTE_TYPE;
         return 0;
     }
-    const void *const ptrs[3] = {g->A, g->B, g->C};
+    const void *const ptrs[3] = {g->Ap ? (const void *)g->Ap : g->A,
+                                 g->Bp ? (const void *)g->Bp : g->B,
+                                 g->Cp ? (const void *)g->Cp : g->C};
     ozblas_options opt;
     if (!cu_run_options(g->h, ptrs, r, &opt))
         return 0;
-    int64_t es = g->cplx ? 16 : 8, b;
-    ozblas_report rep;
-    memset(&r->rep, 0, sizeof r->rep);
-    depth++;
-    for (b = 0; b < g->batch; b++) {
-        const double *A = (const double *)((const char *)g->A + b * g->sa * es);
-        const double *B = (const double *)((const char *)g->B + b * g->sb * es);
-        double *C = (double *)((char *)g->C + b * g->sc * es);
-        ozblas_status st =
-            c->cplx ? ozblas_zgemm(shim_context(), c->ta, c->tb, c->m, c->n, c->k, c->alpha, A,
-                                   c->lda, B, c->ldb, c->beta, C, c->ldc, &opt, &rep)
-                    : ozblas_dgemm(shim_context(), c->ta, c->tb, c->m, c->n, c->k, c->alpha[0],
-                                   A, c->lda, B, c->ldb, c->beta[0], C, c->ldc, &opt, &rep);
-        if (st != OZBLAS_OK) {
-            r->why = N_FAILED;
-            r->st = st;
-            break;
+    const int64_t nb = g->batch, es = g->cplx ? 16 : 8;
+    const double **pa = malloc(sizeof *pa * (size_t)nb), **pb = malloc(sizeof *pb * (size_t)nb);
+    double **pc = malloc(sizeof *pc * (size_t)nb);
+    unsigned char *done = calloc((size_t)nb, 1);
+    int why = -1, ok = 0;
+    if (!pa || !pb || !pc || !done) {
+        r->why = N_FAILED;
+        r->st = OZBLAS_ERR_ALLOCATION;
+        goto out;
+    }
+    if (g->Ap) {
+        why = cu_read_arrays(g, opt.stream, pa, pb, pc);
+    } else {
+        for (int64_t b = 0; b < nb; b++) {
+            pa[b] = (const double *)((const char *)g->A + b * g->sa * es);
+            pb[b] = (const double *)((const char *)g->B + b * g->sb * es);
+            pc[b] = (double *)((char *)g->C + b * g->sc * es);
         }
-        /* the trace shows a batch that fell back, if any */
-        if (b == 0 || (rep.fallback != OZBLAS_FALLBACK_NONE &&
-                       r->rep.fallback == OZBLAS_FALLBACK_NONE))
-            r->rep = rep;
     }
+    if (why >= 0) {
+        r->why = why;
+        goto out;
+    }
+    depth++;
+    ozblas_status st = oz_gemm_batch(shim_context(), c->cplx, c->ta, c->tb, c->m, c->n, c->k,
+                                     c->alpha, pa, c->lda, pb, c->ldb, c->beta, pc, c->ldc, nb,
+                                     &opt, &r->rep, done);
     depth--;
-    if (b < g->batch) {
-        g->A = (const char *)g->A + b * g->sa * es;
-        g->B = (const char *)g->B + b * g->sb * es;
-        g->C = (char *)g->C + b * g->sc * es;
-        g->batch -= b;
-        return 0;
+    if (st != OZBLAS_OK) {
+        r->why = N_FAILED;
+        r->st = st;
+        g->done = done; /* the real routine runs what is left */
+        done = NULL;
+    } else {
+        r->route = R_OZBLAS;
+        ok = 1;
     }
-    r->route = R_OZBLAS;
+out:
+    free(pa);
+    free(pb);
+    free(pc);
+    free(done);
+    return ok;
+}
+
+/* The next run of products left to the real routine (g->done 0; all of them where g->done is
+ * NULL, and a call with no product once, as given): g's pointers (or arrays) and batch set to
+ * it. *b: where the search starts, moved past the run. 0 when no run is left. */
+static int cu_next_run(cu_call *g, int64_t *b)
+{
+    if (g->total <= 0)
+        return (*b)++ == 0;
+    while (*b < g->total && g->done && g->done[*b])
+        (*b)++;
+    if (*b >= g->total)
+        return 0;
+    int64_t e = *b + 1;
+    while (e < g->total && !(g->done && g->done[e]))
+        e++;
+    const int64_t d = *b - g->at, es = g->cplx ? 16 : 8;
+    if (g->Ap) {
+        g->Ap += d, g->Bp += d, g->Cp += d;
+    } else {
+        g->A = (const char *)g->A + d * g->sa * es;
+        g->B = (const char *)g->B + d * g->sb * es;
+        g->C = (char *)g->C + d * g->sc * es;
+    }
+    g->at = *b;
+    g->batch = e - *b;
+    *b = e;
     return 1;
 }
+
+/* The other entries' real routine runs once, on the caller's arguments. */
+#define CU_ONCE(g, b) ((*(b))++ == 0)
 
 /* ---- the exported entries ------------------------------------------------------------------ */
 
 /* Every entry: slot (an oz_slot *), g (the call), REAL_ARGS (the arguments for the real
- * function: the caller's, with g's pointers and batch count where a batched call has
- * batches left after a failure). */
-#define CU_BODY(slot, g, FN_T, REAL_ARGS) CU_BODY_OF(slot, g, FN_T, REAL_ARGS, cu_record, cu_handle)
-/* the same with the call's own record and handler functions */
-#define CU_BODY_OF(slot, g, FN_T, REAL_ARGS, RECORD, HANDLE)            \
+ * function: the caller's, with g's pointers and batch count where a batched call leaves
+ * runs of its products to it). */
+#define CU_BODY(slot, g, FN_T, REAL_ARGS)                                                      \
+    CU_BODY_OF(slot, g, FN_T, REAL_ARGS, cu_record, cu_handle, cu_next_run, cu_end)
+/* the same with the call's own record and handler functions; NEXT(&g, &run) sets g to each
+ * run of the real routine in turn, END(&g) releases what the handler kept */
+#define CU_BODY_OF(slot, g, FN_T, REAL_ARGS, RECORD, HANDLE, NEXT, END) \
     FN_T real_;                                                         \
     if (depth) {                                                        \
         real_ = (FN_T)shim_real(slot);                                  \
@@ -346,16 +438,25 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
     } else {                                                            \
         real_ = (FN_T)shim_real(slot);                                  \
         if (real_) {                                                    \
+            int64_t run_ = 0;                                           \
             depth++;                                                    \
-            st_ = real_ REAL_ARGS;                                      \
+            while (NEXT(&g, &run_)) {                                   \
+                int s_ = real_ REAL_ARGS;                               \
+                if (st_ == CB_STATUS_SUCCESS)                           \
+                    st_ = s_;                                           \
+            }                                                           \
             depth--;                                                    \
         } else {                                                        \
             st_ = CB_STATUS_NOT_INITIALIZED;                            \
             r_.why = N_NO_REAL;                                         \
         }                                                               \
     }                                                                   \
+    END(&g);                                                            \
     shim_end(slot, &c_, &r_, t0_);                                      \
     return st_;
+
+static void cu_end(cu_call *g) { free(g->done); }
+#define CU_NO_END(g) ((void)0)
 
 /* cublas{D,Z}gemm_v2 and their _64 forms (I: int or int64_t). */
 #define GEMM_ENTRY(sym, I, CPLX, R)                                                            \
@@ -366,7 +467,7 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
         typedef int (*fn_t)(void *, int, int, I, I, I, const void *, const void *, I,          \
                             const void *, I, const void *, void *, I);                         \
         cu_call g = {h, ta, tb, m, n, k, lda, ldb, ldc, alpha, A, B, beta, C,                  \
-                     0, 0, 0, 1, CPLX, CB_COMPUTE_64F};                                        \
+                     0, 0, 0, 1, CPLX, CB_COMPUTE_64F, NULL, NULL, NULL, NULL, 1, 0};          \
         CU_BODY(&slot, g, fn_t, (h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc))     \
     }
 
@@ -381,9 +482,24 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
                             long long, const void *, I, long long, const void *, void *, I,    \
                             long long, NB);                                                    \
         cu_call g = {h, ta, tb, m, n, k, lda, ldb, ldc, alpha, A, B, beta, C,                  \
-                     sa, sb, sc, batch, CPLX, CB_COMPUTE_64F};                                 \
+                     sa, sb, sc, batch, CPLX, CB_COMPUTE_64F, NULL, NULL, NULL, NULL, batch, 0}; \
         CU_BODY(&slot, g, fn_t, (h, ta, tb, m, n, k, alpha, g.A, lda, sa, g.B, ldb, sb, beta,  \
                                  g.C, ldc, sc, (NB)g.batch))                                   \
+    }
+
+/* cublas{D,Z}gemmBatched and _64: arrays of pointers to the matrices, in device memory. */
+#define ARRAY_ENTRY(sym, I, NB, CPLX, R)                                                       \
+    OZ_EXPORT int sym(void *h, int ta, int tb, I m, I n, I k, const void *alpha,               \
+                      const void *const *A, I lda, const void *const *B, I ldb,                \
+                      const void *beta, void *const *C, I ldc, NB batch)                       \
+    {                                                                                          \
+        static oz_slot slot = {#sym, #R, K_GEMM, CPLX, NULL, 0, RI_##R, 1};                    \
+        typedef int (*fn_t)(void *, int, int, I, I, I, const void *, const void *const *, I,   \
+                            const void *const *, I, const void *, void *const *, I, NB);       \
+        cu_call g = {h, ta, tb, m, n, k, lda, ldb, ldc, alpha, NULL, NULL, beta, NULL,         \
+                     0, 0, 0, batch, CPLX, CB_COMPUTE_64F, A, B, C, NULL, batch, 0};           \
+        CU_BODY(&slot, g, fn_t, (h, ta, tb, m, n, k, alpha, g.Ap, lda, g.Bp, ldb, beta, g.Cp,  \
+                                 ldc, (NB)g.batch))                                            \
     }
 
 /* GemmEx: 0 when A, B and C are all CUDA_R_64F, 1 when all CUDA_C_64F, -1 otherwise. */
@@ -413,7 +529,7 @@ static int ex_family(int at, int bt, int ct)
                         : CB_STATUS_NOT_INITIALIZED;                                           \
         }                                                                                      \
         cu_call g = {h, ta, tb, m, n, k, lda, ldb, ldc, alpha, A, B, beta, C,                  \
-                     0, 0, 0, 1, cplx, compute};                                               \
+                     0, 0, 0, 1, cplx, compute, NULL, NULL, NULL, NULL, 1, 0};                 \
         CU_BODY(cplx ? &sz : &sd, g, fn_t, (h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, \
                                             beta, C, ct, ldc, compute, algo))                  \
     }
@@ -437,10 +553,35 @@ static int ex_family(int at, int bt, int ct)
                         : CB_STATUS_NOT_INITIALIZED;                                           \
         }                                                                                      \
         cu_call g = {h, ta, tb, m, n, k, lda, ldb, ldc, alpha, A, B, beta, C,                  \
-                     sa, sb, sc, batch, cplx, compute};                                        \
+                     sa, sb, sc, batch, cplx, compute, NULL, NULL, NULL, NULL, batch, 0};      \
         CU_BODY(cplx ? &sz : &sd, g, fn_t, (h, ta, tb, m, n, k, alpha, g.A, at, lda, sa, g.B,  \
                                             bt, ldb, sb, beta, g.C, ct, ldc, sc, (NB)g.batch,  \
                                             compute, algo))                                    \
+    }
+
+#define ARRAYEX_ENTRY(sym, I, NB)                                                              \
+    OZ_EXPORT int sym(void *h, int ta, int tb, I m, I n, I k, const void *alpha,               \
+                      const void *const *A, int at, I lda, const void *const *B, int bt, I ldb, \
+                      const void *beta, void *const *C, int ct, I ldc, NB batch, int compute,  \
+                      int algo)                                                                \
+    {                                                                                          \
+        static oz_slot sd = {#sym, "dgemm", K_GEMM, 0, NULL, 0, RI_dgemm, 1};                  \
+        static oz_slot sz = {#sym, "zgemm", K_GEMM, 1, NULL, 0, RI_zgemm, 1};                  \
+        typedef int (*fn_t)(void *, int, int, I, I, I, const void *, const void *const *, int, \
+                            I, const void *const *, int, I, const void *, void *const *, int,  \
+                            I, NB, int, int);                                                  \
+        int cplx = ex_family(at, bt, ct);                                                      \
+        if (cplx < 0) {                                                                        \
+            fn_t real = (fn_t)shim_real(&sd);                                                  \
+            return real ? real(h, ta, tb, m, n, k, alpha, A, at, lda, B, bt, ldb, beta, C, ct, \
+                               ldc, batch, compute, algo)                                      \
+                        : CB_STATUS_NOT_INITIALIZED;                                           \
+        }                                                                                      \
+        cu_call g = {h, ta, tb, m, n, k, lda, ldb, ldc, alpha, NULL, NULL, beta, NULL,         \
+                     0, 0, 0, batch, cplx, compute, A, B, C, NULL, batch, 0};                  \
+        CU_BODY(cplx ? &sz : &sd, g, fn_t, (h, ta, tb, m, n, k, alpha, g.Ap, at, lda, g.Bp, bt, \
+                                            ldb, beta, g.Cp, ct, ldc, (NB)g.batch, compute,    \
+                                            algo))                                             \
     }
 
 GEMM_ENTRY(cublasDgemm_v2, int, 0, dgemm)
@@ -455,6 +596,12 @@ GEMMEX_ENTRY(cublasGemmEx, int)
 GEMMEX_ENTRY(cublasGemmEx_64, int64_t)
 STRIDEDEX_ENTRY(cublasGemmStridedBatchedEx, int, int)
 STRIDEDEX_ENTRY(cublasGemmStridedBatchedEx_64, int64_t, int64_t)
+ARRAY_ENTRY(cublasDgemmBatched, int, int, 0, dgemm)
+ARRAY_ENTRY(cublasDgemmBatched_64, int64_t, int64_t, 0, dgemm)
+ARRAY_ENTRY(cublasZgemmBatched, int, int, 1, zgemm)
+ARRAY_ENTRY(cublasZgemmBatched_64, int64_t, int64_t, 1, zgemm)
+ARRAYEX_ENTRY(cublasGemmBatchedEx, int, int)
+ARRAYEX_ENTRY(cublasGemmBatchedEx_64, int64_t, int64_t)
 
 /* ---- trsm and trmm ------------------------------------------------------------------------
  * B := alpha op(A)^-1 B (or B op(A)^-1), and trmm's C := alpha op(A) B (or B op(A)), by the
@@ -579,7 +726,8 @@ static int cu_tr_handle(const cu_tr *g, shim_call *c, shim_result *r)
         cu_tr g = {h, side, uplo, trans, diag, m, n, lda, ldb, TR_LDC_##MULT, alpha, A, B,     \
                    TR_C_##MULT, CPLX, MULT};                                                   \
         CU_BODY_OF(&slot, g, fn_t, (h, side, uplo, trans, diag, m, n, alpha, A, lda, B,        \
-                                    ldb TR_EXTRA_ARGS_##MULT), cu_tr_record, cu_tr_handle)     \
+                                    ldb TR_EXTRA_ARGS_##MULT), cu_tr_record, cu_tr_handle,     \
+                   CU_ONCE, CU_NO_END)                                                         \
     }
 #define TR_EXTRA_PARAMS_0(I)
 #define TR_EXTRA_PARAMS_1(I) , void *C, I ldc
@@ -737,7 +885,7 @@ static int cu_l3_handle(const cu_l3 *g, shim_call *c, shim_result *r)
                             const void *, void *, I);                                          \
         cu_l3 g = {h, 0, uplo, trans, n, n, k, lda, lda, ldc, alpha, A, NULL, beta, C, OP, CPLX}; \
         CU_BODY_OF(&slot, g, fn_t, (h, uplo, trans, n, k, alpha, A, lda, beta, C, ldc),        \
-                   cu_l3_record, cu_l3_handle)                                                 \
+                   cu_l3_record, cu_l3_handle, CU_ONCE, CU_NO_END)                                                 \
     }
 
 RK_ENTRY(cublasDsyrk_v2, int, 0, CU_SYRK, dsyrk)
@@ -760,7 +908,7 @@ RK_ENTRY(cublasZherk_v2_64, int64_t, 1, CU_HERK, zherk)
         cu_l3 g = {h, symm ? e1 : 0, symm ? e2 : e1, symm ? 0 : e2, d1, symm ? d2 : d1,        \
                    symm ? 0 : d2, lda, ldb, ldc, alpha, A, B, beta, C, OP, CPLX};              \
         CU_BODY_OF(&slot, g, fn_t, (h, e1, e2, d1, d2, alpha, A, lda, B, ldb, beta, C, ldc),   \
-                   cu_l3_record, cu_l3_handle)                                                 \
+                   cu_l3_record, cu_l3_handle, CU_ONCE, CU_NO_END)                                                 \
     }
 
 L3_ENTRY(cublasDsymm_v2, int, 0, OZ_L3_SYMM, dsymm)

@@ -76,6 +76,14 @@ static void gemm_i8_now(int m, int n, int k, const int8_t *a, int lda, const int
         }
 }
 
+/* The same product for the stand-in cuBLASLt (cublaslt_emu.cpp), queued on st. */
+void oz_emu_i8_product(cudaStream_t st, int m, int n, int k, const int8_t *a, int lda,
+                       const int8_t *b, int ldb, int *c, int ldc)
+{
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu::enqueue(st, [=] { gemm_i8_now(m, n, k, a, lda, b, ldb, c, ldc); });
+}
+
 static oz_cublas_status emu_gemm_ex(oz_cublas_handle h, int ta, int tb, int m, int n, int k,
                                     const void *alpha, const void *A, int at, int lda,
                                     const void *B, int bt, int ldb, const void *beta, void *C,
@@ -102,6 +110,26 @@ static oz_cublas_status emu_gemm_ex(oz_cublas_handle h, int ta, int tb, int m, i
     const int8_t *a = (const int8_t *)A, *b = (const int8_t *)B;
     int *c = (int *)C;
     enqueue(h, [=] { gemm_i8_now(m, n, k, a, lda, b, ldb, c, ldc); });
+    return 0;
+}
+
+/* cublasGemmStridedBatchedEx: each product of the batch checked and queued as GemmEx's. */
+static oz_cublas_status emu_gemm_sb_ex(oz_cublas_handle h, int ta, int tb, int m, int n, int k,
+                                       const void *alpha, const void *A, int at, int lda,
+                                       long long sa, const void *B, int bt, int ldb,
+                                       long long sb, const void *beta, void *C, int ct, int ldc,
+                                       long long sc, int batch, int compute, int algo)
+{
+    if (batch < 0)
+        return 7;
+    for (int b = 0; b < batch; b++) {
+        oz_cublas_status s =
+            emu_gemm_ex(h, ta, tb, m, n, k, alpha, (const int8_t *)A + b * sa, at, lda,
+                        (const int8_t *)B + b * sb, bt, ldb, beta, (int *)C + b * sc, ct, ldc,
+                        compute, algo);
+        if (s)
+            return s;
+    }
     return 0;
 }
 
@@ -168,6 +196,7 @@ const oz_cublas *oz_cublas_get(char *why, size_t why_len)
         t.set_math_mode = emu_set_math;
         t.get_version = emu_version;
         t.gemm_ex = emu_gemm_ex;
+        t.gemm_sb_ex = emu_gemm_sb_ex;
         t.dgemm = emu_dgemm;
         t.zgemm = emu_zgemm;
         return t;

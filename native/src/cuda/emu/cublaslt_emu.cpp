@@ -1,4 +1,5 @@
-/* A CPU stand-in for the cuBLASLt entry points of the FP4 engine (cuda_fp4.cu): the
+/* A CPU stand-in for the cuBLASLt entry points of the FP4 engine (cuda_fp4.cu) and of the
+ * INT8 products' cached plans (cuda_native.cu; see i8_matmul below). FP4: the
  * block-scaled FP4 matmul D = alpha op(A) op(B) + beta C with E2M1 operands, UE4M3 scales per
  * 16 elements along k, FP32 output. It checks what cuBLASLt requires and reads the data as
  * the hardware would: E2M1 codes two per byte (the lower k index in the low nibble), every
@@ -32,6 +33,12 @@ struct oz_cublaslt_layout_s {
     int type;
     uint64_t rows, cols;
     int64_t ld;
+    int32_t batch = 1;  /* BATCH_COUNT */
+    int64_t stride = 0; /* STRIDED_BATCH_OFFSET, in elements */
+};
+struct oz_cublaslt_pref_s {
+    uint64_t max_ws = 0;
+    uint32_t align[4] = {256, 256, 256, 256}; /* MIN_ALIGNMENT_{A,B,C,D}_BYTES */
 };
 
 static oz_cublas_status lt_create(oz_cublaslt_handle *h)
@@ -85,6 +92,98 @@ static oz_cublas_status layout_destroy(oz_cublaslt_layout l)
     return 0;
 }
 
+static oz_cublas_status layout_set(oz_cublaslt_layout l, int attr, const void *buf, size_t size)
+{
+    if (attr == OZ_CUBLASLT_LAYOUT_BATCH_COUNT && size == 4)
+        l->batch = *(const int32_t *)buf;
+    else if (attr == OZ_CUBLASLT_LAYOUT_STRIDED_BATCH_OFFSET && size == 8)
+        l->stride = *(const int64_t *)buf;
+    else
+        return 15;
+    return 0;
+}
+static oz_cublas_status pref_create(oz_cublaslt_pref *p)
+{
+    *p = new oz_cublaslt_pref_s;
+    return 0;
+}
+static oz_cublas_status pref_destroy(oz_cublaslt_pref p)
+{
+    delete p;
+    return 0;
+}
+static oz_cublas_status pref_set(oz_cublaslt_pref p, int attr, const void *buf, size_t size)
+{
+    if (attr == OZ_CUBLASLT_PREF_MAX_WORKSPACE_BYTES && size == 8)
+        p->max_ws = *(const uint64_t *)buf;
+    else if (attr >= OZ_CUBLASLT_PREF_MIN_ALIGNMENT_A_BYTES &&
+             attr <= OZ_CUBLASLT_PREF_MIN_ALIGNMENT_D_BYTES && size == 4)
+        p->align[attr - OZ_CUBLASLT_PREF_MIN_ALIGNMENT_A_BYTES] = *(const uint32_t *)buf;
+    else
+        return 15;
+    return 0;
+}
+
+/* ---- INT8 products (the CUDA executor's cached plans, cuda_native.cu) ------------------------
+ * The heuristic answers an INT8 TN product (A and B CUDA_R_8I, C and D CUDA_R_32I, compute
+ * CUBLAS_COMPUTE_32I) with one algorithm that names its shape and the operands' alignment
+ * the preference promised (256 bytes unless told) and asks for a workspace (4 KiB, within
+ * the preference's maximum), so that a matmul given another shape's algorithm, none, no
+ * workspace, or operands aligned less than promised fails here. */
+enum { I8_ALGO_MAGIC = 0x4f5a4c5449380001, I8_ALGO_WS = 4096 };
+
+static bool i8_shape(oz_cublaslt_matmul_desc d, oz_cublaslt_layout la, oz_cublaslt_layout lb,
+                     oz_cublaslt_layout lc, oz_cublaslt_layout ld)
+{
+    return d->compute == OZ_CUBLAS_COMPUTE_32I && d->scale_type == OZ_CUDA_R_32I &&
+           d->ta == OZ_CUBLAS_OP_T && d->tb == OZ_CUBLAS_OP_N && la->type == OZ_CUDA_R_8I &&
+           lb->type == OZ_CUDA_R_8I && lc->type == OZ_CUDA_R_32I && ld == lc &&
+           la->rows == lb->rows && lc->rows == la->cols && lc->cols == lb->cols &&
+           la->batch == lb->batch && la->batch == lc->batch && la->batch >= 1;
+}
+
+/* align: the preference's promised alignments of A, B and C (0: the algorithm's own). */
+static void i8_algo(oz_cublaslt_layout la, oz_cublaslt_layout lb, oz_cublaslt_layout lc,
+                    const uint32_t *align, oz_cublaslt_algo *a)
+{
+    memset(a, 0, sizeof *a);
+    a->data[0] = I8_ALGO_MAGIC;
+    a->data[1] = la->cols, a->data[2] = lb->cols, a->data[3] = la->rows;
+    a->data[4] = (uint64_t)la->ld, a->data[5] = (uint64_t)lb->ld, a->data[6] = (uint64_t)lc->ld;
+    a->data[7] = (uint64_t)la->batch;
+    if (align)
+        a->data[7] |= (uint64_t)align[0] << 32 | (uint64_t)align[1] << 42 |
+                      (uint64_t)align[2] << 52;
+}
+
+static oz_cublas_status heuristic(oz_cublaslt_handle h, oz_cublaslt_matmul_desc d,
+                                  oz_cublaslt_layout la, oz_cublaslt_layout lb,
+                                  oz_cublaslt_layout lc, oz_cublaslt_layout ld,
+                                  oz_cublaslt_pref p, int requested,
+                                  oz_cublaslt_heuristic *res, int *returned)
+{
+    (void)h;
+    *returned = 0;
+    if (requested < 1 || !i8_shape(d, la, lb, lc, ld))
+        return 15;
+    memset(res, 0, sizeof *res);
+    if (p->align[3] != p->align[2]) /* D is C here */
+        return 15;
+    i8_algo(la, lb, lc, p->align, &res->algo);
+    res->workspace = p->max_ws < I8_ALGO_WS ? p->max_ws : I8_ALGO_WS;
+    *returned = 1;
+    return 0;
+}
+
+void oz_emu_i8_product(cudaStream_t st, int m, int n, int k, const int8_t *a, int lda,
+                       const int8_t *b, int ldb, int *c, int ldc); /* cublas_emu.cpp */
+
+static oz_cublas_status i8_matmul(oz_cublaslt_matmul_desc d, const void *alpha, const void *A,
+                                  oz_cublaslt_layout la, const void *B, oz_cublaslt_layout lb,
+                                  const void *beta, const void *C, oz_cublaslt_layout lc,
+                                  void *D, oz_cublaslt_layout ld, const void *algo, void *ws,
+                                  size_t ws_size, cudaStream_t st);
+
 /* Bytes of device allocation from p on (0: not device memory). */
 static size_t device_extent(const void *p)
 {
@@ -136,7 +235,10 @@ static oz_cublas_status lt_matmul(oz_cublaslt_handle h, oz_cublaslt_matmul_desc 
                                   oz_cublaslt_layout ld, const void *algo, void *ws,
                                   size_t ws_size, cudaStream_t st)
 {
-    (void)h, (void)algo, (void)ws, (void)ws_size;
+    (void)h;
+    if (d->compute == OZ_CUBLAS_COMPUTE_32I)
+        return i8_matmul(d, alpha, A, la, B, lb, beta, C, lc, D, ld, algo, ws, ws_size, st);
+    (void)algo, (void)ws, (void)ws_size;
     /* what cuBLASLt's block-scaled FP4 path takes: TN, E2M1 in, FP32 compute and out,
      * VEC16_UE4M3 scales on both, k a multiple of 32, 16-byte aligned operands */
     if (d->compute != OZ_CUBLAS_COMPUTE_32F || d->scale_type != OZ_CUDA_R_32F ||
@@ -206,6 +308,57 @@ static oz_cublas_status lt_matmul(oz_cublaslt_handle h, oz_cublaslt_matmul_desc 
     return 0;
 }
 
+/* The INT8 product with the heuristic's algorithm for this shape and its workspace: what
+ * the IMMA path requires (as cublas_emu.cpp's GemmEx), then each product of the batch. */
+static oz_cublas_status i8_matmul(oz_cublaslt_matmul_desc d, const void *alpha, const void *A,
+                                  oz_cublaslt_layout la, const void *B, oz_cublaslt_layout lb,
+                                  const void *beta, const void *C, oz_cublaslt_layout lc,
+                                  void *D, oz_cublaslt_layout ld, const void *algo, void *ws,
+                                  size_t ws_size, cudaStream_t st)
+{
+    oz_cublaslt_algo want;
+    if (!i8_shape(d, la, lb, lc, ld) || C != D || *(const int *)alpha != 1 ||
+        *(const int *)beta != 0 || !algo) {
+        fprintf(stderr, "cublaslt_emu: INT8 matmul arguments not those of a cached plan\n");
+        return 7;
+    }
+    const oz_cublaslt_algo *given = (const oz_cublaslt_algo *)algo;
+    const uint64_t promise = given->data[7] >> 32; /* the alignments the heuristic was told */
+    const uint64_t al[3] = {promise & 1023, promise >> 10 & 1023, promise >> 20 & 1023};
+    i8_algo(la, lb, lc, NULL, &want);
+    want.data[7] = given->data[7];
+    if (memcmp(algo, &want, sizeof want) || (given->data[7] & 0xffffffffu) != (uint64_t)la->batch ||
+        !al[0] || !al[1] || !al[2]) {
+        fprintf(stderr, "cublaslt_emu: INT8 matmul given another shape's algorithm\n");
+        return 7;
+    }
+    if (ws_size < I8_ALGO_WS || device_extent(ws) < I8_ALGO_WS) {
+        fprintf(stderr, "cublaslt_emu: INT8 matmul without the workspace its algorithm needs\n");
+        return 7;
+    }
+    const int64_t m = (int64_t)la->cols, n = (int64_t)lb->cols, k = (int64_t)la->rows;
+    if (m % 4 || n % 4 || k % 4 || la->ld % 4 || lb->ld % 4 || lc->ld % 4 || la->ld < k ||
+        lb->ld < k || lc->ld < m) {
+        fprintf(stderr, "cublaslt_emu: IMMA requirements not met\n");
+        return 15;
+    }
+    for (int32_t b = 0; b < la->batch; b++) {
+        const int8_t *a = (const int8_t *)A + b * la->stride, *x = (const int8_t *)B + b * lb->stride;
+        int *c = (int *)D + b * lc->stride;
+        if ((uintptr_t)a % al[0] || (uintptr_t)x % al[1] || (uintptr_t)c % al[2] ||
+            device_extent(a) < (size_t)((m - 1) * la->ld + k) ||
+            device_extent(x) < (size_t)((n - 1) * lb->ld + k) ||
+            device_extent(c) < 4 * (size_t)((n - 1) * lc->ld + m)) {
+            fprintf(stderr, "cublaslt_emu: INT8 operand not device memory of its size, aligned "
+                            "as the heuristic was told\n");
+            return 7;
+        }
+        oz_emu_i8_product(st, (int)m, (int)n, (int)k, a, (int)la->ld, x, (int)lb->ld, c,
+                          (int)lc->ld);
+    }
+    return 0;
+}
+
 const oz_cublaslt *oz_cublaslt_get(char *why, size_t why_len)
 {
     const char *none = getenv("OZ_EMU_CUBLASLT");
@@ -226,6 +379,11 @@ const oz_cublaslt *oz_cublaslt_get(char *why, size_t why_len)
         x.layout_create = layout_create;
         x.layout_destroy = layout_destroy;
         x.matmul = lt_matmul;
+        x.layout_set = layout_set;
+        x.pref_create = pref_create;
+        x.pref_destroy = pref_destroy;
+        x.pref_set = pref_set;
+        x.heuristic = heuristic;
         const char *v = getenv("OZ_EMU_CUBLASLT_VERSION");
         x.version = v ? (size_t)strtoull(v, NULL, 10) : 130000;
         return x;
