@@ -240,7 +240,8 @@ ozblas_status ozblas_config_parse(const char *name, const char *value, size_t va
                                   size_t err_len);
 
 /* C := alpha * op(A) * op(B) + beta * C, column-major, op 'N', 'T' or 'C' (either case).
- * beta == 0 never reads C. report may be NULL. */
+ * beta == 0 never reads C; alpha == 0 or k == 0 is C := beta C without reading A and B (the
+ * reference BLAS's rule, on every method and executor). report may be NULL. */
 ozblas_status ozblas_dgemm(ozblas_context *ctx, char transa, char transb,
                            int64_t m, int64_t n, int64_t k,
                            double alpha, const double *A, int64_t lda,
