@@ -62,6 +62,14 @@ def _overrides(settings: dict) -> dict:
     return out
 
 
+def _checked(settings: dict, environ) -> tuple[dict, config.Options]:
+    """The keywords as OZBLAS_* values and the options they give over environ (a mapping of
+    OZBLAS_* values): ozblas.ConfigError for a bad value or for settings that cannot go
+    together (naming the keywords), as activate() would raise it."""
+    overrides = _overrides(settings)
+    return overrides, config.from_env({**environ, **overrides}, keywords=tuple(settings))
+
+
 def _configure(lib, opts: config.Options) -> None:
     from ._native import ffi
     from .api import _options
@@ -146,11 +154,11 @@ def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=No
     given = {k: v for k, v in dict(method=method, moduli=moduli, min_size=min_size, scaling=scaling,
                                    slices=slices, variant=variant, device=device,
                                    trace=trace, accuracy=accuracy).items() if v is not None}
-    overrides = _overrides(given)
     config.from_env(os.environ)  # a bad variable stops it, as it stops `ozblas run`
+    overrides, opts = _checked(given, os.environ)
     with _lock:
         lib = _preload()
-        _configure(lib, config.from_env({**os.environ, **overrides}))
+        _configure(lib, opts)
         if lib.ozblas_activate_patch() < 0:
             raise OzblasError("OZBLAS_ERR_INTERNAL", "in-process activation is not available "
                               "here (the reason is on stderr); nothing was patched")

@@ -36,19 +36,8 @@ def _options(method, moduli, scaling, executor, threads, slices=None, variant=No
                 env["executor"], env["device"], env["devices"] = parsed
             else:
                 env[key] = parsed
-    o = ffi.new("ozblas_options *")
-    o.method = _constants.METHODS.index(env["method"])
-    o.moduli = env["moduli"]
-    o.scaling = _constants.SCALINGS.index(env["scaling"])
-    o.executor = _constants.EXECUTORS.index(env["executor"])
-    o.device = env["device"]
-    o.devices = env["devices"]
-    o.threads = env["threads"]
-    o.slices = env["slices"]
-    o.ozaki1_variant = _constants.VARIANTS.index(env["variant"])
-    o.accuracy = _constants.ACCURACIES.index(env["accuracy"])
-    o.engine = _constants.ENGINES.index(env["engine"])
-    _check_conflict(o)
+    config.check_conflict(env, [k for k, v in given.items() if v is not None])
+    o = config.options_struct(env)
     if o.devices:
         _check_devices(o)
     return o
@@ -60,13 +49,6 @@ def _check_devices(o):
     if lib.ozblas_devices_check(o, err, 512) != 0:
         raise config.ConfigError(f"executor {config.device_text('cuda', o.device, o.devices)}: "
                                  + ffi.string(err).decode())
-
-
-def _check_conflict(o):
-    """Options that cannot go together (ozblas_options_conflict, in C)."""
-    err = ffi.new("char[256]")
-    if lib.ozblas_options_conflict(o, err, 256) != 0:
-        raise config.ConfigError(ffi.string(err).decode())
 
 
 def _engine_note(r, device) -> str | None:

@@ -187,9 +187,10 @@ void ozblas_options_init(ozblas_options *opt);
  * On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT and writes a message naming the
  * variable, the value and the accepted values into err (if err_len > 0); opt keeps defaults. */
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len);
-/* Options that cannot go together (accuracy correct with method native or ozaki1, or with a
- * moduli or slices count): OZBLAS_ERR_INVALID_ARGUMENT and a message in err (if err_len >
- * 0); ozblas_options_from_env and every call check it. */
+/* Options that cannot go together (a moduli count beyond the engine's; accuracy correct with
+ * method native or ozaki1, a moduli or slices count, or engine fp4): OZBLAS_ERR_INVALID_ARGUMENT
+ * and a message in err (if err_len > 0) naming each setting as OZBLAS_NAME='value';
+ * ozblas_options_from_env, every call, `ozblas run` and the Python API check it. */
 ozblas_status ozblas_options_conflict(const ozblas_options *opt, char *err, size_t err_len);
 
 /* ---- Configuration (core/config.c): every OZBLAS_* variable, parsed in one place ----------

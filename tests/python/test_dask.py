@@ -49,6 +49,12 @@ def test_settings_are_checked_in_the_client():
     with pytest.raises(ozblas.ConfigError, match="method"):
         ozblas.dask.Activate(method="ozaki3")
     assert ozblas.dask.Activate(method="ozaki2", moduli=None).settings == {"method": "ozaki2"}
+    # issue 24: settings that cannot go together fail here too, not in the workers
+    with pytest.raises(ozblas.ConfigError, match=r"^accuracy='correct' cannot be combined with "
+                                                 r"moduli='16'"):
+        ozblas.dask.Activate(accuracy="correct", moduli=16)
+    with pytest.raises(ozblas.ConfigError, match="accuracy='correct' cannot be combined with method='native'"):
+        ozblas.dask.Activate(accuracy="correct", method="native")
 
 
 def test_block_products_run_in_the_workers_no_less_accurate(client):
