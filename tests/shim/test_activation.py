@@ -308,6 +308,69 @@ np.savez(out + "/out.npz", native=native, r16=r16, default=default, r12=r12, r16
     assert not bool(o["active_after"]) and int(o["slots_after"]) == 0
 
 
+def test_activated_blocks_in_threads_are_reference_counted(tmp_path, inputs):
+    """Issue 24: two threads' activated() blocks that overlap. When the first exits, the
+    second's block stays routed (with its settings, the block entered last); when both have
+    exited the process is inactive again, with identical settings too; nested blocks and an
+    explicit activate() (the state to return to) keep their meaning."""
+    np.savez(tmp_path / "in.npz", **inputs)
+    body = """
+import json, sys, threading, numpy as np, ozblas
+from ozblas.activation import status
+d = np.load(sys.argv[1] + "/in.npz"); a, b = d["a"], d["b"]
+def moduli():  # which settings route a @ b now: 12, 16 or None (native)
+    st = status()
+    return st["settings"].get("moduli") if st["active"] and st["slots"] else None
+def product():
+    return (a @ b).tolist()
+log = []
+def overlap(s1, s2):
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    def second():
+        first_in.wait()
+        with ozblas.activated(**s2):
+            log.append(("second inside", moduli()))
+            second_in.set()
+            first_out.wait()
+            log.append(("second after first exit", moduli(), product()))
+    t = threading.Thread(target=second)
+    t.start()
+    with ozblas.activated(**s1):
+        log.append(("first inside", moduli()))
+        first_in.set()
+        second_in.wait()
+    first_out.set()
+    t.join()
+    log.append(("after both", moduli(), status()["active"], status()["slots"]))
+overlap(dict(method="ozaki2", moduli=16, min_size=0), dict(method="ozaki2", moduli=12, min_size=0))
+overlap(dict(method="ozaki2", moduli=16, min_size=0), dict(method="ozaki2", moduli=16, min_size=0))
+with ozblas.activated(method="ozaki2", moduli=16, min_size=0):
+    with ozblas.activated(method="ozaki2", moduli=12, min_size=0):
+        log.append(("nested inner", moduli()))
+    log.append(("nested outer", moduli()))
+log.append(("nested after", moduli()))
+ozblas.activate(method="ozaki2", moduli=12, min_size=0)
+with ozblas.activated(method="ozaki2", moduli=16, min_size=0):
+    log.append(("under activate", moduli()))
+log.append(("back to activate", moduli()))
+ozblas.deactivate()
+log.append(("deactivated", moduli(), status()["slots"]))
+print("OUT" + json.dumps(log))
+"""
+    log = json.loads(_run(tmp_path, SLOTS + body).stdout.split("OUT", 1)[1])
+    ref12 = _as_numpy_calls(inputs["a"], inputs["b"], method="ozaki2", moduli=12).tolist()
+    ref16 = _as_numpy_calls(inputs["a"], inputs["b"], method="ozaki2", moduli=16).tolist()
+    assert ref12 != ref16
+    first, second = log[:4], log[4:8]
+    assert first[0] == ["first inside", 16] and first[1] == ["second inside", 12]
+    assert first[2] == ["second after first exit", 12, ref12]  # not unhooked by the first's exit
+    assert first[3] == ["after both", None, False, 0]  # not left activated
+    assert second[2] == ["second after first exit", 16, ref16]
+    assert second[3] == ["after both", None, False, 0]
+    assert log[8:] == [["nested inner", 12], ["nested outer", 16], ["nested after", None],
+                       ["under activate", 16], ["back to activate", 12], ["deactivated", None, 0]]
+
+
 def test_ozblas_activate_variable_routes_an_unmodified_script(tmp_path, inputs):
     np.savez(tmp_path / "in.npz", **inputs)
     code = ("import sys, numpy as np; d = np.load(sys.argv[1] + '/in.npz'); "
