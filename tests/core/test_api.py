@@ -281,6 +281,42 @@ def test_byte_orders_and_masked_arrays():
         ozblas.matmul(x.astype(np.float32), x)
 
 
+def _entry_points():
+    """(name, f(a, b, c) -> result arrays) for every array entry point, one product each."""
+    return [
+        ("matmul", lambda a, b, c: [ozblas.matmul(a, b, **EMU)]),
+        ("matmul_dd", lambda a, b, c: list(ozblas.matmul_dd(a, b))),
+        ("matmul_dd pairs", lambda a, b, c: list(ozblas.matmul_dd((a, a), (b, b)))),
+        ("dgemm", lambda a, b, c: [ozblas.dgemm(0.5, a.real, b.real, -1.0, c.real, **EMU)]),
+        ("zgemm", lambda a, b, c: [ozblas.zgemm(0.5, a, b, -1.0, c, trans_a=2, **EMU)]),
+    ]
+
+
+@pytest.mark.parametrize("name,f", _entry_points(), ids=[n for n, _ in _entry_points()])
+@pytest.mark.parametrize("cplx", [False, True])
+def test_every_entry_point_validates_inputs_alike(name, f, cplx):
+    """Issue 24: one input check for every entry point. A masked array is refused as any
+    operand (its mask would be dropped); big-endian operands give the native-order operands'
+    bits."""
+    dt = np.complex128 if cplx or name == "zgemm" else np.float64
+    a = make_matrix(6, 6, 0.5, seed=1, dtype=dt)
+    b = make_matrix(6, 6, 0.5, seed=2, dtype=dt)
+    c = make_matrix(6, 6, 0.5, seed=3, dtype=dt)
+    want = f(a, b, c)
+    swapped = np.dtype(dt).newbyteorder(">")
+    for which in range(3):
+        args = [a, b, c]
+        args[which] = args[which].astype(swapped)
+        got = f(*args)
+        assert all(np.array_equal(bits(g), bits(w)) for g, w in zip(got, want)), (name, which)
+        if which == 2 and not name.endswith("gemm"):
+            continue  # no c
+        args = [a, b, c]
+        args[which] = np.ma.array(args[which], mask=np.eye(6, dtype=bool))
+        with pytest.raises(TypeError, match=f"^{'abc'[which]}.* is a masked array"):
+            f(*args)
+
+
 def test_dgemm_reads_arguments_as_scipy():
     """Issue 13 row 10: what scipy.linalg.blas.dgemm casts or accepts, ozblas.dgemm (and so
     scipy_hook) does too: array and complex scalars, complex operands (with NumPy's
