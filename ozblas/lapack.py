@@ -91,6 +91,46 @@ def _rhs(b, dtype, overwrite=False, xp=np):
     return _fortran(b, dtype, overwrite, "b", xp), False
 
 
+def _choice(routine, name, value, accepted: dict):
+    """What the C API takes for an option's value (accepted: the values taken -> that; a
+    number equal to an integer key counts as it, as SciPy's wrappers read it), or a
+    ValueError naming the routine, the argument, the value and the accepted values."""
+    number = isinstance(value, (int, float, np.number)) and not isinstance(value, np.complexfloating)
+    for k, v in accepted.items():
+        if (isinstance(k, str) and isinstance(value, str) or isinstance(k, int) and number) \
+                and value == k:
+            return v
+    raise ValueError(f"{routine}: {name}={value!r} is not valid; accepted: "
+                     f"{', '.join(repr(k) if isinstance(k, str) else str(k) for k in accepted)}")
+
+
+def _flag(routine, name, value) -> bool:
+    """A 0/1 option as SciPy's wrappers take it (lower, side, unitdiag, diag, clean; also
+    False/True)."""
+    return _choice(routine, name, value, {0: False, 1: True})
+
+
+def _trans(routine, name, value, allowed="NTC") -> bytes:
+    """A transpose code 0 (N), 1 (T), 2 (C) among those the routine takes."""
+    return _choice(routine, name, value, {i: t.encode() for i, t in _TRANS.items() if t in allowed})
+
+
+def _letter(routine, name, value, allowed) -> bytes:
+    """A LAPACK character option ("L"/"R", "N"/"T"/"C"), either case."""
+    return _choice(routine, name, value, {c: c.upper().encode()
+                                          for a in allowed for c in (a, a.lower())})
+
+
+def _lwork(routine, lwork):
+    """lwork: None, -1 (a workspace query) or a size (a nonnegative integer)."""
+    if lwork is None:
+        return None
+    if isinstance(lwork, (bool, np.bool_)) or not isinstance(lwork, (int, np.integer)) or lwork < -1:
+        raise ValueError(f"{routine}: lwork={lwork!r} is not valid; accepted: None, -1 (a "
+                         "workspace query) or a nonnegative integer")
+    return int(lwork)
+
+
 def _ld(x):
     return max(1, x.shape[0])
 
@@ -165,14 +205,16 @@ def _ipiv(piv, n):
 
 
 def getrs(lu, piv, b, trans=0, overwrite_b=False, **kw):
-    """Solve op(A) x = b from getrf's factors: ``(x, info)``; trans 0, 1 (A^T) or 2 (A^H)."""
+    """Solve op(A) x = b from getrf's factors: ``(x, info)``; trans 0, 1 (A^T) or 2 (A^H).
+    A piv entry outside 0..n-1 gives info = -6 (LAPACK's position of ipiv), b unchanged."""
+    t = _trans("getrs", "trans", trans)
     dt, xp, opts = _start(kw, lu, b)
     a = _fortran(lu, dt, xp=xp)
     _square(a, "lu")
     x, vec = _rhs(b, dt, overwrite_b, xp)
     n = a.shape[0]
     ip = _ipiv(piv, n)
-    info = _call(_fn("getrs", dt), _TRANS[trans].encode(), n, x.shape[1], _ptr(a), _ld(a),
+    info = _call(_fn("getrs", dt), t, n, x.shape[1], _ptr(a), _ld(a),
                  ffi.cast("int64_t *", ip.ctypes.data), _ptr(x), _ld(x), opts=opts)
     return (x[:, 0] if vec else x), info
 
@@ -191,7 +233,8 @@ def gesv(a, b, overwrite_a=False, overwrite_b=False, **kw):
 
 
 def getri(lu, piv, overwrite_lu=False, **kw):
-    """inv(A) from getrf's factors: ``(inv_a, info)``."""
+    """inv(A) from getrf's factors: ``(inv_a, info)``; a piv entry outside 0..n-1 gives
+    info = -4, nothing computed."""
     dt, xp, opts = _start(kw, lu)
     a = _fortran(lu, dt, overwrite_lu, xp=xp)
     _square(a, "lu")
@@ -209,6 +252,7 @@ def _clean(c, lower, xp):
 
 def potrf(a, lower=False, clean=True, overwrite_a=False, **kw):
     """Cholesky: ``(c, info)`` with a = c^H c (upper) or c c^H (lower)."""
+    lower, clean = _flag("potrf", "lower", lower), _flag("potrf", "clean", clean)
     dt, xp, opts = _start(kw, a)
     c = _fortran(a, dt, overwrite_a, xp=xp)
     _square(c)
@@ -221,6 +265,7 @@ def potrf(a, lower=False, clean=True, overwrite_a=False, **kw):
 
 def potrs(c, b, lower=False, overwrite_b=False, **kw):
     """Solve a x = b from potrf's factor: ``(x, info)``."""
+    lower = _flag("potrs", "lower", lower)
     dt, xp, opts = _start(kw, c, b)
     f = _fortran(c, dt, xp=xp)
     _square(f, "c")
@@ -232,6 +277,7 @@ def potrs(c, b, lower=False, overwrite_b=False, **kw):
 
 def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, **kw):
     """Solve a x = b by Cholesky: ``(c, x, info)``."""
+    lower = _flag("posv", "lower", lower)
     dt, xp, opts = _start(kw, a, b)
     c = _fortran(a, dt, overwrite_a, xp=xp)
     _square(c)
@@ -243,6 +289,7 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, **kw):
 
 def potri(c, lower=False, overwrite_c=False, **kw):
     """inv(A) from potrf's factor: ``(inv_a, info)``, the referenced triangle only."""
+    lower = _flag("potri", "lower", lower)
     dt, xp, opts = _start(kw, c)
     a = _fortran(c, dt, overwrite_c, xp=xp)
     _square(a, "c")
@@ -253,6 +300,7 @@ def potri(c, lower=False, overwrite_c=False, **kw):
 
 def trtri(c, lower=False, unitdiag=False, overwrite_c=False, **kw):
     """Inverse of a triangular matrix: ``(inv_c, info)``."""
+    lower, unitdiag = _flag("trtri", "lower", lower), _flag("trtri", "unitdiag", unitdiag)
     dt, xp, opts = _start(kw, c)
     a = _fortran(c, dt, overwrite_c, xp=xp)
     _square(a, "c")
@@ -263,17 +311,21 @@ def trtri(c, lower=False, unitdiag=False, overwrite_c=False, **kw):
 
 def trtrs(a, b, lower=False, trans=0, unitdiag=False, overwrite_b=False, **kw):
     """Solve op(a) x = b, a triangular: ``(x, info)``."""
+    lower, unitdiag = _flag("trtrs", "lower", lower), _flag("trtrs", "unitdiag", unitdiag)
+    t = _trans("trtrs", "trans", trans)
     dt, xp, opts = _start(kw, a, b)
     f = _fortran(a, dt, xp=xp)
     _square(f)
     x, vec = _rhs(b, dt, overwrite_b, xp)
-    info = _call(_fn("trtrs", dt), b"L" if lower else b"U", _TRANS[trans].encode(),
+    info = _call(_fn("trtrs", dt), b"L" if lower else b"U", t,
                  b"U" if unitdiag else b"N", f.shape[0], x.shape[1], _ptr(f), _ld(f), _ptr(x),
                  _ld(x), opts=opts)
     return (x[:, 0] if vec else x), info
 
 
 def _tr3(name, alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw):
+    side, lower, diag = (_flag(name, n, v) for n, v in (("side", side), ("lower", lower), ("diag", diag)))
+    t = _trans(name, "trans_a", trans_a)
     dt, xp, opts = _start(kw, a, b)
     f = _fortran(a, dt, xp=xp)
     _square(f)
@@ -282,7 +334,7 @@ def _tr3(name, alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw):
     if f.shape[0] != k:
         raise ValueError(f"a is {f.shape} but op(a) must be {k} x {k} for b of shape {x.shape}")
     info = _call(_fn(name, dt), b"R" if side else b"L", b"L" if lower else b"U",
-                 _TRANS[trans_a].encode(), b"U" if diag else b"N", x.shape[0], x.shape[1],
+                 t, b"U" if diag else b"N", x.shape[0], x.shape[1],
                  _alpha(alpha, dt), _ptr(f), _ld(f), _ptr(x), _ld(x), opts=opts)
     if info:
         raise ValueError(f"{name}: argument {-info} is not valid")
@@ -316,6 +368,7 @@ def geqrf(a, lwork=None, overwrite_a=False, **kw):
     """QR factorization: ``(qr, tau, work, info)`` as scipy.linalg.lapack.dgeqrf (R on and above
     the diagonal, the Householder vectors below it). lwork -1 is a workspace query (work[0]:
     the optimal size); any other value only sizes the returned work array."""
+    lwork = _lwork("geqrf", lwork)
     dt, xp, opts = _start(kw, a)
     qr = _fortran(a, dt, overwrite_a, xp=xp)
     m, n = qr.shape
@@ -329,6 +382,7 @@ def geqrf(a, lwork=None, overwrite_a=False, **kw):
 
 
 def _orgqr(name, a, tau, lwork, overwrite_a, kw):
+    lwork = _lwork(name, lwork)
     dt, xp, opts = _start(kw, a)
     dt = np.complex128 if _is_complex(tau) else dt
     q = _fortran(a, dt, overwrite_a, xp=xp)
@@ -361,18 +415,21 @@ def ungqr(a, tau, lwork=None, overwrite_a=False, **kw):
 
 
 def _ormqr(name, side, trans, a, tau, c, lwork, overwrite_c, kw):
+    lwork = _lwork(name, lwork)
     dt, xp, opts = _start(kw, a, c)
     dt = np.complex128 if _is_complex(tau) else dt
+    side = _letter(name, "side", side, "LR")
+    trans = _letter(name, "trans", trans, "NC" if dt == np.complex128 else "NT")
     f = _fortran(a, dt, xp=xp)
     x = _fortran(c, dt, overwrite_c, "c", xp)
     t = _host_vector(tau, dt)
     m, n = x.shape
     k = t.shape[0]
-    nw = n if str(side).upper() == "L" else m
+    nw = n if side == b"L" else m
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
     if _query(lwork):
         return x, _work(1, nw, nb, dt, xp), 0
-    info = _call(_fn(name, dt), str(side).encode(), str(trans).encode(), m, n, k, _ptr(f), _ld(f),
+    info = _call(_fn(name, dt), side, trans, m, n, k, _ptr(f), _ld(f),
                  _ptr(t) if k else ffi.NULL, _ptr(x), _ld(x), opts=opts)
     if info < 0:
         raise ValueError(f"{name}: argument {-info} is not valid")
@@ -410,6 +467,8 @@ def _shape(x, name):
 
 
 def _symm(herm, alpha, a, b, beta, c, side, lower, overwrite_c, kw):
+    name = "hemm" if herm else "symm"
+    side, lower = _flag(name, "side", side), _flag(name, "lower", lower)
     opts, dt, xp, x, fn = _product("dsymm", "zhemm" if herm else "zsymm", (alpha, beta), a, b, c,
                                    _shape(b, "b"), overwrite_c, herm, kw)
     f, g = _fortran(a, dt, xp=xp), _fortran(b, dt, name="b", xp=xp)
@@ -436,14 +495,19 @@ def hemm(alpha, a, b, beta=0.0, c=None, side=0, lower=0, overwrite_c=False, **kw
 
 
 def _syr2k(herm, alpha, a, b, beta, c, trans, lower, overwrite_c, kw):
-    n, k = _shape(a, "a")[:: -1 if trans else 1]
+    name = "her2k" if herm else "syr2k"
+    cplx = herm or any(_is_complex(v) for v in (a, b) + ((c,) if c is not None else ())) or \
+        any(np.iscomplexobj(v) for v in (alpha, beta))
+    t = _trans(name, "trans", trans, "NC" if herm else "NT" if cplx else "NTC")
+    lower = _flag(name, "lower", lower)
+    n, k = _shape(a, "a")[:: -1 if t != b"N" else 1]
     opts, dt, xp, x, fn = _product("dsyr2k", "zher2k" if herm else "zsyr2k", (alpha, beta), a, b,
                                    c, (n, n), overwrite_c, herm, kw)
     f, g = _fortran(a, dt, xp=xp), _fortran(b, dt, name="b", xp=xp)
     if g.shape != f.shape:
         raise ValueError(f"a and b must have the same shape, got {f.shape} and {g.shape}")
     be = float(np.real(beta)) if herm else _alpha(beta, dt)
-    info = _call(fn, b"L" if lower else b"U", _TRANS[trans].encode(), n, k, _alpha(alpha, dt),
+    info = _call(fn, b"L" if lower else b"U", t, n, k, _alpha(alpha, dt),
                  _ptr(f), _ld(f), _ptr(g), _ld(g), be, _ptr(x), _ld(x), opts=opts)
     if info:
         raise ValueError(f"{'her2k' if herm else 'syr2k'}: argument {-info} is not valid")
@@ -465,6 +529,7 @@ def her2k(alpha, a, b, beta=0.0, c=None, trans=0, lower=0, overwrite_c=False, **
 def _bk(kind, a, b, ipiv, lower, overwrite_a, overwrite_b, herm, kw):
     """The Bunch-Kaufman entries: kind trf, trs, tri or sv; zhe* for complex herm (real
     Hermitian is symmetric)."""
+    lower = _flag(("he" if herm else "sy") + kind, "lower", lower)
     dt, xp, opts = _start(kw, a, b)
     f = _fortran(a, dt, overwrite_a, xp=xp)
     _square(f, "a" if ipiv is None else "ldu")

@@ -453,7 +453,10 @@ ozblas_status ozblas_dgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double 
 ozblas_status ozblas_zgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
                            int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report);
-/* getri: A (the getrf factors) becomes inv(A); workspace is allocated inside. */
+/* getrs and getri take getrf's pivots: an ipiv entry outside 1..n gives
+ * OZBLAS_ERR_INVALID_ARGUMENT with info = -(ipiv's position: 6, 4), nothing changed (LAPACK
+ * does not check them). getri: A (the getrf factors) becomes inv(A); workspace is allocated
+ * inside. */
 ozblas_status ozblas_dgetri(ozblas_context *ctx, int64_t n, double *A, int64_t lda,
                             const int64_t *ipiv, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report);
