@@ -599,6 +599,7 @@ def hesv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
 # `ozblas explain getrf N` / `ozblas explain potrf N` / `ozblas explain sytrf N`
 # --------------------------------------------------------------------------------------------
 EXPLAINED = ("getrf", "potrf", "sytrf")
+MAX_EXPLAINED_STEPS = 65536
 
 
 def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None = None) -> dict:
@@ -615,8 +616,7 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
         raise ValueError(f"routine {routine!r} is not valid; accepted: {', '.join(EXPLAINED)}")
     if dtype not in ("d", "z"):
         raise ValueError(f"dtype {dtype!r} is not valid; accepted: d, z")
-    if int(n) != n or n < 1:
-        raise ValueError(f"n={n!r} is not valid; accepted: a positive integer")
+    policy.check_dims(n=n)
     p = policy._profile(profile)
     ex = 2 if p.has_device else 1
     nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
@@ -624,6 +624,10 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
     whole = policy.choose(n, n, n, dtype, "host", p)
     half = 1.0 if routine == "getrf" else 0.5
     step = nb - 1 if routine == "sytrf" and nb > 1 else nb
+    if -(-n // step) > MAX_EXPLAINED_STEPS:  # one cost-model call per step: bounded time
+        raise ValueError(f"n={n} is not valid with nb={nb}: {-(-n // step)} block steps; "
+                         f"accepted: n up to {MAX_EXPLAINED_STEPS * step} (at most "
+                         f"{MAX_EXPLAINED_STEPS} steps of nb)")
     updates, emulated, t_blocked, f_updates = [], 0, 0.0, 0.0
     for j in range(0, n, step):
         jb = min(step, n - j)
