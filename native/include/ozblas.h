@@ -90,13 +90,16 @@ typedef enum {
 /* What the result promises (ozblas_options.accuracy). */
 typedef enum {
     OZBLAS_ACCURACY_DGEMM = 0,  /* DGEMM-level: the error of a native DGEMM or less */
-    OZBLAS_ACCURACY_CORRECT = 1 /* every entry of op(A) op(B) is the exact product rounded once
+    OZBLAS_ACCURACY_CORRECT = 1, /* every entry of op(A) op(B) is the exact product rounded once
                                    (to nearest, ties to even; subnormal and overflowing results
                                    included), then alpha and beta applied as BLAS does:
                                    alpha * p + beta * c, each operation rounded. Computed by the
                                    exact products below (Ozaki II on the host DGEMM, exact dot
                                    products where that cannot hold a row); needs method auto or
                                    ozaki2 with automatic moduli, host operands */
+    OZBLAS_ACCURACY_DOUBLE_DOUBLE = 2 /* reported only (not an option): the double-double
+                                         products ozblas_dgemm_dd/zgemm_dd, the exact product
+                                         rounded once to hi + lo (bound 2^-106) */
 } ozblas_accuracy;
 
 /* The phases of an emulated call: indices of ozblas_report.phase_seconds. An executor that
@@ -345,7 +348,8 @@ ozblas_status ozblas_engine_gemm_int8(int engine, int64_t m, int64_t n, int64_t 
  * double range gives hi = +-Inf, lo = 0. Executor CUDA (or AUTO with A, B, Chi or Clo in
  * device memory) runs on opt->device, with the CPU executor's bits; AUTO with host memory
  * runs on the CPU. opt may be NULL; opt->threads is used on the CPU. report (may be NULL):
- * executor, method OZAKI2, moduli, int_gemms (DGEMMs, or INT8 products), direct_entries. */
+ * executor, method OZAKI2, moduli, int_gemms (DGEMMs, or INT8 products), direct_entries,
+ * accuracy OZBLAS_ACCURACY_DOUBLE_DOUBLE, bound 2^-106. */
 ozblas_status ozblas_dgemm_dd(ozblas_context *ctx, char transa, char transb,
                               int64_t m, int64_t n, int64_t k,
                               const double *A, int64_t lda, const double *B, int64_t ldb,
