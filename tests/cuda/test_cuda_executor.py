@@ -520,3 +520,24 @@ def test_split_calls_like_cpu(cplx, method):
     keys = ("method", "moduli", "slices", "fallback", "bits_a", "bits_b")
     _compare.assert_same_report(rc, rp, keys, f"split {method}")
     assert_same_bits(cc, cp, f"split {method}")
+
+
+@pytest.mark.parametrize("method", ["ozaki2", "ozaki1"])
+def test_split_complex_parts_apart_like_cpu(method):
+    """Issue 24: complex operands whose real and imaginary parts lie 1000 binades apart split
+    with the parts banded apart (they fell back to native): the GPU gives the CPU's parts,
+    counts, bound and bits."""
+    rng = np.random.default_rng(3)
+    a, b = _mats(7, 20, 5, 0.5, np.complex128, seed=9)
+    a.imag = np.ldexp(a.imag, -1000)
+    b.real = np.ldexp(b.real, -1000)
+    a[0, 10:] = 0
+    b[:10, 0] = 0
+    a[rng.random(a.shape) < 0.2] = 0
+    kw = {"moduli": "auto"} if method == "ozaki2" else {"slices": "auto"}
+    cc, rc, cp, rp = both_matmul(a, b, method=method, **kw)
+    assert rp["fallback"] is None and rp["split_parts"] >= 2, rp
+    assert rc["split_parts"] == rp["split_parts"] and rc["bound"] == rp["bound"]
+    keys = ("method", "moduli", "slices", "fallback", "bits_a", "bits_b")
+    _compare.assert_same_report(rc, rp, keys, f"split {method}")
+    assert_same_bits(cc, cp, f"split {method}")
