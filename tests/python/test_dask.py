@@ -16,6 +16,8 @@ import ozblas.dask  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from ozblas.testing import err_ab, exact_matmul, make_matrix  # noqa: E402
 
+from _compare import native_error  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def client():
@@ -72,7 +74,9 @@ def test_block_products_run_in_the_workers_no_less_accurate(client):
         assert all(s["loaded"] for s in ozblas.dask.stats(client).values())
         exact = exact_matmul(a, b)
         e_native, e_ozblas = err_ab(native, exact, a, b), err_ab(emulated, exact, a, b)
-        assert e_ozblas <= e_native, (e_ozblas, e_native)
+        # DGEMM-level: against the textbook DGEMM's error (the host kernel's depends on
+        # which one OpenBLAS loaded), with the automatic count's 2u floor
+        assert e_ozblas <= max(native_error(a, b, exact), 2 * 2.0**-53), (e_ozblas, e_native)
     finally:
         client.unregister_worker_plugin("ozblas")
     # teardown deactivated every worker: the calls no longer reach the shim
