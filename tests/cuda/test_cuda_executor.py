@@ -176,19 +176,21 @@ def test_alpha_zero_reads_neither_a_nor_b(cplx, method):
             return p
 
         opts = _options(method, kw["moduli"], None, "cuda", None)
-        for be, c0, want in ((beta, c, beta * c), (0.0, np.full_like(c, np.nan), np.zeros_like(c))):
+        cases = [(0.0, 5, beta, c, beta * c), (0.0, 5, 0.0, np.full_like(c, np.nan), np.zeros_like(c)),
+                 (1.5, 0, beta, c, beta * c)]  # k = 0: the same C := beta C
+        for al, k, be, c0, want in cases:
             dA, dB, dC = (ffi.cast("double *", put(x)) for x in (a, b, c0))
             if cplx:
-                al, bb = ffi.new("double[2]", [0.0, 0.0]), ffi.new("double[2]", [be.real, be.imag])
-                st = lib.ozblas_zgemm(_context(), b"N", b"N", 7, 3, 5, al, dA, 7, dB, 5, bb, dC, 7,
+                ap, bp = ffi.new("double[2]", [al, 0.0]), ffi.new("double[2]", [be.real, be.imag])
+                st = lib.ozblas_zgemm(_context(), b"N", b"N", 7, 3, k, ap, dA, 7, dB, 5, bp, dC, 7,
                                       opts, ffi.NULL)
             else:
-                st = lib.ozblas_dgemm(_context(), b"N", b"N", 7, 3, 5, 0.0, dA, 7, dB, 5, be, dC, 7,
+                st = lib.ozblas_dgemm(_context(), b"N", b"N", 7, 3, k, al, dA, 7, dB, 5, be, dC, 7,
                                       opts, ffi.NULL)
             assert st == 0
             got = np.empty_like(c)
             assert so.oz_cuda_test_memcpy(got.ctypes.data, held[-1], got.nbytes) == 0
-            assert_same_bits(got, want, f"device pointers beta={be}")
+            assert_same_bits(got, want, f"device pointers alpha={al} k={k} beta={be}")
     finally:
         for p in held:
             so.oz_cuda_test_free(p)
