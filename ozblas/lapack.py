@@ -324,7 +324,8 @@ def trtrs(a, b, lower=False, trans=0, unitdiag=False, overwrite_b=False, **kw):
 
 
 def _tr3(name, alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw):
-    side, lower, diag = (_flag(name, n, v) for n, v in (("side", side), ("lower", lower), ("diag", diag)))
+    side, lower, diag = (_flag(name, arg, v)
+                         for arg, v in (("side", side), ("lower", lower), ("diag", diag)))
     t = _trans(name, "trans_a", trans_a)
     dt, xp, opts = _start(kw, a, b)
     f = _fortran(a, dt, xp=xp)

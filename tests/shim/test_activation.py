@@ -611,7 +611,8 @@ def test_alpha_zero_is_beta_c_on_every_path_whatever_the_host_kernel(tmp_path):
     assert {t["routine"] for t in zero} == {"dgemm", "zgemm", "dsyrk", "zherk", "dtrsm", "ztrmm",
                                             "dsymm", "zhemm", "dsyr2k", "zher2k"}, lines
     assert all(t["route"] == "quick" for t in zero)
-    beta1 = [t for t in lines if t["routine"] == "dgemm" and t["m"] == "40" and t.get("reason") == '"quick return"']
+    beta1 = [t for t in lines
+             if t["routine"] == "dgemm" and t["m"] == "40" and t.get("reason") == '"quick return"']
     assert beta1, lines  # alpha = 0, beta = 1: BLAS's quick return, C not touched
     if avx512:  # what ozblas protects from: the host kernel multiplies NaN by zero
         assert run("plain") == {"NaN in dgemm": True}

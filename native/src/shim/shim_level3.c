@@ -13,9 +13,9 @@
  * one-block rule (each is products only); trsm/trmm keep theirs (min(m, n) cubed, the
  * triangle's order within one block to the real routine). alpha = 0 (and syr2k's k = 0)
  * is BLAS's C := beta C (trsm/trmm: B := 0), computed by the driver on the host whatever
- * the size and method, as for GEMM (shim_decide). CBLAS forms are mapped to the column-major call: a row-major
- * operand is its transpose, so side and uplo swap, m and n swap, syr2k's trans flips (and
- * her2k's alpha is conjugated). */
+ * the size and method, as for GEMM (shim_decide). CBLAS forms are mapped to the
+ * column-major call: a row-major operand is its transpose, so side and uplo swap, m and n
+ * swap, syr2k's trans flips (and her2k's alpha is conjugated). */
 #define _GNU_SOURCE
 #include <stdio.h>
 
