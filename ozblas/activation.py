@@ -35,6 +35,10 @@ __all__ = ["activate", "deactivate", "activated", "status"]
 _lock = threading.RLock()
 _lib = None             # libozblas_preload.so; never closed: patched slots point into it
 _settings = None        # the keywords in force; None while not active
+_base = None            # what activate()/deactivate() last asked for (None: inactive): the
+                        # state once no activated() block is open
+_blocks = []            # the open activated() blocks, in the order they were entered: one
+                        # [settings] list each (its identity is the block's)
 _scipy_ours = False     # scipy_hook was installed by activate(), so deactivate() removes it
 _create_module = None   # ExtensionFileLoader.create_module as it was before activate()
 
@@ -60,6 +64,14 @@ def _overrides(settings: dict) -> dict:
         var = config.keyword_variable(key)
         out[var.name] = config.setting_text(var.name, value, key)
     return out
+
+
+def _checked(settings: dict, environ) -> tuple[dict, config.Options]:
+    """The keywords as OZBLAS_* values and the options they give over environ (a mapping of
+    OZBLAS_* values): ozblas.ConfigError for a bad value or for settings that cannot go
+    together (naming the keywords), as activate() would raise it."""
+    overrides = _overrides(settings)
+    return overrides, config.from_env({**environ, **overrides}, keywords=tuple(settings))
 
 
 def _configure(lib, opts: config.Options) -> None:
@@ -133,6 +145,10 @@ def _remove_finder():
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _ScipyLinalgFinder)]
 
 
+def _given(**settings) -> dict:
+    return {k: v for k, v in settings.items() if v is not None}
+
+
 def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=None, variant=None,
              device=None, trace=None, accuracy=None) -> None:
     """Route this process's DGEMM/ZGEMM/SYRK/HERK calls through ozblas from now on.
@@ -140,22 +156,31 @@ def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=No
     Keywords (unset ones come from the OZBLAS_* variables): method, moduli, min_size,
     scaling, slices, variant, device, trace, accuracy. A bad value raises ``ozblas.ConfigError``
     naming it and the accepted values; so does a bad OZBLAS_* variable. Calling it again
-    replaces the settings and patches only what was loaded since.
+    replaces the settings and patches only what was loaded since. While ``activated()``
+    blocks are open it applies at once, and it is also the state the process returns to
+    when the last block exits.
     """
+    global _base
+    given = _given(method=method, moduli=moduli, min_size=min_size, scaling=scaling,
+                   slices=slices, variant=variant, device=device, trace=trace, accuracy=accuracy)
+    with _lock:
+        _apply(given)
+        _base = given
+
+
+def _apply(given: dict) -> None:
+    """Activation with these keywords (checked first: nothing changes on an error)."""
     global _settings, _create_module
-    given = {k: v for k, v in dict(method=method, moduli=moduli, min_size=min_size, scaling=scaling,
-                                   slices=slices, variant=variant, device=device,
-                                   trace=trace, accuracy=accuracy).items() if v is not None}
-    overrides = _overrides(given)
     config.from_env(os.environ)  # a bad variable stops it, as it stops `ozblas run`
+    overrides, opts = _checked(given, os.environ)
     with _lock:
         lib = _preload()
-        _configure(lib, config.from_env({**os.environ, **overrides}))
+        _configure(lib, opts)
         if lib.ozblas_activate_patch() < 0:
             raise OzblasError("OZBLAS_ERR_INTERNAL", "in-process activation is not available "
                               "here (the reason is on stderr); nothing was patched")
         config.set_overrides(overrides)
-        _settings = given
+        _settings = dict(given)
         if _create_module is None:
             loader = importlib.machinery.ExtensionFileLoader
             _create_module = loader.create_module
@@ -168,7 +193,16 @@ def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=No
 
 
 def deactivate() -> None:
-    """Put every patched slot back and undo the rest of activate(); nothing when inactive."""
+    """Put every patched slot back and undo the rest of activate(); nothing when inactive.
+    While ``activated()`` blocks are open it applies at once, and the process stays inactive
+    when the last block exits."""
+    global _base
+    with _lock:
+        _base = None
+        _unapply()
+
+
+def _unapply() -> None:
     global _settings, _create_module, _scipy_ours
     from ._native import ffi
 
@@ -194,19 +228,28 @@ def deactivate() -> None:
 
 @contextlib.contextmanager
 def activated(**settings):
-    """``with ozblas.activated(method="ozaki2", moduli=16): ...``; restores on exit what
-    was there (inactive, or active with its own settings)."""
+    """``with ozblas.activated(method="ozaki2", moduli=16): ...``. Activation is one state of
+    the process, shared by its threads, and reference-counted by the blocks: while blocks
+    are open (nested, or in several threads at once) the settings in force are those of the
+    block entered last among them; when a block exits, those of the last one still open;
+    when the last one exits, the state activate()/deactivate() set (inactive unless
+    activate() was called), so that a block never unhooks another thread's block and the
+    process is never left activated by blocks that have all exited."""
+    given = _given(**settings)
+    block = [given]
     with _lock:
-        before = None if _settings is None else dict(_settings)
-        activate(**settings)
+        _apply(given)
+        _blocks.append(block)
     try:
         yield
     finally:
         with _lock:
-            if before is None:
-                deactivate()
-            else:
-                activate(**before)
+            _blocks[:] = [b for b in _blocks if b is not block]
+            latest = _blocks[-1][0] if _blocks else _base
+            if latest is None:
+                _unapply()
+            elif latest != _settings:
+                _apply(latest)
 
 
 def status() -> dict:

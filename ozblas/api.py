@@ -36,19 +36,8 @@ def _options(method, moduli, scaling, executor, threads, slices=None, variant=No
                 env["executor"], env["device"], env["devices"] = parsed
             else:
                 env[key] = parsed
-    o = ffi.new("ozblas_options *")
-    o.method = _constants.METHODS.index(env["method"])
-    o.moduli = env["moduli"]
-    o.scaling = _constants.SCALINGS.index(env["scaling"])
-    o.executor = _constants.EXECUTORS.index(env["executor"])
-    o.device = env["device"]
-    o.devices = env["devices"]
-    o.threads = env["threads"]
-    o.slices = env["slices"]
-    o.ozaki1_variant = _constants.VARIANTS.index(env["variant"])
-    o.accuracy = _constants.ACCURACIES.index(env["accuracy"])
-    o.engine = _constants.ENGINES.index(env["engine"])
-    _check_conflict(o)
+    config.check_conflict(env, [k for k, v in given.items() if v is not None])
+    o = config.options_struct(env)
     if o.devices:
         _check_devices(o)
     return o
@@ -60,13 +49,6 @@ def _check_devices(o):
     if lib.ozblas_devices_check(o, err, 512) != 0:
         raise config.ConfigError(f"executor {config.device_text('cuda', o.device, o.devices)}: "
                                  + ffi.string(err).decode())
-
-
-def _check_conflict(o):
-    """Options that cannot go together (ozblas_options_conflict, in C)."""
-    err = ffi.new("char[256]")
-    if lib.ozblas_options_conflict(o, err, 256) != 0:
-        raise config.ConfigError(ffi.string(err).decode())
 
 
 def _engine_note(r, device) -> str | None:
@@ -187,13 +169,19 @@ def _gemm(alpha, a, b, beta, c, ta, tb, opts, cplx):
 _ACCEPTED = "float64 or complex128 (either byte order)"
 
 
-def _operand(x, name):
+def _operand(x, name, accepted=_ACCEPTED):
+    """The one input check of every array entry point (matmul, matmul_dd, dgemm/zgemm): a
+    masked array is refused (its mask would be dropped), the array comes back (a host one,
+    or CuPy's view of a device one) in native byte order. accepted: the text of the dtypes
+    taken (float64 and complex128), or None for SciPy's rule (any number type, cast by the
+    caller as f2py casts)."""
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError(f"{name} is a masked array; ozblas computes plain products (pass "
                         f"{name}.filled(...) or use numpy.ma.dot)")
     x = _xp(x).asarray(x)
-    if x.dtype.kind not in "fc" or x.dtype.itemsize != (8 if x.dtype.kind == "f" else 16):
-        raise TypeError(f"{name} has dtype {x.dtype}; accepted: {_ACCEPTED}")
+    if accepted is not None and (x.dtype.kind not in "fc" or
+                                 x.dtype.itemsize != (8 if x.dtype.kind == "f" else 16)):
+        raise TypeError(f"{name} has dtype {x.dtype}; accepted: {accepted}")
     return x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("="))
 
 
@@ -326,7 +314,7 @@ def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, optio
     xp = _xp(a, b, c)
     arrs = []
     for nm, x in (("a", a), ("b", b)):
-        x = _f2py_matrix(xp.asarray(x), nm, name)
+        x = _f2py_matrix(_operand(x, nm, None), nm, name)
         arrs.append(x.astype(dt, copy=False))
     a, b = arrs
     m, k = (a.shape[1], a.shape[0]) if ta != "N" else a.shape
@@ -340,6 +328,8 @@ def _gemm_scipy(cplx, alpha, a, b, beta, c, trans_a, trans_b, overwrite_c, optio
     if c is None:
         out = xp.zeros((m, n), dtype=dt, order="F")
     else:
+        if isinstance(c, np.ma.MaskedArray):
+            _operand(c, "c", None)  # refused: its mask would be dropped
         c0 = xp.asarray(c)
         c = _f2py_matrix(c0, "c", name)
         if c.shape != (m, n):

@@ -123,13 +123,17 @@ def _host(quick, step, details):
     return r
 
 
-# The CPU executor's integer products are host SGEMMs on the same cores as the host DGEMM:
-# at most about twice its rate on any CPU (single precision packs twice the lanes; 1.95x and
-# 2.26x measured on the development machine), and ZGEMM runs at about DGEMM's rate. Figures
-# outside these bounds mean other load disturbed a measurement (two-thread OpenBLAS calls stall
-# when another process takes a core), and such a profile would send method auto the wrong way.
-MAX_INT_TO_DGEMM = 3.0
-ZGEMM_TO_DGEMM = (0.5, 2.0)
+# The CPU executor's integer products are host SGEMMs on the same cores as the host DGEMM,
+# and ZGEMM runs near DGEMM's rate per flop, but how near depends on the kernel OpenBLAS picks
+# for the CPU (OPENBLAS_CORETYPE), not only on the CPU: on the development machine (AVX-512,
+# one thread, 512^3) SGEMM / DGEMM measured 2.3 with the SkylakeX and Haswell kernels and 3.5
+# to 3.8 with the Zen and Prescott ones, ZGEMM / DGEMM 0.7 to 1.2, and 0.26 to 0.49 with the
+# Sandybridge one (issue 24: 0.5 was refused there on every try). Figures outside these wider
+# bounds mean other load disturbed a measurement (two-thread OpenBLAS calls stall when another
+# process takes a core, by several times), and such a profile would send method auto the
+# wrong way.
+MAX_INT_TO_DGEMM = 6.0
+ZGEMM_TO_DGEMM = (0.2, 4.0)
 HOST_TRIES = 3
 
 

@@ -73,9 +73,10 @@ def cmd_info(args) -> int:
         d["policy"] = profile_info()
     except Exception as e:  # info must work on a broken setup; say why the policy is missing
         d["policy"] = {"error": f"{type(e).__name__}: {e}"}
+    bad = 2 if d["config_error"] else 0  # as every other command refuses it
     if args.json:
         print(json.dumps(d, indent=2))
-        return 0
+        return bad
     print(f"ozblas {d['version']}")
     print(f"library    {d['library']}")
     print("\n".join(_install_lines(d["build"], d["driver"])))
@@ -85,13 +86,14 @@ def cmd_info(args) -> int:
     print(_table(["executor", "available", "reason"], rows))
     if d["config_error"]:
         print(f"configuration error: {d['config_error']}")
+        print(f"ozblas: {d['config_error']}", file=sys.stderr)
     else:
         print("configuration: " + ", ".join(f"{k}={_shown(v)}" for k, v in d["config"].items()))
     if "error" in d["policy"]:
         print(f"policy     unavailable: {d['policy']['error']}")
     else:
         print("\n".join(_policy_lines(d["policy"])))
-    return 0
+    return bad
 
 
 def cmd_demo(args) -> int:
@@ -151,6 +153,8 @@ def main(argv=None) -> int:
         args = argparse.Namespace(cmd=argv[0], rest=argv[1:])
     else:
         args = p.parse_args(argv)
+    if args.cmd == "info":  # shows a bad configuration among the rest (and exits 2)
+        return cmd_info(args)
     try:
         config.from_env()
     except config.ConfigError as e:

@@ -15,7 +15,8 @@ import os
 from dataclasses import dataclass
 
 __all__ = ["ConfigError", "Options", "Variable", "variables", "variable", "parse", "setting_text",
-           "keyword_variable", "parse_keyword", "from_env", "set_overrides", "argparse_type"]
+           "keyword_variable", "parse_keyword", "from_env", "set_overrides", "argparse_type",
+           "options_struct", "check_conflict"]
 
 
 class ConfigError(ValueError):
@@ -224,13 +225,14 @@ def set_overrides(values: dict[str, str]) -> None:
     _overrides = dict(values)
 
 
-def from_env(environ=None) -> Options:
+def from_env(environ=None, keywords=()) -> Options:
     """Options from the environment (defaults for unset or empty variables); with no
-    environ given, the process environment under the activation's keywords."""
+    environ given, the process environment under the activation's keywords. keywords: the
+    settings given as keywords (a conflict's message names them so)."""
     env = os.environ if environ is None else environ
     if environ is None and _overrides:
         env = {**os.environ, **_overrides}
-    key = tuple(env.get(name) or None for name in variables())
+    key = tuple(env.get(name) or None for name in variables()) + tuple(sorted(keywords))
     if any(v and not v.startswith("/") and variables()[n].kind == "path" for n, v in zip(variables(), key)):
         key += (os.getcwd(),)
     opts = _env_cache.get(key)
@@ -238,7 +240,7 @@ def from_env(environ=None) -> Options:
         values = {}
         for var in variables().values():
             values.update(_fields(var, parse(var.name, env.get(var.name) or None)))
-        _check_conflict(values)
+        check_conflict(values, keywords)
         opts = Options(**values)
         if len(_env_cache) < 256:
             _env_cache[key] = opts
@@ -248,8 +250,9 @@ def from_env(environ=None) -> Options:
 _env_cache: dict = {}  # the environment's values -> Options (from_env is called per product)
 
 
-def _check_conflict(values: dict) -> None:
-    """Settings that cannot go together, as C's ozblas_options_conflict judges them."""
+def options_struct(values: dict):
+    """An ozblas_options (cffi) holding values, the fields of Options (method, moduli, ...;
+    executor, device, devices as OZBLAS_DEVICE gives them)."""
     from . import _constants
     from ._native import ffi, lib
 
@@ -257,8 +260,27 @@ def _check_conflict(values: dict) -> None:
     lib.ozblas_options_init(o)
     o.method = _constants.METHODS.index(values["method"])
     o.moduli = values["moduli"]
+    o.scaling = _constants.SCALINGS.index(values["scaling"])
+    o.executor = _constants.EXECUTORS.index(values["executor"])
+    o.device = values["device"]
+    o.devices = values["devices"]
+    o.threads = values["threads"]
     o.slices = values["slices"]
+    o.ozaki1_variant = _constants.VARIANTS.index(values["variant"])
     o.accuracy = _constants.ACCURACIES.index(values["accuracy"])
-    err = ffi.new("char[256]")
-    if lib.ozblas_options_conflict(o, err, 256) != 0:
-        raise ConfigError(ffi.string(err).decode())
+    o.engine = _constants.ENGINES.index(values["engine"])
+    return o
+
+
+def check_conflict(values: dict, keywords=()) -> None:
+    """Settings that cannot go together, as C's ozblas_options_conflict judges them (the one
+    check of the library, `ozblas run`, activate() and the API). Its message names each
+    setting OZBLAS_<NAME>='value'; those in keywords are named keyword='value' instead."""
+    from ._native import ffi, lib
+
+    err = ffi.new("char[512]")
+    if lib.ozblas_options_conflict(options_struct(values), err, 512) != 0:
+        msg = ffi.string(err).decode()
+        for key in keywords:
+            msg = msg.replace(f"{keyword_variable(key).name}=", f"{key}=")
+        raise ConfigError(msg)

@@ -42,7 +42,9 @@ class Activate(WorkerPlugin):
     def __init__(self, **settings):
         inspect.signature(activation.activate).bind(**settings)  # TypeError for an unknown key
         self.settings = {k: v for k, v in settings.items() if v is not None}
-        activation._overrides(self.settings)  # ozblas.ConfigError for a bad value
+        # ozblas.ConfigError for a bad value or settings that cannot go together (judged
+        # over the defaults: the workers' environment is theirs)
+        activation._checked(self.settings, {})
 
     def setup(self, worker):
         activation.activate(**self.settings)

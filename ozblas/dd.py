@@ -37,11 +37,9 @@ def _dd_operand(x, name):
 
 
 def _array(x, name):
-    from .api import _xp
+    from .api import _operand
 
-    x = _xp(x).asarray(x)  # device arrays (__cuda_array_interface__) as CuPy arrays
-    if x.dtype not in (np.float64, np.complex128):
-        raise TypeError(f"{name} has dtype {x.dtype}; accepted: {_ACCEPTED}")
+    x = _operand(x, name, _ACCEPTED)  # the API's one check: no masked arrays, either byte order
     if x.ndim not in (2, 3):
         raise ValueError(f"{name} must be 2-D or 3-D (a stack); got shape {x.shape}")
     return x

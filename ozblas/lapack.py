@@ -92,6 +92,46 @@ def _rhs(b, dtype, overwrite=False, xp=np):
     return _fortran(b, dtype, overwrite, "b", xp), False
 
 
+def _choice(routine, name, value, accepted: dict):
+    """What the C API takes for an option's value (accepted: the values taken -> that; a
+    number equal to an integer key counts as it, as SciPy's wrappers read it), or a
+    ValueError naming the routine, the argument, the value and the accepted values."""
+    number = isinstance(value, (int, float, np.number)) and not isinstance(value, np.complexfloating)
+    for k, v in accepted.items():
+        if (isinstance(k, str) and isinstance(value, str) or isinstance(k, int) and number) \
+                and value == k:
+            return v
+    raise ValueError(f"{routine}: {name}={value!r} is not valid; accepted: "
+                     f"{', '.join(repr(k) if isinstance(k, str) else str(k) for k in accepted)}")
+
+
+def _flag(routine, name, value) -> bool:
+    """A 0/1 option as SciPy's wrappers take it (lower, side, unitdiag, diag, clean; also
+    False/True)."""
+    return _choice(routine, name, value, {0: False, 1: True})
+
+
+def _trans(routine, name, value, allowed="NTC") -> bytes:
+    """A transpose code 0 (N), 1 (T), 2 (C) among those the routine takes."""
+    return _choice(routine, name, value, {i: t.encode() for i, t in _TRANS.items() if t in allowed})
+
+
+def _letter(routine, name, value, allowed) -> bytes:
+    """A LAPACK character option ("L"/"R", "N"/"T"/"C"), either case."""
+    return _choice(routine, name, value, {c: c.upper().encode()
+                                          for a in allowed for c in (a, a.lower())})
+
+
+def _lwork(routine, lwork):
+    """lwork: None, -1 (a workspace query) or a size (a nonnegative integer)."""
+    if lwork is None:
+        return None
+    if isinstance(lwork, (bool, np.bool_)) or not isinstance(lwork, (int, np.integer)) or lwork < -1:
+        raise ValueError(f"{routine}: lwork={lwork!r} is not valid; accepted: None, -1 (a "
+                         "workspace query) or a nonnegative integer")
+    return int(lwork)
+
+
 def _ld(x):
     return max(1, x.shape[0])
 
@@ -166,14 +206,16 @@ def _ipiv(piv, n):
 
 
 def getrs(lu, piv, b, trans=0, overwrite_b=False, **kw):
-    """Solve op(A) x = b from getrf's factors: ``(x, info)``; trans 0, 1 (A^T) or 2 (A^H)."""
+    """Solve op(A) x = b from getrf's factors: ``(x, info)``; trans 0, 1 (A^T) or 2 (A^H).
+    A piv entry outside 0..n-1 gives info = -6 (LAPACK's position of ipiv), b unchanged."""
+    t = _trans("getrs", "trans", trans)
     dt, xp, opts = _start(kw, lu, b)
     a = _fortran(lu, dt, xp=xp)
     _square(a, "lu")
     x, vec = _rhs(b, dt, overwrite_b, xp)
     n = a.shape[0]
     ip = _ipiv(piv, n)
-    info = _call(_fn("getrs", dt), _TRANS[trans].encode(), n, x.shape[1], _ptr(a), _ld(a),
+    info = _call(_fn("getrs", dt), t, n, x.shape[1], _ptr(a), _ld(a),
                  ffi.cast("int64_t *", ip.ctypes.data), _ptr(x), _ld(x), opts=opts)
     return (x[:, 0] if vec else x), info
 
@@ -192,7 +234,8 @@ def gesv(a, b, overwrite_a=False, overwrite_b=False, **kw):
 
 
 def getri(lu, piv, overwrite_lu=False, **kw):
-    """inv(A) from getrf's factors: ``(inv_a, info)``."""
+    """inv(A) from getrf's factors: ``(inv_a, info)``; a piv entry outside 0..n-1 gives
+    info = -4, nothing computed."""
     dt, xp, opts = _start(kw, lu)
     a = _fortran(lu, dt, overwrite_lu, xp=xp)
     _square(a, "lu")
@@ -210,6 +253,7 @@ def _clean(c, lower, xp):
 
 def potrf(a, lower=False, clean=True, overwrite_a=False, **kw):
     """Cholesky: ``(c, info)`` with a = c^H c (upper) or c c^H (lower)."""
+    lower, clean = _flag("potrf", "lower", lower), _flag("potrf", "clean", clean)
     dt, xp, opts = _start(kw, a)
     c = _fortran(a, dt, overwrite_a, xp=xp)
     _square(c)
@@ -222,6 +266,7 @@ def potrf(a, lower=False, clean=True, overwrite_a=False, **kw):
 
 def potrs(c, b, lower=False, overwrite_b=False, **kw):
     """Solve a x = b from potrf's factor: ``(x, info)``."""
+    lower = _flag("potrs", "lower", lower)
     dt, xp, opts = _start(kw, c, b)
     f = _fortran(c, dt, xp=xp)
     _square(f, "c")
@@ -233,6 +278,7 @@ def potrs(c, b, lower=False, overwrite_b=False, **kw):
 
 def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, **kw):
     """Solve a x = b by Cholesky: ``(c, x, info)``."""
+    lower = _flag("posv", "lower", lower)
     dt, xp, opts = _start(kw, a, b)
     c = _fortran(a, dt, overwrite_a, xp=xp)
     _square(c)
@@ -244,6 +290,7 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, **kw):
 
 def potri(c, lower=False, overwrite_c=False, **kw):
     """inv(A) from potrf's factor: ``(inv_a, info)``, the referenced triangle only."""
+    lower = _flag("potri", "lower", lower)
     dt, xp, opts = _start(kw, c)
     a = _fortran(c, dt, overwrite_c, xp=xp)
     _square(a, "c")
@@ -254,6 +301,7 @@ def potri(c, lower=False, overwrite_c=False, **kw):
 
 def trtri(c, lower=False, unitdiag=False, overwrite_c=False, **kw):
     """Inverse of a triangular matrix: ``(inv_c, info)``."""
+    lower, unitdiag = _flag("trtri", "lower", lower), _flag("trtri", "unitdiag", unitdiag)
     dt, xp, opts = _start(kw, c)
     a = _fortran(c, dt, overwrite_c, xp=xp)
     _square(a, "c")
@@ -264,17 +312,22 @@ def trtri(c, lower=False, unitdiag=False, overwrite_c=False, **kw):
 
 def trtrs(a, b, lower=False, trans=0, unitdiag=False, overwrite_b=False, **kw):
     """Solve op(a) x = b, a triangular: ``(x, info)``."""
+    lower, unitdiag = _flag("trtrs", "lower", lower), _flag("trtrs", "unitdiag", unitdiag)
+    t = _trans("trtrs", "trans", trans)
     dt, xp, opts = _start(kw, a, b)
     f = _fortran(a, dt, xp=xp)
     _square(f)
     x, vec = _rhs(b, dt, overwrite_b, xp)
-    info = _call(_fn("trtrs", dt), b"L" if lower else b"U", _TRANS[trans].encode(),
+    info = _call(_fn("trtrs", dt), b"L" if lower else b"U", t,
                  b"U" if unitdiag else b"N", f.shape[0], x.shape[1], _ptr(f), _ld(f), _ptr(x),
                  _ld(x), opts=opts)
     return (x[:, 0] if vec else x), info
 
 
 def _tr3(name, alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw):
+    side, lower, diag = (_flag(name, arg, v)
+                         for arg, v in (("side", side), ("lower", lower), ("diag", diag)))
+    t = _trans(name, "trans_a", trans_a)
     dt, xp, opts = _start(kw, a, b)
     f = _fortran(a, dt, xp=xp)
     _square(f)
@@ -283,7 +336,7 @@ def _tr3(name, alpha, a, b, side, lower, trans_a, diag, overwrite_b, kw):
     if f.shape[0] != k:
         raise ValueError(f"a is {f.shape} but op(a) must be {k} x {k} for b of shape {x.shape}")
     info = _call(_fn(name, dt), b"R" if side else b"L", b"L" if lower else b"U",
-                 _TRANS[trans_a].encode(), b"U" if diag else b"N", x.shape[0], x.shape[1],
+                 t, b"U" if diag else b"N", x.shape[0], x.shape[1],
                  _alpha(alpha, dt), _ptr(f), _ld(f), _ptr(x), _ld(x), opts=opts)
     if info:
         raise ValueError(f"{name}: argument {-info} is not valid")
@@ -315,6 +368,7 @@ def _query(lwork):
 
 def _geqrf(name, a, lwork, overwrite_a, kw):
     """geqrf or gelqf: (factors, tau, work, info); LAPACK's optimal work is n nb (geqrf) or m nb."""
+    lwork = _lwork(name, lwork)
     dt, xp, opts = _start(kw, a)
     qr = _fortran(a, dt, overwrite_a, xp=xp)
     m, n = qr.shape
@@ -342,6 +396,7 @@ def gelqf(a, lwork=None, overwrite_a=False, **kw):
 
 
 def _orgqr(name, a, tau, lwork, overwrite_a, kw):
+    lwork = _lwork(name, lwork)
     dt, xp, opts = _start(kw, a)
     dt = np.complex128 if _is_complex(tau) else dt
     q = _fortran(a, dt, overwrite_a, xp=xp)
@@ -376,18 +431,21 @@ def ungqr(a, tau, lwork=None, overwrite_a=False, **kw):
 
 
 def _ormqr(name, side, trans, a, tau, c, lwork, overwrite_c, kw):
+    lwork = _lwork(name, lwork)
     dt, xp, opts = _start(kw, a, c)
     dt = np.complex128 if _is_complex(tau) else dt
+    side = _letter(name, "side", side, "LR")
+    trans = _letter(name, "trans", trans, "NC" if dt == np.complex128 else "NT")
     f = _fortran(a, dt, xp=xp)
     x = _fortran(c, dt, overwrite_c, "c", xp)
     t = _host_vector(tau, dt)
     m, n = x.shape
     k = t.shape[0]
-    nw = n if str(side).upper() == "L" else m
+    nw = n if side == b"L" else m
     nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
     if _query(lwork):
         return x, _work(1, nw, nb, dt, xp), 0
-    info = _call(_fn(name, dt), str(side).encode(), str(trans).encode(), m, n, k, _ptr(f), _ld(f),
+    info = _call(_fn(name, dt), side, trans, m, n, k, _ptr(f), _ld(f),
                  _ptr(t) if k else ffi.NULL, _ptr(x), _ld(x), opts=opts)
     if info < 0:
         raise ValueError(f"{name}: argument {-info} is not valid")
@@ -559,6 +617,8 @@ def _shape(x, name):
 
 
 def _symm(herm, alpha, a, b, beta, c, side, lower, overwrite_c, kw):
+    name = "hemm" if herm else "symm"
+    side, lower = _flag(name, "side", side), _flag(name, "lower", lower)
     opts, dt, xp, x, fn = _product("dsymm", "zhemm" if herm else "zsymm", (alpha, beta), a, b, c,
                                    _shape(b, "b"), overwrite_c, herm, kw)
     f, g = _fortran(a, dt, xp=xp), _fortran(b, dt, name="b", xp=xp)
@@ -585,14 +645,19 @@ def hemm(alpha, a, b, beta=0.0, c=None, side=0, lower=0, overwrite_c=False, **kw
 
 
 def _syr2k(herm, alpha, a, b, beta, c, trans, lower, overwrite_c, kw):
-    n, k = _shape(a, "a")[:: -1 if trans else 1]
+    name = "her2k" if herm else "syr2k"
+    cplx = herm or any(_is_complex(v) for v in (a, b) + ((c,) if c is not None else ())) or \
+        any(np.iscomplexobj(v) for v in (alpha, beta))
+    t = _trans(name, "trans", trans, "NC" if herm else "NT" if cplx else "NTC")
+    lower = _flag(name, "lower", lower)
+    n, k = _shape(a, "a")[:: -1 if t != b"N" else 1]
     opts, dt, xp, x, fn = _product("dsyr2k", "zher2k" if herm else "zsyr2k", (alpha, beta), a, b,
                                    c, (n, n), overwrite_c, herm, kw)
     f, g = _fortran(a, dt, xp=xp), _fortran(b, dt, name="b", xp=xp)
     if g.shape != f.shape:
         raise ValueError(f"a and b must have the same shape, got {f.shape} and {g.shape}")
     be = float(np.real(beta)) if herm else _alpha(beta, dt)
-    info = _call(fn, b"L" if lower else b"U", _TRANS[trans].encode(), n, k, _alpha(alpha, dt),
+    info = _call(fn, b"L" if lower else b"U", t, n, k, _alpha(alpha, dt),
                  _ptr(f), _ld(f), _ptr(g), _ld(g), be, _ptr(x), _ld(x), opts=opts)
     if info:
         raise ValueError(f"{'her2k' if herm else 'syr2k'}: argument {-info} is not valid")
@@ -614,6 +679,7 @@ def her2k(alpha, a, b, beta=0.0, c=None, trans=0, lower=0, overwrite_c=False, **
 def _bk(kind, a, b, ipiv, lower, overwrite_a, overwrite_b, herm, kw):
     """The Bunch-Kaufman entries: kind trf, trs, tri or sv; zhe* for complex herm (real
     Hermitian is symmetric)."""
+    lower = _flag(("he" if herm else "sy") + kind, "lower", lower)
     dt, xp, opts = _start(kw, a, b)
     f = _fortran(a, dt, overwrite_a, xp=xp)
     _square(f, "a" if ipiv is None else "ldu")
@@ -683,6 +749,7 @@ def hesv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
 # `ozblas explain getrf N` / `ozblas explain potrf N` / `ozblas explain sytrf N`
 # --------------------------------------------------------------------------------------------
 EXPLAINED = ("getrf", "potrf", "sytrf")
+MAX_EXPLAINED_STEPS = 65536
 
 
 def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None = None) -> dict:
@@ -699,8 +766,7 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
         raise ValueError(f"routine {routine!r} is not valid; accepted: {', '.join(EXPLAINED)}")
     if dtype not in ("d", "z"):
         raise ValueError(f"dtype {dtype!r} is not valid; accepted: d, z")
-    if int(n) != n or n < 1:
-        raise ValueError(f"n={n!r} is not valid; accepted: a positive integer")
+    policy.check_dims(n=n)
     p = policy._profile(profile)
     ex = 2 if p.has_device else 1
     nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
@@ -708,6 +774,10 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
     whole = policy.choose(n, n, n, dtype, "host", p)
     half = 1.0 if routine == "getrf" else 0.5
     step = nb - 1 if routine == "sytrf" and nb > 1 else nb
+    if -(-n // step) > MAX_EXPLAINED_STEPS:  # one cost-model call per step: bounded time
+        raise ValueError(f"n={n} is not valid with nb={nb}: {-(-n // step)} block steps; "
+                         f"accepted: n up to {MAX_EXPLAINED_STEPS * step} (at most "
+                         f"{MAX_EXPLAINED_STEPS} steps of nb)")
     updates, emulated, t_blocked, f_updates = [], 0, 0.0, 0.0
     for j in range(0, n, step):
         jb = min(step, n - j)

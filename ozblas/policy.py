@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import operator
 import os
 import sys
 import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
+
+import numpy as np
 
 from . import _constants, config
 from ._native import ffi, lib, load
@@ -276,15 +279,29 @@ def _count(v, key) -> int:
     return 0 if v in (None, 0, "auto") else config.parse_keyword(key, v)
 
 
+INT64_MAX = 2**63 - 1  # the C API's dimensions are int64_t
+
+
+def check_dims(**dims) -> None:
+    """Each dimension a positive integer the C API can hold, else a ValueError naming it."""
+    for name, v in dims.items():
+        try:
+            i = operator.index(v)
+        except TypeError:
+            i = None
+        if i is None or isinstance(v, (bool, np.bool_)) or not 1 <= i <= INT64_MAX:
+            raise ValueError(f"{name}={v!r} is not valid; accepted: a positive integer up to "
+                             "2^63 - 1")
+
+
 def _check(m, n, k, dtype, where, p: Profile):
+    check_dims(m=m, n=n, k=k)
     if dtype not in ("d", "z"):
         raise ValueError(f"dtype {dtype!r} is not valid; accepted: d, z")
     if where not in ("host", "device"):
         raise ValueError(f"where {where!r} is not valid; accepted: host, device")
     if where == "device" and not p.has_device:
         raise ValueError(f"where='device' needs a device; profile {p.name!r} is a host alone")
-    if min(m, n, k) <= 0:
-        raise ValueError(f"dimensions must be positive, got m={m}, n={n}, k={k}")
 
 
 def _cand_dict(c) -> dict:
@@ -609,8 +626,6 @@ def main_explain(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.profile not in profile_names():
         ap.error(f"unknown profile {a.profile!r}; accepted: {', '.join(profile_names())}")
-    if min(a.m, a.n, a.k) <= 0:
-        ap.error(f"M, N and K must be positive, got {a.m} {a.n} {a.k}")
     try:
         d = explain(a.m, a.n, a.k, a.dtype, a.where, a.profile, engine=a.engine)
     except ValueError as e:

@@ -37,6 +37,9 @@ class _Gemm:
         self.__doc__ = original.__doc__
 
     def __call__(self, alpha, a, b, beta=0.0, c=None, trans_a=0, trans_b=0, overwrite_c=0):
+        # SciPy's f2py wrapper reads a masked array's data and ignores its mask (ozblas.dgemm
+        # refuses it): a routed program gets what it got without ozblas
+        a, b, c = (np.ma.getdata(x) if isinstance(x, np.ma.MaskedArray) else x for x in (a, b, c))
         return self._f(alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
 
     def __repr__(self):

@@ -90,13 +90,16 @@ typedef enum {
 /* What the result promises (ozblas_options.accuracy). */
 typedef enum {
     OZBLAS_ACCURACY_DGEMM = 0,  /* DGEMM-level: the error of a native DGEMM or less */
-    OZBLAS_ACCURACY_CORRECT = 1 /* every entry of op(A) op(B) is the exact product rounded once
+    OZBLAS_ACCURACY_CORRECT = 1, /* every entry of op(A) op(B) is the exact product rounded once
                                    (to nearest, ties to even; subnormal and overflowing results
                                    included), then alpha and beta applied as BLAS does:
                                    alpha * p + beta * c, each operation rounded. Computed by the
                                    exact products below (Ozaki II on the host DGEMM, exact dot
                                    products where that cannot hold a row); needs method auto or
                                    ozaki2 with automatic moduli, host operands */
+    OZBLAS_ACCURACY_DOUBLE_DOUBLE = 2 /* reported only (not an option): the double-double
+                                         products ozblas_dgemm_dd/zgemm_dd, the exact product
+                                         rounded once to hi + lo (bound 2^-106) */
 } ozblas_accuracy;
 
 /* The phases of an emulated call: indices of ozblas_report.phase_seconds. An executor that
@@ -187,9 +190,10 @@ void ozblas_options_init(ozblas_options *opt);
  * On a bad value returns OZBLAS_ERR_INVALID_ARGUMENT and writes a message naming the
  * variable, the value and the accepted values into err (if err_len > 0); opt keeps defaults. */
 ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err_len);
-/* Options that cannot go together (accuracy correct with method native or ozaki1, or with a
- * moduli or slices count): OZBLAS_ERR_INVALID_ARGUMENT and a message in err (if err_len >
- * 0); ozblas_options_from_env and every call check it. */
+/* Options that cannot go together (a moduli count beyond the engine's; accuracy correct with
+ * method native or ozaki1, a moduli or slices count, or engine fp4): OZBLAS_ERR_INVALID_ARGUMENT
+ * and a message in err (if err_len > 0) naming each setting as OZBLAS_<NAME>='value';
+ * ozblas_options_from_env, every call, `ozblas run` and the Python API check it. */
 ozblas_status ozblas_options_conflict(const ozblas_options *opt, char *err, size_t err_len);
 
 /* ---- Configuration (core/config.c): every OZBLAS_* variable, parsed in one place ----------
@@ -240,7 +244,8 @@ ozblas_status ozblas_config_parse(const char *name, const char *value, size_t va
                                   size_t err_len);
 
 /* C := alpha * op(A) * op(B) + beta * C, column-major, op 'N', 'T' or 'C' (either case).
- * beta == 0 never reads C. report may be NULL. */
+ * beta == 0 never reads C; alpha == 0 or k == 0 is C := beta C without reading A and B (the
+ * reference BLAS's rule, on every method and executor). report may be NULL. */
 ozblas_status ozblas_dgemm(ozblas_context *ctx, char transa, char transb,
                            int64_t m, int64_t n, int64_t k,
                            double alpha, const double *A, int64_t lda,
@@ -373,7 +378,8 @@ ozblas_status ozblas_engine_gemm_int8(int engine, int64_t m, int64_t n, int64_t 
  * double range gives hi = +-Inf, lo = 0. Executor CUDA (or AUTO with A, B, Chi or Clo in
  * device memory) runs on opt->device, with the CPU executor's bits; AUTO with host memory
  * runs on the CPU. opt may be NULL; opt->threads is used on the CPU. report (may be NULL):
- * executor, method OZAKI2, moduli, int_gemms (DGEMMs, or INT8 products), direct_entries. */
+ * executor, method OZAKI2, moduli, int_gemms (DGEMMs, or INT8 products), direct_entries,
+ * accuracy OZBLAS_ACCURACY_DOUBLE_DOUBLE, bound 2^-106. */
 ozblas_status ozblas_dgemm_dd(ozblas_context *ctx, char transa, char transb,
                               int64_t m, int64_t n, int64_t k,
                               const double *A, int64_t lda, const double *B, int64_t ldb,
@@ -481,7 +487,10 @@ ozblas_status ozblas_dgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double 
 ozblas_status ozblas_zgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
                            int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
                            const ozblas_options *opt, ozblas_lapack_report *report);
-/* getri: A (the getrf factors) becomes inv(A); workspace is allocated inside. */
+/* getrs and getri take getrf's pivots: an ipiv entry outside 1..n gives
+ * OZBLAS_ERR_INVALID_ARGUMENT with info = -(ipiv's position: 6, 4), nothing changed (LAPACK
+ * does not check them). getri: A (the getrf factors) becomes inv(A); workspace is allocated
+ * inside. */
 ozblas_status ozblas_dgetri(ozblas_context *ctx, int64_t n, double *A, int64_t lda,
                             const int64_t *ipiv, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report);

@@ -281,6 +281,42 @@ def test_byte_orders_and_masked_arrays():
         ozblas.matmul(x.astype(np.float32), x)
 
 
+def _entry_points():
+    """(name, f(a, b, c) -> result arrays) for every array entry point, one product each."""
+    return [
+        ("matmul", lambda a, b, c: [ozblas.matmul(a, b, **EMU)]),
+        ("matmul_dd", lambda a, b, c: list(ozblas.matmul_dd(a, b))),
+        ("matmul_dd pairs", lambda a, b, c: list(ozblas.matmul_dd((a, a), (b, b)))),
+        ("dgemm", lambda a, b, c: [ozblas.dgemm(0.5, a.real, b.real, -1.0, c.real, **EMU)]),
+        ("zgemm", lambda a, b, c: [ozblas.zgemm(0.5, a, b, -1.0, c, trans_a=2, **EMU)]),
+    ]
+
+
+@pytest.mark.parametrize("name,f", _entry_points(), ids=[n for n, _ in _entry_points()])
+@pytest.mark.parametrize("cplx", [False, True])
+def test_every_entry_point_validates_inputs_alike(name, f, cplx):
+    """Issue 24: one input check for every entry point. A masked array is refused as any
+    operand (its mask would be dropped); big-endian operands give the native-order operands'
+    bits."""
+    dt = np.complex128 if cplx or name == "zgemm" else np.float64
+    a = make_matrix(6, 6, 0.5, seed=1, dtype=dt)
+    b = make_matrix(6, 6, 0.5, seed=2, dtype=dt)
+    c = make_matrix(6, 6, 0.5, seed=3, dtype=dt)
+    want = f(a, b, c)
+    swapped = np.dtype(dt).newbyteorder(">")
+    for which in range(3):
+        args = [a, b, c]
+        args[which] = args[which].astype(swapped)
+        got = f(*args)
+        assert all(np.array_equal(bits(g), bits(w)) for g, w in zip(got, want)), (name, which)
+        if which == 2 and not name.endswith("gemm"):
+            continue  # no c
+        args = [a, b, c]
+        args[which] = np.ma.array(args[which], mask=np.eye(6, dtype=bool))
+        with pytest.raises(TypeError, match=f"^{'abc'[which]}.* is a masked array"):
+            f(*args)
+
+
 def test_dgemm_reads_arguments_as_scipy():
     """Issue 13 row 10: what scipy.linalg.blas.dgemm casts or accepts, ozblas.dgemm (and so
     scipy_hook) does too: array and complex scalars, complex operands (with NumPy's
@@ -323,18 +359,60 @@ def test_dgemm_reads_arguments_as_scipy():
         ozblas.dgemm(None, a, b)
 
 
-def test_alpha_zero_is_the_host_blas_call():
-    """Issue 13 row 11 (rule): alpha = 0 runs the executor's native routine (the host
-    BLAS on the CPU executor), whatever the method; alpha = 0, beta = 1 is BLAS's quick
-    return."""
-    from scipy.linalg import blas
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("kw", [dict(method="native"), dict(method="ozaki1", slices=9),
+                                dict(method="ozaki2", moduli=16), dict(method="auto"),
+                                dict(accuracy="correct")])
+def test_alpha_zero_reads_neither_a_nor_b(kw, cplx):
+    """Issue 24: alpha = 0 is the reference BLAS's C := beta C on every method (A and B not
+    referenced: NaN and Inf there do not leak, whatever the host kernel would give), beta = 0
+    writes zeros without reading C, and alpha = 0 with beta = 1 leaves C as it is (NaN
+    included). C's entries are small integers, so beta C is exact and the expected bits
+    are known without any BLAS."""
+    dt = np.complex128 if cplx else np.float64
+    f = ozblas.zgemm if cplx else ozblas.dgemm
+    a = np.full((6, 5), np.nan, dtype=dt)
+    b = np.full((5, 4), np.inf, dtype=dt)
+    c = np.arange(24, dtype=dt).reshape(6, 4) - 11.0 + (3j * np.ones((6, 4)) if cplx else 0)
+    beta = (0.5 - 2j) if cplx else -2.5
+    for ta in (0, 1, 2):
+        aa = a if ta == 0 else np.full((5, 6), np.nan, dtype=dt)
+        got, info = f(0.0, aa, b, beta, c, ta, return_info=True, **kw)
+        np.testing.assert_array_equal(got, beta * c)
+        assert info["method"] == "native" and info["int_gemms"] == 0
+    zeros = f(0.0, a, b, 0.0, np.full((6, 4), np.nan, dtype=dt), **kw)
+    assert np.all(zeros == 0) and not np.any(np.signbit(zeros.real) | np.signbit(zeros.imag))
+    c_nan = c.copy()
+    c_nan[2, 3] = np.nan
+    got = f(0.0, a, b, 1.0, c_nan, **kw)
+    assert np.array_equal(got, c_nan, equal_nan=True)
+    # alpha = 0 given as -0.0 and (for zgemm) 0j is the same zero
+    np.testing.assert_array_equal(f(-0.0, a, b, beta, c, **kw), beta * c)
 
-    a, b, c = np.full((6, 5), np.nan), np.ones((5, 4)), np.ones((6, 4))
-    for method in ("native", "ozaki1", "ozaki2", "auto"):
-        got, info = ozblas.dgemm(0.0, a, b, 2.0, c, method=method, return_info=True)
-        assert (info["method"], info["blas"]) == ("native", "host")
-        np.testing.assert_array_equal(got, blas.dgemm(0.0, a, b, beta=2.0, c=c))
-        assert np.array_equal(ozblas.dgemm(0.0, a, b, 1.0, c, method=method), c)
+
+def test_alpha_zero_in_place_and_leading_dimension():
+    """alpha = 0 updates a Fortran-ordered c in place (overwrite_c), and through the C API
+    honours ldc beyond the rows: the rows below m are not touched, A and B (NULL here) are
+    not read."""
+    from ozblas._native import ffi, lib
+    from ozblas.api import _context, _options
+
+    c = np.asfortranarray(np.arange(24.0).reshape(6, 4))
+    want = 3.0 * c
+    out = ozblas.dgemm(0.0, np.full((6, 3), np.nan), np.ones((3, 4)), 3.0, c, overwrite_c=1)
+    assert out is c and np.array_equal(c, want)
+    big = np.asfortranarray(np.arange(40.0).reshape(8, 5))
+    before = big.copy()
+    ptr = ffi.cast("double *", big.ctypes.data)
+    null = ffi.NULL
+    for method in ("native", "ozaki2"):
+        big[:] = before
+        st = lib.ozblas_dgemm(_context(), b"N", b"N", 6, 4, 3, 0.0, null, 6, null, 3, 3.0, ptr, 8,
+                              _options(method, None, None, "cpu", None), ffi.NULL)
+        assert st == 0
+        np.testing.assert_array_equal(big[:6, :4], 3.0 * before[:6, :4])
+        np.testing.assert_array_equal(big[6:, :], before[6:, :])
+        np.testing.assert_array_equal(big[:, 4], before[:, 4])
 
 
 def test_report_names_the_real_routine_and_states_no_bound_for_native():

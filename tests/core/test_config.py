@@ -267,3 +267,97 @@ def test_bad_device_lists(value, why):
     with pytest.raises(config.ConfigError, match="OZBLAS_DEVICE") as e:
         config.from_env({"OZBLAS_DEVICE": value})
     assert why in str(e.value) and "cuda:N,M,..." in str(e.value)
+
+
+# ---- options that cannot go together: one check for the library, `ozblas run`, activate() and
+# the API (issue 24) --------------------------------------------------------------------------
+
+CONFLICT_GRID = [dict(method=m, moduli=n, slices=s, accuracy=a, engine=e)
+                 for m in ("auto", "native", "ozaki1", "ozaki2") for n in (0, 16, 28, 29, 49)
+                 for s in (0, 8) for a in ("dgemm", "correct") for e in ("int8", "fp4")]
+
+
+def _library_refuses(kw) -> bool:
+    """What the C library itself answers for these options: a 1 x 1 x 1 DGEMM with them (its
+    own struct, filled here field by field, not by ozblas.config)."""
+    import numpy as np
+
+    from ozblas import _constants
+    from ozblas._native import ffi, lib
+    from ozblas.api import _context
+
+    o = ffi.new("ozblas_options *")
+    lib.ozblas_options_init(o)
+    o.method = _constants.METHODS.index(kw["method"])
+    o.moduli, o.slices = kw["moduli"], kw["slices"]
+    o.accuracy = _constants.ACCURACIES.index(kw["accuracy"])
+    o.engine = _constants.ENGINES.index(kw["engine"])
+    x = np.ones(1)
+    p = ffi.cast("double *", x.ctypes.data)
+    st = lib.ozblas_dgemm(_context(), b"N", b"N", 1, 1, 1, 1.0, p, 1, p, 1, 0.0, p, 1, o, ffi.NULL)
+    assert st in (0, lib.OZBLAS_ERR_INVALID_ARGUMENT)
+    return st != 0
+
+
+def _as_env(kw) -> dict:
+    names = {"method": "OZBLAS_METHOD", "moduli": "OZBLAS_MODULI", "slices": "OZBLAS_SLICES",
+             "accuracy": "OZBLAS_ACCURACY", "engine": "OZBLAS_ENGINE"}
+    return {names[k]: ("auto" if v == 0 else str(v)) for k, v in kw.items()}
+
+
+def test_every_refused_combination_is_refused_everywhere():
+    """Each combination of method, moduli, slices, accuracy and engine the library refuses
+    (ozblas_dgemm's own answer) is refused by `ozblas run`'s check (shim.preload_env), by
+    activate()'s (as keywords and over the environment), by ozblas.dask.Activate's and by
+    the API's, with a message naming keywords as keywords and variables as variables; every
+    combination it accepts is accepted by all of them."""
+    import numpy as np
+
+    import ozblas
+    from ozblas import activation, shim
+
+    refused = 0
+    for kw in CONFLICT_GRID:
+        env = _as_env(kw)
+        lib_no = _library_refuses(kw)
+        refused += lib_no
+        keywords = {k: ("auto" if v == 0 and k in ("moduli", "slices") else v) for k, v in kw.items()}
+        checks = {
+            "ozblas run": lambda: shim.preload_env(env),
+            "environment": lambda: activation._checked({}, env),
+            "activate keywords": lambda: activation._checked(
+                {k: v for k, v in keywords.items() if k != "engine"}, {"OZBLAS_ENGINE": env["OZBLAS_ENGINE"]}),
+            "api keywords": lambda: ozblas.matmul(np.ones((2, 2)), np.ones((2, 2)), executor="cpu", **keywords),
+        }
+        for where, check in checks.items():
+            try:
+                check()
+                got = None
+            except config.ConfigError as e:
+                got = str(e)
+            assert (got is not None) == lib_no, (kw, where, got)
+            if got and where == "api keywords":
+                assert "OZBLAS_" not in got and "=" in got, got
+            if got and where in ("ozblas run", "environment"):
+                assert re.match(r"^OZBLAS_[A-Z]+='", got), got
+    assert 0 < refused < len(CONFLICT_GRID)
+
+
+def test_conflicts_name_what_was_given(monkeypatch):
+    """A keyword is named as the keyword, a variable as the variable, in one message."""
+    import numpy as np
+
+    import ozblas
+
+    a = np.ones((2, 2))
+    with pytest.raises(config.ConfigError, match=r"^moduli='29' is beyond the 28 moduli of engine='fp4'; "
+                                                 r"accepted with engine fp4: auto or an integer from 2 to 28$"):
+        ozblas.matmul(a, a, moduli=29, engine="fp4")
+    monkeypatch.setenv("OZBLAS_ENGINE", "fp4")
+    with pytest.raises(config.ConfigError, match=r"^moduli='29' is beyond the 28 moduli of "
+                                                 r"OZBLAS_ENGINE='fp4'"):
+        ozblas.matmul(a, a, moduli=29)
+    with pytest.raises(config.ConfigError, match=r"^accuracy='correct' cannot be combined with "
+                                                 r"OZBLAS_ENGINE='fp4'"):
+        ozblas.matmul(a, a, accuracy="correct")
+    assert np.array_equal(ozblas.matmul(a, a, accuracy="correct", engine="int8"), a @ a)

@@ -134,6 +134,11 @@ def test_equals_reference_and_counts(dtype):
     assert info["moduli"] == rinfo["moduli"]
     assert info["direct_entries"] == rinfo["direct_entries"] == 5
     check_dd(hi, lo, oracle(a, b))
+    # issue 24: the report says what the pair promises (it said accuracy "dgemm", no bound)
+    assert info["accuracy"] == "double_double" and info["bound"] == 2.0**-106
+    for x, y in ((a[:0], b), (a[None], b)):  # a quick return and a stack say it too
+        info = ozblas.matmul_dd(x, y, return_info=True)[2]
+        assert info["accuracy"] == "double_double" and info["bound"] == 2.0**-106
 
 
 def test_threads_do_not_change_bits():

@@ -3,6 +3,8 @@ the fit to the committed H200 measurements, the Python layer against the C libra
 auto's dispatch, explain and the `ozblas explain` command. No GPU."""
 
 import json
+import subprocess
+import sys
 from dataclasses import fields
 from pathlib import Path
 
@@ -238,6 +240,36 @@ def test_main_explain_bad_where_for_cpu(capsys):
     with pytest.raises(SystemExit) as e:
         policy.main_explain(["8", "8", "8", "--profile", "cpu", "--where", "device"])
     assert e.value.code == 2 and "needs a device" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dims", [(10**20, 2, 3), (2, 2**63, 3), (2, 3, 0), (-4, 2, 3), (2.5, 2, 3),
+                                  (True, 2, 3), ("8", 2, 3)])
+def test_explain_refuses_dimensions_the_c_api_cannot_hold(dims):
+    """Issue 24: a dimension that is not a positive int64 is a ValueError naming it (an
+    OverflowError from the binding before), in explain, estimate and choose."""
+    name = "mnk"[next(i for i, d in enumerate(dims) if type(d) is not int or d not in (2, 3))]
+    for f in (ozblas.explain, policy.estimate, policy.choose):
+        with pytest.raises(ValueError, match=rf"^{name}=.* is not valid; accepted: a positive "
+                                             r"integer up to 2\^63 - 1$"):
+            f(*dims, profile="h200")
+    assert policy.choose(2**63 - 1, 2, 3, profile="h200")["method"] == "native"
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["9223372036854775808", "2", "3"], "m=9223372036854775808 is not valid"),
+    (["2", "0", "3"], "n=0 is not valid"),
+    (["--", "2", "3", "-1"], "k=-1 is not valid"),
+    (["getrf", "100000000000000000000"], "n=100000000000000000000 is not valid"),
+    (["getrf", "9223372036854775807"], "at most 65536 steps of nb"),
+    (["potrf", "100000", "--nb", "1"], "accepted: n up to 65536"),
+])
+def test_explain_command_gives_usage_errors(argv, says):
+    """`ozblas explain` with sizes it cannot take: a usage error (exit 2, usage line), quickly,
+    no traceback (a LAPACK explain's steps are bounded: one model call each)."""
+    r = subprocess.run([sys.executable, "-m", "ozblas", "explain", *argv], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "usage: ozblas explain" in r.stderr and says in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
 
 
 # -- the Python layer is the C library's model -------------------------------------------------

@@ -14,7 +14,7 @@ import ozblas
 from ozblas import reference
 from ozblas.testing import err_ab, exact_matmul, ideal_moduli, make_matrix
 
-from _compare import dd_error
+from _compare import dd_error, native_error
 
 U = 2.0**-53
 M, K, N = 12, 48, 10
@@ -75,7 +75,7 @@ def test_forced_method_emulates_with_a_true_bound(method, family, cplx):
     assert info["fallback"] is None and info["method"] == method, info
     exact = exact_matmul(a, b)
     err = err_ab(c, exact, a, b)
-    assert err <= max(err_ab(a @ b, exact, a, b), 2 * U), (err, info)
+    assert err <= max(native_error(a, b, exact), 2 * U), (err, info)
     assert dd_error(c, a, b) <= info["bound"], info
 
 
@@ -101,30 +101,38 @@ def test_more_than_20_moduli_where_rows_span_80_binades():
     assert 20 < info["moduli"] <= 49 and info["int_gemms"] >= info["moduli"]
 
 
-# chosen - minimum per phi at 32 x 512 x 32, seed 7, as measured (docs/accuracy.md, "Automatic
-# precision"): issue 14 asks 0 in two thirds of the cells and never 2 or more; no rule that
-# guarantees err_ab <= max(native's, 2u) without knowing native's error gets there (the
-# fewest moduli within 2u are above the minimum wherever native's error is well above 2u:
-# phi >= 2 here), so this pins what the bound reaches.
-EXCESS = {0.0: 0, 0.5: 1, 1.0: 1, 2.0: 2, 4.0: 2, 8.0: 1}
+# chosen - minimum per phi at 32 x 512 x 32, seed 7, as measured against the textbook
+# DGEMM's error (docs/accuracy.md, "Automatic precision"): issue 14 asks 0 in two thirds of
+# the cells and never 2 or more; no rule that guarantees err_ab <= max(native's, 2u) without knowing native's
+# error gets there (the fewest moduli within 2u are above the minimum wherever native's error
+# is well above 2u), so this pins what the bound reaches. The yardstick is the textbook DGEMM
+# (_compare.textbook_matmul), not the host BLAS: its error depends on the kernel OpenBLAS
+# picks (at phi 0 SkylakeX's 2.5u lets 14 moduli qualify, Haswell's 1.3u does not).
+EXCESS = {0.0: 1, 0.5: 2, 1.0: 2, 2.0: 2, 4.0: 2, 8.0: 1}
 
 
 @pytest.mark.parametrize("phi", sorted(EXCESS))
 def test_count_against_the_empirical_minimum(phi):
-    """The automatic count against the fewest moduli whose err_ab reaches native's: never
-    below it where native is above 2u (the bound is rigorous), and at most EXCESS[phi]
-    above it."""
+    """The automatic count against the fewest moduli whose err_ab (against the exact oracle)
+    reaches the textbook DGEMM's: never below it where that is above 2u (the bound is
+    rigorous), at most EXCESS[phi] above it, and the chosen count's own error within the
+    stated bound plus the final rounding. Counts that fall back to native are not
+    emulations and do not count."""
     a = make_matrix(32, 512, phi, seed=7)
     b = make_matrix(512, 32, phi, seed=8)
     exact = exact_matmul(a, b)
-    native = err_ab(a @ b, exact, a, b)
+    native = native_error(a, b, exact)
     _, info = ozblas.matmul(a, b, method="ozaki2", executor="cpu", return_info=True)
     chosen = info["moduli"]
-    errs = {n: err_ab(ozblas.matmul(a, b, method="ozaki2", moduli=n, executor="cpu"), exact, a, b)
-            for n in range(chosen - EXCESS[phi] - 1, chosen + 1)}
+    errs = {}
+    for n in range(chosen - EXCESS[phi] - 1, chosen + 1):
+        c, i = ozblas.matmul(a, b, method="ozaki2", moduli=n, executor="cpu", return_info=True)
+        if i["fallback"] is None:
+            errs[n] = err_ab(c, exact, a, b)
+    assert native > 2 * U  # these inputs: the check below applies
+    assert errs[chosen] <= min(native, info["bound"] + U), (errs, native, info["bound"])
     minimum = min(n for n, e in errs.items() if e <= native)
-    if native > 2 * U:
-        assert chosen >= minimum, errs
+    assert chosen >= minimum, errs
     assert chosen - minimum <= EXCESS[phi], (chosen, minimum, errs)
 
 
@@ -178,7 +186,7 @@ def test_refined_bound_holds(data, cplx):
     c, info = ozblas.matmul(a, b, method="ozaki2", executor="cpu", return_info=True)
     assert info["fallback"] is None, info
     exact = exact_matmul(a, b)
-    assert err_ab(c, exact, a, b) <= max(err_ab(a @ b, exact, a, b), 2 * U), info
+    assert err_ab(c, exact, a, b) <= max(native_error(a, b, exact), 2 * U), info
     assert dd_error(c, a, b) <= info["bound"], info
     if info["split_parts"] > 1:
         return  # no count for the whole call: split by exponent band, which the reference is not

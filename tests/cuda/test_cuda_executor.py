@@ -144,6 +144,58 @@ def test_beta_zero_never_reads_c(cplx, method):
         assert_same_bits(out, want, "beta=0")
 
 
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("method", ["native", "ozaki2", "auto"])
+def test_alpha_zero_reads_neither_a_nor_b(cplx, method):
+    """Issue 24: alpha = 0 is C := beta C on the CUDA executor too, with host arrays and with
+    A, B and C in device memory (the C API on the library's test-only allocations): NaN and
+    Inf in A and B do not reach C, beta = 0 does not read C, and the bits are the CPU
+    executor's (exact here: small integers times beta)."""
+    from ozblas._native import ffi, lib
+    from ozblas.api import _context, _options
+
+    dt = np.complex128 if cplx else np.float64
+    fn = ozblas.zgemm if cplx else ozblas.dgemm
+    a = np.full((7, 5), np.nan, dtype=dt, order="F")
+    b = np.full((5, 3), np.inf, dtype=dt, order="F")
+    c = np.asfortranarray(np.arange(21.0).reshape(7, 3) - 4 + (1j if cplx else 0))
+    beta = (0.5 - 2j) if cplx else -1.5
+    kw = dict(method=method, moduli=14 if method == "ozaki2" else None)
+    assert_same_bits(fn(0.0, a, b, beta, c, executor="cuda", **kw), beta * c, "host arrays")
+    so = ctypes.CDLL(ozblas._native.library_path())
+    so.oz_cuda_test_malloc.restype = ctypes.c_void_p
+    so.oz_cuda_test_malloc.argtypes = [ctypes.c_size_t]
+    so.oz_cuda_test_free.argtypes = [ctypes.c_void_p]
+    so.oz_cuda_test_memcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+    held = []
+    try:
+        def put(h):
+            p = so.oz_cuda_test_malloc(h.nbytes)
+            held.append(p)
+            assert p and so.oz_cuda_test_memcpy(p, h.ctypes.data, h.nbytes) == 0
+            return p
+
+        opts = _options(method, kw["moduli"], None, "cuda", None)
+        cases = [(0.0, 5, beta, c, beta * c), (0.0, 5, 0.0, np.full_like(c, np.nan), np.zeros_like(c)),
+                 (1.5, 0, beta, c, beta * c)]  # k = 0: the same C := beta C
+        for al, k, be, c0, want in cases:
+            dA, dB, dC = (ffi.cast("double *", put(x)) for x in (a, b, c0))
+            if cplx:
+                ap, bp = ffi.new("double[2]", [al, 0.0]), ffi.new("double[2]", [be.real, be.imag])
+                st = lib.ozblas_zgemm(_context(), b"N", b"N", 7, 3, k, ap, dA, 7, dB, 5, bp, dC, 7,
+                                      opts, ffi.NULL)
+            else:
+                st = lib.ozblas_dgemm(_context(), b"N", b"N", 7, 3, k, al, dA, 7, dB, 5, be, dC, 7,
+                                      opts, ffi.NULL)
+            assert st == 0
+            got = np.empty_like(c)
+            assert so.oz_cuda_test_memcpy(got.ctypes.data, held[-1], got.nbytes) == 0
+            assert_same_bits(got, want, f"device pointers alpha={al} k={k} beta={be}")
+    finally:
+        for p in held:
+            so.oz_cuda_test_free(p)
+
+
 def test_leading_dimensions_larger_than_rows():
     """Through the C API: lda, ldb, ldc beyond the rows (2-D copies to and from the device)."""
     from ozblas._native import ffi, lib
@@ -517,6 +569,27 @@ def test_split_calls_like_cpu(cplx, method):
     a, b = _mats(7, 20, 5, 0.5, dt, seed=8)
     s = np.ldexp(1.0, np.random.default_rng(2).integers(-300, 301, 20))
     a, b = a * s[None, :], b / s[:, None]
+    kw = {"moduli": "auto"} if method == "ozaki2" else {"slices": "auto"}
+    cc, rc, cp, rp = both_matmul(a, b, method=method, **kw)
+    assert rp["fallback"] is None and rp["split_parts"] >= 2, rp
+    assert rc["split_parts"] == rp["split_parts"] and rc["bound"] == rp["bound"]
+    keys = ("method", "moduli", "slices", "fallback", "bits_a", "bits_b")
+    _compare.assert_same_report(rc, rp, keys, f"split {method}")
+    assert_same_bits(cc, cp, f"split {method}")
+
+
+@pytest.mark.parametrize("method", ["ozaki2", "ozaki1"])
+def test_split_complex_parts_apart_like_cpu(method):
+    """Issue 24: complex operands whose real and imaginary parts lie 1000 binades apart split
+    with the parts banded apart (they fell back to native): the GPU gives the CPU's parts,
+    counts, bound and bits."""
+    rng = np.random.default_rng(3)
+    a, b = _mats(7, 20, 5, 0.5, np.complex128, seed=9)
+    a.imag = np.ldexp(a.imag, -1000)
+    b.real = np.ldexp(b.real, -1000)
+    a[0, 10:] = 0
+    b[:10, 0] = 0
+    a[rng.random(a.shape) < 0.2] = 0
     kw = {"moduli": "auto"} if method == "ozaki2" else {"slices": "auto"}
     cc, rc, cp, rp = both_matmul(a, b, method=method, **kw)
     assert rp["fallback"] is None and rp["split_parts"] >= 2, rp

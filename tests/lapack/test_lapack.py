@@ -234,8 +234,10 @@ def test_singular_and_not_positive_definite_give_native_info(rng, dt):
 
 
 def test_leading_dimension_larger_than_the_matrix(rng):
-    """The C API on a matrix inside a larger buffer: the same bits as the packed call, and
-    the rows beyond m untouched."""
+    """The C API on a matrix inside a larger buffer: as accurate as native LAPACK, and the
+    rows beyond m untouched. (Not the packed call's bits: the panels are the host LAPACK's,
+    and some of OpenBLAS's kernels, Sandybridge's, round differently with another leading
+    dimension.)"""
     m, n, pad = 29, 23, 5
     a = rng.standard_normal((m, n))
     big = np.full((m + pad, n), 7.0, order="F")
@@ -246,8 +248,8 @@ def test_leading_dimension_larger_than_the_matrix(rng):
     st = lib.ozblas_dgetrf(_context(), m, n, ffi.cast("double *", big.ctypes.data), m + pad,
                            ffi.cast("int64_t *", ipiv.ctypes.data), info, NB, o, ffi.NULL)
     assert st == 0 and info[0] == 0
-    lu, piv, _ = L.getrf(a, **EMU)
-    assert np.array_equal(big[:m], lu) and np.array_equal(ipiv - 1, piv)
+    nlu, npiv, _ = la.dgetrf(a)
+    _within(_lu_error(a, big[:m], ipiv[:n] - 1), _lu_error(a, nlu, npiv), "strided getrf")
     assert np.all(big[m:] == 7.0)
     b = rng.standard_normal((n, 3))
     bb = np.full((n + pad, 3), 7.0, order="F")
@@ -258,7 +260,8 @@ def test_leading_dimension_larger_than_the_matrix(rng):
                            ffi.cast("int64_t *", ip.ctypes.data), ffi.cast("double *", bb.ctypes.data),
                            n + pad, info, NB, o, ffi.NULL)
     assert st == 0 and np.all(bb[n:] == 7.0)
-    assert np.array_equal(bb[:n], L.getrs(sq, ip - 1, b, **EMU)[0])
+    _within(_solve_error(a[:n], bb[:n], b), _solve_error(a[:n], L.getrs(sq, ip - 1, b, **EMU)[0], b),
+            "strided getrs")
 
 
 def test_bad_arguments_give_lapack_info():
@@ -277,6 +280,87 @@ def test_bad_arguments_give_lapack_info():
         L.getrf(a, nb=0)
     with pytest.raises(ValueError, match="square"):
         L.potrf(np.zeros((3, 4)))
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_pivots_out_of_range_are_refused_in_c(rng, dt):
+    """Issue 24: getrs and getri with a pivot outside 1..n (LAPACK's encoding) give info =
+    -(ipiv's position), 6 and 4, with nothing changed, through the C API (so every caller)
+    and ozblas.lapack (0-based piv there); they used to read and write outside the matrices.
+    A NULL ipiv is refused the same way."""
+    n = 3 * NB + 5
+    a = _mat(rng, n, n, dt) + n * np.eye(n)
+    lu, piv, info = L.getrf(a, **EMU)
+    b = _mat(rng, n, 2, dt)
+    good = L.getrs(lu, piv, b, **EMU)[0]
+    for bad in (n, -1, 10**12, -(2**40)):
+        p = piv.copy().astype(np.int64)
+        p[n // 2] = bad
+        x, info = L.getrs(lu, p, b, **EMU)
+        assert info == -6 and np.array_equal(x, b), bad
+        inv, info = L.getri(lu, p, **EMU)
+        assert info == -4 and np.array_equal(inv, lu), bad
+    assert np.allclose(L.getrs(lu, piv, b, **EMU)[0], good)
+    z = dt == np.complex128
+    info = ffi.new("int64_t *")
+    f = np.asfortranarray(lu)
+    x = np.asfortranarray(b)
+    ptr = lambda v: ffi.cast("double *", v.ctypes.data)  # noqa: E731
+    getrs, getri = (getattr(lib, f"ozblas_{'z' if z else 'd'}{r}") for r in ("getrs", "getri"))
+    for ipiv in (ffi.NULL, ffi.new("int64_t[]", [n + 1] * n), ffi.new("int64_t[]", [0] * n)):
+        assert getrs(_context(), b"N", n, 2, ptr(f), n, ipiv, ptr(x), n, info, NB, ffi.NULL,
+                     ffi.NULL) == lib.OZBLAS_ERR_INVALID_ARGUMENT and info[0] == -6
+        assert getri(_context(), n, ptr(f), n, ipiv, info, NB, ffi.NULL,
+                     ffi.NULL) == lib.OZBLAS_ERR_INVALID_ARGUMENT and info[0] == -4
+    assert np.array_equal(x, b) and np.array_equal(f, lu)
+
+
+# Every ozblas.lapack routine with a bad value for each of its options: a ValueError naming
+# the routine, the argument and the accepted values, before anything runs (issue 24).
+def _bad_option_calls():
+    a = np.eye(4) * 2.0
+    b = np.ones((4, 2))
+    piv = np.arange(4)
+    tau = np.zeros(4)
+    calls = []
+    for name, call, arg, value, accepted in [
+        ("getrs", lambda v: L.getrs(a, piv, b, trans=v), "trans", 5, "0, 1, 2"),
+        ("getrs", lambda v: L.getrs(a, piv, b, trans=v), "trans", "T", "0, 1, 2"),
+        ("potrf", lambda v: L.potrf(a, lower=v), "lower", 2, "0, 1"),
+        ("potrf", lambda v: L.potrf(a, clean=v), "clean", -1, "0, 1"),
+        ("potrs", lambda v: L.potrs(a, b, lower=v), "lower", "yes", "0, 1"),
+        ("posv", lambda v: L.posv(a, b, lower=v), "lower", 1.5, "0, 1"),
+        ("potri", lambda v: L.potri(a, lower=v), "lower", 7, "0, 1"),
+        ("trtri", lambda v: L.trtri(a, unitdiag=v), "unitdiag", 3, "0, 1"),
+        ("trtri", lambda v: L.trtri(a, lower=v), "lower", None, "0, 1"),
+        ("trtrs", lambda v: L.trtrs(a, b, trans=v), "trans", 3, "0, 1, 2"),
+        ("trtrs", lambda v: L.trtrs(a, b, unitdiag=v), "unitdiag", 2, "0, 1"),
+        ("trsm", lambda v: L.trsm(1.0, a, b, side=v), "side", 2, "0, 1"),
+        ("trsm", lambda v: L.trsm(1.0, a, b, trans_a=v), "trans_a", 3, "0, 1, 2"),
+        ("trmm", lambda v: L.trmm(1.0, a, b, diag=v), "diag", 2, "0, 1"),
+        ("trmm", lambda v: L.trmm(1.0, a, b, lower=v), "lower", -1, "0, 1"),
+        ("geqrf", lambda v: L.geqrf(a, lwork=v), "lwork", -2, "-1"),
+        ("orgqr", lambda v: L.orgqr(a, tau, lwork=v), "lwork", 2.5, "-1"),
+        ("ormqr", lambda v: L.ormqr(v, "N", a, tau, b), "side", "X", "'L'"),
+        ("ormqr", lambda v: L.ormqr("L", v, a, tau, b), "trans", "C", "'T'"),
+        ("unmqr", lambda v: L.unmqr("L", v, a, tau, b), "trans", "T", "'C'"),
+        ("symm", lambda v: L.symm(1.0, a, a, side=v), "side", 2, "0, 1"),
+        ("hemm", lambda v: L.hemm(1.0, a, a, lower=v), "lower", 2, "0, 1"),
+        ("syr2k", lambda v: L.syr2k(1.0, a, a, trans=v), "trans", 3, "0, 1, 2"),
+        ("syr2k", lambda v: L.syr2k(1.0 + 1j, a, a, trans=v), "trans", 2, "0, 1"),
+        ("her2k", lambda v: L.her2k(1.0, a, a, trans=v), "trans", 1, "0, 2"),
+        ("sytrf", lambda v: L.sytrf(a, lower=v), "lower", 2, "0, 1"),
+        ("hetrs", lambda v: L.hetrs(a, piv, b, lower=v), "lower", 2, "0, 1"),
+        ("sysv", lambda v: L.sysv(a, b, lower=v), "lower", 9, "0, 1"),
+    ]:
+        calls.append(pytest.param(name, call, arg, value, accepted, id=f"{name}-{arg}-{value!r}"))
+    return calls
+
+
+@pytest.mark.parametrize("name,call,arg,value,accepted", _bad_option_calls())
+def test_bad_option_values_name_the_argument(name, call, arg, value, accepted):
+    with pytest.raises(ValueError, match=rf"^{name}: {arg}={value!r} is not valid; accepted: .*{accepted}"):
+        call(value)
 
 
 def test_threads_do_not_change_bits(rng):

@@ -68,6 +68,10 @@ def test_implausible_host_rates_are_measured_again(monkeypatch):
     assert calibrate._implausible(good) is None
     assert "SGEMM" in calibrate._implausible(stalled)
     assert "ZGEMM" in calibrate._implausible(dict(good, host_zgemm=10e9))
+    # what OpenBLAS's own kernels give (Sandybridge's ZGEMM, Prescott's and Zen's DGEMM) is no
+    # disturbance: issue 24
+    assert calibrate._implausible(dict(good, host_zgemm=0.26 * 60e9)) is None
+    assert calibrate._implausible(dict(good, cpu_int_gemm=3.8 * 60e9)) is None
     results = [stalled, good]
     monkeypatch.setattr(calibrate, "_host", lambda *a: dict(results.pop(0)))
     p, details = calibrate.measure(quick=True, progress=False)

@@ -21,6 +21,26 @@ def test_info_table():
     assert r.returncode == 0 and "executor" in r.stdout and "cpu" in r.stdout
 
 
+def test_conflicting_settings_stop_run_and_show_in_info():
+    """Issue 24: OZBLAS_ENGINE=fp4 with OZBLAS_MODULI=40 (beyond fp4's 28 moduli), and
+    accuracy correct with engine fp4, are refused by the library; `ozblas run` refuses them
+    too (exit 2, the message on stderr, the command never started) and `ozblas info` shows
+    everything else and the conflict, exiting 2."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_")}
+    for bad, says in (({"OZBLAS_ENGINE": "fp4", "OZBLAS_MODULI": "40"},
+                       "OZBLAS_MODULI='40' is beyond the 28 moduli of OZBLAS_ENGINE='fp4'"),
+                      ({"OZBLAS_ENGINE": "fp4", "OZBLAS_ACCURACY": "correct"},
+                       "OZBLAS_ACCURACY='correct' cannot be combined with OZBLAS_ENGINE='fp4'")):
+        env = {**base, **bad}
+        r = run("run", "--", sys.executable, "-c", "print('started')", env=env)
+        assert r.returncode == 2 and says in r.stderr and "started" not in r.stdout, r
+        r = run("info", env=env)
+        assert r.returncode == 2 and f"configuration error: {says}" in r.stdout, r
+        assert "executor" in r.stdout and "host BLAS" in r.stdout
+        r = run("info", "--json", env=env)
+        assert r.returncode == 2 and says in json.loads(r.stdout)["config_error"]
+
+
 def test_demo_runs_the_script_under_the_shim():
     import ozblas
 

@@ -78,3 +78,18 @@ def test_really_routed(hooked, monkeypatch):
     want = ozblas.dgemm(1.0, a, b, method="ozaki2", moduli=13)
     assert np.array_equal(got, want)
     assert not np.array_equal(got, hooked[2](1.0, a, b))  # 13 moduli differ from native
+
+
+def test_masked_arrays_as_scipy_reads_them(hooked):
+    """ozblas.dgemm refuses a masked array (issue 24), but SciPy's dgemm reads its data and
+    ignores the mask: the routed SciPy function does what SciPy's does."""
+    a = make_matrix(5, 5, 0.5, seed=1)
+    m = np.ma.array(a, mask=np.eye(5, dtype=bool))
+    c = np.ma.array(np.ones((5, 5)), mask=True)
+    got = blas.dgemm(1.0, m, a, 2.0, c)
+    want = hooked[2](1.0, m, a, 2.0, c)
+    assert type(got) is type(want) is np.ndarray
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
+    np.testing.assert_array_equal(got, blas.dgemm(1.0, a, a, 2.0, np.ones((5, 5))))
+    with pytest.raises(TypeError, match="masked"):
+        ozblas.dgemm(1.0, m, a)

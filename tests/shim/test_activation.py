@@ -308,6 +308,69 @@ np.savez(out + "/out.npz", native=native, r16=r16, default=default, r12=r12, r16
     assert not bool(o["active_after"]) and int(o["slots_after"]) == 0
 
 
+def test_activated_blocks_in_threads_are_reference_counted(tmp_path, inputs):
+    """Issue 24: two threads' activated() blocks that overlap. When the first exits, the
+    second's block stays routed (with its settings, the block entered last); when both have
+    exited the process is inactive again, with identical settings too; nested blocks and an
+    explicit activate() (the state to return to) keep their meaning."""
+    np.savez(tmp_path / "in.npz", **inputs)
+    body = """
+import json, sys, threading, numpy as np, ozblas
+from ozblas.activation import status
+d = np.load(sys.argv[1] + "/in.npz"); a, b = d["a"], d["b"]
+def moduli():  # which settings route a @ b now: 12, 16 or None (native)
+    st = status()
+    return st["settings"].get("moduli") if st["active"] and st["slots"] else None
+def product():
+    return (a @ b).tolist()
+log = []
+def overlap(s1, s2):
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    def second():
+        first_in.wait()
+        with ozblas.activated(**s2):
+            log.append(("second inside", moduli()))
+            second_in.set()
+            first_out.wait()
+            log.append(("second after first exit", moduli(), product()))
+    t = threading.Thread(target=second)
+    t.start()
+    with ozblas.activated(**s1):
+        log.append(("first inside", moduli()))
+        first_in.set()
+        second_in.wait()
+    first_out.set()
+    t.join()
+    log.append(("after both", moduli(), status()["active"], status()["slots"]))
+overlap(dict(method="ozaki2", moduli=16, min_size=0), dict(method="ozaki2", moduli=12, min_size=0))
+overlap(dict(method="ozaki2", moduli=16, min_size=0), dict(method="ozaki2", moduli=16, min_size=0))
+with ozblas.activated(method="ozaki2", moduli=16, min_size=0):
+    with ozblas.activated(method="ozaki2", moduli=12, min_size=0):
+        log.append(("nested inner", moduli()))
+    log.append(("nested outer", moduli()))
+log.append(("nested after", moduli()))
+ozblas.activate(method="ozaki2", moduli=12, min_size=0)
+with ozblas.activated(method="ozaki2", moduli=16, min_size=0):
+    log.append(("under activate", moduli()))
+log.append(("back to activate", moduli()))
+ozblas.deactivate()
+log.append(("deactivated", moduli(), status()["slots"]))
+print("OUT" + json.dumps(log))
+"""
+    log = json.loads(_run(tmp_path, SLOTS + body).stdout.split("OUT", 1)[1])
+    ref12 = _as_numpy_calls(inputs["a"], inputs["b"], method="ozaki2", moduli=12).tolist()
+    ref16 = _as_numpy_calls(inputs["a"], inputs["b"], method="ozaki2", moduli=16).tolist()
+    assert ref12 != ref16
+    first, second = log[:4], log[4:8]
+    assert first[0] == ["first inside", 16] and first[1] == ["second inside", 12]
+    assert first[2] == ["second after first exit", 12, ref12]  # not unhooked by the first's exit
+    assert first[3] == ["after both", None, False, 0]  # not left activated
+    assert second[2] == ["second after first exit", 16, ref16]
+    assert second[3] == ["after both", None, False, 0]
+    assert log[8:] == [["nested inner", 12], ["nested outer", 16], ["nested after", None],
+                       ["under activate", 16], ["back to activate", 12], ["deactivated", None, 0]]
+
+
 def test_ozblas_activate_variable_routes_an_unmodified_script(tmp_path, inputs):
     np.savez(tmp_path / "in.npz", **inputs)
     code = ("import sys, numpy as np; d = np.load(sys.argv[1] + '/in.npz'); "
@@ -472,36 +535,84 @@ def test_exact_oracle_is_exact_under_activation(tmp_path):
     assert "SAME True ROUTED True" in p.stdout, p.stdout
 
 
-def test_alpha_zero_gives_the_host_blas_result_on_every_path(tmp_path):
-    """Issue 13 row 11: alpha = 0 is passed to the real routine on every path, so a script
-    gets one answer natively, under `ozblas run` and after ozblas.activate() (scipy_hook)."""
+def test_alpha_zero_is_beta_c_on_every_path_whatever_the_host_kernel(tmp_path):
+    """Issue 24: alpha = 0 is the reference BLAS's C := beta C (trsm/trmm: B := 0), A and B
+    not referenced, on every path ozblas answers: ozblas.dgemm, the preload shim (GEMM,
+    SYRK/HERK, and the Level-3 entries trsm trmm symm hemm syr2k her2k, whatever the size,
+    below OZBLAS_MIN_SIZE included, and with OZBLAS_METHOD=native) and in-process activation
+    (scipy_hook and the patched slots). NaN and Inf in A and B never reach C, so no host BLAS
+    kernel can change the result: where the CPU has AVX-512, OpenBLAS's SkylakeX kernels
+    (which do multiply when alpha = 0) are forced. The expected values are exact (small
+    integers times beta), computed without any BLAS. Calls with alpha = 0 and beta = 1 leave
+    C as it is."""
     body = """
-        import json, numpy as np, scipy.linalg.blas as blas, ozblas
-        a = np.full((40, 30), np.nan); b = np.ones((30, 20)); c = np.ones((40, 20))
-        z = np.full((4, 3), np.inf + 1j); zb = np.ones((3, 2)) + 0j
+        import json, sys, numpy as np, scipy.linalg.blas as blas, ozblas
+        nan = np.full((40, 30), np.nan); b = np.full((30, 20), np.inf); c = np.arange(800.0).reshape(40, 20)
+        z = np.full((4, 3), np.inf + 1j); zb = np.full((3, 2), np.nan + 0j)
+        zc = (np.arange(8.0) - 3 + 2j).reshape(4, 2)
+        sq = np.arange(36.0).reshape(6, 6) - 7; zsq = sq + 1j * sq.T
+        an = np.full((6, 6), np.nan); azn = np.full((6, 6), np.nan + 1j)
         def calls():
-            return [blas.dgemm(0.0, a, b, beta=2.0, c=c).tolist(),
-                    blas.dgemm(0.0, a, b).tolist(), str(blas.zgemm(0.0, z, zb, beta=1j, c=np.ones((4, 2)))),
-                    ozblas.dgemm(0.0, a, b, beta=2.0, c=c, method="ozaki2").tolist()]
-        out = {"plain": calls()}
-        with ozblas.activated(method="ozaki2", moduli=16, min_size=0):
-            assert type(blas.dgemm).__name__ == "_Gemm"
-            out["activated"] = calls()
-        print("OUT" + json.dumps(out))
+            return {
+                "dgemm": blas.dgemm(0.0, nan, b, beta=2.0, c=c),
+                "dgemm0": blas.dgemm(0.0, nan, b),
+                "zgemm": blas.zgemm(0.0, z, zb, beta=1j, c=zc),
+                "ozblas": ozblas.dgemm(0.0, nan, b, beta=2.0, c=c, method="ozaki2"),
+                "dsyrk": blas.dsyrk(0.0, an, beta=-0.5, c=sq),
+                "zherk": blas.zherk(0.0, azn, beta=2.0, c=zsq, lower=1),
+                "dtrsm": blas.dtrsm(0.0, an, sq),
+                "ztrmm": blas.ztrmm(0.0, azn, zsq, side=1),
+                "dsymm": blas.dsymm(0.0, an, an, beta=3.0, c=sq),
+                "zhemm": blas.zhemm(0.0, azn, azn, beta=0.5 - 1j, c=zsq),
+                "dsyr2k": blas.dsyr2k(0.0, an, an, beta=0.25, c=sq),
+                "zher2k": blas.zher2k(0.0, azn, azn, beta=-1.0, c=zsq, lower=1),
+                "beta1": blas.dgemm(0.0, nan, b, beta=1.0, c=c),
+            }
+        def want():
+            up, lo = np.triu(np.ones((6, 6), bool)), np.tril(np.ones((6, 6), bool))
+            herk = np.where(lo, 2.0 * zsq, zsq); np.fill_diagonal(herk, 2.0 * np.diag(zsq).real)
+            her2k = np.where(lo, -zsq, zsq); np.fill_diagonal(her2k, -np.diag(zsq).real)
+            return {"dgemm": 2.0 * c, "dgemm0": np.zeros((40, 20)), "zgemm": 1j * zc,
+                    "ozblas": 2.0 * c, "dsyrk": np.where(up, -0.5 * sq, sq), "zherk": herk,
+                    "dtrsm": np.zeros((6, 6)), "ztrmm": np.zeros((6, 6), complex),
+                    "dsymm": 3.0 * sq, "zhemm": (0.5 - 1j) * zsq,
+                    "dsyr2k": np.where(up, 0.25 * sq, sq), "zher2k": her2k, "beta1": c}
+        mode = sys.argv[2]
+        got = calls()
+        if mode == "activated":
+            with ozblas.activated(method="ozaki2", moduli=16):
+                assert type(blas.dgemm).__name__ == "_Gemm"
+                got = calls()
+        w = want()
+        bad = {k: str(got[k]) for k in w if not np.array_equal(got[k], w[k])}
+        if mode == "plain":  # the host kernel's own reading, for the record only
+            bad = {"NaN in dgemm": bool(np.isnan(got["dgemm"]).any())}
+        print("OUT" + json.dumps(bad))
     """
-    # OpenBLAS's AVX-512 kernels read A and B when alpha = 0 (NaN there gives NaN), its
-    # Haswell ones do not: where the CPU has them, use them, so the two readings differ.
     avx512 = "avx512f" in Path("/proc/cpuinfo").read_text()
-    env = _env(tmp_path, OZBLAS_MIN_SIZE="0", **({"OPENBLAS_CORETYPE": "SkylakeX"} if avx512 else {}))
-    native = json.loads(_run(tmp_path, body, env=env).stdout.split("OUT", 1)[1])
     script = tmp_path / "child.py"
-    r = subprocess.run([sys.executable, "-m", "ozblas", "run", "--method", "ozaki2", "--", sys.executable,
-                        str(script), str(tmp_path)], env=env, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    shimmed = json.loads(r.stdout.split("OUT", 1)[1])
-    runs = [json.dumps(r) for r in (native["plain"], native["activated"], shimmed["plain"],
-                                    shimmed["activated"])]
-    assert all(x == runs[0] for x in runs), runs
-    assert json.dumps(native["plain"][0]) == json.dumps(native["plain"][3])  # ozblas.dgemm's own
-    if avx512:
-        assert "NaN" in json.dumps(native["plain"][0])
+    script.write_text(SLOTS + textwrap.dedent(body))
+
+    def run(mode, *pre, **env):
+        e = _env(tmp_path, **({"OPENBLAS_CORETYPE": "SkylakeX"} if avx512 else {}), **env)
+        p = subprocess.run([*pre, sys.executable, str(script), str(tmp_path), mode], env=e,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return json.loads(p.stdout.split("OUT", 1)[1])
+
+    ozblas_run = (sys.executable, "-m", "ozblas", "run", "--")
+    trace = tmp_path / "trace.txt"
+    assert run("activated") == {}
+    assert run("shim", *ozblas_run, OZBLAS_METHOD="ozaki2", OZBLAS_TRACE=str(trace)) == {}
+    assert run("shim", *ozblas_run, OZBLAS_METHOD="native") == {}
+    assert run("shim", *ozblas_run, OZBLAS_MIN_SIZE="100000") == {}
+    lines = _trace(trace)
+    zero = [t for t in lines if t.get("reason") == '"alpha or k zero: C := beta C by ozblas"']
+    assert {t["routine"] for t in zero} == {"dgemm", "zgemm", "dsyrk", "zherk", "dtrsm", "ztrmm",
+                                            "dsymm", "zhemm", "dsyr2k", "zher2k"}, lines
+    assert all(t["route"] == "quick" for t in zero)
+    beta1 = [t for t in lines
+             if t["routine"] == "dgemm" and t["m"] == "40" and t.get("reason") == '"quick return"']
+    assert beta1, lines  # alpha = 0, beta = 1: BLAS's quick return, C not touched
+    if avx512:  # what ozblas protects from: the host kernel multiplies NaN by zero
+        assert run("plain") == {"NaN in dgemm": True}

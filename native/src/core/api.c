@@ -47,23 +47,13 @@ int ozblas_ozaki2_engine_budget_bits(int engine, int n)
     return T ? T->budget : -1;
 }
 
-/* C := beta * C for the quick return k == 0; beta == 0 writes zeros. */
+/* C := beta * C (host memory) for k == 0 or alpha == 0; beta == 0 writes zeros. */
 static void scale_c(const oz_gemm_call *c)
 {
     for (int64_t j = 0; j < c->n; j++)
-        for (int64_t i = 0; i < c->m; i++) {
-            double *p = c->C + (c->is_complex ? 2 : 1) * (i + j * c->ldc);
-            if (!c->is_complex) {
-                p[0] = c->beta_zero ? 0.0 : c->beta[0] * p[0];
-            } else if (c->beta_zero) {
-                p[0] = p[1] = 0.0;
-            } else {
-                double r = c->beta[0] * p[0] - c->beta[1] * p[1];
-                double s = c->beta[0] * p[1] + c->beta[1] * p[0];
-                p[0] = r;
-                p[1] = s;
-            }
-        }
+        for (int64_t i = 0; i < c->m; i++)
+            oz_scale_element(c->C + (c->is_complex ? 2 : 1) * (i + j * c->ldc), c->is_complex,
+                             c->beta, c->beta_zero);
 }
 
 static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
@@ -172,7 +162,7 @@ static ozblas_status native(const oz_executor *ex, const oz_gemm_call *c,
 }
 
 /* What a checked call does next (gemm_route). */
-enum { GO_DONE, GO_SCALE, GO_NATIVE, GO_EXACT, GO_EMULATE };
+enum { GO_DONE, GO_SCALE, GO_SCALE_DEVICE, GO_NATIVE, GO_EXACT, GO_EMULATE };
 
 /* A call's route, decided before anything is computed: its arguments and options checked
  * (*st: OZBLAS_ERR_INVALID_ARGUMENT or OZBLAS_ERR_EXECUTOR_UNAVAILABLE, with GO_DONE), opt
@@ -239,10 +229,13 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
     int beta_one = c->beta[0] == 1.0 && c->beta[1] == 0.0;
     if (c->m == 0 || c->n == 0 || ((alpha_zero || c->k == 0) && beta_one))
         return GO_DONE;
-    if (c->k == 0) /* C := beta C; device memory by the executor's own routine */
-        return oz_cuda_on_device(c->C) ? GO_NATIVE : GO_SCALE;
-    if (alpha_zero) /* as the host BLAS reads alpha = 0 (docs/accuracy.md, "alpha = 0"): its routine */
-        return GO_NATIVE;
+    /* The reference BLAS: C := beta C, A and B not referenced (so NaN there does not leak,
+     * whatever a host kernel would do with them), with the same element function in device
+     * memory (only the CUDA executor takes device memory: the CPU executor never asks, so
+     * the shim's host calls leave CUDA alone). */
+    if (c->k == 0 || alpha_zero)
+        return (*ex)->id == OZBLAS_EXECUTOR_CUDA && oz_cuda_on_device(c->C) ? GO_SCALE_DEVICE
+                                                                          : GO_SCALE;
     if (opt->accuracy == OZBLAS_ACCURACY_CORRECT) {
         rep->bound = 0x1p-53; /* one rounding: |C^ - P| <= u |P| (below 2^-1022: half an ulp) */
         return GO_EXACT;
@@ -305,6 +298,11 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         break;
     case GO_SCALE:
         scale_c(c);
+        break;
+    case GO_SCALE_DEVICE:
+        st = oz_cuda_scale(&opt, c->is_complex, c->m, c->n, c->beta, c->C, c->ldc);
+        if (st == OZBLAS_OK)
+            mark_device(ex, &opt, &rep);
         break;
     case GO_NATIVE:
         st = native(ex, c, &opt, &rep);

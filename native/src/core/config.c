@@ -376,29 +376,40 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
 }
 
 /* A moduli count beyond the engine's list; accuracy "correct" is an exact product
- * (core/exact_gemm.c): native, Ozaki I or a count asked for cannot promise it. */
+ * (core/exact_gemm.c, cuda/cuda_exact.cu, on their own engines: the host DGEMM, the GPU's
+ * INT8 units): native, Ozaki I, a count or engine fp4 asked for cannot promise it. Each
+ * setting is named NAME='value' by its variable, so that the Python API can name a keyword it
+ * was given instead (ozblas/config.py). */
 ozblas_status ozblas_options_conflict(const ozblas_options *opt, char *err, size_t err_len)
 {
+    const char *engine = opt->engine == OZBLAS_ENGINE_FP4 ? "fp4" : "int8";
     if (opt->moduli > oz2_max_moduli(opt->engine)) { /* FP4 moduli are more, and smaller */
         if (err && err_len)
-            snprintf(err, err_len, "OZBLAS_MODULI=%d: engine %s (OZBLAS_ENGINE) has %d moduli at most",
-                     opt->moduli, opt->engine == OZBLAS_ENGINE_FP4 ? "fp4" : "int8",
+            snprintf(err, err_len,
+                     "OZBLAS_MODULI='%d' is beyond the %d moduli of OZBLAS_ENGINE='%s'; accepted with "
+                     "engine %s: auto or an integer from 2 to %d",
+                     opt->moduli, oz2_max_moduli(opt->engine), engine, engine,
                      oz2_max_moduli(opt->engine));
         return OZBLAS_ERR_INVALID_ARGUMENT;
     }
     if (opt->accuracy != OZBLAS_ACCURACY_CORRECT)
         return OZBLAS_OK;
-    const char *what = opt->method == OZBLAS_METHOD_NATIVE   ? "method native"
-                       : opt->method == OZBLAS_METHOD_OZAKI1 ? "method ozaki1"
-                       : opt->moduli                         ? "a moduli count"
-                       : opt->slices                         ? "a slices count"
-                                                             : NULL;
-    if (!what)
+    char what[64] = "";
+    if (opt->method == OZBLAS_METHOD_NATIVE || opt->method == OZBLAS_METHOD_OZAKI1)
+        snprintf(what, sizeof what, "OZBLAS_METHOD='%s'",
+                 opt->method == OZBLAS_METHOD_NATIVE ? "native" : "ozaki1");
+    else if (opt->moduli)
+        snprintf(what, sizeof what, "OZBLAS_MODULI='%d' (a moduli count)", opt->moduli);
+    else if (opt->slices)
+        snprintf(what, sizeof what, "OZBLAS_SLICES='%d' (a slices count)", opt->slices);
+    else if (opt->engine == OZBLAS_ENGINE_FP4)
+        snprintf(what, sizeof what, "OZBLAS_ENGINE='fp4' (exact products have their own engines)");
+    if (!what[0])
         return OZBLAS_OK;
     if (err && err_len)
         snprintf(err, err_len,
-                 "accuracy correct (OZBLAS_ACCURACY) cannot be combined with %s; accepted: "
-                 "method auto or ozaki2 with automatic moduli and slices", what);
+                 "OZBLAS_ACCURACY='correct' cannot be combined with %s; accepted: method auto or "
+                 "ozaki2 with automatic moduli and slices, engine int8", what);
     return OZBLAS_ERR_INVALID_ARGUMENT;
 }
 

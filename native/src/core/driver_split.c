@@ -2,8 +2,9 @@
  * the whole call, up to the maximum or method auto's cap (oz_policy_max_count): rows of
  * op(A) and columns of op(B) whose small elements matter spanning more binades than the
  * largest count's bits cover, e.g. the inner dimension scaled by 2^+-60. Then op(A) =
- * sum_p A_p and op(B) = sum_q B_q, every element in exactly one part by its offset d = E - e
- * below its row's (column's) largest exponent E: band [d0, d1). Each pair whose inner
+ * sum_p A_p and op(B) = sum_q B_q, every element (a complex element's real and imaginary
+ * parts each on their own, issue 24) in exactly one part by its offset d = E - e below its
+ * row's (column's) largest exponent E: band [d0, d1). Each pair whose inner
  * supports meet is its own product of the scheme on the same executor (through its driver:
  * its own scaling and automatic count, no further split); a pair that still finds no count
  * is bisected along its wider band. Method auto keeps the split only while the parts'
@@ -56,14 +57,6 @@ typedef struct {
     ozblas_report acc;  /* products, passes, bits, phase times and devices of the pairs */
 } split;
 
-/* Exponent of the larger part of an element (it is nonzero). */
-static int elem_exp(const double *x, int cx)
-{
-    double v = fabs(x[0]);
-    if (cx && fabs(x[1]) > v)
-        v = fabs(x[1]);
-    return ilogb(v);
-}
 
 /* op(X) of r x q into out, column-major; X is r x q ('N') or q x r stored. */
 static void gather(const double *X, int64_t ld, char trans, int cx, int64_t r, int64_t q,
@@ -83,7 +76,12 @@ static void gather(const double *X, int64_t ld, char trans, int cx, int64_t r, i
 static int is_zero(const double *x, int cx) { return x[0] == 0.0 && (!cx || x[1] == 0.0); }
 
 /* Offsets below the top of each row (rows 1: op(A), r x q) or column (op(B)) of op(X), X
- * stored as for gather, into d (NULL: none); returns the largest. */
+ * stored as for gather, into d (NULL: none; one per double: a complex element's real and
+ * imaginary parts each have their own); returns the largest. The parts are banded apart
+ * because an element's parts may lie any distance apart: a band of whole elements would
+ * keep a part 1000 binades below its partner in the partner's band, where the row's
+ * exponent span (automatic precision's bound where the lower bound of |A||B| is 0) stays
+ * 1000 binades wide and no count can serve it. */
 static int offsets(const double *X, int64_t ld, char trans, int cx, int64_t r, int64_t q,
                    int rows, short *d)
 {
@@ -93,34 +91,33 @@ static int offsets(const double *X, int64_t ld, char trans, int cx, int64_t r, i
     for (int64_t a = 0; a < lines; a++) {
         int top = INT32_MIN;
         for (int pass = 0; pass < 2; pass++)
-            for (int64_t l = 0; l < len; l++) {
-                const int64_t i = rows ? a : l, j = rows ? l : a;
-                const double *x = X + w * (trans == 'N' ? i + j * ld : j + i * ld);
-                const int e = is_zero(x, cx) ? INT32_MIN : elem_exp(x, cx);
-                if (!pass) {
-                    top = e > top ? e : top;
-                    continue;
+            for (int64_t l = 0; l < len; l++)
+                for (int p = 0; p < w; p++) {
+                    const int64_t i = rows ? a : l, j = rows ? l : a;
+                    const double x = X[w * (trans == 'N' ? i + j * ld : j + i * ld) + p];
+                    const int e = x == 0.0 ? INT32_MIN : ilogb(x);
+                    if (!pass) {
+                        top = e > top ? e : top;
+                        continue;
+                    }
+                    const int off = e == INT32_MIN ? -1 : top - e;
+                    if (d)
+                        d[w * (i + j * r) + p] = (short)off;
+                    span = off > span ? off : span;
                 }
-                const int off = e == INT32_MIN ? -1 : top - e;
-                if (d)
-                    d[i + j * r] = (short)off;
-                span = off > span ? off : span;
-            }
     }
     return span;
 }
 
-/* The part of x (count elements) in band [d0, d1); returns 1 when it holds any. */
+/* The part of x (count elements, w doubles each) in band [d0, d1); returns 1 when it holds
+ * any. */
 static int take(const double *x, const short *d, int cx, int64_t count, int d0, int d1,
                 double *out)
 {
-    const int w = cx ? 2 : 1;
     int any = 0;
-    for (int64_t e = 0; e < count; e++) {
-        const int in = d[e] >= d0 && d[e] < d1;
-        out[w * e] = in ? x[w * e] : 0.0;
-        if (cx)
-            out[w * e + 1] = in ? x[w * e + 1] : 0.0;
+    for (int64_t v = 0; v < (cx ? 2 : 1) * count; v++) {
+        const int in = d[v] >= d0 && d[v] < d1;
+        out[v] = in ? x[v] : 0.0;
         any |= in;
     }
     return any;
@@ -298,8 +295,8 @@ static ozblas_status split_host(const oz_executor *ex, int method, const oz_gemm
     ozblas_status st = OZBLAS_OK;
     S.a = malloc(sizeof(double) * w * mk);
     S.b = malloc(sizeof(double) * w * kn);
-    S.da = malloc(sizeof(short) * mk);
-    S.db = malloc(sizeof(short) * kn);
+    S.da = malloc(sizeof(short) * w * mk);
+    S.db = malloc(sizeof(short) * w * kn);
     if (!S.a || !S.b || !S.da || !S.db)
         goto done; /* no memory for the split: the call's fallback stands */
     gather(c->A, c->lda, c->transa, S.cx, c->m, c->k, S.a);

@@ -297,7 +297,8 @@ static ozblas_status gemm_dd(int cx, char transa, char transb, int64_t m, int64_
     double t0 = omp_get_wtime();
     ozblas_report rep;
     memset(&rep, 0, sizeof rep);
-    rep.bound = -1.0;
+    rep.accuracy = OZBLAS_ACCURACY_DOUBLE_DOUBLE;
+    rep.bound = 0x1p-106; /* one double-double rounding: |hi + lo - P| <= 2^-106 |P| (+ 2^-1075) */
     rep.executor = OZBLAS_EXECUTOR_CPU;
     transa = (char)(transa >= 'a' ? transa - 32 : transa);
     transb = (char)(transb >= 'a' ? transb - 32 : transb);

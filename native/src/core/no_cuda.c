@@ -16,6 +16,13 @@ int oz_cuda_device_identity(int dev, char *name, size_t name_len, int *driver)
 
 int oz_cuda_device_count(void) { return 0; }
 
+ozblas_status oz_cuda_scale(const ozblas_options *opt, int cplx, int64_t m, int64_t n,
+                            const double *beta, double *C, int64_t ldc)
+{
+    (void)opt, (void)cplx, (void)m, (void)n, (void)beta, (void)C, (void)ldc;
+    return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
+}
+
 const oz_executor *oz_cuda_multi_executor(void) { return NULL; }
 
 int oz_cuda_devices_check(const ozblas_options *opt, char *why, size_t len)

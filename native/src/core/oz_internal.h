@@ -15,8 +15,8 @@ typedef struct {
     int on_device;
 } oz_auto_plan;
 
-/* One GEMM call, arguments already checked; dimensions are nonzero, and alpha != 0 except
- * for native() (which takes alpha = 0 calls: the host BLAS reads them its own way). */
+/* One GEMM call, arguments already checked; dimensions are nonzero and alpha != 0 (api.c
+ * answers alpha = 0 and k = 0 itself: C := beta C). */
 typedef struct {
     int is_complex;
     char transa, transb; /* 'N', 'T' or 'C', upper case */

@@ -90,6 +90,35 @@ done:
 }
 
 
+/* C := beta C, one element per thread of a grid-stride loop (any m x n). */
+__global__ void oz_k_scale(double *C, int64_t m, int64_t n, int64_t ldc, int cx, double b0,
+                           double b1, int beta_zero)
+{
+    const double beta[2] = {b0, b1};
+    const int64_t total = m * n, step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += step)
+        oz_scale_element(C + (cx ? 2 : 1) * (t % m + t / m * ldc), cx, beta, beta_zero);
+}
+
+extern "C" ozblas_status oz_cuda_scale(const ozblas_options *opt, int cplx, int64_t m,
+                                       int64_t n, const double *beta, double *C, int64_t ldc)
+{
+    if (m <= 0 || n <= 0)
+        return OZBLAS_OK;
+    run_ctx r;
+    ozblas_status st = run_begin(&r, opt);
+    if (st == OZBLAS_OK) {
+        int blocks = grid1(m * n < ((int64_t)1 << 24) ? m * n : (int64_t)1 << 24, 256);
+        oz_launch(dim3(blocks), dim3(256), r.st, oz_k_scale, C, m, n, ldc, cplx, beta[0],
+                  cplx ? beta[1] : 0.0, (int)(beta[0] == 0.0 && (!cplx || beta[1] == 0.0)));
+        CKL();
+        CK(cudaStreamSynchronize(r.st));
+    }
+done:
+    run_end(&r);
+    return st;
+}
+
 /* Tests: forces the INT8 products' column chunk (0: the device's own) and returns how many
  * cuBLAS INT8 products were issued since the previous call. */
 static int64_t test_i8_cols, i8_calls, lt_built;

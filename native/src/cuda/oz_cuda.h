@@ -24,6 +24,10 @@ int oz_cuda_device_identity(int dev, char *name, size_t name_len, int *driver);
 int oz_cuda_on_device(const void *p);
 /* The usable CUDA devices (0 when the executor is unusable). */
 int oz_cuda_device_count(void);
+/* C := beta C (m x n, device memory; beta 0: zeros, C not read) with oz_scale_element, on
+ * opt->device and opt->stream, waited for: a product with alpha = 0 or k = 0 (cuda_native.cu). */
+ozblas_status oz_cuda_scale(const ozblas_options *opt, int cplx, int64_t m, int64_t n,
+                            const double *beta, double *C, int64_t ldc);
 
 /* The LAPACK layer's device memory (lapack_device.cu; src/lapack/lapack_seam.c), on
  * opt->device and opt->stream, each waited for. alloc: NULL when the device is short or

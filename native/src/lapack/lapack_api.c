@@ -276,12 +276,30 @@ static ozblas_status getrf_body(ozblas_context *ctx, int cplx, int64_t m, int64_
     END();
 }
 
+/* getrf's pivots for getrs and getri: each ipiv[i] a row, 1..n. LAPACK does not check them
+ * and its row interchanges would then read and write outside A and B (on the device too), so
+ * here every caller (the Python API, the C API, the preload shim) gets info = -(ipiv's
+ * position) instead, nothing changed. */
+static int bad_pivots(const int64_t *ipiv, int64_t n)
+{
+    if (n > 0 && !ipiv)
+        return 1;
+    for (int64_t i = 0; i < n; i++)
+        if (ipiv[i] < 1 || ipiv[i] > n)
+            return 1;
+    return 0;
+}
+
 static ozblas_status getrs_body(ozblas_context *ctx, int cplx, char trans, int64_t n,
                                 int64_t nrhs, double *A, int64_t lda, const int64_t *ipiv,
                                 double *B, int64_t ldb, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
     CHECK(.op = OZ_LF_GETRS, .trans = trans, .n = n, .nrhs = nrhs, .lda = lda, .ldb = ldb);
+    if (nrhs > 0 && bad_pivots(ipiv, n)) {
+        *info = -6; /* dgetrs(trans, n, nrhs, a, lda, ipiv, ...) */
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    }
     BEGIN(cplx, n, oz_lapack_flops(OZ_LF_GETRS, cplx, n, n, nrhs), max3(n, nrhs, 1),
           LX_OP(A, lda, n, n, 0), LX_OP(B, ldb, n, nrhs, 1))
     lx_getrs(&x, up(trans), n, nrhs, A, lda, ipiv, B, ldb);
@@ -307,6 +325,10 @@ static ozblas_status getri_body(ozblas_context *ctx, int cplx, int64_t n, double
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
     CHECK(.op = OZ_LF_GETRI, .n = n, .lda = lda, .lwork = max1(n)); /* workspace is ours */
+    if (bad_pivots(ipiv, n)) {
+        *info = -4; /* dgetri(n, a, lda, ipiv, ...) */
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    }
     BEGIN_INV(cplx, n, oz_lapack_flops(OZ_LF_GETRI, cplx, n, n, 0), LX_INVERSE, max3(n, 1, 1),
               LX_OP(A, lda, n, n, 1))
     lx_getri(&x, n, A, lda, ipiv, info);

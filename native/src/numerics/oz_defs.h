@@ -86,6 +86,28 @@ OZ_HD void oz_update_complex(double xr, double xi, const double *alpha, const do
     out[1] = ti;
 }
 
+/* C := beta C for element cij (real, or complex), the BLAS update without a product (alpha
+ * = 0 or k = 0: A and B are not referenced); beta_zero writes zeros without reading it.
+ * Multiplied as oz_update_complex multiplies C, so both executors give the same bits. */
+OZ_HD void oz_scale_element(double *cij, int cx, const double *beta, int beta_zero)
+{
+    if (beta_zero) {
+        cij[0] = 0.0;
+        if (cx)
+            cij[1] = 0.0;
+        return;
+    }
+    if (!cx) {
+        cij[0] = beta[0] * cij[0];
+        return;
+    }
+    const int one = beta[0] == 1.0 && beta[1] == 0.0;
+    double r = one ? cij[0] : beta[0] * cij[0] - beta[1] * cij[1];
+    double i = one ? cij[1] : beta[0] * cij[1] + beta[1] * cij[0];
+    cij[0] = r;
+    cij[1] = i;
+}
+
 /* The BLAS update of element cij (real, or complex (xr, xi)); beta_zero never reads it. */
 OZ_HD void oz_update_element(double *cij, int cx, double xr, double xi, const double *alpha,
                              const double *beta, int beta_zero)

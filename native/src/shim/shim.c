@@ -261,6 +261,7 @@ double shim_begin(shim_result *r, const shim_call *c)
     pthread_once(&S_once, init_state);
     r->route = R_NATIVE;
     r->why = N_ARGUMENT;
+    r->zero = 0;
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
@@ -314,6 +315,15 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
         r->why = N_BAD_SETTING;
         return 0;
     }
+    if (c->update && !c->on_device && (azero || c->k == 0)) {
+        /* BLAS's C := beta C (A and B not referenced), by ozblas on the host whatever the
+         * size and method: a host kernel that multiplies anyway would turn NaN or Inf in
+         * A or B into NaN in C (docs/accuracy.md, "Special values"). cuBLAS reads neither (N_ZERO below). */
+        r->zero = 1;
+        r->method = S.opt.method;
+        r->executor = OZBLAS_EXECUTOR_CPU;
+        return 1;
+    }
     if (S.opt.method == OZBLAS_METHOD_NATIVE) {
         r->why = N_METHOD_NATIVE;
         return 0;
@@ -350,6 +360,8 @@ int shim_handle(shim_call *c, const char *bad, shim_result *r)
     o.device = ozblas_device_for(&S.opt); /* before auto's executor becomes a concrete one */
     o.method = r->method;
     o.executor = r->executor;
+    if (r->zero)
+        o.devices = 0; /* host memory, C := beta C: on the CPU executor */
     const ozblas_options *opt = &o;
     memset(&r->rep, 0, sizeof r->rep);
     if (c->kind != K_GEMM) /* SYRK/HERK: the LAPACK layer's code, the one of the library */
@@ -366,7 +378,7 @@ int shim_handle(shim_call *c, const char *bad, shim_result *r)
         r->st = st;
         return 0;
     }
-    r->route = R_OZBLAS;
+    r->route = r->zero ? R_QUICK : R_OZBLAS;
     return 1;
 }
 
@@ -433,7 +445,7 @@ void shim_count(const oz_slot *s, const shim_call *c, const shim_result *r, doub
 const char *shim_reason(const shim_result *r, char *buf, size_t len)
 {
     if (r->route == R_QUICK)
-        return "quick return";
+        return r->zero ? "alpha or k zero: C := beta C by ozblas" : "quick return";
     if (r->why == N_MIN_SIZE)
         snprintf(buf, len, "%s=%lld", native_reasons[N_MIN_SIZE], (long long)S.env.min_size);
     else if (r->why == N_FAILED)

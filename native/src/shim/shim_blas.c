@@ -56,6 +56,7 @@ void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64_t n, i
     c->A = A, c->lda = lda, c->B = B, c->ldb = ldb, c->C = C, c->ldc = ldc;
     c->batch = 1;
     c->on_device = 0;
+    c->update = 1;
 }
 
 static void fill_syrk(shim_call *c, int kind, int cplx, char uplo, char trans, int64_t n,
@@ -73,6 +74,7 @@ static void fill_syrk(shim_call *c, int kind, int cplx, char uplo, char trans, i
     c->A = A, c->lda = lda, c->B = A, c->ldb = lda, c->C = C, c->ldc = ldc;
     c->batch = 1;
     c->on_device = 0;
+    c->update = 1;
 }
 
 enum { CB_ROW = 101, CB_COL = 102, CB_N = 111, CB_T = 112, CB_C = 113, CB_UP = 121, CB_LO = 122 };

@@ -71,6 +71,8 @@ typedef struct {
     int on_device; /* A, B and C in device memory (cuBLAS calls): method auto weighs the
                       device's candidates only */
     double flops;  /* K_LAPACK: the nominal flops of the call (oz_lapack_flops) */
+    int update;    /* a BLAS update (C := alpha (...) + beta C; trsm/trmm: B := alpha (...)),
+                      whose alpha = 0 or k = 0 is BLAS's C := beta C (shim_decide) */
 } shim_call;
 
 typedef struct {
@@ -79,6 +81,8 @@ typedef struct {
     int method;       /* to emulate: the method and executor decided (method auto's choice, */
     int executor;     /* or the settings'), passed to the C API as they are */
     ozblas_status st; /* N_FAILED: what ozblas returned */
+    int zero;         /* alpha = 0 or k = 0: C := beta C by ozblas on the host (R_QUICK once
+                         done; method as set, executor cpu) */
     ozblas_report rep;
 } shim_result;
 
@@ -101,8 +105,8 @@ void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64_t n, i
                const double *beta, void *C, int64_t ldc);
 const char *check_gemm(const shim_call *c);
 /* The routing decision shared by every entry (bad: an argument error, or NULL): 1 when
- * the call is to be emulated; 0 when it is done (a quick return, r->route R_QUICK) or must
- * run natively (r->why says why). */
+ * the call is for ozblas (emulated, or with r->zero BLAS's C := beta C); 0 when it is done
+ * (a quick return, r->route R_QUICK) or must run natively (r->why says why). */
 int shim_decide(const shim_call *c, const char *bad, shim_result *r);
 /* The decision and the emulated call: 1 when done (quick return or routed), 0 when the
  * real routine must run (r->why says why). The entries of shim_blas.c call it. */

@@ -26,8 +26,8 @@
 static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
 static char up(char c) { return (char)toupper((unsigned char)c); }
 
-int lap_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t order,
-              double flops, int bad, int quick)
+int lap_begin_update(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t order,
+                     double flops, int bad, int quick, const double *alpha)
 {
     memset(L, 0, sizeof *L);
     L->c.kind = K_LAPACK;
@@ -35,7 +35,9 @@ int lap_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t or
     L->c.m = m > 0 ? m : 0;
     L->c.n = n > 0 ? n : 0;
     L->c.k = k > 0 ? k : 0;
-    L->c.alpha[0] = 1.0;
+    L->c.alpha[0] = alpha ? alpha[0] : 1.0;
+    L->c.alpha[1] = alpha && cplx ? alpha[1] : 0.0;
+    L->c.update = alpha != NULL;
     L->c.batch = 1;
     L->c.flops = bad ? 0.0 : flops;
     snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld k=%lld", (long long)m, (long long)n,
@@ -54,6 +56,11 @@ int lap_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t or
     /* method auto's choice of the CUDA executor for the call makes it device-resident
        (ozblas.h "LAPACK layer"); its products still decide each for itself */
     L->opt = *shim_options();
+    if (L->r.zero) { /* C := beta C on the host (shim_decide) */
+        L->opt.executor = OZBLAS_EXECUTOR_CPU;
+        L->opt.devices = 0;
+        return 1;
+    }
     if (L->r.executor == OZBLAS_EXECUTOR_CUDA)
         L->opt.executor = OZBLAS_EXECUTOR_CUDA;
     if (order >= 0 && order <= ozblas_lapack_block_size(order, L->opt.executor)) {
@@ -61,6 +68,12 @@ int lap_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t or
         return 0;
     }
     return 1;
+}
+
+int lap_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t order,
+              double flops, int bad, int quick)
+{
+    return lap_begin_update(L, cplx, m, n, k, order, flops, bad, quick, NULL);
 }
 
 /* The decision of an OZ_LF_* call: OZBLAS_MIN_SIZE, method auto and the one-block rule on
@@ -100,7 +113,7 @@ int lap_done(lap_call *L, ozblas_status st)
         L->r.st = st;
         return 0;
     }
-    L->r.route = R_OZBLAS;
+    L->r.route = L->r.zero ? R_QUICK : R_OZBLAS;
     L->r.rep.method = L->rep.method;
     L->r.rep.executor = L->rep.executor;
     L->r.rep.fallback = OZBLAS_FALLBACK_NONE;

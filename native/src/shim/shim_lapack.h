@@ -22,6 +22,11 @@ typedef struct {
  * quick return. The trace's sizes are "m= n= k=" unless the caller rewrites L->dims. */
 int lap_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t order,
               double flops, int bad, int quick);
+/* The same for a Level-3 BLAS update with its alpha: alpha = 0 (or k = 0) is BLAS's C :=
+ * beta C (B := 0 for trsm/trmm), for the driver on the host with L->r.zero set (A and B
+ * not referenced: no finiteness check) whatever the size and method (shim_decide). */
+int lap_begin_update(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t order,
+                     double flops, int bad, int quick, const double *alpha);
 /* Every element of the referenced part finite ('A' all, 'U'/'L' a triangle); otherwise
  * 0 and the call goes to the real routine (IEEE semantics, LAPACK's own info). */
 int lap_finite(lap_call *L, int cplx, char uplo, int64_t m, int64_t n, const double *A,

@@ -15,10 +15,11 @@
  * ormhr: one block of reflectors is still two GEMMs); the Level-3 products'
  * decision is their GEMM's (symm: m x n x the order of A; syr2k: n x n x k), without the
  * one-block rule (each is products only); trsm/trmm keep theirs (min(m, n) cubed, the
- * triangle's order within one block to the real routine). alpha = 0 goes to the real
- * routine, as for GEMM. CBLAS forms are mapped to the column-major call: a row-major
- * operand is its transpose, so side and uplo swap, m and n swap, syr2k's trans flips (and
- * her2k's alpha is conjugated). */
+ * triangle's order within one block to the real routine). alpha = 0 (and syr2k's k = 0)
+ * is BLAS's C := beta C (trsm/trmm: B := 0), computed by the driver on the host whatever
+ * the size and method, as for GEMM (shim_decide). CBLAS forms are mapped to the
+ * column-major call: a row-major operand is its transpose, so side and uplo swap, m and n
+ * swap, syr2k's trans flips (and her2k's alpha is conjugated). */
 #define _GNU_SOURCE
 #include <stdio.h>
 
@@ -293,16 +294,13 @@ static int h_tr3(lap_call *L, int cplx, int mult, char side, char uplo, char ta,
                                                  .trans = ta, .diag = diag, .m = m, .n = n,
                                                  .lda = lda, .ldb = ldb}) != 0;
     double flops = bad ? 0.0 : oz_lapack_flops(OZ_LF_TRSM, cplx, m, n, K);
-    int go = lap_begin(L, cplx, mn, mn, mn, K, flops, bad, m == 0 || n == 0);
+    int go = lap_begin_update(L, cplx, mn, mn, mn, K, flops, bad, m == 0 || n == 0, alpha);
     snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld nrhs=%lld", (long long)m, (long long)n,
              (long long)K);
     if (!go)
         return 0;
-    if (is_zero(cplx, alpha)) {
-        L->r.why = N_ZERO;
-        return 0;
-    }
-    if (!lap_finite(L, cplx, uplo, K, K, A, lda) || !lap_finite(L, cplx, 'A', m, n, B, ldb))
+    if (!L->r.zero &&
+        (!lap_finite(L, cplx, uplo, K, K, A, lda) || !lap_finite(L, cplx, 'A', m, n, B, ldb)))
         return 0;
     ozblas_context *ctx = shim_context();
     if (cplx)
@@ -321,14 +319,12 @@ static int h_symm(lap_call *L, int cplx, int herm, char side, char uplo, int64_t
     int64_t K = side == 'L' ? m : n, info = 0;
     int bad = oz_l3_check(op, cplx, side, uplo, 0, m, n, 0, lda, ldb, ldc) != 0;
     int quick = m == 0 || n == 0 || (is_zero(cplx, alpha) && is_one(cplx, beta));
-    if (!lap_begin(L, cplx, m, n, K, -1, oz_l3_flops(op, cplx, side, m, n, 0), bad, quick))
+    if (!lap_begin_update(L, cplx, m, n, K, -1, oz_l3_flops(op, cplx, side, m, n, 0), bad, quick,
+                          alpha))
         return 0;
-    if (is_zero(cplx, alpha)) {
-        L->r.why = N_ZERO;
-        return 0;
-    }
-    if (!lap_finite(L, cplx, uplo, K, K, A, lda) || !lap_finite(L, cplx, 'A', m, n, B, ldb) ||
-        (!is_zero(cplx, beta) && !lap_finite(L, cplx, 'A', m, n, C, ldc)))
+    if (!L->r.zero &&
+        (!lap_finite(L, cplx, uplo, K, K, A, lda) || !lap_finite(L, cplx, 'A', m, n, B, ldb) ||
+         (!is_zero(cplx, beta) && !lap_finite(L, cplx, 'A', m, n, C, ldc))))
         return 0;
     ozblas_context *ctx = shim_context();
     if (!cplx)
@@ -348,15 +344,12 @@ static int h_syr2k(lap_call *L, int cplx, int herm, char uplo, char trans, int64
     int bc = cplx && !herm; /* a complex beta */
     int bad = oz_l3_check(op, cplx, 0, uplo, trans, n, n, k, lda, ldb, ldc) != 0;
     int quick = n == 0 || ((is_zero(cplx, alpha) || k == 0) && is_one(bc, beta));
-    if (!lap_begin(L, cplx, n, n, k, -1, oz_l3_flops(op, cplx, 0, n, n, k), bad, quick))
+    if (!lap_begin_update(L, cplx, n, n, k, -1, oz_l3_flops(op, cplx, 0, n, n, k), bad, quick,
+                          alpha))
         return 0;
-    if (is_zero(cplx, alpha)) {
-        L->r.why = N_ZERO;
-        return 0;
-    }
-    if (!lap_finite(L, cplx, 'A', rows, cols, A, lda) ||
-        !lap_finite(L, cplx, 'A', rows, cols, B, ldb) ||
-        (!is_zero(bc, beta) && !lap_finite(L, cplx, uplo, n, n, C, ldc)))
+    if (!L->r.zero && (!lap_finite(L, cplx, 'A', rows, cols, A, lda) ||
+                       !lap_finite(L, cplx, 'A', rows, cols, B, ldb) ||
+                       (!is_zero(bc, beta) && !lap_finite(L, cplx, uplo, n, n, C, ldc))))
         return 0;
     ozblas_context *ctx = shim_context();
     if (!cplx)
