@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #ifdef OZ_CUDA_EMU
-#include "emu/cuda_emu.h" /* CPU emulation of the CUDA subset used here (tests without a GPU) */
+#include "cuda_emu.h" /* tests/cuda/emu: the CUDA subset used here, emulated on the CPU */
 #else
 #include <cuda_runtime.h>
 #endif
@@ -44,7 +44,7 @@ static inline int64_t oz_up16(int64_t x) { return (x + 15) / 16 * 16; } /* k, pa
 static inline int64_t oz_min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Every kernel launch goes through here: <<<>>> under nvcc, the CPU emulation of
- * emu/cuda_emu.h otherwise. */
+ * tests/cuda/emu/cuda_emu.h otherwise. */
 template <typename... P, typename... A>
 static void oz_launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...), A... args)
 {

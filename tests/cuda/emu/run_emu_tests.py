@@ -1,7 +1,7 @@
 """Runs pytest against the emulated build of build_emu.sh (a package folder), even where an
 editable install of ozblas (whose import hook wins over PYTHONPATH) is present.
 
-    python3 native/src/cuda/emu/run_emu_tests.py /tmp/ozblas_emu tests/cuda/test_cuda_executor.py -q
+    python3 tests/cuda/emu/run_emu_tests.py /tmp/ozblas_emu tests/cuda/test_cuda_executor.py -q
 """
 import sys
 
