@@ -29,9 +29,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <functional>
@@ -130,11 +134,19 @@ typedef struct oz_emu_event {
 
 namespace oz_emu {
 #define OZ_EMU_MAX_DEVICES 64
+/* The pages of one device allocation (see map_device). */
+struct Mapping {
+    char *base;    /* the mapping, guard pages included */
+    size_t total;  /* its length */
+    int dev;
+};
 struct Alloc {
     std::mutex mu;
     std::map<uintptr_t, size_t> live, pinned;
-    std::map<uintptr_t, int> dev_of; /* device allocations: their device */
+    std::map<uintptr_t, int> dev_of;      /* device allocations: their device */
+    std::map<uintptr_t, Mapping> mapping; /* device allocations: their pages */
     size_t used[OZ_EMU_MAX_DEVICES] = {};
+    int open[OZ_EMU_MAX_DEVICES] = {}; /* device work running on each device (DeviceWork) */
 };
 inline Alloc &allocs()
 {
@@ -170,6 +182,133 @@ inline double now()
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+/* ---- device memory the host cannot touch ---------------------------------------------------
+ * Each cudaMalloc is a mapping of its own: a guard page, the data pages, a guard page, the
+ * buffer placed at the end of its data pages (rounded down to cudaMalloc's 256-byte
+ * alignment), so that running off either end faults, and under AddressSanitizer the slack
+ * around it is poisoned. The data pages are PROT_NONE while no device work of their device
+ * runs: the host touching device memory faults, where on a GPU it would crash or read
+ * garbage. Device work is what a stream's queue runs (kernels, copies, memsets, the
+ * stand-in cuBLAS and cuBLASLt products): DeviceWork opens the memory of the queue's device
+ * for it, counted per device under the allocation lock, and closes it when the last one
+ * ends. Concurrency is therefore safe (no host thread ever closes memory another one's
+ * device work uses), at one cost: while device work of device d runs, a host access to d's
+ * memory from another host thread goes unseen. Memory of the other devices stays closed. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define OZ_EMU_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define OZ_EMU_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define OZ_EMU_POISON(p, n) ((void)(p), (void)(n))
+#define OZ_EMU_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+inline size_t page_size()
+{
+    static const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return pg;
+}
+/* The data pages of a mapping: (start, length). */
+inline char *data_pages(const Mapping &m) { return m.base + page_size(); }
+inline size_t data_length(const Mapping &m) { return m.total - 2 * page_size(); }
+
+/* A host access to closed device memory: named on stderr, then the handler that was there
+ * (Python's faulthandler, which shows the Python stack) or the default (a core dump). */
+inline struct sigaction &old_segv()
+{
+    static struct sigaction old;
+    return old;
+}
+inline uintptr_t &device_lo() { static uintptr_t lo = UINTPTR_MAX; return lo; }
+inline uintptr_t &device_hi() { static uintptr_t hi = 0; return hi; }
+inline void on_segv(int sig, siginfo_t *si, void *uc)
+{
+    const uintptr_t p = (uintptr_t)si->si_addr;
+    if (p >= device_lo() && p < device_hi()) {
+        char msg[160];
+        int n = snprintf(msg, sizeof msg, "cuda_emu: the host touched device memory (or ran "
+                         "off a device buffer) at %p, outside device work\n", si->si_addr);
+        if (n > 0)
+            (void)!write(2, msg, (size_t)n);
+    }
+    sigaction(SIGSEGV, &old_segv(), NULL); /* returning re-raises the fault there */
+    (void)sig, (void)uc;
+}
+inline void catch_segv()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_segv;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, &old_segv());
+    });
+}
+
+/* The device's memory opened (prot = PROT_READ | PROT_WRITE) or closed (PROT_NONE); a.mu held. */
+inline void protect_device(Alloc &a, int dev, int prot)
+{
+    for (auto &m : a.mapping)
+        if (m.second.dev == dev && mprotect(data_pages(m.second), data_length(m.second), prot))
+            abort();
+}
+/* Device work of device dev: its memory open for as long as this lives. */
+struct DeviceWork {
+    int dev;
+    explicit DeviceWork(int d) : dev(d)
+    {
+        Alloc &a = allocs();
+        std::lock_guard<std::mutex> g(a.mu);
+        if (a.open[dev]++ == 0)
+            protect_device(a, dev, PROT_READ | PROT_WRITE);
+    }
+    ~DeviceWork()
+    {
+        Alloc &a = allocs();
+        std::lock_guard<std::mutex> g(a.mu);
+        if (--a.open[dev] == 0)
+            protect_device(a, dev, PROT_NONE);
+    }
+    DeviceWork(const DeviceWork &) = delete;
+    DeviceWork &operator=(const DeviceWork &) = delete;
+};
+
+/* bytes of device memory of device dev (see above), filled with garbage (the code must not
+ * rely on fresh memory being clear); NULL when no mapping can be made. a.mu held. */
+inline void *map_device(Alloc &a, size_t bytes, int dev)
+{
+    const size_t pg = page_size(), data = (bytes + pg - 1) / pg * pg + (bytes ? 0 : pg);
+    char *base = (char *)mmap(NULL, data + 2 * pg, PROT_NONE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED)
+        return NULL;
+    Mapping m = {base, data + 2 * pg, dev};
+    char *q = data_pages(m) + ((data - bytes) & ~(size_t)255);
+    if (mprotect(data_pages(m), data, PROT_READ | PROT_WRITE)) {
+        munmap(base, m.total);
+        return NULL;
+    }
+    for (size_t i = 0; i < bytes; i++)
+        q[i] = (char)(0xA5 ^ (i * 131));
+    OZ_EMU_POISON(data_pages(m), (size_t)(q - data_pages(m)));
+    OZ_EMU_POISON(q + bytes, (size_t)(data_pages(m) + data - (q + bytes)));
+    if (!a.open[dev] && mprotect(data_pages(m), data, PROT_NONE))
+        abort();
+    a.mapping[(uintptr_t)q] = m;
+    device_lo() = std::min(device_lo(), (uintptr_t)base);
+    device_hi() = std::max(device_hi(), (uintptr_t)base + m.total);
+    catch_segv();
+    return q;
+}
+inline void unmap_device(Alloc &a, void *p)
+{
+    auto it = a.mapping.find((uintptr_t)p);
+    OZ_EMU_UNPOISON(data_pages(it->second), data_length(it->second));
+    munmap(it->second.base, it->second.total);
+    a.mapping.erase(it);
+}
+
 struct Sched {
     std::recursive_mutex mu;
     oz_emu_stream legacy[OZ_EMU_MAX_DEVICES]; /* one per device */
@@ -202,6 +341,9 @@ inline oz_emu_stream *stream_of(cudaStream_t s)
 /* Runs st's queue, oldest first, until done() holds or the queue is empty. */
 inline void run_until(oz_emu_stream *st, const std::function<bool()> &done)
 {
+    if (done() || st->q.empty())
+        return;
+    DeviceWork work(st->dev);
     while (!done() && !st->q.empty()) {
         std::function<void()> op = std::move(st->q.front());
         st->q.pop_front();
@@ -374,12 +516,9 @@ static inline cudaError_t cudaMalloc(void **p, size_t bytes)
     std::lock_guard<std::mutex> g(a.mu);
     if (a.used[dev] + bytes > oz_emu::capacity())
         return oz_emu::fail(cudaErrorMemoryAllocation);
-    /* garbage, not zeros: the code must not rely on fresh memory being clear */
-    unsigned char *q = (unsigned char *)malloc(bytes ? bytes : 1);
+    void *q = oz_emu::map_device(a, bytes, dev);
     if (!q)
         return oz_emu::fail(cudaErrorMemoryAllocation);
-    for (size_t i = 0; i < bytes; i++)
-        q[i] = (unsigned char)(0xA5 ^ (i * 131));
     a.live[(uintptr_t)q] = bytes;
     a.dev_of[(uintptr_t)q] = dev;
     a.used[dev] += bytes;
@@ -402,7 +541,7 @@ static inline cudaError_t cudaFree(void *p)
     a.used[a.dev_of[(uintptr_t)p]] -= it->second;
     a.dev_of.erase((uintptr_t)p);
     a.live.erase(it);
-    free(p);
+    oz_emu::unmap_device(a, p);
     return cudaSuccess;
 }
 static inline cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned)

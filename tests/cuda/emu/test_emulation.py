@@ -20,3 +20,40 @@ def test_device_pointers_through_the_c_api():
     r = subprocess.run([str(BUILD / "test_device_pointers")], capture_output=True, text=True,
                        timeout=1200)
     assert r.returncode == 0 and "failures: 0" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+def _child(code, **env):
+    """code run in a fresh Python on this build (its library path in LIB)."""
+    import os
+    import sys
+    lib = ozblas._native.library_path()
+    return subprocess.run([sys.executable, "-c", f"LIB = {str(lib)!r}\n" + code],
+                          env=dict(os.environ, **env), capture_output=True, text=True,
+                          timeout=120)
+
+
+_TOUCH = """
+import ctypes
+lib = ctypes.CDLL(LIB)
+lib.oz_cuda_test_malloc.restype = ctypes.c_void_p
+lib.oz_cuda_test_malloc.argtypes = [ctypes.c_size_t]
+lib.oz_cuda_test_memcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+p = lib.oz_cuda_test_malloc(1000)
+x = (ctypes.c_double * 125)(*range(125))
+assert lib.oz_cuda_test_memcpy(p, x, 1000) == 0      # through a copy: fine
+y = (ctypes.c_double * 125)()
+assert lib.oz_cuda_test_memcpy(y, p, 1000) == 0
+assert list(y) == list(x)
+print("copies ok", flush=True)
+print(ctypes.c_double.from_address(p + 8 * {index}).value, flush=True)   # the host reads it
+"""
+
+
+@pytest.mark.parametrize("index", [0, 124, 125 + 32])  # first, last, past the end
+def test_the_host_touching_device_memory_faults(index):
+    """Device memory is closed to the host outside device work: a host read of it (or past a
+    buffer's end) is a segmentation fault, named on stderr, where the copies work."""
+    r = _child(_TOUCH.replace("{index}", str(index)))
+    assert "copies ok" in r.stdout and r.returncode == -11, (r.returncode, r.stdout, r.stderr)
+    assert "cuda_emu: the host touched device memory" in r.stderr, r.stderr
+
