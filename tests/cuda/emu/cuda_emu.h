@@ -722,8 +722,46 @@ inline void barrier()
     swapcontext(&b->f[b->cur].ctx, &b->main);
 }
 
-/* one block: every thread a fiber, run until all are done, barrier by barrier */
-inline void run_block(Block &b)
+/* The orders threads and blocks run in. On a GPU the threads of a block run in no set order
+ * between barriers, nor do the blocks of a grid; run in index order, a missing __syncthreads
+ * or a block reading another block's results could go unseen. So each round of a block
+ * (from one barrier to the next) runs its threads in a shuffled order, and the blocks of a
+ * grid run in a shuffled order, drawn from OZ_EMU_SEED (default 1; 0: index order, as the
+ * harness used to). Each order is a function of the seed and of the launch's shape, block
+ * and round only, so that a failure reproduces when its test runs alone. */
+inline uint64_t mix(uint64_t x) /* splitmix64's finaliser */
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+inline uint64_t seed()
+{
+    static const uint64_t s = [] {
+        const char *e = getenv("OZ_EMU_SEED");
+        return e && *e ? (uint64_t)strtoull(e, NULL, 10) : 1;
+    }();
+    return s;
+}
+/* An order of 0 .. n-1 drawn from key (Fisher-Yates); index order when the seed is 0. */
+inline void shuffled(std::vector<size_t> &order, size_t n, uint64_t key)
+{
+    order.resize(n);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    if (!seed())
+        return;
+    uint64_t x = mix(seed() ^ mix(key));
+    for (size_t i = n; i > 1; i--) {
+        x = mix(x);
+        std::swap(order[i - 1], order[x % i]);
+    }
+}
+
+/* one block: every thread a fiber, run until all are done, barrier by barrier, each round
+ * in its own order; key: the launch's shape and the block */
+inline void run_block(Block &b, uint64_t key)
 {
     int nt = (int)b.f.size();
     for (int t = 0; t < nt; t++) {
@@ -735,11 +773,13 @@ inline void run_block(Block &b)
         makecontext(&f.ctx, (void (*)())fiber_entry, 0);
         f.state = READY;
     }
-    for (;;) {
-        for (int t = 0; t < nt; t++) {
+    std::vector<size_t> order;
+    for (uint64_t round = 0;; round++) {
+        shuffled(order, nt, mix(key) ^ round);
+        for (size_t t : order) {
             if (b.f[t].state != READY)
                 continue;
-            b.cur = t;
+            b.cur = (int)t;
             swapcontext(&b.main, &b.f[t].ctx);
         }
         int live = 0;
@@ -753,7 +793,7 @@ inline void run_block(Block &b)
     }
 }
 
-/* one launch, run now (the queued form of a kernel launch) */
+/* one launch, run now (the queued form of a kernel launch), its blocks in a shuffled order */
 template <typename... P, typename... A>
 void run_grid(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
 {
@@ -775,14 +815,17 @@ void run_grid(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
     blk = &b;
     bdim = block;
     gdim = grid;
-    for (unsigned z = 0; z < grid.z; z++)
-        for (unsigned y = 0; y < grid.y; y++)
-            for (unsigned x = 0; x < grid.x; x++) {
-                bidx.x = x;
-                bidx.y = y;
-                bidx.z = z;
-                run_block(b);
-            }
+    const uint64_t shape = mix(mix(mix(mix(mix(grid.x) ^ grid.y) ^ grid.z) ^ block.x) ^ block.y) ^
+                           block.z;
+    const size_t nb = (size_t)grid.x * grid.y * grid.z;
+    std::vector<size_t> order;
+    shuffled(order, nb, shape);
+    for (size_t i : order) {
+        bidx.x = (unsigned)(i % grid.x);
+        bidx.y = (unsigned)(i / grid.x % grid.y);
+        bidx.z = (unsigned)(i / ((size_t)grid.x * grid.y));
+        run_block(b, shape ^ (uint64_t)i);
+    }
     blk = saved;
     for (int t = 0; t < nt; t++)
         free(b.stacks[t]);

@@ -57,3 +57,29 @@ def test_the_host_touching_device_memory_faults(index):
     assert "copies ok" in r.stdout and r.returncode == -11, (r.returncode, r.stdout, r.stderr)
     assert "cuda_emu: the host touched device memory" in r.stderr, r.stderr
 
+
+def _selftest(case, **env):
+    import os
+    return subprocess.run([str(BUILD / "emu_selftest"), case], env=dict(os.environ, **env),
+                          capture_output=True, text=True, timeout=120)
+
+
+def _sums(seed):
+    r = _selftest("race", OZ_EMU_SEED=str(seed))
+    assert r.returncode == 0, r.stderr
+    return {" ".join(line.split()[:2]): int(line.split()[2]) for line in r.stdout.splitlines()}
+
+
+def test_a_race_changes_bits():
+    """Threads run in a shuffled order between barriers and blocks in a shuffled order: a
+    missing __syncthreads, or a block reading another block's writes, changes the result
+    under every seed the tests use, while index order (seed 0) hides two of the three."""
+    want = {"last_reads": 256 * 257 // 2, "tree": 3 * 255 * 256 // 2 + 256, "blocks": 64 * 65 // 2}
+    in_order = _sums(0)
+    assert in_order["last_reads racy"] == want["last_reads"]
+    assert in_order["blocks racy"] == want["blocks"]
+    for seed in (1, 2, 12345):
+        got = _sums(seed)
+        for case, value in want.items():
+            assert got[f"{case} fixed"] == value, (seed, case, got)
+            assert got[f"{case} racy"] != value, (seed, case, got)

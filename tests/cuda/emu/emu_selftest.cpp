@@ -1,0 +1,119 @@
+/* The harness's own kernels, each with a bug of a class the emulation must catch (run by
+ * test_emulation.py, which states what each must give):
+ *
+ *   emu_selftest race       prints the sums of three racy kernels and their fixed forms
+ *
+ * Built by CMakeLists.txt against cuda_emu.h alone (no library). */
+#include <string>
+
+#include "cuda_emu.h"
+
+static int failures = 0;
+
+#define CHECK(x)                                                                                 \
+    do {                                                                                         \
+        if (!(x)) {                                                                              \
+            fprintf(stderr, "selftest: %s failed (line %d)\n", #x, __LINE__);                    \
+            failures++;                                                                          \
+        }                                                                                        \
+    } while (0)
+
+/* ---- races: each value read from shared or global memory written by another thread or
+ * block, with (SYNC) and without the barrier that orders it --------------------------------- */
+
+/* The last thread sums what every thread wrote: in index order it runs last and the race
+ * goes unseen. */
+template <bool SYNC> __global__ void k_last_reads(unsigned long long *out)
+{
+    __shared__ unsigned long long s[256];
+    s[threadIdx.x] = threadIdx.x + 1;
+    if (SYNC)
+        __syncthreads();
+    if (threadIdx.x == 255) {
+        unsigned long long t = 0;
+        for (int i = 0; i < 256; i++)
+            t += s[i];
+        *out = t;
+    }
+}
+
+/* A tree reduction whose steps are not separated by barriers. */
+template <bool SYNC> __global__ void k_tree(unsigned long long *out)
+{
+    __shared__ unsigned long long s[256];
+    s[threadIdx.x] = 3 * threadIdx.x + 1;
+    __syncthreads();
+    for (int o = 128; o > 0; o >>= 1) {
+        if ((int)threadIdx.x < o)
+            s[threadIdx.x] += s[threadIdx.x + o];
+        if (SYNC)
+            __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        *out = s[0];
+}
+
+/* The last block reads what the others wrote (no grid-wide order exists: a kernel boundary
+ * is the barrier, SYNC: a second launch). */
+static __global__ void k_blocks_write(unsigned long long *part)
+{
+    if (threadIdx.x == 0)
+        part[blockIdx.x] = blockIdx.x + 1;
+}
+template <bool FUSED> __global__ void k_blocks_sum(unsigned long long *part, unsigned long long *out)
+{
+    if (FUSED && threadIdx.x == 0)
+        part[blockIdx.x] = blockIdx.x + 1;
+    if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) {
+        unsigned long long t = 0;
+        for (unsigned i = 0; i < gridDim.x; i++)
+            t += part[i];
+        *out = t;
+    }
+}
+
+static unsigned long long *dev_zeros(size_t n)
+{
+    void *p = NULL;
+    CHECK(cudaMalloc(&p, n * 8) == cudaSuccess);
+    CHECK(cudaMemsetAsync(p, 0, n * 8, 0) == cudaSuccess);
+    return (unsigned long long *)p;
+}
+static unsigned long long read_back(const unsigned long long *d)
+{
+    unsigned long long h = 0;
+    CHECK(cudaMemcpyAsync(&h, d, 8, cudaMemcpyDeviceToHost, 0) == cudaSuccess);
+    return h;
+}
+
+static int race()
+{
+    unsigned long long *out = dev_zeros(1), *part = dev_zeros(64);
+    oz_emu_launch(dim3(1), dim3(256), 0, k_last_reads<false>, out);
+    printf("last_reads racy %llu\n", read_back(out));
+    oz_emu_launch(dim3(1), dim3(256), 0, k_last_reads<true>, out);
+    printf("last_reads fixed %llu\n", read_back(out));
+    oz_emu_launch(dim3(1), dim3(256), 0, k_tree<false>, out);
+    printf("tree racy %llu\n", read_back(out));
+    oz_emu_launch(dim3(1), dim3(256), 0, k_tree<true>, out);
+    printf("tree fixed %llu\n", read_back(out));
+    oz_emu_launch(dim3(64), dim3(32), 0, k_blocks_sum<true>, part, out);
+    printf("blocks racy %llu\n", read_back(out));
+    CHECK(cudaMemsetAsync(part, 0, 64 * 8, 0) == cudaSuccess);
+    oz_emu_launch(dim3(64), dim3(32), 0, k_blocks_write, part);
+    oz_emu_launch(dim3(64), dim3(32), 0, k_blocks_sum<false>, part, out);
+    printf("blocks fixed %llu\n", read_back(out));
+    CHECK(cudaGetLastError() == cudaSuccess);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const std::string what = argc > 1 ? argv[1] : "";
+    int rc = 2;
+    if (what == "race")
+        rc = race();
+    else
+        fprintf(stderr, "usage: emu_selftest race\n");
+    return failures ? 1 : rc;
+}
