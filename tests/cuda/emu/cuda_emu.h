@@ -49,7 +49,6 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __shared__ static thread_local /* one block at a time per host thread */
 #define __launch_bounds__(...)
 #define __grid_constant__
 #define CUDART_VERSION 13000
@@ -122,7 +121,8 @@ struct cudaDeviceProp {
  * One lock serialises every queue operation and the work it runs. */
 struct oz_emu_stream {
     std::deque<std::function<void()>> q;
-    int dev; /* the device it belongs to */
+    int dev;                       /* the device it belongs to */
+    cudaError_t err = cudaSuccess; /* a launch that failed while it ran (shared memory) */
 };
 typedef struct oz_emu_stream *cudaStream_t;
 typedef struct oz_emu_event {
@@ -309,11 +309,17 @@ inline void unmap_device(Alloc &a, void *p)
     a.mapping.erase(it);
 }
 
+/* A kernel's shared memory settings and needs. */
+struct KernelSmem {
+    long max_dynamic = -1; /* cudaFuncAttributeMaxDynamicSharedMemorySize; -1: not set */
+    size_t seen = 0;       /* the static shared memory its runs declared (0 until it has run) */
+};
 struct Sched {
     std::recursive_mutex mu;
     oz_emu_stream legacy[OZ_EMU_MAX_DEVICES]; /* one per device */
     std::set<oz_emu_stream *> streams;            /* created here */
     std::map<uintptr_t, oz_emu_stream *> foreign; /* handles made elsewhere (the caller's) */
+    std::map<const void *, KernelSmem> kernels;
 };
 inline Sched &sched()
 {
@@ -621,17 +627,28 @@ static inline cudaError_t cudaStreamDestroy(cudaStream_t s)
     delete s;
     return cudaSuccess;
 }
+/* The error of a launch that failed while it ran (oz_emu_stream::err), reported once. */
+static inline cudaError_t oz_emu_stream_error(oz_emu_stream *q)
+{
+    cudaError_t e = q->err;
+    q->err = cudaSuccess;
+    return e == cudaSuccess ? cudaSuccess : oz_emu::fail(e);
+}
 static inline cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
     oz_emu::Lock lk(oz_emu::sched().mu);
     oz_emu::drain(oz_emu::stream_of(s));
-    return cudaSuccess;
+    return oz_emu_stream_error(oz_emu::stream_of(s));
 }
 static inline cudaError_t cudaDeviceSynchronize(void)
 {
     oz_emu::Lock lk(oz_emu::sched().mu);
     oz_emu::drain_all();
-    return cudaSuccess;
+    cudaError_t e = oz_emu_stream_error(oz_emu::stream_of(NULL));
+    for (oz_emu_stream *q : oz_emu::sched().streams)
+        if (q->dev == oz_emu::current_device && e == cudaSuccess)
+            e = oz_emu_stream_error(q);
+    return e;
 }
 static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
 {
@@ -694,6 +711,24 @@ struct Fiber {
     int state;
     uint3 tid;
 };
+/* Shared memory (OZ_SHARED and OZ_SHARED_DYNAMIC below): per launch, one arena, the
+ * dynamic part first, then each static variable where a thread of the block first reaches
+ * its declaration; refilled with garbage for every block (a GPU's shared memory starts as
+ * whatever the last block left), with poisoned gaps between variables under
+ * AddressSanitizer. Sized as on a GPU: static variables at most 48 KB in all (more does not
+ * compile); static plus dynamic at most 48 KB unless cudaFuncSetAttribute raised the
+ * kernel's cudaFuncAttributeMaxDynamicSharedMemorySize, and never more than the device's
+ * per-block maximum (227 KB on cc 9.0 and 10.x, see smem_optin). */
+enum { SMEM_DEFAULT = 48 * 1024, SMEM_GAP = 64 };
+struct Smem {
+    std::vector<unsigned char> arena;
+    size_t dyn = 0;         /* dynamic bytes of the launch */
+    size_t end = 0;         /* arena bytes handed out */
+    size_t static_sum = 0;  /* static bytes (as a GPU counts them: without the gaps) */
+    size_t static_max = 0;  /* what the static bytes may reach in this launch (kernel_limits) */
+    std::vector<std::pair<const void *, size_t>> vars; /* declaration site, offset */
+    std::vector<std::pair<size_t, size_t>> ranges;     /* offset, bytes: what threads may use */
+};
 struct Block {
     std::vector<Fiber> f;
     ucontext_t main;
@@ -701,6 +736,9 @@ struct Block {
     const std::function<void()> *body = nullptr;
     std::vector<uint64_t> slots;
     std::vector<char *> stacks;
+    Smem sm;
+    bool failed = false; /* the launch failed while it ran (its shared memory too large) */
+    void *shared(const void *site, size_t bytes, size_t align, const char *name);
 };
 inline thread_local Block *blk = nullptr;
 inline thread_local uint3 bidx;
@@ -721,6 +759,54 @@ inline void barrier()
     b->f[b->cur].state = BARRIER;
     swapcontext(&b->f[b->cur].ctx, &b->main);
 }
+
+/* The device's most shared memory per block, opted in (cudaDevAttrMaxSharedMemoryPerBlockOptin)
+ * for the emulated compute capability (OZ_EMU_CC). */
+inline size_t smem_optin()
+{
+    int major = 9, minor = 0;
+    const char *cc = getenv("OZ_EMU_CC");
+    if (cc)
+        sscanf(cc, "%d.%d", &major, &minor);
+    const int v = 10 * major + minor;
+    return v == 80 || v == 87 ? 166912 : v >= 90 && v < 120 ? 232448 : 101376;
+}
+inline void fill_garbage(Smem &m, uint64_t key)
+{
+    for (auto &r : m.ranges)
+        memset(m.arena.data() + r.first, (int)(0x5A ^ (key & 0xff)) | 1, r.second);
+}
+/* The static shared variable of a declaration site, placed on first reach. */
+inline void *Block::shared(const void *site, size_t bytes, size_t align, const char *name)
+{
+    for (auto &v : sm.vars)
+        if (v.first == site)
+            return sm.arena.data() + v.second;
+    const size_t at = (sm.end + SMEM_GAP + align - 1) / align * align;
+    sm.static_sum += bytes;
+    if (sm.static_sum > SMEM_DEFAULT) {
+        fprintf(stderr, "cuda_emu: __shared__ %s brings the kernel's static shared memory to %zu "
+                        "bytes, over 48 KB: nvcc refuses such a kernel\n", name, sm.static_sum);
+        abort();
+    }
+    if (sm.static_sum > sm.static_max) {
+        fprintf(stderr, "cuda_emu: launch failed: __shared__ %s brings the static shared memory "
+                        "to %zu bytes, with %zu dynamic, over the kernel's limit\n",
+                name, sm.static_sum, sm.dyn);
+        failed = true;
+        swapcontext(&f[cur].ctx, &main); /* never resumed: the launch is abandoned */
+    }
+    sm.vars.emplace_back(site, at);
+    sm.ranges.emplace_back(at, bytes);
+    sm.end = at + bytes;
+    OZ_EMU_UNPOISON(sm.arena.data() + at, bytes);
+    return sm.arena.data() + at;
+}
+template <typename A> A *shared(const void *site, const char *name)
+{
+    return (A *)blk->shared(site, sizeof(A), alignof(A), name);
+}
+template <typename T> T *dynamic_shared() { return (T *)blk->sm.arena.data(); }
 
 /* The orders threads and blocks run in. On a GPU the threads of a block run in no set order
  * between barriers, nor do the blocks of a grid; run in index order, a missing __syncthreads
@@ -773,6 +859,7 @@ inline void run_block(Block &b, uint64_t key)
         makecontext(&f.ctx, (void (*)())fiber_entry, 0);
         f.state = READY;
     }
+    fill_garbage(b.sm, mix(key) ^ seed());
     std::vector<size_t> order;
     for (uint64_t round = 0;; round++) {
         shuffled(order, nt, mix(key) ^ round);
@@ -781,6 +868,8 @@ inline void run_block(Block &b, uint64_t key)
                 continue;
             b.cur = (int)t;
             swapcontext(&b.main, &b.f[t].ctx);
+            if (b.failed)
+                return;
         }
         int live = 0;
         for (int t = 0; t < nt; t++)
@@ -793,9 +882,26 @@ inline void run_block(Block &b, uint64_t key)
     }
 }
 
-/* one launch, run now (the queued form of a kernel launch), its blocks in a shuffled order */
+/* The shared memory limits of kernel k launched with dyn dynamic bytes (sched().mu held):
+ * the static bytes it may declare; and false when the launch must fail now (what the kernel
+ * declared on earlier runs is known then; on its first run, Block::shared fails it). */
+inline bool kernel_limits(const void *k, size_t dyn, size_t *static_max)
+{
+    const KernelSmem &ki = sched().kernels[k];
+    const size_t optin = smem_optin(), stat = ki.seen;
+    if (ki.max_dynamic < 0) { /* the default: 48 KB in all */
+        *static_max = dyn <= SMEM_DEFAULT ? SMEM_DEFAULT - dyn : 0;
+        return stat + dyn <= SMEM_DEFAULT;
+    }
+    const size_t raised = (size_t)ki.max_dynamic;
+    *static_max = raised <= optin ? optin - raised : 0;
+    return dyn <= raised && stat + raised <= optin;
+}
+
+/* one launch, run now (the queued form of a kernel launch), its blocks in a shuffled order;
+ * false: it failed (Block::shared) */
 template <typename... P, typename... A>
-void run_grid(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
+bool run_grid(dim3 grid, dim3 block, size_t dyn, void (*kernel)(P...), A... args)
 {
     int nt = (int)(block.x * block.y * block.z);
     Block b;
@@ -809,6 +915,14 @@ void run_grid(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
         b.f[t].tid.y = (t / block.x) % block.y;
         b.f[t].tid.z = t / (block.x * block.y);
     }
+    const void *k = reinterpret_cast<const void *>(kernel);
+    kernel_limits(k, dyn, &b.sm.static_max);
+    b.sm.arena.resize(smem_optin() + 64 * SMEM_GAP);
+    OZ_EMU_POISON(b.sm.arena.data(), b.sm.arena.size());
+    OZ_EMU_UNPOISON(b.sm.arena.data(), dyn);
+    b.sm.dyn = b.sm.end = dyn;
+    if (dyn)
+        b.sm.ranges.emplace_back(0, dyn);
     std::function<void()> body = [&]() { kernel(args...); };
     b.body = &body;
     Block *saved = blk;
@@ -825,10 +939,16 @@ void run_grid(dim3 grid, dim3 block, void (*kernel)(P...), A... args)
         bidx.y = (unsigned)(i / grid.x % grid.y);
         bidx.z = (unsigned)(i / ((size_t)grid.x * grid.y));
         run_block(b, shape ^ (uint64_t)i);
+        if (b.failed)
+            break;
     }
     blk = saved;
     for (int t = 0; t < nt; t++)
         free(b.stacks[t]);
+    OZ_EMU_UNPOISON(b.sm.arena.data(), b.sm.arena.size());
+    size_t &seen = sched().kernels[k].seen;
+    seen = std::max(seen, b.sm.static_sum);
+    return !b.failed;
 }
 
 /* A kernel argument pointing at another device's memory. */
@@ -837,7 +957,7 @@ template <typename T> bool foreign_arg(T *p) { return foreign_memory(p, current_
 
 /* A kernel launch: the configuration is checked now, the grid runs when st's queue does. */
 template <typename... P, typename... A>
-void launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...), A... args)
+void launch(dim3 grid, dim3 block, size_t dyn, cudaStream_t st, void (*kernel)(P...), A... args)
 {
     int nt = (int)(block.x * block.y * block.z);
     if (nt <= 0 || nt > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.y > 65535 ||
@@ -846,16 +966,27 @@ void launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...), A... a
         return;
     }
     Lock lk(sched().mu);
-    bool foreign = stream_of(st)->dev != current_device;
+    size_t static_max;
+    if (!kernel_limits(reinterpret_cast<const void *>(kernel), dyn, &static_max)) {
+        fprintf(stderr, "cuda_emu: launch with %zu bytes of dynamic shared memory over the "
+                        "kernel's limit\n", dyn);
+        last_error = cudaErrorInvalidValue;
+        return;
+    }
+    oz_emu_stream *q = stream_of(st);
+    bool foreign = q->dev != current_device;
     if (foreign)
         fprintf(stderr, "cuda_emu: kernel launched on device %d's stream from device %d\n",
-                stream_of(st)->dev, current_device);
+                q->dev, current_device);
     (void)std::initializer_list<int>{(foreign = foreign || foreign_arg(args), 0)...};
     if (foreign) {
         last_error = cudaErrorInvalidResourceHandle;
         return;
     }
-    enqueue(st, [=] { run_grid(grid, block, kernel, args...); });
+    enqueue(st, [=] {
+        if (!run_grid(grid, block, dyn, kernel, args...) && q->err == cudaSuccess)
+            q->err = cudaErrorInvalidValue;
+    });
 }
 } // namespace oz_emu
 
@@ -864,11 +995,43 @@ void launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...), A... a
 #define blockDim (oz_emu::bdim)
 #define gridDim (oz_emu::gdim)
 
+/* kernel<<<grid, block, dyn, st>>>(args...) */
 template <typename... P, typename... A>
-static inline void oz_emu_launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...),
-                                 A... args)
+static inline void oz_emu_launch(dim3 grid, dim3 block, size_t dyn, cudaStream_t st,
+                                 void (*kernel)(P...), A... args)
 {
-    oz_emu::launch(grid, block, st, kernel, args...);
+    oz_emu::launch(grid, block, dyn, st, kernel, args...);
+}
+
+/* Shared memory: OZ_SHARED(type, name, dims) declares what CUDA writes
+ * `__shared__ type name dims;` (cuda_common.cuh maps it to that under nvcc), here a
+ * reference into the launch's arena (Block::shared); OZ_SHARED_DYNAMIC(type, name) is
+ * `extern __shared__ type name[];`. __shared__ itself does not compile here: its size
+ * would escape the checks. */
+#define OZ_SHARED(T, name, dims)                                                                  \
+    static const char oz_emu_site_##name = 0;                                                     \
+    T(&name) dims = *oz_emu::shared<T dims>(&oz_emu_site_##name, #name)
+#define OZ_SHARED_DYNAMIC(T, name) T *const name = oz_emu::dynamic_shared<T>()
+#define __shared__ static_assert(false, "declare shared memory with OZ_SHARED (cuda_emu.h)");
+
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+/* Only the dynamic shared memory limit is emulated: at most the device's per-block maximum
+ * less the static shared memory (known once the kernel has run). */
+template <typename... P>
+static inline cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attr,
+                                               int value)
+{
+    if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize)
+        return oz_emu::fail(cudaErrorInvalidValue);
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu::KernelSmem &ki = oz_emu::sched().kernels[reinterpret_cast<const void *>(kernel)];
+    if (value < 0 || ki.seen + (size_t)value > oz_emu::smem_optin())
+        return oz_emu::fail(cudaErrorInvalidValue);
+    ki.max_dynamic = value;
+    return cudaSuccess;
 }
 
 static inline void __syncthreads() { oz_emu::barrier(); }

@@ -2,6 +2,9 @@
  * test_emulation.py, which states what each must give):
  *
  *   emu_selftest race       prints the sums of three racy kernels and their fixed forms
+ *   emu_selftest smem       launches within and over the shared memory limits; prints
+ *                           "name error" per launch (cudaSuccess: 0)
+ *   emu_selftest smem_big   a kernel declaring 49 KB of static shared memory (aborts)
  *
  * Built by CMakeLists.txt against cuda_emu.h alone (no library). */
 #include <string>
@@ -25,7 +28,7 @@ static int failures = 0;
  * goes unseen. */
 template <bool SYNC> __global__ void k_last_reads(unsigned long long *out)
 {
-    __shared__ unsigned long long s[256];
+    OZ_SHARED(unsigned long long, s, [256]);
     s[threadIdx.x] = threadIdx.x + 1;
     if (SYNC)
         __syncthreads();
@@ -40,7 +43,7 @@ template <bool SYNC> __global__ void k_last_reads(unsigned long long *out)
 /* A tree reduction whose steps are not separated by barriers. */
 template <bool SYNC> __global__ void k_tree(unsigned long long *out)
 {
-    __shared__ unsigned long long s[256];
+    OZ_SHARED(unsigned long long, s, [256]);
     s[threadIdx.x] = 3 * threadIdx.x + 1;
     __syncthreads();
     for (int o = 128; o > 0; o >>= 1) {
@@ -89,21 +92,77 @@ static unsigned long long read_back(const unsigned long long *d)
 static int race()
 {
     unsigned long long *out = dev_zeros(1), *part = dev_zeros(64);
-    oz_emu_launch(dim3(1), dim3(256), 0, k_last_reads<false>, out);
+    oz_emu_launch(dim3(1), dim3(256), 0, 0, k_last_reads<false>, out);
     printf("last_reads racy %llu\n", read_back(out));
-    oz_emu_launch(dim3(1), dim3(256), 0, k_last_reads<true>, out);
+    oz_emu_launch(dim3(1), dim3(256), 0, 0, k_last_reads<true>, out);
     printf("last_reads fixed %llu\n", read_back(out));
-    oz_emu_launch(dim3(1), dim3(256), 0, k_tree<false>, out);
+    oz_emu_launch(dim3(1), dim3(256), 0, 0, k_tree<false>, out);
     printf("tree racy %llu\n", read_back(out));
-    oz_emu_launch(dim3(1), dim3(256), 0, k_tree<true>, out);
+    oz_emu_launch(dim3(1), dim3(256), 0, 0, k_tree<true>, out);
     printf("tree fixed %llu\n", read_back(out));
-    oz_emu_launch(dim3(64), dim3(32), 0, k_blocks_sum<true>, part, out);
+    oz_emu_launch(dim3(64), dim3(32), 0, 0, k_blocks_sum<true>, part, out);
     printf("blocks racy %llu\n", read_back(out));
     CHECK(cudaMemsetAsync(part, 0, 64 * 8, 0) == cudaSuccess);
-    oz_emu_launch(dim3(64), dim3(32), 0, k_blocks_write, part);
-    oz_emu_launch(dim3(64), dim3(32), 0, k_blocks_sum<false>, part, out);
+    oz_emu_launch(dim3(64), dim3(32), 0, 0, k_blocks_write, part);
+    oz_emu_launch(dim3(64), dim3(32), 0, 0, k_blocks_sum<false>, part, out);
     printf("blocks fixed %llu\n", read_back(out));
     CHECK(cudaGetLastError() == cudaSuccess);
+    return 0;
+}
+
+/* ---- shared memory limits -------------------------------------------------------------------- */
+
+/* KB kilobytes of static shared memory, and whatever dynamic memory the launch gives */
+template <int KB> __global__ void k_smem(unsigned long long *out, int dyn_words)
+{
+    OZ_SHARED(unsigned long long, s, [KB * 128]);
+    OZ_SHARED_DYNAMIC(unsigned long long, d);
+    s[threadIdx.x] = threadIdx.x;
+    for (int i = threadIdx.x; i < dyn_words; i += blockDim.x)
+        d[i] = i;
+    __syncthreads();
+    if (threadIdx.x == 0)
+        *out = s[31] + (dyn_words ? d[dyn_words - 1] : 0);
+}
+
+/* The error of a launch, at once or (a first launch, whose static size the emulation learns
+ * as it runs) at the synchronisation. */
+template <int KB> static int launch_smem(size_t dyn, unsigned long long *out)
+{
+    oz_emu_launch(dim3(2), dim3(32), dyn, 0, k_smem<KB>, out, (int)(dyn / 8));
+    int e = cudaGetLastError();
+    int e2 = cudaStreamSynchronize(0);
+    return e ? e : e2;
+}
+
+static int smem()
+{
+    unsigned long long *out = dev_zeros(1);
+    printf("static40_dyn0 %d\n", launch_smem<40>(0, out));
+    printf("static40_dyn8 %d\n", launch_smem<40>(8 << 10, out));    /* 48 KB in all: fits */
+    printf("static40_dyn16 %d\n", launch_smem<40>(16 << 10, out));  /* over 48 KB: at launch */
+    printf("static39_dyn16 %d\n", launch_smem<39>(16 << 10, out));  /* its first run: as it runs */
+    printf("static39_dyn16_again %d\n", launch_smem<39>(16 << 10, out)); /* now at launch */
+    printf("static1_dyn100 %d\n", launch_smem<1>(100 << 10, out));  /* not raised */
+    printf("raise_static1_100 %d\n", (int)cudaFuncSetAttribute(
+               k_smem<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 << 10));
+    printf("static1_dyn100_raised %d\n", launch_smem<1>(100 << 10, out));
+    printf("result %llu\n", read_back(out));
+    printf("static1_dyn101_raised %d\n", launch_smem<1>(101 << 10, out)); /* over the attribute */
+    printf("raise_static1_max %d\n", (int)cudaFuncSetAttribute(
+               k_smem<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)oz_emu::smem_optin()));
+    printf("raise_static0_max %d\n", (int)cudaFuncSetAttribute(
+               k_smem<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)oz_emu::smem_optin()));
+    printf("static2_dynmax_raised %d\n", launch_smem<2>(oz_emu::smem_optin(), out)); /* + static */
+    (void)cudaGetLastError();
+    return 0;
+}
+
+static int smem_big()
+{
+    unsigned long long *out = dev_zeros(1);
+    oz_emu_launch(dim3(1), dim3(32), 0, 0, k_smem<49>, out, 0);
+    (void)cudaStreamSynchronize(0);
     return 0;
 }
 
@@ -113,7 +172,11 @@ int main(int argc, char **argv)
     int rc = 2;
     if (what == "race")
         rc = race();
+    else if (what == "smem")
+        rc = smem();
+    else if (what == "smem_big")
+        rc = smem_big();
     else
-        fprintf(stderr, "usage: emu_selftest race\n");
+        fprintf(stderr, "usage: emu_selftest race|smem|smem_big\n");
     return failures ? 1 : rc;
 }

@@ -83,3 +83,34 @@ def test_a_race_changes_bits():
         for case, value in want.items():
             assert got[f"{case} fixed"] == value, (seed, case, got)
             assert got[f"{case} racy"] != value, (seed, case, got)
+
+
+def _errors(**env):
+    r = _selftest("smem", **env)
+    assert r.returncode == 0, r.stderr
+    return {line.split()[0]: int(line.split()[1]) for line in r.stdout.splitlines()}
+
+
+def test_shared_memory_limits():
+    """Static plus dynamic shared memory per launch: 48 KB unless the kernel's
+    cudaFuncAttributeMaxDynamicSharedMemorySize was raised, and never over the device's
+    per-block maximum (227 KB on cc 9.0, 99 KB on cc 12.0); a launch over them fails (at the
+    launch, or at the synchronisation on the kernel's first run, before which its static
+    size is unknown), one within them runs. cudaErrorInvalidValue is 1."""
+    fails_on_both = ["static40_dyn16", "static39_dyn16", "static39_dyn16_again",
+                     "static1_dyn100", "static1_dyn101_raised", "static2_dynmax_raised"]
+    hopper = _errors(OZ_EMU_CC="9.0")
+    assert all(hopper[k] == 1 for k in fails_on_both), hopper
+    assert hopper["static40_dyn0"] == hopper["static40_dyn8"] == 0, hopper
+    assert hopper["raise_static1_100"] == hopper["static1_dyn100_raised"] == 0, hopper
+    assert hopper["result"] == 31 + (100 << 10) // 8 - 1, hopper  # the raised launch ran
+    assert hopper["raise_static1_max"] == 1 and hopper["raise_static0_max"] == 0, hopper
+    rtx = _errors(OZ_EMU_CC="12.0")
+    assert all(rtx[k] == 1 for k in fails_on_both), rtx
+    assert rtx["raise_static1_100"] == rtx["static1_dyn100_raised"] == 1, rtx  # over 99 KB
+
+
+def test_static_shared_memory_over_48_kb_does_not_build():
+    """More than 48 KB of static shared memory: nvcc refuses the kernel; the emulation aborts."""
+    r = _selftest("smem_big")
+    assert r.returncode == -6 and "over 48 KB: nvcc refuses" in r.stderr, (r.returncode, r.stderr)
