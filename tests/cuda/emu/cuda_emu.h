@@ -738,6 +738,8 @@ struct Block {
     std::vector<char *> stacks;
     Smem sm;
     bool failed = false; /* the launch failed while it ran (its shared memory too large) */
+    const void *main_stack = nullptr; /* the runner's stack (AddressSanitizer's fiber API) */
+    size_t main_size = 0;
     void *shared(const void *site, size_t bytes, size_t align, const char *name);
 };
 inline thread_local Block *blk = nullptr;
@@ -745,19 +747,53 @@ inline thread_local uint3 bidx;
 inline thread_local dim3 bdim, gdim;
 enum { STACK = 256 * 1024 };
 
+/* Switches between a block's runner (b.main) and its fibers, told to AddressSanitizer,
+ * which otherwise takes a fiber's stack for a corrupt one (to_fiber: the runner's side;
+ * to_main: a fiber's, ending: a fiber that will not be resumed). */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+inline void to_fiber(Block &b, int t)
+{
+    b.cur = t;
+#if defined(__SANITIZE_ADDRESS__)
+    void *fake = nullptr;
+    __sanitizer_start_switch_fiber(&fake, b.stacks[t], STACK);
+    swapcontext(&b.main, &b.f[t].ctx);
+    __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#else
+    swapcontext(&b.main, &b.f[t].ctx);
+#endif
+}
+inline void to_main(Block &b, bool ending)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    void *fake = nullptr;
+    __sanitizer_start_switch_fiber(ending ? nullptr : &fake, b.main_stack, b.main_size);
+    swapcontext(&b.f[b.cur].ctx, &b.main);
+    __sanitizer_finish_switch_fiber(fake, &b.main_stack, &b.main_size);
+#else
+    (void)ending;
+    swapcontext(&b.f[b.cur].ctx, &b.main);
+#endif
+}
+
 inline void fiber_entry()
 {
     Block *b = blk;
+#if defined(__SANITIZE_ADDRESS__)
+    __sanitizer_finish_switch_fiber(nullptr, &b->main_stack, &b->main_size);
+#endif
     (*b->body)();
     b->f[b->cur].state = DONE;
-    swapcontext(&b->f[b->cur].ctx, &b->main);
+    to_main(*b, true);
 }
 
 inline void barrier()
 {
     Block *b = blk;
     b->f[b->cur].state = BARRIER;
-    swapcontext(&b->f[b->cur].ctx, &b->main);
+    to_main(*b, false);
 }
 
 /* The device's most shared memory per block, opted in (cudaDevAttrMaxSharedMemoryPerBlockOptin)
@@ -794,7 +830,7 @@ inline void *Block::shared(const void *site, size_t bytes, size_t align, const c
                         "to %zu bytes, with %zu dynamic, over the kernel's limit\n",
                 name, sm.static_sum, sm.dyn);
         failed = true;
-        swapcontext(&f[cur].ctx, &main); /* never resumed: the launch is abandoned */
+        to_main(*this, true); /* never resumed: the launch is abandoned */
     }
     sm.vars.emplace_back(site, at);
     sm.ranges.emplace_back(at, bytes);
@@ -866,8 +902,7 @@ inline void run_block(Block &b, uint64_t key)
         for (size_t t : order) {
             if (b.f[t].state != READY)
                 continue;
-            b.cur = (int)t;
-            swapcontext(&b.main, &b.f[t].ctx);
+            to_fiber(b, (int)t);
             if (b.failed)
                 return;
         }

@@ -5,6 +5,10 @@
  *   emu_selftest smem       launches within and over the shared memory limits; prints
  *                           "name error" per launch (cudaSuccess: 0)
  *   emu_selftest smem_big   a kernel declaring 49 KB of static shared memory (aborts)
+ *   emu_selftest bounds_device | bounds_shared | overflow
+ *                           a kernel writing one past a device buffer or a shared array, or
+ *                           overflowing an int index: under -DOZ_EMU_SANITIZE=ON,
+ *                           AddressSanitizer or UndefinedBehaviorSanitizer stops it
  *
  * Built by CMakeLists.txt against cuda_emu.h alone (no library). */
 #include <string>
@@ -166,6 +170,41 @@ static int smem_big()
     return 0;
 }
 
+/* ---- bounds (caught under the sanitizers) -------------------------------------------------- */
+
+static __global__ void k_past_device(double *a, int n)
+{
+    a[threadIdx.x + n - blockDim.x + 1] = 1.0; /* the last thread writes a[n] */
+}
+static __global__ void k_past_shared(double *a)
+{
+    OZ_SHARED(double, s, [64]);
+    s[threadIdx.x + 1] = threadIdx.x; /* the last thread writes s[64] */
+    __syncthreads();
+    a[threadIdx.x] = s[threadIdx.x];
+}
+static __global__ void k_overflow(double *a, int rows)
+{
+    const int i = (int)threadIdx.x * rows; /* an int index where int64_t was needed */
+    a[threadIdx.x] = (double)(i % 7);
+}
+
+static int bounds(const std::string &what)
+{
+    double *a = NULL;
+    const int n = 100; /* 800 bytes: the allocation's slack after it is poisoned */
+    CHECK(cudaMalloc((void **)&a, n * sizeof(double)) == cudaSuccess);
+    if (what == "bounds_device")
+        oz_emu_launch(dim3(1), dim3(64), 0, 0, k_past_device, a, n);
+    else if (what == "bounds_shared")
+        oz_emu_launch(dim3(1), dim3(64), 0, 0, k_past_shared, a);
+    else
+        oz_emu_launch(dim3(1), dim3(64), 0, 0, k_overflow, a, 1 << 26);
+    CHECK(cudaStreamSynchronize(0) == cudaSuccess);
+    printf("not caught\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const std::string what = argc > 1 ? argv[1] : "";
@@ -176,7 +215,9 @@ int main(int argc, char **argv)
         rc = smem();
     else if (what == "smem_big")
         rc = smem_big();
+    else if (what == "bounds_device" || what == "bounds_shared" || what == "overflow")
+        rc = bounds(what);
     else
-        fprintf(stderr, "usage: emu_selftest race|smem|smem_big\n");
+        fprintf(stderr, "usage: emu_selftest race|smem|smem_big|bounds_device|bounds_shared|overflow\n");
     return failures ? 1 : rc;
 }

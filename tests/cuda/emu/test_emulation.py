@@ -114,3 +114,19 @@ def test_static_shared_memory_over_48_kb_does_not_build():
     """More than 48 KB of static shared memory: nvcc refuses the kernel; the emulation aborts."""
     r = _selftest("smem_big")
     assert r.returncode == -6 and "over 48 KB: nvcc refuses" in r.stderr, (r.returncode, r.stderr)
+
+
+_CACHE = BUILD / "CMakeCache.txt"
+SANITIZED = _CACHE.is_file() and "OZ_EMU_SANITIZE:BOOL=ON" in _CACHE.read_text()
+
+
+@pytest.mark.skipif(not SANITIZED, reason="needs the sanitized build "
+                    "(build_emu.sh DEST -DOZ_EMU_SANITIZE=ON)")
+@pytest.mark.parametrize("case, says", [
+    ("bounds_device", "AddressSanitizer: use-after-poison"),  # the slack after a buffer
+    ("bounds_shared", "index 64 out of bounds"),
+    ("overflow", "signed integer overflow"),
+])
+def test_the_sanitizers_stop_a_kernel_out_of_bounds(case, says):
+    r = _selftest(case)
+    assert r.returncode != 0 and "not caught" not in r.stdout and says in r.stderr, r.stderr
