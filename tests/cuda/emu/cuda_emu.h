@@ -1,25 +1,35 @@
-/* A CPU emulation of the CUDA subset the CUDA executor uses, to run the .cu files of src/cuda and their
- * kernels on a machine without a GPU (DESIGN.md section 8): the host flow, the index
- * arithmetic, shared memory, __syncthreads, warp shuffles and atomics are all exercised.
+/* A CPU emulation of the CUDA subset the CUDA executor uses, to run the .cu files of
+ * native/src/cuda and their kernels on a machine without a GPU (docs/testing.md, "How the GPU
+ * code is checked without a GPU"): the host flow, the index arithmetic, shared memory,
+ * __syncthreads, warp shuffles and atomics are all exercised, stricter than a GPU where a
+ * GPU would let a bug pass by luck.
  *
- * Not part of the library build (CMake compiles the .cu files of src/cuda only); build_emu.sh compiles
- * them with g++ -DOZ_CUDA_EMU against this header and a CPU "cuBLAS".
+ * Not part of the library build: CMakeLists.txt here compiles the library's sources (the
+ * lists of native/sources.cmake) with g++ -DOZ_CUDA_EMU against this header and CPU
+ * stand-ins for cuBLAS and cuBLASLt.
  *
- * Threads of a block are fibers (ucontext) run one after another on the thread that runs
- * the stream's queue; __syncthreads and the shuffles are barriers where every live fiber of
- * the block yields. Blocks run one after another. Streams queue their work and run it as
- * late as the code allows (see oz_emu_stream). "Device" and pinned memory are host memory,
- * tracked so that cudaPointerGetAttributes can tell device, pinned and pageable pointers
- * apart; OZ_EMU_DEVICE_BYTES caps the device memory.
+ * Threads of a block are fibers (ucontext) run on the thread that runs the stream's queue;
+ * __syncthreads and the shuffles are barriers where every live fiber of the block yields.
+ * Between barriers the threads run in a shuffled order, and the blocks of a grid too
+ * (OZ_EMU_SEED, see shuffled): a missing barrier changes bits. Shared memory is a per-launch
+ * arena, garbage at every block, sized and limited as on a GPU (see Smem). Streams queue
+ * their work and run it as late as the code allows (see oz_emu_stream). Device memory is
+ * closed to the host outside device work, so a host access to it faults (see map_device);
+ * pinned memory is host memory; cudaPointerGetAttributes tells device, pinned and pageable
+ * pointers apart; OZ_EMU_DEVICE_BYTES caps the device memory. Under -DOZ_EMU_SANITIZE=ON
+ * (AddressSanitizer, UndefinedBehaviorSanitizer) an access past a device buffer or a shared
+ * array, or an overflowing index, stops the run.
  *
  * Several devices: OZ_EMU_DEVICES=N (1 to 64, default 1) emulates N of them, each with its
  * own memory (OZ_EMU_DEVICE_BYTES each), legacy stream and streams; the current device is
  * per host thread. A kernel launched on another device's stream, a kernel argument pointing
  * at another device's memory, a copy touching memory of a device other than its stream's
  * (no peer access is emulated) and a cuBLAS handle given another device's stream fail, as
- * they would (or would corrupt) on a GPU. OZ_EMU_FAIL_DEVICE=d makes every allocation on
- * device d fail (a device out of memory). What it cannot check: the device's own
- * math library and compiler (-fmad=false), timing, and the real cuBLAS.
+ * they would (or would corrupt) on a GPU; device work touching another device's memory
+ * faults. OZ_EMU_FAIL_DEVICE=d makes every allocation on device d fail (a device out of
+ * memory). OZ_EMU_CC=major.minor: the compute capability (default 9.0). What it cannot
+ * check: the device's own math library and compiler (-fmad=false), timing, the real cuBLAS,
+ * warps as units (a shuffle is a block-wide barrier here), interleavings finer than a round.
  */
 #ifndef OZ_CUDA_EMU_H
 #define OZ_CUDA_EMU_H
@@ -710,6 +720,8 @@ struct Fiber {
     ucontext_t ctx;
     int state;
     uint3 tid;
+    const char *file; /* the barrier it waits at: __syncthreads' file and line, or "shuffle" */
+    int line;
 };
 /* Shared memory (OZ_SHARED and OZ_SHARED_DYNAMIC below): per launch, one arena, the
  * dynamic part first, then each static variable where a thread of the block first reaches
@@ -789,10 +801,12 @@ inline void fiber_entry()
     to_main(*b, true);
 }
 
-inline void barrier()
+inline void barrier(const char *file, int line)
 {
     Block *b = blk;
     b->f[b->cur].state = BARRIER;
+    b->f[b->cur].file = file;
+    b->f[b->cur].line = line;
     to_main(*b, false);
 }
 
@@ -906,13 +920,23 @@ inline void run_block(Block &b, uint64_t key)
             if (b.failed)
                 return;
         }
-        int live = 0;
-        for (int t = 0; t < nt; t++)
-            if (b.f[t].state == BARRIER) {
-                b.f[t].state = READY;
-                live++;
+        /* every thread still running waits at one barrier: threads at different
+         * __syncthreads (or at one and at a shuffle) would hang or corrupt on a GPU */
+        const Fiber *first = nullptr;
+        for (int t = 0; t < nt; t++) {
+            Fiber &f = b.f[t];
+            if (f.state != BARRIER)
+                continue;
+            if (!first)
+                first = &f;
+            else if (f.line != first->line || strcmp(f.file, first->file)) {
+                fprintf(stderr, "cuda_emu: threads of a block wait at different barriers (%s:%d "
+                                "and %s:%d)\n", first->file, first->line, f.file, f.line);
+                abort();
             }
-        if (!live)
+            f.state = READY;
+        }
+        if (!first)
             break;
     }
 }
@@ -1069,7 +1093,7 @@ static inline cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAtt
     return cudaSuccess;
 }
 
-static inline void __syncthreads() { oz_emu::barrier(); }
+#define __syncthreads() oz_emu::barrier(__FILE__, __LINE__)
 
 template <typename T>
 static inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask)
@@ -1080,13 +1104,13 @@ static inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask)
     oz_emu::Block *b = oz_emu::blk;
     int me = b->cur;
     memcpy(&b->slots[me], &v, sizeof v);
-    oz_emu::barrier();
+    oz_emu::barrier("shuffle", 0);
     int lane = me % 32, partner = me - lane + (lane ^ lane_mask);
     if (partner >= (int)b->f.size() || b->f[partner].state == oz_emu::DONE)
         abort(); /* a real warp would read an exited lane: undefined */
     T r;
     memcpy(&r, &b->slots[partner], sizeof r);
-    oz_emu::barrier();
+    oz_emu::barrier("shuffle", 0);
     return r;
 }
 

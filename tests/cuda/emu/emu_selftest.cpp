@@ -5,6 +5,7 @@
  *   emu_selftest smem       launches within and over the shared memory limits; prints
  *                           "name error" per launch (cudaSuccess: 0)
  *   emu_selftest smem_big   a kernel declaring 49 KB of static shared memory (aborts)
+ *   emu_selftest divergent  threads of a block at two different __syncthreads (aborts)
  *   emu_selftest bounds_device | bounds_shared | overflow
  *                           a kernel writing one past a device buffer or a shared array, or
  *                           overflowing an int index: under -DOZ_EMU_SANITIZE=ON,
@@ -76,6 +77,19 @@ template <bool FUSED> __global__ void k_blocks_sum(unsigned long long *part, uns
         for (unsigned i = 0; i < gridDim.x; i++)
             t += part[i];
         *out = t;
+    }
+}
+
+/* Half the block at one __syncthreads, half at another. */
+static __global__ void k_divergent(unsigned long long *out)
+{
+    OZ_SHARED(unsigned long long, s, [64]);
+    s[threadIdx.x] = threadIdx.x;
+    if (threadIdx.x < 32) {
+        __syncthreads();
+        out[threadIdx.x] = s[63 - threadIdx.x];
+    } else {
+        __syncthreads();
     }
 }
 
@@ -162,6 +176,14 @@ static int smem()
     return 0;
 }
 
+static int divergent()
+{
+    unsigned long long *out = dev_zeros(64);
+    oz_emu_launch(dim3(1), dim3(64), 0, 0, k_divergent, out);
+    (void)cudaStreamSynchronize(0);
+    return 0;
+}
+
 static int smem_big()
 {
     unsigned long long *out = dev_zeros(1);
@@ -215,9 +237,11 @@ int main(int argc, char **argv)
         rc = smem();
     else if (what == "smem_big")
         rc = smem_big();
+    else if (what == "divergent")
+        rc = divergent();
     else if (what == "bounds_device" || what == "bounds_shared" || what == "overflow")
         rc = bounds(what);
     else
-        fprintf(stderr, "usage: emu_selftest race|smem|smem_big|bounds_device|bounds_shared|overflow\n");
+        fprintf(stderr, "usage: emu_selftest race|smem|smem_big|divergent|bounds_device|bounds_shared|overflow\n");
     return failures ? 1 : rc;
 }

@@ -130,3 +130,10 @@ SANITIZED = _CACHE.is_file() and "OZ_EMU_SANITIZE:BOOL=ON" in _CACHE.read_text()
 def test_the_sanitizers_stop_a_kernel_out_of_bounds(case, says):
     r = _selftest(case)
     assert r.returncode != 0 and "not caught" not in r.stdout and says in r.stderr, r.stderr
+
+
+def test_threads_at_different_barriers_abort():
+    """Half a block at one __syncthreads, half at another: a hang or garbage on a GPU, an
+    abort naming both here (not one barrier, as before)."""
+    r = _selftest("divergent")
+    assert r.returncode == -6 and "wait at different barriers" in r.stderr, r.stderr
