@@ -234,9 +234,10 @@ inline void on_segv(int sig, siginfo_t *si, void *uc)
 {
     const uintptr_t p = (uintptr_t)si->si_addr;
     if (p >= device_lo() && p < device_hi()) {
-        char msg[160];
-        int n = snprintf(msg, sizeof msg, "cuda_emu: the host touched device memory (or ran "
-                         "off a device buffer) at %p, outside device work\n", si->si_addr);
+        char msg[200];
+        int n = snprintf(msg, sizeof msg, "cuda_emu: device memory touched outside its "
+                         "device's work (by the host, by another device, or past a buffer) at "
+                         "%p\n", si->si_addr);
         if (n > 0)
             (void)!write(2, msg, (size_t)n);
     }

@@ -6,6 +6,8 @@
  *                           "name error" per launch (cudaSuccess: 0)
  *   emu_selftest smem_big   a kernel declaring 49 KB of static shared memory (aborts)
  *   emu_selftest divergent  threads of a block at two different __syncthreads (aborts)
+ *   emu_selftest cross_device  a kernel of device 0 writing device 1's memory through a
+ *                           pointer inside a struct argument (faults; needs OZ_EMU_DEVICES=2)
  *   emu_selftest bounds_device | bounds_shared | overflow
  *                           a kernel writing one past a device buffer or a shared array, or
  *                           overflowing an int index: under -DOZ_EMU_SANITIZE=ON,
@@ -184,6 +186,23 @@ static int divergent()
     return 0;
 }
 
+struct Holder {
+    double *p;
+};
+static __global__ void k_through_struct(Holder h) { h.p[threadIdx.x] = 1.0; }
+
+static int cross_device()
+{
+    double *other = NULL;
+    CHECK(cudaSetDevice(1) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&other, 32 * sizeof(double)) == cudaSuccess);
+    CHECK(cudaSetDevice(0) == cudaSuccess);
+    oz_emu_launch(dim3(1), dim3(32), 0, 0, k_through_struct, Holder{other});
+    (void)cudaStreamSynchronize(0);
+    printf("not caught\n");
+    return 0;
+}
+
 static int smem_big()
 {
     unsigned long long *out = dev_zeros(1);
@@ -239,9 +258,11 @@ int main(int argc, char **argv)
         rc = smem_big();
     else if (what == "divergent")
         rc = divergent();
+    else if (what == "cross_device")
+        rc = cross_device();
     else if (what == "bounds_device" || what == "bounds_shared" || what == "overflow")
         rc = bounds(what);
     else
-        fprintf(stderr, "usage: emu_selftest race|smem|smem_big|divergent|bounds_device|bounds_shared|overflow\n");
+        fprintf(stderr, "usage: emu_selftest race|smem|smem_big|divergent|cross_device|bounds_device|bounds_shared|overflow\n");
     return failures ? 1 : rc;
 }
