@@ -732,9 +732,10 @@ struct Fiber {
  * compile); static plus dynamic at most 48 KB unless cudaFuncSetAttribute raised the
  * kernel's cudaFuncAttributeMaxDynamicSharedMemorySize, and never more than the device's
  * per-block maximum (227 KB on cc 9.0 and 10.x, see smem_optin). */
-enum { SMEM_DEFAULT = 48 * 1024, SMEM_GAP = 64 };
+enum { SMEM_DEFAULT = 48 * 1024, SMEM_GAP = 64, SMEM_ARENA = 232448 + 64 * SMEM_GAP };
 struct Smem {
-    std::vector<unsigned char> arena;
+    unsigned char *arena = nullptr; /* from the host thread's spares (Spares) */
+    size_t size = 0;
     size_t dyn = 0;         /* dynamic bytes of the launch */
     size_t end = 0;         /* arena bytes handed out */
     size_t static_sum = 0;  /* static bytes (as a GPU counts them: without the gaps) */
@@ -755,6 +756,21 @@ struct Block {
     size_t main_size = 0;
     void *shared(const void *site, size_t bytes, size_t align, const char *name);
 };
+/* Fiber stacks and shared memory arenas kept per host thread from one launch to the next:
+ * allocating them per launch made the kernel launches page-fault their way through the
+ * tests. A launch takes what it needs and gives it back. */
+struct Spares {
+    std::vector<char *> stacks;
+    std::vector<unsigned char *> arenas;
+    ~Spares()
+    {
+        for (char *p : stacks)
+            free(p);
+        for (unsigned char *p : arenas)
+            free(p);
+    }
+};
+inline thread_local Spares spares;
 inline thread_local Block *blk = nullptr;
 inline thread_local uint3 bidx;
 inline thread_local dim3 bdim, gdim;
@@ -825,14 +841,14 @@ inline size_t smem_optin()
 inline void fill_garbage(Smem &m, uint64_t key)
 {
     for (auto &r : m.ranges)
-        memset(m.arena.data() + r.first, (int)(0x5A ^ (key & 0xff)) | 1, r.second);
+        memset(m.arena + r.first, (int)(0x5A ^ (key & 0xff)) | 1, r.second);
 }
 /* The static shared variable of a declaration site, placed on first reach. */
 inline void *Block::shared(const void *site, size_t bytes, size_t align, const char *name)
 {
     for (auto &v : sm.vars)
         if (v.first == site)
-            return sm.arena.data() + v.second;
+            return sm.arena + v.second;
     const size_t at = (sm.end + SMEM_GAP + align - 1) / align * align;
     sm.static_sum += bytes;
     if (sm.static_sum > SMEM_DEFAULT) {
@@ -847,17 +863,21 @@ inline void *Block::shared(const void *site, size_t bytes, size_t align, const c
         failed = true;
         to_main(*this, true); /* never resumed: the launch is abandoned */
     }
+    if (at + bytes > sm.size) { /* only with dozens of shared variables (SMEM_ARENA's slack) */
+        fprintf(stderr, "cuda_emu: too many shared variables for the emulation's arena\n");
+        abort();
+    }
     sm.vars.emplace_back(site, at);
     sm.ranges.emplace_back(at, bytes);
     sm.end = at + bytes;
-    OZ_EMU_UNPOISON(sm.arena.data() + at, bytes);
-    return sm.arena.data() + at;
+    OZ_EMU_UNPOISON(sm.arena + at, bytes);
+    return sm.arena + at;
 }
 template <typename A> A *shared(const void *site, const char *name)
 {
     return (A *)blk->shared(site, sizeof(A), alignof(A), name);
 }
-template <typename T> T *dynamic_shared() { return (T *)blk->sm.arena.data(); }
+template <typename T> T *dynamic_shared() { return (T *)blk->sm.arena; }
 
 /* The orders threads and blocks run in. On a GPU the threads of a block run in no set order
  * between barriers, nor do the blocks of a grid; run in index order, a missing __syncthreads
@@ -968,8 +988,14 @@ bool run_grid(dim3 grid, dim3 block, size_t dyn, void (*kernel)(P...), A... args
     b.f.resize(nt);
     b.slots.resize(nt);
     b.stacks.resize(nt);
-    for (int t = 0; t < nt; t++)
-        b.stacks[t] = (char *)malloc(STACK);
+    for (int t = 0; t < nt; t++) {
+        if (spares.stacks.empty()) {
+            b.stacks[t] = (char *)malloc(STACK);
+        } else {
+            b.stacks[t] = spares.stacks.back();
+            spares.stacks.pop_back();
+        }
+    }
     for (int t = 0; t < nt; t++) {
         b.f[t].tid.x = t % block.x;
         b.f[t].tid.y = (t / block.x) % block.y;
@@ -977,9 +1003,15 @@ bool run_grid(dim3 grid, dim3 block, size_t dyn, void (*kernel)(P...), A... args
     }
     const void *k = reinterpret_cast<const void *>(kernel);
     kernel_limits(k, dyn, &b.sm.static_max);
-    b.sm.arena.resize(smem_optin() + 64 * SMEM_GAP);
-    OZ_EMU_POISON(b.sm.arena.data(), b.sm.arena.size());
-    OZ_EMU_UNPOISON(b.sm.arena.data(), dyn);
+    b.sm.size = SMEM_ARENA;
+    if (spares.arenas.empty()) {
+        b.sm.arena = (unsigned char *)malloc(SMEM_ARENA);
+    } else {
+        b.sm.arena = spares.arenas.back();
+        spares.arenas.pop_back();
+    }
+    OZ_EMU_POISON(b.sm.arena, b.sm.size);
+    OZ_EMU_UNPOISON(b.sm.arena, dyn);
     b.sm.dyn = b.sm.end = dyn;
     if (dyn)
         b.sm.ranges.emplace_back(0, dyn);
@@ -1003,9 +1035,9 @@ bool run_grid(dim3 grid, dim3 block, size_t dyn, void (*kernel)(P...), A... args
             break;
     }
     blk = saved;
-    for (int t = 0; t < nt; t++)
-        free(b.stacks[t]);
-    OZ_EMU_UNPOISON(b.sm.arena.data(), b.sm.arena.size());
+    spares.stacks.insert(spares.stacks.end(), b.stacks.begin(), b.stacks.end());
+    OZ_EMU_UNPOISON(b.sm.arena, b.sm.size);
+    spares.arenas.push_back(b.sm.arena);
     size_t &seen = sched().kernels[k].seen;
     seen = std::max(seen, b.sm.static_sum);
     return !b.failed;
