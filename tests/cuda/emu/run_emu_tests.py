@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-dest = sys.argv[1]
+dest = os.path.abspath(sys.argv[1])
 cache = Path(dest, "build", "CMakeCache.txt")
 if cache.is_file() and "OZ_EMU_SANITIZE:BOOL=ON" in cache.read_text():
     asan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
