@@ -2,7 +2,7 @@
 executor (core/exact_gemm.c, 22-bit moduli on the host DGEMM), bit for bit: accuracy
 "correct" and matmul_dd. Both are the exact product rounded once, so any difference is a
 bug. Skipped without a CUDA executor; run in the CPU emulation of the GPU with
-native/src/cuda/emu/run_emu_tests.py (small sizes: every GPU thread is a fiber there)."""
+tests/cuda/emu/run_emu_tests.py (small sizes: every GPU thread is a fiber there)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 products, bit for bit the CPU executor's FP4 model and the NumPy reference, and the
 per-device probe that refuses the engine where it could give wrong bits.
 
-Needs a Blackwell GPU (cc 10.x or 12.x) or the CPU emulation (native/src/cuda/emu), where
+Needs a Blackwell GPU (cc 10.x or 12.x) or the CPU emulation (tests/cuda/emu), where
 this module selects an emulated cc 10.0 device (OZ_EMU_CC, read by the emulation only) unless
 one is chosen already; the refusals run in subprocesses under the emulation's other settings
 (cc 9.0, no cuBLASLt, an old cuBLASLt, an FP32 accumulation that drops bits). Every test is
@@ -26,7 +26,7 @@ from ozblas.testing import make_matrix
 import _compare
 from _compare import assert_same_bits
 
-_EMULATED = "cublas_emu" in ozblas.info()["cuda"]  # the CPU emulation of native/src/cuda/emu
+_EMULATED = "cublas_emu" in ozblas.info()["cuda"]  # the CPU emulation of tests/cuda/emu
 if _EMULATED:
     os.environ.setdefault("OZ_EMU_CC", "10.0")
 

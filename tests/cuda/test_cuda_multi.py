@@ -3,7 +3,7 @@ cuda:N,M,... give the one-device bits, which are the CPU executor's.
 
 Marked ``gpu``. In the emulation harness, run with several emulated devices:
 
-    OZ_EMU_DEVICES=3 python native/src/cuda/emu/run_emu_tests.py /tmp/oe tests/cuda/test_cuda_multi.py -q
+    OZ_EMU_DEVICES=3 python tests/cuda/emu/run_emu_tests.py /tmp/oe tests/cuda/test_cuda_multi.py -q
 
 On a machine with one GPU, cuda:all runs on that one (the tests needing more devices skip).
 """
@@ -153,7 +153,7 @@ def test_a_failing_device_loses_nothing():
     if "built for emulated" not in ozblas.info()["cuda"]:
         pytest.skip("needs the emulation harness (OZ_EMU_FAIL_DEVICE)")
     root = Path(__file__).resolve().parents[2]
-    run = root / "native" / "src" / "cuda" / "emu" / "run_emu_tests.py"
+    run = root / "tests" / "cuda" / "emu" / "run_emu_tests.py"
     dest = str(Path(ozblas.__file__).resolve().parents[1])
     env = dict(os.environ, OZ_TEST_FAILING_DEVICE_CHILD="1")
     r = subprocess.run([sys.executable, str(run), dest,

@@ -1,5 +1,5 @@
 """The CUDA executor on products larger than the device memory it may use (needs a CUDA GPU,
-or the CPU emulation of native/src/cuda/emu).
+or the CPU emulation of tests/cuda/emu).
 
 A test-only hook of the library (``oz_cuda_test_cap_workspace``, not part of the API) caps
 the device memory a call plans with, so that small products take the paths of very large

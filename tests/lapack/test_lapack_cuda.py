@@ -6,7 +6,7 @@ are uploaded once and the updates run on the device pointers (the blocks for the
 routines copied there and back through lapack_seam.c); device pointers from the caller are
 used in place. Every emulated product equals the CPU executor's bit for bit, so the whole
 factorization does. Marked ``gpu``: runs where a CUDA executor is usable, and here on the
-CPU emulation of the CUDA code (native/src/cuda/emu/run_emu_tests.py).
+CPU emulation of the CUDA code (tests/cuda/emu/run_emu_tests.py).
 """
 
 import numpy as np

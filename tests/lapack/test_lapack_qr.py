@@ -196,7 +196,7 @@ def test_geqrf_orgqr_property(m, n, nb, cplx, phi, seed):
 def test_qr_and_products_cuda_equal_cpu(rng, dt):
     """The CUDA executor (host panels, host larft/trmm, every product an ozblas GEMM there):
     the CPU executor's bits. Runs where a CUDA executor is usable, and here on the CPU
-    emulation of the CUDA code (native/src/cuda/emu/run_emu_tests.py)."""
+    emulation of the CUDA code (tests/cuda/emu/run_emu_tests.py)."""
     m, n = 2 * NB + 5, 2 * NB + 1
     a, c, s = _mat(rng, m, n, dt), _mat(rng, m, 3, dt), _mat(rng, m, m, dt)
     runs = {}

@@ -1,7 +1,7 @@
 """The Bunch-Kaufman family on the CUDA executor: the same bits as on the CPU executor (the
 panel is the driver's own C on a host copy of its columns, each update an ozblas GEMM on the
 device; host matrices uploaded once, device matrices used in place). Marked ``gpu``: runs where a CUDA executor is usable, and here on the
-CPU emulation of the CUDA code (native/src/cuda/emu/run_emu_tests.py).
+CPU emulation of the CUDA code (tests/cuda/emu/run_emu_tests.py).
 """
 
 import numpy as np

@@ -5,7 +5,7 @@ it receives with all its arguments, and a small C program calls the intercepted 
 Run with and without the shim, every call that must pass through reaches the stand-in
 with the same arguments and returns its status; the trace says why it passed through.
 
-With OZ_EMU_DIR naming a build of native/src/cuda/emu/build_emu.sh: the routed path end to
+With OZ_EMU_DIR naming a build of tests/cuda/emu/build_emu.sh: the routed path end to
 end on the emulated CUDA executor, against the CPU executor bit for bit.
 
 On a GPU (marked ``gpu``, skipped with the reason otherwise): CuPy products under the shim
@@ -900,10 +900,10 @@ def _host_lapack():
                                   "libscipy_openblas64_*.so"))
     return os.path.abspath(libs[0]) if libs else None
 
-EMU = os.environ.get("OZ_EMU_DIR")  # a build of native/src/cuda/emu/build_emu.sh
+EMU = os.environ.get("OZ_EMU_DIR")  # a build of tests/cuda/emu/build_emu.sh
 
 
-@pytest.mark.skipif(not EMU, reason="set OZ_EMU_DIR to a build of native/src/cuda/emu/build_emu.sh "
+@pytest.mark.skipif(not EMU, reason="set OZ_EMU_DIR to a build of tests/cuda/emu/build_emu.sh "
                     "(the CUDA executor emulated on the CPU; about 5 minutes to build)")
 def test_routed_calls_on_the_emulated_cuda_executor(tmp_path):
     """The whole routed path without a GPU: the shim built against the emulated executor,

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #ifdef OZ_CUDA_EMU
-#include "emu/cuda_emu.h"
+#include "cuda_emu.h" /* tests/cuda/emu: the CPU emulation (tests without a GPU) */
 #else
 #include <cuda_runtime.h>
 #endif

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #ifdef OZ_CUDA_EMU
-#include "emu/cuda_emu.h" /* CPU emulation of the CUDA subset used here (tests without a GPU) */
+#include "cuda_emu.h" /* tests/cuda/emu: the CUDA subset used here, emulated on the CPU */
 #else
 #include <cuda_runtime.h>
 #endif
@@ -44,16 +44,22 @@ static inline int64_t oz_up16(int64_t x) { return (x + 15) / 16 * 16; } /* k, pa
 static inline int64_t oz_min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Every kernel launch goes through here: <<<>>> under nvcc, the CPU emulation of
- * emu/cuda_emu.h otherwise. */
+ * tests/cuda/emu/cuda_emu.h otherwise. */
 template <typename... P, typename... A>
 static void oz_launch(dim3 grid, dim3 block, cudaStream_t st, void (*kernel)(P...), A... args)
 {
 #ifdef OZ_CUDA_EMU
-    oz_emu_launch(grid, block, st, kernel, args...);
+    oz_emu_launch(grid, block, 0, st, kernel, args...);
 #else
     kernel<<<grid, block, 0, st>>>(args...);
 #endif
 }
+
+/* Shared memory is declared with OZ_SHARED(type, name, dims), `__shared__ type name dims;`
+ * under nvcc: the CPU emulation gives each launch its own, sized and checked as on a GPU. */
+#ifndef OZ_CUDA_EMU
+#define OZ_SHARED(T, name, dims) __shared__ T name dims
+#endif
 
 /* With OZBLAS_CUDA_VERBOSE=1, a failing CUDA or cuBLAS call is named on stderr. */
 void oz_cuda_report_failure(const char *file, const char *what, int code, int is_cublas,
@@ -447,8 +453,8 @@ template <bool LC, bool CX, int W = 1, typename F>
 __device__ __forceinline__ void oz_tile_each(const oz_opv &v, int64_t k, int64_t cols,
                                              int64_t tiles_l, int64_t lmax, int64_t qmax, F f)
 {
-    __shared__ double tre[32][33];
-    __shared__ double tim[CX ? 32 : 1][33];
+    OZ_SHARED(double, tre, [32][33]);
+    OZ_SHARED(double, tim, [CX ? 32 : 1][33]);
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int64_t tile = blockIdx.x;
     const int64_t l0 = (tile % tiles_l) * 32, q0 = (tile / tiles_l) * 32;

@@ -70,8 +70,10 @@ __global__ void __launch_bounds__(256)
         if (tx != 0 || q >= cols)
             return;
     } else {
-        __shared__ double sa[8][32];
-        __shared__ int se[8][32], sl[8][32], sb[8][32];
+        OZ_SHARED(double, sa, [8][32]);
+        OZ_SHARED(int, se, [8][32]);
+        OZ_SHARED(int, sl, [8][32]);
+        OZ_SHARED(int, sb, [8][32]);
         sa[ty][tx] = a;
         se[ty][tx] = em;
         sl[ty][tx] = lb;
@@ -134,7 +136,7 @@ __global__ void __launch_bounds__(256)
         if (tx != 0 || q >= cols)
             return;
     } else {
-        __shared__ unsigned long long ss[8][32];
+        OZ_SHARED(unsigned long long, ss, [8][32]);
         ss[ty][tx] = s;
         __syncthreads();
         if (ty != 0 || q >= cols)
@@ -470,8 +472,8 @@ __global__ void __launch_bounds__(256)
                const unsigned long long *Nb, unsigned long long *out, unsigned long long *over,
                int refine, const oz2_dtops ta, const oz2_dtops tb)
 {
-    __shared__ double red[256];
-    __shared__ unsigned cnt[256];
+    OZ_SHARED(double, red, [256]);
+    OZ_SHARED(unsigned, cnt, [256]);
     const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     double r = 0.0;
     unsigned above = 0;

@@ -7,7 +7,7 @@
 #include <complex>
 
 #include "cuda_emu.h"
-#include "../cublas_dyn.h"
+#include "cuda/cublas_dyn.h"
 
 struct emu_handle {
     cudaStream_t st;

@@ -28,12 +28,20 @@ static void check(bool ok, const char *what)
     }
 }
 
+/* Copies to and from device memory, which the host cannot touch (cuda_emu.h). */
+static void copy(void *dst, const void *src, size_t bytes)
+{
+    if (cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0) != cudaSuccess ||
+        cudaStreamSynchronize(0) != cudaSuccess)
+        abort();
+}
+
 static double *to_dev(const std::vector<double> &h)
 {
     void *p = NULL;
     if (cudaMalloc(&p, h.size() * sizeof(double)) != cudaSuccess)
         abort();
-    memcpy(p, h.data(), h.size() * sizeof(double));
+    copy(p, h.data(), h.size() * sizeof(double));
     return (double *)p;
 }
 
@@ -126,13 +134,13 @@ static void run(int cx, char ta, char tb, int scaling, bool dev_a, bool dev_b, b
     double *dC = dev_c ? to_dev(C) : Cd.data();
     auto call = [&]() {
         if (dev_c)
-            memcpy(dC, C.data(), C.size() * sizeof(double));
+            copy(dC, C.data(), C.size() * sizeof(double));
         else
             Cd = C;
         ozblas_status s = gemm(cx, ta, tb, m, n, k, alpha, dA, lda, dB, ldb,
                                beta, dC, ldc, &opt, &rep);
         if (dev_c)
-            memcpy(Cd.data(), dC, Cd.size() * sizeof(double));
+            copy(Cd.data(), dC, Cd.size() * sizeof(double));
         return s;
     };
     char what[160];
@@ -248,7 +256,7 @@ static void exact_run(int cx, char ta, char tb, bool dev_a, bool dev_b, bool dev
     double *pc = dev_c ? dC : got.data();
     st = gemm(cx, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, pc, ldc, &opt, &rep);
     if (dev_c)
-        memcpy(got.data(), dC, got.size() * sizeof(double));
+        copy(got.data(), dC, got.size() * sizeof(double));
     char what[120];
     snprintf(what, sizeof what, "exact bits: cx %d %c%c dev %d%d%d", cx, ta, tb, dev_a, dev_b,
              dev_c);
@@ -257,8 +265,8 @@ static void exact_run(int cx, char ta, char tb, bool dev_a, bool dev_b, bool dev
     st = (cx ? ozblas_zgemm_dd : ozblas_dgemm_dd)(NULL, ta, tb, m, n, k, dA, lda, dB, ldb, dhi,
                                                    ldc, dlo, ldc, &opt, &rep);
     if (dev_c) {
-        memcpy(hi.data(), dhi, hi.size() * sizeof(double));
-        memcpy(lo.data(), dlo, lo.size() * sizeof(double));
+        copy(hi.data(), dhi, hi.size() * sizeof(double));
+        copy(lo.data(), dlo, lo.size() * sizeof(double));
     }
     snprintf(what, sizeof what, "exact dd bits: cx %d %c%c dev %d%d%d", cx, ta, tb, dev_a, dev_b,
              dev_c);
@@ -309,7 +317,7 @@ static void split_run(int cx, char ta, char tb, bool ozaki1, bool dev_a, bool de
     double *dC = dev_c ? to_dev(C) : got.data();
     st = gemm(cx, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, &opt, &rep);
     if (dev_c)
-        memcpy(got.data(), dC, got.size() * sizeof(double));
+        copy(got.data(), dC, got.size() * sizeof(double));
     char what[120];
     snprintf(what, sizeof what, "split bits: cx %d %c%c o1 %d dev %d%d%d", cx, ta, tb, ozaki1,
              dev_a, dev_b, dev_c);

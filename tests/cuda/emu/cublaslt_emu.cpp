@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "cuda_emu.h"
-#include "../cublas_dyn.h"
+#include "cuda/cublas_dyn.h"
 
 struct oz_cublaslt_ctx {
     int unused;
