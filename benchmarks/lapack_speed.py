@@ -1,7 +1,8 @@
 """The LAPACK layer on the CPU executor: host LAPACK against ozblas's blocked drivers.
 
 getrf, potrf (upper), getrs and trsm (left, lower, no transpose) with n/2 right-hand sides,
-sytrf (lower, symmetric indefinite) d and z, and geqrf (square, d only), one thread (the host
+sytrf (lower, symmetric indefinite), sygst/hegst (itype 1, upper) and trsyl (m = n, no
+transposes, isgn 1: two synthetic Schur forms) d and z, and geqrf (square, d only), one thread (the host
 LAPACK limited by threadpoolctl, the CPU executor by threads=1). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
@@ -43,6 +44,25 @@ def _inputs(n, dt, rng):
     return a, s, m(n, n // 2)
 
 
+def _sq(n, dt, rng):
+    x = rng.random((n, n)) - 0.5
+    return np.asfortranarray(x + 1j * (rng.random((n, n)) - 0.5) if dt == "z" else x)
+
+
+def _schur_like(n, dt, rng):
+    """An upper (quasi-)triangular matrix in Schur form without a Schur decomposition (minutes
+    at n = 4096 here): diagonal in [1, 2] (so A + B is far from singular), entries above it
+    of order n^-1/2, and for d a standardized 2x2 block (equal diagonal, off-diagonals 0.5 and
+    -0.5) every 8 rows."""
+    t = np.triu(_sq(n, dt, rng), 1) / n ** 0.5
+    t[np.diag_indices(n)] = 1.0 + rng.random(n)
+    if dt == "d":
+        for i in range(0, n - 1, 8):
+            t[i + 1, i + 1] = t[i, i]
+            t[i, i + 1], t[i + 1, i] = 0.5, -0.5
+    return np.asfortranarray(t)
+
+
 def _cases(dt, a, s, b):
     nat = lambda name: getattr(sla, dt + name)
     lu, piv, _ = nat("getrf")(a)
@@ -58,6 +78,15 @@ def _cases(dt, a, s, b):
     y = np.asfortranarray(a + a.T - 2 * a.shape[0] ** 0.5 * np.eye(a.shape[0]))
     ly = int(nat("sytrf_lwork")(y.shape[0], lower=1)[0].real)  # optimal, as for geqrf below
     cases["sytrf"] = (lambda: nat("sytrf")(y, lower=1, lwork=ly), lambda kw: L.sytrf(y, lower=1, **kw))
+    # the generalized problem's reduction: a's Hermitian part with s's Cholesky factor
+    h = np.asfortranarray((a + a.conj().T) / 2)
+    fac = np.asfortranarray(nat("potrf")(s)[0])
+    gst = nat("hegst" if dt == "z" else "sygst")
+    cases["sygst"] = (lambda: gst(h, fac, itype=1), lambda kw: L.sygst(h, fac, itype=1, **kw))
+    # Sylvester: two Schur forms of order n, an n x n right-hand side
+    rng = np.random.default_rng(a.shape[0] + 1)
+    ta, tb, c = _schur_like(a.shape[0], dt, rng), _schur_like(a.shape[0], dt, rng), _sq(a.shape[0], dt, rng)
+    cases["trsyl"] = (lambda: nat("trsyl")(ta, tb, c), lambda kw: L.trsyl(ta, tb, c, **kw))
     if dt == "d":
         # native with LAPACK's optimal workspace (SciPy's default lwork = 3n is the unblocked code)
         lw = int(nat("geqrf")(a, lwork=-1)[2][0])
@@ -67,7 +96,7 @@ def _cases(dt, a, s, b):
 
 def _flops(routine, dt, n, nrhs):
     f = {"getrf": 2 / 3 * n**3, "potrf": n**3 / 3, "getrs": 2 * n * n * nrhs, "trsm": n * n * nrhs,
-         "geqrf": 4 / 3 * n**3, "sytrf": n**3 / 3}
+         "geqrf": 4 / 3 * n**3, "sytrf": n**3 / 3, "sygst": n**3, "trsyl": 2 * n**3}
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -78,7 +107,8 @@ def main(argv=None):
     p.add_argument("--zsizes", type=int, nargs="*", default=[512, 1024])
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--routines", nargs="+", default=None,
-                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf"], help="default: all")
+                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf", "sygst", "trsyl"],
+                   help="default: all")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     from threadpoolctl import threadpool_limits
@@ -93,7 +123,8 @@ def main(argv=None):
                     if args.routines and routine not in args.routines:
                         continue
                     flops = _flops(routine, dt, n, b.shape[1])
-                    row = {"routine": dt + routine, "n": n, "nrhs": b.shape[1], "flops": flops}
+                    name = "hegst" if (dt, routine) == ("z", "sygst") else routine
+                    row = {"routine": dt + name, "n": n, "nrhs": b.shape[1], "flops": flops}
                     t = time.perf_counter()
                     native()
                     row["native_s"] = time.perf_counter() - t
@@ -110,7 +141,7 @@ def main(argv=None):
                             row["emulated_products"] = rep["emulated"]
                             row["moduli"] = rep["moduli"]
                     results.append(row)
-                    print(f"{dt}{routine} n={n}: native {row['native_s']:.3f} s, blocked-native "
+                    print(f"{dt}{name} n={n}: native {row['native_s']:.3f} s, blocked-native "
                           f"{row['blocked-native_s']:.3f} s, blocked-ozaki2 {row['blocked-ozaki2_s']:.3f} s, "
                           f"emulated {100 * row['emulated_share']:.1f}%", flush=True)
     rows = [[r["routine"], r["n"], f"{r['native_s']:.3f}", f"{r['blocked-native_s']:.3f}",
