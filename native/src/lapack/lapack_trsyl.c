@@ -98,7 +98,7 @@ static double leaf(syl *s, int64_t i0, int64_t m, int64_t j0, int64_t n)
 }
 
 /* The infinity norm of op(M), M rows x cols: its largest row sum (op 'N') or column sum,
- * of |re| + |im| (an upper bound of the modulus), read in strips of nb columns. */
+ * of |re| + |im| (an upper bound of the modulus), read in strips of the run's nb columns. */
 static double norm_inf(syl *s, char op, const double *M, int64_t ld, int64_t rows, int64_t cols)
 {
     oz_lx *x = s->x;
@@ -106,8 +106,8 @@ static double norm_inf(syl *s, char op, const double *M, int64_t ld, int64_t row
     double best = 0.0;
     for (int64_t i = 0; i < rows && op == 'N'; i++)
         s->sums[i] = 0.0;
-    for (int64_t c = 0; c < cols; c += s->nb) {
-        int64_t cb = cols - c < s->nb ? cols - c : s->nb, lh;
+    for (int64_t c = 0; c < cols; c += x->nb) { /* the seam's buffers hold nb columns */
+        int64_t cb = cols - c < x->nb ? cols - c : x->nb, lh;
         const double *H = lx_fetch(x, 0, AT(M, 0, c, ld), ld, rows, cb, &lh, 1);
         if (x->failed)
             return 0.0;
