@@ -395,7 +395,8 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * ozblas_dgemm/ozblas_zgemm with opt (method, moduli, executor: the GEMM path's own
  * decision per product); panels and diagonal blocks go to the host LAPACK's own routine
  * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; geqrf, larft, orgqr for QR; gemv in
- * sytrf's panel; found among the loaded objects as the host BLAS is). The matrices are
+ * sytrf's panel; sygst/hegst, trsyl on diagonal blocks; found among the loaded objects as
+ * the host BLAS is). The matrices are
  * host or device memory (all of them the one or the other; mixed gives
  * OZBLAS_ERR_INVALID_ARGUMENT); with executor CUDA,
  * host matrices are uploaded once for the call where the device has room (report.device).
