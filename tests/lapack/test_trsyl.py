@@ -206,3 +206,88 @@ def test_trsyl_property(m, n, nb, ta, tb, isgn, cx, seed):
         ta, tb = ta.replace("T", "C"), tb.replace("T", "C")
     rng = np.random.default_rng(seed)
     _check(_schur(rng, m, dt), _schur(rng, n, dt), _mat(rng, m, n, dt), ta, tb, isgn, nb=nb)
+
+
+LP64_PROG = r"""
+#include <dlfcn.h>
+#include <stdio.h>
+#include "ozblas.h"
+/* argv: the host LAPACK, then the inputs and outputs as raw doubles */
+int main(int argc, char **argv) {
+    if (!dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL))
+        return 2;
+    enum { M = 29, N = 21 };
+    static double A[M * M], B[N * N], C[M * N], S[N * N], U[N * N];
+    FILE *f = fopen(argv[2], "rb");
+    if (!f || fread(A, 8, M * M, f) != M * M || fread(B, 8, N * N, f) != N * N ||
+        fread(C, 8, M * N, f) != M * N || fread(S, 8, N * N, f) != N * N ||
+        fread(U, 8, N * N, f) != N * N)
+        return 3;
+    fclose(f);
+    ozblas_options o;
+    ozblas_options_init(&o);
+    o.method = OZBLAS_METHOD_OZAKI2;
+    ozblas_lapack_report r1, r2;
+    double scale;
+    int64_t i1, i2;
+    if (ozblas_dtrsyl(NULL, 'T', 'N', -1, M, N, A, M, B, N, C, M, &scale, &i1, 8, &o, &r1) ||
+        ozblas_dsygst(NULL, 2, 'L', N, S, N, U, N, &i2, 8, &o, &r2) || i1 || i2 ||
+        !r1.emulated || !r2.emulated)
+        return 4;
+    f = fopen(argv[3], "wb");
+    fwrite(&scale, 8, 1, f);
+    fwrite(C, 8, M * N, f);
+    fwrite(S, 8, N * N, f);
+    fclose(f);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("family", ["lp64", "ilp64"])
+def test_host_lapack_families(tmp_path, family):
+    """A C program whose only LAPACK is SciPy's LP64 OpenBLAS (scipy_dtrsyl_, 32-bit
+    integers) or NumPy's ILP64 one (scipy_dtrsyl_64_): the host trsyl and sygst blocks are
+    called with the family's integers; trsyl's residual and sygst's result as native's."""
+    import glob
+    import os
+    import shutil
+    import subprocess
+
+    import ozblas._native
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    site = os.path.dirname(os.path.dirname(np.__file__))
+    pattern = {"lp64": "scipy.libs/libscipy_openblas-*.so",
+               "ilp64": "numpy.libs/libscipy_openblas64_*.so"}
+    libs = glob.glob(os.path.join(site, pattern[family]))
+    if not cc or not libs:
+        pytest.skip("no C compiler or no wheel OpenBLAS")
+    lib = os.path.dirname(ozblas._native.library_path())
+    (tmp_path / "p.c").write_text(LP64_PROG)
+    subprocess.run([cc, "-O1", f"-I{lib}", str(tmp_path / "p.c"), "-o", str(tmp_path / "p"),
+                    f"-L{lib}", "-l:libozblas.so", f"-Wl,-rpath,{lib}", "-ldl"], check=True)
+    rng = np.random.default_rng(2)
+    m, n = 29, 21
+    a, b, c = _schur(rng, m, np.float64), _schur(rng, n, np.float64), rng.standard_normal((m, n))
+    s = rng.standard_normal((n, n))
+    s = s + s.T
+    g = rng.standard_normal((n, n))
+    u = sl.cholesky(g @ g.T + n * np.eye(n), lower=True)
+    with open(tmp_path / "in", "wb") as f:
+        for x in (a, b, c, s, u):
+            f.write(np.asfortranarray(x).tobytes(order="F"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_")}
+    p = subprocess.run([str(tmp_path / "p"), libs[0], str(tmp_path / "in"), str(tmp_path / "out")],
+                       env=env, timeout=120)
+    assert p.returncode == 0
+    out = np.fromfile(tmp_path / "out")
+    scale, x = out[0], out[1:1 + m * n].reshape((m, n), order="F")
+    red = out[1 + m * n:].reshape((n, n), order="F")
+    want, nscale, _ = la.dtrsyl(a, b, c, trana="T", isgn=-1)
+    assert scale == nscale == 1.0
+    native = _residual(a, b, c, want, 1.0, "T", "N", -1)
+    assert _residual(a, b, c, x, 1.0, "T", "N", -1) <= 4 * native + 1e-16
+    nred = np.tril(la.dsygst(s, u, itype=2, lower=1)[0])
+    cond = np.linalg.cond(u) ** 2
+    assert np.linalg.norm(np.tril(red) - nred) <= 16 * n * 2.0**-53 * cond * np.linalg.norm(nred)
