@@ -179,19 +179,20 @@ def _plot(results, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    for r in sorted({x["routine"] for x in results}):
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for i, r in enumerate(sorted({x["routine"] for x in results})):
         xs = [x for x in results if x["routine"] == r]
         timed = [x for x in xs if x["native_s"]]
-        ax1.plot([x["n"] for x in timed], [x["blocked-ozaki2_s"] / x["native_s"] for x in timed], "o-", label=r)
-        ax2.plot([x["n"] for x in xs], [100 * x["emulated_share"] for x in xs], "o-", label=r)
+        style = dict(ls=["-", "--", ":"][i // 10 % 3], marker="os^"[i // 10 % 3], label=r)
+        ax1.plot([x["n"] for x in timed], [x["blocked-ozaki2_s"] / x["native_s"] for x in timed], **style)
+        ax2.plot([x["n"] for x in xs], [100 * x["emulated_share"] for x in xs], **style)
     ax1.set(xscale="log", yscale="log", xlabel="n", ylabel="time / native LAPACK",
             title="blocked driver, Ozaki II products (CPU, 1 thread)")
     ax2.set(xscale="log", xlabel="n", ylabel="% of nominal flops emulated", title="flops through emulated products")
     ax2.axhline(85, color="gray", ls=":")
     for ax in (ax1, ax2):
-        ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
+    ax2.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print(f"wrote {path}")
