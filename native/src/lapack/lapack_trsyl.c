@@ -162,9 +162,9 @@ static int64_t split(syl *s, const double *T, int64_t ldt, int64_t k0, int64_t k
 }
 
 /* X for C(i0:i0+m, j0:j0+n) with the diagonal blocks A(i0.., i0..) and B(j0.., j0..) in
- * place of C; returns its scale. f0.. is the half solved first, g0.. the other; A12 (B12) is
- * the stored block above the diagonal that couples them, op(A12) or op(A12)'s transpose in
- * the product as op(A) requires. */
+ * place of C; returns its scale. f0.. is the half solved first, g0.. the other; A12 (B12),
+ * the stored block above the diagonal that couples them, enters the product transposed as
+ * op(A) (op(B)) is. */
 static double solve(syl *s, int64_t i0, int64_t m, int64_t j0, int64_t n)
 {
     oz_lx *x = s->x;
