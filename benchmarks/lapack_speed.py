@@ -1,9 +1,10 @@
 """The LAPACK layer on the CPU executor: host LAPACK against ozblas's blocked drivers.
 
 getrf, potrf (upper), getrs and trsm (left, lower, no transpose) with n/2 right-hand sides,
-sytrf (lower, symmetric indefinite) d and z, geqrf (square, d only), and gelqf (square),
-gehrd (the whole matrix) and gels (the n x n/2 least-squares problem, n/2 right-hand sides)
-d and z, one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
+sytrf (lower, symmetric indefinite) d and z, geqrf (square, d only), gelqf (square), gehrd
+(the whole matrix) and gels (the n x n/2 least-squares problem, n/2 right-hand sides) d and z,
+sygst/hegst (itype 1, upper) and trsyl (m = n, no transposes, isgn 1: two synthetic Schur
+forms) d and z, one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
 threads=1); the native cases with LAPACK's optimal workspace (a query first). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
@@ -70,6 +71,25 @@ def _host_gelqf(dt, a):
     return run
 
 
+def _sq(n, dt, rng):
+    x = rng.random((n, n)) - 0.5
+    return np.asfortranarray(x + 1j * (rng.random((n, n)) - 0.5) if dt == "z" else x)
+
+
+def _schur_like(n, dt, rng):
+    """An upper (quasi-)triangular matrix in Schur form without a Schur decomposition (minutes
+    at n = 4096 here): diagonal in [1, 2] (so A + B is far from singular), entries above it
+    of order n^-1/2, and for d a standardized 2x2 block (equal diagonal, off-diagonals 0.5 and
+    -0.5) every 8 rows."""
+    t = np.triu(_sq(n, dt, rng), 1) / n ** 0.5
+    t[np.diag_indices(n)] = 1.0 + rng.random(n)
+    if dt == "d":
+        for i in range(0, n - 1, 8):
+            t[i + 1, i + 1] = t[i, i]
+            t[i, i + 1], t[i + 1, i] = 0.5, -0.5
+    return np.asfortranarray(t)
+
+
 def _cases(dt, a, s, b):
     nat = lambda name: getattr(sla, dt + name)
     lu, piv, _ = nat("getrf")(a)
@@ -85,6 +105,15 @@ def _cases(dt, a, s, b):
     y = np.asfortranarray(a + a.T - 2 * a.shape[0] ** 0.5 * np.eye(a.shape[0]))
     ly = int(nat("sytrf_lwork")(y.shape[0], lower=1)[0].real)  # optimal, as for geqrf below
     cases["sytrf"] = (lambda: nat("sytrf")(y, lower=1, lwork=ly), lambda kw: L.sytrf(y, lower=1, **kw))
+    # the generalized problem's reduction: a's Hermitian part with s's Cholesky factor
+    h = np.asfortranarray((a + a.conj().T) / 2)
+    fac = np.asfortranarray(nat("potrf")(s)[0])
+    gst = nat("hegst" if dt == "z" else "sygst")
+    cases["sygst"] = (lambda: gst(h, fac, itype=1), lambda kw: L.sygst(h, fac, itype=1, **kw))
+    # Sylvester: two Schur forms of order n, an n x n right-hand side
+    rng = np.random.default_rng(a.shape[0] + 1)
+    ta, tb, c = _schur_like(a.shape[0], dt, rng), _schur_like(a.shape[0], dt, rng), _sq(a.shape[0], dt, rng)
+    cases["trsyl"] = (lambda: nat("trsyl")(ta, tb, c), lambda kw: L.trsyl(ta, tb, c, **kw))
     if dt == "d":
         # native with LAPACK's optimal workspace (SciPy's default lwork = 3n is the unblocked code)
         lw = int(nat("geqrf")(a, lwork=-1)[2][0])
@@ -102,7 +131,8 @@ def _flops(routine, dt, n, nrhs):
     k = n // 2  # gels: geqrf of n x k, Q^T applied to n x nrhs, the k x k solve (LAPACK's counts)
     f = {"getrf": 2 / 3 * n**3, "potrf": n**3 / 3, "getrs": 2 * n * n * nrhs, "trsm": n * n * nrhs,
          "geqrf": 4 / 3 * n**3, "sytrf": n**3 / 3, "gelqf": 4 / 3 * n**3, "gehrd": 10 / 3 * n**3,
-         "gels": 2 * n * k * k - 2 / 3 * k**3 + 2 * nrhs * k * (2 * n - k) + k * k * nrhs}
+         "gels": 2 * n * k * k - 2 / 3 * k**3 + 2 * nrhs * k * (2 * n - k) + k * k * nrhs,
+         "sygst": n**3, "trsyl": 2 * n**3}
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -113,8 +143,12 @@ def main(argv=None):
     p.add_argument("--zsizes", type=int, nargs="*", default=[512, 1024])
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--routines", nargs="+", default=None,
-                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf", "gelqf", "gehrd", "gels"],
+                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf", "gelqf", "gehrd", "gels",
+                            "sygst", "trsyl"],
                    help="default: all")
+    p.add_argument("--native-max", type=int, default=None,
+                   help="time the host LAPACK routine only up to this n (trsyl's Level-1 code takes hours "
+                        "at n = 4096 here); above it native_s is null")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     from threadpoolctl import threadpool_limits
@@ -129,10 +163,13 @@ def main(argv=None):
                     if args.routines and routine not in args.routines:
                         continue
                     flops = _flops(routine, dt, n, b.shape[1])
-                    row = {"routine": dt + routine, "n": n, "nrhs": b.shape[1], "flops": flops}
-                    t = time.perf_counter()
-                    native()
-                    row["native_s"] = time.perf_counter() - t
+                    name = "hegst" if (dt, routine) == ("z", "sygst") else routine
+                    row = {"routine": dt + name, "n": n, "nrhs": b.shape[1], "flops": flops}
+                    row["native_s"] = None
+                    if args.native_max is None or n <= args.native_max:
+                        t = time.perf_counter()
+                        native()
+                        row["native_s"] = time.perf_counter() - t
                     for case, method in (("blocked-native", "native"), ("blocked-ozaki2", "ozaki2")):
                         kw = dict(method=method, threads=1, executor="cpu", nb=args.nb)
                         t = time.perf_counter()
@@ -146,15 +183,17 @@ def main(argv=None):
                             row["emulated_products"] = rep["emulated"]
                             row["moduli"] = rep["moduli"]
                     results.append(row)
-                    print(f"{dt}{routine} n={n}: native {row['native_s']:.3f} s, blocked-native "
+                    print(f"{dt}{name} n={n}: native {_s(row['native_s'])} s, blocked-native "
                           f"{row['blocked-native_s']:.3f} s, blocked-ozaki2 {row['blocked-ozaki2_s']:.3f} s, "
                           f"emulated {100 * row['emulated_share']:.1f}%", flush=True)
-    rows = [[r["routine"], r["n"], f"{r['native_s']:.3f}", f"{r['blocked-native_s']:.3f}",
-             f"{r['blocked-ozaki2_s']:.3f}", f"{r['flops'] / r['native_s'] * 1e-9:.2f}",
+    rows = [[r["routine"], r["n"], _s(r["native_s"]), f"{r['blocked-native_s']:.3f}",
+             f"{r['blocked-ozaki2_s']:.3f}",
+             f"{r['flops'] / r['native_s'] * 1e-9:.2f}" if r["native_s"] else "-",
              f"{r['flops'] / r['blocked-ozaki2_s'] * 1e-9:.2f}", f"{100 * r['emulated_share']:.1f}%",
-             r["blocked-ozaki2_nb"], "-".join(map(str, r["moduli"] or ["-"]))] for r in results]
+             "-".join(map(str, r["moduli"])) if r.get("moduli") else "-", r["blocked-ozaki2_nb"]]
+            for r in results]
     print(table(["routine", "n", "native s", "blocked-native s", "blocked-ozaki2 s", "native GFLOPS",
-                 "ozaki2 GFLOPS", "emulated", "nb", "moduli"], rows))
+                 "ozaki2 GFLOPS", "emulated", "moduli", "nb"], rows))
     if args.routines:  # the other routines' rows of an earlier run stay
         old = (args.out or RESULTS) / "lapack_speed.json"
         new = {(r["routine"], r["n"]) for r in results}
@@ -167,25 +206,30 @@ def main(argv=None):
     _plot(results, (args.out or RESULTS) / "lapack_speed.png")
 
 
+def _s(seconds):
+    return "-" if seconds is None else f"{seconds:.3f}"
+
+
 def _plot(results, path):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    for r in sorted({x["routine"] for x in results}):
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for i, r in enumerate(sorted({x["routine"] for x in results})):
         xs = [x for x in results if x["routine"] == r]
-        n = [x["n"] for x in xs]
-        ax1.plot(n, [x["blocked-ozaki2_s"] / x["native_s"] for x in xs], "o-", label=r)
-        ax2.plot(n, [100 * x["emulated_share"] for x in xs], "o-", label=r)
+        timed = [x for x in xs if x["native_s"]]
+        style = dict(ls=["-", "--", ":"][i // 10 % 3], marker="os^"[i // 10 % 3], label=r)
+        ax1.plot([x["n"] for x in timed], [x["blocked-ozaki2_s"] / x["native_s"] for x in timed], **style)
+        ax2.plot([x["n"] for x in xs], [100 * x["emulated_share"] for x in xs], **style)
     ax1.set(xscale="log", yscale="log", xlabel="n", ylabel="time / native LAPACK",
             title="blocked driver, Ozaki II products (CPU, 1 thread)")
     ax2.set(xscale="log", xlabel="n", ylabel="% of nominal flops emulated", title="flops through emulated products")
     ax2.axhline(85, color="gray", ls=":")
     for ax in (ax1, ax2):
-        ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
+    ax2.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     print(f"wrote {path}")

@@ -33,7 +33,7 @@ __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri",
            "trtrs", "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq",
            "unglq", "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
-           "last_report"]
+           "sygst", "hegst", "trsyl", "last_report"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -743,6 +743,68 @@ def sysv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
 def hesv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
     """Solve a x = b, a Hermitian: ``(uduh, ipiv, x, info)`` as scipy.linalg.lapack.zhesv."""
     return _bk("sv", a, b, None, lower, overwrite_a, overwrite_b, True, kw)
+
+
+def _gst(a, b, itype, lower, overwrite_a, cplx, kw):
+    """sygst/hegst; cplx: complex whatever the inputs' type."""
+    if itype not in (1, 2, 3):
+        raise ValueError(f"itype={itype!r} is not valid; accepted: 1, 2, 3")
+    dt, xp, opts = _start(kw, a, b)
+    dt = np.complex128 if cplx else dt
+    c = _fortran(a, dt, overwrite_a, xp=xp)
+    f = _fortran(b, dt, name="b", xp=xp)
+    _square(c)
+    if f.shape != c.shape:
+        raise ValueError(f"b must have the shape of a, {c.shape}, got {f.shape}")
+    info = _call(_fn("hegst" if dt == np.complex128 else "sygst", dt), int(itype),
+                 b"L" if lower else b"U", c.shape[0], _ptr(c), _ld(c), _ptr(f), _ld(f), opts=opts)
+    return c, info
+
+
+def sygst(a, b, itype=1, lower=0, overwrite_a=False, **kw):
+    """The generalized symmetric-definite problem in standard form: ``(c, info)`` as
+    scipy.linalg.lapack.dsygst (zhegst for complex input). b is potrf's factor (upper, or with
+    lower its lower triangle: b = U^H U or L L^H); c's triangle is inv(U^H) a inv(U) or
+    inv(L) a inv(L^H) (itype 1: a x = lambda b x) or U a U^H or L^H a L (itype 2 and 3:
+    a b x = lambda x, b a x = lambda x); only a's triangle is read and written."""
+    return _gst(a, b, itype, lower, overwrite_a, False, kw)
+
+
+def hegst(a, b, itype=1, lower=0, overwrite_a=False, **kw):
+    """sygst for Hermitian a, as scipy.linalg.lapack.zhegst."""
+    return _gst(a, b, itype, lower, overwrite_a, True, kw)
+
+
+def _tran(t, name, cplx):
+    t = (t.decode() if isinstance(t, bytes) else str(t)).upper()
+    ok = ("N", "C") if cplx else ("N", "T", "C")
+    if t not in ok:
+        raise ValueError(f"{name}={t!r} is not valid; accepted: {', '.join(ok)}")
+    return t.encode()
+
+
+def trsyl(a, b, c, trana="N", tranb="N", isgn=1, overwrite_c=False, **kw):
+    """The triangular Sylvester equation op(a) x + isgn x op(b) = scale c: ``(x, scale, info)``
+    as scipy.linalg.lapack.dtrsyl/ztrsyl. a (m x m) and b (n x n) upper quasi-triangular
+    (real Schur form; complex: triangular), trana/tranb "N", "T" or "C" (complex: "N" or "C"),
+    isgn 1 or -1; scale <= 1 keeps x from overflowing; info 1 when a and -isgn b have close
+    eigenvalues (perturbed values used)."""
+    if isgn not in (1, -1):
+        raise ValueError(f"isgn={isgn!r} is not valid; accepted: 1, -1")
+    dt, xp, opts = _start(kw, a, b, c)
+    f, g = _fortran(a, dt, xp=xp), _fortran(b, dt, name="b", xp=xp)
+    _square(f)
+    _square(g, "b")
+    x = _fortran(c, dt, overwrite_c, "c", xp)
+    if x.shape != (f.shape[0], g.shape[0]):
+        raise ValueError(f"c must have shape {(f.shape[0], g.shape[0])} for a {f.shape} and b {g.shape},"
+                         f" got {x.shape}")
+    cplx = dt == np.complex128
+    scale = ffi.new("double *")
+    info = _call(_fn("trsyl", dt), _tran(trana, "trana", cplx), _tran(tranb, "tranb", cplx),
+                 int(isgn), x.shape[0], x.shape[1], _ptr(f), _ld(f), _ptr(g), _ld(g), _ptr(x),
+                 _ld(x), scale, opts=opts)
+    return x, float(scale[0]), info
 
 
 # --------------------------------------------------------------------------------------------

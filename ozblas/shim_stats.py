@@ -41,10 +41,10 @@ def __getattr__(name):
     # read from the header on first use, so importing ozblas never needs it
     if name == "ROUTINES":  # the BLAS products (OZ_SHIM_ROUTINES)
         return _shim_lists()["OZ_SHIM_ROUTINES"]
-    if name == "LAPACK_ROUTINES":  # what the LAPACK layer computes (shim_lapack.c, shim_level3.c)
+    if name == "LAPACK_ROUTINES":  # what the LAPACK layer computes (shim_lapack.c, shim_level3.c, shim_gen.c)
         lists = _shim_lists()
         return sum((lists[k] for k in ("OZ_SHIM_LAPACK_ROUTINES", "OZ_SHIM_QR_ROUTINES",
-                                       "OZ_SHIM_BLAS3_ROUTINES")), ())
+                                       "OZ_SHIM_BLAS3_ROUTINES", "OZ_SHIM_GEN_ROUTINES")), ())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

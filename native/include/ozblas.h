@@ -431,7 +431,8 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * ozblas_dgemm/ozblas_zgemm with opt (method, moduli, executor: the GEMM path's own
  * decision per product); panels and diagonal blocks go to the host LAPACK's own routine
  * (getrf, potrf, trtri, lauum, trsm, trmm, laswp; geqrf, larft, orgqr for QR; gemv in
- * sytrf's panel; found among the loaded objects as the host BLAS is). The matrices are
+ * sytrf's panel; sygst/hegst, trsyl on diagonal blocks; found among the loaded objects as
+ * the host BLAS is). The matrices are
  * host or device memory (all of them the one or the other; mixed gives
  * OZBLAS_ERR_INVALID_ARGUMENT); with executor CUDA,
  * host matrices are uploaded once for the call where the device has room (report.device).
@@ -748,6 +749,32 @@ ozblas_status ozblas_zsyr2k(ozblas_context *ctx, char uplo, char trans, int64_t 
 ozblas_status ozblas_zher2k(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
                             const double *alpha, const double *A, int64_t lda, const double *B,
                             int64_t ldb, double beta, double *C, int64_t ldc, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+/* The generalized symmetric-definite problem's reduction (LAPACK's dsygst/zhegst): with B
+ * the potrf factor in its triangle uplo (B = U^H U or L L^H), the triangle uplo of A becomes
+ * that of inv(U^H) A inv(U) or inv(L) A inv(L^H) (itype 1) or U A U^H or L^H A L (itype 2,
+ * 3). LAPACK's blocked algorithm: diagonal blocks by the host sygst/hegst, the rest through
+ * the layer's TRSM/TRMM, SYMM/HEMM and SYR2K/HER2K products. info: 0, or -i. */
+ozblas_status ozblas_dsygst(ozblas_context *ctx, int64_t itype, char uplo, int64_t n, double *A,
+                            int64_t lda, const double *B, int64_t ldb, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zhegst(ozblas_context *ctx, int64_t itype, char uplo, int64_t n, double *A,
+                            int64_t lda, const double *B, int64_t ldb, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+/* The triangular Sylvester equation (LAPACK's dtrsyl/ztrsyl): C (m x n) := X with
+ * op(A) X + isgn X op(B) = scale C, A (m x m) and B (n x n) upper quasi-triangular (real
+ * Schur form; complex: triangular), trana/tranb 'N', 'T' or 'C' ('C' is 'T' for d; z takes
+ * 'N' or 'C'), isgn 1 or -1. Recursive blocking (Jonsson and Kagstrom): blocks of at most nb
+ * by the host trsyl, the couplings as products, each made overflow-safe as LAPACK's trsyl3
+ * does. scale (host memory): at most 1, chosen so that X does not overflow. info: 0; 1 when
+ * A and -isgn B have close or common eigenvalues (perturbed values used); -i. */
+ozblas_status ozblas_dtrsyl(ozblas_context *ctx, char trana, char tranb, int64_t isgn, int64_t m,
+                            int64_t n, const double *A, int64_t lda, const double *B,
+                            int64_t ldb, double *C, int64_t ldc, double *scale, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_ztrsyl(ozblas_context *ctx, char trana, char tranb, int64_t isgn, int64_t m,
+                            int64_t n, const double *A, int64_t lda, const double *B,
+                            int64_t ldb, double *C, int64_t ldc, double *scale, int64_t *info,
                             int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
 /* The block size nb = 0 chooses for a factorization of size n on an executor
  * (OZBLAS_LAPACK_NB when set and valid). */

@@ -55,12 +55,18 @@ def _ratio(a, b, x, trans):
             max(max(m, n, b.shape[1]) * an * np.linalg.norm(b[:rows], 1) * U, 1e-300))
 
 
+# The ratios' floor: one rounding of x alone gives up to about 2 (an ulp is 2u), so a native
+# ratio of exactly 0 (as 1 x 1 problems often have) leaves room for the rounding of ozblas's
+# own different but equally accurate operations; LAPACK's own tests accept 30.
+FLOOR = 4.0
+
+
 def _check(a, b, trans, got, native):
     (f, x, info), (nf, nx, ninfo) = got, native
     assert info == ninfo == 0
     cols = a.shape[1] if trans == "N" else a.shape[0]
     r, nr = _ratio(a, b, x[:cols], trans), _ratio(a, b, nx[:cols], trans)
-    assert r <= 4 * nr + 1.0, f"gels {trans}: ratio {r:.3g} vs native {nr:.3g}"
+    assert r <= 4 * nr + FLOOR, f"gels {trans}: ratio {r:.3g} vs native {nr:.3g}"
     op = a if trans == "N" else a.conj().T
     if op.shape[0] <= op.shape[1]:  # the minimum-norm solution is unique
         cond = np.linalg.cond(a)
@@ -194,4 +200,4 @@ def test_gels_property(m, n, nrhs, nb, cplx, tr, phi, seed):
     got, nat = L.gels(a, b, trans, method="ozaki2", nb=nb), _native(dt)(a, b, trans)
     cols = n if trans == "N" else m
     rt, nr = _ratio(a, b, got[1][:cols], trans), _ratio(a, b, nat[1][:cols], trans)
-    assert got[2] == nat[2] and rt <= 4 * nr + 1.0, f"ratio {rt:.3g} vs native {nr:.3g}"
+    assert got[2] == nat[2] and rt <= 4 * nr + FLOOR, f"ratio {rt:.3g} vs native {nr:.3g}"

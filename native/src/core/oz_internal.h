@@ -221,6 +221,14 @@ enum { OZ_L3_SYMM, OZ_L3_HEMM, OZ_L3_SYR2K, OZ_L3_HER2K };
 OZ_SHIM_API int64_t oz_l3_check(int op, int cplx, char side, char uplo, char trans, int64_t m,
                                 int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
 OZ_SHIM_API double oz_l3_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k);
+/* lapack/lapack_sygst.c, lapack/lapack_trsyl.c: netlib's argument checks of sygst/hegst and
+ * trsyl (0, or -i; trana/tranb 'N', 'T', 'C' real, 'N', 'C' complex) and LAPACK's nominal
+ * flops (sygst n^3, trsyl m n (m + n); 4x complex). */
+OZ_SHIM_API int64_t oz_sygst_check(int64_t itype, char uplo, int64_t n, int64_t lda, int64_t ldb);
+OZ_SHIM_API double oz_sygst_flops(int cplx, int64_t n);
+OZ_SHIM_API int64_t oz_trsyl_check(int cplx, char trana, char tranb, int64_t isgn, int64_t m,
+                                   int64_t n, int64_t lda, int64_t ldb, int64_t ldc);
+OZ_SHIM_API double oz_trsyl_flops(int cplx, int64_t m, int64_t n);
 /* lapack/lapack_api.c: the one SYRK/HERK code (lapack_drivers.c) for the preload shim's host
  * entries, checked as ozblas_[dz]syrk/zherk (herm: HERK, cplx: complex; alpha and beta as two
  * doubles), the block size by the LAPACK layer's rule, and the products' GEMM reports merged

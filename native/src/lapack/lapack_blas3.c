@@ -80,9 +80,9 @@ static void expand(oz_lx *x, double *S, int herm, char uplo, int64_t K, int64_t 
     }
 }
 
-static void lx_symm(oz_lx *x, double *S, int herm, char side, char uplo, int64_t m, int64_t n,
-                    const double *alpha, const double *A, int64_t lda, const double *B,
-                    int64_t ldb, const double *beta, double *C, int64_t ldc)
+void lx_symm(oz_lx *x, double *S, int herm, char side, char uplo, int64_t m, int64_t n,
+             const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+             const double *beta, double *C, int64_t ldc)
 {
     int64_t K = side == 'L' ? m : n, nb = x->nb;
     for (int64_t s = 0; s < K && !x->failed; s += nb) {

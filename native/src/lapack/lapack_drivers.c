@@ -147,12 +147,13 @@ static void trsm_panel(oz_lx *x, char side, char uplo, char ta, char diag, int64
 /* B := alpha op(A) B or alpha B op(A). Each block of B is rewritten from blocks not yet
  * rewritten: top down (side L, op(A) upper), bottom up (L, lower), right to left (R, upper),
  * left to right (R, lower). */
-void lx_trmm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int64_t n,
-             const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)
+static void trmm_nb(oz_lx *x, int64_t nb, char side, char uplo, char ta, char diag, int64_t m,
+                    int64_t n, const double *alpha, const double *A, int64_t lda, double *B,
+                    int64_t ldb)
 {
     if (m <= 0 || n <= 0)
         return;
-    int64_t K = side == 'L' ? m : n, nb = x->nb;
+    int64_t K = side == 'L' ? m : n;
     if (K <= nb) {
         lx_blk_tr3(x, 1, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
         return;
@@ -175,6 +176,23 @@ void lx_trmm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int6
                     op_block(x, A, lda, ta, r0, s), lda, ONE, LX_AT(x, B, 0, s, ldb), ldb);
         }
     }
+}
+
+void lx_trmm(oz_lx *x, char side, char uplo, char ta, char diag, int64_t m, int64_t n,
+             const double *alpha, const double *A, int64_t lda, double *B, int64_t ldb)
+{
+    trmm_nb(x, x->nb, side, uplo, ta, diag, m, n, alpha, A, lda, B, ldb);
+}
+
+void lx_tr3_panel(oz_lx *x, int mult, char side, char uplo, char ta, char diag, int64_t m,
+                  int64_t n, const double *A, int64_t lda, double *B, int64_t ldb)
+{
+    if (!mult) {
+        trsm_panel(x, side, uplo, ta, diag, m, n, A, lda, B, ldb);
+        return;
+    }
+    int64_t nb = x->nb / 4 > 16 ? x->nb / 4 : 16;
+    trmm_nb(x, nb, side, uplo, ta, diag, m, n, ONE, A, lda, B, ldb);
 }
 
 /* y := v + beta y for one element (v NULL: beta y); beta = 1 adds, beta = 0 does not read

@@ -249,4 +249,30 @@ void lx_ormqr(oz_lx *x, lx_hh *q, int row, char side, char trans, int64_t m, int
     lx_hh_free(&x, &q);  \
     END_WITH(st)
 
+/* symm (herm 0) and hemm (herm 1), checked by the caller (lapack_blas3.c): S is a host
+ * workspace of K x min(nb, K) elements, K the order of A */
+void lx_symm(oz_lx *x, double *S, int herm, char side, char uplo, int64_t m, int64_t n,
+             const double *alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+             const double *beta, double *C, int64_t ldc);
+/* trsm (mult 0) or trmm (mult 1) with alpha = 1 and op(A) of order at most nb, blocked
+ * again with nb/4 (at least 16) so that most of its flops are products (lapack_drivers.c:
+ * the factorizations' panel TRSMs) */
+void lx_tr3_panel(oz_lx *x, int mult, char side, char uplo, char ta, char diag, int64_t m,
+                  int64_t n, const double *A, int64_t lda, double *B, int64_t ldb);
+
+/* The generalized symmetric-definite reduction (lapack_sygst.c, LAPACK's dsygst/zhegst):
+ * A := inv(op(B)) A inv(B) (itype 1) or op(B) A B (itype 2, 3) on the triangle uplo, B the
+ * potrf factor in its triangle uplo, Hermitian for complex. OZBLAS_OK, or before anything
+ * is changed OZBLAS_ERR_NO_HOST_BLAS (no host sygst/hegst) or OZBLAS_ERR_ALLOCATION. For
+ * drivers that compose it (sygvd): arguments checked by the caller. */
+ozblas_status lx_sygst(oz_lx *x, int itype, char uplo, int64_t n, double *A, int64_t lda,
+                       const double *B, int64_t ldb);
+/* The triangular Sylvester equation (lapack_trsyl.c, LAPACK's dtrsyl/ztrsyl): C := X with
+ * op(A) X + isgn X op(B) = scale C; ta, tb 'N' or the element type's transpose ('T' real,
+ * 'C' complex); *info 1 when perturbed eigenvalues were used. OZBLAS_OK, or before
+ * anything is changed OZBLAS_ERR_NO_HOST_BLAS or OZBLAS_ERR_ALLOCATION. */
+ozblas_status lx_trsyl(oz_lx *x, char ta, char tb, int isgn, int64_t m, int64_t n,
+                       const double *A, int64_t lda, const double *B, int64_t ldb, double *C,
+                       int64_t ldc, double *scale, int64_t *info);
+
 #endif

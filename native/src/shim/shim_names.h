@@ -100,6 +100,14 @@
     L(dgels, d, GELS)          \
     L(zgels, z, GELS)
 
+/* The generalized symmetric-definite problem's reduction and the triangular Sylvester
+ * equation (shim_gen.c), in the LAPACK forms above (OZ_SHIM_LAPACK_VARIANTS). */
+#define OZ_SHIM_GEN_ROUTINES(L) \
+    L(dsygst, d, SYGST)         \
+    L(zhegst, z, SYGST)         \
+    L(dtrsyl, d, TRSYL)         \
+    L(ztrsyl, z, TRSYL)
+
 /* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
  * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */
 #define OZ_SHIM_BLAS3_ROUTINES(L) \
