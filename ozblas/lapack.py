@@ -32,7 +32,7 @@ from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
            "trtrs", "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
-           "last_report"]
+           "syevd", "heevd", "syev", "heev", "syevr", "heevr", "last_report"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -528,6 +528,93 @@ def sysv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
 def hesv(a, b, lower=0, overwrite_a=False, overwrite_b=False, **kw):
     """Solve a x = b, a Hermitian: ``(uduh, ipiv, x, info)`` as scipy.linalg.lapack.zhesv."""
     return _bk("sv", a, b, None, lower, overwrite_a, overwrite_b, True, kw)
+
+
+def _ev_start(a, overwrite_a, kw):
+    dt, xp, opts = _start(kw, a)
+    f = _fortran(a, dt, overwrite_a, xp=xp)
+    _square(f)
+    return dt, xp, opts, f
+
+
+def _eigen(kind, a, compute_v, lower, overwrite_a, kw):
+    """syevd/heevd and syev/heev: ``(w, v, info)``, v the eigenvectors (compute_v) or a's
+    buffer (its stored triangle destroyed, as LAPACK leaves it)."""
+    dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
+    n = f.shape[0]
+    w = np.zeros(max(1, n))
+    prefix = "zhe" if dt == np.complex128 else "dsy"
+    info = _call(getattr(lib, "ozblas_" + prefix + kind), b"V" if compute_v else b"N",
+                 b"L" if lower else b"U", n, _ptr(f), _ld(f), ffi.cast("double *", w.ctypes.data),
+                 opts=opts)
+    if info < 0:
+        raise ValueError(f"{prefix}{kind}: argument {-info} is not valid")
+    w = w[:n]
+    return (w if xp is np else xp.asarray(w)), f, info
+
+
+def syevd(a, compute_v=1, lower=0, overwrite_a=False, **kw):
+    """Eigenvalues (ascending) and, with compute_v, eigenvectors of a symmetric (complex:
+    Hermitian) matrix from its upper (lower) triangle by the two-stage reduction: ``(w, v,
+    info)`` as scipy.linalg.lapack.dsyevd/zheevd (numpy.linalg.eigh's routine)."""
+    return _eigen("evd", a, compute_v, lower, overwrite_a, kw)
+
+
+def heevd(a, compute_v=1, lower=0, overwrite_a=False, **kw):
+    """The Hermitian syevd, as scipy.linalg.lapack.zheevd."""
+    return _eigen("evd", _as_complex(a), compute_v, lower, overwrite_a, kw)
+
+
+def syev(a, compute_v=1, lower=0, overwrite_a=False, **kw):
+    """syevd with LAPACK's dsyev's tridiagonal solver (implicit QL/QR, steqr): ``(w, v, info)``
+    as scipy.linalg.lapack.dsyev/zheev."""
+    return _eigen("ev", a, compute_v, lower, overwrite_a, kw)
+
+
+def heev(a, compute_v=1, lower=0, overwrite_a=False, **kw):
+    """The Hermitian syev, as scipy.linalg.lapack.zheev."""
+    return _eigen("ev", _as_complex(a), compute_v, lower, overwrite_a, kw)
+
+
+def _evr(a, compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw):
+    dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
+    n = f.shape[0]
+    rng = range.decode() if isinstance(range, bytes) else str(range)
+    iu = n if iu is None else int(iu)
+    cols = (iu - il + 1 if rng.upper() == "I" else max(1, n)) if compute_v else 0
+    z = xp.zeros((n if compute_v else 0, max(cols, 0)), dtype=dt, order="F")
+    w = np.zeros(max(1, n))
+    sup = np.zeros(2 * max(1, n), dtype=np.int64)
+    m = ffi.new("int64_t *")
+    prefix = "zhe" if dt == np.complex128 else "dsy"
+    info = _call(getattr(lib, "ozblas_" + prefix + "evr"), b"V" if compute_v else b"N",
+                 rng.encode(), b"L" if lower else b"U", n, _ptr(f), _ld(f), float(vl), float(vu),
+                 int(il), iu, float(abstol), m, ffi.cast("double *", w.ctypes.data),
+                 _ptr(z) if z.size else ffi.NULL, max(1, n), ffi.cast("int64_t *", sup.ctypes.data),
+                 opts=opts)
+    if info < 0:
+        raise ValueError(f"{prefix}evr: argument {-info} is not valid")
+    all_ = rng.upper() == "A" or (rng.upper() == "I" and iu - il + 1 == n)
+    isuppz = sup[:2 * n if compute_v and all_ else 0].astype(np.int32)
+    w = w[:n]
+    out = (lambda v: v) if xp is np else xp.asarray  # noqa: E731
+    return out(w), z, int(m[0]), out(isuppz), info
+
+
+def syevr(a, compute_v=1, range="A", lower=0, vl=0.0, vu=1.0, il=1, iu=None, abstol=0.0,
+          overwrite_a=False, **kw):
+    """Eigenvalues (and eigenvectors) of a symmetric (complex: Hermitian) matrix, all (range
+    "A"), those in (vl, vu] ("V") or the il-th to iu-th (1-based, "I"), by the two-stage
+    reduction with LAPACK's dsyevr's tridiagonal solvers: ``(w, z, m, isuppz, info)`` as
+    scipy.linalg.lapack.dsyevr/zheevr (scipy.linalg.eigh's routine): the first m entries of w
+    and columns of z are the ones found."""
+    return _evr(a, compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw)
+
+
+def heevr(a, compute_v=1, range="A", lower=0, vl=0.0, vu=1.0, il=1, iu=None, abstol=0.0,
+          overwrite_a=False, **kw):
+    """The Hermitian syevr, as scipy.linalg.lapack.zheevr."""
+    return _evr(_as_complex(a), compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw)
 
 
 # --------------------------------------------------------------------------------------------

@@ -638,6 +638,43 @@ ozblas_status ozblas_zher2k(ozblas_context *ctx, char uplo, char trans, int64_t 
                             const double *alpha, const double *A, int64_t lda, const double *B,
                             int64_t ldb, double beta, double *C, int64_t ldc, int64_t *info,
                             int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+/* Symmetric and Hermitian eigenproblems (LAPACK's dsyevd/zheevd, dsyev/zheev,
+ * dsyevr/zheevr: jobz 'N' eigenvalues only, 'V' with eigenvectors; uplo the stored
+ * triangle) by a two-stage reduction: the matrix to a band (QR panels by the host geqrf,
+ * the two-sided updates as products), the band to real tridiagonal on the host (bulge
+ * chasing), the tridiagonal problem by the host LAPACK as LAPACK's driver solves it (syevd:
+ * sterf or stedc; syev: sterf or steqr; syevr: sterf or stemr for every eigenvalue, else
+ * stebz and stein), the eigenvectors through both reductions' reflectors as products. w
+ * (n, real, host memory): the eigenvalues in ascending order. syevd and syev: the
+ * eigenvectors overwrite A (jobz 'V'). syevr: range 'A' all, 'V' those in (vl, vu], 'I' the
+ * il-th to iu-th (1-based); abstol as LAPACK's; *m eigenvalues found, their eigenvectors in Z
+ * (n x *m, ldz; host or device memory as A), isuppz (2 *m, host, jobz 'V' with range 'A' or
+ * 'I' of all: stemr's support of the tridiagonal eigenvectors, as dsyevr reports it). info:
+ * LAPACK's (> 0: the tridiagonal solver did not converge). A matrix whose largest entry is
+ * outside LAPACK's safe range is scaled as LAPACK's drivers scale it. An order at most nb is
+ * one call of the host driver. Workspace is allocated inside (no lwork). */
+ozblas_status ozblas_dsyevd(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
+                            int64_t lda, double *w, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zheevd(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
+                            int64_t lda, double *w, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dsyev(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
+                           int64_t lda, double *w, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zheev(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
+                           int64_t lda, double *w, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dsyevr(ozblas_context *ctx, char jobz, char range, char uplo, int64_t n,
+                            double *A, int64_t lda, double vl, double vu, int64_t il,
+                            int64_t iu, double abstol, int64_t *m, double *w, double *Z,
+                            int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zheevr(ozblas_context *ctx, char jobz, char range, char uplo, int64_t n,
+                            double *A, int64_t lda, double vl, double vu, int64_t il,
+                            int64_t iu, double abstol, int64_t *m, double *w, double *Z,
+                            int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
 /* The block size nb = 0 chooses for a factorization of size n on an executor
  * (OZBLAS_LAPACK_NB when set and valid). */
 int64_t ozblas_lapack_block_size(int64_t n, int executor);

@@ -184,6 +184,17 @@ enum { OZ_L3_SYMM, OZ_L3_HEMM, OZ_L3_SYR2K, OZ_L3_HER2K };
 OZ_SHIM_API int64_t oz_l3_check(int op, int cplx, char side, char uplo, char trans, int64_t m,
                                 int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc);
 OZ_SHIM_API double oz_l3_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k);
+/* lapack/lapack_eigen.c: netlib's argument checks of syevd/heevd (OZ_EV_SYEVD), syev/heev
+ * (OZ_EV_SYEV) and syevr/heevr (OZ_EV_SYEVR): 0, or -i (ldz: syevr's; the lwork checks are
+ * the shim's, the C entries allocate their own workspace); and the nominal flops reported:
+ * the reduction (4/3 n^3) and, with eigenvectors, the back-transformation of m of them
+ * (2 n^2 m), 4x for complex (the tridiagonal solver's are not counted: they depend on
+ * the spectrum). */
+enum { OZ_EV_SYEVD, OZ_EV_SYEV, OZ_EV_SYEVR };
+OZ_SHIM_API int64_t oz_ev_check(int kind, char jobz, char range, char uplo, int64_t n,
+                                int64_t lda, double vl, double vu, int64_t il, int64_t iu,
+                                int64_t ldz);
+OZ_SHIM_API double oz_ev_flops(int kind, int cplx, char jobz, int64_t n, int64_t m);
 /* lapack/lapack_api.c: the one SYRK/HERK code (lapack_drivers.c) for the preload shim's host
  * entries, checked as ozblas_[dz]syrk/zherk (herm: HERK, cplx: complex; alpha and beta as two
  * doubles), the block size by the LAPACK layer's rule, and the products' GEMM reports merged

@@ -24,10 +24,9 @@ static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
 
 /* ---- the host routines ------------------------------------------------------------------- */
 
-enum { Q_GEQRF, Q_LARFT, Q_ORGQR, Q_N };
-static const char *const q_names[2][Q_N] = {{"geqrf", "larft", "orgqr"},
+static const char *const q_names[2][LX_QR_N] = {{"geqrf", "larft", "orgqr"},
                                             {"geqrf", "larft", "ungqr"}};
-static void *q_fn[2][Q_N]; /* atomic; found once */
+static void *q_fn[2][LX_QR_N]; /* atomic; found once */
 
 static void *q_real(int cplx, int r)
 {
@@ -37,9 +36,9 @@ static void *q_real(int cplx, int r)
     return f;
 }
 
-static int q_ready(int cplx)
+int lx_qr_ready(int cplx)
 {
-    for (int r = 0; r < Q_N; r++)
+    for (int r = 0; r < LX_QR_N; r++)
         if (!q_real(cplx, r))
             return 0;
     return 1;
@@ -54,7 +53,7 @@ static void real_qr(const oz_lx *x, int r, int64_t m, int64_t n, int64_t k, doub
 {
     void *f = q_real(x->cplx, r);
     if (lx_real_ilp64()) {
-        if (r == Q_GEQRF)
+        if (r == LX_QR_GEQRF)
             ((void (*)(const i64 *, const i64 *, double *, const i64 *, const double *, double *,
                        const i64 *, i64 *))f)(&m, &n, A, &lda, tau, work, &lwork, info);
         else
@@ -64,7 +63,7 @@ static void real_qr(const oz_lx *x, int r, int64_t m, int64_t n, int64_t k, doub
         return;
     }
     i32 m4 = (i32)m, n4 = (i32)n, k4 = (i32)k, l4 = (i32)lda, w4 = (i32)lwork, inf4 = 0;
-    if (r == Q_GEQRF)
+    if (r == LX_QR_GEQRF)
         ((void (*)(const i32 *, const i32 *, double *, const i32 *, const double *, double *,
                    const i32 *, i32 *))f)(&m4, &n4, A, &l4, tau, work, &w4, &inf4);
     else
@@ -77,7 +76,7 @@ static void real_qr(const oz_lx *x, int r, int64_t m, int64_t n, int64_t k, doub
 static void real_larft(const oz_lx *x, int64_t r, int64_t ib, const double *V, int64_t ldv,
                        const double *tau, double *T)
 {
-    void *f = q_real(x->cplx, Q_LARFT);
+    void *f = q_real(x->cplx, LX_QR_LARFT);
     const char d = 'F', s = 'C';
     if (lx_real_ilp64()) {
         ((void (*)(const char *, const char *, const i64 *, const i64 *, const double *,
@@ -93,20 +92,9 @@ static void real_larft(const oz_lx *x, int64_t r, int64_t ib, const double *V, i
 
 /* ---- the drivers --------------------------------------------------------------------- */
 
-/* The workspace of a run. V and T are built on the host (V from a host copy of the
- * reflectors, T by the host larft); the products read them where the matrices are (dV, dT:
- * V and T themselves for host memory, device copies in a device run), as they do W. */
-typedef struct {
-    double *V;     /* the explicit V of one block: rows x nb */
-    double *T;     /* nb x nb */
-    double *rw;    /* the host routines' workspace */
-    int64_t lrw;
-    double *dV, *dT;
-    double *W;     /* the products' middle term: nb x cols (left) or rows x nb (right) */
-} qr_work;
 
 /* rows: V's most rows; cols: W's (nb x cols, or rows x nb when right) */
-static ozblas_status qr_alloc(oz_lx *x, qr_work *q, int64_t rows, int64_t cols, int right)
+ozblas_status lx_qr_alloc(oz_lx *x, lx_qr_work *q, int64_t rows, int64_t cols, int right)
 {
     int64_t w = x->cplx ? 2 : 1, nb = x->nb;
     q->lrw = 32 * max64(max64(cols, rows), nb); /* enough for the host's own blocking */
@@ -128,8 +116,8 @@ static ozblas_status qr_alloc(oz_lx *x, qr_work *q, int64_t rows, int64_t cols, 
 /* The ib reflectors below the diagonal of Vh (r rows, host memory): V made explicit (its
  * unit diagonal and zeros written in) and T by the host larft, then both where the
  * products read them. */
-static void qr_block(oz_lx *x, qr_work *q, const double *Vh, int64_t ldv, int64_t r, int64_t ib,
-                     const double *tau)
+void lx_qr_block(oz_lx *x, lx_qr_work *q, const double *Vh, int64_t ldv, int64_t r, int64_t ib,
+                 const double *tau)
 {
     int w = x->cplx ? 2 : 1;
     for (int64_t j = 0; j < ib; j++)
@@ -139,6 +127,8 @@ static void qr_block(oz_lx *x, qr_work *q, const double *Vh, int64_t ldv, int64_
             for (int e = 0; e < w; e++)
                 v[e] = i > j ? s[e] : (i == j && e == 0) ? 1.0 : 0.0;
         }
+    /* larft writes the upper triangle; the zeros below let a GEMM read T whole */
+    memset(q->T, 0, sizeof(double) * (size_t)(w * ib * ib));
     real_larft(x, r, ib, Vh, ldv, tau, q->T);
     lx_store(x, q->V, r, q->dV, r, r, ib);
     lx_store(x, q->T, ib, q->dT, ib, ib, ib);
@@ -146,8 +136,8 @@ static void qr_block(oz_lx *x, qr_work *q, const double *Vh, int64_t ldv, int64_
 
 /* C (mr x nc) := H C or H^H C (side 'L', H of order mr) or C H, C H^H ('R', order nc), H the
  * block reflector of the last qr_block (ib reflectors): two GEMMs around a trmm with T. */
-static void larfb(oz_lx *x, qr_work *q, char side, char trans, int64_t mr, int64_t nc,
-                  int64_t ib, double *C, int64_t ldc)
+void lx_larfb(oz_lx *x, lx_qr_work *q, char side, char trans, int64_t mr, int64_t nc,
+              int64_t ib, double *C, int64_t ldc)
 {
     int64_t r = side == 'L' ? mr : nc;
     if (mr <= 0 || nc <= 0)
@@ -164,10 +154,10 @@ static void larfb(oz_lx *x, qr_work *q, char side, char trans, int64_t mr, int64
     }
 }
 
-/* The host geqrf (r = Q_GEQRF) or orgqr on the m x n block at A, through the seam; its
+/* The host geqrf (r = LX_QR_GEQRF) or orgqr on the m x n block at A, through the seam; its
  * host copy (valid until the next fetch of slot 0) in *H, *ldh. */
-static void qr_host(oz_lx *x, qr_work *q, int r, int64_t m, int64_t n, int64_t k, double *A,
-                    int64_t lda, const double *tau, int64_t *info, double **H, int64_t *ldh)
+void lx_qr_host(oz_lx *x, lx_qr_work *q, int r, int64_t m, int64_t n, int64_t k, double *A,
+                int64_t lda, const double *tau, int64_t *info, double **H, int64_t *ldh)
 {
     *H = lx_fetch(x, 0, A, lda, m, n, ldh, 1);
     if (x->failed)
@@ -176,35 +166,41 @@ static void qr_host(oz_lx *x, qr_work *q, int r, int64_t m, int64_t n, int64_t k
     lx_store(x, *H, *ldh, A, lda, m, n);
 }
 
+void lx_qr_free(oz_lx *x, lx_qr_work *q)
+{
+    lx_scratch_free(x, q->dV);
+    free(q->V);
+}
+
 /* The reflectors of A's block (r x ib at Aii) as the block reflector of larfb. */
-static void qr_block_at(oz_lx *x, qr_work *q, const double *Aii, int64_t lda, int64_t r,
+static void qr_block_at(oz_lx *x, lx_qr_work *q, const double *Aii, int64_t lda, int64_t r,
                         int64_t ib, const double *tau)
 {
     int64_t ld;
     const double *Vh = lx_fetch(x, 0, Aii, lda, r, ib, &ld, 1);
     if (!x->failed)
-        qr_block(x, q, Vh, ld, r, ib, tau);
+        lx_qr_block(x, q, Vh, ld, r, ib, tau);
 }
 
 /* LAPACK's dgeqrf: each panel of nb columns by the host geqrf, its block reflector applied
  * to the columns to its right. */
-static void lx_geqrf(oz_lx *x, qr_work *q, int64_t m, int64_t n, double *A, int64_t lda,
-                     double *tau, int64_t *info)
+void lx_geqrf(oz_lx *x, lx_qr_work *q, int64_t m, int64_t n, double *A, int64_t lda,
+              double *tau, int64_t *info)
 {
     int64_t k = min64(m, n), nb = x->nb, pinfo = 0, ld;
     double *H;
     *info = 0;
     if (k <= nb) {
-        qr_host(x, q, Q_GEQRF, m, n, 0, A, lda, tau, info, &H, &ld);
+        lx_qr_host(x, q, LX_QR_GEQRF, m, n, 0, A, lda, tau, info, &H, &ld);
         return;
     }
     for (int64_t i = 0; i < k && !x->failed; i += nb) {
         int64_t ib = min64(nb, k - i);
         double *Aii = LX_AT(x, A, i, i, lda), *ti = LX_AT(x, tau, i, 0, 1);
-        qr_host(x, q, Q_GEQRF, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
+        lx_qr_host(x, q, LX_QR_GEQRF, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
         if (i + ib < n && !x->failed) {
-            qr_block(x, q, H, ld, m - i, ib, ti);
-            larfb(x, q, 'L', ct(x), m - i, n - i - ib, ib, LX_AT(x, A, i, i + ib, lda), lda);
+            lx_qr_block(x, q, H, ld, m - i, ib, ti);
+            lx_larfb(x, q, 'L', ct(x), m - i, n - i - ib, ib, LX_AT(x, A, i, i + ib, lda), lda);
         }
     }
 }
@@ -234,8 +230,8 @@ static void unit_columns(oz_lx *x, int64_t m, int64_t j0, int64_t j1, double *A,
  * for the earlier blocks), then for each block before it its block reflector applied to the
  * columns already formed, its own columns by the host orgqr; the rows above each block
  * zero. */
-static void lx_orgqr(oz_lx *x, qr_work *q, int64_t m, int64_t n, int64_t k, double *A,
-                     int64_t lda, const double *tau, int64_t *info)
+void lx_orgqr(oz_lx *x, lx_qr_work *q, int64_t m, int64_t n, int64_t k, double *A,
+              int64_t lda, const double *tau, int64_t *info)
 {
     int64_t nb = x->nb, pinfo = 0, ld;
     double *H;
@@ -252,26 +248,26 @@ static void lx_orgqr(oz_lx *x, qr_work *q, int64_t m, int64_t n, int64_t k, doub
     if (kl < n) {
         unit_columns(x, m, k, n, A, lda);
         qr_block_at(x, q, Akk, lda, m - ki, k - ki, tk);
-        larfb(x, q, 'L', 'N', m - ki, n - k, k - ki, LX_AT(x, A, ki, k, lda), lda);
+        lx_larfb(x, q, 'L', 'N', m - ki, n - k, k - ki, LX_AT(x, A, ki, k, lda), lda);
     }
-    qr_host(x, q, Q_ORGQR, m - ki, kl - ki, k - ki, Akk, lda, tk, kl < n ? &pinfo : info, &H,
+    lx_qr_host(x, q, LX_QR_ORGQR, m - ki, kl - ki, k - ki, Akk, lda, tk, kl < n ? &pinfo : info, &H,
             &ld);
     lx_zero(x, ki, n - ki, LX_AT(x, A, 0, ki, lda), lda);
     for (int64_t i = ki - nb; i >= 0 && !x->failed; i -= nb) {
         double *Aii = LX_AT(x, A, i, i, lda);
         const double *ti = LX_AT(x, tau, i, 0, 1);
         qr_block_at(x, q, Aii, lda, m - i, nb, ti);
-        larfb(x, q, 'L', 'N', m - i, n - i - nb, nb, LX_AT(x, A, i, i + nb, lda), lda);
-        qr_host(x, q, Q_ORGQR, m - i, nb, nb, Aii, lda, ti, &pinfo, &H, &ld);
+        lx_larfb(x, q, 'L', 'N', m - i, n - i - nb, nb, LX_AT(x, A, i, i + nb, lda), lda);
+        lx_qr_host(x, q, LX_QR_ORGQR, m - i, nb, nb, Aii, lda, ti, &pinfo, &H, &ld);
         lx_zero(x, i, nb, LX_AT(x, A, 0, i, lda), lda);
     }
 }
 
 /* LAPACK's dormqr: C := op(Q) C or C op(Q), one block reflector at a time, in the order
  * that applies H(1) last for Q C and C Q^H, first for Q^H C and C Q. */
-static void lx_ormqr(oz_lx *x, qr_work *q, char side, char trans, int64_t m, int64_t n,
-                     int64_t k, const double *A, int64_t lda, const double *tau, double *C,
-                     int64_t ldc)
+void lx_ormqr(oz_lx *x, lx_qr_work *q, char side, char trans, int64_t m, int64_t n,
+              int64_t k, const double *A, int64_t lda, const double *tau, double *C,
+              int64_t ldc)
 {
     int64_t nb = x->nb, nq = side == 'L' ? m : n, last = ((k - 1) / nb) * nb;
     if (m <= 0 || n <= 0 || k <= 0)
@@ -281,9 +277,9 @@ static void lx_ormqr(oz_lx *x, qr_work *q, char side, char trans, int64_t m, int
         int64_t i = forward ? t : last - t, ib = min64(nb, k - i);
         qr_block_at(x, q, LX_AT(x, A, i, i, lda), lda, nq - i, ib, LX_AT(x, tau, i, 0, 1));
         if (side == 'L')
-            larfb(x, q, 'L', trans, m - i, n, ib, LX_AT(x, C, i, 0, ldc), ldc);
+            lx_larfb(x, q, 'L', trans, m - i, n, ib, LX_AT(x, C, i, 0, ldc), ldc);
         else
-            larfb(x, q, 'R', trans, m, n - i, ib, LX_AT(x, C, 0, i, ldc), ldc);
+            lx_larfb(x, q, 'R', trans, m, n - i, ib, LX_AT(x, C, 0, i, ldc), ldc);
     }
 }
 
@@ -323,18 +319,16 @@ double oz_qr_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k)
 
 /* After BEGIN: the host QR routines and the workspace, or the entry returns. */
 #define QR_WORK(rows, cols, right)                                                        \
-    qr_work q;                                                                            \
+    lx_qr_work q;                                                                            \
     memset(&q, 0, sizeof q);                                                              \
-    ozblas_status st1 = !q_ready(cplx) ? OZBLAS_ERR_NO_HOST_BLAS                          \
-                                       : qr_alloc(&x, &q, rows, cols, right);             \
+    ozblas_status st1 = !lx_qr_ready(cplx) ? OZBLAS_ERR_NO_HOST_BLAS                          \
+                                       : lx_qr_alloc(&x, &q, rows, cols, right);             \
     if (st1 != OZBLAS_OK) {                                                               \
-        lx_scratch_free(&x, q.dV);                                                        \
-        free(q.V);                                                                        \
+        lx_qr_free(&x, &q);                                                               \
         END_WITH(st1);                                                                    \
     }
-#define QR_END()                  \
-    lx_scratch_free(&x, q.dV);   \
-    free(q.V);                    \
+#define QR_END()         \
+    lx_qr_free(&x, &q);  \
     END()
 
 static ozblas_status geqrf_body(ozblas_context *ctx, int cplx, int64_t m, int64_t n, double *A,

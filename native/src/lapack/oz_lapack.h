@@ -166,6 +166,18 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
 /* Other routines of the host LAPACK's family (lapack_real.c), and whether it is ILP64. */
 void *lx_real_fn(int cplx, const char *routine);
 int lx_real_ilp64(void);
+/* A call of such a routine with LAPACK's integers as int64_t (ILP64) or int32_t: body
+ * spelled once, with I the integer type. */
+#define LX_F77(...)             \
+    do {                        \
+        if (lx_real_ilp64()) {  \
+            typedef int64_t I;  \
+            __VA_ARGS__         \
+        } else {                \
+            typedef int32_t I;  \
+            __VA_ARGS__         \
+        }                       \
+    } while (0)
 
 /* SYR2K (herm 0) and HER2K (herm 1) on the triangle uplo of C: alpha A op(B) + alpha' B op(A)
  * + beta C (trans 'N') or alpha op(A) B + alpha' op(B) A + beta C, alpha' = alpha, or
@@ -185,5 +197,115 @@ double *lx_fetch_to(oz_lx *x, double *H, int64_t ldh, const double *A, int64_t l
                     int64_t rows, int64_t cols, int64_t *ld);
 double *lx_scratch(oz_lx *x, double *host, int64_t elems);
 void lx_scratch_free(oz_lx *x, double *d);
+
+/* ---- Blocked QR's pieces (lapack_qr.c), shared with the two-stage reductions -------------
+ * The workspace of a run. V and T are built on the host (V from a host copy of the
+ * reflectors, T by the host larft); the products read them where the matrices are (dV, dT:
+ * V and T themselves for host memory, device copies in a device run), as they do W. */
+typedef struct {
+    double *V;     /* the explicit V of one block: rows x nb */
+    double *T;     /* nb x nb (zeros below the diagonal) */
+    double *rw;    /* the host routines' workspace */
+    int64_t lrw;
+    double *dV, *dT;
+    double *W;     /* the products' middle term: nb x cols (left) or rows x nb (right) */
+} lx_qr_work;
+/* The host routines of lx_qr_host (geqrf or orgqr; larft inside lx_qr_block). */
+enum { LX_QR_GEQRF, LX_QR_LARFT, LX_QR_ORGQR, LX_QR_N };
+/* 1 when the host geqrf, larft and orgqr (ungqr) are loaded. */
+int lx_qr_ready(int cplx);
+/* rows: V's most rows; cols: W's (nb x cols, or rows x nb when right). OZBLAS_OK, or
+ * OZBLAS_ERR_ALLOCATION / OZBLAS_ERR_DEVICE (lx_qr_free frees what was allocated). */
+ozblas_status lx_qr_alloc(oz_lx *x, lx_qr_work *q, int64_t rows, int64_t cols, int right);
+void lx_qr_free(oz_lx *x, lx_qr_work *q);
+/* The ib reflectors below the diagonal of Vh (r rows, host memory; the unit diagonal and
+ * what is above it not read) as the block reflector H = I - V T V^H = H(1) ... H(ib) of the
+ * next lx_larfb: V made explicit, T by the host larft, both where the products read them. */
+void lx_qr_block(oz_lx *x, lx_qr_work *q, const double *Vh, int64_t ldv, int64_t r, int64_t ib,
+                 const double *tau);
+/* C (mr x nc) := H C or H^H C (side 'L', H of order mr) or C H, C H^H ('R', order nc), H the
+ * block reflector of the last lx_qr_block (ib reflectors): two GEMMs around a trmm with T. */
+void lx_larfb(oz_lx *x, lx_qr_work *q, char side, char trans, int64_t mr, int64_t nc,
+              int64_t ib, double *C, int64_t ldc);
+/* The host geqrf (r = LX_QR_GEQRF) or orgqr on the m x n block at A, through the seam; its
+ * host copy (valid until the next fetch of slot 0) in *H, *ldh. */
+void lx_qr_host(oz_lx *x, lx_qr_work *q, int r, int64_t m, int64_t n, int64_t k, double *A,
+                int64_t lda, const double *tau, int64_t *info, double **H, int64_t *ldh);
+/* LAPACK's dgeqrf, dorgqr, dormqr (blocks of nb), on a workspace of lx_qr_alloc. */
+void lx_geqrf(oz_lx *x, lx_qr_work *q, int64_t m, int64_t n, double *A, int64_t lda,
+              double *tau, int64_t *info);
+void lx_orgqr(oz_lx *x, lx_qr_work *q, int64_t m, int64_t n, int64_t k, double *A,
+              int64_t lda, const double *tau, int64_t *info);
+void lx_ormqr(oz_lx *x, lx_qr_work *q, char side, char trans, int64_t m, int64_t n,
+              int64_t k, const double *A, int64_t lda, const double *tau, double *C,
+              int64_t ldc);
+
+/* ---- Two-stage reductions (lapack_band.c; docs/design/lapack.md "Two-stage reductions") ----
+ * Stage 1 reduces a full matrix to a band of width b with QR panels (the host geqrf) whose
+ * block reflectors reach the rest of the matrix through products; stage 2 chases the band
+ * down to tridiagonal on the host, keeping every reflector; the back-transformations apply
+ * stage 2's reflectors in blocks (lx_hous_apply) and stage 1's as ormqr does. For the
+ * singular value drivers the same pieces serve: lx_qr_* for the QR panels (LQ panels are
+ * their transposes), lx_band for the band on the host, lx_hous for the reflectors of a
+ * bulge chase and their blocked application from either side. */
+
+/* 1 when the host larfg, larfx and larfy of stage 2 are loaded. */
+int lx_band_ready(int cplx);
+
+/* Stage 1 for a Hermitian (symmetric) A of order n, its lower triangle stored (LAPACK's
+ * dsytrd_sy2sb/zhetrd_he2hb, uplo 'L'): A := Q1^H A Q1 with a band of width b (b >= 1; the
+ * lower triangle only is read and written), Q1's reflectors below the band: reflector c
+ * (0 <= c < n - b) has its unit at row c + b of column c, tau (n - b scalars), so that Q1 C
+ * is lx_ormqr('L', 'N', n - b, ..., n - b, A + b, lda, tau, C + b rows) as in dormtr. Every
+ * panel is b columns: the host geqrf on the block below the band, then the two-sided update
+ * of the trailing matrix as products (a tiled Hermitian product from the lower triangle, a
+ * her2k). q: lx_qr_alloc'd with rows >= n - b. OZBLAS_OK or OZBLAS_ERR_ALLOCATION (its
+ * workspace) or OZBLAS_ERR_DEVICE. */
+ozblas_status lx_he2hb(oz_lx *x, lx_qr_work *q, int64_t n, int64_t b, double *A, int64_t lda,
+                       double *tau);
+
+/* A band matrix on the host: a lower band of order n and width b, column j at
+ * ab + j * ld elements (complex: pairs), its diagonal first: ab[r + j ld] = A(j + r, j),
+ * r = 0..2b (the b rows beyond the band hold the bulges of stage 2). With ld - 1 as leading
+ * dimension, ab is the matrix itself, A(i, j) = ab[i + j (ld - 1)] for 0 <= i - j <= 2b, so
+ * host routines work on its blocks as on a general matrix. */
+typedef struct {
+    int64_t n, b, ld;
+    double *ab;
+} lx_band;
+ozblas_status lx_band_alloc(const oz_lx *x, lx_band *B, int64_t n, int64_t b);
+void lx_band_free(lx_band *B);
+/* B := the band (width B->b) of the lower triangle of A, through the seam. */
+void lx_band_get(oz_lx *x, lx_band *B, const double *A, int64_t lda);
+
+/* The reflectors of a bulge chase, in the order they were made: sweep s = 0, 1, ...,
+ * sweeps - 1 makes reflectors k = 0, 1, ..., reflector (s, k) acting on rows
+ * s + off + k b onward, min(b, n - that) of them: H(s, k) = I - tau v v^H with v's first
+ * element 1 (stored). Sweep s's vectors are stored one after the other from
+ * v + lx_hous_pos(h, s) (n - off - s elements: chunk k at k b), its taus at
+ * tau + s kmax (elements; complex: pairs). Q = H(0, 0) H(0, 1) ... H(1, 0) ... */
+typedef struct {
+    int64_t n, b, off, sweeps, kmax;
+    double *v, *tau;
+} lx_hous;
+ozblas_status lx_hous_alloc(const oz_lx *x, lx_hous *h, int64_t n, int64_t b, int64_t off,
+                            int64_t sweeps);
+void lx_hous_free(lx_hous *h);
+int64_t lx_hous_pos(const lx_hous *h, int64_t s);
+
+/* Stage 2 (LAPACK's dsytrd_sb2st/zhetrd_hb2st, uplo 'L', sweep after sweep): the Hermitian
+ * band B := Q2^H B Q2 real symmetric tridiagonal, its diagonal in d (n), subdiagonal in e
+ * (n - 1); h (n, B->b, off 1, n - 1 sweeps): Q2's reflectors; work: b elements. */
+void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, double *work);
+
+/* Most sweeps of one block of lx_hous_apply. */
+enum { LX_HOUS_VB = 64 };
+/* C := Q C or Q^H C (side 'L', trans 'N' or 'C'/'T': C has h->n rows, ncols columns) or
+ * C Q, C Q^H (side 'R': ncols rows, h->n columns), Q = the product of h's reflectors: blocks
+ * of consecutive sweeps at one k, each larfb's products. q: lx_qr_alloc'd with rows >= h->n
+ * (side 'R': >= max(h->n, ncols)) and cols >= ncols; Vh: (h->b + LX_HOUS_VB) LX_HOUS_VB
+ * elements and taus: LX_HOUS_VB elements of host memory. */
+void lx_hous_apply(oz_lx *x, lx_qr_work *q, const lx_hous *h, char side, char trans,
+                   int64_t ncols, double *C, int64_t ldc, double *Vh, double *taus);
 
 #endif
