@@ -595,7 +595,9 @@ def _evr(a, compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw):
     if info < 0:
         raise ValueError(f"{prefix}evr: argument {-info} is not valid")
     all_ = rng.upper() == "A" or (rng.upper() == "I" and iu - il + 1 == n)
-    isuppz = sup[:2 * n if compute_v and all_ else 0].astype(np.int32)
+    # SciPy's shapes: dsyevr's isuppz only where LAPACK sets it, zheevr's always 2 max(1, n)
+    isuppz = sup[:2 * max(1, n) if dt == np.complex128 else 2 * n if compute_v and all_ else 0]
+    isuppz = isuppz.astype(np.int32)
     w = w[:n]
     out = (lambda v: v) if xp is np else xp.asarray  # noqa: E731
     return out(w), z, int(m[0]), out(isuppz), info
