@@ -60,7 +60,8 @@
 #define OZ_NAME_BLAS3(r, e, shape) OZ_SHIM_VARIANTS(OZ_NAME, r)
 static const char *const shim_names[] = {
     OZ_SHIM_ROUTINES(OZ_NAME_ROUTINE) OZ_SHIM_LAPACK_ROUTINES(OZ_NAME_LAPACK)
-        OZ_SHIM_QR_ROUTINES(OZ_NAME_LAPACK) OZ_SHIM_BLAS3_ROUTINES(OZ_NAME_BLAS3)};
+        OZ_SHIM_QR_ROUTINES(OZ_NAME_LAPACK) OZ_SHIM_BLAS3_ROUTINES(OZ_NAME_BLAS3)
+            OZ_SHIM_EIGEN_ROUTINES(OZ_NAME_LAPACK)};
 enum { N_NAMES = sizeof shim_names / sizeof shim_names[0] };
 
 typedef struct {

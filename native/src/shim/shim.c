@@ -56,7 +56,8 @@ static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 #define OZ_LAPACK_NAME(r, e, shape) #r,
 static const char *const routine_names[] = {
     OZ_SHIM_ROUTINES(OZ_ROUTINE_NAME) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_NAME)
-        OZ_SHIM_QR_ROUTINES(OZ_LAPACK_NAME) OZ_SHIM_BLAS3_ROUTINES(OZ_LAPACK_NAME)};
+        OZ_SHIM_QR_ROUTINES(OZ_LAPACK_NAME) OZ_SHIM_BLAS3_ROUTINES(OZ_LAPACK_NAME)
+            OZ_SHIM_EIGEN_ROUTINES(OZ_LAPACK_NAME)};
 
 #define OZ_REASON_TEXT(e, text) text,
 static const char *const native_reasons[] = {OZ_NATIVE_REASONS(OZ_REASON_TEXT)};

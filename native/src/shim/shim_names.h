@@ -85,6 +85,15 @@
     L(dormqr, d, ORMQR)        \
     L(zunmqr, z, ORMQR)
 
+/* The symmetric/Hermitian eigensolvers (shim_eigen.c), in the LAPACK forms above. */
+#define OZ_SHIM_EIGEN_ROUTINES(L) \
+    L(dsyevd, d, SYEVD)           \
+    L(zheevd, z, HEEVD)           \
+    L(dsyev, d, SYEV)             \
+    L(zheev, z, HEEV)             \
+    L(dsyevr, d, SYEVR)           \
+    L(zheevr, z, HEEVR)
+
 /* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
  * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */
 #define OZ_SHIM_BLAS3_ROUTINES(L) \
