@@ -10,7 +10,8 @@ LAPACK, every update an ozblas GEMM under the usual options (``method``, ``modul
 ``executor``... as in ``ozblas.matmul``; unset ones come from the OZBLAS_* environment).
 ``nb`` is the block size (None: OZBLAS_LAPACK_NB, else the size rule of the README).
 ``last_report()`` describes the last call of this thread: products issued, how many ran
-emulated, their flops and moduli, and where the matrices were (``device``).
+emulated, their flops and moduli (``moduli_histogram``: emulated products per count), and
+where the matrices were (``device``).
 
 CuPy arrays are accepted too by every routine here (all of a call's matrices on one device):
 the drivers then run on the device pointers, on the CUDA executor and CuPy's current stream,
@@ -52,6 +53,7 @@ def _report(r) -> dict:
         "moduli": (r.min_moduli, r.max_moduli) if r.max_moduli else None,
         "bound": r.max_bound if r.max_bound >= 0 else None, "seconds": r.seconds,
         "device": _DEVICE[r.device], "device_short": bool(r.device_short),
+        "moduli_histogram": {c: int(r.moduli_hist[c]) for c in range(64) if r.moduli_hist[c]},
     }
 
 
@@ -622,7 +624,7 @@ def heevr(a, compute_v=1, range="A", lower=0, vl=0.0, vu=1.0, il=1, iu=None, abs
 # --------------------------------------------------------------------------------------------
 # `ozblas explain getrf N` / `ozblas explain potrf N` / `ozblas explain sytrf N`
 # --------------------------------------------------------------------------------------------
-EXPLAINED = ("getrf", "potrf", "sytrf")
+EXPLAINED = ("getrf", "potrf", "sytrf", "syevd", "syevr")
 
 
 def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None = None) -> dict:
@@ -645,6 +647,8 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
     ex = 2 if p.has_device else 1
     nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
                                                             int(lib.ozblas_lapack_block_size(n, ex)))
+    if routine in ("syevd", "syevr"):
+        return _explain_eigen(routine, n, dtype, p, nb)
     whole = policy.choose(n, n, n, dtype, "host", p)
     half = 1.0 if routine == "getrf" else 0.5
     step = nb - 1 if routine == "sytrf" and nb > 1 else nb
@@ -674,23 +678,80 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
             "blocked_seconds": t_blocked}
 
 
+def _explain_eigen(routine, n, dtype, p, nb):
+    """explain() for syevd/syevr with eigenvectors (lapack_eigen.c): stage 1's products per
+    panel (the Hermitian product A22 V, m x b x m, and the her2k, m x m x b at half the
+    flops), the back-transformations' (stage 1's blocks as ormqr's, 2 (n - b - i) n nb flops
+    each pair; stage 2's groups of vb sweeps, 2 (b + vb) n vb each pair, one line for all),
+    the host's share (QR panels, the bulge chasing's 6 n^2 b; the tridiagonal solver, which
+    depends on the spectrum, is not counted)."""
+    from . import policy
+
+    z = dtype == "z"
+    f4 = 4 if z else 1
+    b = min(nb, 256)  # lapack_eigen.c band_width
+    vb = max(1, min(b // 4, 64))  # lapack_band.c group_sweeps
+    whole = policy.choose(n, n, n, dtype, "host", p)
+    updates, emulated, t_blocked, f_products = [], 0, 0.0, 0.0
+
+    def add(label, m_, n_, k_, times=1, half=False):
+        nonlocal emulated, t_blocked, f_products
+        c = policy.choose(m_, n_, k_, dtype, "host", p)
+        share = 0.5 if half else 1.0
+        updates.append({"m": m_, "k": k_, "shape": label, "choice": c["name"],
+                        "method": c["method"], "seconds": share * times * c["seconds"]})
+        emulated += times * (c["method"] != "native")
+        t_blocked += share * times * c["seconds"]
+        f_products += share * times * (8 if z else 2) * m_ * n_ * k_
+
+    for j in range(0, max(n - b, 0), b):
+        m = n - j - b
+        add(f"stage 1 A22 V {m} x {min(m, b)} x {m}", m, min(m, b), m)
+        add(f"stage 1 her2k {m} x {m} x {2 * min(m, b)}", m, m, 2 * min(m, b), half=True)
+    for i in range(0, max(n - b, 0), nb):
+        r = n - b - i
+        add(f"Q1 block {nb} x {n} x {r} (x2)", nb, n, r, times=2)
+    groups = sum(max(0, -(-(n - s0 - 1) // b)) for s0 in range(0, n - 1, vb))
+    if groups:
+        add(f"Q2 groups {vb} x {n} x {b + vb - 1} (x{2 * groups})", vb, n, b + vb - 1,
+            times=2 * groups)
+    rate = p.host_zgemm if z else p.host_dgemm
+    host = f4 * (n * n * b + 6.0 * n * n * b)  # QR panels, bulge chasing
+    flops = f4 * (4 / 3 + 2) * n**3
+    t_blocked += host / rate
+    routed = whole["method"] != "native" and n > nb
+    return {"routine": ("zhe" if z else "dsy") + routine[2:], "n": n, "nb": nb, "band": b,
+            "profile": p.name, "route": "two-stage driver" if routed else "host LAPACK",
+            "why": (f"method auto's choice for a {n} x {n} x {n} product is {whole['name']}"
+                    + ("" if n > nb else f"; n <= nb = {nb}: one block")),
+            "updates": updates, "emulated_updates": emulated, "flops": flops,
+            "update_share": f_products / (f_products + host), "native_seconds": flops / rate,
+            "blocked_seconds": t_blocked, "host_flops": host}
+
+
 def format_explain(d: dict) -> str:
     lines = [f"{d['routine']} n={d['n']}, host operands; profile {d['profile']}; block size nb={d['nb']}",
              f"route: {d['route']} ({d['why']})",
-             f"trailing updates: {len(d['updates'])}, of which method auto emulates "
-             f"{d['emulated_updates']}; they are {100 * d['update_share']:.0f}% of the "
-             f"{d['flops'] / 1e9:.3g} GFLOP",
+             (f"products: {len(d['updates'])} kinds, {d['emulated_updates']} of them emulated by "
+              f"method auto; {100 * d['update_share']:.0f}% of the driver's flops (band {d['band']}, "
+              f"host {d['host_flops'] / 1e9:.3g} GFLOP: panels and bulge chasing; LAPACK's count "
+              f"{d['flops'] / 1e9:.3g} GFLOP)" if "band" in d else
+              f"trailing updates: {len(d['updates'])}, of which method auto emulates "
+              f"{d['emulated_updates']}; they are {100 * d['update_share']:.0f}% of the "
+              f"{d['flops'] / 1e9:.3g} GFLOP"),
              f"predicted: host LAPACK {d['native_seconds'] * 1e3:.3g} ms (at the host DGEMM rate), "
              f"blocked driver {d['blocked_seconds'] * 1e3:.3g} ms"]
     for u in d["updates"][:3] + (["..."] if len(d["updates"]) > 4 else []) + d["updates"][-1:][
             : 1 if len(d["updates"]) > 3 else 0]:
         lines.append("  ..." if u == "..." else
-                     f"  update {u['m']} x {u['m']} x {u['k']}: {u['choice']} ({u['seconds'] * 1e3:.3g} ms)")
+                     f"  {u.get('shape') or 'update %d x %d x %d' % (u['m'], u['m'], u['k'])}: "
+                     f"{u['choice']} ({u['seconds'] * 1e3:.3g} ms)")
     return "\n".join(lines)
 
 
 def main_explain(argv) -> int:
-    """`ozblas explain getrf|potrf|sytrf N [--dtype d|z] [--profile NAME] [--nb NB] [--json]`."""
+    """`ozblas explain getrf|potrf|sytrf|syevd|syevr N [--dtype d|z] [--profile NAME] [--nb NB]
+    [--json]`."""
     import argparse
     import json
 

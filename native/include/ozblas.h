@@ -99,6 +99,20 @@ typedef enum {
                                    ozaki2 with automatic moduli, host operands */
 } ozblas_accuracy;
 
+/* Automatic precision's target (ozblas_options.target): what "the fewest moduli (slices)
+ * meeting the target" means. Not read from the environment: user-level products keep the
+ * entrywise target; the LAPACK layer's Householder products (QR, ormqr, the eigensolvers'
+ * reductions and back-transformations) set normwise for their own calls. */
+typedef enum {
+    OZBLAS_TARGET_ENTRYWISE = 0, /* |C^ - C|_ij <= u (|A||B|)_ij before the final rounding
+                                    (DGEMM-level, below) */
+    OZBLAS_TARGET_NORMWISE = 1   /* |C^ - C|_ij <= u ||a_i||_2 ||b_j||_2 (row i of op(A),
+                                    column j of op(B)), so that ||C^(:,j) - C(:,j)||_2 <=
+                                    u ||op(A)||_F ||op(B)(:,j)||_2 (numerics/ozaki2.h "the
+                                    normwise target": what a Householder application's
+                                    backward error needs) */
+} ozblas_target;
+
 /* The phases of an emulated call: indices of ozblas_report.phase_seconds. An executor that
  * fuses phases into one kernel reports its time under the first phase it covers and zero
  * for the others (calibration fits the sum). */
@@ -135,6 +149,7 @@ typedef struct {
                          for device d (UINT64_MAX: every usable device), device = the first;
                          each call is spread over them as tiles of C (README "Several GPUs");
                          0: device alone */
+    int target;     /* an ozblas_target: automatic precision's (0, entrywise, by default) */
 } ozblas_options;
 
 /* What a call actually did. */
@@ -154,6 +169,7 @@ typedef struct {
     int min_bits_b;
     double seconds;  /* wall time of the call */
     double bound;    /* automatic precision: bound of max_ij |C^ - op(A)op(B)|_ij / (|op(A)||op(B)|)_ij
+                        (target normwise: over ||a_i||_2 ||b_j||_2, row and column norms)
                         before alpha and beta are applied (the count's, or the maximum count's
                         after an ACCURACY fallback); -1 when not computed (a fixed count, or
                         any other fallback) */
@@ -403,6 +419,9 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * ipiv, tau, info and alpha are host memory. OZBLAS_ERR_DEVICE: a device
  * copy failed (uploaded host matrices are then unchanged; the caller's device matrices are
  * not). Complex: interleaved (re, im) doubles, alpha two doubles.
+ * The Householder products (QR, ormqr, the eigensolvers' reductions and back-transformations)
+ * take automatic precision's normwise target (ozblas_target) whatever opt->target says; the
+ * other drivers' products the caller's (entrywise by default).
  * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
  * and 1024 on the CUDA executor (README "LAPACK layer"); a size at most nb is one call of
  * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
@@ -429,6 +448,8 @@ typedef struct {
     int device_short;       /* 1: host operands on the CUDA executor whose device copies did
                                not fit (README "LAPACK layer on the GPU"): the host blocked
                                path ran instead, each product staged by the executor */
+    int moduli_hist[64];    /* emulated products by count: moduli_hist[c] took c moduli (or
+                               slices) */
 } ozblas_lapack_report;
 
 ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,

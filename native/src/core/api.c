@@ -203,7 +203,8 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         opt.executor < OZBLAS_EXECUTOR_AUTO || opt.executor > OZBLAS_EXECUTOR_CUDA ||
         opt.threads < 0 || opt.threads > OZ_MAX_THREADS || opt.device < 0 ||
         opt.device > OZ_MAX_DEVICE || opt.accuracy < OZBLAS_ACCURACY_DGEMM ||
-        opt.accuracy > OZBLAS_ACCURACY_CORRECT)
+        opt.accuracy > OZBLAS_ACCURACY_CORRECT || opt.target < OZBLAS_TARGET_ENTRYWISE ||
+        opt.target > OZBLAS_TARGET_NORMWISE)
         return OZBLAS_ERR_INVALID_ARGUMENT;
     if (ozblas_options_conflict(&opt, NULL, 0) != OZBLAS_OK)
         return OZBLAS_ERR_INVALID_ARGUMENT;

@@ -459,6 +459,7 @@ static ozblas_status ev_body(ozblas_context *ctx, int cplx, ev_args a, int64_t n
     ozblas_status st = lx_begin(&x, ctx, cplx, n, nb, 0, opt, &rep,
                                 oz_ev_flops(a.kind, cplx, a.jobz, n, cols), ops, nops,
                                 max64(n, 1));
+    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (ozaki2.h) */
     if (st == OZBLAS_OK && !ev_ready(cplx))
         st = OZBLAS_ERR_NO_HOST_BLAS;
     if (st == OZBLAS_OK && n > 0) {

@@ -321,6 +321,7 @@ double oz_qr_flops(int op, int cplx, char side, int64_t m, int64_t n, int64_t k)
 #define QR_WORK(rows, cols, right)                                                        \
     lx_qr_work q;                                                                            \
     memset(&q, 0, sizeof q);                                                              \
+    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (ozaki2.h) */            \
     ozblas_status st1 = !lx_qr_ready(cplx) ? OZBLAS_ERR_NO_HOST_BLAS                          \
                                        : lx_qr_alloc(&x, &q, rows, cols, right);             \
     if (st1 != OZBLAS_OK) {                                                               \
