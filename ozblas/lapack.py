@@ -54,6 +54,7 @@ def _report(r) -> dict:
         "bound": r.max_bound if r.max_bound >= 0 else None, "seconds": r.seconds,
         "device": _DEVICE[r.device], "device_short": bool(r.device_short),
         "moduli_histogram": {c: int(r.moduli_hist[c]) for c in range(64) if r.moduli_hist[c]},
+        "host_flops": r.host_flops,
     }
 
 
@@ -690,7 +691,7 @@ def _explain_eigen(routine, n, dtype, p, nb):
     z = dtype == "z"
     f4 = 4 if z else 1
     b = min(nb, 256)  # lapack_eigen.c band_width
-    vb = max(1, min(b // 4, 64))  # lapack_band.c group_sweeps
+    vb = max(1, min(b // 2, 128))  # lapack_band.c group_sweeps
     whole = policy.choose(n, n, n, dtype, "host", p)
     updates, emulated, t_blocked, f_products = [], 0, 0.0, 0.0
 

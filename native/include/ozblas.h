@@ -450,6 +450,11 @@ typedef struct {
                                path ran instead, each product staged by the executor */
     int moduli_hist[64];    /* emulated products by count: moduli_hist[c] took c moduli (or
                                slices) */
+    double host_flops;      /* flops of the host LAPACK routines on panels and blocks
+                               (getrf, potrf, trtri, lauum, trsm/trmm blocks, geqrf, orgqr,
+                               larft; LAPACK's counts) and of the eigensolvers' bulge chasing;
+                               not sytrf's panel, not the tridiagonal solver (its flops depend
+                               on the spectrum) */
 } ozblas_lapack_report;
 
 ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,

@@ -130,6 +130,7 @@ void lx_qr_block(oz_lx *x, lx_qr_work *q, const double *Vh, int64_t ldv, int64_t
     /* larft writes the upper triangle; the zeros below let a GEMM read T whole */
     memset(q->T, 0, sizeof(double) * (size_t)(w * ib * ib));
     real_larft(x, r, ib, Vh, ldv, tau, q->T);
+    lx_host_flops(x, (double)r * (double)ib * (double)ib);
     lx_store(x, q->V, r, q->dV, r, r, ib);
     lx_store(x, q->T, ib, q->dT, ib, ib, ib);
 }
@@ -163,6 +164,7 @@ void lx_qr_host(oz_lx *x, lx_qr_work *q, int r, int64_t m, int64_t n, int64_t k,
     if (x->failed)
         return;
     real_qr(x, r, m, n, k, *H, *ldh, tau, q->rw, q->lrw, info);
+    lx_host_flops(x, oz_qr_flops(r == LX_QR_GEQRF ? OZ_QR_GEQRF : OZ_QR_ORGQR, 0, 0, m, n, k));
     lx_store(x, *H, *ldh, A, lda, m, n);
 }
 

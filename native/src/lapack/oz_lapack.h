@@ -72,6 +72,8 @@ void lx_blk_potrf(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_
 void lx_blk_lauum(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
 void lx_blk_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda,
                   int64_t *info);
+/* The report's host_flops += f (4 f for complex): a host routine's count. */
+void lx_host_flops(const oz_lx *x, double f);
 /* trsm (mult 0) or trmm (mult 1) with op(A) of order at most nb */
 void lx_blk_tr3(oz_lx *x, int mult, char side, char uplo, char ta, char diag, int64_t m,
                 int64_t n, const double *alpha, const double *A, int64_t lda, double *B,
@@ -299,7 +301,7 @@ int64_t lx_hous_pos(const lx_hous *h, int64_t s);
 void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, double *work);
 
 /* Most sweeps of one block of lx_hous_apply. */
-enum { LX_HOUS_VB = 64 };
+enum { LX_HOUS_VB = 128 };
 /* C := Q C or Q^H C (side 'L', trans 'N' or 'C'/'T': C has h->n rows, ncols columns) or
  * C Q, C Q^H (side 'R': ncols rows, h->n columns), Q = the product of h's reflectors: blocks
  * of consecutive sweeps at one k, each larfb's products. q: lx_qr_alloc'd with rows >= h->n
