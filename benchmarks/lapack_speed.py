@@ -1,7 +1,10 @@
 """The LAPACK layer on the CPU executor: host LAPACK against ozblas's blocked drivers.
 
 getrf, potrf (upper), getrs and trsm (left, lower, no transpose) with n/2 right-hand sides,
-sytrf (lower, symmetric indefinite) d and z, and geqrf (square, d only), one thread (the host
+sytrf (lower, symmetric indefinite) d and z, geqrf (square, d only), and the eigensolvers
+syevd and syevr (z: heevd, heevr; all eigenvalues and eigenvectors, upper triangle; their
+nominal count is sytrd's 4/3 n^3 and ormtr's 2 n^3, the driver's own, products and host
+routines, is product_flops + host_flops, the tridiagonal solver excluded), one thread (the host
 LAPACK limited by threadpoolctl, the CPU executor by threads=1). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
@@ -58,6 +61,14 @@ def _cases(dt, a, s, b):
     y = np.asfortranarray(a + a.T - 2 * a.shape[0] ** 0.5 * np.eye(a.shape[0]))
     ly = int(nat("sytrf_lwork")(y.shape[0], lower=1)[0].real)  # optimal, as for geqrf below
     cases["sytrf"] = (lambda: nat("sytrf")(y, lower=1, lwork=ly), lambda kw: L.sytrf(y, lower=1, **kw))
+    # the eigensolvers with eigenvectors, native with LAPACK's optimal workspace (syevr's
+    # default lwork 26n is below it: the unblocked sytrd)
+    h = np.asfortranarray((a + a.conj().T) / 2)
+    he = "he" if dt == "z" else "sy"
+    q = getattr(sla, dt + he + "evr_lwork")(a.shape[0])
+    evr = {"lwork": int(q[0].real)} if dt == "d" else {"lwork": int(q[0].real), "lrwork": int(q[1])}
+    cases["syevd"] = (lambda: getattr(sla, dt + he + "evd")(h), lambda kw: L.syevd(h, **kw))
+    cases["syevr"] = (lambda: getattr(sla, dt + he + "evr")(h, **evr), lambda kw: L.syevr(h, **kw))
     if dt == "d":
         # native with LAPACK's optimal workspace (SciPy's default lwork = 3n is the unblocked code)
         lw = int(nat("geqrf")(a, lwork=-1)[2][0])
@@ -67,7 +78,8 @@ def _cases(dt, a, s, b):
 
 def _flops(routine, dt, n, nrhs):
     f = {"getrf": 2 / 3 * n**3, "potrf": n**3 / 3, "getrs": 2 * n * n * nrhs, "trsm": n * n * nrhs,
-         "geqrf": 4 / 3 * n**3, "sytrf": n**3 / 3}
+         "geqrf": 4 / 3 * n**3, "sytrf": n**3 / 3,
+         "syevd": (4 / 3 + 2) * n**3, "syevr": (4 / 3 + 2) * n**3}  # sytrd + ormtr
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -78,7 +90,8 @@ def main(argv=None):
     p.add_argument("--zsizes", type=int, nargs="*", default=[512, 1024])
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--routines", nargs="+", default=None,
-                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf"], help="default: all")
+                   choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf", "syevd", "syevr"],
+                   help="default: all")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     from threadpoolctl import threadpool_limits
@@ -93,7 +106,8 @@ def main(argv=None):
                     if args.routines and routine not in args.routines:
                         continue
                     flops = _flops(routine, dt, n, b.shape[1])
-                    row = {"routine": dt + routine, "n": n, "nrhs": b.shape[1], "flops": flops}
+                    name = dt + ("he" + routine[2:] if dt == "z" and routine.startswith("syev") else routine)
+                    row = {"routine": name, "n": n, "nrhs": b.shape[1], "flops": flops}
                     t = time.perf_counter()
                     native()
                     row["native_s"] = time.perf_counter() - t
@@ -109,16 +123,32 @@ def main(argv=None):
                             row["products"] = rep["products"]
                             row["emulated_products"] = rep["emulated"]
                             row["moduli"] = rep["moduli"]
+                            row["moduli_histogram"] = rep["moduli_histogram"]
+                            # the driver's own flops: its products and its host routines'
+                            # (panels, blocks; eigensolvers: the bulge chasing, not the
+                            # tridiagonal solver), against LAPACK's nominal count
+                            row["product_flops"] = rep["product_flops"]
+                            row["host_flops"] = rep["host_flops"]
+                            row["driver_flops"] = rep["product_flops"] + rep["host_flops"]
+                            row["emulated_share_of_driver"] = (rep["emulated_flops"] / row["driver_flops"]
+                                                               if row["driver_flops"] else 0.0)
                     results.append(row)
-                    print(f"{dt}{routine} n={n}: native {row['native_s']:.3f} s, blocked-native "
+                    print(f"{name} n={n}: native {row['native_s']:.3f} s, blocked-native "
                           f"{row['blocked-native_s']:.3f} s, blocked-ozaki2 {row['blocked-ozaki2_s']:.3f} s, "
-                          f"emulated {100 * row['emulated_share']:.1f}%", flush=True)
+                          f"emulated {100 * row['emulated_share']:.1f}% of nominal, "
+                          f"{100 * row['emulated_share_of_driver']:.1f}% of the driver's "
+                          f"{row['driver_flops'] / 1e9:.3g} GFLOP, moduli {row['moduli_histogram']}",
+                          flush=True)
     rows = [[r["routine"], r["n"], f"{r['native_s']:.3f}", f"{r['blocked-native_s']:.3f}",
              f"{r['blocked-ozaki2_s']:.3f}", f"{r['flops'] / r['native_s'] * 1e-9:.2f}",
              f"{r['flops'] / r['blocked-ozaki2_s'] * 1e-9:.2f}", f"{100 * r['emulated_share']:.1f}%",
+             (f"{100 * r['emulated_share_of_driver']:.1f}%" if "emulated_share_of_driver" in r else "-"),
+             (f"{r['driver_flops'] / r['flops']:.2f}" if "driver_flops" in r else "-"),
+             f"{r['moduli'][0]}-{r['moduli'][1]}" if r.get("moduli") else "-",
              r["blocked-ozaki2_nb"]] for r in results]
     print(table(["routine", "n", "native s", "blocked-native s", "blocked-ozaki2 s", "native GFLOPS",
-                 "ozaki2 GFLOPS", "emulated", "nb"], rows))
+                 "ozaki2 GFLOPS", "emulated (nominal)", "emulated (driver)", "driver/nominal flops",
+                 "moduli", "nb"], rows))
     if args.routines:  # the other routines' rows of an earlier run stay
         old = (args.out or RESULTS) / "lapack_speed.json"
         new = {(r["routine"], r["n"]) for r in results}
