@@ -33,7 +33,8 @@ from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
            "trtrs", "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
-           "syevd", "heevd", "syev", "heev", "syevr", "heevr", "last_report"]
+           "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sytrd", "hetrd", "ormtr", "unmtr",
+           "orgtr", "ungtr", "last_report"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -620,6 +621,87 @@ def heevr(a, compute_v=1, range="A", lower=0, vl=0.0, vu=1.0, il=1, iu=None, abs
           overwrite_a=False, **kw):
     """The Hermitian syevr, as scipy.linalg.lapack.zheevr."""
     return _evr(_as_complex(a), compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw)
+
+
+def _sytrd(a, lower, overwrite_a, kw):
+    dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
+    n = f.shape[0]
+    d, e = np.zeros(max(1, n)), np.zeros(max(1, n))
+    tau = np.zeros(max(1, n), dtype=dt)
+    name = "zhetrd" if dt == np.complex128 else "dsytrd"
+    info = _call(getattr(lib, "ozblas_" + name), b"L" if lower else b"U", n, _ptr(f), _ld(f),
+                 ffi.cast("double *", d.ctypes.data), ffi.cast("double *", e.ctypes.data),
+                 ffi.cast("double *", tau.ctypes.data), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    out = (lambda v: v) if xp is np else xp.asarray  # noqa: E731
+    return f, out(d[:n]), out(e[:max(0, n - 1)]), out(tau[:max(0, n - 1)]), info
+
+
+def sytrd(a, lower=0, overwrite_a=False, **kw):
+    """Reduction of a symmetric (complex: Hermitian) matrix to tridiagonal form in LAPACK's
+    one-stage format: ``(c, d, e, tau, info)`` as scipy.linalg.lapack.dsytrd/zhetrd (panels by
+    the host latrd, the trailing updates by syr2k/her2k as products)."""
+    return _sytrd(a, lower, overwrite_a, kw)
+
+
+def hetrd(a, lower=0, overwrite_a=False, **kw):
+    """The Hermitian sytrd, as scipy.linalg.lapack.zhetrd."""
+    return _sytrd(_as_complex(a), lower, overwrite_a, kw)
+
+
+def _ormtr(side, trans, a, tau, c, lower, overwrite_c, kw):
+    dt, xp, opts = _start(kw, a, c)
+    dt = np.complex128 if _is_complex(tau) else dt
+    f = _fortran(a, dt, xp=xp)
+    x = _fortran(c, dt, overwrite_c, "c", xp)
+    t = _host_vector(tau, dt)
+    m, n = x.shape
+    name = "zunmtr" if dt == np.complex128 else "dormtr"
+    info = _call(getattr(lib, "ozblas_" + name), str(side).encode(), b"L" if lower else b"U",
+                 str(trans).encode(), m, n, _ptr(f), _ld(f), _ptr(t) if t.size else ffi.NULL,
+                 _ptr(x), _ld(x), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    return x, info
+
+
+def ormtr(side, trans, a, tau, c, lower=0, overwrite_c=False, **kw):
+    """op(Q) c (side "L") or c op(Q) ("R"), Q from sytrd's reflectors (a, tau; lower: its
+    uplo), trans "N" or "T" ("C" complex): ``(cq, info)`` (LAPACK's dormtr/zunmtr; uplo "L" as
+    ormqr's products, "U" one host call)."""
+    cplx = any(_is_complex(v) for v in (a, tau, c))
+    return _ormtr(side, trans, _as_complex(a) if cplx else a, tau, c, lower, overwrite_c, kw)
+
+
+def unmtr(side, trans, a, tau, c, lower=0, overwrite_c=False, **kw):
+    """The complex ormtr (LAPACK's zunmtr)."""
+    return _ormtr(side, trans, _as_complex(a), tau, c, lower, overwrite_c, kw)
+
+
+def _orgtr(a, tau, lower, overwrite_a, kw):
+    dt, xp, opts = _start(kw, a)
+    dt = np.complex128 if _is_complex(tau) else dt
+    q = _fortran(a, dt, overwrite_a, xp=xp)
+    _square(q)
+    t = _host_vector(tau, dt)
+    name = "zungtr" if dt == np.complex128 else "dorgtr"
+    info = _call(getattr(lib, "ozblas_" + name), b"L" if lower else b"U", q.shape[0], _ptr(q),
+                 _ld(q), _ptr(t) if t.size else ffi.NULL, opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    return q, info
+
+
+def orgtr(a, tau, lower=0, overwrite_a=False, **kw):
+    """Q from sytrd's reflectors (a, tau; lower: its uplo): ``(q, info)`` (LAPACK's
+    dorgtr/zungtr; uplo "L" as orgqr's products, "U" one host call)."""
+    return _orgtr(a, tau, lower, overwrite_a, kw)
+
+
+def ungtr(a, tau, lower=0, overwrite_a=False, **kw):
+    """The complex orgtr (LAPACK's zungtr)."""
+    return _orgtr(_as_complex(a), tau, lower, overwrite_a, kw)
 
 
 # --------------------------------------------------------------------------------------------

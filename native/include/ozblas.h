@@ -701,6 +701,33 @@ ozblas_status ozblas_zheevr(ozblas_context *ctx, char jobz, char range, char upl
                             int64_t iu, double abstol, int64_t *m, double *w, double *Z,
                             int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report);
+/* LAPACK's one-stage tridiagonal format (dsytrd/zhetrd, dormtr/zunmtr, dorgtr/zungtr): sytrd
+ * as LAPACK's blocked dsytrd (each panel by the host latrd, whose symv is Level 2, the trailing
+ * update by syr2k/her2k as products, the last block by the host sytd2/hetd2); d, e: real,
+ * host memory; tau: n - 1 scalars, host. ormtr (C := op(Q) C or C op(Q), trans 'N' or 'T' (d),
+ * 'C' (z)) and orgtr (Q itself into A) with uplo 'L' as ormqr and orgqr on the reflectors
+ * below the subdiagonal (products); uplo 'U' (QL-form reflectors) and an order at most nb are
+ * one call of the host routine. */
+ozblas_status ozblas_dsytrd(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            double *d, double *e, double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zhetrd(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            double *d, double *e, double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dormtr(ozblas_context *ctx, char side, char uplo, char trans, int64_t m,
+                            int64_t n, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zunmtr(ozblas_context *ctx, char side, char uplo, char trans, int64_t m,
+                            int64_t n, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dorgtr(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zungtr(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
 /* The block size nb = 0 chooses for a factorization of size n on an executor
  * (OZBLAS_LAPACK_NB when set and valid). */
 int64_t ozblas_lapack_block_size(int64_t n, int executor);

@@ -1,6 +1,6 @@
 """Symmetric and Hermitian eigensolvers by the two-stage reduction
 (native/src/lapack/lapack_eigen.c, lapack_band.c through ozblas.lapack): syevd/heevd,
-syev/heev, syevr/heevr.
+syev/heev, syevr/heevr; and LAPACK's one-stage format: sytrd/hetrd, ormtr, orgtr.
 
 Emulation forced (Ozaki II), small blocks (NB) so that the orders cross block boundaries
 (n <= NB is one call of the host driver; above it, stage 1 has panels). Each result is held
@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import exact_matmul
 
 NB = 8
 EMU = dict(method="ozaki2", nb=NB)
@@ -241,3 +242,56 @@ def test_residual_and_orthogonality_property(n, e, dt, seed, lower):
     assert info == 0
     err = _errors(a, w, v, None)
     assert err["residual"] < 10 and err["orthogonality"] < 10, err
+
+
+# ---- LAPACK's one-stage format: sytrd/hetrd, ormtr/unmtr, orgtr/ungtr ------------------------
+HOST = 10**6  # a block size beyond every order: one call of the host routine (native)
+
+
+def _tridiag_errors(a, c, d, e, tau, lower, nb):
+    """||A - Q T Q^H|| / (||A|| n u) and ||Q^H Q - I|| / (n u), Q by orgtr at block size nb."""
+    n = a.shape[0]
+    q, info = L.orgtr(c, tau, lower=lower, method="ozaki2", nb=nb)
+    assert info == 0
+    t = np.diag(d) + np.diag(e, -1) + np.diag(e, 1)
+    return {"residual": np.linalg.norm(a - q @ t @ q.conj().T) / (np.linalg.norm(a) * n * U),
+            "orthogonality": np.linalg.norm(q.conj().T @ q - np.eye(n)) / (n * U)}
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n", [NB, NB + 1, 3 * NB + 5])
+@pytest.mark.parametrize("lower", [0, 1])
+def test_sytrd_orgtr(dt, n, lower):
+    a, _ = _matrix("random", n, dt)
+    c, d, e, tau, info = L.sytrd(a, lower=lower, **EMU)
+    if n > NB:
+        assert L.last_report()["emulated"] > 0
+    nc, nd, ne, ntau, ninfo = getattr(la, "zhetrd" if dt == np.complex128 else "dsytrd")(a, lower=lower)
+    assert info == ninfo == 0 and c.shape == nc.shape and d.shape == nd.shape
+    assert e.shape == ne.shape and tau.shape == ntau.shape and tau.dtype == ntau.dtype
+    # ours through orgtr (products for uplo L) against native's through the host orgtr
+    _within(_tridiag_errors(a, c, d, e, tau, lower, NB),
+            _tridiag_errors(a, nc, nd, ne, ntau, lower, HOST), f"sytrd n={n}")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("side", ["L", "R"])
+@pytest.mark.parametrize("trans", ["N", "T"])
+@pytest.mark.parametrize("lower", [0, 1])
+def test_ormtr(dt, side, trans, lower):
+    n = 3 * NB + 5
+    if dt == np.complex128 and trans == "T":
+        trans = "C"
+    a, _ = _matrix("random", n, dt)
+    c, _, _, tau, _ = getattr(la, "zhetrd" if dt == np.complex128 else "dsytrd")(a, lower=lower)
+    q, _ = L.orgtr(c, tau, lower=lower, nb=HOST)
+    opq = q if trans == "N" else q.conj().T
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((n, 5) if side == "L" else (5, n)).astype(dt)
+    want = exact_matmul(opq, x) if side == "L" else exact_matmul(x, opq)
+    got, info = L.ormtr(side, trans, c, tau, x, lower=lower, **EMU)
+    rep = L.last_report()
+    assert info == 0 and (rep["emulated"] > 0 if lower else rep["products"] == 0)  # U: host
+    nat, _ = L.ormtr(side, trans, c, tau, x, lower=lower, nb=HOST)
+    err = lambda y: np.linalg.norm(y - want) / (np.linalg.norm(x) * n * U)  # noqa: E731
+    _within({"ormtr": err(got)}, {"ormtr": err(nat)}, f"ormtr {side}{trans} lower={lower}")

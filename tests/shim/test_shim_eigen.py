@@ -35,6 +35,10 @@ def calls():
         res[dt + "sl_index_w"], res[dt + "sl_index_v"] = w, v
         w, v = sl.eigh(a, subset_by_value=[-2.0, 3.0])
         res[dt + "sl_value_w"], res[dt + "sl_value_v"] = w, v
+        trd = getattr(sl.lapack, "zhetrd" if dt == "z" else "dsytrd")
+        for lower in (0, 1):
+            c, d, e, tau, _ = trd(a, lower=lower)
+            res[dt + "trd%d" % lower] = np.concatenate([d, e])
         nan = a.copy()
         nan[3, 4] = nan[4, 3] = np.nan
         try:
@@ -77,10 +81,15 @@ def _check(d, res, out):
             for e, ne, what in zip(_errs(a, w, v), _errs(a, nw, nv), ("residual", "orthogonality")):
                 _within(e, ne, f"{dt} {name} {what}")
             _within(np.max(np.abs(w - nw)) / na, 1e-15, f"{dt} {name} eigenvalues")
+        for lower in (0, 1):  # the tridiagonal's eigenvalues are A's
+            td, te = np.split(res[dt + "trd%d" % lower], [N])
+            t = np.diag(td) + np.diag(te, 1) + np.diag(te, -1)
+            _within(np.max(np.abs(np.linalg.eigvalsh(t) - np.linalg.eigvalsh(a))) / na, 1e-15,
+                    f"{dt} sytrd lower={lower}")
         for name in ("np_eigvalsh", "sl_eigvalsh"):
             _within(np.max(np.abs(res[dt + name] - np.linalg.eigvalsh(a))) / na, 1e-15, name)
     st = out["stats"]
-    for r in ("dsyevd", "zheevd", "dsyevr", "zheevr", "dsyev", "zheev"):
+    for r in ("dsyevd", "zheevd", "dsyevr", "zheevr", "dsyev", "zheev", "dsytrd", "zhetrd"):
         assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) > 0, (r, st.get(r))
     # SciPy's own workspace queries and the non-finite input go to the real routine
     for r in ("dsyevr", "zheevr", "dsyevd", "zheevd"):
@@ -130,3 +139,48 @@ def test_argument_errors_reach_the_real_xerbla(tmp_path):
     assert "DSYEVD" in (p.stdout + p.stderr).upper()
     trace = (tmp_path / "trace.log").read_text()
     assert trace.count('reason="argument error"') == 2 and "routine=dsyevd" in trace
+
+
+def test_ormtr_orgtr_through_the_shim(tmp_path):
+    """dormtr and dorgtr called by name (SciPy wraps neither): uplo L routed, with the real
+    routine's result within 4x its error; uplo U (QL-form reflectors) passed to the real
+    routine with its reason."""
+    body = """
+    import ctypes, json
+    import numpy as np, scipy.linalg.lapack as la
+    import ozblas.shim as s
+    lib = ctypes.CDLL(s.library_path())
+    i, n = ctypes.c_int32, 53
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((n, n)); a = a + a.T
+    x = rng.standard_normal((n, 4))
+    P = lambda v: v.ctypes.data_as(ctypes.POINTER(ctypes.c_double))  # noqa: E731
+    one = ctypes.c_size_t(1)
+    out = {}
+    for uplo in (b"L", b"U"):
+        c, d, e, tau, _ = la.dsytrd(a, lower=uplo == b"L")
+        c, tau = np.asfortranarray(c), np.ascontiguousarray(tau)
+        q = c.copy(order="F")
+        work = np.zeros(64 * n)
+        nn, lw, info = i(n), i(64 * n), i(0)
+        lib.scipy_dorgtr_(uplo, ctypes.byref(nn), P(q), ctypes.byref(nn), P(tau), P(work),
+                          ctypes.byref(lw), ctypes.byref(info), one)
+        y = np.asfortranarray(x.copy())
+        m4, c4 = i(n), i(4)
+        lib.scipy_dormtr_(b"L", uplo, b"N", ctypes.byref(m4), ctypes.byref(c4), P(c),
+                          ctypes.byref(nn), P(tau), P(y), ctypes.byref(nn), P(work),
+                          ctypes.byref(lw), ctypes.byref(info), one, one, one)
+        t = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+        out[uplo.decode()] = [float(np.linalg.norm(a - q @ t @ q.T) / np.linalg.norm(a)),
+                              float(np.linalg.norm(q.T @ q - np.eye(n))),
+                              float(np.linalg.norm(y - q @ x) / np.linalg.norm(x))]
+    print(json.dumps(out), flush=True)
+    """
+    p = run_preloaded(tmp_path, body)
+    out = __import__("json").loads(p.stdout.strip().splitlines()[-1])
+    for uplo, (res, orth, apply) in out.items():
+        assert res < 1e-13 and orth < 1e-13 and apply < 1e-13, (uplo, res, orth, apply)
+    trace = (tmp_path / "trace.log").read_text()
+    routed = [x for x in trace.splitlines() if "route=ozblas" in x]
+    assert any("routine=dorgtr" in x for x in routed) and any("routine=dormtr" in x for x in routed)
+    assert trace.count('reason="uplo U: QL-form reflectors, not routed"') == 2

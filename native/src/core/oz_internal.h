@@ -195,6 +195,13 @@ OZ_SHIM_API int64_t oz_ev_check(int kind, char jobz, char range, char uplo, int6
                                 int64_t lda, double vl, double vu, int64_t il, int64_t iu,
                                 int64_t ldz);
 OZ_SHIM_API double oz_ev_flops(int kind, int cplx, char jobz, int64_t n, int64_t m);
+/* lapack/lapack_eigen.c: the same for sytrd/hetrd, ormtr/unmtr, orgtr/ungtr (netlib's
+ * order; ormtr: side, uplo, trans, m, n, lda, ldc) and their nominal flops (sytrd 4/3 n^3,
+ * orgtr 4/3 n^3, ormtr 2 m^2 n or 2 n^2 m). */
+enum { OZ_TR_SYTRD, OZ_TR_ORMTR, OZ_TR_ORGTR };
+OZ_SHIM_API int64_t oz_tr_check(int op, int cplx, char side, char uplo, char trans, int64_t m,
+                                int64_t n, int64_t lda, int64_t ldc);
+OZ_SHIM_API double oz_tr_flops(int op, int cplx, char side, int64_t m, int64_t n);
 /* lapack/lapack_api.c: the one SYRK/HERK code (lapack_drivers.c) for the preload shim's host
  * entries, checked as ozblas_[dz]syrk/zherk (herm: HERK, cplx: complex; alpha and beta as two
  * doubles), the block size by the LAPACK layer's rule, and the products' GEMM reports merged

@@ -533,3 +533,353 @@ ozblas_status ozblas_zheevr(ozblas_context *ctx, char jobz, char range, char upl
     return evr(ctx, 1, jobz, range, uplo, n, A, lda, vl, vu, il, iu, abstol, m, w, Z, ldz,
                isuppz, info, nb, opt, report);
 }
+
+/* ---- LAPACK's one-stage format: sytrd/hetrd, ormtr/unmtr, orgtr/ungtr ----------------------
+ * sytrd (called directly) keeps LAPACK's output: A's reflectors in the one-stage form that
+ * ormtr and orgtr read. It is LAPACK's blocked dsytrd with nx = nb: each panel of nb columns
+ * by the host latrd (its symv on the trailing matrix is Level 2: half of the flops stay on the
+ * host), the trailing update A22 -= V W^H + W V^H by the layer's syr2k/her2k (products), the
+ * last block by the host sytd2/hetd2. ormtr and orgtr with uplo 'L' are ormqr and orgqr on
+ * A(1:, 0:) as LAPACK's dormtr/dorgtr call them (products); uplo 'U' (QL-form reflectors) is
+ * one call of the host routine. An order at most nb is one call of the host routine. */
+
+enum { O_LATRD, O_TD2, O_TRD, O_ORMTR, O_ORGTR, O_N };
+static const char *const o_names[2][O_N] = {{"latrd", "sytd2", "sytrd", "ormtr", "orgtr"},
+                                            {"latrd", "hetd2", "hetrd", "unmtr", "ungtr"}};
+static void *o_fn[2][O_N]; /* atomic; found once */
+
+static int o_ready(int cplx)
+{
+    for (int r = 0; r < O_N; r++)
+        if (!find(&o_fn[cplx][r], cplx, o_names[cplx][r]))
+            return 0;
+    return lx_qr_ready(cplx);
+}
+
+int64_t oz_tr_check(int op, int cplx, char side, char uplo, char trans, int64_t m, int64_t n,
+                    int64_t lda, int64_t ldc)
+{
+    side = up(side), uplo = up(uplo), trans = up(trans);
+    if (op == OZ_TR_ORMTR) {
+        int64_t nq = side == 'L' ? m : n;
+        if (side != 'L' && side != 'R')
+            return -1;
+        if (uplo != 'U' && uplo != 'L')
+            return -2;
+        if (trans != 'N' && trans != (cplx ? 'C' : 'T'))
+            return -3;
+        return m < 0 ? -4 : n < 0 ? -5 : lda < max1(nq) ? -7 : ldc < max1(m) ? -10 : 0;
+    }
+    if (uplo != 'U' && uplo != 'L')
+        return -1;
+    return n < 0 ? -2 : lda < max1(n) ? -4 : 0;
+}
+
+double oz_tr_flops(int op, int cplx, char side, int64_t m, int64_t n)
+{
+    double dm = (double)m, dn = (double)n, f;
+    if (op == OZ_TR_SYTRD)
+        f = 4.0 / 3.0 * dn * dn * dn;
+    else if (op == OZ_TR_ORGTR)
+        f = 4.0 / 3.0 * dn * dn * dn;
+    else
+        f = up(side) == 'L' ? 2.0 * dm * dm * dn : 2.0 * dn * dn * dm;
+    return (cplx ? 4.0 : 1.0) * f;
+}
+
+/* the host latrd on the order-k block at A (uplo, nb columns): e, tau, W (ldw) */
+static void host_latrd(const oz_lx *x, char uplo, int64_t k, int64_t nb, double *A, int64_t lda,
+                       double *e, double *tau, double *W, int64_t ldw)
+{
+    void *f = o_fn[x->cplx][O_LATRD];
+    lx_host_flops(x, 2.0 * (double)k * (double)k * (double)nb);
+    LX_F77(I k4 = (I)k, b4 = (I)nb, l4 = (I)lda, w4 = (I)ldw;
+           ((void (*)(const char *, const I *, const I *, double *, const I *, double *,
+                      double *, double *, const I *, size_t))f)(&uplo, &k4, &b4, A, &l4, e, tau,
+                                                                W, &w4, 1););
+}
+
+/* the host sytd2/hetd2 (unblocked) on the order-k block at A */
+static void host_td2(const oz_lx *x, char uplo, int64_t k, double *A, int64_t lda, double *d,
+                     double *e, double *tau)
+{
+    void *f = o_fn[x->cplx][O_TD2];
+    lx_host_flops(x, 4.0 / 3.0 * (double)k * (double)k * (double)k);
+    LX_F77(I k4 = (I)k, l4 = (I)lda, inf4 = 0;
+           ((void (*)(const char *, const I *, double *, const I *, double *, double *, double *,
+                      I *, size_t))f)(&uplo, &k4, A, &l4, d, e, tau, &inf4, 1););
+}
+
+/* The blocked dsytrd/zhetrd (nx = nb). H: a host buffer of n x n elements for device
+ * memory (the trailing matrix the host latrd reads), else unused; W: n x nb elements where
+ * the products read them, Wh: their host copy. */
+static void lx_sytrd(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, double *d,
+                     double *e, double *tau, double *H, double *W, double *Wh)
+{
+    int64_t nb = x->nb, w = x->cplx ? 2 : 1, ld;
+    const double *one = (const double[2]){1.0, 0.0}, *mone = (const double[2]){-1.0, 0.0};
+    if (uplo == 'L') {
+        int64_t i = 0;
+        for (; n - i > nb && !x->failed; i += nb) {
+            int64_t k = n - i, m = k - nb;
+            double *Aii = LX_AT(x, A, i, i, lda), *B = lx_fetch_to(x, H, k, Aii, lda, k, k, &ld);
+            if (x->failed)
+                return;
+            host_latrd(x, 'L', k, nb, B, ld, e + i, LX_AT(x, tau, i, 0, 1), Wh, k);
+            /* the panel's columns (with their unit elements in place) back; W where the
+               products read it */
+            lx_store(x, B, ld, Aii, lda, k, nb);
+            lx_store(x, Wh, k, W, k, k, nb);
+            lx_syr2k(x, 1, 'L', 'N', m, nb, mone, LX_AT(x, A, i + nb, i, lda), lda,
+                     LX_AT(x, x->dev ? W : Wh, nb, 0, k), k, one, LX_AT(x, A, i + nb, i + nb, lda),
+                     lda);
+            int64_t lp;
+            double *P = lx_fetch(x, 0, Aii, lda, nb + 1, nb, &lp, 1);
+            if (x->failed)
+                return;
+            for (int64_t j = 0; j < nb; j++) {
+                double *s = LX_AT(x, P, j + 1, j, lp);
+                s[0] = e[i + j];
+                if (w == 2)
+                    s[1] = 0.0;
+                d[i + j] = LX_AT(x, P, j, j, lp)[0];
+            }
+            lx_store(x, P, lp, Aii, lda, nb + 1, nb);
+        }
+        double *B = lx_fetch(x, 0, LX_AT(x, A, i, i, lda), lda, n - i, n - i, &ld, 1);
+        if (!x->failed) {
+            host_td2(x, 'L', n - i, B, ld, d + i, e + i, LX_AT(x, tau, i, 0, 1));
+            lx_store(x, B, ld, LX_AT(x, A, i, i, lda), lda, n - i, n - i);
+        }
+        return;
+    }
+    int64_t kk = n - ((n - 1) / nb) * nb;
+    for (int64_t i = n - nb; i >= kk && !x->failed; i -= nb) {
+        int64_t k = i + nb;
+        double *B = lx_fetch_to(x, H, k, A, lda, k, k, &ld);
+        if (x->failed)
+            return;
+        host_latrd(x, 'U', k, nb, B, ld, e, tau, Wh, k);
+        lx_store(x, LX_AT(x, B, 0, i, ld), ld, LX_AT(x, A, 0, i, lda), lda, k, nb);
+        lx_store(x, Wh, k, W, k, k, nb);
+        lx_syr2k(x, 1, 'U', 'N', i, nb, mone, LX_AT(x, A, 0, i, lda), lda, x->dev ? W : Wh, k,
+                 one, A, lda);
+        int64_t lp;
+        double *P = lx_fetch(x, 0, LX_AT(x, A, i - 1, i, lda), lda, nb + 1, nb, &lp, 1);
+        if (x->failed)
+            return;
+        for (int64_t j = 0; j < nb; j++) {
+            double *s = LX_AT(x, P, j, j, lp); /* A(i + j - 1, i + j) */
+            s[0] = e[i + j - 1];
+            if (w == 2)
+                s[1] = 0.0;
+            d[i + j] = LX_AT(x, P, j + 1, j, lp)[0];
+        }
+        lx_store(x, P, lp, LX_AT(x, A, i - 1, i, lda), lda, nb + 1, nb);
+    }
+    double *B = lx_fetch(x, 0, A, lda, kk, kk, &ld, 1);
+    if (!x->failed) {
+        host_td2(x, 'U', kk, B, ld, d, e, tau);
+        lx_store(x, B, ld, A, lda, kk, kk);
+    }
+}
+
+/* One call of the host sytrd, ormtr or orgtr on host copies (device memory: whole-matrix
+ * copies in buffers of its own; host memory: in place). */
+static ozblas_status host_tr(oz_lx *x, int op, char side, char uplo, char trans, int64_t m,
+                             int64_t n, double *A, int64_t lda, double *d, double *e,
+                             double *tau, double *C, int64_t ldc, int64_t *info)
+{
+    int64_t w = x->cplx ? 2 : 1, nq = op == OZ_TR_ORMTR ? (side == 'L' ? m : n) : n;
+    int64_t la = lda, lc = ldc, lwork = 64 * (max64(m, n) + 1);
+    double *buf = malloc(sizeof(double) * (size_t)(w * (lwork + (x->dev ? nq * nq + m * n : 0)) + 1));
+    if (!buf)
+        return OZBLAS_ERR_ALLOCATION;
+    double *work = buf, *HA = A, *HC = C;
+    if (x->dev) {
+        HA = lx_fetch_to(x, buf + w * lwork, max1(nq), A, lda, nq, nq, &la);
+        if (op == OZ_TR_ORMTR)
+            HC = lx_fetch_to(x, buf + w * (lwork + nq * nq), max1(m), C, ldc, m, n, &lc);
+    }
+    void *f = o_fn[x->cplx][op == OZ_TR_SYTRD ? O_TRD : op == OZ_TR_ORMTR ? O_ORMTR : O_ORGTR];
+    if (!x->failed)
+        LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)la, c4 = (I)lc, w4 = (I)lwork, inf4 = 0;
+               if (op == OZ_TR_SYTRD)
+                   ((void (*)(const char *, const I *, double *, const I *, double *, double *,
+                              double *, double *, const I *, I *, size_t))f)(
+                       &uplo, &n4, HA, &l4, d, e, tau, work, &w4, &inf4, 1);
+               else if (op == OZ_TR_ORMTR)
+                   ((void (*)(const char *, const char *, const char *, const I *, const I *,
+                              const double *, const I *, const double *, double *, const I *,
+                              double *, const I *, I *, size_t, size_t, size_t))f)(
+                       &side, &uplo, &trans, &m4, &n4, HA, &l4, tau, HC, &c4, work, &w4, &inf4,
+                       1, 1, 1);
+               else
+                   ((void (*)(const char *, const I *, double *, const I *, const double *,
+                              double *, const I *, I *, size_t))f)(&uplo, &n4, HA, &l4, tau,
+                                                                   work, &w4, &inf4, 1);
+               *info = inf4;);
+    lx_host_flops(x, oz_tr_flops(op, 0, side, m, n));
+    if (op == OZ_TR_ORMTR)
+        lx_store(x, HC, lc, C, ldc, m, n);
+    else
+        lx_store(x, HA, la, A, lda, n, n);
+    free(buf);
+    return OZBLAS_OK;
+}
+
+/* dorgtr's preparation for uplo 'L': column j (>= 1) := column j - 1 shifted down one row
+ * (row 0 zero), column 0 := e_0, in strips of nb - 1 columns from the right through the
+ * seam (a strip reads the column left of it, not yet moved). */
+static void shift_columns(oz_lx *x, int64_t n, double *A, int64_t lda)
+{
+    int64_t w = x->cplx ? 2 : 1, sb = x->nb > 1 ? x->nb - 1 : 1;
+    for (int64_t end = n; end > 1 && !x->failed; end -= sb) {
+        int64_t c = end - sb > 1 ? end - sb : 1, cb = end - c, ld;
+        double *H = lx_fetch(x, 0, LX_AT(x, A, 0, c - 1, lda), lda, n, cb + 1, &ld, 1);
+        if (x->failed)
+            return;
+        for (int64_t j = cb; j >= 1; j--) { /* H column j is A's column c - 1 + j */
+            int64_t g = c - 1 + j;
+            memset(LX_AT(x, H, 0, j, ld), 0, sizeof(double) * (size_t)w);
+            for (int64_t i = g + 1; i < n; i++)
+                memcpy(LX_AT(x, H, i, j, ld), LX_AT(x, H, i, j - 1, ld), sizeof(double) * (size_t)w);
+        }
+        lx_store(x, LX_AT(x, H, 0, 1, ld), ld, LX_AT(x, A, 0, c, lda), lda, n, cb);
+    }
+    int64_t ld;
+    double *H = lx_fetch(x, 0, A, lda, n, 1, &ld, 0);
+    if (x->failed)
+        return;
+    memset(H, 0, sizeof(double) * (size_t)(w * n));
+    H[0] = 1.0;
+    lx_store(x, H, ld, A, lda, n, 1);
+}
+
+static ozblas_status sytrd_body(ozblas_context *ctx, int cplx, char uplo, int64_t n, double *A,
+                                int64_t lda, double *d, double *e, double *tau, int64_t *info,
+                                int64_t nb, const ozblas_options *opt,
+                                ozblas_lapack_report *report)
+{
+    if ((*info = oz_tr_check(OZ_TR_SYTRD, cplx, 0, uplo, 0, 0, n, lda, 0)))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    uplo = up(uplo);
+    BEGIN(cplx, n, oz_tr_flops(OZ_TR_SYTRD, cplx, 0, n, n), max64(n, 1), LX_OP(A, lda, n, n, 1))
+    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (ozaki2.h) */
+    if (!o_ready(cplx))
+        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
+    if (n == 0)
+        END();
+    if (n <= x.nb)
+        END_WITH(host_tr(&x, OZ_TR_SYTRD, 0, uplo, 0, n, n, A, lda, d, e, tau, NULL, 1, info));
+    int64_t w = cplx ? 2 : 1;
+    double *Wh = malloc(sizeof(double) * (size_t)(w * (n * x.nb + (x.dev ? n * n : 0)) + 1));
+    double *W = Wh ? lx_scratch(&x, Wh, n * x.nb) : NULL;
+    if (!W) {
+        free(Wh);
+        END_WITH(Wh ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION);
+    }
+    lx_sytrd(&x, uplo, n, A, lda, d, e, tau, Wh + w * n * x.nb, W, Wh);
+    lx_scratch_free(&x, W);
+    free(Wh);
+    END();
+}
+
+static ozblas_status ormtr_body(ozblas_context *ctx, int cplx, char side, char uplo, char trans,
+                                int64_t m, int64_t n, double *A, int64_t lda,
+                                const double *tau, double *C, int64_t ldc, int64_t *info,
+                                int64_t nb, const ozblas_options *opt,
+                                ozblas_lapack_report *report)
+{
+    if ((*info = oz_tr_check(OZ_TR_ORMTR, cplx, side, uplo, trans, m, n, lda, ldc)))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    side = up(side), uplo = up(uplo), trans = up(trans);
+    int64_t nq = side == 'L' ? m : n;
+    BEGIN(cplx, nq, oz_tr_flops(OZ_TR_ORMTR, cplx, side, m, n), max64(max64(m, n), 1),
+          LX_OP(A, lda, nq, nq, 0), LX_OP(C, ldc, m, n, 1))
+    x.o.target = OZBLAS_TARGET_NORMWISE;
+    if (!o_ready(cplx))
+        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
+    if (m == 0 || n == 0 || nq <= 1)
+        END();
+    if (uplo == 'U' || nq <= x.nb)
+        END_WITH(host_tr(&x, OZ_TR_ORMTR, side, uplo, trans, m, n, A, lda, NULL, NULL,
+                         (double *)tau, C, ldc, info));
+    lx_qr_work q;
+    memset(&q, 0, sizeof q);
+    ozblas_status st = lx_qr_alloc(&x, &q, side == 'L' ? m : max64(m, n), n, side == 'R');
+    if (st == OZBLAS_OK)
+        lx_ormqr(&x, &q, side, trans, side == 'L' ? m - 1 : m, side == 'L' ? n : n - 1, nq - 1,
+                 LX_AT(&x, A, 1, 0, lda), lda, tau,
+                 side == 'L' ? LX_AT(&x, C, 1, 0, ldc) : LX_AT(&x, C, 0, 1, ldc), ldc);
+    lx_qr_free(&x, &q);
+    END_WITH(st);
+}
+
+static ozblas_status orgtr_body(ozblas_context *ctx, int cplx, char uplo, int64_t n, double *A,
+                                int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    if ((*info = oz_tr_check(OZ_TR_ORGTR, cplx, 0, uplo, 0, 0, n, lda, 0)))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    uplo = up(uplo);
+    BEGIN(cplx, n, oz_tr_flops(OZ_TR_ORGTR, cplx, 0, n, n), max64(n, 1), LX_OP(A, lda, n, n, 1))
+    x.o.target = OZBLAS_TARGET_NORMWISE;
+    if (!o_ready(cplx))
+        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
+    if (n == 0)
+        END();
+    if (uplo == 'U' || n <= x.nb)
+        END_WITH(host_tr(&x, OZ_TR_ORGTR, 0, uplo, 0, n, n, A, lda, NULL, NULL, (double *)tau,
+                         NULL, 1, info));
+    lx_qr_work q;
+    memset(&q, 0, sizeof q);
+    ozblas_status st = lx_qr_alloc(&x, &q, n, n, 0);
+    if (st == OZBLAS_OK) {
+        shift_columns(&x, n, A, lda);
+        lx_orgqr(&x, &q, n - 1, n - 1, n - 1, LX_AT(&x, A, 1, 1, lda), lda, tau, info);
+    }
+    lx_qr_free(&x, &q);
+    END_WITH(st);
+}
+
+ozblas_status ozblas_dsytrd(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            double *d, double *e, double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return sytrd_body(ctx, 0, uplo, n, A, lda, d, e, tau, info, nb, opt, report);
+}
+ozblas_status ozblas_zhetrd(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            double *d, double *e, double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return sytrd_body(ctx, 1, uplo, n, A, lda, d, e, tau, info, nb, opt, report);
+}
+ozblas_status ozblas_dormtr(ozblas_context *ctx, char side, char uplo, char trans, int64_t m,
+                            int64_t n, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return ormtr_body(ctx, 0, side, uplo, trans, m, n, (double *)A, lda, tau, C, ldc, info, nb,
+                      opt, report);
+}
+ozblas_status ozblas_zunmtr(ozblas_context *ctx, char side, char uplo, char trans, int64_t m,
+                            int64_t n, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return ormtr_body(ctx, 1, side, uplo, trans, m, n, (double *)A, lda, tau, C, ldc, info, nb,
+                      opt, report);
+}
+ozblas_status ozblas_dorgtr(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return orgtr_body(ctx, 0, uplo, n, A, lda, tau, info, nb, opt, report);
+}
+ozblas_status ozblas_zungtr(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    return orgtr_body(ctx, 1, uplo, n, A, lda, tau, info, nb, opt, report);
+}

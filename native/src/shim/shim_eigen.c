@@ -1,6 +1,8 @@
 /* The preload shim's eigensolver entries: dsyevd zheevd, dsyev zheev, dsyevr zheevr, in
  * every LAPACK form of OZ_SHIM_LAPACK_VARIANTS (NumPy's eigh imports scipy_dsyevd_64_,
- * SciPy's eigh scipy_dsyevr_), on the two-stage drivers of src/lapack/lapack_eigen.c.
+ * SciPy's eigh scipy_dsyevr_), on the two-stage drivers of src/lapack/lapack_eigen.c; and
+ * LAPACK's one-stage format, dsytrd zhetrd, dormtr zunmtr, dorgtr zungtr (ormtr and orgtr
+ * with uplo 'U', QL-form reflectors, go to the real routine).
  *
  * Each entry follows shim_lapack.c's rules (shim_lapack.h): netlib's argument checks, with
  * LAPACK's minimum workspaces (an error goes to the real routine and its xerbla), workspace
@@ -208,6 +210,86 @@ static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, 
               work, lwork, rwork, lrwork, iwork, liwork, info, l1, l2, l3),                  \
              (jobz, range, uplo, n, A, lda, vl, vu, il, iu, abstol, m, w, Z, ldz, isuppz,    \
               work, &mone, rwork, &mone, iwork, &mone, &qinfo, l1, l2, l3))
+
+/* sytrd (kind OZ_TR_SYTRD), ormtr, orgtr: as h_ev, with LAPACK's minimum workspaces (sytrd
+ * 1, ormtr its other dimension, orgtr n - 1). */
+static int h_tr(lap_call *L, int cplx, int op, char side, char uplo, char trans, int64_t m,
+                int64_t n, double *A, int64_t lda, double *d, double *e, double *tau, double *C,
+                int64_t ldc, int64_t lwork, int64_t *info)
+{
+    int64_t nq = op == OZ_TR_ORMTR ? (side == 'L' ? m : n) : n;
+    int64_t lw = op == OZ_TR_SYTRD ? 1 : op == OZ_TR_ORMTR ? max1(side == 'L' ? n : m) : max1(n - 1);
+    int query = lwork == -1;
+    int bad = oz_tr_check(op, cplx, side, uplo, trans, m, n, lda, ldc) != 0 ||
+              (!query && lwork < lw);
+    int quick = op == OZ_TR_ORMTR ? m == 0 || n == 0 || nq <= 1 : n == 0;
+    double flops = bad || query ? 0.0 : oz_tr_flops(op, cplx, side, m, n);
+    int go = lap_begin(L, cplx, op == OZ_TR_ORMTR ? m : n, n, nq, nq, flops, bad, quick);
+    if (op == OZ_TR_ORMTR)
+        snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld side=%c uplo=%c", (long long)m,
+                 (long long)n, side, uplo);
+    else
+        snprintf(L->dims, sizeof L->dims, "n=%lld uplo=%c", (long long)n, uplo);
+    if (!go)
+        return 0;
+    if (query) {
+        L->r.why = N_WORKSPACE_QUERY;
+        L->c.flops = 0.0;
+        return 0;
+    }
+    if (op != OZ_TR_SYTRD && uplo == 'U') {
+        L->r.why = N_QL_FORM;
+        return 0;
+    }
+    /* sytrd reads its triangle; ormtr and orgtr the reflectors below the subdiagonal, tau,
+       and ormtr C */
+    if (!lap_finite(L, cplx, uplo, nq, nq, A, lda) ||
+        (op != OZ_TR_SYTRD && !lap_finite(L, cplx, 'A', nq - 1, 1, tau, max1(nq - 1))) ||
+        (op == OZ_TR_ORMTR && !lap_finite(L, cplx, 'A', m, n, C, ldc)))
+        return 0;
+    ozblas_context *ctx = shim_context();
+    if (op == OZ_TR_SYTRD)
+        return LAP_RUN((cplx ? ozblas_zhetrd : ozblas_dsytrd)(ctx, uplo, n, A, lda, d, e, tau,
+                                                               info, 0, LAP_OPT));
+    if (op == OZ_TR_ORMTR)
+        return LAP_RUN((cplx ? ozblas_zunmtr : ozblas_dormtr)(ctx, side, uplo, trans, m, n, A,
+                                                               lda, tau, C, ldc, info, 0,
+                                                               LAP_OPT));
+    return LAP_RUN((cplx ? ozblas_zungtr : ozblas_dorgtr)(ctx, uplo, n, A, lda, tau, info, 0,
+                                                           LAP_OPT));
+}
+
+#define E_SYTRD(rtn, sym, api, T)                                                             \
+    EV_ENTRY(sym, rtn, T,                                                                    \
+             (CH uplo, const T *n, double *A, const T *lda, double *d, double *e, double *tau, \
+              double *work, const T *lwork, T *info, SZ l1),                                 \
+             (CH, const T *, double *, const T *, double *, double *, double *, double *,    \
+              const T *, T *, SZ),                                                           \
+             h_tr(&L, C, OZ_TR_SYTRD, 0, up(*uplo), 0, *n, *n, A, *lda, d, e, tau, NULL, 1,  \
+                  *lwork, &inf),                                                             \
+             (uplo, n, A, lda, d, e, tau, work, lwork, info, l1),                            \
+             (uplo, n, A, lda, d, e, tau, work, &mone, &qinfo, l1))
+#define E_ORMTR(rtn, sym, api, T)                                                             \
+    EV_ENTRY(sym, rtn, T,                                                                    \
+             (CH side, CH uplo, CH tr, const T *m, const T *n, const double *A, const T *lda, \
+              const double *tau, double *Cm, const T *ldc, double *work, const T *lwork,     \
+              T *info, SZ l1, SZ l2, SZ l3),                                                 \
+             (CH, CH, CH, const T *, const T *, const double *, const T *, const double *,   \
+              double *, const T *, double *, const T *, T *, SZ, SZ, SZ),                    \
+             h_tr(&L, C, OZ_TR_ORMTR, up(*side), up(*uplo), up(*tr), *m, *n, (double *)A,    \
+                  *lda, NULL, NULL, (double *)tau, Cm, *ldc, *lwork, &inf),                  \
+             (side, uplo, tr, m, n, A, lda, tau, Cm, ldc, work, lwork, info, l1, l2, l3),    \
+             (side, uplo, tr, m, n, A, lda, tau, Cm, ldc, work, &mone, &qinfo, l1, l2, l3))
+#define E_ORGTR(rtn, sym, api, T)                                                             \
+    EV_ENTRY(sym, rtn, T,                                                                    \
+             (CH uplo, const T *n, double *A, const T *lda, const double *tau, double *work, \
+              const T *lwork, T *info, SZ l1),                                               \
+             (CH, const T *, double *, const T *, const double *, double *, const T *, T *,  \
+              SZ),                                                                           \
+             h_tr(&L, C, OZ_TR_ORGTR, 0, up(*uplo), 0, *n, *n, A, *lda, NULL, NULL,          \
+                  (double *)tau, NULL, 1, *lwork, &inf),                                     \
+             (uplo, n, A, lda, tau, work, lwork, info, l1),                                  \
+             (uplo, n, A, lda, tau, work, &mone, &qinfo, l1))
 
 #define E_DEFINE_ROUTINE(rtn, e, shape) OZ_SHIM_LAPACK_VARIANTS(E_##shape, rtn)
 OZ_SHIM_EIGEN_ROUTINES(E_DEFINE_ROUTINE)

@@ -47,7 +47,8 @@ enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_INDE
     X(N_NONFINITE, "non-finite input")                           \
     X(N_WORKSPACE_QUERY, "workspace query")                      \
     X(N_ONE_BLOCK, "one block (order <= the LAPACK block size)")  \
-    X(N_OUT_OF_PLACE, "cuBLAS trmm out of place (C != B)")
+    X(N_OUT_OF_PLACE, "cuBLAS trmm out of place (C != B)")       \
+    X(N_QL_FORM, "uplo U: QL-form reflectors, not routed")
 #define OZ_REASON_ENUM(e, text) e,
 enum { OZ_NATIVE_REASONS(OZ_REASON_ENUM) N_COUNT };
 

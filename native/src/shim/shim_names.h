@@ -85,14 +85,21 @@
     L(dormqr, d, ORMQR)        \
     L(zunmqr, z, ORMQR)
 
-/* The symmetric/Hermitian eigensolvers (shim_eigen.c), in the LAPACK forms above. */
+/* The symmetric/Hermitian eigensolvers and LAPACK's one-stage tridiagonal format
+ * (shim_eigen.c), in the LAPACK forms above. */
 #define OZ_SHIM_EIGEN_ROUTINES(L) \
     L(dsyevd, d, SYEVD)           \
     L(zheevd, z, HEEVD)           \
     L(dsyev, d, SYEV)             \
     L(zheev, z, HEEV)             \
     L(dsyevr, d, SYEVR)           \
-    L(zheevr, z, HEEVR)
+    L(zheevr, z, HEEVR)           \
+    L(dsytrd, d, SYTRD)           \
+    L(zhetrd, z, SYTRD)           \
+    L(dormtr, d, ORMTR)           \
+    L(zunmtr, z, ORMTR)           \
+    L(dorgtr, d, ORGTR)           \
+    L(zungtr, z, ORGTR)
 
 /* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
  * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */
