@@ -106,7 +106,8 @@ def main(argv=None):
                     if args.routines and routine not in args.routines:
                         continue
                     flops = _flops(routine, dt, n, b.shape[1])
-                    name = dt + ("he" + routine[2:] if dt == "z" and routine.startswith("syev") else routine)
+                    z_he = dt == "z" and routine.startswith("syev")
+                    name = dt + ("he" + routine[2:] if z_he else routine)
                     row = {"routine": name, "n": n, "nrhs": b.shape[1], "flops": flops}
                     t = time.perf_counter()
                     native()
@@ -130,19 +131,21 @@ def main(argv=None):
                             row["product_flops"] = rep["product_flops"]
                             row["host_flops"] = rep["host_flops"]
                             row["driver_flops"] = rep["product_flops"] + rep["host_flops"]
-                            row["emulated_share_of_driver"] = (rep["emulated_flops"] / row["driver_flops"]
-                                                               if row["driver_flops"] else 0.0)
+                            drv = row["driver_flops"]
+                            row["emulated_share_of_driver"] = rep["emulated_flops"] / drv if drv else 0.0
                     results.append(row)
                     print(f"{name} n={n}: native {row['native_s']:.3f} s, blocked-native "
                           f"{row['blocked-native_s']:.3f} s, blocked-ozaki2 {row['blocked-ozaki2_s']:.3f} s, "
                           f"emulated {100 * row['emulated_share']:.1f}% of nominal, "
                           f"{100 * row['emulated_share_of_driver']:.1f}% of the driver's "
-                          f"{row['driver_flops'] / 1e9:.3g} GFLOP, moduli {row['moduli_histogram']}",
+                          f"{row['driver_flops'] / 1e9:.3g} GFLOP, "
+                          f"moduli {row['moduli_histogram']}",
                           flush=True)
     rows = [[r["routine"], r["n"], f"{r['native_s']:.3f}", f"{r['blocked-native_s']:.3f}",
              f"{r['blocked-ozaki2_s']:.3f}", f"{r['flops'] / r['native_s'] * 1e-9:.2f}",
              f"{r['flops'] / r['blocked-ozaki2_s'] * 1e-9:.2f}", f"{100 * r['emulated_share']:.1f}%",
-             (f"{100 * r['emulated_share_of_driver']:.1f}%" if "emulated_share_of_driver" in r else "-"),
+             (f"{100 * r['emulated_share_of_driver']:.1f}%"
+              if "emulated_share_of_driver" in r else "-"),
              (f"{r['driver_flops'] / r['flops']:.2f}" if "driver_flops" in r else "-"),
              f"{r['moduli'][0]}-{r['moduli'][1]}" if r.get("moduli") else "-",
              r["blocked-ozaki2_nb"]] for r in results]

@@ -816,7 +816,8 @@ def format_explain(d: dict) -> str:
     lines = [f"{d['routine']} n={d['n']}, host operands; profile {d['profile']}; block size nb={d['nb']}",
              f"route: {d['route']} ({d['why']})",
              (f"products: {len(d['updates'])} kinds, {d['emulated_updates']} of them emulated by "
-              f"method auto; {100 * d['update_share']:.0f}% of the driver's flops (band {d['band']}, "
+              f"method auto; {100 * d['update_share']:.0f}% of the driver's flops "
+              f"(band {d['band']}, "
               f"host {d['host_flops'] / 1e9:.3g} GFLOP: panels and bulge chasing; LAPACK's count "
               f"{d['flops'] / 1e9:.3g} GFLOP)" if "band" in d else
               f"trailing updates: {len(d['updates'])}, of which method auto emulates "

@@ -15,7 +15,8 @@ def _graded(m, k, seed, cplx, span):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k)) * 2.0 ** rng.integers(-span, 1, (m, k)).astype(float)
     if cplx:
-        a = a + 1j * rng.standard_normal((m, k)) * 2.0 ** rng.integers(-span, 1, (m, k)).astype(float)
+        e = rng.integers(-span, 1, (m, k)).astype(float)
+        a = a + 1j * rng.standard_normal((m, k)) * 2.0**e
     return a
 
 

@@ -230,7 +230,8 @@ def test_bad_arguments_give_lapack_info():
         assert info[0] == want and st == (1 if want else 0)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n=st.integers(NB + 1, 4 * NB), e=st.integers(-40, 40), dt=st.sampled_from(DTYPES),
        seed=st.integers(0, 2**16), lower=st.booleans())
 def test_residual_and_orthogonality_property(n, e, dt, seed, lower):
@@ -266,7 +267,8 @@ def test_sytrd_orgtr(dt, n, lower):
     c, d, e, tau, info = L.sytrd(a, lower=lower, **EMU)
     if n > NB:
         assert L.last_report()["emulated"] > 0
-    nc, nd, ne, ntau, ninfo = getattr(la, "zhetrd" if dt == np.complex128 else "dsytrd")(a, lower=lower)
+    trd = getattr(la, "zhetrd" if dt == np.complex128 else "dsytrd")
+    nc, nd, ne, ntau, ninfo = trd(a, lower=lower)
     assert info == ninfo == 0 and c.shape == nc.shape and d.shape == nd.shape
     assert e.shape == ne.shape and tau.shape == ntau.shape and tau.dtype == ntau.dtype
     # ours through orgtr (products for uplo L) against native's through the host orgtr

@@ -123,3 +123,21 @@ def test_eigen_cupy_arrays():
     want = L.syevr(a, range="I", il=2, iu=5, executor="cpu", **KW)
     assert dev[2] == want[2] == 4
     _cupy_check(cp, (dev[0], dev[1], dev[3]), (want[0], want[1], want[3]))
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.complex128])
+def test_one_stage_resident_equal_cpu(dt):
+    """sytrd (both triangles), orgtr and ormtr (uplo L: products; U: the host routine on
+    whole-matrix host copies) uploaded once: the CPU executor's bits."""
+    n = 3 * NB + 5
+    a = _herm(np.random.default_rng(11), n, dt)
+    x = np.random.default_rng(12).standard_normal((n, 3)).astype(dt)
+    for lower in (0, 1):
+        outs = []
+        for ex in ("cpu", "cuda"):
+            c, d, e, tau, info = L.sytrd(a, lower=lower, executor=ex, **KW)
+            q, _ = L.orgtr(c, tau, lower=lower, executor=ex, **KW)
+            y, _ = L.ormtr("L", "N", c, tau, x, lower=lower, executor=ex, **KW)
+            outs.append((c, d, e, tau, q, y))
+        for u, v in zip(*outs):
+            assert np.array_equal(_bits(u), _bits(v))

@@ -73,7 +73,8 @@ def _check(d, res, out):
         na = np.linalg.norm(a, 2)
         natives = {"np_eigh": np.linalg.eigh(a), "np_eigh_U": np.linalg.eigh(a, UPLO="U"),
                    "sl_evr": sl.eigh(a, driver="evr"), "sl_evd": sl.eigh(a, driver="evd"),
-                   "sl_ev": sl.eigh(a, driver="ev"), "sl_index": sl.eigh(a, subset_by_index=[10, 30]),
+                   "sl_ev": sl.eigh(a, driver="ev"),
+                   "sl_index": sl.eigh(a, subset_by_index=[10, 30]),
                    "sl_value": sl.eigh(a, subset_by_value=[-2.0, 3.0])}
         for name, (nw, nv) in natives.items():
             w, v = res[dt + name + "_w"], res[dt + name + "_v"]
@@ -129,9 +130,9 @@ def test_argument_errors_reach_the_real_xerbla(tmp_path):
     iwork = (ctypes.c_int32 * 100)()
     for lda, lwork in [(2, 400), (8, 3)]:
         n, l, lw, liw, info = i(8), i(lda), i(lwork), i(100), i(0)
-        lib.scipy_dsyevd_(b"V", b"L", ctypes.byref(n), a, ctypes.byref(l), w, work, ctypes.byref(lw),
-                          iwork, ctypes.byref(liw), ctypes.byref(info), ctypes.c_size_t(1),
-                          ctypes.c_size_t(1))
+        lib.scipy_dsyevd_(b"V", b"L", ctypes.byref(n), a, ctypes.byref(l), w, work,
+                          ctypes.byref(lw), iwork, ctypes.byref(liw), ctypes.byref(info),
+                          ctypes.c_size_t(1), ctypes.c_size_t(1))
         print("info", info.value, flush=True)
     """
     p = run_preloaded(tmp_path, body)

@@ -149,7 +149,8 @@ static ozblas_status tridiagonal(const ev_args *a, int64_t n, const double *d, c
             done = 1;
         } else if (a->range == 'A' || (a->range == 'I' && a->il == 1 && a->iu == n)) {
             /* dsyevr: stemr for every eigenvalue; on failure stebz and stein */
-            I m4 = 0, il4 = (I)a->il, iu4 = (I)a->iu, tryrac = a->abstol <= 2.0 * (double)n * DBL_EPSILON;
+            I m4 = 0, il4 = (I)a->il, iu4 = (I)a->iu;
+            I tryrac = a->abstol <= 2.0 * (double)n * DBL_EPSILON;
             memcpy(dd, d, sizeof(double) * (size_t)n);
             ((void (*)(const char *, const char *, const I *, double *, double *, const double *,
                        const double *, const I *, const I *, I *, double *, double *, const I *,
@@ -692,7 +693,8 @@ static ozblas_status host_tr(oz_lx *x, int op, char side, char uplo, char trans,
 {
     int64_t w = x->cplx ? 2 : 1, nq = op == OZ_TR_ORMTR ? (side == 'L' ? m : n) : n;
     int64_t la = lda, lc = ldc, lwork = 64 * (max64(m, n) + 1);
-    double *buf = malloc(sizeof(double) * (size_t)(w * (lwork + (x->dev ? nq * nq + m * n : 0)) + 1));
+    int64_t copies = x->dev ? nq * nq + m * n : 0;
+    double *buf = malloc(sizeof(double) * (size_t)(w * (lwork + copies) + 1));
     if (!buf)
         return OZBLAS_ERR_ALLOCATION;
     double *work = buf, *HA = A, *HC = C;
@@ -743,7 +745,8 @@ static void shift_columns(oz_lx *x, int64_t n, double *A, int64_t lda)
             int64_t g = c - 1 + j;
             memset(LX_AT(x, H, 0, j, ld), 0, sizeof(double) * (size_t)w);
             for (int64_t i = g + 1; i < n; i++)
-                memcpy(LX_AT(x, H, i, j, ld), LX_AT(x, H, i, j - 1, ld), sizeof(double) * (size_t)w);
+                memcpy(LX_AT(x, H, i, j, ld), LX_AT(x, H, i, j - 1, ld),
+                       sizeof(double) * (size_t)w);
         }
         lx_store(x, LX_AT(x, H, 0, 1, ld), ld, LX_AT(x, A, 0, c, lda), lda, n, cb);
     }

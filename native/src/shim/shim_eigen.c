@@ -218,7 +218,9 @@ static int h_tr(lap_call *L, int cplx, int op, char side, char uplo, char trans,
                 int64_t ldc, int64_t lwork, int64_t *info)
 {
     int64_t nq = op == OZ_TR_ORMTR ? (side == 'L' ? m : n) : n;
-    int64_t lw = op == OZ_TR_SYTRD ? 1 : op == OZ_TR_ORMTR ? max1(side == 'L' ? n : m) : max1(n - 1);
+    int64_t lw = op == OZ_TR_SYTRD   ? 1
+                 : op == OZ_TR_ORMTR ? max1(side == 'L' ? n : m)
+                                     : max1(n - 1);
     int query = lwork == -1;
     int bad = oz_tr_check(op, cplx, side, uplo, trans, m, n, lda, ldc) != 0 ||
               (!query && lwork < lw);
