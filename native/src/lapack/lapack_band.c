@@ -121,9 +121,9 @@ static void hemm_lower(oz_lx *x, int64_t m, int64_t k, const double *A, int64_t 
 }
 
 /* Stage 1, LAPACK's dsytrd_sy2sb for uplo 'L' (zhetrd_he2hb): for each panel of b columns
- * j..j+ib, the QR of the block below the band, A(j+b:n, j:j+ib) = Q R, by the host geqrf
- * (R into the band, the reflectors below it), then the trailing matrix A22 = A(j+b:n,
- * j+b:n) (order m) := Q^H A22 Q as
+ * j..j+b, the QR of the block below the band, A(j+b:n, j:j+b) = Q R (ib = min(m, b)
+ * reflectors), by the host geqrf (R into the band, the reflectors below it), then the
+ * trailing matrix A22 = A(j+b:n, j+b:n) (order m) := Q^H A22 Q as
  *     X = A22 V T,  Y = X - 1/2 V (T^H (V^H X)),  A22 -= V Y^H + Y V^H,
  * every step a product (the her2k through lx_syr2k, lower triangle only). tau: n - b
  * scalars (Q1 = I - ... is ormqr's form on A(b:n, 0:n-b)). */

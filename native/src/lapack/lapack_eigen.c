@@ -113,16 +113,16 @@ static ozblas_status tridiagonal(const ev_args *a, int64_t n, const double *d, c
 {
     int wantz = a->jobz == 'V';
     const char jz = a->jobz, all = 'A', comp = 'I';
-    double *ee = malloc(sizeof(double) * (size_t)(2 * n + 18 * n + n * n + 8));
+    /* work: 18n (stemr), n^2 + 4n + 1 (stedc, vectors), 5n (stein), 4n (stebz) */
+    int64_t lwork = 18 * n + (wantz ? n * n : 0) + 6;
+    double *ee = malloc(sizeof(double) * (size_t)(2 * n + lwork + 2));
     if (!ee)
         return OZBLAS_ERR_ALLOCATION;
-    double *dd = ee + n, *work = dd + n; /* 18n (stemr), n^2 + 4n + 1 (stedc), 5n (stein) */
-    int64_t lwork = 18 * n + n * n + 6;
-    ozblas_status st = OZBLAS_OK;
+    double *dd = ee + n, *work = dd + n;
     memcpy(ee, e, sizeof(double) * (size_t)(n - 1));
     *m = n;
     LX_F77(
-        I n4 = (I)n, inf4 = 0, one = 1, lw = (I)lwork, liw = (I)(10 * n + 3);
+        I n4 = (I)n, inf4 = 0, lw = (I)lwork, liw = (I)(10 * n + 3);
         I *iw = malloc(sizeof(I) * (size_t)(10 * n + 3 + 2 * n));
         if (!iw) {
             free(ee);
@@ -182,12 +182,11 @@ static ozblas_status tridiagonal(const ev_args *a, int64_t n, const double *d, c
                                                iwo, ifail, &inf4);
             *m = m4;
         }
-        (void)one;
         *info = inf4;
         free(iw);
     );
     free(ee);
-    return st;
+    return OZBLAS_OK;
 }
 
 /* syevr after stebz and stein: eigenvalues (and ZT's columns) in ascending order, as
