@@ -94,20 +94,13 @@ static int ev_ready(int cplx)
     return lx_qr_ready(cplx) && lx_band_ready(cplx);
 }
 
-/* What a call asks: the driver (OZ_EV_*), jobz, range, uplo (upper case), syevr's bounds. */
-typedef struct {
-    int kind;
-    char jobz, range, uplo;
-    double vl, vu, abstol;
-    int64_t il, iu;
-} ev_args;
 
 /* The tridiagonal problem (d, e: n, host memory; both kept) as the LAPACK driver solves it:
  * *m eigenvalues into w in ascending order, their eigenvectors (jobz 'V') into ZT (n x *m,
  * leading dimension n, real), syevr's isuppz (stemr's: the support of ZT's columns). vll,
  * vuu, abstll: syevr's bounds and tolerance for the scaled matrix. OZBLAS_ERR_ALLOCATION
  * when its workspace is not there. */
-static ozblas_status tridiagonal(const ev_args *a, int64_t n, const double *d, const double *e,
+static ozblas_status tridiagonal(const lx_ev *a, int64_t n, const double *d, const double *e,
                                  double vll, double vuu, double abstll, int64_t *m, double *w,
                                  double *ZT, int64_t *isuppz, int64_t *info)
 {
@@ -280,7 +273,7 @@ static void put_vectors(oz_lx *x, int64_t n, int64_t m, const double *ZT, double
  * host; the products' inner dimensions are b, 2b or more). */
 static int64_t band_width(int64_t nb) { return nb < 256 ? nb : 256; }
 
-static ozblas_status two_stage(oz_lx *x, const ev_args *a, int64_t n, double *A, int64_t lda,
+static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t lda,
                                int64_t *m, double *w, double *Z, int64_t ldz, int64_t *isuppz,
                                int64_t *info)
 {
@@ -360,7 +353,7 @@ out:
 
 /* An order within one block: the host driver itself, on host copies through the seam
  * (generous workspace, so that it takes its blocked paths). */
-static ozblas_status host_driver(oz_lx *x, const ev_args *a, int64_t n, double *A, int64_t lda,
+static ozblas_status host_driver(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t lda,
                                  int64_t *m, double *w, double *Z, int64_t ldz, int64_t zc,
                                  int64_t *isuppz, int64_t *info)
 {
@@ -436,7 +429,7 @@ static ozblas_status host_driver(oz_lx *x, const ev_args *a, int64_t n, double *
 
 /* ---- the entries ---------------------------------------------------------------------------- */
 
-static ozblas_status ev_body(ozblas_context *ctx, int cplx, ev_args a, int64_t n, double *A,
+static ozblas_status ev_body(ozblas_context *ctx, int cplx, lx_ev a, int64_t n, double *A,
                              int64_t lda, int64_t *m, double *w, double *Z, int64_t ldz,
                              int64_t *isuppz, int64_t *info, int64_t nb,
                              const ozblas_options *opt, ozblas_lapack_report *report)
@@ -459,25 +452,37 @@ static ozblas_status ev_body(ozblas_context *ctx, int cplx, ev_args a, int64_t n
     ozblas_status st = lx_begin(&x, ctx, cplx, n, nb, 0, opt, &rep,
                                 oz_ev_flops(a.kind, cplx, a.jobz, n, cols), ops, nops,
                                 max64(n, 1));
-    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (ozaki2.h) */
-    if (st == OZBLAS_OK && !ev_ready(cplx))
-        st = OZBLAS_ERR_NO_HOST_BLAS;
-    if (st == OZBLAS_OK && n > 0) {
-        if (!r)
-            Z = A, ldz = lda; /* syevd and syev: the eigenvectors overwrite A */
-        st = n <= x.nb ? host_driver(&x, &a, n, A, lda, &mm, w, Z, ldz, zc, isuppz, info)
-                       : two_stage(&x, &a, n, A, lda, &mm, w, Z, ldz, isuppz, info);
-    }
+    if (st == OZBLAS_OK && !r)
+        Z = A, ldz = lda; /* syevd and syev: the eigenvectors overwrite A */
+    if (st == OZBLAS_OK)
+        st = lx_heev(&x, &a, n, A, lda, &mm, w, Z, ldz, isuppz, info);
     if (m)
         *m = mm;
     return lx_end(&x, st, ops, nops, report);
+}
+
+ozblas_status lx_heev(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t lda, int64_t *m,
+                      double *w, double *Z, int64_t ldz, int64_t *isuppz, int64_t *info)
+{
+    *m = 0;
+    if (!ev_ready(x->cplx))
+        return OZBLAS_ERR_NO_HOST_BLAS;
+    if (n == 0)
+        return OZBLAS_OK;
+    int target = x->o.target, r = a->kind == OZ_EV_SYEVR;
+    int64_t zc = r && a->jobz == 'V' ? (a->range == 'I' ? a->iu - a->il + 1 : n) : 0;
+    x->o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (ozaki2.h) */
+    ozblas_status st = n <= x->nb ? host_driver(x, a, n, A, lda, m, w, Z, ldz, zc, isuppz, info)
+                                  : two_stage(x, a, n, A, lda, m, w, Z, ldz, isuppz, info);
+    x->o.target = target;
+    return st;
 }
 
 static ozblas_status evd(ozblas_context *ctx, int cplx, int kind, char jobz, char uplo,
                          int64_t n, double *A, int64_t lda, double *w, int64_t *info,
                          int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    ev_args a = {kind, jobz, 'A', uplo, 0.0, 0.0, 0.0, 1, 1};
+    lx_ev a = {kind, jobz, 'A', uplo, 0.0, 0.0, 0.0, 1, 1};
     return ev_body(ctx, cplx, a, n, A, lda, NULL, w, NULL, 1, NULL, info, nb, opt, report);
 }
 
@@ -487,7 +492,7 @@ static ozblas_status evr(ozblas_context *ctx, int cplx, char jobz, char range, c
                          int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
                          const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    ev_args a = {OZ_EV_SYEVR, jobz, range, uplo, vl, vu, abstol, il, iu};
+    lx_ev a = {OZ_EV_SYEVR, jobz, range, uplo, vl, vu, abstol, il, iu};
     return ev_body(ctx, cplx, a, n, A, lda, m, w, Z, ldz, isuppz, info, nb, opt, report);
 }
 

@@ -300,6 +300,21 @@ int64_t lx_hous_pos(const lx_hous *h, int64_t s);
  * (n - 1); h (n, B->b, off 1, n - 1 sweeps): Q2's reflectors; work: b elements. */
 void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, double *work);
 
+/* The symmetric/Hermitian eigensolvers on an open run (lapack_eigen.c; the generalized
+ * problem's drivers reuse them): kind OZ_EV_SYEVD, OZ_EV_SYEV or OZ_EV_SYEVR (oz_internal.h),
+ * jobz 'N'/'V', range 'A'/'V'/'I' (syevr; 'A' otherwise), uplo 'U'/'L', all upper case and
+ * checked by the caller (oz_ev_check). An order at most x->nb is one call of the host driver,
+ * else the two-stage reduction; its products take the normwise target (the run's own is
+ * restored after). Z: the eigenvectors (syevd, syev: pass A and lda), n x *m. */
+typedef struct {
+    int kind;
+    char jobz, range, uplo;
+    double vl, vu, abstol;
+    int64_t il, iu;
+} lx_ev;
+ozblas_status lx_heev(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t lda, int64_t *m,
+                      double *w, double *Z, int64_t ldz, int64_t *isuppz, int64_t *info);
+
 /* Most sweeps of one block of lx_hous_apply. */
 enum { LX_HOUS_VB = 128 };
 /* C := Q C or Q^H C (side 'L', trans 'N' or 'C'/'T': C has h->n rows, ncols columns) or
