@@ -297,3 +297,20 @@ def test_ormtr(dt, side, trans, lower):
     nat, _ = L.ormtr(side, trans, c, tau, x, lower=lower, nb=HOST)
     err = lambda y: np.linalg.norm(y - want) / (np.linalg.norm(x) * n * U)  # noqa: E731
     _within({"ormtr": err(got)}, {"ormtr": err(nat)}, f"ormtr {side}{trans} lower={lower}")
+
+
+def test_explain_eigensolvers():
+    """`ozblas explain syevd N`: the driver's products (stage 1 per panel, the two
+    back-transformations), method auto's choice for each, the host's share."""
+    import subprocess
+    import sys
+
+    d = L.explain("syevd", 2048, "d", "h200", nb=256)
+    assert d["routine"] == "dsyevd" and d["band"] == 256 and d["nb"] == 256
+    assert len([u for u in d["updates"] if u["shape"].startswith("stage 1")]) == 2 * 7
+    assert any(u["shape"].startswith("Q2") for u in d["updates"])
+    assert 0.8 < d["update_share"] < 1 and d["host_flops"] > 0
+    assert L.explain("syevr", 100, "z", "h200")["route"] == "host LAPACK"  # one block
+    r = subprocess.run([sys.executable, "-m", "ozblas", "explain", "syevr", "3000", "--profile",
+                        "h200", "--dtype", "z"], capture_output=True, text=True)
+    assert r.returncode == 0 and "zheevr n=3000" in r.stdout and "Q2 groups" in r.stdout
