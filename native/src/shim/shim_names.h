@@ -108,6 +108,22 @@
     L(dtrsyl, d, TRSYL)         \
     L(ztrsyl, z, TRSYL)
 
+/* The symmetric/Hermitian eigensolvers and LAPACK's one-stage tridiagonal format
+ * (shim_eigen.c), in the LAPACK forms above. */
+#define OZ_SHIM_EIGEN_ROUTINES(L) \
+    L(dsyevd, d, SYEVD)           \
+    L(zheevd, z, HEEVD)           \
+    L(dsyev, d, SYEV)             \
+    L(zheev, z, HEEV)             \
+    L(dsyevr, d, SYEVR)           \
+    L(zheevr, z, HEEVR)           \
+    L(dsytrd, d, SYTRD)           \
+    L(zhetrd, z, SYTRD)           \
+    L(dormtr, d, ORMTR)           \
+    L(zunmtr, z, ORMTR)           \
+    L(dorgtr, d, ORGTR)           \
+    L(zungtr, z, ORGTR)
+
 /* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
  * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */
 #define OZ_SHIM_BLAS3_ROUTINES(L) \
