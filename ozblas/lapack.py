@@ -35,7 +35,7 @@ __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri",
            "unglq", "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl",
-           "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sytrd", "hetrd", "ormtr", "unmtr",
+           "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd", "hegvd", "sygv", "hegv", "sytrd", "hetrd", "ormtr", "unmtr",
            "orgtr", "ungtr", "last_report"]
 
 _local = threading.local()
@@ -856,6 +856,56 @@ def syev(a, compute_v=1, lower=0, overwrite_a=False, **kw):
 def heev(a, compute_v=1, lower=0, overwrite_a=False, **kw):
     """The Hermitian syev, as scipy.linalg.lapack.zheev."""
     return _eigen("ev", _as_complex(a), compute_v, lower, overwrite_a, kw)
+
+
+def _gv(kind, a, b, itype, jobz, uplo, overwrite_a, overwrite_b, cplx, kw):
+    """sygvd/hegvd (kind "gvd") and sygv/hegv ("gv"): ``(w, v, info)``."""
+    name = ("zhe" if cplx else "dsy") + kind
+    itype = _choice(name, "itype", itype, {1: 1, 2: 2, 3: 3})
+    jobz, uplo = _letter(name, "jobz", jobz, "NV"), _letter(name, "uplo", uplo, "UL")
+    dt, xp, opts = _start(kw, a, b)
+    dt = np.complex128 if cplx else dt
+    f = _fortran(a, dt, overwrite_a, xp=xp)
+    g = _fortran(b, dt, overwrite_b, "b", xp)
+    _square(f)
+    if g.shape != f.shape:
+        raise ValueError(f"{name}: b must have the shape of a, {f.shape}, got {g.shape}")
+    n = f.shape[0]
+    w = np.zeros(max(1, n))
+    info = _call(getattr(lib, "ozblas_" + name), itype, jobz, uplo, n, _ptr(f), _ld(f), _ptr(g),
+                 _ld(g), ffi.cast("double *", w.ctypes.data), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    w = w[:n]
+    return (w if xp is np else xp.asarray(w)), f, info
+
+
+def sygvd(a, b, itype=1, jobz="V", uplo="L", overwrite_a=False, overwrite_b=False, **kw):
+    """The generalized symmetric-definite eigenproblem a x = w b x (itype 1), a b x = w x (2),
+    b a x = w x (3), b positive definite (complex: hegvd): ``(w, v, info)`` as
+    scipy.linalg.lapack.dsygvd (scipy.linalg.eigh(a, b)'s routine): b's Cholesky factor, the
+    reduction to standard form, syevd's two-stage solver, the eigenvectors (b-orthonormal)
+    back through the factor; info n + i when b's leading minor of order i is not positive
+    definite."""
+    return _gv("gvd", a, b, itype, jobz, uplo, overwrite_a, overwrite_b,
+               _is_complex(a) or _is_complex(b), kw)
+
+
+def hegvd(a, b, itype=1, jobz="V", uplo="L", overwrite_a=False, overwrite_b=False, **kw):
+    """The Hermitian sygvd, as scipy.linalg.lapack.zhegvd."""
+    return _gv("gvd", a, b, itype, jobz, uplo, overwrite_a, overwrite_b, True, kw)
+
+
+def sygv(a, b, itype=1, jobz="V", uplo="L", overwrite_a=False, overwrite_b=False, **kw):
+    """sygvd with syev's tridiagonal solver (steqr), as scipy.linalg.lapack.dsygv (zhegv for
+    complex input)."""
+    return _gv("gv", a, b, itype, jobz, uplo, overwrite_a, overwrite_b,
+               _is_complex(a) or _is_complex(b), kw)
+
+
+def hegv(a, b, itype=1, jobz="V", uplo="L", overwrite_a=False, overwrite_b=False, **kw):
+    """The Hermitian sygv, as scipy.linalg.lapack.zhegv."""
+    return _gv("gv", a, b, itype, jobz, uplo, overwrite_a, overwrite_b, True, kw)
 
 
 def _evr(a, compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw):
