@@ -822,6 +822,8 @@ def _ev_start(a, overwrite_a, kw):
 def _eigen(kind, a, compute_v, lower, overwrite_a, kw):
     """syevd/heevd and syev/heev: ``(w, v, info)``, v the eigenvectors (compute_v) or a's
     buffer (its stored triangle destroyed, as LAPACK leaves it)."""
+    compute_v, lower = (_flag("sy" + kind, k, v) for k, v in (("compute_v", compute_v),
+                                                              ("lower", lower)))
     dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
     n = f.shape[0]
     w = np.zeros(max(1, n))
@@ -909,9 +911,12 @@ def hegv(a, b, itype=1, jobz="V", uplo="L", overwrite_a=False, overwrite_b=False
 
 
 def _evr(a, compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw):
+    compute_v, lower = (_flag("syevr", k, v) for k, v in (("compute_v", compute_v),
+                                                          ("lower", lower)))
+    rng = _letter("syevr", "range", range.decode() if isinstance(range, bytes) else range,
+                  "AVI").decode()
     dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
     n = f.shape[0]
-    rng = range.decode() if isinstance(range, bytes) else str(range)
     iu = n if iu is None else int(iu)
     cols = (iu - il + 1 if rng.upper() == "I" else max(1, n)) if compute_v else 0
     z = xp.zeros((n if compute_v else 0, max(cols, 0)), dtype=dt, order="F")
@@ -952,6 +957,7 @@ def heevr(a, compute_v=1, range="A", lower=0, vl=0.0, vu=1.0, il=1, iu=None, abs
 
 
 def _sytrd(a, lower, overwrite_a, kw):
+    lower = _flag("sytrd", "lower", lower)
     dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
     n = f.shape[0]
     d, e = np.zeros(max(1, n)), np.zeros(max(1, n))
@@ -979,6 +985,8 @@ def hetrd(a, lower=0, overwrite_a=False, **kw):
 
 
 def _ormtr(side, trans, a, tau, c, lower, overwrite_c, kw):
+    side, trans = _letter("ormtr", "side", side, "LR"), _letter("ormtr", "trans", trans, "NTC")
+    lower = _flag("ormtr", "lower", lower)
     dt, xp, opts = _start(kw, a, c)
     dt = np.complex128 if _is_complex(tau) else dt
     f = _fortran(a, dt, xp=xp)
@@ -986,8 +994,7 @@ def _ormtr(side, trans, a, tau, c, lower, overwrite_c, kw):
     t = _host_vector(tau, dt)
     m, n = x.shape
     name = "zunmtr" if dt == np.complex128 else "dormtr"
-    info = _call(getattr(lib, "ozblas_" + name), str(side).encode(), b"L" if lower else b"U",
-                 str(trans).encode(), m, n, _ptr(f), _ld(f), _ptr(t) if t.size else ffi.NULL,
+    info = _call(getattr(lib, "ozblas_" + name), side, b"L" if lower else b"U", trans, m, n, _ptr(f), _ld(f), _ptr(t) if t.size else ffi.NULL,
                  _ptr(x), _ld(x), opts=opts)
     if info < 0:
         raise ValueError(f"{name}: argument {-info} is not valid")
@@ -1008,6 +1015,7 @@ def unmtr(side, trans, a, tau, c, lower=0, overwrite_c=False, **kw):
 
 
 def _orgtr(a, tau, lower, overwrite_a, kw):
+    lower = _flag("orgtr", "lower", lower)
     dt, xp, opts = _start(kw, a)
     dt = np.complex128 if _is_complex(tau) else dt
     q = _fortran(a, dt, overwrite_a, xp=xp)

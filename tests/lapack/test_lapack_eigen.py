@@ -423,3 +423,15 @@ def test_sygvd_bad_arguments():
         L.sygv(a, a, jobz="X")
     with pytest.raises(ValueError, match="shape"):
         L.sygvd(a, np.eye(3))
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda a: L.syevd(a, lower=3), "lower=3"), (lambda a: L.syev(a, compute_v=2), "compute_v"),
+    (lambda a: L.syevr(a, range="X"), "range='X'"), (lambda a: L.sytrd(a, lower="U"), "lower"),
+    (lambda a: L.ormtr("X", "N", a, np.zeros(2), a), "side"),
+    (lambda a: L.ormtr("L", "Q", a, np.zeros(2), a), "trans"),
+    (lambda a: L.orgtr(a, np.zeros(2), lower=-1), "lower")])
+def test_options_are_checked_in_python(call, match):
+    """A bad option is a ValueError naming it, before anything is computed."""
+    with pytest.raises(ValueError, match=match):
+        call(np.eye(3))
