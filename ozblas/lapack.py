@@ -30,13 +30,13 @@ from . import _constants, config
 from ._native import OzblasError, ffi, lib
 from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
-__all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
-           "trtrs", "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq",
-           "unglq", "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "symm", "hemm",
+__all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri", "trtrs",
+           "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq", "unglq",
+           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
-           "sygst", "hegst", "trsyl",
-           "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd", "hegvd", "sygv", "hegv", "sytrd", "hetrd", "ormtr", "unmtr",
-           "orgtr", "ungtr", "last_report"]
+           "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
+           "hegvd", "sygv", "hegv", "sytrd", "hetrd", "ormtr", "unmtr", "orgtr", "ungtr",
+           "last_report"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}

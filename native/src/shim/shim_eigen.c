@@ -65,34 +65,42 @@ typedef struct {
     double *A, *w, *Z;
 } ev_call;
 
+/* The start of every driver entry: netlib's argument check (arg_bad) and LAPACK's minimum
+ * workspaces (those of kind's driver), a workspace query to the real routine, the decision
+ * (lap_begin, which the call's dims follow). 1 when the driver may run. */
+static int ev_begin(lap_call *L, int cplx, int kind, char jobz, int64_t n, int arg_bad,
+                    int64_t lwork, int64_t lrwork, int64_t liwork, double flops)
+{
+    int64_t lw, lrw, liw;
+    minimum(kind, cplx, jobz == 'V', n, &lw, &lrw, &liw);
+    int query = lwork == -1 || (lrw >= 0 && lrwork == -1) || (liw >= 0 && liwork == -1);
+    int bad = arg_bad || (!query && (lwork < lw || lrwork < lrw || liwork < liw));
+    int go = lap_begin(L, cplx, n, n, n, n, bad || query ? 0.0 : flops, bad, n == 0);
+    if (go && query) {
+        L->r.why = N_WORKSPACE_QUERY;
+        L->c.flops = 0.0;
+        return 0;
+    }
+    return go;
+}
+
 /* 1 when ozblas computed the call; syevr's m and isuppz (wide: 8-byte integers) written
  * back as the real routine writes them. */
 static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, int wide,
                 int64_t *info)
 {
     int wantz = c->jobz == 'V', r = c->kind == OZ_EV_SYEVR;
-    int64_t n = c->n, lw, lrw, liw;
-    minimum(c->kind, cplx, wantz, n, &lw, &lrw, &liw);
-    int query = c->lwork == -1 || (lrw >= 0 && c->lrwork == -1) || (liw >= 0 && c->liwork == -1);
+    int64_t n = c->n, cols = r && c->range == 'I' ? c->iu - c->il + 1 : n;
     int bad = oz_ev_check(c->kind, c->jobz, c->range, c->uplo, n, c->lda, c->vl, c->vu, c->il,
-                          c->iu, r ? c->ldz : 1) != 0 ||
-              (!query && (c->lwork < lw || c->lrwork < lrw || c->liwork < liw));
-    int64_t cols = r && c->range == 'I' ? c->iu - c->il + 1 : n;
-    double flops = bad || query ? 0.0 : oz_ev_flops(c->kind, cplx, c->jobz, n, cols);
-    int go = lap_begin(L, cplx, n, n, n, n, flops, bad, n == 0);
+                          c->iu, r ? c->ldz : 1) != 0;
+    int go = ev_begin(L, cplx, c->kind, c->jobz, n, bad, c->lwork, c->lrwork, c->liwork,
+                      bad ? 0.0 : oz_ev_flops(c->kind, cplx, c->jobz, n, cols));
     if (r)
         snprintf(L->dims, sizeof L->dims, "n=%lld jobz=%c range=%c", (long long)n, c->jobz,
                  c->range);
     else
         snprintf(L->dims, sizeof L->dims, "n=%lld jobz=%c", (long long)n, c->jobz);
-    if (!go)
-        return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        L->c.flops = 0.0;
-        return 0;
-    }
-    if (!lap_finite(L, cplx, c->uplo, n, n, c->A, c->lda))
+    if (!go || !lap_finite(L, cplx, c->uplo, n, n, c->A, c->lda))
         return 0;
     ozblas_context *ctx = shim_context();
     if (c->kind == OZ_EV_SYEVD)
@@ -218,23 +226,12 @@ static int h_gv(lap_call *L, int cplx, int kind, int64_t itype, char jobz, char 
                 int64_t n, double *A, int64_t lda, double *B, int64_t ldb, double *w,
                 int64_t lwork, int64_t lrwork, int64_t liwork, int64_t *info)
 {
-    int64_t lw, lrw, liw;
-    minimum(kind, cplx, jobz == 'V', n, &lw, &lrw, &liw);
-    int query = lwork == -1 || (lrw >= 0 && lrwork == -1) || (liw >= 0 && liwork == -1);
-    int bad = oz_gv_check(itype, jobz, uplo, n, lda, ldb) != 0 ||
-              (!query && (lwork < lw || lrwork < lrw || liwork < liw));
-    double flops = bad || query ? 0.0 : oz_gv_flops(cplx, jobz, n);
-    int go = lap_begin(L, cplx, n, n, n, n, flops, bad, n == 0);
+    int bad = oz_gv_check(itype, jobz, uplo, n, lda, ldb) != 0;
+    int go = ev_begin(L, cplx, kind, jobz, n, bad, lwork, lrwork, liwork,
+                      bad ? 0.0 : oz_gv_flops(cplx, jobz, n));
     snprintf(L->dims, sizeof L->dims, "n=%lld itype=%lld jobz=%c", (long long)n,
              (long long)itype, jobz);
-    if (!go)
-        return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        L->c.flops = 0.0;
-        return 0;
-    }
-    if (!lap_finite(L, cplx, uplo, n, n, A, lda) || !lap_finite(L, cplx, uplo, n, n, B, ldb))
+    if (!go || !lap_finite(L, cplx, uplo, n, n, A, lda) || !lap_finite(L, cplx, uplo, n, n, B, ldb))
         return 0;
     ozblas_context *ctx = shim_context();
     if (kind == OZ_EV_SYEVD)
