@@ -44,7 +44,8 @@ def __getattr__(name):
     if name == "LAPACK_ROUTINES":  # what the LAPACK layer computes (shim_lapack.c, shim_level3.c, shim_gen.c)
         lists = _shim_lists()
         return sum((lists[k] for k in ("OZ_SHIM_LAPACK_ROUTINES", "OZ_SHIM_QR_ROUTINES",
-                                       "OZ_SHIM_BLAS3_ROUTINES", "OZ_SHIM_GEN_ROUTINES")), ())
+                                       "OZ_SHIM_BLAS3_ROUTINES", "OZ_SHIM_GEN_ROUTINES",
+                                       "OZ_SHIM_SVD_ROUTINES")), ())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -113,7 +113,7 @@ static void br_free(oz_lx *x, br_work *b)
 static void lx_gebrd(oz_lx *x, br_work *b, int64_t m, int64_t n, double *A, int64_t lda,
                      double *d, double *e, double *tauq, double *taup)
 {
-    int64_t w = x->cplx ? 2 : 1, nb = x->nb, mn = min64(m, n), i = 0, ld;
+    int64_t nb = x->nb, mn = min64(m, n), i = 0, ld;
     double *G;
     for (; i + nb < mn && !x->failed; i += nb) {
         int64_t mi = m - i, ni = n - i;

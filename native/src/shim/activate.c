@@ -61,7 +61,7 @@
 static const char *const shim_names[] = {
     OZ_SHIM_ROUTINES(OZ_NAME_ROUTINE) OZ_SHIM_LAPACK_ROUTINES(OZ_NAME_LAPACK)
         OZ_SHIM_QR_ROUTINES(OZ_NAME_LAPACK) OZ_SHIM_BLAS3_ROUTINES(OZ_NAME_BLAS3)
-            OZ_SHIM_GEN_ROUTINES(OZ_NAME_LAPACK)};
+            OZ_SHIM_GEN_ROUTINES(OZ_NAME_LAPACK) OZ_SHIM_SVD_ROUTINES(OZ_NAME_LAPACK)};
 enum { N_NAMES = sizeof shim_names / sizeof shim_names[0] };
 
 typedef struct {

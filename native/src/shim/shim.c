@@ -57,7 +57,7 @@ static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *const routine_names[] = {
     OZ_SHIM_ROUTINES(OZ_ROUTINE_NAME) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_NAME)
         OZ_SHIM_QR_ROUTINES(OZ_LAPACK_NAME) OZ_SHIM_BLAS3_ROUTINES(OZ_LAPACK_NAME)
-            OZ_SHIM_GEN_ROUTINES(OZ_LAPACK_NAME)};
+            OZ_SHIM_GEN_ROUTINES(OZ_LAPACK_NAME) OZ_SHIM_SVD_ROUTINES(OZ_LAPACK_NAME)};
 
 #define OZ_REASON_TEXT(e, text) text,
 static const char *const native_reasons[] = {OZ_NATIVE_REASONS(OZ_REASON_TEXT)};
