@@ -8,7 +8,13 @@ still leaves what was done:
     ``cupy.linalg.cholesky``), n = 4096, 8192, 16384 (``--sizes``);
   * ``scipy.linalg.solve`` on host arrays, n = 16384 (``--solve-sizes``), inside
     ``ozblas.activated(method="ozaki2")`` (gesv device-resident on the CUDA executor) against
-    the host LAPACK, with the backward error ||A x - b|| / (||A|| ||x||) of both.
+    the host LAPACK, with the backward error ||A x - b|| / (||A|| ||x||) of both;
+  * ``ozblas.lapack.syevd`` on CuPy arrays (the two-stage eigensolver, eigenvectors) against
+    ``cupy.linalg.eigh`` (cuSOLVER), n = 4096, 8192, 16384 (``--eig-sizes``), with both
+    residuals ||A Z - Z W|| / (||A|| n u) and orthogonalities ||Z^T Z - I|| / (n u), the
+    driver's emulated share and moduli histogram; and ``numpy.linalg.eigh`` on host arrays
+    (``--eig-host-sizes``, 4096) inside ``ozblas.activated(method="ozaki2")`` against the
+    host LAPACK.
 Times are wall clock around one call after a warm-up at n = 1024, the device synchronized
 (single measurements: the GPU's time is scarce). GFLOPS on LAPACK's nominal counts.
 
@@ -45,10 +51,51 @@ def _spd(cp, n, rng):
     return a, a @ a.T + n * cp.eye(n)
 
 
+def _eigen(routine, n, rng, cp, L, kw, sync):
+    """syevd on CuPy arrays against cupy.linalg.eigh, or numpy.linalg.eigh routed against
+    the host LAPACK: times, residuals, orthogonalities (units of n u) and the report."""
+    import ozblas
+
+    u = 2.0**-53
+    row = {"flops": (4 / 3 + 2) * n**3}  # sytrd + ormtr, LAPACK's nominal count
+
+    def quality(xp, a, w, z):
+        na = float(xp.linalg.norm(a, 2)) if n <= 4096 else float(xp.linalg.norm(a))
+        res = float(xp.linalg.norm(a @ z - z * w)) / (na * n * u)
+        orth = float(xp.linalg.norm(z.T @ z - xp.eye(n))) / (n * u)
+        return res, orth
+
+    if routine == "syevd":
+        h = rng.random((n, n)) - 0.5
+        a = cp.asarray((h + h.T) / 2)
+        row["cusolver_s"], (w0, z0) = _timed(lambda: cp.linalg.eigh(a), sync)
+        row["ozblas_s"], (w1, z1, _) = _timed(lambda: L.syevd(a, **kw), sync)
+        rep = L.last_report()
+        row["cusolver_res"], row["cusolver_orth"] = quality(cp, a, w0, z0)
+        row["ozblas_res"], row["ozblas_orth"] = quality(cp, a, w1, z1)
+    else:
+        h = rng.random((n, n)) - 0.5
+        a = (h + h.T) / 2
+        row["native_s"], (w0, z0) = _timed(lambda: np.linalg.eigh(a), sync)
+        with ozblas.activated(method="ozaki2"):
+            row["ozblas_s"], (w1, z1) = _timed(lambda: np.linalg.eigh(a), sync)
+        row["native_res"], row["native_orth"] = quality(np, a, w0, z0)
+        row["ozblas_res"], row["ozblas_orth"] = quality(np, a, w1, z1)
+        row["routed"] = ozblas.stats().get("routines", {}).get("dsyevd")
+        return row
+    drv = rep["product_flops"] + rep["host_flops"]
+    row["emulated_share_of_driver"] = rep["emulated_flops"] / drv if drv else 0.0
+    row["moduli_histogram"] = rep["moduli_histogram"]
+    row["device"] = rep["device"]
+    return row
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--sizes", type=int, nargs="*", default=[4096, 8192, 16384])
     p.add_argument("--solve-sizes", type=int, nargs="*", default=[16384])
+    p.add_argument("--eig-sizes", type=int, nargs="*", default=[4096, 8192, 16384])
+    p.add_argument("--eig-host-sizes", type=int, nargs="*", default=[4096])
     p.add_argument("--budget", type=float, default=60.0, help="seconds: no measurement starts after")
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)
@@ -71,13 +118,17 @@ def main(argv=None):
     L.getrf(warm_a, **kw), L.potrf(warm_s, **kw), cpl.lu_factor(warm_a)
     cases = [("getrf", n) for n in args.sizes] + [("potrf", n) for n in args.sizes]
     cases += [("solve", n) for n in args.solve_sizes]
+    cases += [("syevd", n) for n in args.eig_sizes]
+    cases += [("eigh_host", n) for n in args.eig_host_sizes]
     for routine, n in cases:
         if time.monotonic() - T0 > args.budget:
             data["skipped"].append(f"{routine} {n}")
             continue
         try:
             row = {"routine": routine, "n": n}
-            if routine == "solve":
+            if routine in ("syevd", "eigh_host"):
+                row.update(_eigen(routine, n, rng, cp, L, kw, sync))
+            elif routine == "solve":
                 a = rng.random((n, n)) - 0.5 + n ** 0.5 * np.eye(n)
                 b = rng.random((n, 1)) - 0.5
                 row["flops"] = 2 / 3 * n**3

@@ -10,7 +10,8 @@ LAPACK, every update an ozblas GEMM under the usual options (``method``, ``modul
 ``executor``... as in ``ozblas.matmul``; unset ones come from the OZBLAS_* environment).
 ``nb`` is the block size (None: OZBLAS_LAPACK_NB, else the size rule of docs/lapack.md).
 ``last_report()`` describes the last call of this thread: products issued, how many ran
-emulated, their flops and moduli, and where the matrices were (``device``).
+emulated, their flops and moduli (``moduli_histogram``: emulated products per count), and
+where the matrices were (``device``).
 
 CuPy arrays are accepted too by every routine here (all of a call's matrices on one device):
 the drivers then run on the device pointers, on the CUDA executor and CuPy's current stream,
@@ -34,7 +35,9 @@ __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri",
            "unglq", "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy",
            "gebrd", "orgbr", "ungbr", "ormbr", "unmbr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
-           "sygst", "hegst", "trsyl", "last_report"]
+           "sygst", "hegst", "trsyl",
+           "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sytrd", "hetrd", "ormtr", "unmtr",
+           "orgtr", "ungtr", "last_report"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -54,6 +57,8 @@ def _report(r) -> dict:
         "moduli": (r.min_moduli, r.max_moduli) if r.max_moduli else None,
         "bound": r.max_bound if r.max_bound >= 0 else None, "seconds": r.seconds,
         "device": _DEVICE[r.device], "device_short": bool(r.device_short),
+        "moduli_histogram": {c: int(r.moduli_hist[c]) for c in range(64) if r.moduli_hist[c]},
+        "host_flops": r.host_flops,
     }
 
 
@@ -946,10 +951,180 @@ def trsyl(a, b, c, trana="N", tranb="N", isgn=1, overwrite_c=False, **kw):
     return x, float(scale[0]), info
 
 
+def _ev_start(a, overwrite_a, kw):
+    dt, xp, opts = _start(kw, a)
+    f = _fortran(a, dt, overwrite_a, xp=xp)
+    _square(f)
+    return dt, xp, opts, f
+
+
+def _eigen(kind, a, compute_v, lower, overwrite_a, kw):
+    """syevd/heevd and syev/heev: ``(w, v, info)``, v the eigenvectors (compute_v) or a's
+    buffer (its stored triangle destroyed, as LAPACK leaves it)."""
+    dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
+    n = f.shape[0]
+    w = np.zeros(max(1, n))
+    prefix = "zhe" if dt == np.complex128 else "dsy"
+    info = _call(getattr(lib, "ozblas_" + prefix + kind), b"V" if compute_v else b"N",
+                 b"L" if lower else b"U", n, _ptr(f), _ld(f), ffi.cast("double *", w.ctypes.data),
+                 opts=opts)
+    if info < 0:
+        raise ValueError(f"{prefix}{kind}: argument {-info} is not valid")
+    w = w[:n]
+    return (w if xp is np else xp.asarray(w)), f, info
+
+
+def syevd(a, compute_v=1, lower=0, overwrite_a=False, **kw):
+    """Eigenvalues (ascending) and, with compute_v, eigenvectors of a symmetric (complex:
+    Hermitian) matrix from its upper (lower) triangle by the two-stage reduction: ``(w, v,
+    info)`` as scipy.linalg.lapack.dsyevd/zheevd (numpy.linalg.eigh's routine)."""
+    return _eigen("evd", a, compute_v, lower, overwrite_a, kw)
+
+
+def heevd(a, compute_v=1, lower=0, overwrite_a=False, **kw):
+    """The Hermitian syevd, as scipy.linalg.lapack.zheevd."""
+    return _eigen("evd", _as_complex(a), compute_v, lower, overwrite_a, kw)
+
+
+def syev(a, compute_v=1, lower=0, overwrite_a=False, **kw):
+    """syevd with LAPACK's dsyev's tridiagonal solver (implicit QL/QR, steqr): ``(w, v, info)``
+    as scipy.linalg.lapack.dsyev/zheev."""
+    return _eigen("ev", a, compute_v, lower, overwrite_a, kw)
+
+
+def heev(a, compute_v=1, lower=0, overwrite_a=False, **kw):
+    """The Hermitian syev, as scipy.linalg.lapack.zheev."""
+    return _eigen("ev", _as_complex(a), compute_v, lower, overwrite_a, kw)
+
+
+def _evr(a, compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw):
+    dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
+    n = f.shape[0]
+    rng = range.decode() if isinstance(range, bytes) else str(range)
+    iu = n if iu is None else int(iu)
+    cols = (iu - il + 1 if rng.upper() == "I" else max(1, n)) if compute_v else 0
+    z = xp.zeros((n if compute_v else 0, max(cols, 0)), dtype=dt, order="F")
+    w = np.zeros(max(1, n))
+    sup = np.zeros(2 * max(1, n), dtype=np.int64)
+    m = ffi.new("int64_t *")
+    prefix = "zhe" if dt == np.complex128 else "dsy"
+    info = _call(getattr(lib, "ozblas_" + prefix + "evr"), b"V" if compute_v else b"N",
+                 rng.encode(), b"L" if lower else b"U", n, _ptr(f), _ld(f), float(vl), float(vu),
+                 int(il), iu, float(abstol), m, ffi.cast("double *", w.ctypes.data),
+                 _ptr(z) if z.size else ffi.NULL, max(1, n), ffi.cast("int64_t *", sup.ctypes.data),
+                 opts=opts)
+    if info < 0:
+        raise ValueError(f"{prefix}evr: argument {-info} is not valid")
+    all_ = rng.upper() == "A" or (rng.upper() == "I" and iu - il + 1 == n)
+    # SciPy's shapes: dsyevr's isuppz only where LAPACK sets it, zheevr's always 2 max(1, n)
+    isuppz = sup[:2 * max(1, n) if dt == np.complex128 else 2 * n if compute_v and all_ else 0]
+    isuppz = isuppz.astype(np.int32)
+    w = w[:n]
+    out = (lambda v: v) if xp is np else xp.asarray  # noqa: E731
+    return out(w), z, int(m[0]), out(isuppz), info
+
+
+def syevr(a, compute_v=1, range="A", lower=0, vl=0.0, vu=1.0, il=1, iu=None, abstol=0.0,
+          overwrite_a=False, **kw):
+    """Eigenvalues (and eigenvectors) of a symmetric (complex: Hermitian) matrix, all (range
+    "A"), those in (vl, vu] ("V") or the il-th to iu-th (1-based, "I"), by the two-stage
+    reduction with LAPACK's dsyevr's tridiagonal solvers: ``(w, z, m, isuppz, info)`` as
+    scipy.linalg.lapack.dsyevr/zheevr (scipy.linalg.eigh's routine): the first m entries of w
+    and columns of z are the ones found."""
+    return _evr(a, compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw)
+
+
+def heevr(a, compute_v=1, range="A", lower=0, vl=0.0, vu=1.0, il=1, iu=None, abstol=0.0,
+          overwrite_a=False, **kw):
+    """The Hermitian syevr, as scipy.linalg.lapack.zheevr."""
+    return _evr(_as_complex(a), compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw)
+
+
+def _sytrd(a, lower, overwrite_a, kw):
+    dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
+    n = f.shape[0]
+    d, e = np.zeros(max(1, n)), np.zeros(max(1, n))
+    tau = np.zeros(max(1, n), dtype=dt)
+    name = "zhetrd" if dt == np.complex128 else "dsytrd"
+    info = _call(getattr(lib, "ozblas_" + name), b"L" if lower else b"U", n, _ptr(f), _ld(f),
+                 ffi.cast("double *", d.ctypes.data), ffi.cast("double *", e.ctypes.data),
+                 ffi.cast("double *", tau.ctypes.data), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    out = (lambda v: v) if xp is np else xp.asarray  # noqa: E731
+    return f, out(d[:n]), out(e[:max(0, n - 1)]), out(tau[:max(0, n - 1)]), info
+
+
+def sytrd(a, lower=0, overwrite_a=False, **kw):
+    """Reduction of a symmetric (complex: Hermitian) matrix to tridiagonal form in LAPACK's
+    one-stage format: ``(c, d, e, tau, info)`` as scipy.linalg.lapack.dsytrd/zhetrd (panels by
+    the host latrd, the trailing updates by syr2k/her2k as products)."""
+    return _sytrd(a, lower, overwrite_a, kw)
+
+
+def hetrd(a, lower=0, overwrite_a=False, **kw):
+    """The Hermitian sytrd, as scipy.linalg.lapack.zhetrd."""
+    return _sytrd(_as_complex(a), lower, overwrite_a, kw)
+
+
+def _ormtr(side, trans, a, tau, c, lower, overwrite_c, kw):
+    dt, xp, opts = _start(kw, a, c)
+    dt = np.complex128 if _is_complex(tau) else dt
+    f = _fortran(a, dt, xp=xp)
+    x = _fortran(c, dt, overwrite_c, "c", xp)
+    t = _host_vector(tau, dt)
+    m, n = x.shape
+    name = "zunmtr" if dt == np.complex128 else "dormtr"
+    info = _call(getattr(lib, "ozblas_" + name), str(side).encode(), b"L" if lower else b"U",
+                 str(trans).encode(), m, n, _ptr(f), _ld(f), _ptr(t) if t.size else ffi.NULL,
+                 _ptr(x), _ld(x), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    return x, info
+
+
+def ormtr(side, trans, a, tau, c, lower=0, overwrite_c=False, **kw):
+    """op(Q) c (side "L") or c op(Q) ("R"), Q from sytrd's reflectors (a, tau; lower: its
+    uplo), trans "N" or "T" ("C" complex): ``(cq, info)`` (LAPACK's dormtr/zunmtr; uplo "L" as
+    ormqr's products, "U" one host call)."""
+    cplx = any(_is_complex(v) for v in (a, tau, c))
+    return _ormtr(side, trans, _as_complex(a) if cplx else a, tau, c, lower, overwrite_c, kw)
+
+
+def unmtr(side, trans, a, tau, c, lower=0, overwrite_c=False, **kw):
+    """The complex ormtr (LAPACK's zunmtr)."""
+    return _ormtr(side, trans, _as_complex(a), tau, c, lower, overwrite_c, kw)
+
+
+def _orgtr(a, tau, lower, overwrite_a, kw):
+    dt, xp, opts = _start(kw, a)
+    dt = np.complex128 if _is_complex(tau) else dt
+    q = _fortran(a, dt, overwrite_a, xp=xp)
+    _square(q)
+    t = _host_vector(tau, dt)
+    name = "zungtr" if dt == np.complex128 else "dorgtr"
+    info = _call(getattr(lib, "ozblas_" + name), b"L" if lower else b"U", q.shape[0], _ptr(q),
+                 _ld(q), _ptr(t) if t.size else ffi.NULL, opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    return q, info
+
+
+def orgtr(a, tau, lower=0, overwrite_a=False, **kw):
+    """Q from sytrd's reflectors (a, tau; lower: its uplo): ``(q, info)`` (LAPACK's
+    dorgtr/zungtr; uplo "L" as orgqr's products, "U" one host call)."""
+    return _orgtr(a, tau, lower, overwrite_a, kw)
+
+
+def ungtr(a, tau, lower=0, overwrite_a=False, **kw):
+    """The complex orgtr (LAPACK's zungtr)."""
+    return _orgtr(_as_complex(a), tau, lower, overwrite_a, kw)
+
+
 # --------------------------------------------------------------------------------------------
 # `ozblas explain getrf N` / `ozblas explain potrf N` / `ozblas explain sytrf N`
 # --------------------------------------------------------------------------------------------
-EXPLAINED = ("getrf", "potrf", "sytrf")
+EXPLAINED = ("getrf", "potrf", "sytrf", "syevd", "syevr")
 MAX_EXPLAINED_STEPS = 65536
 
 
@@ -972,6 +1147,8 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
     ex = 2 if p.has_device else 1
     nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
                                                             int(lib.ozblas_lapack_block_size(n, ex)))
+    if routine in ("syevd", "syevr"):
+        return _explain_eigen(routine, n, dtype, p, nb)
     whole = policy.choose(n, n, n, dtype, "host", p)
     half = 1.0 if routine == "getrf" else 0.5
     step = nb - 1 if routine == "sytrf" and nb > 1 else nb
@@ -1005,23 +1182,81 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
             "blocked_seconds": t_blocked}
 
 
+def _explain_eigen(routine, n, dtype, p, nb):
+    """explain() for syevd/syevr with eigenvectors (lapack_eigen.c): stage 1's products per
+    panel (the Hermitian product A22 V, m x b x m, and the her2k, m x m x b at half the
+    flops), the back-transformations' (stage 1's blocks as ormqr's, 2 (n - b - i) n nb flops
+    each pair; stage 2's groups of vb sweeps, 2 (b + vb) n vb each pair, one line for all),
+    the host's share (QR panels, the bulge chasing's 6 n^2 b; the tridiagonal solver, which
+    depends on the spectrum, is not counted)."""
+    from . import policy
+
+    z = dtype == "z"
+    f4 = 4 if z else 1
+    b = min(nb, 256)  # lapack_eigen.c band_width
+    vb = max(1, min(b // 2, 128))  # lapack_band.c group_sweeps
+    whole = policy.choose(n, n, n, dtype, "host", p)
+    updates, emulated, t_blocked, f_products = [], 0, 0.0, 0.0
+
+    def add(label, m_, n_, k_, times=1, half=False):
+        nonlocal emulated, t_blocked, f_products
+        c = policy.choose(m_, n_, k_, dtype, "host", p)
+        share = 0.5 if half else 1.0
+        updates.append({"m": m_, "k": k_, "shape": label, "choice": c["name"],
+                        "method": c["method"], "seconds": share * times * c["seconds"]})
+        emulated += times * (c["method"] != "native")
+        t_blocked += share * times * c["seconds"]
+        f_products += share * times * (8 if z else 2) * m_ * n_ * k_
+
+    for j in range(0, max(n - b, 0), b):
+        m = n - j - b
+        add(f"stage 1 A22 V {m} x {min(m, b)} x {m}", m, min(m, b), m)
+        add(f"stage 1 her2k {m} x {m} x {2 * min(m, b)}", m, m, 2 * min(m, b), half=True)
+    for i in range(0, max(n - b, 0), nb):
+        r = n - b - i
+        add(f"Q1 block {nb} x {n} x {r} (x2)", nb, n, r, times=2)
+    groups = sum(max(0, -(-(n - s0 - 1) // b)) for s0 in range(0, n - 1, vb))
+    if groups:
+        add(f"Q2 groups {vb} x {n} x {b + vb - 1} (x{2 * groups})", vb, n, b + vb - 1,
+            times=2 * groups)
+    rate = p.host_zgemm if z else p.host_dgemm
+    host = f4 * (n * n * b + 6.0 * n * n * b)  # QR panels, bulge chasing
+    flops = f4 * (4 / 3 + 2) * n**3
+    t_blocked += host / rate
+    routed = whole["method"] != "native" and n > nb
+    return {"routine": ("zhe" if z else "dsy") + routine[2:], "n": n, "nb": nb, "band": b,
+            "profile": p.name, "route": "two-stage driver" if routed else "host LAPACK",
+            "why": (f"method auto's choice for a {n} x {n} x {n} product is {whole['name']}"
+                    + ("" if n > nb else f"; n <= nb = {nb}: one block")),
+            "updates": updates, "emulated_updates": emulated, "flops": flops,
+            "update_share": f_products / (f_products + host), "native_seconds": flops / rate,
+            "blocked_seconds": t_blocked, "host_flops": host}
+
+
 def format_explain(d: dict) -> str:
     lines = [f"{d['routine']} n={d['n']}, host operands; profile {d['profile']}; block size nb={d['nb']}",
              f"route: {d['route']} ({d['why']})",
-             f"trailing updates: {len(d['updates'])}, of which method auto emulates "
-             f"{d['emulated_updates']}; they are {100 * d['update_share']:.0f}% of the "
-             f"{d['flops'] / 1e9:.3g} GFLOP",
+             (f"products: {len(d['updates'])} kinds, {d['emulated_updates']} of them emulated by "
+              f"method auto; {100 * d['update_share']:.0f}% of the driver's flops "
+              f"(band {d['band']}, "
+              f"host {d['host_flops'] / 1e9:.3g} GFLOP: panels and bulge chasing; LAPACK's count "
+              f"{d['flops'] / 1e9:.3g} GFLOP)" if "band" in d else
+              f"trailing updates: {len(d['updates'])}, of which method auto emulates "
+              f"{d['emulated_updates']}; they are {100 * d['update_share']:.0f}% of the "
+              f"{d['flops'] / 1e9:.3g} GFLOP"),
              f"predicted: host LAPACK {d['native_seconds'] * 1e3:.3g} ms (at the host DGEMM rate), "
              f"blocked driver {d['blocked_seconds'] * 1e3:.3g} ms"]
     for u in d["updates"][:3] + (["..."] if len(d["updates"]) > 4 else []) + d["updates"][-1:][
             : 1 if len(d["updates"]) > 3 else 0]:
         lines.append("  ..." if u == "..." else
-                     f"  update {u['m']} x {u['m']} x {u['k']}: {u['choice']} ({u['seconds'] * 1e3:.3g} ms)")
+                     f"  {u.get('shape') or 'update %d x %d x %d' % (u['m'], u['m'], u['k'])}: "
+                     f"{u['choice']} ({u['seconds'] * 1e3:.3g} ms)")
     return "\n".join(lines)
 
 
 def main_explain(argv) -> int:
-    """`ozblas explain getrf|potrf|sytrf N [--dtype d|z] [--profile NAME] [--nb NB] [--json]`."""
+    """`ozblas explain getrf|potrf|sytrf|syevd|syevr N [--dtype d|z] [--profile NAME] [--nb NB]
+    [--json]`."""
     import argparse
     import json
 

@@ -102,6 +102,20 @@ typedef enum {
                                          rounded once to hi + lo (bound 2^-106) */
 } ozblas_accuracy;
 
+/* Automatic precision's target (ozblas_options.target): what "the fewest moduli (slices)
+ * meeting the target" means. Not read from the environment: user-level products keep the
+ * entrywise target; the LAPACK layer's Householder products (QR, ormqr, the eigensolvers'
+ * reductions and back-transformations) set normwise for their own calls. */
+typedef enum {
+    OZBLAS_TARGET_ENTRYWISE = 0, /* |C^ - C|_ij <= u (|A||B|)_ij before the final rounding
+                                    (DGEMM-level, below) */
+    OZBLAS_TARGET_NORMWISE = 1   /* |C^ - C|_ij <= u ||a_i||_2 ||b_j||_2 (row i of op(A),
+                                    column j of op(B)), so that ||C^(:,j) - C(:,j)||_2 <=
+                                    u ||op(A)||_F ||op(B)(:,j)||_2 (numerics/ozaki2.h "the
+                                    normwise target": what a Householder application's
+                                    backward error needs) */
+} ozblas_target;
+
 /* The phases of an emulated call: indices of ozblas_report.phase_seconds. An executor that
  * fuses phases into one kernel reports its time under the first phase it covers and zero
  * for the others (calibration fits the sum). */
@@ -138,6 +152,7 @@ typedef struct {
                          for device d (UINT64_MAX: every usable device), device = the first;
                          each call is spread over them as tiles of C (docs/distributed.md);
                          0: device alone */
+    int target;     /* an ozblas_target: automatic precision's (0, entrywise, by default) */
 } ozblas_options;
 
 /* What a call actually did. */
@@ -157,6 +172,7 @@ typedef struct {
     int min_bits_b;
     double seconds;  /* wall time of the call */
     double bound;    /* automatic precision: bound of max_ij |C^ - op(A)op(B)|_ij / (|op(A)||op(B)|)_ij
+                        (target normwise: over ||a_i||_2 ||b_j||_2, row and column norms)
                         before alpha and beta are applied (the count's, or the maximum count's
                         after an ACCURACY fallback); -1 when not computed (a fixed count, or
                         any other fallback) */
@@ -440,6 +456,9 @@ int ozblas_shim_stats(ozblas_shim_stat *out, int cap);
  * ipiv, tau, info and alpha are host memory. OZBLAS_ERR_DEVICE: a device
  * copy failed (uploaded host matrices are then unchanged; the caller's device matrices are
  * not). Complex: interleaved (re, im) doubles, alpha two doubles.
+ * The Householder products (QR, ormqr, the eigensolvers' reductions and back-transformations)
+ * take automatic precision's normwise target (ozblas_target) whatever opt->target says; the
+ * other drivers' products the caller's (entrywise by default).
  * nb: the block size; 0 chooses it: OZBLAS_LAPACK_NB when set, else 256 on the CPU executor
  * and 1024 on the CUDA executor (docs/lapack.md); a size at most nb is one call of
  * the host routine. info: LAPACK's (0, or > 0: the singular pivot, the non-positive-definite
@@ -466,6 +485,13 @@ typedef struct {
     int device_short;       /* 1: host operands on the CUDA executor whose device copies did
                                not fit (docs/lapack.md, "On the GPU"): the host blocked
                                path ran instead, each product staged by the executor */
+    int moduli_hist[64];    /* emulated products by count: moduli_hist[c] took c moduli (or
+                               slices) */
+    double host_flops;      /* flops of the host LAPACK routines on panels and blocks
+                               (getrf, potrf, trtri, lauum, trsm/trmm blocks, geqrf, orgqr,
+                               larft; LAPACK's counts) and of the eigensolvers' bulge chasing;
+                               not sytrf's panel, not the tridiagonal solver (its flops depend
+                               on the spectrum) */
 } ozblas_lapack_report;
 
 ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
@@ -827,6 +853,70 @@ ozblas_status ozblas_ztrsyl(ozblas_context *ctx, char trana, char tranb, int64_t
                             int64_t n, const double *A, int64_t lda, const double *B,
                             int64_t ldb, double *C, int64_t ldc, double *scale, int64_t *info,
                             int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+/* Symmetric and Hermitian eigenproblems (LAPACK's dsyevd/zheevd, dsyev/zheev,
+ * dsyevr/zheevr: jobz 'N' eigenvalues only, 'V' with eigenvectors; uplo the stored
+ * triangle) by a two-stage reduction: the matrix to a band (QR panels by the host geqrf,
+ * the two-sided updates as products), the band to real tridiagonal on the host (bulge
+ * chasing), the tridiagonal problem by the host LAPACK as LAPACK's driver solves it (syevd:
+ * sterf or stedc; syev: sterf or steqr; syevr: sterf or stemr for every eigenvalue, else
+ * stebz and stein), the eigenvectors through both reductions' reflectors as products. w
+ * (n, real, host memory): the eigenvalues in ascending order. syevd and syev: the
+ * eigenvectors overwrite A (jobz 'V'). syevr: range 'A' all, 'V' those in (vl, vu], 'I' the
+ * il-th to iu-th (1-based); abstol as LAPACK's; *m eigenvalues found, their eigenvectors in Z
+ * (n x *m, ldz; host or device memory as A), isuppz (2 *m, host, jobz 'V' with range 'A' or
+ * 'I' of all: stemr's support of the tridiagonal eigenvectors, as dsyevr reports it). info:
+ * LAPACK's (> 0: the tridiagonal solver did not converge). A matrix whose largest entry is
+ * outside LAPACK's safe range is scaled as LAPACK's drivers scale it. An order at most nb is
+ * one call of the host driver. Workspace is allocated inside (no lwork). */
+ozblas_status ozblas_dsyevd(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
+                            int64_t lda, double *w, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zheevd(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
+                            int64_t lda, double *w, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dsyev(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
+                           int64_t lda, double *w, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zheev(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
+                           int64_t lda, double *w, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dsyevr(ozblas_context *ctx, char jobz, char range, char uplo, int64_t n,
+                            double *A, int64_t lda, double vl, double vu, int64_t il,
+                            int64_t iu, double abstol, int64_t *m, double *w, double *Z,
+                            int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zheevr(ozblas_context *ctx, char jobz, char range, char uplo, int64_t n,
+                            double *A, int64_t lda, double vl, double vu, int64_t il,
+                            int64_t iu, double abstol, int64_t *m, double *w, double *Z,
+                            int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+/* LAPACK's one-stage tridiagonal format (dsytrd/zhetrd, dormtr/zunmtr, dorgtr/zungtr): sytrd
+ * as LAPACK's blocked dsytrd (each panel by the host latrd, whose symv is Level 2, the trailing
+ * update by syr2k/her2k as products, the last block by the host sytd2/hetd2); d, e: real,
+ * host memory; tau: n - 1 scalars, host. ormtr (C := op(Q) C or C op(Q), trans 'N' or 'T' (d),
+ * 'C' (z)) and orgtr (Q itself into A) with uplo 'L' as ormqr and orgqr on the reflectors
+ * below the subdiagonal (products); uplo 'U' (QL-form reflectors) and an order at most nb are
+ * one call of the host routine. */
+ozblas_status ozblas_dsytrd(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            double *d, double *e, double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zhetrd(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            double *d, double *e, double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dormtr(ozblas_context *ctx, char side, char uplo, char trans, int64_t m,
+                            int64_t n, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zunmtr(ozblas_context *ctx, char side, char uplo, char trans, int64_t m,
+                            int64_t n, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dorgtr(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zungtr(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
+                            const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
 /* The block size nb = 0 chooses for a factorization of size n on an executor
  * (OZBLAS_LAPACK_NB when set and valid). */
 int64_t ozblas_lapack_block_size(int64_t n, int executor);

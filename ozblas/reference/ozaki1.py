@@ -28,7 +28,7 @@ import numpy as np
 from .. import _constants
 from . import fp4
 from ._common import _ilogb, _parts, operands, update
-from .ozaki2 import TARGET, _lower_product, _norm1, _stats, auto_count
+from .ozaki2 import TARGET, _lower_product, _norm1, _stats, auto_count, norm_factor, norm_rootk
 
 __all__ = ["ozaki1", "slice_width", "group_addends"]
 
@@ -102,14 +102,16 @@ def _split(parts: list[np.ndarray], s: int, beta: int, variant: str):
     return slices, exps, top, lost
 
 
-def _auto_slices(a, b, cplx, bw, K):
+def _auto_slices(a, b, cplx, bw, K, target="entrywise"):
     """ozaki1.h automatic precision with ozaki2.py's statistics: (slices, ratio). The bound
-    covers elements the count loses entirely (driver_auto.c meets)."""
+    covers elements the count loses entirely (driver_auto.c meets). target "normwise":
+    oz1_norm_ratio (no lower bound, no span form)."""
     pa, pb = _parts(a), _parts(b)
     Ea, emin_a, _ = _stats(pa, 1)
     Eb, emin_b, _ = _stats(pb, 0)
     Na, Nb = _norm1(pa, Ea, 1), _norm1(pb, Eb, 0)
-    Glo, _ = _lower_product(pa, pb, Ea, Eb, emin_a, emin_b, Na, Nb)
+    norm = target == "normwise"
+    Glo = None if norm else _lower_product(pa, pb, Ea, Eb, emin_a, emin_b, Na, Nb)[0]
     k = a.shape[1]
     state = {}
 
@@ -130,9 +132,14 @@ def _auto_slices(a, b, cplx, bw, K):
             span = c * (np.ldexp(1.0, EA - ea + 1 - bw * s) + np.ldexp(1.0, EB - eb + 1 - bw * s)
                         + np.ldexp(1.0, EA - ea + EB - eb + 2 - 2 * bw * s)
                         + np.ldexp(drop / kk, EA - ea + EB - eb))
-            tot = Na.astype(np.float64)[:, None] + Nb.astype(np.float64)[None, :]
-            r = c * np.ldexp(np.ldexp(tot, 1 - bw * s - 32) + cross + drop, 12) / Glo
-        r = np.where(Glo == 0, span, np.minimum(r, span))
+            if norm:  # ozaki1.h oz1_norm_ratio
+                rk = norm_rootk(cplx, k)
+                f = norm_factor(Na, rk)[:, None] + norm_factor(Nb, rk)[None, :]
+                r = c * (np.ldexp(f, 1 - bw * s) + cross + drop)
+            else:
+                tot = Na.astype(np.float64)[:, None] + Nb.astype(np.float64)[None, :]
+                r = c * np.ldexp(np.ldexp(tot, 1 - bw * s - 32) + cross + drop, 12) / Glo
+                r = np.where(Glo == 0, span, np.minimum(r, span))
         return float(np.where(zero, 0.0, r).max())
 
     s = auto_count(2, _constants.MAX_SLICES, 11, meets)
@@ -161,11 +168,12 @@ def _last_sum(acc, t, scale):
 
 
 def ozaki1(a, b, *, slices=8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=None,
-           info: dict | None = None, engine: str = "int8"):
+           info: dict | None = None, engine: str = "int8", target: str = "entrywise"):
     """alpha a @ b + beta c by Ozaki I. Returns (result, fallback) where fallback is None or
     the reason the C executors would compute this call natively (result is then None).
-    slices "auto" (or 0) takes the fewest slices whose bound is DGEMM-level; info, if given,
-    receives the slice count and the bound, as the C report states them."""
+    slices "auto" (or 0) takes the fewest slices whose bound meets the target ("entrywise":
+    DGEMM-level; "normwise": OZBLAS_TARGET_NORMWISE); info, if given, receives the slice count
+    and the bound, as the C report states them."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     a, b, cplx = operands(a, b, alpha, beta)
@@ -182,7 +190,7 @@ def ozaki1(a, b, *, slices=8, variant: str = "hybrid", alpha=1.0, beta=0.0, c=No
         return None, "nonfinite input"
     auto = str(slices).lower() in ("auto", "0")
     if auto:
-        s, ratio = _auto_slices(a, b, cplx, bw, K)
+        s, ratio = _auto_slices(a, b, cplx, bw, K, target)
         if info is not None:
             info.update(slices=s, bound=report_bound(cplx, ratio, 0))
         if not s:

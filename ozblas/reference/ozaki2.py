@@ -260,10 +260,21 @@ def _refine(cplx, pa, pb, tops, Ea, Eb, ba, bb, ua, ub, Glo, r0, I, J):
     return np.where(den > 0, np.minimum(r, r0), r0)
 
 
+def norm_rootk(cplx, k):
+    """ozaki2.h oz2_norm_rootk: sqrt(K) rounded up, K = k real or 2k complex parts."""
+    return float(np.sqrt(float(2 * k if cplx else k))) * (1.0 + 2.0**-52)
+
+
+def norm_factor(N, rootk):
+    """min(2^-32 N, sqrt K) per row or column (oz2_norm_ratio's factors)."""
+    return np.minimum(np.ldexp(N.astype(np.float64), -32), rootk)
+
+
 def _max_ratio(cplx, bits_a, bits_b, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a, lsb_b,
-               refine=None) -> float:
+               refine=None, rootk=None) -> float:
     """The bound ratio's max over C; refine: (pa, pb, cache) to refine it where few entries
-    exceed the target (the cache keeps the lists)."""
+    exceed the target (the cache keeps the lists). Glo None: the normwise target
+    (ozaki2.h oz2_norm_ratio, rootk its sqrt K; no lower bound, nothing refined)."""
     c = 2.0 if cplx else 1.0
     big = np.iinfo(np.int64).max
     zero = (Na == 0)[:, None] | (Nb == 0)[None, :]
@@ -279,6 +290,10 @@ def _max_ratio(cplx, bits_a, bits_b, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a,
         sa = np.where(exact_a, 0.0, np.ldexp(1.0, Ea - ea - bits_a))
         sb = np.where(exact_b, 0.0, np.ldexp(1.0, Eb - eb - bits_b))
         span = c * (sa[:, None] + sb[None, :])
+        if Glo is None:
+            fa, fb = norm_factor(Na, rootk), norm_factor(Nb, rootk)
+            r = np.where(zero, 0.0, c * (ua[:, None] * fb[None, :] + ub[None, :] * fa[:, None]))
+            return float(r.max()) if r.size else 0.0
         s = Nb.astype(np.float64)[None, :] * ua[:, None] + Na.astype(np.float64)[:, None] * ub[None, :]
         r = c * np.ldexp(s, -20) / Glo
     r = np.where(zero, 0.0, np.where(Glo == 0, span, np.minimum(r, span)))
@@ -324,11 +339,14 @@ def _product(x, y, m, engine):
 
 
 def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c=None,
-           info: dict | None = None, engine: str = "int8"):
+           info: dict | None = None, engine: str = "int8", target: str = "entrywise"):
     """alpha a @ b + beta c by Ozaki II. Returns (result, fallback) where fallback is None or
     the reason the C executors would compute this call natively (result is then None).
-    moduli "auto" (or 0) takes the fewest moduli whose bound is DGEMM-level; info, if given,
+    moduli "auto" (or 0) takes the fewest moduli whose bound meets the target ("entrywise":
+    DGEMM-level; "normwise": ozblas_options.target's OZBLAS_TARGET_NORMWISE); info, if given,
     receives the moduli count and the bound, as the C report states them."""
+    if target not in ("entrywise", "normwise"):
+        raise ValueError(f"target must be 'entrywise' or 'normwise', got {target!r}")
     a, b, cplx = operands(a, b, alpha, beta)
     m, k = a.shape
     n = b.shape[1]
@@ -346,7 +364,8 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
     G = None if scaling == "fast" else _ubound(pa, Ea, 1, ushift) @ _ubound(pb, Eb, 0, ushift)
     if str(moduli).lower() in ("auto", "0"):
         Na, Nb = _norm1(pa, Ea, 1), _norm1(pb, Eb, 0)
-        Glo, _ = _lower_product(pa, pb, Ea, Eb, emin_a, emin_b, Na, Nb)
+        Glo = (None if target == "normwise"
+               else _lower_product(pa, pb, Ea, Eb, emin_a, emin_b, Na, Nb)[0])
         lsb_a, lsb_b = _lsb(pa, 1), _lsb(pb, 0)
         state = {}
 
@@ -356,7 +375,7 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
             # the bound covers elements the count loses entirely (driver_auto.c meets)
             state["bits"] = (ba, bb)
             state["ratio"] = _max_ratio(cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a,
-                                        lsb_b, (pa, pb, state))
+                                        lsb_b, (pa, pb, state), norm_rootk(cplx, k))
             return state["ratio"] <= TARGET
 
         moduli = auto_count(2, lib.ozblas_ozaki2_engine_max_moduli(eng),

@@ -104,7 +104,9 @@ def test_gemm_as_scipy(m, k, n, ta, tb, cplx, alpha, beta, with_c, c_order, pois
             return
         if alpha == 0 or k == 0:  # the reference BLAS: A and B not referenced
             c0 = c if with_c else np.zeros((m, n), want.dtype)
-            want = np.zeros_like(want) if beta == 0 else (beta * c0).astype(want.dtype)
+            # beta = 1 is a quick return: C untouched (NaN + 0j stays so; 1 * it would not)
+            want = (np.zeros_like(want) if beta == 0 else np.array(c0, dtype=want.dtype) if beta == 1
+                    else (beta * c0).astype(want.dtype))
     assert got.shape == want.shape and got.dtype == want.dtype
     got, want = (np.ascontiguousarray(x).view(np.float64) for x in (got, want))  # parts apart
     finite = np.isfinite(want)

@@ -198,7 +198,8 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
         opt->executor < OZBLAS_EXECUTOR_AUTO || opt->executor > OZBLAS_EXECUTOR_CUDA ||
         opt->threads < 0 || opt->threads > OZ_MAX_THREADS || opt->device < 0 ||
         opt->device > OZ_MAX_DEVICE || opt->accuracy < OZBLAS_ACCURACY_DGEMM ||
-        opt->accuracy > OZBLAS_ACCURACY_CORRECT)
+        opt->accuracy > OZBLAS_ACCURACY_CORRECT || opt->target < OZBLAS_TARGET_ENTRYWISE ||
+        opt->target > OZBLAS_TARGET_NORMWISE)
         return GO_DONE;
     if (ozblas_options_conflict(opt, NULL, 0) != OZBLAS_OK)
         return GO_DONE;

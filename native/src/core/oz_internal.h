@@ -239,6 +239,24 @@ OZ_SHIM_API double oz_sygst_flops(int cplx, int64_t n);
 OZ_SHIM_API int64_t oz_trsyl_check(int cplx, char trana, char tranb, int64_t isgn, int64_t m,
                                    int64_t n, int64_t lda, int64_t ldb, int64_t ldc);
 OZ_SHIM_API double oz_trsyl_flops(int cplx, int64_t m, int64_t n);
+/* lapack/lapack_eigen.c: netlib's argument checks of syevd/heevd (OZ_EV_SYEVD), syev/heev
+ * (OZ_EV_SYEV) and syevr/heevr (OZ_EV_SYEVR): 0, or -i (ldz: syevr's; the lwork checks are
+ * the shim's, the C entries allocate their own workspace); and the nominal flops reported:
+ * the reduction (4/3 n^3) and, with eigenvectors, the back-transformation of m of them
+ * (2 n^2 m), 4x for complex (the tridiagonal solver's are not counted: they depend on
+ * the spectrum). */
+enum { OZ_EV_SYEVD, OZ_EV_SYEV, OZ_EV_SYEVR };
+OZ_SHIM_API int64_t oz_ev_check(int kind, char jobz, char range, char uplo, int64_t n,
+                                int64_t lda, double vl, double vu, int64_t il, int64_t iu,
+                                int64_t ldz);
+OZ_SHIM_API double oz_ev_flops(int kind, int cplx, char jobz, int64_t n, int64_t m);
+/* lapack/lapack_eigen.c: the same for sytrd/hetrd, ormtr/unmtr, orgtr/ungtr (netlib's
+ * order; ormtr: side, uplo, trans, m, n, lda, ldc) and their nominal flops (sytrd 4/3 n^3,
+ * orgtr 4/3 n^3, ormtr 2 m^2 n or 2 n^2 m). */
+enum { OZ_TR_SYTRD, OZ_TR_ORMTR, OZ_TR_ORGTR };
+OZ_SHIM_API int64_t oz_tr_check(int op, int cplx, char side, char uplo, char trans, int64_t m,
+                                int64_t n, int64_t lda, int64_t ldc);
+OZ_SHIM_API double oz_tr_flops(int op, int cplx, char side, int64_t m, int64_t n);
 /* lapack/lapack_api.c: the one SYRK/HERK code (lapack_drivers.c) for the preload shim's host
  * entries, checked as ozblas_[dz]syrk/zherk (herm: HERK, cplx: complex; alpha and beta as two
  * doubles), the block size by the LAPACK layer's rule, and the products' GEMM reports merged

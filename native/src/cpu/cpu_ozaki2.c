@@ -298,8 +298,9 @@ static double refined(int cx, const packed *pa, const packed *pb, const top_list
  * few entries exceed the target (ozaki2.h; max is exact and the count of those entries an
  * integer, so the result does not depend on the thread count). u/s: per-row/column
  * workspace (2 (m + n) doubles); ta, tb: the refinement lists, built on first use. */
-static double max_ratio(int nt, const oz_gemm_call *c, const packed *pa, const packed *pb,
-                        const double *Glo, double *u, top_lists *ta, top_lists *tb, int *oom)
+static double max_ratio(int nt, const oz_gemm_call *c, int norm, const packed *pa,
+                        const packed *pb, const double *Glo, double *u, top_lists *ta,
+                        top_lists *tb, int *oom)
 {
     int64_t m = c->m, n = c->n;
     double *sa = u + m, *ub = sa + m, *sb = ub + n;
@@ -309,6 +310,16 @@ static double max_ratio(int nt, const oz_gemm_call *c, const packed *pa, const p
         oz2_ratio_terms(pb->bits[j], pb->E[j], pb->emin[j], pb->lsb[j], pb->N1[j], &ub[j], &sb[j]);
     double r = 0.0;
     int64_t over = 0;
+    if (norm) { /* the normwise target: no lower bound, nothing refined */
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : r)
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                double v = oz2_norm_ratio(c->is_complex, oz2_norm_rootk(c->is_complex, c->k),
+                                          u[i], ub[j], pa->N1[i], pb->N1[j]);
+                r = v > r ? v : r;
+            }
+        return r;
+    }
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(max : r) reduction(+ : over)
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
@@ -376,7 +387,8 @@ typedef struct {
     int ushift;
     packed pa, pb;
     double *G;              /* accurate scaling's bound product (NULL: not asked for) */
-    double *Glo;            /* the combined lower-bound product of |A||B| */
+    double *Glo;            /* the combined lower-bound product of |A||B| (NULL: normwise) */
+    int norm;               /* the normwise target (ozaki2.h) */
     double *terms;          /* max_ratio's workspace */
     top_lists ta, tb;       /* the refinement's lists (NULL until a count asks for them) */
     const oz2_table *T;     /* the table the bits were set for last */
@@ -400,9 +412,11 @@ ozblas_status oz_cpu_probe_open(const oz_gemm_call *c, const ozblas_options *opt
     if (bound_product &&
         !(p->G = small_product(p->k.nt, c, &p->pa, &p->pb, p->ushift, 0, KBLOCK_BOUND)))
         return OZBLAS_ERR_ALLOCATION;
-    p->Glo = lower_product(p->k.nt, c, &p->pa, &p->pb, products);
+    p->norm = opt->target == OZBLAS_TARGET_NORMWISE;
+    if (!p->norm && !(p->Glo = lower_product(p->k.nt, c, &p->pa, &p->pb, products)))
+        return OZBLAS_ERR_ALLOCATION;
     p->terms = malloc(sizeof(double) * 2 * (c->m + c->n));
-    if (!p->Glo || !p->terms)
+    if (!p->terms)
         return OZBLAS_ERR_ALLOCATION;
     /* *products: the lower-bound levels; the bound product is the call's own (o2_open takes
      * it over) */
@@ -423,7 +437,8 @@ ozblas_status oz_cpu_probe_ratio(void *probe, int beta, int count, double *ratio
     const oz_gemm_call *c = p->k.c;
     if (!beta) {
         int oom = 0;
-        *ratio = max_ratio(p->k.nt, c, &p->pa, &p->pb, p->Glo, p->terms, &p->ta, &p->tb, &oom);
+        *ratio = max_ratio(p->k.nt, c, p->norm, &p->pa, &p->pb, p->Glo, p->terms, &p->ta, &p->tb,
+                           &oom);
         return oom ? OZBLAS_ERR_ALLOCATION : OZBLAS_OK;
     }
     const packed *pa = &p->pa, *pb = &p->pb;
@@ -432,9 +447,12 @@ ozblas_status oz_cpu_probe_ratio(void *probe, int beta, int count, double *ratio
 #pragma omp parallel for num_threads(p->k.nt) schedule(static) reduction(max : r)
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
-            double v = oz1_bound_ratio(c->is_complex, count, beta, c->k, pa->E[i], pb->E[j],
-                                       pa->emin[i], pb->emin[j], pa->N1[i], pb->N1[j],
-                                       p->Glo[i + j * m]);
+            double v = p->norm ? oz1_norm_ratio(c->is_complex, count, beta, c->k,
+                                                oz2_norm_rootk(c->is_complex, c->k), pa->N1[i],
+                                                pb->N1[j])
+                               : oz1_bound_ratio(c->is_complex, count, beta, c->k, pa->E[i],
+                                                 pb->E[j], pa->emin[i], pb->emin[j], pa->N1[i],
+                                                 pb->N1[j], p->Glo[i + j * m]);
             r = v > r ? v : r;
         }
     *ratio = r;

@@ -3,7 +3,8 @@
  * element functions: statistics, 1-norms, the exact lower-bound products (and accurate
  * scaling's bound product), then per count the driver tries (core/driver_auto.c) the bits
  * on the device and the max bound ratio over C (refined where few entries exceed the
- * target, from lists built on the device once per probe). The call itself then runs with
+ * target, from lists built on the device once per probe; the normwise target takes neither
+ * the lower-bound products nor the refinement). The call itself then runs with
  * that count and the bits the probe set for it (its statistics computed again: a few
  * percent of the call; accurate scaling's bound product not). */
 #include <limits.h>
@@ -18,7 +19,7 @@
 typedef struct {
     run_ctx rc, *r;      /* r: &rc */
     oz2_dside pa, pb;
-    int fast, cx, ushift;
+    int fast, cx, ushift, norm; /* norm: the normwise target (ozaki2.h), no lower bound */
     int64_t mpad, k;
     long long *G64;      /* accurate scaling's bound product (NULL when not asked for) */
     double *Glo;         /* combined lower-bound product */
@@ -153,6 +154,7 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
     pb.hemin = au->hbuf + 3 * m + n;
     pb.hbits = au->hbuf + 3 * m + 2 * n;
     au->fast = fast;
+    au->norm = opt->target == OZBLAS_TARGET_NORMWISE;
     au->cx = cx;
     au->ushift = ushift;
     au->mpad = mpad;
@@ -209,7 +211,7 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
         if (st != OZBLAS_OK)
             goto done;
     }
-    for (int more = 1; more && levels < OZ2_MAX_LEVELS; levels++) {
+    for (int more = !au->norm; more && levels < OZ2_MAX_LEVELS; levels++) {
         const int p = levels;
         OZ_DISPATCH(pa.lc, cx, launch_lbound, &pa, k, kpad, oz2_level_shift(p), XA, r.st);
         CKL();
@@ -225,9 +227,11 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
         CK(cudaMemcpyAsync(&more, d_bad, 4, cudaMemcpyDeviceToHost, r.st));
         CK(cudaStreamSynchronize(r.st));
     }
-    oz_launch(grid1(m * n, 256), 256, r.st, oz_k_lower_final, au->Glo, levels - 1, m, m * n,
-              mpad, pa.E, pa.emin, pb.E, pb.emin);
-    CKL();
+    if (!au->norm) {
+        oz_launch(grid1(m * n, 256), 256, r.st, oz_k_lower_final, au->Glo, levels - 1, m, m * n,
+                  mpad, pa.E, pa.emin, pb.E, pb.emin);
+        CKL();
+    }
     CK(cudaMemcpyAsync(pa.hE, pa.E, 4 * m, cudaMemcpyDeviceToHost, r.st));
     CK(cudaMemcpyAsync(pa.hemin, pa.emin, 4 * m, cudaMemcpyDeviceToHost, r.st));
     CK(cudaMemcpyAsync(pb.hE, pb.E, 4 * n, cudaMemcpyDeviceToHost, r.st));
@@ -298,7 +302,7 @@ static ozblas_status ratio_pass(const cuda_probe *a, int beta, int count, int re
     oz_launch(grid1(m * n, 256), 256, rr->st, a->cx ? oz_k_ratio<true> : oz_k_ratio<false>,
               beta, count, a->k, m, m * n, a->mpad, a->Glo, pa->E, pa->emin, pa->lsb, pa->bits,
               a->N1a, pb->E, pb->emin, pb->lsb, pb->bits, a->N1b, a->d_ratio, a->d_ratio + 1,
-              refine, a->ta, a->tb);
+              refine, a->norm, a->ta, a->tb);
     CKL();
     CK(cudaMemcpyAsync(h, a->d_ratio, 16, cudaMemcpyDeviceToHost, rr->st));
     CK(cudaStreamSynchronize(rr->st));
@@ -317,7 +321,7 @@ ozblas_status cuda_probe_ratio(void *probe, int beta, int count, double *ratio)
     const int64_t m = a->pa.cols, n = a->pb.cols;
     int64_t over = 0;
     ozblas_status st = ratio_pass(a, beta, count, 0, ratio, &over);
-    if (st != OZBLAS_OK || beta || !oz2_refine_asked(*ratio, over, m * n))
+    if (st != OZBLAS_OK || beta || a->norm || !oz2_refine_asked(*ratio, over, m * n))
         return st;
     if (!a->tops_built) {
         OZ_DISPATCH(a->pa.lc, a->cx, launch_top, a, &a->ta, m, a->pa.E, a->N1a, rr->st);

@@ -470,7 +470,7 @@ __global__ void __launch_bounds__(256)
                const int *bits_a, const unsigned long long *Na, const int *Eb,
                const int *emin_b, const int *lsb_b, const int *bits_b,
                const unsigned long long *Nb, unsigned long long *out, unsigned long long *over,
-               int refine, const oz2_dtops ta, const oz2_dtops tb)
+               int refine, int norm, const oz2_dtops ta, const oz2_dtops tb)
 {
     OZ_SHARED(double, red, [256]);
     OZ_SHARED(unsigned, cnt, [256]);
@@ -479,10 +479,19 @@ __global__ void __launch_bounds__(256)
     unsigned above = 0;
     if (idx < total) {
         const int64_t i = idx % m, j = idx / m;
-        const double G = Glo[i + j * mpad];
-        if (beta) {
+        const double G = norm ? 0.0 : Glo[i + j * mpad]; /* normwise: no lower bound */
+        if (beta && norm) {
+            r = oz1_norm_ratio(CX, count, beta, k, oz2_norm_rootk(CX, k), (uint64_t)Na[i],
+                               (uint64_t)Nb[j]);
+        } else if (beta) {
             r = oz1_bound_ratio(CX, count, beta, k, Ea[i], Eb[j], emin_a[i], emin_b[j],
                                 (uint64_t)Na[i], (uint64_t)Nb[j], G);
+        } else if (norm) {
+            double ua, sa, ub, sb;
+            oz2_ratio_terms(bits_a[i], Ea[i], emin_a[i], lsb_a[i], (uint64_t)Na[i], &ua, &sa);
+            oz2_ratio_terms(bits_b[j], Eb[j], emin_b[j], lsb_b[j], (uint64_t)Nb[j], &ub, &sb);
+            r = oz2_norm_ratio(CX, oz2_norm_rootk(CX, k), ua, ub, (uint64_t)Na[i],
+                               (uint64_t)Nb[j]);
         } else {
             double ua, sa, ub, sb;
             oz2_ratio_terms(bits_a[i], Ea[i], emin_a[i], lsb_a[i], (uint64_t)Na[i], &ua, &sa);

@@ -258,6 +258,7 @@ static ozblas_status gebrd_body(ozblas_context *ctx, int cplx, int64_t m, int64_
         return OZBLAS_ERR_INVALID_ARGUMENT;
     BEGIN(cplx, min64(m, n), oz_brd_flops(OZ_BR_GEBRD, cplx, 0, 0, m, n, 0),
           max1(max64(m, n)), LX_OP(A, lda, m, n, 1))
+    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (numerics/ozaki2.h) */
     if (!br_ready(cplx))
         END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
     br_work b;

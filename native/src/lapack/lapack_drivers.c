@@ -81,6 +81,8 @@ void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const 
         p->method = r.method;
         if (count && (!p->min_moduli || count < p->min_moduli))
             p->min_moduli = count;
+        if (count > 0 && count < 64)
+            p->moduli_hist[count]++;
         if (count > p->max_moduli)
             p->max_moduli = count;
         if (r.bound > p->max_bound)

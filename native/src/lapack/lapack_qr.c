@@ -136,8 +136,13 @@ void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int
     if (T)
         for (int64_t j = 0; j < ib; j++)
             memcpy(LX_AT(x, q->T, 0, j, ib), LX_AT(x, T, 0, j, ldt), sizeof(double) * (size_t)(w * ib));
-    else
+    else {
+        /* larft writes the upper triangle; the zeros below let a GEMM read T whole (the
+           two-stage reduction's update, lapack_band.c) */
+        memset(q->T, 0, sizeof(double) * (size_t)(w * ib * ib));
         real_larft(x, row ? 'R' : 'C', r, ib, Vh, ldv, tau, q->T);
+        lx_host_flops(x, (double)r * (double)ib * (double)ib);
+    }
     lx_store(x, q->V, r, q->dV, r, r, ib);
     lx_store(x, q->T, ib, q->dT, ib, ib, ib);
 }
@@ -178,10 +183,7 @@ static void larfb_view(oz_lx *x, lx_hh *q, int row, char trans, int64_t mr, int6
         lx_larfb(x, q, 'L', trans, mr, nc, ib, C, ldc);
 }
 
-/* The host geqrf (gen 0) or orgqr (gen 1) on the view's m x n block at A (gelqf, orglq of A's
- * n x m for row), through the seam; its host copy (valid until the next fetch of slot 0) in
- * *H, *ldh. */
-static void hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int64_t k,
+void lx_hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int64_t k,
                     double *A, int64_t lda, const double *tau, int64_t *info, double **H,
                     int64_t *ldh)
 {
@@ -191,6 +193,7 @@ static void hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, 
         return;
     real_qr(x, row ? (gen ? H_ORGLQ : H_GELQF) : (gen ? H_ORGQR : H_GEQRF), rows, cols, k, *H,
             *ldh, tau, q->rw, q->lrw, info);
+    lx_host_flops(x, oz_qr_flops(gen ? OZ_QR_ORGQR : OZ_QR_GEQRF, 0, 0, m, n, k));
     lx_store(x, *H, *ldh, A, lda, rows, cols);
 }
 
@@ -219,13 +222,13 @@ void lx_geqrf(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, double *A, int6
     double *H;
     *info = 0;
     if (k <= nb) {
-        hh_host(x, q, row, 0, m, n, 0, A, lda, tau, info, &H, &ld);
+        lx_hh_host(x, q, row, 0, m, n, 0, A, lda, tau, info, &H, &ld);
         return;
     }
     for (int64_t i = 0; i < k && !x->failed; i += nb) {
         int64_t ib = min64(nb, k - i);
         double *Aii = at(x, row, A, i, i, lda), *ti = LX_AT(x, tau, i, 0, 1);
-        hh_host(x, q, row, 0, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
+        lx_hh_host(x, q, row, 0, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
         if (i + ib < n && !x->failed) {
             lx_hh_block(x, q, row, H, ld, m - i, ib, ti, NULL, 0);
             larfb_view(x, q, row, ct(x), m - i, n - i - ib, ib, at(x, row, A, i, i + ib, lda), lda);
@@ -277,7 +280,7 @@ void lx_orgqr(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, int64_t k, doub
         block_at(x, q, row, Akk, lda, m - ki, k - ki, tk);
         larfb_view(x, q, row, 'N', m - ki, n - k, k - ki, at(x, row, A, ki, k, lda), lda);
     }
-    hh_host(x, q, row, 1, m - ki, kl - ki, k - ki, Akk, lda, tk, kl < n ? &pinfo : info, &H,
+    lx_hh_host(x, q, row, 1, m - ki, kl - ki, k - ki, Akk, lda, tk, kl < n ? &pinfo : info, &H,
             &ld);
     zero_view(x, row, ki, n - ki, at(x, row, A, 0, ki, lda), lda);
     for (int64_t i = ki - nb; i >= 0 && !x->failed; i -= nb) {
@@ -285,7 +288,7 @@ void lx_orgqr(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, int64_t k, doub
         const double *ti = LX_AT(x, tau, i, 0, 1);
         block_at(x, q, row, Aii, lda, m - i, nb, ti);
         larfb_view(x, q, row, 'N', m - i, n - i - nb, nb, at(x, row, A, i, i + nb, lda), lda);
-        hh_host(x, q, row, 1, m - i, nb, nb, Aii, lda, ti, &pinfo, &H, &ld);
+        lx_hh_host(x, q, row, 1, m - i, nb, nb, Aii, lda, ti, &pinfo, &H, &ld);
         zero_view(x, row, i, nb, at(x, row, A, 0, i, lda), lda);
     }
 }

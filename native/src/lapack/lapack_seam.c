@@ -12,6 +12,11 @@
 
 static size_t es(const oz_lx *x) { return x->cplx ? 16 : 8; }
 
+void lx_host_flops(const oz_lx *x, double f)
+{
+    x->rep->host_flops += (x->cplx ? 4.0 : 1.0) * f;
+}
+
 double *lx_fetch(oz_lx *x, int slot, const double *A, int64_t lda, int64_t rows, int64_t cols,
                  int64_t *ldh, int copy)
 {
@@ -50,6 +55,9 @@ void lx_blk_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_
     if (x->failed)
         return;
     lx_real_getrf(x, m, n, H, ld, ipiv, info);
+    double k = (double)(m < n ? m : n);
+    lx_host_flops(x, 2.0 * ((double)m * (double)n * k - ((double)m + (double)n) * k * k / 2.0 +
+                            k * k * k / 3.0));
     lx_store(x, H, ld, A, lda, m, n);
 }
 
@@ -78,6 +86,7 @@ static void blk_un(oz_lx *x,
     if (x->failed)
         return;
     f(x, uplo, n, H, ld, info);
+    lx_host_flops(x, (double)n * (double)n * (double)n / 3.0);
     lx_store(x, H, ld, A, lda, n, n);
 }
 
@@ -99,6 +108,7 @@ void lx_blk_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t 
     if (x->failed)
         return;
     lx_real_trtri(x, uplo, diag, n, H, ld, info);
+    lx_host_flops(x, (double)n * (double)n * (double)n / 3.0);
     lx_store(x, H, ld, A, lda, n, n);
 }
 
@@ -115,6 +125,7 @@ void lx_blk_tr3(oz_lx *x, int mult, char side, char uplo, char ta, char diag, in
     if (x->failed)
         return;
     (mult ? lx_real_trmm : lx_real_trsm)(x, side, uplo, ta, diag, m, n, alpha, HA, la, HB, lb);
+    lx_host_flops(x, (double)m * (double)n * (double)K);
     lx_store(x, HB, lb, B, ldb, m, n);
 }
 

@@ -72,6 +72,8 @@ void lx_blk_potrf(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_
 void lx_blk_lauum(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
 void lx_blk_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda,
                   int64_t *info);
+/* The report's host_flops += f (4 f for complex): a host routine's count. */
+void lx_host_flops(const oz_lx *x, double f);
 /* trsm (mult 0) or trmm (mult 1) with op(A) of order at most nb */
 void lx_blk_tr3(oz_lx *x, int mult, char side, char uplo, char ta, char diag, int64_t m,
                 int64_t n, const double *alpha, const double *A, int64_t lda, double *B,
@@ -166,6 +168,18 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
 /* Other routines of the host LAPACK's family (lapack_real.c), and whether it is ILP64. */
 void *lx_real_fn(int cplx, const char *routine);
 int lx_real_ilp64(void);
+/* A call of such a routine with LAPACK's integers as int64_t (ILP64) or int32_t: body
+ * spelled once, with I the integer type. */
+#define LX_F77(...)             \
+    do {                        \
+        if (lx_real_ilp64()) {  \
+            typedef int64_t I;  \
+            __VA_ARGS__         \
+        } else {                \
+            typedef int32_t I;  \
+            __VA_ARGS__         \
+        }                       \
+    } while (0)
 
 /* SYR2K (herm 0) and HER2K (herm 1) on the triangle uplo of C: alpha A op(B) + alpha' B op(A)
  * + beta C (trans 'N') or alpha op(A) B + alpha' op(B) A + beta C, alpha' = alpha, or
@@ -222,6 +236,12 @@ void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int
  * with T (LAPACK's larfb). */
 void lx_larfb(oz_lx *x, lx_hh *q, char side, char trans, int64_t mr, int64_t nc, int64_t ib,
               double *C, int64_t ldc);
+/* The host geqrf (gen 0) or orgqr (gen 1) on the view's m x n block at A (gelqf, orglq of
+ * A's n x m for row), through the seam; its host copy (valid until the next fetch of slot 0)
+ * in *H, *ldh. */
+void lx_hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int64_t k,
+                double *A, int64_t lda, const double *tau, int64_t *info, double **H,
+                int64_t *ldh);
 /* Columns j0 to j1 of the view (m rows) := those of the identity. */
 void lx_unit_columns(oz_lx *x, int row, int64_t m, int64_t j0, int64_t j1, double *A,
                      int64_t lda);
@@ -245,6 +265,7 @@ void lx_orghr(oz_lx *x, lx_hh *q, int row, int64_t n, int64_t ilo, int64_t ihi, 
  * (HH_END_WITH frees it). */
 #define HH_WORK(vrows, wdim, lrw)                                                         \
     lx_hh q = {0};                                                                        \
+    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (numerics/ozaki2.h) */   \
     ozblas_status st1 = !lx_hh_ready(cplx) ? OZBLAS_ERR_NO_HOST_BLAS                      \
                                            : lx_hh_alloc(&x, &q, vrows, wdim, lrw);       \
     if (st1 != OZBLAS_OK) {                                                               \
@@ -280,5 +301,87 @@ ozblas_status lx_sygst(oz_lx *x, int itype, char uplo, int64_t n, double *A, int
 ozblas_status lx_trsyl(oz_lx *x, char ta, char tb, int isgn, int64_t m, int64_t n,
                        const double *A, int64_t lda, const double *B, int64_t ldb, double *C,
                        int64_t ldc, double *scale, int64_t *info);
+
+/* ---- Two-stage reductions (lapack_band.c; docs/design/lapack.md "Two-stage reductions") ----
+ * Stage 1 reduces a full matrix to a band of width b with QR panels (the host geqrf) whose
+ * block reflectors reach the rest of the matrix through products; stage 2 chases the band
+ * down to tridiagonal on the host, keeping every reflector; the back-transformations apply
+ * stage 2's reflectors in blocks (lx_hous_apply) and stage 1's as ormqr does. For the
+ * singular value drivers the same pieces serve: lx_hh_* for the QR and LQ panels, lx_band for the band on the host, lx_hous for the reflectors of a
+ * bulge chase and their blocked application from either side. */
+
+/* 1 when the host larfg, larfx and larfy of stage 2 are loaded. */
+int lx_band_ready(int cplx);
+
+/* Stage 1 for a Hermitian (symmetric) A of order n, its lower triangle stored (LAPACK's
+ * dsytrd_sy2sb/zhetrd_he2hb, uplo 'L'): A := Q1^H A Q1 with a band of width b (b >= 1; the
+ * lower triangle only is read and written), Q1's reflectors below the band: reflector c
+ * (0 <= c < n - b) has its unit at row c + b of column c, tau (n - b scalars), so that Q1 C
+ * is lx_ormqr('L', 'N', n - b, ..., n - b, A + b, lda, tau, C + b rows) as in dormtr. Every
+ * panel is b columns: the host geqrf on the block below the band, then the two-sided update
+ * of the trailing matrix as products (a tiled Hermitian product from the lower triangle, a
+ * her2k). q: lx_hh_alloc'd with vrows >= n - b. OZBLAS_OK or OZBLAS_ERR_ALLOCATION (its
+ * workspace) or OZBLAS_ERR_DEVICE. */
+ozblas_status lx_he2hb(oz_lx *x, lx_hh *q, int64_t n, int64_t b, double *A, int64_t lda,
+                       double *tau);
+
+/* A band matrix on the host: a lower band of order n and width b, column j at
+ * ab + j * ld elements (complex: pairs), its diagonal first: ab[r + j ld] = A(j + r, j),
+ * r = 0..2b (the b rows beyond the band hold the bulges of stage 2). With ld - 1 as leading
+ * dimension, ab is the matrix itself, A(i, j) = ab[i + j (ld - 1)] for 0 <= i - j <= 2b, so
+ * host routines work on its blocks as on a general matrix. */
+typedef struct {
+    int64_t n, b, ld;
+    double *ab;
+} lx_band;
+ozblas_status lx_band_alloc(const oz_lx *x, lx_band *B, int64_t n, int64_t b);
+void lx_band_free(lx_band *B);
+/* B := the band (width B->b) of the lower triangle of A, through the seam. */
+void lx_band_get(oz_lx *x, lx_band *B, const double *A, int64_t lda);
+
+/* The reflectors of a bulge chase, in the order they were made: sweep s = 0, 1, ...,
+ * sweeps - 1 makes reflectors k = 0, 1, ..., reflector (s, k) acting on rows
+ * s + off + k b onward, min(b, n - that) of them: H(s, k) = I - tau v v^H with v's first
+ * element 1 (stored). Sweep s's vectors are stored one after the other from
+ * v + lx_hous_pos(h, s) (n - off - s elements: chunk k at k b), its taus at
+ * tau + s kmax (elements; complex: pairs). Q = H(0, 0) H(0, 1) ... H(1, 0) ... */
+typedef struct {
+    int64_t n, b, off, sweeps, kmax;
+    double *v, *tau;
+} lx_hous;
+ozblas_status lx_hous_alloc(const oz_lx *x, lx_hous *h, int64_t n, int64_t b, int64_t off,
+                            int64_t sweeps);
+void lx_hous_free(lx_hous *h);
+int64_t lx_hous_pos(const lx_hous *h, int64_t s);
+
+/* Stage 2 (LAPACK's dsytrd_sb2st/zhetrd_hb2st, uplo 'L', sweep after sweep): the Hermitian
+ * band B := Q2^H B Q2 real symmetric tridiagonal, its diagonal in d (n), subdiagonal in e
+ * (n - 1); h (n, B->b, off 1, n - 1 sweeps): Q2's reflectors; work: b elements. */
+void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, double *work);
+
+/* The symmetric/Hermitian eigensolvers on an open run (lapack_eigen.c; the generalized
+ * problem's drivers reuse them): kind OZ_EV_SYEVD, OZ_EV_SYEV or OZ_EV_SYEVR (oz_internal.h),
+ * jobz 'N'/'V', range 'A'/'V'/'I' (syevr; 'A' otherwise), uplo 'U'/'L', all upper case and
+ * checked by the caller (oz_ev_check). An order at most x->nb is one call of the host driver,
+ * else the two-stage reduction; its products take the normwise target (the run's own is
+ * restored after). Z: the eigenvectors (syevd, syev: pass A and lda), n x *m. */
+typedef struct {
+    int kind;
+    char jobz, range, uplo;
+    double vl, vu, abstol;
+    int64_t il, iu;
+} lx_ev;
+ozblas_status lx_heev(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t lda, int64_t *m,
+                      double *w, double *Z, int64_t ldz, int64_t *isuppz, int64_t *info);
+
+/* Most sweeps of one block of lx_hous_apply. */
+enum { LX_HOUS_VB = 128 };
+/* C := Q C or Q^H C (side 'L', trans 'N' or 'C'/'T': C has h->n rows, ncols columns) or
+ * C Q, C Q^H (side 'R': ncols rows, h->n columns), Q = the product of h's reflectors: blocks
+ * of consecutive sweeps at one k, each larfb's products. q: lx_hh_alloc'd with vrows >= h->n
+ * and wdim >= ncols; Vh: (h->b + LX_HOUS_VB) LX_HOUS_VB
+ * elements and taus: LX_HOUS_VB elements of host memory. */
+void lx_hous_apply(oz_lx *x, lx_hh *q, const lx_hous *h, char side, char trans,
+                   int64_t ncols, double *C, int64_t ldc, double *Vh, double *taus);
 
 #endif

@@ -242,6 +242,21 @@ OZ_HD double oz1_bound_ratio(int cx, int s, int beta, int64_t k, int E, int F, i
     return r < span ? r : span;
 }
 
+/* The normwise target (ozaki2.h "the normwise target"): the same truncation bound relative
+ * to ||a_i||_2 ||b_j||_2 >= 2^(E + F), each 1-norm at most min(2^-32 N, sqrt K) of it
+ * (rootk: oz2_norm_rootk), no exponent-span form. */
+OZ_HD double oz1_norm_ratio(int cx, int s, int beta, int64_t k, double rootk, uint64_t NA,
+                            uint64_t NB)
+{
+    if (NA == 0 || NB == 0)
+        return 0.0;
+    double c = cx ? 2.0 : 1.0, kk = (double)(cx ? 2 * k : k);
+    double drop = kk * (double)(s - 1) * ldexp(1.0, 3 - beta * s);
+    double cross = kk * ldexp(1.0, 2 - 2 * beta * s);
+    double fa = fmin(ldexp((double)NA, -32), rootk), fb = fmin(ldexp((double)NB, -32), rootk);
+    return c * (ldexp(fa + fb, 1 - beta * s) + cross + drop);
+}
+
 /* The call report's bound: the truncation bound r plus the FP64 accumulation of `terms`
  * terms (each partial sum at most 9 (|A||B|)_ij (1 + r): slices sum to at most 3 |x|),
  * and the final rounding. */

@@ -263,6 +263,51 @@ OZ_HD double oz2_bound_ratio(int cx, double ua, double sa, double ub, double sb,
     return r < span ? r : span;
 }
 
+/* ---- the normwise target (ozblas_options.target = OZBLAS_TARGET_NORMWISE) ---------------
+ * The LAPACK layer's Householder products (QR, ormqr, the two-stage reductions and their
+ * back-transformations) need, per column j of C = op(A) op(B), the normwise accuracy
+ *     ||C~(:, j) - C(:, j)||_2 <= u ||op(A)||_F ||op(B)(:, j)||_2,
+ * not the entrywise one: every backward-error proof of a Householder application (Higham,
+ * "Accuracy and Stability of Numerical Algorithms", Lemmas 19.2-19.3, and section 19.5 for the
+ * blocked WY form) takes norms of the products' errors, column by column. Sufficient per
+ * entry (summing the squares over i: sum_i ||a_i||_2^2 = ||op(A)||_F^2):
+ *     |C~ - C|_ij <= u ||a_i||_2 ||b_j||_2       (a_i: row i of op(A), b_j: column j of op(B)) (*)
+ * The truncation bound of automatic precision above is
+ *     |C~ - C|_ij <= c (s_i ||b_j||_1 + t_j ||a_i||_1),  s_i = 2^E_i ua_i, t_j = 2^F_j ub_j,
+ * (ua = 2^-alpha, 0 for a row truncated exactly), with ||a_i||_2 >= max_l |a_il| >= 2^E_i (E:
+ * ilogb of the row's largest part; a complex element's modulus is at least its larger part)
+ * and ||b_j||_1 <= min(2^(F_j - 32) NB_j, sqrt(K) ||b_j||_2) (the fixed-point 1-norm, or
+ * Cauchy-Schwarz over the K = k real or 2k complex parts the 1-norm sums). So the ratio to
+ * (*)'s right side is at most
+ *     r_ij = c (ua_i min(2^-32 NB_j, sqrt K) + ub_j min(2^-32 NA_i, sqrt K)),
+ * with sqrt K rounded up (oz2_norm_rootk). A count with max_ij r_ij <= OZ2_AUTO_TARGET meets
+ * (*). The probe computes no lower-bound product and refines nothing: r_ij does not depend on
+ * how small (|A||B|)_ij is, which is what costs the entrywise target 17 to 45 moduli on
+ * eigenvectors whose entries span hundreds of binades; on well-scaled operands it asks about
+ * a modulus more than the entrywise bound at most (its denominator, 2^(E + F), is below
+ * ||a_i||_2 ||b_j||_2 by the rows' spreads). The CRT's final rounding (u |C~|, doubled for
+ * complex) adds to (*) as to the entrywise bound; the report's bound is max_ij r_ij so
+ * stated (oz2_report_bound), relative to ||a_i||_2 ||b_j||_2.
+ * How the drivers use (*): a block reflector's application H C = C - V (T (V^H C)) then has
+ * ||fl(H c_j) - H c_j||_2 <= c' u ||c_j||_2 per column (||V||_F and ||T||_2 are O(1) for
+ * Householder vectors with a unit first element and tau in [0, 2]), i.e. (H + dH_j) c_j with
+ * ||dH_j||_2 <= c' u: the backward error of LAPACK's own larfb. So the eigensolvers' residual
+ * and orthogonality bounds (n u times a modest constant) hold as LAPACK's do, and stage 1's
+ * two-sided update A22 - V Y^H - Y V^H, a sum of such products, has ||dA22||_F <= c'' u
+ * ||A22||_F, the normwise backward error of sytrd. */
+OZ_HD double oz2_norm_rootk(int cx, int64_t k)
+{
+    return sqrt((double)(cx ? 2 * k : k)) * (1.0 + 0x1p-52);
+}
+
+OZ_HD double oz2_norm_ratio(int cx, double rootk, double ua, double ub, uint64_t NA, uint64_t NB)
+{
+    if (NA == 0 || NB == 0)
+        return 0.0; /* a zero row or column: its products are exact zeros */
+    double fa = fmin(ldexp((double)NA, -32), rootk), fb = fmin(ldexp((double)NB, -32), rootk);
+    return (cx ? 2.0 : 1.0) * (ua * fb + ub * fa);
+}
+
 /* ---- automatic precision's refinement ---------------------------------------------------
  * The bound above charges every element its row's whole truncation unit and divides by a
  * lower bound of (|A||B|)_ij built from saturated 7-bit magnitudes; at phi >= 2 both lose

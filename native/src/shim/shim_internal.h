@@ -19,7 +19,8 @@ enum { R_NATIVE, R_OZBLAS, R_QUICK };
 #define OZ_LAPACK_INDEX(r, e, shape) RI_##r,
 enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_INDEX)
            OZ_SHIM_QR_ROUTINES(OZ_LAPACK_INDEX) OZ_SHIM_BLAS3_ROUTINES(OZ_LAPACK_INDEX)
-               OZ_SHIM_GEN_ROUTINES(OZ_LAPACK_INDEX) OZ_SHIM_SVD_ROUTINES(OZ_LAPACK_INDEX) RI_N };
+               OZ_SHIM_GEN_ROUTINES(OZ_LAPACK_INDEX)
+            OZ_SHIM_EIGEN_ROUTINES(OZ_LAPACK_INDEX) OZ_SHIM_SVD_ROUTINES(OZ_LAPACK_INDEX) RI_N };
 
 /* Why a call went to the real routine: the counters' detail and the trace's reason (which
  * adds the value of OZBLAS_MIN_SIZE or the status of a failed ozblas call). The last
@@ -47,7 +48,8 @@ enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_INDE
     X(N_NONFINITE, "non-finite input")                           \
     X(N_WORKSPACE_QUERY, "workspace query")                      \
     X(N_ONE_BLOCK, "one block (order <= the LAPACK block size)")  \
-    X(N_OUT_OF_PLACE, "cuBLAS trmm out of place (C != B)")
+    X(N_OUT_OF_PLACE, "cuBLAS trmm out of place (C != B)")       \
+    X(N_QL_FORM, "uplo U: QL-form reflectors, not routed")
 #define OZ_REASON_ENUM(e, text) e,
 enum { OZ_NATIVE_REASONS(OZ_REASON_ENUM) N_COUNT };
 

@@ -108,6 +108,22 @@
     L(dtrsyl, d, TRSYL)         \
     L(ztrsyl, z, TRSYL)
 
+/* The symmetric/Hermitian eigensolvers and LAPACK's one-stage tridiagonal format
+ * (shim_eigen.c), in the LAPACK forms above. */
+#define OZ_SHIM_EIGEN_ROUTINES(L) \
+    L(dsyevd, d, SYEVD)           \
+    L(zheevd, z, HEEVD)           \
+    L(dsyev, d, SYEV)             \
+    L(zheev, z, HEEV)             \
+    L(dsyevr, d, SYEVR)           \
+    L(zheevr, z, HEEVR)           \
+    L(dsytrd, d, SYTRD)           \
+    L(zhetrd, z, SYTRD)           \
+    L(dormtr, d, ORMTR)           \
+    L(zunmtr, z, ORMTR)           \
+    L(dorgtr, d, ORGTR)           \
+    L(zungtr, z, ORGTR)
+
 /* The bidiagonal reduction's one-stage format and least squares by a complete orthogonal
  * factorization (shim_svd.c), in the LAPACK forms above (OZ_SHIM_LAPACK_VARIANTS). */
 #define OZ_SHIM_SVD_ROUTINES(L) \

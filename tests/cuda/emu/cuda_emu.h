@@ -758,7 +758,11 @@ struct Block {
 };
 /* Fiber stacks and shared memory arenas kept per host thread from one launch to the next:
  * allocating them per launch made the kernel launches page-fault their way through the
- * tests. A launch takes what it needs and gives it back. */
+ * tests. A launch takes what it needs and gives it back. A thread's spares are freed when it
+ * exits; launches after that (a thread-exit cleanup of the library synchronizing a stream
+ * runs kernels then) allocate and free their own (spares_gone, which outlives spares since
+ * it needs no destructor). */
+inline thread_local bool spares_gone = false;
 struct Spares {
     std::vector<char *> stacks;
     std::vector<unsigned char *> arenas;
@@ -768,9 +772,33 @@ struct Spares {
             free(p);
         for (unsigned char *p : arenas)
             free(p);
+        spares_gone = true;
     }
 };
 inline thread_local Spares spares;
+/* A fiber stack or an arena of n bytes: a spare one, or a new one. */
+template <typename T> T *take_spare(std::vector<T *> Spares::*list, size_t n)
+{
+    if (spares_gone || (spares.*list).empty()) {
+        T *p = (T *)malloc(n);
+        if (!p) {
+            fprintf(stderr, "cuda_emu: out of host memory for a launch\n");
+            abort();
+        }
+        return p;
+    }
+    T *p = (spares.*list).back();
+    (spares.*list).pop_back();
+    return p;
+}
+/* ... given back at the end of the launch. */
+template <typename T> void give_spare(std::vector<T *> Spares::*list, T *p)
+{
+    if (spares_gone)
+        free(p);
+    else
+        (spares.*list).push_back(p);
+}
 inline thread_local Block *blk = nullptr;
 inline thread_local uint3 bidx;
 inline thread_local dim3 bdim, gdim;
@@ -988,14 +1016,8 @@ bool run_grid(dim3 grid, dim3 block, size_t dyn, void (*kernel)(P...), A... args
     b.f.resize(nt);
     b.slots.resize(nt);
     b.stacks.resize(nt);
-    for (int t = 0; t < nt; t++) {
-        if (spares.stacks.empty()) {
-            b.stacks[t] = (char *)malloc(STACK);
-        } else {
-            b.stacks[t] = spares.stacks.back();
-            spares.stacks.pop_back();
-        }
-    }
+    for (int t = 0; t < nt; t++)
+        b.stacks[t] = take_spare(&Spares::stacks, STACK);
     for (int t = 0; t < nt; t++) {
         b.f[t].tid.x = t % block.x;
         b.f[t].tid.y = (t / block.x) % block.y;
@@ -1004,12 +1026,7 @@ bool run_grid(dim3 grid, dim3 block, size_t dyn, void (*kernel)(P...), A... args
     const void *k = reinterpret_cast<const void *>(kernel);
     kernel_limits(k, dyn, &b.sm.static_max);
     b.sm.size = SMEM_ARENA;
-    if (spares.arenas.empty()) {
-        b.sm.arena = (unsigned char *)malloc(SMEM_ARENA);
-    } else {
-        b.sm.arena = spares.arenas.back();
-        spares.arenas.pop_back();
-    }
+    b.sm.arena = take_spare(&Spares::arenas, SMEM_ARENA);
     OZ_EMU_POISON(b.sm.arena, b.sm.size);
     OZ_EMU_UNPOISON(b.sm.arena, dyn);
     b.sm.dyn = b.sm.end = dyn;
@@ -1035,9 +1052,10 @@ bool run_grid(dim3 grid, dim3 block, size_t dyn, void (*kernel)(P...), A... args
             break;
     }
     blk = saved;
-    spares.stacks.insert(spares.stacks.end(), b.stacks.begin(), b.stacks.end());
+    for (char *p : b.stacks)
+        give_spare(&Spares::stacks, p);
     OZ_EMU_UNPOISON(b.sm.arena, b.sm.size);
-    spares.arenas.push_back(b.sm.arena);
+    give_spare(&Spares::arenas, b.sm.arena);
     size_t &seen = sched().kernels[k].seen;
     seen = std::max(seen, b.sm.static_sum);
     return !b.failed;

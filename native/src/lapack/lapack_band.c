@@ -1,0 +1,357 @@
+/* The two-stage reduction's machinery (docs/design/lapack.md "Two-stage reductions"),
+ * written once for double and complex double, for the symmetric/Hermitian eigensolvers
+ * (lapack_eigen.c) and, through its pieces, for the singular value drivers:
+ *
+ *   stage 1, full to band (lx_he2hb): QR panels by the host geqrf below the band, the
+ *     two-sided update of the trailing matrix through products (a tiled Hermitian product
+ *     from the stored lower triangle, then a her2k), LAPACK's dsytrd_sy2sb for uplo L;
+ *   the band on the host (lx_band_get) and stage 2, band to real tridiagonal (lx_hb2st), by
+ *     bulge chasing with the host larfg/larfx/larfy, LAPACK's dsb2st_kernels' order of
+ *     operations, sweep after sweep, every reflector kept (lx_hous);
+ *   the application of stage 2's reflectors (lx_hous_apply), grouped into blocks of
+ *     consecutive sweeps applied as larfb's two products.
+ *
+ * The host LAPACK's dsytrd_sb2st cannot serve stage 2 here: it refuses VECT = 'V' ("not
+ * available in this release") and with 'N' keeps only two sweeps of reflectors (HOUS is 4n
+ * long). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "oz_lapack.h"
+
+static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
+static const double MHALF[2] = {-0.5, 0.0};
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
+
+/* ---- the host routines of stage 2 -------------------------------------------------------- */
+
+enum { B_LARFG, B_LARFX, B_LARFY, B_N };
+static const char *const b_names[B_N] = {"larfg", "larfx", "larfy"};
+static void *b_fn[2][B_N]; /* atomic; found once */
+
+static void *b_real(int cplx, int r)
+{
+    void *f = __atomic_load_n(&b_fn[cplx][r], __ATOMIC_ACQUIRE);
+    if (!f && (f = lx_real_fn(cplx, b_names[r])))
+        __atomic_store_n(&b_fn[cplx][r], f, __ATOMIC_RELEASE);
+    return f;
+}
+
+int lx_band_ready(int cplx)
+{
+    for (int r = 0; r < B_N; r++)
+        if (!b_real(cplx, r))
+            return 0;
+    return 1;
+}
+
+/* H^H (alpha; x) = (beta; 0), H = I - tau v v^H, v = (1; x) on return */
+static void larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau)
+{
+    lx_host_flops(x, 3.0 * (double)n);
+    void *f = b_real(x->cplx, B_LARFG);
+    LX_F77(I n4 = (I)n, one = 1;
+        ((void (*)(const I *, double *, double *, const I *, double *))f)(&n4, alpha, v, &one,
+                                                                         tau););
+}
+
+/* C (m x n) := H C (side 'L') or C H ('R'), H = I - tau v v^H */
+static void larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
+                  const double *tau, double *C, int64_t ldc, double *work)
+{
+    lx_host_flops(x, 4.0 * (double)m * (double)n);
+    void *f = b_real(x->cplx, B_LARFX);
+    LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)ldc;
+        ((void (*)(const char *, const I *, const I *, const double *, const double *, double *,
+                   const I *, double *, size_t))f)(&side, &m4, &n4, v, tau, C, &l4, work, 1););
+}
+
+/* The lower triangle of the Hermitian C (order n) := H C H^H, H = I - tau v v^H */
+static void larfy(const oz_lx *x, int64_t n, const double *v, const double *tau, double *C,
+                  int64_t ldc, double *work)
+{
+    lx_host_flops(x, 4.0 * (double)n * (double)n);
+    void *f = b_real(x->cplx, B_LARFY);
+    const char lo = 'L';
+    LX_F77(I n4 = (I)n, l4 = (I)ldc, one = 1;
+        ((void (*)(const char *, const I *, const double *, const I *, const double *, double *,
+                   const I *, double *, size_t))f)(&lo, &n4, v, &one, tau, C, &l4, work, 1););
+}
+
+/* ---- stage 1 ------------------------------------------------------------------------------ */
+
+/* X (m x k) := A V, A Hermitian of order m with its lower triangle stored, V m x k: tiles of
+ * nb columns of A, each three products (the diagonal tile expanded to a full Hermitian block
+ * D where the products read it, through the host tile Dh in a device run; the tile below
+ * it, A21, used as A21 V1 and A21^H V2). The first tile's products write every row of X
+ * (beta 0), the others add. */
+static void hemm_lower(oz_lx *x, int64_t m, int64_t k, const double *A, int64_t lda,
+                       const double *V, int64_t ldv, double *X, int64_t ldx, double *D,
+                       double *Dh)
+{
+    int64_t t = x->nb;
+    for (int64_t c = 0; c < m && !x->failed; c += t) {
+        int64_t cb = min64(t, m - c), rest = m - c - cb, ld;
+        const double *Acc = LX_AT(x, A, c, c, lda), *H = lx_fetch(x, 0, Acc, lda, cb, cb, &ld, 1);
+        double *E = x->dev ? Dh : D;
+        if (x->failed)
+            return;
+        for (int64_t j = 0; j < cb; j++)
+            for (int64_t i = 0; i < cb; i++) {
+                const double *a = i >= j ? LX_AT(x, H, i, j, ld) : LX_AT(x, H, j, i, ld);
+                double *d = LX_AT(x, E, i, j, cb);
+                d[0] = a[0];
+                if (x->cplx)
+                    d[1] = i == j ? 0.0 : i > j ? a[1] : -a[1];
+            }
+        lx_store(x, E, cb, D, cb, cb, cb);
+        const double *first = c == 0 ? ZERO : ONE;
+        lx_gemm(x, 'N', 'N', cb, k, cb, ONE, D, cb, LX_AT(x, V, c, 0, ldv), ldv, first,
+                LX_AT(x, X, c, 0, ldx), ldx);
+        if (!rest)
+            continue;
+        const double *A21 = LX_AT(x, A, c + cb, c, lda);
+        lx_gemm(x, ct(x), 'N', cb, k, rest, ONE, A21, lda, LX_AT(x, V, c + cb, 0, ldv), ldv, ONE,
+                LX_AT(x, X, c, 0, ldx), ldx);
+        lx_gemm(x, 'N', 'N', rest, k, cb, ONE, A21, lda, LX_AT(x, V, c, 0, ldv), ldv, first,
+                LX_AT(x, X, c + cb, 0, ldx), ldx);
+    }
+}
+
+/* Stage 1, LAPACK's dsytrd_sy2sb for uplo 'L' (zhetrd_he2hb): for each panel of b columns
+ * j..j+b, the QR of the block below the band, A(j+b:n, j:j+b) = Q R (ib = min(m, b)
+ * reflectors), by the host geqrf (R into the band, the reflectors below it), then the
+ * trailing matrix A22 = A(j+b:n, j+b:n) (order m) := Q^H A22 Q as
+ *     X = A22 V T,  Y = X - 1/2 V (T^H (V^H X)),  A22 -= V Y^H + Y V^H,
+ * every step a product (the her2k through lx_syr2k, lower triangle only). tau: n - b
+ * scalars (Q1 = I - ... is ormqr's form on A(b:n, 0:n-b)). */
+ozblas_status lx_he2hb(oz_lx *x, lx_hh *q, int64_t n, int64_t b, double *A, int64_t lda,
+                       double *tau)
+{
+    if (n <= b)
+        return OZBLAS_OK;
+    int64_t w = x->cplx ? 2 : 1, t = x->nb, mmax = n - b;
+    /* P, X (m x b), M, M2 (b x b), D (the diagonal tile) where the products read them; Dh
+       the host tile */
+    int64_t elems = 2 * mmax * b + 2 * b * b + t * t;
+    double *Dh = malloc(sizeof(double) * (size_t)(w * t * t + 1));
+    double *hws = x->dev ? NULL : malloc(sizeof(double) * (size_t)(w * elems + 1));
+    double *ws = Dh && (x->dev || hws) ? lx_scratch(x, hws, elems) : NULL;
+    if (!ws) {
+        free(Dh);
+        free(hws);
+        return x->dev && Dh ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION;
+    }
+    double *P = ws, *X = P + w * mmax * b, *M = X + w * mmax * b, *M2 = M + w * b * b,
+           *D = M2 + w * b * b;
+    for (int64_t j = 0; j + b < n && !x->failed; j += b) {
+        int64_t m = n - j - b, ib = min64(m, b), pinfo = 0, ld;
+        double *H, *A22 = LX_AT(x, A, j + b, j + b, lda);
+        /* the whole panel (b columns, ib = min(m, b) reflectors): Q^H reaches every column
+           left of A22 */
+        lx_hh_host(x, q, 0, 0, m, b, 0, LX_AT(x, A, j + b, j, lda), lda,
+                   LX_AT(x, tau, j, 0, 1), &pinfo, &H, &ld);
+        if (x->failed)
+            break;
+        lx_hh_block(x, q, 0, H, ld, m, ib, LX_AT(x, tau, j, 0, 1), NULL, 0);
+        hemm_lower(x, m, ib, A22, lda, q->dV, m, P, m, D, Dh);
+        lx_gemm(x, 'N', 'N', m, ib, ib, ONE, P, m, q->dT, ib, ZERO, X, m);
+        lx_gemm(x, ct(x), 'N', ib, ib, m, ONE, q->dV, m, X, m, ZERO, M, ib);
+        lx_gemm(x, ct(x), 'N', ib, ib, ib, ONE, q->dT, ib, M, ib, ZERO, M2, ib);
+        lx_gemm(x, 'N', 'N', m, ib, ib, MHALF, q->dV, m, M2, ib, ONE, X, m);
+        lx_syr2k(x, 1, 'L', 'N', m, ib, MONE, q->dV, m, X, m, ONE, A22, lda);
+    }
+    free(Dh);
+    lx_scratch_free(x, ws);
+    free(hws);
+    return OZBLAS_OK;
+}
+
+/* ---- the band on the host, stage 2 ---------------------------------------------------------- */
+
+ozblas_status lx_band_alloc(const oz_lx *x, lx_band *B, int64_t n, int64_t b)
+{
+    B->n = n;
+    B->b = b;
+    B->ld = 2 * b + 1;
+    B->ab = calloc((size_t)((x->cplx ? 2 : 1) * B->ld * (n > 0 ? n : 1)), sizeof(double));
+    return B->ab ? OZBLAS_OK : OZBLAS_ERR_ALLOCATION;
+}
+
+void lx_band_free(lx_band *B) { free(B->ab); }
+
+/* B := the band of the lower triangle of A (order n, width b), through the seam in strips
+ * of nb columns (the rows from a strip's diagonal to b below its last column). */
+void lx_band_get(oz_lx *x, lx_band *B, const double *A, int64_t lda)
+{
+    int64_t n = B->n, b = B->b, w = x->cplx ? 2 : 1;
+    for (int64_t c = 0; c < n && !x->failed; c += x->nb) {
+        int64_t cb = min64(x->nb, n - c), rows = min64(cb + b, n - c), ld;
+        const double *H = lx_fetch(x, 0, LX_AT(x, A, c, c, lda), lda, rows, cb, &ld, 1);
+        if (x->failed)
+            return;
+        for (int64_t j = 0; j < cb; j++) {
+            int64_t r1 = min64(b, n - 1 - c - j);
+            memcpy(LX_AT(x, B->ab, 0, c + j, B->ld), LX_AT(x, H, j, j, ld),
+                   sizeof(double) * (size_t)(w * (r1 + 1)));
+        }
+    }
+}
+
+ozblas_status lx_hous_alloc(const oz_lx *x, lx_hous *h, int64_t n, int64_t b, int64_t off,
+                            int64_t sweeps)
+{
+    int64_t w = x->cplx ? 2 : 1;
+    h->n = n;
+    h->b = b;
+    h->off = off;
+    h->sweeps = sweeps;
+    h->kmax = b > 0 ? (n + b - 1) / b + 1 : 1;
+    h->v = malloc(sizeof(double) * (size_t)(w * lx_hous_pos(h, sweeps) + 1));
+    h->tau = calloc((size_t)(w * sweeps * h->kmax + 1), sizeof(double));
+    if (!h->v || !h->tau) {
+        lx_hous_free(h);
+        return OZBLAS_ERR_ALLOCATION;
+    }
+    return OZBLAS_OK;
+}
+
+void lx_hous_free(lx_hous *h)
+{
+    free(h->v);
+    free(h->tau);
+    h->v = h->tau = NULL;
+}
+
+int64_t lx_hous_pos(const lx_hous *h, int64_t s)
+{
+    /* sweeps before s hold n - off - s' elements each */
+    return s * (h->n - h->off) - s * (s - 1) / 2;
+}
+
+/* Stage 2 (LAPACK's dsytrd_sb2st/dsb2st_kernels for uplo 'L', one sweep after the other):
+ * the Hermitian band B (width b) := Q2^H B Q2 real tridiagonal (d: n, e: n - 1). Sweep s
+ * annihilates column s below its subdiagonal by the reflector (s, 0) of rows s+1..s+b (with
+ * its two-sided application to the diagonal block), then chases the bulge this leaves below
+ * the block: the reflector (s, k - 1) from the right on the block of the next b rows, the
+ * reflector (s, k) annihilating that block's first column, from the left on the block's
+ * other columns and from both sides on the next diagonal block. h: every reflector, sweep s
+ * from row s + 1 (off 1); work: b elements. */
+void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, double *work)
+{
+    int64_t n = B->n, b = B->b, ld = B->ld - 1, w = x->cplx ? 2 : 1; /* ld: B as a matrix */
+    double *A = B->ab;
+#define BA(i, j) LX_AT(x, A, (i), (j), ld)
+    for (int64_t s = 0; s + 1 < n && b > 0; s++) {
+        double *v = h->v + w * lx_hous_pos(h, s), *tau = h->tau + w * s * h->kmax;
+        int64_t r0 = s + 1, len = min64(b, n - r0);
+        /* (s, 0): column s, rows r0..r0+len */
+        for (int64_t i = 1; i < len; i++) {
+            memcpy(LX_AT(x, v, i, 0, 1), BA(r0 + i, s), sizeof(double) * (size_t)w);
+            memset(BA(r0 + i, s), 0, sizeof(double) * (size_t)w);
+        }
+        larfg(x, len, BA(r0, s), LX_AT(x, v, 1, 0, 1), tau);
+        v[0] = 1.0;
+        if (x->cplx)
+            v[1] = 0.0;
+        double ctau[2] = {tau[0], x->cplx ? -tau[1] : 0.0};
+        larfy(x, len, v, ctau, BA(r0, r0), ld, work);
+        for (int64_t k = 1; r0 + len < n; k++) {
+            int64_t r1 = r0 + len, len1 = min64(b, n - r1);
+            double *v1 = LX_AT(x, v, len, 0, 1), *tau1 = LX_AT(x, tau, k, 0, 1);
+            /* (s, k - 1) from the right on rows r1..r1+len1 of its columns: the bulge */
+            larfx(x, 'R', len1, len, v, LX_AT(x, tau, k - 1, 0, 1), BA(r1, r0), ld, work);
+            /* (s, k) annihilates the bulge's first column */
+            for (int64_t i = 1; i < len1; i++) {
+                memcpy(LX_AT(x, v1, i, 0, 1), BA(r1 + i, r0), sizeof(double) * (size_t)w);
+                memset(BA(r1 + i, r0), 0, sizeof(double) * (size_t)w);
+            }
+            larfg(x, len1, BA(r1, r0), LX_AT(x, v1, 1, 0, 1), tau1);
+            v1[0] = 1.0;
+            if (x->cplx)
+                v1[1] = 0.0;
+            double c1[2] = {tau1[0], x->cplx ? -tau1[1] : 0.0};
+            larfx(x, 'L', len1, len - 1, v1, c1, BA(r1, r0 + 1), ld, work);
+            if (len1 > 1) /* LAPACK leaves the last 1 x 1 block: a phase does not change it */
+                larfy(x, len1, v1, c1, BA(r1, r1), ld, work);
+            r0 = r1;
+            len = len1;
+            v = v1;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        d[i] = BA(i, i)[0];
+        if (i + 1 < n)
+            e[i] = b > 0 ? BA(i + 1, i)[0] : 0.0;
+    }
+#undef BA
+}
+
+/* ---- stage 2's reflectors applied -------------------------------------------------------- */
+
+/* The sweeps of a group: b / 2, at most LX_HOUS_VB (a group's block reflector spans
+ * b + vb - 1 rows for vb reflectors of b: larger groups waste more flops on the block's zero
+ * triangles, smaller ones make shorter products; on the CPU executor b / 2 took 17% less time
+ * than b / 4 and about as much as b at n = 2048, b = 256, with 9% more flops than b / 4). */
+static int64_t group_sweeps(int64_t b)
+{
+    int64_t vb = b / 2;
+    return vb < 1 ? 1 : vb > LX_HOUS_VB ? LX_HOUS_VB : vb;
+}
+
+/* Group (s0, k): the reflectors (s, k) of sweeps s0..s0+nv (those that exist), which start
+ * at consecutive rows r0 = s0 + off + k b, r0 + 1, ...: their block reflector
+ * H(s0, k) H(s0 + 1, k) ... as larfb's V (the vectors staggered down one row per column,
+ * zeros around them) and T. Returns the rows it spans (0: none), *r0 its first. */
+static int64_t group_block(oz_lx *x, lx_hh *q, const lx_hous *h, int64_t s0, int64_t k,
+                           int64_t nv, double *Vh, double *taus, int64_t *r0, int64_t *cols)
+{
+    int64_t n = h->n, b = h->b, w = x->cplx ? 2 : 1;
+    *r0 = s0 + h->off + k * b;
+    if (*r0 >= n)
+        return 0;
+    nv = min64(nv, n - *r0); /* sweep s0 + t's chunk k starts at r0 + t */
+    int64_t rows = min64(n - *r0, nv - 1 + b);
+    memset(Vh, 0, sizeof(double) * (size_t)(w * rows * nv));
+    for (int64_t t = 0; t < nv; t++) {
+        int64_t s = s0 + t, start = *r0 + t, len = min64(b, n - start);
+        const double *v = h->v + w * (lx_hous_pos(h, s) + k * b);
+        memcpy(LX_AT(x, Vh, t, t, rows), v, sizeof(double) * (size_t)(w * len));
+        memcpy(LX_AT(x, taus, t, 0, 1), h->tau + w * (s * h->kmax + k),
+               sizeof(double) * (size_t)w);
+    }
+    lx_hh_block(x, q, 0, Vh, rows, rows, nv, taus, NULL, 0);
+    *cols = nv;
+    return rows;
+}
+
+/* C := Q C, Q^H C (side 'L'; C has h->n rows) or C Q, C Q^H ('R'; h->n columns), Q the
+ * product of h's reflectors in the order they were made. Grouped into blocks of vb
+ * consecutive sweeps at one chunk k: reflector (s, k) must follow (s', k) and (s', k - 1)
+ * for s' > s where their rows overlap, and nothing else constrains the order, so Q C
+ * applies the groups of the last sweeps first and, within them, k from the top down (Q^H C
+ * the reverse). Each group is larfb's GEMM pair around the trmm with T. */
+void lx_hous_apply(oz_lx *x, lx_hh *q, const lx_hous *h, char side, char trans,
+                   int64_t ncols, double *C, int64_t ldc, double *Vh, double *taus)
+{
+    int64_t b = h->b, vb = group_sweeps(b), ng = (h->sweeps + vb - 1) / vb;
+    if (ncols <= 0 || h->sweeps <= 0 || b <= 0)
+        return;
+    /* Q C and C Q^H: groups in reverse order of creation; Q^H C and C Q: in order */
+    int reverse = (side == 'L') == (trans == 'N');
+    for (int64_t gi = 0; gi < ng && !x->failed; gi++) {
+        int64_t s0 = (reverse ? ng - 1 - gi : gi) * vb, nv = min64(vb, h->sweeps - s0);
+        for (int64_t ki = 0; ki < h->kmax && !x->failed; ki++) {
+            int64_t k = reverse ? ki : h->kmax - 1 - ki, r0, cols;
+            int64_t rows = group_block(x, q, h, s0, k, nv, Vh, taus, &r0, &cols);
+            if (!rows)
+                continue;
+            if (side == 'L')
+                lx_larfb(x, q, 'L', trans, rows, ncols, cols, LX_AT(x, C, r0, 0, ldc), ldc);
+            else
+                lx_larfb(x, q, 'R', trans, ncols, rows, cols, LX_AT(x, C, 0, r0, ldc), ldc);
+        }
+    }
+}

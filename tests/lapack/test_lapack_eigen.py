@@ -1,0 +1,316 @@
+"""Symmetric and Hermitian eigensolvers by the two-stage reduction
+(native/src/lapack/lapack_eigen.c, lapack_band.c through ozblas.lapack): syevd/heevd,
+syev/heev, syevr/heevr; and LAPACK's one-stage format: sytrd/hetrd, ormtr, orgtr.
+
+Emulation forced (Ozaki II), small blocks (NB) so that the orders cross block boundaries
+(n <= NB is one call of the host driver; above it, stage 1 has panels). Each result is held
+to native LAPACK's on the same input (SciPy's wrappers, unrouted here): the residual
+||A Z - Z W|| / (||A|| n u), the orthogonality ||Z^H Z - I|| / (n u) and the eigenvalue error
+max |w - w*| / (||A|| n u) against eigenvalues computed by mpmath at 32 digits, each at most
+4x native's plus 0.5 (in those units).
+"""
+
+import functools
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.linalg.lapack as la
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ozblas import lapack as L
+from ozblas._native import ffi, lib
+from ozblas.api import _context, _options
+from ozblas.testing import exact_matmul
+
+NB = 8
+EMU = dict(method="ozaki2", nb=NB)
+DTYPES = [np.float64, np.complex128]
+U = 2.0**-53
+SIZES = [1, 2, NB - 1, NB, NB + 1, 3 * NB + 5]
+STRUCTURES = ["random", "clustered", "repeated", "graded", "diagonal", "zero_row"]
+
+
+def _hermitian(n, dt, rng):
+    a = rng.standard_normal((n, n))
+    if dt == np.complex128:
+        a = a + 1j * rng.standard_normal((n, n))
+    return (a + a.conj().T) / 2
+
+
+def _unitary(n, dt, rng):
+    q, _ = np.linalg.qr(_hermitian(n, dt, rng) + n * np.eye(n))
+    return q
+
+
+@functools.lru_cache(maxsize=None)
+def _matrix(structure, n, dt, seed=3):
+    """A test matrix (read-only) and its eigenvalues by mpmath (ascending)."""
+    rng = np.random.default_rng([seed, n, STRUCTURES.index(structure), dt == np.complex128])
+    if structure == "random":
+        a = _hermitian(n, dt, rng)
+    elif structure == "diagonal":
+        a = np.diag(rng.standard_normal(n)).astype(dt)
+    elif structure == "zero_row":
+        a = _hermitian(n, dt, rng)
+        a[n // 2, :] = 0
+        a[:, n // 2] = 0
+    else:
+        k = np.arange(n)
+        lam = {"clustered": np.where(k < n // 2, 1.0 + 1e-12 * k, 2.0 + k),
+               "repeated": np.repeat(np.arange(1.0, n + 1.0), 3)[:n],
+               "graded": 10.0 ** (-15.0 * k / max(n - 1, 1))}[structure]
+        q = _unitary(n, dt, rng)
+        a = (q * lam) @ q.conj().T
+        a = (a + a.conj().T) / 2
+    a.setflags(write=False)
+    mpmath.mp.dps = 32
+    m = mpmath.matrix(a.tolist())
+    w = (mpmath.eighe if dt == np.complex128 else mpmath.eigsy)(m, eigvals_only=True)
+    return a, np.sort(np.array([float(mpmath.re(x)) for x in w]))
+
+
+def _native(kind, dt, a, **kw):
+    z = dt == np.complex128
+    fn = getattr(la, {"evd": "zheevd" if z else "dsyevd", "ev": "zheev" if z else "dsyev",
+                      "evr": "zheevr" if z else "dsyevr"}[kind])
+    return fn(a, **kw)
+
+
+def _errors(a, w, z, wref):
+    n = a.shape[0]
+    na = max(np.linalg.norm(a, 2), np.finfo(float).tiny)
+    out = {}
+    if wref is not None:
+        out["eigenvalues"] = np.max(np.abs(w - wref), initial=0.0) / (na * n * U)
+    if z is not None:
+        out["residual"] = np.linalg.norm(a @ z - z * w) / (na * n * U)
+        out["orthogonality"] = np.linalg.norm(z.conj().T @ z - np.eye(z.shape[1])) / (n * U)
+    return out
+
+
+def _within(ours, native, what):
+    for k, v in ours.items():
+        assert v <= 4 * native[k] + 0.5, f"{what} {k}: {v:.3g} vs native {native[k]:.3g}"
+
+
+def _check_report(n):
+    rep = L.last_report()
+    if n > NB:
+        assert rep["emulated"] > 0 and rep["method"] == "ozaki2" and rep["moduli"]
+    else:
+        assert rep["products"] == 0  # one block: the host driver alone
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("lower", [0, 1])
+@pytest.mark.parametrize("compute_v", [0, 1])
+def test_syevd(dt, n, lower, compute_v):
+    a, wref = _matrix("random", n, dt)
+    w, v, info = L.syevd(a, compute_v=compute_v, lower=lower, **EMU)
+    _check_report(n)
+    nw, nv, ninfo = _native("evd", dt, a, compute_v=compute_v, lower=lower)
+    assert info == ninfo == 0 and w.shape == (n,) and w.dtype == np.float64
+    assert v.shape == (n, n) and v.dtype == dt
+    assert np.all(np.diff(w) >= 0)
+    _within(_errors(a, w, v if compute_v else None, wref),
+            _errors(a, nw, nv if compute_v else None, wref), f"syevd n={n}")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("structure", STRUCTURES[1:])
+@pytest.mark.parametrize("kind", ["evd", "ev", "evr"])
+def test_structured_spectra(dt, structure, kind):
+    n = 3 * NB + 5
+    a, wref = _matrix(structure, n, dt)
+    fn = {"evd": L.syevd, "ev": L.syev, "evr": L.syevr}[kind]
+    ours, nat = fn(a, lower=1, **EMU), _native(kind, dt, a, lower=1)
+    assert ours[-1] == nat[-1] == 0
+    assert L.last_report()["emulated"] > 0
+    _within(_errors(a, ours[0], ours[1], wref), _errors(a, nat[0], nat[1], wref),
+            f"{kind} {structure}")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n", [NB + 1, 3 * NB + 5])
+@pytest.mark.parametrize("lower", [0, 1])
+@pytest.mark.parametrize("compute_v", [0, 1])
+def test_syev(dt, n, lower, compute_v):
+    a, wref = _matrix("random", n, dt)
+    w, v, info = L.syev(a, compute_v=compute_v, lower=lower, **EMU)
+    nw, nv, ninfo = _native("ev", dt, a, compute_v=compute_v, lower=lower)
+    assert info == ninfo == 0
+    _within(_errors(a, w, v if compute_v else None, wref),
+            _errors(a, nw, nv if compute_v else None, wref), "syev")
+
+
+def _window(wref):
+    """(vl, vu] around the middle third of the spectrum, its ends in gaps."""
+    n = len(wref)
+    i, j = n // 3, max(2 * n // 3, n // 3 + 1)
+    lo = (wref[i - 1] + wref[i]) / 2 if i > 0 else wref[0] - 1
+    hi = (wref[j - 1] + wref[j]) / 2 if j < n else wref[-1] + 1
+    return lo, hi, i, j
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("rng_kind", ["A", "V", "I"])
+@pytest.mark.parametrize("compute_v", [0, 1])
+def test_syevr_ranges(dt, n, rng_kind, compute_v):
+    a, wref = _matrix("random", n, dt)
+    vl, vu, il, iu = _window(wref)
+    kw = dict(compute_v=compute_v, range=rng_kind, lower=n % 2, vl=vl, vu=vu, il=il + 1, iu=iu)
+    w, z, m, isuppz, info = L.syevr(a, **EMU, **kw)
+    _check_report(n)
+    nw, nz, nm, nsup, ninfo = _native("evr", dt, a, **kw)
+    assert info == ninfo == 0 and m == nm
+    assert z.shape == nz.shape and z.dtype == nz.dtype and isuppz.shape == nsup.shape
+    sel = {"A": slice(0, n), "V": slice(il, iu), "I": slice(il, iu)}[rng_kind]
+    _within(_errors(a, w[:m], z[:, :m] if compute_v else None, wref[sel]),
+            _errors(a, nw[:m], nz[:, :m] if compute_v else None, wref[sel]), f"syevr {rng_kind}")
+
+
+def test_leading_dimensions_beyond_the_matrix(rng):
+    """The C API on matrices inside larger buffers (lda, ldz > n): the packed calls' bits,
+    the rows beyond n untouched."""
+    n, pad = 3 * NB + 5, 4
+    o = _options("ozaki2", None, None, None, None)
+    info, m = ffi.new("int64_t *"), ffi.new("int64_t *")
+    for dt, evd, evr in ((np.float64, lib.ozblas_dsyevd, lib.ozblas_dsyevr),
+                         (np.complex128, lib.ozblas_zheevd, lib.ozblas_zheevr)):
+        a, _ = _matrix("random", n, dt)
+        big = np.full((n + pad, n), 7.0, dtype=dt, order="F")
+        big[:n] = a
+        w = np.zeros(n)
+        p = ffi.cast("double *", big.ctypes.data)
+        wp = ffi.cast("double *", w.ctypes.data)
+        assert evd(_context(), b"V", b"L", n, p, n + pad, wp, info, NB, o, ffi.NULL) == 0
+        assert info[0] == 0
+        rw, rv, _ = L.syevd(a, lower=1, **EMU)
+        assert np.array_equal(w, rw) and np.array_equal(big[:n], rv) and np.all(big[n:] == 7.0)
+        big[:n] = a
+        zz = np.full((n + pad, n), 5.0, dtype=dt, order="F")
+        sup = np.zeros(2 * n, dtype=np.int64)
+        assert evr(_context(), b"V", b"A", b"U", n, p, n + pad, 0.0, 1.0, 1, n, 0.0, m, wp,
+                   ffi.cast("double *", zz.ctypes.data), n + pad,
+                   ffi.cast("int64_t *", sup.ctypes.data), info, NB, o, ffi.NULL) == 0
+        rw, rz, rm, rsup, _ = L.syevr(a, **EMU)
+        assert info[0] == 0 and m[0] == rm == n
+        assert np.array_equal(w, rw) and np.array_equal(zz[:n], rz) and np.all(zz[n:] == 5.0)
+        assert np.array_equal(sup, rsup)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_scaled_matrices(scale):
+    """Entries beyond LAPACK's safe range: scaled as LAPACK's drivers scale them."""
+    a, wref = _matrix("random", 3 * NB + 5, np.float64)
+    for kind, fn in (("evd", L.syevd), ("evr", L.syevr)):
+        w, v = fn(a * scale, lower=1, **EMU)[:2]
+        nw, nv = _native(kind, np.float64, a * scale, lower=1)[:2]
+        _within(_errors(a, w / scale, v, wref), _errors(a, nw / scale, nv, wref), kind)
+
+
+def test_bad_arguments_give_lapack_info():
+    info, m = ffi.new("int64_t *"), ffi.new("int64_t *")
+    a = np.zeros((4, 4), order="F")
+    p, w = ffi.cast("double *", a.ctypes.data), ffi.new("double[8]")
+    z, sup = ffi.new("double[16]"), ffi.new("int64_t[8]")
+    for args, want in [((b"X", b"L", 4, p, 4), -1), ((b"V", b"X", 4, p, 4), -2),
+                       ((b"V", b"L", -1, p, 4), -3), ((b"V", b"L", 4, p, 3), -5)]:
+        assert lib.ozblas_dsyevd(_context(), *args, w, info, 0, ffi.NULL, ffi.NULL) == 1
+        assert info[0] == want
+    for (jobz, rng_, vl, vu, il, iu, ldz), want in [
+            ((b"V", b"X", 0.0, 1.0, 1, 4, 4), -2), ((b"V", b"V", 1.0, 1.0, 1, 4, 4), -8),
+            ((b"V", b"I", 0.0, 1.0, 0, 4, 4), -9), ((b"V", b"I", 0.0, 1.0, 2, 1, 4), -10),
+            ((b"V", b"A", 0.0, 1.0, 1, 4, 3), -15), ((b"N", b"A", 0.0, 1.0, 1, 4, 1), 0)]:
+        st = lib.ozblas_dsyevr(_context(), jobz, rng_, b"U", 4, p, 4, vl, vu, il, iu, 0.0, m, w,
+                               z, ldz, sup, info, 0, ffi.NULL, ffi.NULL)
+        assert info[0] == want and st == (1 if want else 0)
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(NB + 1, 4 * NB), e=st.integers(-40, 40), dt=st.sampled_from(DTYPES),
+       seed=st.integers(0, 2**16), lower=st.booleans())
+def test_residual_and_orthogonality_property(n, e, dt, seed, lower):
+    """Any order, scale and seed: the backward error of the eigendecomposition within a small
+    multiple of n u (the bound LAPACK's own tests use: 0.5 n u ||A|| x a modest constant)."""
+    rng = np.random.default_rng(seed)
+    a = _hermitian(n, dt, rng) * 2.0**e
+    w, v, info = L.syevd(a, lower=int(lower), **EMU)
+    assert info == 0
+    err = _errors(a, w, v, None)
+    assert err["residual"] < 10 and err["orthogonality"] < 10, err
+
+
+# ---- LAPACK's one-stage format: sytrd/hetrd, ormtr/unmtr, orgtr/ungtr ------------------------
+HOST = 10**6  # a block size beyond every order: one call of the host routine (native)
+
+
+def _tridiag_errors(a, c, d, e, tau, lower, nb):
+    """||A - Q T Q^H|| / (||A|| n u) and ||Q^H Q - I|| / (n u), Q by orgtr at block size nb."""
+    n = a.shape[0]
+    q, info = L.orgtr(c, tau, lower=lower, method="ozaki2", nb=nb)
+    assert info == 0
+    t = np.diag(d) + np.diag(e, -1) + np.diag(e, 1)
+    return {"residual": np.linalg.norm(a - q @ t @ q.conj().T) / (np.linalg.norm(a) * n * U),
+            "orthogonality": np.linalg.norm(q.conj().T @ q - np.eye(n)) / (n * U)}
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n", [NB, NB + 1, 3 * NB + 5])
+@pytest.mark.parametrize("lower", [0, 1])
+def test_sytrd_orgtr(dt, n, lower):
+    a, _ = _matrix("random", n, dt)
+    c, d, e, tau, info = L.sytrd(a, lower=lower, **EMU)
+    if n > NB:
+        assert L.last_report()["emulated"] > 0
+    trd = getattr(la, "zhetrd" if dt == np.complex128 else "dsytrd")
+    nc, nd, ne, ntau, ninfo = trd(a, lower=lower)
+    assert info == ninfo == 0 and c.shape == nc.shape and d.shape == nd.shape
+    assert e.shape == ne.shape and tau.shape == ntau.shape and tau.dtype == ntau.dtype
+    # ours through orgtr (products for uplo L) against native's through the host orgtr
+    _within(_tridiag_errors(a, c, d, e, tau, lower, NB),
+            _tridiag_errors(a, nc, nd, ne, ntau, lower, HOST), f"sytrd n={n}")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("side", ["L", "R"])
+@pytest.mark.parametrize("trans", ["N", "T"])
+@pytest.mark.parametrize("lower", [0, 1])
+def test_ormtr(dt, side, trans, lower):
+    n = 3 * NB + 5
+    if dt == np.complex128 and trans == "T":
+        trans = "C"
+    a, _ = _matrix("random", n, dt)
+    c, _, _, tau, _ = getattr(la, "zhetrd" if dt == np.complex128 else "dsytrd")(a, lower=lower)
+    q, _ = L.orgtr(c, tau, lower=lower, nb=HOST)
+    opq = q if trans == "N" else q.conj().T
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((n, 5) if side == "L" else (5, n)).astype(dt)
+    want = exact_matmul(opq, x) if side == "L" else exact_matmul(x, opq)
+    got, info = L.ormtr(side, trans, c, tau, x, lower=lower, **EMU)
+    rep = L.last_report()
+    assert info == 0 and (rep["emulated"] > 0 if lower else rep["products"] == 0)  # U: host
+    nat, _ = L.ormtr(side, trans, c, tau, x, lower=lower, nb=HOST)
+    err = lambda y: np.linalg.norm(y - want) / (np.linalg.norm(x) * n * U)  # noqa: E731
+    _within({"ormtr": err(got)}, {"ormtr": err(nat)}, f"ormtr {side}{trans} lower={lower}")
+
+
+def test_explain_eigensolvers():
+    """`ozblas explain syevd N`: the driver's products (stage 1 per panel, the two
+    back-transformations), method auto's choice for each, the host's share."""
+    import subprocess
+    import sys
+
+    d = L.explain("syevd", 2048, "d", "h200", nb=256)
+    assert d["routine"] == "dsyevd" and d["band"] == 256 and d["nb"] == 256
+    assert len([u for u in d["updates"] if u["shape"].startswith("stage 1")]) == 2 * 7
+    assert any(u["shape"].startswith("Q2") for u in d["updates"])
+    assert 0.8 < d["update_share"] < 1 and d["host_flops"] > 0
+    assert L.explain("syevr", 100, "z", "h200")["route"] == "host LAPACK"  # one block
+    r = subprocess.run([sys.executable, "-m", "ozblas", "explain", "syevr", "3000", "--profile",
+                        "h200", "--dtype", "z"], capture_output=True, text=True)
+    assert r.returncode == 0 and "zheevr n=3000" in r.stdout and "Q2 groups" in r.stdout
