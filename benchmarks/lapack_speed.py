@@ -4,10 +4,11 @@ getrf, potrf (upper), getrs and trsm (left, lower, no transpose) with n/2 right-
 sytrf (lower, symmetric indefinite) d and z, geqrf (square, d only), gelqf (square), gehrd
 (the whole matrix) and gels (the n x n/2 least-squares problem, n/2 right-hand sides) d and z,
 sygst/hegst (itype 1, upper) and trsyl (m = n, no transposes, isgn 1: two synthetic Schur
-forms) d and z, and the eigensolvers syevd and syevr (z: heevd, heevr; all eigenvalues and
+forms) d and z, the eigensolvers syevd and syevr (z: heevd, heevr; all eigenvalues and
 eigenvectors, upper triangle; their nominal count is sytrd's 4/3 n^3 and ormtr's 2 n^3, the
 driver's own, products and host routines, is product_flops + host_flops, the tridiagonal
-solver excluded), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
+solver excluded) and sygvd (z: hegvd; itype 1, eigenvectors, lower triangle; its nominal
+count adds potrf's n^3/3, sygst's n^3 and trsm's n^3), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
 threads=1); the native cases with LAPACK's optimal workspace (a query first). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
@@ -124,6 +125,8 @@ def _cases(dt, a, s, b):
     evr = {"lwork": int(q[0].real)} if dt == "d" else {"lwork": int(q[0].real), "lrwork": int(q[1])}
     cases["syevd"] = (lambda: getattr(sla, dt + he + "evd")(h), lambda kw: L.syevd(h, **kw))
     cases["syevr"] = (lambda: getattr(sla, dt + he + "evr")(h, **evr), lambda kw: L.syevr(h, **kw))
+    # the generalized problem h x = w s x (itype 1, eigenvectors): potrf, sygst, syevd, trsm
+    cases["sygvd"] = (lambda: getattr(sla, dt + he + "gvd")(h, s), lambda kw: L.sygvd(h, s, **kw))
     if dt == "d":
         # native with LAPACK's optimal workspace (SciPy's default lwork = 3n is the unblocked code)
         lw = int(nat("geqrf")(a, lwork=-1)[2][0])
@@ -143,7 +146,8 @@ def _flops(routine, dt, n, nrhs):
          "geqrf": 4 / 3 * n**3, "sytrf": n**3 / 3, "gelqf": 4 / 3 * n**3, "gehrd": 10 / 3 * n**3,
          "gels": 2 * n * k * k - 2 / 3 * k**3 + 2 * nrhs * k * (2 * n - k) + k * k * nrhs,
          "sygst": n**3, "trsyl": 2 * n**3,
-         "syevd": (4 / 3 + 2) * n**3, "syevr": (4 / 3 + 2) * n**3}  # sytrd + ormtr
+         "syevd": (4 / 3 + 2) * n**3, "syevr": (4 / 3 + 2) * n**3,  # sytrd + ormtr
+         "sygvd": (1 / 3 + 1 + 4 / 3 + 2 + 1) * n**3}  # potrf, sygst, sytrd + ormtr, trsm
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -155,7 +159,7 @@ def main(argv=None):
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--routines", nargs="+", default=None,
                    choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf", "gelqf", "gehrd", "gels",
-                            "sygst", "trsyl", "syevd", "syevr"],
+                            "sygst", "trsyl", "syevd", "syevr", "sygvd"],
                    help="default: all")
     p.add_argument("--native-max", type=int, default=None,
                    help="time the host LAPACK routine only up to this n (trsyl's Level-1 code takes hours "
@@ -175,7 +179,7 @@ def main(argv=None):
                         continue
                     flops = _flops(routine, dt, n, b.shape[1])
                     name = {("z", "sygst"): "hegst", ("z", "syevd"): "heevd",
-                            ("z", "syevr"): "heevr"}.get((dt, routine), routine)
+                            ("z", "syevr"): "heevr", ("z", "sygvd"): "hegvd"}.get((dt, routine), routine)
                     row = {"routine": dt + name, "n": n, "nrhs": b.shape[1], "flops": flops}
                     row["native_s"] = None
                     if args.native_max is None or n <= args.native_max:

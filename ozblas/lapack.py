@@ -30,14 +30,14 @@ from . import _constants, config
 from ._native import OzblasError, ffi, lib
 from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
-__all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri",
-           "trtrs", "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq",
-           "unglq", "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy",
-           "gebrd", "orgbr", "ungbr", "ormbr", "unmbr", "symm", "hemm",
+__all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri", "trtrs",
+           "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq", "unglq",
+           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gebrd",
+           "orgbr", "ungbr", "ormbr", "unmbr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
-           "sygst", "hegst", "trsyl",
-           "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sytrd", "hetrd", "ormtr", "unmtr",
-           "orgtr", "ungtr", "last_report"]
+           "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
+           "hegvd", "sygv", "hegv", "sytrd", "hetrd", "ormtr", "unmtr", "orgtr", "ungtr",
+           "last_report"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -961,6 +961,8 @@ def _ev_start(a, overwrite_a, kw):
 def _eigen(kind, a, compute_v, lower, overwrite_a, kw):
     """syevd/heevd and syev/heev: ``(w, v, info)``, v the eigenvectors (compute_v) or a's
     buffer (its stored triangle destroyed, as LAPACK leaves it)."""
+    compute_v, lower = (_flag("sy" + kind, k, v) for k, v in (("compute_v", compute_v),
+                                                              ("lower", lower)))
     dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
     n = f.shape[0]
     w = np.zeros(max(1, n))
@@ -997,10 +999,63 @@ def heev(a, compute_v=1, lower=0, overwrite_a=False, **kw):
     return _eigen("ev", _as_complex(a), compute_v, lower, overwrite_a, kw)
 
 
+def _gv(kind, a, b, itype, jobz, uplo, overwrite_a, overwrite_b, cplx, kw):
+    """sygvd/hegvd (kind "gvd") and sygv/hegv ("gv"): ``(w, v, info)``."""
+    name = ("zhe" if cplx else "dsy") + kind
+    itype = _choice(name, "itype", itype, {1: 1, 2: 2, 3: 3})
+    jobz, uplo = _letter(name, "jobz", jobz, "NV"), _letter(name, "uplo", uplo, "UL")
+    dt, xp, opts = _start(kw, a, b)
+    dt = np.complex128 if cplx else dt
+    f = _fortran(a, dt, overwrite_a, xp=xp)
+    g = _fortran(b, dt, overwrite_b, "b", xp)
+    _square(f)
+    if g.shape != f.shape:
+        raise ValueError(f"{name}: b must have the shape of a, {f.shape}, got {g.shape}")
+    n = f.shape[0]
+    w = np.zeros(max(1, n))
+    info = _call(getattr(lib, "ozblas_" + name), itype, jobz, uplo, n, _ptr(f), _ld(f), _ptr(g),
+                 _ld(g), ffi.cast("double *", w.ctypes.data), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    w = w[:n]
+    return (w if xp is np else xp.asarray(w)), f, info
+
+
+def sygvd(a, b, itype=1, jobz="V", uplo="L", overwrite_a=False, overwrite_b=False, **kw):
+    """The generalized symmetric-definite eigenproblem a x = w b x (itype 1), a b x = w x (2),
+    b a x = w x (3), b positive definite (complex: hegvd): ``(w, v, info)`` as
+    scipy.linalg.lapack.dsygvd (scipy.linalg.eigh(a, b)'s routine): b's Cholesky factor, the
+    reduction to standard form, syevd's two-stage solver, the eigenvectors (b-orthonormal)
+    back through the factor; info n + i when b's leading minor of order i is not positive
+    definite."""
+    return _gv("gvd", a, b, itype, jobz, uplo, overwrite_a, overwrite_b,
+               _is_complex(a) or _is_complex(b), kw)
+
+
+def hegvd(a, b, itype=1, jobz="V", uplo="L", overwrite_a=False, overwrite_b=False, **kw):
+    """The Hermitian sygvd, as scipy.linalg.lapack.zhegvd."""
+    return _gv("gvd", a, b, itype, jobz, uplo, overwrite_a, overwrite_b, True, kw)
+
+
+def sygv(a, b, itype=1, jobz="V", uplo="L", overwrite_a=False, overwrite_b=False, **kw):
+    """sygvd with syev's tridiagonal solver (steqr), as scipy.linalg.lapack.dsygv (zhegv for
+    complex input)."""
+    return _gv("gv", a, b, itype, jobz, uplo, overwrite_a, overwrite_b,
+               _is_complex(a) or _is_complex(b), kw)
+
+
+def hegv(a, b, itype=1, jobz="V", uplo="L", overwrite_a=False, overwrite_b=False, **kw):
+    """The Hermitian sygv, as scipy.linalg.lapack.zhegv."""
+    return _gv("gv", a, b, itype, jobz, uplo, overwrite_a, overwrite_b, True, kw)
+
+
 def _evr(a, compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw):
+    compute_v, lower = (_flag("syevr", k, v) for k, v in (("compute_v", compute_v),
+                                                          ("lower", lower)))
+    rng = _letter("syevr", "range", range.decode() if isinstance(range, bytes) else range,
+                  "AVI").decode()
     dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
     n = f.shape[0]
-    rng = range.decode() if isinstance(range, bytes) else str(range)
     iu = n if iu is None else int(iu)
     cols = (iu - il + 1 if rng.upper() == "I" else max(1, n)) if compute_v else 0
     z = xp.zeros((n if compute_v else 0, max(cols, 0)), dtype=dt, order="F")
@@ -1041,6 +1096,7 @@ def heevr(a, compute_v=1, range="A", lower=0, vl=0.0, vu=1.0, il=1, iu=None, abs
 
 
 def _sytrd(a, lower, overwrite_a, kw):
+    lower = _flag("sytrd", "lower", lower)
     dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
     n = f.shape[0]
     d, e = np.zeros(max(1, n)), np.zeros(max(1, n))
@@ -1068,6 +1124,8 @@ def hetrd(a, lower=0, overwrite_a=False, **kw):
 
 
 def _ormtr(side, trans, a, tau, c, lower, overwrite_c, kw):
+    side, trans = _letter("ormtr", "side", side, "LR"), _letter("ormtr", "trans", trans, "NTC")
+    lower = _flag("ormtr", "lower", lower)
     dt, xp, opts = _start(kw, a, c)
     dt = np.complex128 if _is_complex(tau) else dt
     f = _fortran(a, dt, xp=xp)
@@ -1075,8 +1133,7 @@ def _ormtr(side, trans, a, tau, c, lower, overwrite_c, kw):
     t = _host_vector(tau, dt)
     m, n = x.shape
     name = "zunmtr" if dt == np.complex128 else "dormtr"
-    info = _call(getattr(lib, "ozblas_" + name), str(side).encode(), b"L" if lower else b"U",
-                 str(trans).encode(), m, n, _ptr(f), _ld(f), _ptr(t) if t.size else ffi.NULL,
+    info = _call(getattr(lib, "ozblas_" + name), side, b"L" if lower else b"U", trans, m, n, _ptr(f), _ld(f), _ptr(t) if t.size else ffi.NULL,
                  _ptr(x), _ld(x), opts=opts)
     if info < 0:
         raise ValueError(f"{name}: argument {-info} is not valid")
@@ -1097,6 +1154,7 @@ def unmtr(side, trans, a, tau, c, lower=0, overwrite_c=False, **kw):
 
 
 def _orgtr(a, tau, lower, overwrite_a, kw):
+    lower = _flag("orgtr", "lower", lower)
     dt, xp, opts = _start(kw, a)
     dt = np.complex128 if _is_complex(tau) else dt
     q = _fortran(a, dt, overwrite_a, xp=xp)

@@ -890,6 +890,32 @@ ozblas_status ozblas_zheevr(ozblas_context *ctx, char jobz, char range, char upl
                             int64_t iu, double abstol, int64_t *m, double *w, double *Z,
                             int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report);
+/* The generalized symmetric-definite eigenproblem (LAPACK's dsygvd/zhegvd, dsygv/zhegv):
+ * A x = lambda B x (itype 1), A B x = lambda x (2), B A x = lambda x (3), A symmetric
+ * (Hermitian), B symmetric (Hermitian) positive definite, their triangles uplo stored: B's
+ * Cholesky factor (the layer's potrf) overwrites B's triangle, the reduction to standard form
+ * (the layer's sygst), the standard problem as syevd (sygvd) or syev (sygv) solve it, and with
+ * jobz 'V' the eigenvectors (B-orthonormal, as LAPACK normalizes them) back through the factor
+ * by TRSM (itype 1, 2) or TRMM (3) into A. w (n, host memory): the eigenvalues, ascending.
+ * info: 0; i <= n: the tridiagonal solver did not converge (sygv: the first i - 1 eigenvectors
+ * are back-transformed, sygvd: none); n + i: B's leading minor of order i is not positive
+ * definite (nothing after the factorization done); -i. Workspace is allocated inside. */
+ozblas_status ozblas_dsygvd(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
+                            double *A, int64_t lda, double *B, int64_t ldb, double *w,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zhegvd(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
+                            double *A, int64_t lda, double *B, int64_t ldb, double *w,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dsygv(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
+                           double *A, int64_t lda, double *B, int64_t ldb, double *w,
+                           int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
+ozblas_status ozblas_zhegv(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
+                           double *A, int64_t lda, double *B, int64_t ldb, double *w,
+                           int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
 /* LAPACK's one-stage tridiagonal format (dsytrd/zhetrd, dormtr/zunmtr, dorgtr/zungtr): sytrd
  * as LAPACK's blocked dsytrd (each panel by the host latrd, whose symv is Level 2, the trailing
  * update by syr2k/her2k as products, the last block by the host sytd2/hetd2); d, e: real,

@@ -1,6 +1,6 @@
 """Automatic precision's normwise target (OZBLAS_TARGET_NORMWISE, numerics/ozaki2.h) on the
 CUDA executor: the CPU executor's count, bound and bits (needs a CUDA GPU, or the CPU
-emulation of the CUDA code: native/src/cuda/emu)."""
+emulation of the CUDA code: tests/cuda/emu)."""
 
 import numpy as np
 import pytest

@@ -314,3 +314,124 @@ def test_explain_eigensolvers():
     r = subprocess.run([sys.executable, "-m", "ozblas", "explain", "syevr", "3000", "--profile",
                         "h200", "--dtype", "z"], capture_output=True, text=True)
     assert r.returncode == 0 and "zheevr n=3000" in r.stdout and "Q2 groups" in r.stdout
+
+
+# ---- the generalized problem: sygvd/hegvd, sygv/hegv ------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _generalized(n, dt, itype, cond_b=1.0, seed=5):
+    """a (Hermitian), b (positive definite, condition about cond_b) and the eigenvalues of
+    the itype problem by mpmath (32 digits): those of inv(L) a inv(L^H) (itype 1) or
+    L^H a L (2, 3), b = L L^H."""
+    rng = np.random.default_rng([seed, n, itype, dt == np.complex128, int(np.log10(cond_b))])
+    a = _hermitian(n, dt, rng)
+    q = _unitary(n, dt, rng)
+    b = (q * np.logspace(0, np.log10(cond_b), n)) @ q.conj().T
+    b = (b + b.conj().T) / 2
+    for x in (a, b):
+        x.setflags(write=False)
+    mpmath.mp.dps = 32
+    lm = mpmath.cholesky(mpmath.matrix(b.tolist()))
+    am = mpmath.matrix(a.tolist())
+    if itype == 1:
+        li = lm ** -1
+        c = li * am * li.H
+    else:
+        c = lm.H * am * lm
+    c = (c + c.H) / 2
+    w = (mpmath.eighe if dt == np.complex128 else mpmath.eigsy)(c, eigvals_only=True)
+    return a, b, np.sort(np.array([float(mpmath.re(x)) for x in w]))
+
+
+def _gen_errors(itype, a, b, w, z, wref):
+    n = a.shape[0]
+    na, nb_ = np.linalg.norm(a, 2), np.linalg.norm(b, 2)
+    out = {"eigenvalues": np.max(np.abs(w - wref), initial=0.0) /
+           (max(np.max(np.abs(wref), initial=0.0), np.finfo(float).tiny) * n * U)}
+    if z is not None:
+        nz = max(np.linalg.norm(z, 2), np.finfo(float).tiny)
+        r, scale = {1: (a @ z - (b @ z) * w, na + np.max(np.abs(w), initial=0) * nb_),
+                    2: (a @ (b @ z) - z * w, na * nb_ + np.max(np.abs(w), initial=0)),
+                    3: (b @ (a @ z) - z * w, na * nb_ + np.max(np.abs(w), initial=0))}[itype]
+        out["residual"] = np.linalg.norm(r) / (max(scale, np.finfo(float).tiny) * nz * n * U)
+        # LAPACK's normalization: Z^H B Z = I (itype 1, 2), Z^H inv(B) Z = I (3)
+        g = z.conj().T @ (b @ z) if itype < 3 else z.conj().T @ np.linalg.solve(b, z)
+        out["b_orthogonality"] = np.linalg.norm(g - np.eye(n)) / (nb_ * n * U)
+    return out
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n", [1, NB + 1, 3 * NB + 5])
+@pytest.mark.parametrize("itype", [1, 2, 3])
+@pytest.mark.parametrize("uplo", ["U", "L"])
+@pytest.mark.parametrize("kind", ["gvd", "gv"])
+def test_sygv(dt, n, itype, uplo, kind):
+    a, b, wref = _generalized(n, dt, itype)
+    cx = dt == np.complex128
+    ours = getattr(L, ("he" if cx else "sy") + kind)(a, b, itype=itype, uplo=uplo, **EMU)
+    if n > NB:  # the factorization, the reduction and the eigensolver through products
+        assert L.last_report()["emulated"] > 0
+    nat = getattr(la, ("zhe" if cx else "dsy") + kind)(a, b, itype=itype, uplo=uplo)
+    assert ours[2] == nat[2] == 0 and ours[0].shape == (n,) and ours[1].dtype == dt
+    _within(_gen_errors(itype, a, b, ours[0], ours[1], wref),
+            _gen_errors(itype, a, b, nat[0], nat[1], wref), f"{kind} itype {itype}")
+    w_only = getattr(L, ("he" if cx else "sy") + kind)(a, b, itype=itype, uplo=uplo, jobz="N",
+                                                        **EMU)
+    _within(_gen_errors(itype, a, b, w_only[0], None, wref),
+            _gen_errors(itype, a, b, nat[0], None, wref), f"{kind} itype {itype} values")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_sygvd_ill_conditioned_b(dt):
+    """b with condition 1e8: the eigenvalues of the pencil as accurate as natively."""
+    n = 3 * NB + 5
+    a, b, wref = _generalized(n, dt, 1, cond_b=1e8)
+    cx = dt == np.complex128
+    ours = (L.hegvd if cx else L.sygvd)(a, b, **EMU)
+    nat = (la.zhegvd if cx else la.dsygvd)(a, b)
+    assert ours[2] == nat[2] == 0
+    _within(_gen_errors(1, a, b, ours[0], ours[1], wref), _gen_errors(1, a, b, nat[0], nat[1], wref),
+            "ill-conditioned b")
+
+
+@pytest.mark.parametrize("kind", ["gvd", "gv"])
+def test_b_not_positive_definite(kind):
+    """LAPACK's info n + i: b's leading minor of order i is not positive definite."""
+    n = 3 * NB + 5
+    a, b, _ = _generalized(n, np.float64, 1)
+    b = b.copy()
+    b[NB + 3, NB + 3] = -1.0  # the leading minor of order NB + 4 fails
+    ours = getattr(L, "sy" + kind)(a, b, **EMU)
+    nat = getattr(la, "dsy" + kind)(a, b)
+    assert ours[2] == nat[2] == n + NB + 4
+
+
+def test_sygvd_bad_arguments():
+    info = ffi.new("int64_t *")
+    a = np.zeros((4, 4), order="F")
+    p, w = ffi.cast("double *", a.ctypes.data), ffi.new("double[8]")
+    for args, want in [((0, b"V", b"L", 4, p, 4, p, 4), -1), ((4, b"V", b"L", 4, p, 4, p, 4), -1),
+                       ((1, b"X", b"L", 4, p, 4, p, 4), -2), ((1, b"V", b"X", 4, p, 4, p, 4), -3),
+                       ((1, b"V", b"L", -1, p, 4, p, 4), -4), ((1, b"V", b"L", 4, p, 3, p, 4), -6),
+                       ((1, b"V", b"L", 4, p, 4, p, 3), -8)]:
+        for fn in (lib.ozblas_dsygvd, lib.ozblas_dsygv):
+            assert fn(_context(), *args, w, info, 0, ffi.NULL, ffi.NULL) == 1
+            assert info[0] == want
+    with pytest.raises(ValueError, match="itype"):
+        L.sygvd(a, a, itype=4)
+    with pytest.raises(ValueError, match="jobz"):
+        L.sygv(a, a, jobz="X")
+    with pytest.raises(ValueError, match="shape"):
+        L.sygvd(a, np.eye(3))
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda a: L.syevd(a, lower=3), "lower=3"), (lambda a: L.syev(a, compute_v=2), "compute_v"),
+    (lambda a: L.syevr(a, range="X"), "range='X'"), (lambda a: L.sytrd(a, lower="U"), "lower"),
+    (lambda a: L.ormtr("X", "N", a, np.zeros(2), a), "side"),
+    (lambda a: L.ormtr("L", "Q", a, np.zeros(2), a), "trans"),
+    (lambda a: L.orgtr(a, np.zeros(2), lower=-1), "lower")])
+def test_options_are_checked_in_python(call, match):
+    """A bad option is a ValueError naming it, before anything is computed."""
+    with pytest.raises(ValueError, match=match):
+        call(np.eye(3))

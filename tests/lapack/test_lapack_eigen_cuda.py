@@ -1,9 +1,10 @@
-"""The two-stage eigensolvers (syevd/heevd, syev/heev, syevr/heevr) on the CUDA executor:
+"""The two-stage eigensolvers (syevd/heevd, syev/heev, syevr/heevr, and sygvd/hegvd, sygv/hegv
+composed of them) on the CUDA executor:
 host matrices uploaded once (stage 1 and both back-transformations on the device pointers,
 the panels, the band, the bulge chasing and the tridiagonal solver on host copies) and device
 matrices from the caller give the CPU executor's bits. Marked ``gpu``: runs where a CUDA
 executor is usable, and here on the CPU emulation of the CUDA code
-(native/src/cuda/emu/run_emu_tests.py).
+(tests/cuda/emu/run_emu_tests.py).
 """
 
 import numpy as np
@@ -47,6 +48,11 @@ def _eigen_calls(n, dt, kw):
     w = np.linalg.eigvalsh(a)
     run(L.syevr, a, range="V", vl=w[1] - 1e-3, vu=w[n // 2] + 1e-3)
     run(L.syevr, a, compute_v=0, range="I", il=1, iu=2)
+    g = rng.standard_normal((n, n))
+    b = g @ g.T + n * np.eye(n)  # the generalized problem: potrf, sygst, the eigensolver
+    for itype, uplo in ((1, "L"), (2, "U"), (3, "L")):
+        run(L.sygvd, a, b, itype=itype, uplo=uplo)
+    run(L.sygv, a, b, jobz="N")
     return out, reps
 
 

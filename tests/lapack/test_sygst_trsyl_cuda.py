@@ -2,7 +2,7 @@
 matrices uploaded once (device-resident: the host sygst/trsyl blocks, the norms and the
 rescaling on host copies, every product on the device pointers) and device matrices from the
 caller give the CPU executor's bits. Marked ``gpu``: runs where a CUDA executor is usable, and
-here on the CPU emulation of the CUDA code (native/src/cuda/emu/run_emu_tests.py).
+here on the CPU emulation of the CUDA code (tests/cuda/emu/run_emu_tests.py).
 """
 
 import numpy as np

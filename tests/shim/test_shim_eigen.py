@@ -1,4 +1,5 @@
-"""The preload shim's eigensolver entries (syevd syev syevr, heevd heev heevr;
+"""The preload shim's eigensolver entries (syevd syev syevr, heevd heev heevr, sygvd sygv,
+hegvd hegv;
 native/src/shim/shim_eigen.c) reached the way users reach them: numpy.linalg.eigh and eigvalsh
 (scipy_dsyevd_64_), scipy.linalg.eigh and eigvalsh (scipy_dsyevr_ by default, its drivers
 "evd" and "ev", subsets by index and by value) and the LAPACK wrappers, under `ozblas run`
@@ -35,6 +36,10 @@ def calls():
         res[dt + "sl_index_w"], res[dt + "sl_index_v"] = w, v
         w, v = sl.eigh(a, subset_by_value=[-2.0, 3.0])
         res[dt + "sl_value_w"], res[dt + "sl_value_v"] = w, v
+        b = inp[dt + "b"]
+        for drv, typ in (("gvd", 1), ("gv", 1), ("gvd", 2), ("gvd", 3)):  # eigh(a, b): sygvd
+            w, v = sl.eigh(a, b, driver=drv, type=typ)
+            res["%s%s%d_w" % (dt, drv, typ)], res["%s%s%d_v" % (dt, drv, typ)] = w, v
         trd = getattr(sl.lapack, "zhetrd" if dt == "z" else "dsytrd")
         for lower in (0, 1):
             c, d, e, tau, _ = trd(a, lower=lower)
@@ -57,6 +62,8 @@ def _inputs(path):
     for dt in ("d", "z"):
         a = rng.standard_normal((N, N)) + (1j * rng.standard_normal((N, N)) if dt == "z" else 0)
         d[dt + "a"] = (a + a.conj().T) / 2
+        g = rng.standard_normal((N, N)) + (1j * rng.standard_normal((N, N)) if dt == "z" else 0)
+        d[dt + "b"] = g @ g.conj().T + N * np.eye(N)
     np.savez(path / "inputs.npz", **d)
     return d
 
@@ -82,6 +89,18 @@ def _check(d, res, out):
             for e, ne, what in zip(_errs(a, w, v), _errs(a, nw, nv), ("residual", "orthogonality")):
                 _within(e, ne, f"{dt} {name} {what}")
             _within(np.max(np.abs(w - nw)) / na, 1e-15, f"{dt} {name} eigenvalues")
+        b = d[dt + "b"]
+        nb_ = np.linalg.norm(b, 2)
+        for drv, typ in (("gvd", 1), ("gv", 1), ("gvd", 2), ("gvd", 3)):
+            w, v = res["%s%s%d_w" % (dt, drv, typ)], res["%s%s%d_v" % (dt, drv, typ)]
+            nw, nv = sl.eigh(a, b, driver=drv, type=typ)
+            for x, nx, what in ((w, nw, "eigenvalues"), (v, nv, "eigenvectors")):
+                assert x.shape == nx.shape, (drv, typ, what)
+            r = {1: lambda w, v: a @ v - (b @ v) * w, 2: lambda w, v: a @ (b @ v) - v * w,
+                 3: lambda w, v: b @ (a @ v) - v * w}[typ]
+            res_n = lambda w, v: np.linalg.norm(r(w, v)) / (na * nb_ * np.linalg.norm(v, 2))  # noqa: E731
+            _within(res_n(w, v), res_n(nw, nv), f"{dt} eigh(a, b) {drv} type {typ} residual")
+            _within(np.max(np.abs(w - nw)) / np.max(np.abs(nw)), 1e-13, f"{dt} {drv} {typ} eigenvalues")
         for lower in (0, 1):  # the tridiagonal's eigenvalues are A's
             td, te = np.split(res[dt + "trd%d" % lower], [N])
             t = np.diag(td) + np.diag(te, 1) + np.diag(te, -1)
@@ -90,7 +109,8 @@ def _check(d, res, out):
         for name in ("np_eigvalsh", "sl_eigvalsh"):
             _within(np.max(np.abs(res[dt + name] - np.linalg.eigvalsh(a))) / na, 1e-15, name)
     st = out["stats"]
-    for r in ("dsyevd", "zheevd", "dsyevr", "zheevr", "dsyev", "zheev", "dsytrd", "zhetrd"):
+    for r in ("dsyevd", "zheevd", "dsyevr", "zheevr", "dsyev", "zheev", "dsytrd", "zhetrd",
+              "dsygvd", "zhegvd", "dsygv", "zhegv"):
         assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) > 0, (r, st.get(r))
     # SciPy's own workspace queries and the non-finite input go to the real routine
     for r in ("dsyevr", "zheevr", "dsyevd", "zheevd"):

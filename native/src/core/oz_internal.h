@@ -250,6 +250,12 @@ OZ_SHIM_API int64_t oz_ev_check(int kind, char jobz, char range, char uplo, int6
                                 int64_t lda, double vl, double vu, int64_t il, int64_t iu,
                                 int64_t ldz);
 OZ_SHIM_API double oz_ev_flops(int kind, int cplx, char jobz, int64_t n, int64_t m);
+/* lapack/lapack_eigen.c: netlib's argument checks of sygvd/hegvd and sygv/hegv (itype,
+ * jobz, uplo, n, lda, ldb: 0 or -i; the lwork checks are the shim's) and their nominal flops
+ * (potrf, sygst, the standard problem as oz_ev_flops counts it, the TRSM with eigenvectors). */
+OZ_SHIM_API int64_t oz_gv_check(int64_t itype, char jobz, char uplo, int64_t n, int64_t lda,
+                                int64_t ldb);
+OZ_SHIM_API double oz_gv_flops(int cplx, char jobz, int64_t n);
 /* lapack/lapack_eigen.c: the same for sytrd/hetrd, ormtr/unmtr, orgtr/ungtr (netlib's
  * order; ormtr: side, uplo, trans, m, n, lda, ldc) and their nominal flops (sytrd 4/3 n^3,
  * orgtr 4/3 n^3, ormtr 2 m^2 n or 2 n^2 m). */

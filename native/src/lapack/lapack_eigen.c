@@ -25,6 +25,7 @@
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
+static const double ONE[2] = {1.0, 0.0};
 static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 
 /* ---- arguments, flops -------------------------------------------------------------------- */
@@ -537,6 +538,104 @@ ozblas_status ozblas_zheevr(ozblas_context *ctx, char jobz, char range, char upl
 {
     return evr(ctx, 1, jobz, range, uplo, n, A, lda, vl, vu, il, iu, abstol, m, w, Z, ldz,
                isuppz, info, nb, opt, report);
+}
+
+/* ---- the generalized problem: sygvd/hegvd, sygv/hegv -----------------------------------------
+ * A x = lambda B x (itype 1), A B x = lambda x (2), B A x = lambda x (3), B positive definite:
+ * LAPACK's dsygvd/dsygv step for step, each step the layer's own: B's Cholesky factor
+ * (lx_potrf), the reduction to standard form (lx_sygst), the standard problem (lx_heev: syevd
+ * or syev's tridiagonal solver), the eigenvectors back through the factor (x = inv(U) y or
+ * inv(L^H) y by TRSM for itype 1 and 2, x = U^H y or L y by TRMM for 3). */
+
+int64_t oz_gv_check(int64_t itype, char jobz, char uplo, int64_t n, int64_t lda, int64_t ldb)
+{
+    jobz = up(jobz), uplo = up(uplo);
+    return itype < 1 || itype > 3           ? -1
+           : jobz != 'N' && jobz != 'V'     ? -2
+           : uplo != 'U' && uplo != 'L'     ? -3
+           : n < 0                          ? -4
+           : lda < max1(n)                  ? -6
+           : ldb < max1(n)                  ? -8
+                                            : 0;
+}
+
+double oz_gv_flops(int cplx, char jobz, int64_t n)
+{
+    double n3 = (double)n * (double)n * (double)n;
+    double f = n3 / 3.0 + n3; /* potrf, sygst */
+    if (up(jobz) == 'V')
+        f += n3; /* the back-transformation's TRSM or TRMM */
+    return (cplx ? 4.0 : 1.0) * f + oz_ev_flops(OZ_EV_SYEVD, cplx, jobz, n, n);
+}
+
+static ozblas_status gv_body(ozblas_context *ctx, int cplx, int kind, int64_t itype, char jobz,
+                             char uplo, int64_t n, double *A, int64_t lda, double *B,
+                             int64_t ldb, double *w, int64_t *info, int64_t nb,
+                             const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    if ((*info = oz_gv_check(itype, jobz, uplo, n, lda, ldb)))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    jobz = up(jobz), uplo = up(uplo);
+    BEGIN(cplx, n, oz_gv_flops(cplx, jobz, n), max1(n), LX_OP(A, lda, n, n, 1),
+          LX_OP(B, ldb, n, n, 1))
+    if (n == 0)
+        END();
+    int64_t pinfo = 0, m = 0;
+    lx_potrf(&x, uplo, n, B, ldb, &pinfo);
+    if (pinfo > 0) { /* B not positive definite: LAPACK's info n + i, nothing more done */
+        *info = n + pinfo;
+        END();
+    }
+    ozblas_status st = x.failed ? OZBLAS_OK : lx_sygst(&x, (int)itype, uplo, n, A, lda, B, ldb);
+    if (st != OZBLAS_OK || x.failed)
+        END_WITH(st);
+    lx_ev a = {kind, jobz, 'A', uplo, 0.0, 0.0, 0.0, 1, 1};
+    if ((st = lx_heev(&x, &a, n, A, lda, &m, w, A, lda, NULL, info)) != OZBLAS_OK)
+        END_WITH(st);
+    /* dsygvd back-transforms only after success, dsygv the info - 1 eigenvectors that
+       converged */
+    int64_t neig = *info == 0 ? n : kind == OZ_EV_SYEV ? *info - 1 : 0;
+    if (jobz == 'V' && neig > 0) {
+        char ct = cplx ? 'C' : 'T';
+        if (itype < 3)
+            lx_trsm(&x, 'L', uplo, uplo == 'U' ? 'N' : ct, 'N', n, neig, ONE, B, ldb, A, lda);
+        else
+            lx_trmm(&x, 'L', uplo, uplo == 'U' ? ct : 'N', 'N', n, neig, ONE, B, ldb, A, lda);
+    }
+    END();
+}
+
+ozblas_status ozblas_dsygvd(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
+                            double *A, int64_t lda, double *B, int64_t ldb, double *w,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return gv_body(ctx, 0, OZ_EV_SYEVD, itype, jobz, uplo, n, A, lda, B, ldb, w, info, nb, opt,
+                   report);
+}
+ozblas_status ozblas_zhegvd(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
+                            double *A, int64_t lda, double *B, int64_t ldb, double *w,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return gv_body(ctx, 1, OZ_EV_SYEVD, itype, jobz, uplo, n, A, lda, B, ldb, w, info, nb, opt,
+                   report);
+}
+ozblas_status ozblas_dsygv(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
+                           double *A, int64_t lda, double *B, int64_t ldb, double *w,
+                           int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report)
+{
+    return gv_body(ctx, 0, OZ_EV_SYEV, itype, jobz, uplo, n, A, lda, B, ldb, w, info, nb, opt,
+                   report);
+}
+ozblas_status ozblas_zhegv(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
+                           double *A, int64_t lda, double *B, int64_t ldb, double *w,
+                           int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report)
+{
+    return gv_body(ctx, 1, OZ_EV_SYEV, itype, jobz, uplo, n, A, lda, B, ldb, w, info, nb, opt,
+                   report);
 }
 
 /* ---- LAPACK's one-stage format: sytrd/hetrd, ormtr/unmtr, orgtr/ungtr ----------------------

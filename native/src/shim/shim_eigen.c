@@ -1,6 +1,7 @@
 /* The preload shim's eigensolver entries: dsyevd zheevd, dsyev zheev, dsyevr zheevr, in
  * every LAPACK form of OZ_SHIM_LAPACK_VARIANTS (NumPy's eigh imports scipy_dsyevd_64_,
- * SciPy's eigh scipy_dsyevr_), on the two-stage drivers of src/lapack/lapack_eigen.c; and
+ * SciPy's eigh scipy_dsyevr_), on the two-stage drivers of src/lapack/lapack_eigen.c; the
+ * generalized problem's dsygvd zhegvd, dsygv zhegv (SciPy's eigh(a, b)) composed of them; and
  * LAPACK's one-stage format, dsytrd zhetrd, dormtr zunmtr, dorgtr zungtr (ormtr and orgtr
  * with uplo 'U', QL-form reflectors, go to the real routine).
  *
@@ -64,34 +65,42 @@ typedef struct {
     double *A, *w, *Z;
 } ev_call;
 
+/* The start of every driver entry: netlib's argument check (arg_bad) and LAPACK's minimum
+ * workspaces (those of kind's driver), a workspace query to the real routine, the decision
+ * (lap_begin, which the call's dims follow). 1 when the driver may run. */
+static int ev_begin(lap_call *L, int cplx, int kind, char jobz, int64_t n, int arg_bad,
+                    int64_t lwork, int64_t lrwork, int64_t liwork, double flops)
+{
+    int64_t lw, lrw, liw;
+    minimum(kind, cplx, jobz == 'V', n, &lw, &lrw, &liw);
+    int query = lwork == -1 || (lrw >= 0 && lrwork == -1) || (liw >= 0 && liwork == -1);
+    int bad = arg_bad || (!query && (lwork < lw || lrwork < lrw || liwork < liw));
+    int go = lap_begin(L, cplx, n, n, n, n, bad || query ? 0.0 : flops, bad, n == 0);
+    if (go && query) {
+        L->r.why = N_WORKSPACE_QUERY;
+        L->c.flops = 0.0;
+        return 0;
+    }
+    return go;
+}
+
 /* 1 when ozblas computed the call; syevr's m and isuppz (wide: 8-byte integers) written
  * back as the real routine writes them. */
 static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, int wide,
                 int64_t *info)
 {
     int wantz = c->jobz == 'V', r = c->kind == OZ_EV_SYEVR;
-    int64_t n = c->n, lw, lrw, liw;
-    minimum(c->kind, cplx, wantz, n, &lw, &lrw, &liw);
-    int query = c->lwork == -1 || (lrw >= 0 && c->lrwork == -1) || (liw >= 0 && c->liwork == -1);
+    int64_t n = c->n, cols = r && c->range == 'I' ? c->iu - c->il + 1 : n;
     int bad = oz_ev_check(c->kind, c->jobz, c->range, c->uplo, n, c->lda, c->vl, c->vu, c->il,
-                          c->iu, r ? c->ldz : 1) != 0 ||
-              (!query && (c->lwork < lw || c->lrwork < lrw || c->liwork < liw));
-    int64_t cols = r && c->range == 'I' ? c->iu - c->il + 1 : n;
-    double flops = bad || query ? 0.0 : oz_ev_flops(c->kind, cplx, c->jobz, n, cols);
-    int go = lap_begin(L, cplx, n, n, n, n, flops, bad, n == 0);
+                          c->iu, r ? c->ldz : 1) != 0;
+    int go = ev_begin(L, cplx, c->kind, c->jobz, n, bad, c->lwork, c->lrwork, c->liwork,
+                      bad ? 0.0 : oz_ev_flops(c->kind, cplx, c->jobz, n, cols));
     if (r)
         snprintf(L->dims, sizeof L->dims, "n=%lld jobz=%c range=%c", (long long)n, c->jobz,
                  c->range);
     else
         snprintf(L->dims, sizeof L->dims, "n=%lld jobz=%c", (long long)n, c->jobz);
-    if (!go)
-        return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        L->c.flops = 0.0;
-        return 0;
-    }
-    if (!lap_finite(L, cplx, c->uplo, n, n, c->A, c->lda))
+    if (!go || !lap_finite(L, cplx, c->uplo, n, n, c->A, c->lda))
         return 0;
     ozblas_context *ctx = shim_context();
     if (c->kind == OZ_EV_SYEVD)
@@ -210,6 +219,77 @@ static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, 
               work, lwork, rwork, lrwork, iwork, liwork, info, l1, l2, l3),                  \
              (jobz, range, uplo, n, A, lda, vl, vu, il, iu, abstol, m, w, Z, ldz, isuppz,    \
               work, &mone, rwork, &mone, iwork, &mone, &qinfo, l1, l2, l3))
+
+/* sygvd/hegvd (kind OZ_EV_SYEVD) and sygv/hegv (OZ_EV_SYEV): as h_ev, LAPACK's minimum
+ * workspaces those of syevd/heevd and syev/heev; A's and B's triangles read. */
+static int h_gv(lap_call *L, int cplx, int kind, int64_t itype, char jobz, char uplo,
+                int64_t n, double *A, int64_t lda, double *B, int64_t ldb, double *w,
+                int64_t lwork, int64_t lrwork, int64_t liwork, int64_t *info)
+{
+    int bad = oz_gv_check(itype, jobz, uplo, n, lda, ldb) != 0;
+    int go = ev_begin(L, cplx, kind, jobz, n, bad, lwork, lrwork, liwork,
+                      bad ? 0.0 : oz_gv_flops(cplx, jobz, n));
+    snprintf(L->dims, sizeof L->dims, "n=%lld itype=%lld jobz=%c", (long long)n,
+             (long long)itype, jobz);
+    if (!go || !lap_finite(L, cplx, uplo, n, n, A, lda) || !lap_finite(L, cplx, uplo, n, n, B, ldb))
+        return 0;
+    ozblas_context *ctx = shim_context();
+    if (kind == OZ_EV_SYEVD)
+        return LAP_RUN((cplx ? ozblas_zhegvd : ozblas_dsygvd)(ctx, itype, jobz, uplo, n, A, lda,
+                                                               B, ldb, w, info, 0, LAP_OPT));
+    return LAP_RUN((cplx ? ozblas_zhegv : ozblas_dsygv)(ctx, itype, jobz, uplo, n, A, lda, B,
+                                                         ldb, w, info, 0, LAP_OPT));
+}
+
+#define GV_CALL(kind, lwork, lrwork, liwork)                                                  \
+    h_gv(&L, C, (kind), *itype, up(*jobz), up(*uplo), *n, A, *lda, B, *ldb, w, (lwork),      \
+         (lrwork), (liwork), &inf)
+#define E_SYGVD(rtn, sym, api, T)                                                             \
+    EV_ENTRY(sym, rtn, T,                                                                    \
+             (const T *itype, CH jobz, CH uplo, const T *n, double *A, const T *lda,         \
+              double *B, const T *ldb, double *w, double *work, const T *lwork, T *iwork,    \
+              const T *liwork, T *info, SZ l1, SZ l2),                                       \
+             (const T *, CH, CH, const T *, double *, const T *, double *, const T *,        \
+              double *, double *, const T *, T *, const T *, T *, SZ, SZ),                   \
+             GV_CALL(OZ_EV_SYEVD, *lwork, -1, *liwork),                                      \
+             (itype, jobz, uplo, n, A, lda, B, ldb, w, work, lwork, iwork, liwork, info, l1, \
+              l2),                                                                           \
+             (itype, jobz, uplo, n, A, lda, B, ldb, w, work, &mone, iwork, &mone, &qinfo,    \
+              l1, l2))
+#define E_HEGVD(rtn, sym, api, T)                                                             \
+    EV_ENTRY(sym, rtn, T,                                                                    \
+             (const T *itype, CH jobz, CH uplo, const T *n, double *A, const T *lda,         \
+              double *B, const T *ldb, double *w, double *work, const T *lwork,              \
+              double *rwork, const T *lrwork, T *iwork, const T *liwork, T *info, SZ l1,     \
+              SZ l2),                                                                        \
+             (const T *, CH, CH, const T *, double *, const T *, double *, const T *,        \
+              double *, double *, const T *, double *, const T *, T *, const T *, T *, SZ,   \
+              SZ),                                                                           \
+             GV_CALL(OZ_EV_SYEVD, *lwork, *lrwork, *liwork),                                 \
+             (itype, jobz, uplo, n, A, lda, B, ldb, w, work, lwork, rwork, lrwork, iwork,    \
+              liwork, info, l1, l2),                                                         \
+             (itype, jobz, uplo, n, A, lda, B, ldb, w, work, &mone, rwork, &mone, iwork,     \
+              &mone, &qinfo, l1, l2))
+#define E_SYGV(rtn, sym, api, T)                                                              \
+    EV_ENTRY(sym, rtn, T,                                                                    \
+             (const T *itype, CH jobz, CH uplo, const T *n, double *A, const T *lda,         \
+              double *B, const T *ldb, double *w, double *work, const T *lwork, T *info,     \
+              SZ l1, SZ l2),                                                                 \
+             (const T *, CH, CH, const T *, double *, const T *, double *, const T *,        \
+              double *, double *, const T *, T *, SZ, SZ),                                   \
+             GV_CALL(OZ_EV_SYEV, *lwork, -1, -1),                                            \
+             (itype, jobz, uplo, n, A, lda, B, ldb, w, work, lwork, info, l1, l2),           \
+             (itype, jobz, uplo, n, A, lda, B, ldb, w, work, &mone, &qinfo, l1, l2))
+#define E_HEGV(rtn, sym, api, T)                                                              \
+    EV_ENTRY(sym, rtn, T,                                                                    \
+             (const T *itype, CH jobz, CH uplo, const T *n, double *A, const T *lda,         \
+              double *B, const T *ldb, double *w, double *work, const T *lwork,              \
+              double *rwork, T *info, SZ l1, SZ l2),                                         \
+             (const T *, CH, CH, const T *, double *, const T *, double *, const T *,        \
+              double *, double *, const T *, double *, T *, SZ, SZ),                         \
+             GV_CALL(OZ_EV_SYEV, *lwork, -1, -1),                                            \
+             (itype, jobz, uplo, n, A, lda, B, ldb, w, work, lwork, rwork, info, l1, l2),    \
+             (itype, jobz, uplo, n, A, lda, B, ldb, w, work, &mone, rwork, &qinfo, l1, l2))
 
 /* sytrd (kind OZ_TR_SYTRD), ormtr, orgtr: as h_ev, with LAPACK's minimum workspaces (sytrd
  * 1, ormtr its other dimension, orgtr n - 1). */

@@ -108,8 +108,8 @@
     L(dtrsyl, d, TRSYL)         \
     L(ztrsyl, z, TRSYL)
 
-/* The symmetric/Hermitian eigensolvers and LAPACK's one-stage tridiagonal format
- * (shim_eigen.c), in the LAPACK forms above. */
+/* The symmetric/Hermitian eigensolvers, the generalized problem's drivers and LAPACK's
+ * one-stage tridiagonal format (shim_eigen.c), in the LAPACK forms above. */
 #define OZ_SHIM_EIGEN_ROUTINES(L) \
     L(dsyevd, d, SYEVD)           \
     L(zheevd, z, HEEVD)           \
@@ -117,6 +117,10 @@
     L(zheev, z, HEEV)             \
     L(dsyevr, d, SYEVR)           \
     L(zheevr, z, HEEVR)           \
+    L(dsygvd, d, SYGVD)           \
+    L(zhegvd, z, HEGVD)           \
+    L(dsygv, d, SYGV)             \
+    L(zhegv, z, HEGV)             \
     L(dsytrd, d, SYTRD)           \
     L(zhetrd, z, SYTRD)           \
     L(dormtr, d, ORMTR)           \
