@@ -32,7 +32,8 @@ from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri", "trtrs",
            "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq", "unglq",
-           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "symm", "hemm",
+           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gebrd",
+           "orgbr", "ungbr", "ormbr", "unmbr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
            "hegvd", "sygv", "hegv", "sytrd", "hetrd", "ormtr", "unmtr", "orgtr", "ungtr",
@@ -601,6 +602,144 @@ def gels(a, b, trans="N", lwork=None, overwrite_a=False, overwrite_b=False, **kw
         if info < 0:
             raise ValueError(f"gels: argument {-info} is not valid (trans={trans!r})")
     return f, (x[:, 0] if vec else x), 0 if _query(lwork) else info
+
+
+def gelsy(a, b, jptv=None, cond=None, lwork=None, overwrite_a=False, overwrite_b=False, **kw):
+    """Minimum-norm least squares for an a of any rank by a complete orthogonal factorization:
+    ``(v, x, j, rank, info)`` as scipy.linalg.lapack.dgelsy/zgelsy. b has max(m, n) rows (a
+    vector: one right-hand side); x's first n rows are the solution. jptv (n entries, None:
+    zeros): a nonzero entry moves that column to the front before pivoting; j: the column
+    permutation, 1-based as LAPACK returns it (a p's column i is a's column j[i]). cond (None:
+    machine epsilon): the rank is the order of the leading triangle of R whose estimated
+    condition number stays below 1 / cond. lwork -1 is a workspace query (nothing computed)."""
+    dt, xp, opts = _start(kw, a, b)
+    f = _fortran(a, dt, overwrite_a, xp=xp)
+    x, vec = _rhs(b, dt, overwrite_b, xp)
+    m, n = f.shape
+    if x.shape[0] != max(m, n):
+        raise ValueError(f"b must have max(m, n) = {max(m, n)} rows for a of shape {f.shape}, "
+                         f"got {x.shape[0]}")
+    jp = np.zeros(max(n, 1), dtype=np.int64)
+    if jptv is not None:
+        given = np.asarray(jptv.get() if _on_device(jptv) else jptv).ravel()
+        if given.shape[0] != n:
+            raise ValueError(f"jptv must have n = {n} entries, got {given.shape[0]}")
+        jp[:n] = given
+    cond = float(np.finfo(np.float64).eps if cond is None else cond)
+    rank, info = 0, 0
+    if not _query(lwork):
+        r = ffi.new("int64_t *")
+        info = _call(_fn("gelsy", dt), m, n, x.shape[1], _ptr(f), _ld(f), _ptr(x), _ld(x),
+                     ffi.cast("int64_t *", jp.ctypes.data), cond, r, opts=opts)
+        if info < 0:
+            raise ValueError(f"gelsy: argument {-info} is not valid")
+        rank = int(r[0])
+    j = jp[:n].astype(np.int32)
+    return f, (x[:, 0] if vec else x), (j if xp is np else xp.asarray(j)), rank, info
+
+
+def gebrd(a, lwork=None, overwrite_a=False, **kw):
+    """Bidiagonal reduction q^H a p = b in LAPACK's one-stage format: ``(c, d, e, tauq, taup,
+    info)`` as LAPACK's dgebrd/zgebrd (b upper bidiagonal for m >= n, lower for m < n; d its
+    diagonal, e its off-diagonal, both real; the reflectors of q and p below and right of the
+    bidiagonal, their scalars tauq and taup). lwork -1 is a workspace query (nothing computed)."""
+    dt, xp, opts = _start(kw, a)
+    c = _fortran(a, dt, overwrite_a, xp=xp)
+    m, n = c.shape
+    k = min(m, n)
+    d, e = np.zeros(max(k, 1)), np.zeros(max(k, 1))
+    tauq, taup = np.zeros(max(k, 1), dtype=dt), np.zeros(max(k, 1), dtype=dt)
+    info = 0
+    if not _query(lwork):
+        info = _call(_fn("gebrd", dt), m, n, _ptr(c), _ld(c), _ptr(d), _ptr(e), _ptr(tauq),
+                     _ptr(taup), opts=opts)
+    out = (lambda v: v) if xp is np else xp.asarray
+    return c, out(d[:k]), out(e[:max(k - 1, 0)]), out(tauq[:k]), out(taup[:k]), info
+
+
+def _vect(routine, vect):
+    return _letter(routine, "vect", vect, "QP")
+
+
+def _orgbr(name, vect, a, tau, k, lwork, overwrite_a, kw):
+    vect = _vect(name, vect)
+    dt, xp, opts = _start(kw, a)
+    dt = np.complex128 if _is_complex(tau) else dt
+    q = _fortran(a, dt, overwrite_a, xp=xp)
+    m, n = q.shape
+    t = np.concatenate([_host_vector(tau, dt), np.zeros(1, dtype=dt)])  # never empty
+    k = _count(name, "k", k)
+    if t.shape[0] - 1 < min(m if vect == b"Q" else n, k):
+        raise ValueError(f"{name}: tau must have min({'m' if vect == b'Q' else 'n'}, k) = "
+                         f"{min(m if vect == b'Q' else n, k)} entries, got {t.shape[0] - 1}")
+    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(m, n, k), 1))
+    if _query(lwork):
+        return q, _work(1, min(m, n), nb, dt, xp), 0
+    info = _call(_fn(name, dt), vect, m, n, k, _ptr(q), _ld(q), _ptr(t), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid (vect={vect.decode()}, a {m} x {n}, "
+                         f"k={k})")
+    return q, _work(lwork, min(m, n), _local.report["nb"], dt, xp), info
+
+
+def _count(routine, name, v):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
+        raise ValueError(f"{routine}: {name}={v!r} is not valid; accepted: a nonnegative integer")
+    return int(v)
+
+
+def orgbr(vect, a, tau, k, lwork=None, overwrite_a=False, **kw):
+    """Q or P^H from gebrd's reflectors: ``(q, work, info)`` as LAPACK's dorgbr. vect "Q": a is
+    m x n (n <= m) and gebrd reduced an m x k matrix (tau: its tauq); vect "P": a is m x n
+    (m <= n) and gebrd reduced a k x n matrix (tau: its taup)."""
+    cplx = _is_complex(a) or _is_complex(tau)
+    return _orgbr("ungbr" if cplx else "orgbr", vect, a, tau, k, lwork, overwrite_a, kw)
+
+
+def ungbr(vect, a, tau, k, lwork=None, overwrite_a=False, **kw):
+    """The complex orgbr, as LAPACK's zungbr."""
+    return _orgbr("ungbr", vect, _as_complex(a), tau, k, lwork, overwrite_a, kw)
+
+
+def _ormbr(name, vect, side, trans, a, tau, c, k, lwork, overwrite_c, kw):
+    vect = _vect(name, vect)
+    dt, xp, opts = _start(kw, a, c)
+    dt = np.complex128 if _is_complex(tau) else dt
+    side = _letter(name, "side", side, "LR")
+    trans = _letter(name, "trans", trans, "NC" if dt == np.complex128 else "NT")
+    f = _fortran(a, dt, xp=xp)
+    x = _fortran(c, dt, overwrite_c, "c", xp)
+    m, n = x.shape
+    k = _count(name, "k", k)
+    nq = m if side == b"L" else n
+    t = np.concatenate([_host_vector(tau, dt), np.zeros(1, dtype=dt)])
+    if t.shape[0] - 1 < min(nq, k):
+        raise ValueError(f"{name}: tau must have min(nq, k) = {min(nq, k)} entries, got "
+                         f"{t.shape[0] - 1}")
+    nw = n if side == b"L" else m
+    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(nq, k), 1))
+    if _query(lwork):
+        return x, _work(1, nw, nb, dt, xp), 0
+    info = _call(_fn(name, dt), vect, side, trans, m, n, k, _ptr(f), _ld(f), _ptr(t), _ptr(x),
+                 _ld(x), opts=opts)
+    if info < 0:
+        raise ValueError(f"{name}: argument {-info} is not valid")
+    return x, _work(lwork if lwork is not None else 1, nw, _local.report["nb"], dt, xp), info
+
+
+def ormbr(vect, side, trans, a, tau, c, k, lwork=None, overwrite_c=False, **kw):
+    """op(Q) c, c op(Q), op(P) c or c op(P) with Q or P from gebrd's reflectors: ``(cq, work,
+    info)`` as LAPACK's dormbr. vect "Q" or "P", side "L" or "R", trans "N" or "T" ("C"
+    complex); k: the other dimension of the matrix gebrd reduced (columns for "Q", rows for
+    "P"); a: gebrd's output (its first min(nq, k) columns for "Q", rows for "P")."""
+    cplx = any(_is_complex(v) for v in (a, tau, c))
+    return _ormbr("unmbr" if cplx else "ormbr", vect, side, trans, a, tau, c, k, lwork,
+                  overwrite_c, kw)
+
+
+def unmbr(vect, side, trans, a, tau, c, k, lwork=None, overwrite_c=False, **kw):
+    """The complex ormbr, as LAPACK's zunmbr."""
+    return _ormbr("unmbr", vect, side, trans, _as_complex(a), tau, c, k, lwork, overwrite_c, kw)
 
 
 def _product(name, cplx_name, scalars, a, b, c, shape, overwrite_c, herm, kw):

@@ -742,6 +742,57 @@ ozblas_status ozblas_dgels(ozblas_context *ctx, char trans, int64_t m, int64_t n
 ozblas_status ozblas_zgels(ozblas_context *ctx, char trans, int64_t m, int64_t n, int64_t nrhs,
                            double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+/* Bidiagonal reduction in LAPACK's one-stage format (gebrd): Q^H A P = B, upper bidiagonal
+ * for m >= n, lower for m < n, d (min(m, n)) and e (min(m, n) - 1) its diagonal and
+ * off-diagonal (real, host memory), Q = H(1) ... H(k) and P = G(1) ... G(k) with the
+ * reflectors stored below and right of the bidiagonal as LAPACK's gebrd stores them, their
+ * scalars in tauq and taup (min(m, n) each, host memory). Each panel of nb rows and columns by
+ * the host labrd (whose matrix-vector products with the trailing matrix, about half of the
+ * flops, stay the host's), the trailing update A - V Y^H - X U^H as two GEMMs; the last block
+ * (at most nb) by the host gebd2.
+ * orgbr/ungbr: Q (vect 'Q': m x n, n <= m, from a reduction of an m x k matrix) or P^H ('P':
+ * m x n, m <= n, of a k x n one) from gebrd's reflectors and tau, as LAPACK's orgbr (orgqr,
+ * orglq, or the shifted forms for m < k, resp. k >= n). ormbr/unmbr: C (m x n) := op(Q) C,
+ * C op(Q), op(P) C or C op(P) (vect, side 'L'/'R', trans 'N' or 'T' (d) / 'C' (z)) with k the
+ * reduced matrix's other dimension, as LAPACK's ormbr (ormqr, ormlq, or one row or column in).
+ * Workspace is allocated inside. */
+ozblas_status ozblas_dgebrd(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            double *d, double *e, double *tauq, double *taup, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zgebrd(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                            double *d, double *e, double *tauq, double *taup, int64_t *info,
+                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dorgbr(ozblas_context *ctx, char vect, int64_t m, int64_t n, int64_t k,
+                            double *A, int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zungbr(ozblas_context *ctx, char vect, int64_t m, int64_t n, int64_t k,
+                            double *A, int64_t lda, const double *tau, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_dormbr(ozblas_context *ctx, char vect, char side, char trans, int64_t m,
+                            int64_t n, int64_t k, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zunmbr(ozblas_context *ctx, char vect, char side, char trans, int64_t m,
+                            int64_t n, int64_t k, const double *A, int64_t lda, const double *tau,
+                            double *C, int64_t ldc, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+/* Least squares with a complete orthogonal factorization (LAPACK's gelsy): the minimum-norm
+ * solution of min ||B - A X|| for an A of any rank. jpvt (n, 1-based, host memory) in: a
+ * nonzero jpvt(i) moves column i to the front before the others; out: A P's column i is A's
+ * column jpvt(i). rank: the effective rank, the order of the leading triangle of R whose
+ * estimated condition number stays below 1 / rcond. As LAPACK's: A and B scaled into range,
+ * QR with column pivoting by the host geqp3 (on a host copy for device memory), the rank by the
+ * host laic1, R's RZ factorization by the host tzrzf, Q^H B by ormqr's driver and the
+ * triangular solve by the blocked trsm (products), Z^H by the host ormrz. B is max(m, n) x nrhs
+ * (the solution in its first n rows). info: 0 or -i. */
+ozblas_status ozblas_dgelsy(ozblas_context *ctx, int64_t m, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, double *B, int64_t ldb, int64_t *jpvt, double rcond,
+                            int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgelsy(ozblas_context *ctx, int64_t m, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, double *B, int64_t ldb, int64_t *jpvt, double rcond,
+                            int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
 /* Level-3 BLAS as products (BLAS semantics: only the stored triangle of A read, beta = 0
  * never reads C; syr2k/her2k touch only the uplo triangle of C, her2k's diagonal real):
  * symm/hemm C := alpha A B + beta C (side 'L', A m x m) or alpha B A + beta C ('R', n x n);

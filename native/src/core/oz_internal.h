@@ -215,6 +215,16 @@ OZ_SHIM_API double oz_hr_flops(int op, int cplx, char side, int64_t m, int64_t n
 OZ_SHIM_API int64_t oz_gels_check(int cplx, char trans, int64_t m, int64_t n, int64_t nrhs,
                                   int64_t lda, int64_t ldb);
 OZ_SHIM_API double oz_gels_flops(int cplx, int64_t m, int64_t n, int64_t nrhs);
+/* lapack/lapack_brd.c: the same for gebrd, orgbr/ungbr, ormbr/unmbr (vect 'Q' or 'P'; m, n,
+ * k as LAPACK's; side: ormbr's). */
+enum { OZ_BR_GEBRD, OZ_BR_ORGBR, OZ_BR_ORMBR };
+OZ_SHIM_API int64_t oz_brd_check(int op, int cplx, char vect, char side, char trans, int64_t m,
+                                 int64_t n, int64_t k, int64_t lda, int64_t ldc);
+OZ_SHIM_API double oz_brd_flops(int op, int cplx, char vect, char side, int64_t m, int64_t n,
+                                int64_t k);
+/* lapack/lapack_gels.c: the same for gelsy (the lwork check is the shim's). */
+OZ_SHIM_API int64_t oz_gelsy_check(int64_t m, int64_t n, int64_t nrhs, int64_t lda, int64_t ldb);
+OZ_SHIM_API double oz_gelsy_flops(int cplx, int64_t m, int64_t n, int64_t nrhs);
 /* lapack/lapack_blas3.c: the same for symm, hemm, syr2k, her2k (column-major form; m, n:
  * C's; k: syr2k's inner dimension). */
 enum { OZ_L3_SYMM, OZ_L3_HEMM, OZ_L3_SYR2K, OZ_L3_HER2K };

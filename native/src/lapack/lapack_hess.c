@@ -19,7 +19,9 @@
  *
  * orghr is dorghr's: the reflectors moved one column to the right (through the seam, in
  * strips of nb columns from the right), the identity's columns outside ilo+1..ihi, then
- * orgqr's driver on the nh x nh block; ormhr is ormqr's driver on the same reflectors. */
+ * orgqr's driver on the nh x nh block; ormhr is ormqr's driver on the same reflectors.
+ * orghr runs on lapack_qr.c's view (row 1: A transposed), so that orgbr (lapack_brd.c) forms
+ * Q and P^H of a square bidiagonal reduction with it (dorgbr's shifted cases). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,45 +165,52 @@ static void lx_gehrd(oz_lx *x, lx_hh *q, hr_work *h, int64_t n, int64_t ilo, int
 
 /* ---- orghr and ormhr --------------------------------------------------------------------- */
 
-/* dorghr's first step: column c of ilo..ihi-1 (0-based) takes the reflector of column c - 1
- * (rows c+1..ihi-1), zero above and below; right to left, in strips of nb columns, the
- * column left of each strip in the second seam buffer. Row c keeps its value (orgqr sets
- * it). */
-static void shift_reflectors(oz_lx *x, int64_t n, int64_t ilo, int64_t ihi, double *A,
+/* dorghr's first step on the view (row 0: A; row 1: A transposed, whose shift is dorgbr's
+ * for P^H): column c of ilo..ihi-1 (0-based) takes the reflector of column c - 1 (rows
+ * c+1..ihi-1), zero above and below; right to left, in strips of nb columns, the column left
+ * of each strip in the second seam buffer. Row c keeps its value (orgqr sets it). */
+static void shift_reflectors(oz_lx *x, int row, int64_t n, int64_t ilo, int64_t ihi, double *A,
                              int64_t lda)
 {
     int64_t w = x->cplx ? 2 : 1;
     size_t es = sizeof(double) * (size_t)w;
     for (int64_t c1 = ihi, c0; c1 > ilo && !x->failed; c1 = c0) {
         c0 = max64(ilo, c1 - x->nb);
-        int64_t ld, ll;
-        double *Ac = LX_AT(x, A, 0, c0, lda), *H = lx_fetch(x, 0, Ac, lda, n, c1 - c0, &ld, 1);
-        const double *L = lx_fetch(x, 1, LX_AT(x, A, 0, c0 - 1, lda), lda, n, 1, &ll, 1);
+        int64_t ld, ll, rows = row ? c1 - c0 : n, cols = row ? n : c1 - c0;
+        double *Ac = row ? LX_AT(x, A, c0, 0, lda) : LX_AT(x, A, 0, c0, lda);
+        double *H = lx_fetch(x, 0, Ac, lda, rows, cols, &ld, 1);
+        const double *Al = row ? LX_AT(x, A, c0 - 1, 0, lda) : LX_AT(x, A, 0, c0 - 1, lda);
+        const double *L = lx_fetch(x, 1, Al, lda, row ? 1 : n, row ? n : 1, &ll, 1);
         if (x->failed)
             return;
+        /* element i of the view's column: a stride of one element (row 0) or a leading
+           dimension (row 1) */
+        int64_t sh = w * (row ? ld : 1), sl = w * (row ? ll : 1);
         for (int64_t c = c1 - 1; c >= c0; c--) {
-            double *d = LX_AT(x, H, 0, c - c0, ld);
-            const double *s = c > c0 ? LX_AT(x, H, 0, c - c0 - 1, ld) : L;
-            memset(d, 0, es * (size_t)c);
-            for (int64_t i = c + 1; i < ihi; i++)
-                memcpy(d + w * i, s + w * i, es);
-            memset(d + w * ihi, 0, es * (size_t)(n - ihi));
+            double *d = row ? LX_AT(x, H, c - c0, 0, ld) : LX_AT(x, H, 0, c - c0, ld);
+            const double *s = c > c0 ? d - w * (row ? 1 : ld) : L;
+            int64_t ss = c > c0 ? sh : sl;
+            for (int64_t i = 0; i < n; i++)
+                if (i > c && i < ihi)
+                    memcpy(d + i * sh, s + i * ss, es);
+                else if (i != c)
+                    memset(d + i * sh, 0, es);
         }
-        lx_store(x, H, ld, Ac, lda, n, c1 - c0);
+        lx_store(x, H, ld, Ac, lda, rows, cols);
     }
 }
 
-static void lx_orghr(oz_lx *x, lx_hh *q, int64_t n, int64_t ilo, int64_t ihi, double *A,
-                     int64_t lda, const double *tau, int64_t *info)
+void lx_orghr(oz_lx *x, lx_hh *q, int row, int64_t n, int64_t ilo, int64_t ihi, double *A,
+              int64_t lda, const double *tau, int64_t *info)
 {
     int64_t nh = ihi - ilo;
     *info = 0;
-    shift_reflectors(x, n, ilo, ihi, A, lda);
-    lx_unit_columns(x, 0, n, 0, ilo, A, lda);
-    lx_unit_columns(x, 0, n, ihi, n, A, lda);
+    shift_reflectors(x, row, n, ilo, ihi, A, lda);
+    lx_unit_columns(x, row, n, 0, ilo, A, lda);
+    lx_unit_columns(x, row, n, ihi, n, A, lda);
     if (nh > 0)
-        lx_orgqr(x, q, 0, nh, nh, nh, LX_AT(x, A, ilo, ilo, lda), lda, LX_AT(x, tau, ilo - 1, 0, 1),
-                 info);
+        lx_orgqr(x, q, row, nh, nh, nh, LX_AT(x, A, ilo, ilo, lda), lda,
+                 LX_AT(x, tau, ilo - 1, 0, 1), info);
 }
 
 /* ---- checks, flops, the public entries ------------------------------------------------- */
@@ -269,7 +278,7 @@ static ozblas_status orghr_body(ozblas_context *ctx, int cplx, int64_t n, int64_
     BEGIN(cplx, max64(ihi - ilo, 0), oz_hr_flops(OZ_HR_ORGHR, cplx, 0, n, n, ilo, ihi), max1(n),
           LX_OP(A, lda, n, n, 1))
     HH_WORK(max1(n), max1(n), 0)
-    lx_orghr(&x, &q, n, ilo, ihi, A, lda, tau, info);
+    lx_orghr(&x, &q, 0, n, ilo, ihi, A, lda, tau, info);
     HH_END_WITH(OZBLAS_OK);
 }
 

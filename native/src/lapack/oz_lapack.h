@@ -255,6 +255,12 @@ void lx_ormqr(oz_lx *x, lx_hh *q, int row, char side, char trans, int64_t m, int
               int64_t k, const double *A, int64_t lda, const double *tau, double *C,
               int64_t ldc);
 
+/* LAPACK's dorghr on the view (lapack_hess.c): the reflectors of rows and columns ilo+1..ihi
+ * (1-based) moved one column of the view right, the identity's columns outside, orgqr's
+ * driver on the rest; row 1 (the view A transposed) is dorgbr's P^H of a square reduction. */
+void lx_orghr(oz_lx *x, lx_hh *q, int row, int64_t n, int64_t ilo, int64_t ihi, double *A,
+              int64_t lda, const double *tau, int64_t *info);
+
 /* After BEGIN: the Householder workspace (lx_hh_ready checked), or the entry returns
  * (HH_END_WITH frees it). */
 #define HH_WORK(vrows, wdim, lrw)                                                         \

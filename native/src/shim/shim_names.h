@@ -128,6 +128,18 @@
     L(dorgtr, d, ORGTR)           \
     L(zungtr, z, ORGTR)
 
+/* The bidiagonal reduction's one-stage format and least squares by a complete orthogonal
+ * factorization (shim_svd.c), in the LAPACK forms above (OZ_SHIM_LAPACK_VARIANTS). */
+#define OZ_SHIM_SVD_ROUTINES(L) \
+    L(dgebrd, d, GEBRD)         \
+    L(zgebrd, z, GEBRD)         \
+    L(dorgbr, d, ORGBR)         \
+    L(zungbr, z, ORGBR)         \
+    L(dormbr, d, ORMBR)         \
+    L(zunmbr, z, ORMBR)         \
+    L(dgelsy, d, DGELSY)        \
+    L(zgelsy, z, ZGELSY)
+
 /* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
  * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */
 #define OZ_SHIM_BLAS3_ROUTINES(L) \

@@ -1,0 +1,211 @@
+/* The preload shim's entries for the bidiagonal reduction in LAPACK's one-stage format
+ * (gebrd, orgbr/ungbr, ormbr/unmbr) and least squares by a complete orthogonal factorization
+ * (gelsy), d and z, in the LAPACK forms of OZ_SHIM_LAPACK_VARIANTS (shim_names.h:
+ * OZ_SHIM_SVD_ROUTINES). SciPy's lstsq(lapack_driver="gelsy") calls gelsy.
+ *
+ * shim_lapack.c's rules (shim_lapack.h): netlib's argument check (an error, or an lwork below
+ * netlib's minimum, goes to the real routine and its xerbla), workspace queries and quick
+ * returns to the real routine, the routing decision (gebrd: an m x n x min(m, n) product;
+ * orgbr: m x n x min(m, n, k); ormbr: m x n x k; gelsy: m x nrhs x min(m, n), its products
+ * being Q^H B and the triangular solve), an order within one block to the real routine
+ * (gebrd, orgbr, gelsy: the driver would be one host call), a non-finite element of what the
+ * routine reads to the real routine, then the driver of src/lapack/ with its own workspace
+ * whatever lwork the caller gave, and LAPACK's optimal size in work[0]. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../core/oz_internal.h"
+#include "shim_lapack.h"
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
+static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
+
+/* LAPACK's optimal workspace after a routed call, as the real routine reports it */
+static void opt_work(double *work, int cplx, int64_t size)
+{
+    work[0] = (double)max1(size);
+    if (cplx)
+        work[1] = 0.0;
+}
+
+/* gebrd: lwork at least max(1, m, n) */
+static int h_gebrd(lap_call *L, int cplx, int64_t m, int64_t n, double *A, int64_t lda,
+                   double *d, double *e, double *tauq, double *taup, double *work,
+                   int64_t lwork, int64_t *info)
+{
+    int64_t mn = min64(m, n), query = lwork == -1;
+    int quick = mn == 0;
+    int bad = oz_brd_check(OZ_BR_GEBRD, cplx, 0, 0, 0, m, n, 0, lda, 0) != 0 ||
+              (lwork < max1(m > n ? m : n) && !query);
+    double flops = bad || query ? 0.0 : oz_brd_flops(OZ_BR_GEBRD, cplx, 0, 0, m, n, 0);
+    if (!lap_begin(L, cplx, m, n, mn, mn, flops, bad, quick))
+        return 0;
+    if (query) {
+        L->r.why = N_WORKSPACE_QUERY;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, 'A', m, n, A, lda))
+        return 0;
+    int ok = LAP_RUN((cplx ? ozblas_zgebrd : ozblas_dgebrd)(shim_context(), m, n, A, lda, d, e,
+                                                            tauq, taup, info, 0, LAP_OPT));
+    if (ok)
+        opt_work(work, cplx, (m + n) * L->rep.nb);
+    return ok;
+}
+
+/* orgbr: lwork at least max(1, min(m, n)); the reflectors and their min(m, k) (vect 'Q') or
+ * min(n, k) ('P') scalars read */
+static int h_orgbr(lap_call *L, int cplx, char vect, int64_t m, int64_t n, int64_t k, double *A,
+                   int64_t lda, const double *tau, double *work, int64_t lwork, int64_t *info)
+{
+    int64_t mn = min64(m, n), kk = min64(mn, k), nt = min64(vect == 'Q' ? m : n, k);
+    int query = lwork == -1, quick = m == 0 || n == 0;
+    int bad = oz_brd_check(OZ_BR_ORGBR, cplx, vect, 0, 0, m, n, k, lda, 0) != 0 ||
+              (lwork < max1(mn) && !query);
+    double flops = bad || query ? 0.0 : oz_brd_flops(OZ_BR_ORGBR, cplx, vect, 0, m, n, k);
+    int go = lap_begin(L, cplx, m, n, kk, kk, flops, bad, quick);
+    snprintf(L->dims, sizeof L->dims, "vect=%c m=%lld n=%lld k=%lld", vect ? vect : '?',
+             (long long)m, (long long)n, (long long)k);
+    if (!go)
+        return 0;
+    if (query) {
+        L->r.why = N_WORKSPACE_QUERY;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, 'A', m, n, A, lda) || !lap_finite(L, cplx, 'A', nt, 1, tau, max1(nt)))
+        return 0;
+    int ok = LAP_RUN((cplx ? ozblas_zungbr : ozblas_dorgbr)(shim_context(), vect, m, n, k, A, lda,
+                                                            tau, info, 0, LAP_OPT));
+    if (ok)
+        opt_work(work, cplx, mn * L->rep.nb);
+    return ok;
+}
+
+/* ormbr: lwork at least max(1, nw); A's min(nq, k) columns ('Q') or rows ('P') and their
+ * scalars read */
+static int h_ormbr(lap_call *L, int cplx, char vect, char side, char trans, int64_t m,
+                   int64_t n, int64_t k, const double *A, int64_t lda, const double *tau,
+                   double *C, int64_t ldc, double *work, int64_t lwork, int64_t *info)
+{
+    int64_t nq = side == 'L' ? m : n, nw = side == 'L' ? n : m, kk = min64(nq, k);
+    int query = lwork == -1, quick = m == 0 || n == 0 || k == 0;
+    int bad = oz_brd_check(OZ_BR_ORMBR, cplx, vect, side, trans, m, n, k, lda, ldc) != 0 ||
+              (lwork < max1(nw) && !query);
+    double flops = bad || query ? 0.0 : oz_brd_flops(OZ_BR_ORMBR, cplx, vect, side, m, n, k);
+    int go = lap_begin(L, cplx, m, n, kk, -1, flops, bad, quick);
+    snprintf(L->dims, sizeof L->dims, "vect=%c m=%lld n=%lld k=%lld", vect ? vect : '?',
+             (long long)m, (long long)n, (long long)k);
+    if (!go)
+        return 0;
+    if (query) {
+        L->r.why = N_WORKSPACE_QUERY;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, 'A', vect == 'Q' ? nq : kk, vect == 'Q' ? kk : nq, A, lda) ||
+        !lap_finite(L, cplx, 'A', kk, 1, tau, max1(kk)) || !lap_finite(L, cplx, 'A', m, n, C, ldc))
+        return 0;
+    int ok = LAP_RUN((cplx ? ozblas_zunmbr : ozblas_dormbr)(shim_context(), vect, side, trans, m,
+                                                            n, k, A, lda, tau, C, ldc, info, 0,
+                                                            LAP_OPT));
+    if (ok)
+        opt_work(work, cplx, nw * L->rep.nb);
+    return ok;
+}
+
+/* gelsy: lwork at least min(m, n) + max(2 min(m, n), n + 1, min(m, n) + nrhs); A and B's
+ * first m rows read; jpvt in the caller's integer type (wide: 8 bytes) */
+static int h_gelsy(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, double *A,
+                   int64_t lda, double *B, int64_t ldb, void *jpvt, int wide, double rcond,
+                   void *rank, double *work, int64_t lwork, int64_t *info)
+{
+    int64_t mn = min64(m, n), a = 2 * mn, b = n + 1, c = mn + nrhs;
+    int64_t mw = mn + (a > b ? (a > c ? a : c) : (b > c ? b : c));
+    int query = lwork == -1, quick = mn == 0 || nrhs == 0;
+    int bad = oz_gelsy_check(m, n, nrhs, lda, ldb) != 0 || (lwork < mw && !query);
+    double flops = bad || query ? 0.0 : oz_gelsy_flops(cplx, m, n, nrhs);
+    int go = lap_begin(L, cplx, m, nrhs, mn, mn, flops, bad, quick);
+    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld nrhs=%lld", (long long)m, (long long)n,
+             (long long)nrhs);
+    if (!go)
+        return 0;
+    if (query) {
+        L->r.why = N_WORKSPACE_QUERY;
+        return 0;
+    }
+    if (!lap_finite(L, cplx, 'A', m, n, A, lda) || !lap_finite(L, cplx, 'A', m, nrhs, B, ldb))
+        return 0;
+    int64_t *p = malloc(sizeof(int64_t) * (size_t)max1(n)), r = 0;
+    for (int64_t i = 0; p && i < n; i++)
+        p[i] = wide ? ((const int64_t *)jpvt)[i] : ((const int32_t *)jpvt)[i];
+    int ok = p && LAP_RUN((cplx ? ozblas_zgelsy : ozblas_dgelsy)(shim_context(), m, n, nrhs, A, lda, B,
+                                                            ldb, p, rcond, &r, info, 0, LAP_OPT));
+    if (ok) {
+        for (int64_t i = 0; i < n; i++)
+            if (wide)
+                ((int64_t *)jpvt)[i] = p[i];
+            else
+                ((int32_t *)jpvt)[i] = (int32_t)p[i];
+        if (wide)
+            *(int64_t *)rank = r;
+        else
+            *(int32_t *)rank = (int32_t)r;
+        int64_t nbw = L->rep.nb; /* dgelsy's optimum with the layer's block size */
+        int64_t o1 = mn + 2 * n + nbw * (n + 1), o2 = 2 * mn + nbw * nrhs;
+        opt_work(work, cplx, o1 > o2 ? o1 : o2);
+    }
+    free(p);
+    return ok;
+}
+
+#define S_GEBRD(rtn, sym, api, T)                                                             \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (const T *m, const T *n, double *A, const T *lda, double *d, double *e,        \
+               double *tauq, double *taup, double *work, const T *lwork, T *info),           \
+              (const T *, const T *, double *, const T *, double *, double *, double *,      \
+               double *, double *, const T *, T *),                                          \
+              h_gebrd(&L, C, *m, *n, A, *lda, d, e, tauq, taup, work, *lwork, &inf),         \
+              (m, n, A, lda, d, e, tauq, taup, work, lwork, info))
+#define S_ORGBR(rtn, sym, api, T)                                                             \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH vect, const T *m, const T *n, const T *k, double *A, const T *lda,         \
+               const double *tau, double *work, const T *lwork, T *info, SZ l1),             \
+              (CH, const T *, const T *, const T *, double *, const T *, const double *,     \
+               double *, const T *, T *, SZ),                                                \
+              h_orgbr(&L, C, up(*vect), *m, *n, *k, A, *lda, tau, work, *lwork, &inf),       \
+              (vect, m, n, k, A, lda, tau, work, lwork, info, l1))
+#define S_ORMBR(rtn, sym, api, T)                                                             \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (CH vect, CH side, CH tr, const T *m, const T *n, const T *k, const double *A, \
+               const T *lda, const double *tau, double *Cm, const T *ldc, double *work,      \
+               const T *lwork, T *info, SZ l1, SZ l2, SZ l3),                                \
+              (CH, CH, CH, const T *, const T *, const T *, const double *, const T *,       \
+               const double *, double *, const T *, double *, const T *, T *, SZ, SZ, SZ),   \
+              h_ormbr(&L, C, up(*vect), up(*side), up(*tr), *m, *n, *k, A, *lda, tau, Cm,    \
+                      *ldc, work, *lwork, &inf),                                             \
+              (vect, side, tr, m, n, k, A, lda, tau, Cm, ldc, work, lwork, info, l1, l2, l3))
+#define S_DGELSY(rtn, sym, api, T)                                                            \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (const T *m, const T *n, const T *nrhs, double *A, const T *lda, double *B,    \
+               const T *ldb, T *jpvt, const double *rcond, T *rank, double *work,            \
+               const T *lwork, T *info),                                                     \
+              (const T *, const T *, const T *, double *, const T *, double *, const T *,    \
+               T *, const double *, T *, double *, const T *, T *),                          \
+              h_gelsy(&L, C, *m, *n, *nrhs, A, *lda, B, *ldb, jpvt, W8(T), *rcond, rank,     \
+                      work, *lwork, &inf),                                                   \
+              (m, n, nrhs, A, lda, B, ldb, jpvt, rcond, rank, work, lwork, info))
+/* zgelsy: rwork (2 n) before info, unused by the driver */
+#define S_ZGELSY(rtn, sym, api, T)                                                            \
+    LAP_ENTRY(sym, rtn, T,                                                                   \
+              (const T *m, const T *n, const T *nrhs, double *A, const T *lda, double *B,    \
+               const T *ldb, T *jpvt, const double *rcond, T *rank, double *work,            \
+               const T *lwork, double *rwork, T *info),                                      \
+              (const T *, const T *, const T *, double *, const T *, double *, const T *,    \
+               T *, const double *, T *, double *, const T *, double *, T *),                \
+              h_gelsy(&L, C, *m, *n, *nrhs, A, *lda, B, *ldb, jpvt, W8(T), *rcond, rank,     \
+                      work, *lwork, &inf),                                                   \
+              (m, n, nrhs, A, lda, B, ldb, jpvt, rcond, rank, work, lwork, rwork, info))
+
+#define S_DEFINE_ROUTINE(rtn, e, shape) OZ_SHIM_LAPACK_VARIANTS(S_##shape, rtn)
+OZ_SHIM_SVD_ROUTINES(S_DEFINE_ROUTINE)

@@ -1,0 +1,120 @@
+"""The host LAPACK's gebrd, orgbr/ungbr and ormbr/unmbr (which scipy.linalg.lapack does not
+wrap), called through scipy.linalg.cython_lapack's function pointers: the native reference of
+the bidiagonal tests (no shim is loaded in the test process; under one, these calls go through
+it). Each returns what the ozblas.lapack routine of the same name returns, less the work array."""
+
+import ctypes
+
+import numpy as np
+from scipy.linalg import cython_lapack
+
+from _native import _get_name, _get_ptr, _i, _p
+
+_I = ctypes.POINTER(ctypes.c_int)
+_P = ctypes.c_void_p
+_C = ctypes.c_char_p
+_SIG = {"gebrd": [_I, _I, _P, _I, _P, _P, _P, _P, _P, _I, _I],
+        "orgbr": [_C, _I, _I, _I, _P, _I, _P, _P, _I, _I],
+        "ormbr": [_C, _C, _C, _I, _I, _I, _P, _I, _P, _P, _I, _P, _I, _I]}
+_Z = {"orgbr": "ungbr", "ormbr": "unmbr"}
+
+
+def _f(name, cplx):
+    cap = cython_lapack.__pyx_capi__["z" + _Z.get(name, name) if cplx else "d" + name]
+    return ctypes.CFUNCTYPE(None, *_SIG[name])(_get_ptr(cap, _get_name(cap)))
+
+
+def _run(name, cplx, *args):
+    """A workspace query, then the call with LAPACK's optimal lwork; its info."""
+    dt = np.complex128 if cplx else np.float64
+    info, w = ctypes.c_int(0), np.zeros(1, dtype=dt)
+    f = _f(name, cplx)
+    f(*args, _p(w), _i(-1), ctypes.byref(info))
+    w = np.zeros(max(1, int(w[0].real)), dtype=dt)
+    f(*args, _p(w), _i(w.shape[0]), ctypes.byref(info))
+    return info.value
+
+
+def gebrd(a):
+    cplx = np.iscomplexobj(a)
+    a = np.array(a, order="F", dtype=np.complex128 if cplx else np.float64)
+    m, n = a.shape
+    k = max(1, min(m, n))
+    d, e = np.zeros(k), np.zeros(k)
+    tq, tp = np.zeros(k, dtype=a.dtype), np.zeros(k, dtype=a.dtype)
+    info = _run("gebrd", cplx, _i(m), _i(n), _p(a), _i(max(1, m)), _p(d), _p(e), _p(tq), _p(tp))
+    k = min(m, n)
+    return a, d[:k], e[:max(k - 1, 0)], tq[:k], tp[:k], info
+
+
+def orgbr(vect, a, tau, k):
+    cplx = np.iscomplexobj(a) or np.iscomplexobj(tau)
+    dt = np.complex128 if cplx else np.float64
+    a = np.array(a, order="F", dtype=dt)
+    tau = np.concatenate([np.asarray(tau, dtype=dt).ravel(), np.zeros(1, dtype=dt)])
+    m, n = a.shape
+    info = _run("orgbr", cplx, vect.encode(), _i(m), _i(n), _i(k), _p(a), _i(max(1, m)), _p(tau))
+    return a, info
+
+
+def ormbr(vect, side, trans, a, tau, c, k):
+    cplx = any(np.iscomplexobj(v) for v in (a, tau, c))
+    dt = np.complex128 if cplx else np.float64
+    a, c = np.array(a, order="F", dtype=dt), np.array(c, order="F", dtype=dt)
+    tau = np.concatenate([np.asarray(tau, dtype=dt).ravel(), np.zeros(1, dtype=dt)])
+    m, n = c.shape
+    info = _run("ormbr", cplx, vect.encode(), side.encode(), trans.encode(), _i(m), _i(n), _i(k),
+                _p(a), _i(max(1, a.shape[0])), _p(tau), _p(c), _i(max(1, m)))
+    return c, info
+
+
+_LW = {"gebrd": _SIG["gebrd"], "orgbr": _SIG["orgbr"], "ormbr": _SIG["ormbr"],
+       "gelsy": [_I, _I, _I, _P, _I, _P, _I, _P, _P, _I, _P, _I, _I],
+       "zgelsy": [_I, _I, _I, _P, _I, _P, _I, _P, _P, _I, _P, _I, _P, _I]}
+
+
+def lwork_infos(m=30, n=20, seed=3):
+    """gebrd, orgbr, ormbr and gelsy (d and z) called with one less than the smallest lwork
+    LAPACK's check accepts and with the smallest that works: name -> [info with the former,
+    info with the latter]. Through cython_lapack, so through the shim where one is loaded."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for cplx in (0, 1):
+        dt = np.complex128 if cplx else np.float64
+        for name in ("gebrd", "orgbr", "ormbr", "gelsy"):
+            key = ("z" + _Z.get(name, name)) if cplx else "d" + name
+            cap = cython_lapack.__pyx_capi__[key]
+            sig = _LW["zgelsy" if key == "zgelsy" else name]
+            f = ctypes.CFUNCTYPE(None, *sig)(_get_ptr(cap, _get_name(cap)))
+            infos = []
+            for less in (1, 0):
+                a = np.asfortranarray(rng.standard_normal((m, n)).astype(dt))
+                c = np.asfortranarray(rng.standard_normal((m, 3)).astype(dt))
+                v = np.full(m, 0.5, dtype=dt)
+                r = np.zeros(m)
+                jp = np.zeros(n, dtype=np.int32)
+                rank = ctypes.c_int(0)
+                info = ctypes.c_int(0)
+                if name == "gebrd":
+                    args, least = [_i(m), _i(n), _p(a), _i(m), _p(r), _p(r.copy()), _p(v), _p(v.copy())], m
+                elif name == "orgbr":
+                    args, least = [b"Q", _i(m), _i(n), _i(n), _p(a), _i(m), _p(v)], n
+                elif name == "ormbr":
+                    args, least = [b"Q", b"L", b"N", _i(m), _i(3), _i(n), _p(a), _i(m), _p(v), _p(c),
+                                   _i(m)], 3
+                else:
+                    args = [_i(m), _i(n), _i(3), _p(a), _i(m), _p(c), _i(m), jp.ctypes.data_as(_P),
+                            ctypes.byref(ctypes.c_double(1e-10)), ctypes.byref(rank)]
+                    least = n + max(2 * n, n + 1, n + 3)
+                # gelsy's check admits less than its geqp3 needs (3 n + 1 beyond the scalars:
+                # the documented minimum); given the check's least, the host gelsy runs on
+                # and writes past the workspace. Its valid call takes the documented one.
+                lw = least - 1 if less else (max(n + 3 * n + 1, 2 * n + 3) if name == "gelsy" else least)
+                w = np.zeros(max(1, lw), dtype=dt)
+                if key == "zgelsy":
+                    f(*args, _p(w), _i(lw), _p(np.zeros(2 * n)), ctypes.byref(info))
+                else:
+                    f(*args, _p(w), _i(lw), ctypes.byref(info))
+                infos.append(info.value)
+            out[key] = infos
+    return out

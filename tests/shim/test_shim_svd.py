@@ -1,0 +1,173 @@
+"""The preload shim's bidiagonal and gelsy entries (native/src/shim/shim_svd.c: gebrd,
+orgbr/ungbr, ormbr/unmbr, gelsy), reached the way users reach them: scipy.linalg.lstsq with
+lapack_driver="gelsy", the routines through scipy.linalg.cython_lapack, and (under `ozblas run`
+only: the wheels' LAPACK calls them through its own exported names) numpy.linalg's svd and
+lstsq and scipy.linalg's svd (gesvd), whose gesdd, gesvd and gelsd call gebrd, orgbr and ormbr.
+Emulation forced with small blocks (OZBLAS_LAPACK_NB=16). Each result is held to native's on
+the same inputs in this (unrouted) process by LAPACK-style ratios, at most 4x native's plus a
+floor; gelsy's rank and permutation must be native's; LAPACK's smallest lwork and one less
+give the real routine's info (the latter through its xerbla).
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+from _lapack_child import run_child
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
+LAPACK_TESTS = Path(__file__).resolve().parent.parent / "lapack"
+sys.path.insert(0, str(LAPACK_TESTS))
+import _native_brd as N  # noqa: E402
+
+U = np.finfo(np.float64).eps / 2
+FLOOR = 4.0
+
+CHILD = """
+import json, sys
+import numpy as np, scipy.linalg as sl
+import ozblas
+
+out_dir, mode = sys.argv[1], sys.argv[2]
+sys.path.insert(0, %r)
+import _native_brd as N
+inp = dict(np.load(out_dir + "/inputs.npz"))
+res = {}
+
+def calls(numpy_too):
+    for dt in ("d", "z"):
+        t, low, b = inp[dt + "t"], inp[dt + "low"], inp[dt + "b"]
+        k = t.shape[1]
+        c, d, e, tq, tp, _ = N.gebrd(t)
+        res[dt + "brd_c"], res[dt + "brd_d"], res[dt + "brd_e"] = c, d, e
+        res[dt + "brd_tq"], res[dt + "brd_tp"] = tq, tp
+        res[dt + "brd_q"] = N.orgbr("Q", c[:, :k], tq, k)[0]
+        res[dt + "brd_pt"] = N.orgbr("P", c[:k, :], tp, t.shape[0])[0]
+        ct = "T" if dt == "d" else "C"
+        res[dt + "ormbr"] = N.ormbr("P", "R", ct, c[:k, :], tp, b[:5, :k].copy(), t.shape[0])[0]
+        x, res[dt + "gelsy_rank"] = sl.lstsq(low, b[:low.shape[0]], cond=1e-10,
+                                              lapack_driver="gelsy")[::2]
+        res[dt + "gelsy"] = x
+        if numpy_too:
+            res[dt + "svd"] = np.linalg.svd(t, full_matrices=False)
+            res[dt + "svd_full"] = np.linalg.svd(t)
+            res[dt + "gesvd"] = sl.svd(t, lapack_driver="gesvd")
+            res[dt + "lstsq"] = np.linalg.lstsq(t, b, rcond=None)[0]
+    res["lwork"] = N.lwork_infos()
+
+if mode == "activated":
+    with ozblas.activated(method="ozaki2", min_size=0, moduli=16):
+        calls(False)
+else:
+    calls(True)
+flat = {}
+for k, v in res.items():
+    if k == "lwork":
+        flat["lwork"] = np.array([v[r] for r in sorted(v)])
+    elif isinstance(v, tuple):
+        for i, x in enumerate(v):
+            flat[k + str(i)] = x
+    else:
+        flat[k] = v
+np.savez(out_dir + "/results.npz", **flat)
+st = ozblas.stats()["routines"]
+json.dump({r: v["routes"] for r, v in st.items() if v["calls"]}, open(out_dir + "/out.json", "w"))
+""" % str(LAPACK_TESTS)
+
+ROUTINES = ("dgebrd", "zgebrd", "dorgbr", "zungbr", "dormbr", "zunmbr", "dgelsy", "zgelsy")
+
+
+def _inputs(path):
+    rng = np.random.default_rng(11)
+    d = {}
+    for dt in ("d", "z"):
+        def m(r, c):
+            x = rng.standard_normal((r, c))
+            return x + 1j * rng.standard_normal((r, c)) if dt == "z" else x
+        d.update({dt + "t": m(70, 37), dt + "low": (rng.standard_normal((60, 9)) @
+                                                   rng.standard_normal((9, 40))).astype(m(1, 1).dtype),
+                  dt + "b": m(70, 3)})
+    np.savez(path / "inputs.npz", **d)
+    return d
+
+
+def _within(r, nr, what):
+    assert r <= 4 * nr + FLOOR, f"{what}: {r:.3g} vs native {nr:.3g}"
+
+
+def _fact(a, x, y, z):
+    """||A - X Y Z|| / (||A|| max(m, n) u)"""
+    return np.linalg.norm(a - x @ y @ z) / (np.linalg.norm(a) * max(a.shape) * U)
+
+
+def _orth(q, rows=False):
+    q = q.conj().T if rows else q
+    return np.linalg.norm(q.conj().T @ q - np.eye(q.shape[1])) / (max(q.shape) * U)
+
+
+def _svd_check(a, got, want, what):
+    gu, gs, gvt = got
+    u, s, vt = want
+    k = min(a.shape)
+    _within(_fact(a, gu[:, :k], np.diag(gs), gvt[:k]), _fact(a, u[:, :k], np.diag(s), vt[:k]), what)
+    _within(_orth(gu), _orth(u), what + " U")
+    _within(_orth(gvt, rows=True), _orth(vt, rows=True), what + " V")
+    assert np.abs(gs - s).max() <= 20 * max(a.shape) * U * s[0]
+
+
+def _check(d, res, st, numpy_too):
+    for dt in ("d", "z"):
+        t, low, b = d[dt + "t"], d[dt + "low"], d[dt + "b"]
+        m, k = t.shape
+        nc, nd, ne, ntq, ntp, _ = N.gebrd(t)
+        nq, npt = N.orgbr("Q", nc[:, :k], ntq, k)[0], N.orgbr("P", nc[:k, :], ntp, m)[0]
+        bd = lambda dd, ee: np.diag(dd) + np.diag(ee, 1)  # noqa: E731
+        _within(_fact(t, res[dt + "brd_q"], bd(res[dt + "brd_d"], res[dt + "brd_e"]), res[dt + "brd_pt"]),
+                _fact(t, nq, bd(nd, ne), npt), dt + " gebrd")
+        _within(_orth(res[dt + "brd_q"]), _orth(nq), dt + " orgbr Q")
+        _within(_orth(res[dt + "brd_pt"], rows=True), _orth(npt, rows=True), dt + " orgbr P")
+        # ormbr against native's on the child's own reflectors (the shifted P of a tall matrix)
+        ct = "T" if dt == "d" else "C"
+        c, tp = res[dt + "brd_c"], res[dt + "brd_tp"]
+        want = N.ormbr("P", "R", ct, c[:k, :], tp, b[:5, :k].copy(), m)[0]
+        assert np.linalg.norm(res[dt + "ormbr"] - want) <= 50 * k * U * np.linalg.norm(b[:5, :k])
+        nx, _, nrank, _ = sl.lstsq(low, b[:low.shape[0]], cond=1e-10, lapack_driver="gelsy")
+        assert int(res[dt + "gelsy_rank"]) == nrank == 9
+        assert np.linalg.norm(res[dt + "gelsy"] - nx) <= 1e-8 * np.linalg.norm(nx)
+        if numpy_too:
+            _svd_check(t, [res[dt + "svd" + i] for i in "012"], np.linalg.svd(t, full_matrices=False),
+                       dt + " svd")
+            _svd_check(t, [res[dt + "svd_full" + i] for i in "012"], np.linalg.svd(t), dt + " svd full")
+            _svd_check(t, [res[dt + "gesvd" + i] for i in "012"], sl.svd(t, lapack_driver="gesvd"),
+                       dt + " gesvd")
+            x = np.linalg.lstsq(t, b, rcond=None)[0]
+            r = lambda y: np.linalg.norm(t.conj().T @ (b - t @ y)) / (np.linalg.norm(t) ** 2 * np.linalg.norm(y) * m * U)  # noqa: E731
+            _within(r(res[dt + "lstsq"]), r(x), dt + " lstsq")
+    native = N.lwork_infos()
+    assert res["lwork"].tolist() == [native[r] for r in sorted(native)]
+    assert all(lo < 0 and ok == 0 for lo, ok in native.values())
+    for r in ROUTINES:
+        assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) > 0, (r, st.get(r))
+        assert st[r].get("native: argument error", {}).get("calls", 0) == 1, (r, st.get(r))
+
+
+def test_brd_gelsy_under_ozblas_run(tmp_path):
+    d = _inputs(tmp_path)
+    res, st = run_child(tmp_path, CHILD, "run")
+    _check(d, res, st, True)
+    lines = (tmp_path / "trace.log").read_text().splitlines()
+    routed = lambda sym: any(f"symbol={sym} " in x and "route=ozblas" in x for x in lines)  # noqa: E731
+    # NumPy's gesdd and gelsd reach the ILP64 names from inside the wheel's LAPACK; SciPy's
+    # wrappers and cython_lapack the LP64 ones
+    for sym in ("scipy_dgebrd_64_", "scipy_zgebrd_64_", "scipy_dormbr_64_", "scipy_dgebrd_",
+                "scipy_dorgbr_", "scipy_zungbr_", "scipy_dormbr_", "scipy_dgelsy_", "scipy_zgelsy_"):
+        assert routed(sym), sym
+
+
+def test_brd_gelsy_inside_activated(tmp_path):
+    d = _inputs(tmp_path)
+    res, st = run_child(tmp_path, CHILD, "activated")
+    _check(d, res, st, False)
