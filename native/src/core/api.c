@@ -1,6 +1,6 @@
 /* The public entry points and the dispatcher: argument checks, BLAS quick returns, method
  * and executor choice (method auto asks the policy once), the scheme drivers, the fallbacks
- * to native and to the CPU executor, the call report. One body serves DGEMM and ZGEMM. */
+ * to native and to the host's executor, the call report. One body serves DGEMM and ZGEMM. */
 #include <ctype.h>
 #include <fenv.h>
 #include <pthread.h>
@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "phase_kernels.h"
-#include "../cuda/oz_cuda.h"
 
 
 struct ozblas_context {
@@ -17,8 +16,6 @@ struct ozblas_context {
                      keep state here without changing the API */
 };
 
-
-const char *ozblas_cuda_describe(void) { return oz_cuda_describe(); }
 
 ozblas_status ozblas_context_create(ozblas_context **ctx)
 {
@@ -61,7 +58,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
 
 static int on_device(const oz_gemm_call *c)
 {
-    return oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) || oz_cuda_on_device(c->C);
+    return oz_memory_owner(c->A) || oz_memory_owner(c->B) || oz_memory_owner(c->C);
 }
 
 /* Method auto: the policy's choice (core/policy_model.c) on this machine's profile among the
@@ -70,9 +67,9 @@ static int on_device(const oz_gemm_call *c)
  * before native would be faster. */
 static int auto_method(oz_gemm_call *c, const ozblas_options *opt, const oz_executor **ex)
 {
-    int cuda = (*ex)->id == OZBLAS_EXECUTOR_CUDA;
-    int dev = cuda && on_device(c);
-    int mask = ozblas_policy_executors(opt->executor, dev, cuda);
+    int device = (*ex)->owns != NULL; /* a device executor is usable */
+    int dev = device && on_device(c);
+    int mask = ozblas_policy_executors(opt->executor, dev, device);
     ozblas_candidate ch;
     if (ozblas_policy_decide(NULL, c->is_complex, c->m, c->n, c->k, dev, mask, opt, &ch) !=
         OZBLAS_OK)
@@ -111,22 +108,21 @@ static ozblas_status gemm(ozblas_context *ctx, oz_gemm_call *c, const ozblas_opt
 static const oz_executor *spread(const oz_executor *ex, const oz_gemm_call *c,
                                  const ozblas_options *opt)
 {
-    if (ex && ex->id == OZBLAS_EXECUTOR_CUDA && opt->devices && !on_device(c) &&
-        oz_cuda_multi_executor())
-        return oz_cuda_multi_executor();
-    return ex;
+    const oz_executor *multi = ex && ex->spread && opt->devices && !on_device(c) ? ex->spread()
+                                                                                 : NULL;
+    return multi ? multi : ex;
 }
 
 /* One device ran the call (several: set by the tiles). */
 static void mark_device(const oz_executor *ex, const ozblas_options *opt, ozblas_report *rep)
 {
-    if (ex->id == OZBLAS_EXECUTOR_CUDA && rep->executor == OZBLAS_EXECUTOR_CUDA &&
-        !rep->devices_used && opt->device <= OZ_MAX_DEVICE_LIST)
+    if (ex->owns && rep->executor == ex->id && !rep->devices_used &&
+        opt->device <= OZ_MAX_DEVICE_LIST)
         rep->devices_used = 1ULL << opt->device;
 }
 
 /* The emulated call on ex, by the scheme's driver. An executor short of device memory
- * hands the call back: with host operands it runs on the CPU executor instead. */
+ * hands the call back: with host operands it runs on the host's executor instead. */
 static ozblas_status emulate(const oz_executor **ex, int method, const oz_gemm_call *c,
                              const ozblas_options *opt, ozblas_report *rep)
 {
@@ -139,9 +135,9 @@ static ozblas_status emulate(const oz_executor **ex, int method, const oz_gemm_c
         return st;
     if (on_device(c))
         return OZBLAS_ERR_DEVICE;
-    *ex = &oz_cpu_executor;
+    *ex = oz_executor_get(OZ_HOST_EXECUTOR);
     *rep = start;
-    rep->executor = OZBLAS_EXECUTOR_CPU;
+    rep->executor = (*ex)->id;
     return method == OZBLAS_METHOD_OZAKI2 ? oz_ozaki2(*ex, c, opt, rep)
                                           : oz_ozaki1(*ex, c, opt, rep);
 }
@@ -157,8 +153,9 @@ static ozblas_status native(const oz_executor *ex, const oz_gemm_call *c,
         return st;
     if (on_device(c))
         return OZBLAS_ERR_DEVICE;
-    rep->executor = OZBLAS_EXECUTOR_CPU;
-    return oz_cpu_executor.native(c, opt);
+    const oz_executor *host = oz_executor_get(OZ_HOST_EXECUTOR);
+    rep->executor = host->id;
+    return host->native(c, opt);
 }
 
 /* What a checked call does next (gemm_route). */
@@ -207,17 +204,14 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
 
     opt->device = ozblas_device_for(opt); /* executor auto: the launcher's local rank's GPU */
     if (opt->executor == OZBLAS_EXECUTOR_AUTO) {
-        *ex = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
-        if (!*ex || !(*ex)->available(NULL, 0))
-            *ex = &oz_cpu_executor;
+        *ex = oz_executor_auto();
     } else {
         *ex = oz_executor_get(opt->executor);
         if (!*ex || !(*ex)->available(NULL, 0)) {
             *st = OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
             return GO_DONE;
         }
-        if (opt->executor == OZBLAS_EXECUTOR_CUDA && opt->devices &&
-            !oz_cuda_devices_check(opt, NULL, 0))
+        if (opt->devices && (*ex)->devices_check && !(*ex)->devices_check(opt, NULL, 0))
             return GO_DONE; /* a listed device missing */
     }
     *st = OZBLAS_OK;
@@ -232,11 +226,10 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
         return GO_DONE;
     /* The reference BLAS: C := beta C, A and B not referenced (so NaN there does not leak,
      * whatever a host kernel would do with them), with the same element function in device
-     * memory (only the CUDA executor takes device memory: the CPU executor never asks, so
-     * the shim's host calls leave CUDA alone). */
+     * memory (only a device executor takes device memory: the host's never asks, so the
+     * shim's host calls leave CUDA alone). */
     if (c->k == 0 || alpha_zero)
-        return (*ex)->id == OZBLAS_EXECUTOR_CUDA && oz_cuda_on_device(c->C) ? GO_SCALE_DEVICE
-                                                                          : GO_SCALE;
+        return (*ex)->owns && (*ex)->owns(c->C) ? GO_SCALE_DEVICE : GO_SCALE;
     if (opt->accuracy == OZBLAS_ACCURACY_CORRECT) {
         rep->bound = 0x1p-53; /* one rounding: |C^ - P| <= u |P| (below 2^-1022: half an ulp) */
         return GO_EXACT;
@@ -301,7 +294,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         scale_c(c);
         break;
     case GO_SCALE_DEVICE:
-        st = oz_cuda_scale(&opt, c->is_complex, c->m, c->n, c->beta, c->C, c->ldc);
+        st = ex->scale(&opt, c->is_complex, c->m, c->n, c->beta, c->C, c->ldc);
         if (st == OZBLAS_OK)
             mark_device(ex, &opt, &rep);
         break;

@@ -376,7 +376,7 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
 }
 
 /* A moduli count beyond the engine's list; accuracy "correct" is an exact product
- * (core/exact_gemm.c, cuda/cuda_exact.cu, on their own engines: the host DGEMM, the GPU's
+ * (cpu/cpu_exact.c, cuda/cuda_exact.cu, on their own engines: the host DGEMM, the GPU's
  * INT8 units): native, Ozaki I, a count or engine fp4 asked for cannot promise it. Each
  * setting is named NAME='value' by its variable, so that the Python API can name a keyword it
  * was given instead (ozblas/config.py). */
