@@ -21,8 +21,6 @@ model's own byte counts are what the measurements calibrate.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 import warnings
@@ -32,7 +30,7 @@ import numpy as np
 from . import api, config, policy
 from ._native import ffi, lib
 
-__all__ = ["CalibrationError", "measure", "calibrate", "main"]
+__all__ = ["CalibrationError", "measure", "calibrate", "rate_lines"]
 
 
 class CalibrationError(RuntimeError):
@@ -370,32 +368,3 @@ def rate_lines(p: policy.Profile) -> list[str]:
     if p.has_device:
         out.append(f"  {'FP64:INT8':<33} 1:{p.fp64_int8_ratio:.0f}")
     return out
-
-
-def main(argv=None) -> int:
-    """`ozblas calibrate [--force] [--quick] [--json]`."""
-    ap = argparse.ArgumentParser(prog="ozblas calibrate",
-                                 description="Measure this machine's rates for method auto and "
-                                             "cache them (docs/policy.md, \"Calibration cache\").")
-    ap.add_argument("--force", action="store_true", help="measure even if a valid cache exists")
-    ap.add_argument("--quick", action="store_true",
-                    help="smaller sizes and fewer repeats: rougher, well under a second on a CPU")
-    ap.add_argument("--json", action="store_true", help="print the profile as JSON")
-    a = ap.parse_args(argv)
-    try:
-        p, path, details = calibrate(a.force, a.quick, progress=not a.json)
-    except (CalibrationError, OSError) as e:
-        print(f"ozblas calibrate: {e}", file=sys.stderr)
-        return 1
-    if a.json:
-        print(json.dumps({"path": path, "measured": details is not None, "profile": p.as_dict(),
-                          "details": details}, indent=2, default=str))
-        return 0
-    if details is None:
-        print(f"already calibrated: {path} ({p.source}); --force measures again")
-    elif path:
-        print(f"calibrated in {details['seconds']:.1f} s{' (quick)' if a.quick else ''}; written to {path}")
-    else:
-        print("calibrated, but not cached: no cache directory (set HOME or XDG_CACHE_HOME)")
-    print("\n".join(rate_lines(p)))
-    return 0

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 
 __all__ = ["ConfigError", "Options", "Variable", "variables", "variable", "parse", "setting_text",
-           "keyword_variable", "parse_keyword", "from_env", "set_overrides", "argparse_type",
+           "keyword_variable", "parse_keyword", "from_env", "set_overrides",
            "options_struct", "check_conflict"]
 
 
@@ -138,17 +138,6 @@ def setting_text(name: str, value, label: str | None = None) -> str:
     from ._native import ffi
 
     return os.fsdecode(ffi.string(_parse_c(name, value, label).text))
-
-
-def argparse_type(name: str, label: str):
-    """An argparse ``type=`` that checks an option with the variable's parser."""
-
-    def check(text):
-        parse(name, text, label)
-        return text
-
-    check.__name__ = label
-    return check
 
 
 class Options:
