@@ -367,14 +367,9 @@ def choose(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slices
     p = _profile(profile)
     _check(m, n, k, dtype, where, p)
     s = _settings(moduli, slices, scaling, variant, engine)
-    load()
-    opt = ffi.new("ozblas_options *")
-    lib.ozblas_options_init(opt)
-    opt.moduli = _count(s["moduli"], "moduli")
-    opt.slices = _count(s["slices"], "slices")
-    opt.scaling = _constants.SCALINGS.index(s["scaling"])
-    opt.ozaki1_variant = _constants.VARIANTS.index(s["variant"])
-    opt.engine = _constants.ENGINES.index(s["engine"])
+    opt = config.options_struct({"moduli": _count(s["moduli"], "moduli"),
+                                 "slices": _count(s["slices"], "slices"), "scaling": s["scaling"],
+                                 "variant": s["variant"], "engine": s["engine"]})
     ch = ffi.new("ozblas_candidate *")
     st = lib.ozblas_policy_decide(_to_c(p), dtype == "z", m, n, k, where == "device",
                                   _executors(p, where), opt, ch)
