@@ -3,6 +3,7 @@
 # Paths are made absolute so that either project can use them.
 set(OZ_SOURCES
   src/core/api.c
+  src/core/dispatch.c
   src/core/config.c
   src/core/status.c
   src/core/policy_profiles.c

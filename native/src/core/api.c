@@ -61,27 +61,6 @@ static int on_device(const oz_gemm_call *c)
     return oz_memory_owner(c->A) || oz_memory_owner(c->B) || oz_memory_owner(c->C);
 }
 
-/* Method auto: the policy's choice (core/policy_model.c) on this machine's profile among the
- * executors that may compete (ozblas_policy_executors). Returns the method and sets *ex to
- * the executor chosen, and c->max_count to the largest count automatic precision may take
- * before native would be faster. */
-static int auto_method(oz_gemm_call *c, const ozblas_options *opt, const oz_executor **ex)
-{
-    int device = (*ex)->owns != NULL; /* a device executor is usable */
-    int dev = device && on_device(c);
-    int mask = ozblas_policy_executors(opt->executor, dev, device);
-    ozblas_candidate ch;
-    if (ozblas_policy_decide(NULL, c->is_complex, c->m, c->n, c->k, dev, mask, opt, &ch) !=
-        OZBLAS_OK)
-        return OZBLAS_METHOD_NATIVE;
-    *ex = oz_executor_get(ch.executor);
-    if (ch.method != OZBLAS_METHOD_NATIVE) {
-        c->max_count = oz_policy_max_count(c->is_complex, c->m, c->n, c->k, dev, mask, &ch);
-        c->plan = (oz_auto_plan){ch, mask, dev};
-    }
-    return ch.method;
-}
-
 /* Floating-point exception flags: an emulated product raises flags inside its own steps
  * (scaling, CRT, the CUDA runtime's host code) that say nothing about the result, and
  * callers such as NumPy turn raised flags into warnings. So they are discarded, unless the
@@ -158,6 +137,13 @@ static ozblas_status native(const oz_executor *ex, const oz_gemm_call *c,
     return host->native(c, opt);
 }
 
+/* gemm_route's executor is a device executor, usable (its availability was checked). */
+static int usable(const void *ctx)
+{
+    (void)ctx;
+    return 1;
+}
+
 /* What a checked call does next (gemm_route). */
 enum { GO_DONE, GO_SCALE, GO_SCALE_DEVICE, GO_NATIVE, GO_EXACT, GO_EMULATE };
 
@@ -185,18 +171,7 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
     if (c->lda < (rows_a > 1 ? rows_a : 1) || c->ldb < (rows_b > 1 ? rows_b : 1) ||
         c->ldc < (c->m > 1 ? c->m : 1))
         return GO_DONE;
-    if (opt->method < OZBLAS_METHOD_AUTO || opt->method > OZBLAS_METHOD_OZAKI2 ||
-        (opt->moduli != 0 && opt->moduli < 2) || opt->moduli > oz2_max_moduli(opt->engine) ||
-        (opt->slices != 0 && opt->slices < 2) || opt->slices > OZ1_MAX_SLICES ||
-        opt->ozaki1_variant < OZBLAS_OZAKI1_BITMASK ||
-        opt->ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
-        (opt->scaling != OZBLAS_SCALING_ACCURATE && opt->scaling != OZBLAS_SCALING_FAST) ||
-        (opt->engine != OZBLAS_ENGINE_INT8 && opt->engine != OZBLAS_ENGINE_FP4) ||
-        opt->executor < OZBLAS_EXECUTOR_AUTO || opt->executor > OZBLAS_EXECUTOR_CUDA ||
-        opt->threads < 0 || opt->threads > OZ_MAX_THREADS || opt->device < 0 ||
-        opt->device > OZ_MAX_DEVICE || opt->accuracy < OZBLAS_ACCURACY_DGEMM ||
-        opt->accuracy > OZBLAS_ACCURACY_CORRECT || opt->target < OZBLAS_TARGET_ENTRYWISE ||
-        opt->target > OZBLAS_TARGET_NORMWISE)
+    if (!oz_options_valid(opt)) /* config.c's table of settings and their ranges */
         return GO_DONE;
     if (ozblas_options_conflict(opt, NULL, 0) != OZBLAS_OK)
         return GO_DONE;
@@ -220,27 +195,34 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
     rep->method = OZBLAS_METHOD_NATIVE;
     c->beta_zero = c->beta[0] == 0.0 && c->beta[1] == 0.0;
 
-    int alpha_zero = c->alpha[0] == 0.0 && c->alpha[1] == 0.0;
-    int beta_one = c->beta[0] == 1.0 && c->beta[1] == 0.0;
-    if (c->m == 0 || c->n == 0 || ((alpha_zero || c->k == 0) && beta_one))
+    const int device = (*ex)->owns != NULL, dev = device && on_device(c);
+    const oz_dispatch_in in = {c->is_complex, c->m, c->n, c->k, c->alpha, c->beta, dev,
+                               device ? usable : NULL, NULL, 1, 1, 0, 0, 0};
+    oz_dispatch d;
+    oz_dispatch_decide(&in, opt, &d);
+    switch (d.route) {
+    case OZ_ROUTE_QUICK:
         return GO_DONE;
-    /* The reference BLAS: C := beta C, A and B not referenced (so NaN there does not leak,
-     * whatever a host kernel would do with them), with the same element function in device
-     * memory (only a device executor takes device memory: the host's never asks, so the
-     * shim's host calls leave CUDA alone). */
-    if (c->k == 0 || alpha_zero)
+    case OZ_ROUTE_SCALE: /* in device memory by the same element function */
         return (*ex)->owns && (*ex)->owns(c->C) ? GO_SCALE_DEVICE : GO_SCALE;
-    if (opt->accuracy == OZBLAS_ACCURACY_CORRECT) {
+    case OZ_ROUTE_EXACT:
         rep->bound = 0x1p-53; /* one rounding: |C^ - P| <= u |P| (below 2^-1022: half an ulp) */
         return GO_EXACT;
+    default:
+        break;
     }
-    *method = opt->method;
-    if (*method == OZBLAS_METHOD_AUTO) {
-        *method = auto_method(c, opt, ex);
-        *ex = spread(*ex, c, opt);
+    *method = d.route == OZ_ROUTE_EMULATE ? d.method : OZBLAS_METHOD_NATIVE;
+    if (opt->method == OZBLAS_METHOD_AUTO) { /* run on the policy's executor */
+        if (d.decided)
+            *ex = spread(oz_executor_get(d.choice.executor), c, opt);
         rep->executor = (*ex)->id;
         if (*method == OZBLAS_METHOD_NATIVE)
             rep->fallback = OZBLAS_FALLBACK_AUTO_NATIVE;
+        else { /* the largest count automatic precision may take before native is faster */
+            c->max_count = oz_policy_max_count(c->is_complex, c->m, c->n, c->k, dev, d.mask,
+                                               &d.choice);
+            c->plan = (oz_auto_plan){d.choice, d.mask, dev};
+        }
     }
     if (*method != OZBLAS_METHOD_OZAKI2 && *method != OZBLAS_METHOD_OZAKI1)
         return GO_NATIVE;

@@ -179,6 +179,46 @@ OZ_SHIM_API ozblas_status oz_gemm_batch(ozblas_context *ctx, int cplx, char tran
                                         int64_t batch, const ozblas_options *opt,
                                         ozblas_report *report, unsigned char *done);
 
+/* core/dispatch.c: the one routing decision of a product, for the C API (gemm_route) and
+ * the preload shim (shim_decide). */
+enum { OZ_ROUTE_QUICK, OZ_ROUTE_SCALE, OZ_ROUTE_NATIVE, OZ_ROUTE_EXACT, OZ_ROUTE_EMULATE };
+enum { /* why a product is native (OZ_ROUTE_NATIVE) */
+    OZ_WHY_NONE,
+    OZ_WHY_DISABLED,      /* the shim's OZBLAS_DISABLE */
+    OZ_WHY_BAD_SETTING,   /* the shim's settings do not parse */
+    OZ_WHY_METHOD_NATIVE, /* method native */
+    OZ_WHY_MIN_SIZE,      /* min(m, n, k) below the shim's OZBLAS_MIN_SIZE */
+    OZ_WHY_ZERO,          /* alpha = 0 or k = 0 in device memory, left to the device's BLAS */
+    OZ_WHY_AUTO_DEVICE,   /* method auto, no executor may compete (device data, no device) */
+    OZ_WHY_AUTO_NATIVE    /* method auto chose native (or found no candidate) */
+};
+typedef struct {
+    int cplx;
+    int64_t m, n, k;
+    const double *alpha, *beta; /* two doubles each (real and imaginary parts) */
+    int on_device;   /* the operands are in a device executor's memory */
+    /* Whether a device executor may compete under method auto, asked only then (ctx: its
+     * argument); NULL: none may. */
+    int (*device_usable)(const void *ctx);
+    const void *ctx;
+    int update;       /* BLAS's rule applies: alpha = 0 or k = 0 is C := beta C, by ozblas */
+    int scale_device; /* ... in device memory too (the C API; the shim leaves it to cuBLAS) */
+    int64_t min_size; /* the shim's gate (the C API: 0, 0, 0) */
+    int disable, bad_settings;
+} oz_dispatch_in;
+typedef struct {
+    int route, why;
+    int method, executor; /* what to run: opt's, or method auto's choice */
+    int mask;             /* method auto: the executors that competed (bit mask) */
+    int decided;          /* method auto: choice holds the policy's answer */
+    ozblas_candidate choice;
+} oz_dispatch;
+OZ_SHIM_API void oz_dispatch_decide(const oz_dispatch_in *in, const ozblas_options *opt,
+                                    oz_dispatch *d);
+/* core/config.c: whether every field of opt is in its setting's range (config.c's table;
+ * target too); a moduli count beyond its engine's list is ozblas_options_conflict's. */
+int oz_options_valid(const ozblas_options *opt);
+
 /* core/launcher.c: the launcher's rank on the node (OMPI_COMM_WORLD_LOCAL_RANK,
  * SLURM_LOCALID, LOCAL_RANK, MPI_LOCALRANKID: the first set) and its global rank
  * (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, RANK), -1 without a launcher. */
