@@ -3,6 +3,7 @@
 # Paths are made absolute so that either project can use them.
 set(OZ_SOURCES
   src/core/api.c
+  src/core/dispatch.c
   src/core/config.c
   src/core/status.c
   src/core/policy_profiles.c
@@ -10,6 +11,7 @@ set(OZ_SOURCES
   src/core/policy_cache.c
   src/core/build_info.c
   src/core/launcher.c
+  src/executor_table.c
   src/core/executors.c
   src/core/symbol_lookup.c
   src/core/version.c
@@ -22,6 +24,7 @@ set(OZ_SOURCES
   src/numerics/exact_table.c
   src/core/exact_gemm.c
   src/cpu/cpu_executor.c
+  src/cpu/cpu_exact.c
   src/cpu/cpu_ozaki2.c
   src/cpu/cpu_common.c
   src/cpu/cpu_ozaki1.c
@@ -46,7 +49,7 @@ set(OZ_SOURCES
 file(GLOB OZ_CUDA_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/src/cuda/*.cu")
 set(OZ_CUDA_C_SOURCES src/cuda/host_copy.c)
 # A build without the CUDA executor instead.
-set(OZ_NO_CUDA_SOURCES src/core/no_cuda.c)
+set(OZ_NO_CUDA_SOURCES src/cuda/no_cuda.c)
 foreach(list OZ_SOURCES OZ_CUDA_C_SOURCES OZ_NO_CUDA_SOURCES)
   list(TRANSFORM ${list} PREPEND "${CMAKE_CURRENT_LIST_DIR}/")
 endforeach()

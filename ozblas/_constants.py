@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 __all__ = ["METHODS", "SCALINGS", "VARIANTS", "EXECUTORS", "ENGINES", "ACCURACIES", "SETTING_KINDS",
-           "MAX_MODULI", "MAX_SLICES", "fallback_name", "enum"]
+           "MAX_MODULI", "MAX_SLICES", "PLAN_SLICES", "fallback_name", "enum"]
 
 # name in this module -> (C enum type, prefix of its members)
 _ENUMS = {
@@ -36,17 +36,18 @@ def enum(ctype: str, prefix: str) -> tuple[str, ...]:
 
 @functools.cache
 def _value(name: str):
-    from ._native import lib, load
+    from ._native import ffi, lib, load
 
     load()
     if name in _ENUMS:
         return enum(*_ENUMS[name])
     if name == "MAX_MODULI":
         return lib.ozblas_ozaki2_max_moduli()
-    if name == "MAX_SLICES":  # the count OZBLAS_SLICES accepts at most (core/config.c)
-        from . import config
-
-        return config.variable("OZBLAS_SLICES").hi
+    if name == "MAX_SLICES":  # the count OZBLAS_SLICES accepts at most (core/config.c's table)
+        return next(v.hi for v in map(lib.ozblas_config_variable, range(lib.ozblas_config_count()))
+                    if ffi.string(v.name) == b"OZBLAS_SLICES")
+    if name == "PLAN_SLICES":  # automatic precision's first slice count (numerics/ozaki1.h)
+        return lib.ozblas_policy_planning_slices()
     raise AttributeError(f"module 'ozblas._constants' has no attribute {name!r}")
 
 

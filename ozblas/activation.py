@@ -75,12 +75,12 @@ def _checked(settings: dict, environ) -> tuple[dict, config.Options]:
 
 
 def _configure(lib, opts: config.Options) -> None:
-    from ._native import ffi
-    from .api import _options
+    """Hands the parsed options to the shim as they are (the C options struct, no text)."""
+    from .api import _check_devices
 
-    o = _options(opts.method, opts.moduli or "auto", opts.scaling,  # Options' 0 means auto
-                 config.device_text(opts.executor, opts.device, opts.devices),
-                 opts.threads, opts.slices or "auto", opts.variant, opts.accuracy)
+    o = config.options_struct(opts.as_dict())
+    if o.devices:
+        _check_devices(o)
     lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), os.fsencode(opts.trace or ""))
 
 

@@ -21,8 +21,6 @@ model's own byte counts are what the measurements calibrate.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 import warnings
@@ -32,7 +30,7 @@ import numpy as np
 from . import api, config, policy
 from ._native import ffi, lib
 
-__all__ = ["CalibrationError", "measure", "calibrate", "main"]
+__all__ = ["CalibrationError", "measure", "calibrate", "rate_lines"]
 
 
 class CalibrationError(RuntimeError):
@@ -57,9 +55,17 @@ def _best_call(fn, reps):
     return best["seconds"], best
 
 
-def _model_part(profile, candidate, n, parts, dtype="d", where="host", moduli=16, slices=11):
+def _plan():
+    """The counts the policy plans with (the C library's, numerics/ozaki2.h and ozaki1.h):
+    INT8 moduli, Ozaki I slices, FP4 moduli. Calibration measures calls of these counts."""
+    return (lib.ozblas_policy_planning_moduli(), lib.ozblas_policy_planning_slices(),
+            lib.ozblas_ozaki2_engine_auto_hint(lib.OZBLAS_ENGINE_FP4))
+
+
+def _model_part(profile, candidate, n, parts, dtype="d", where="host"):
     """Sum of the named parts of one candidate (a dict of the fields it has: method, executor,
-    scaling or variant), predicted by the C model for an n^3 product."""
+    scaling or variant), predicted by the C model for an n^3 product at the planning counts."""
+    moduli, slices, _ = _plan()
     c = next(c for c in policy.estimate(n, n, n, dtype, where, profile, moduli, slices)
              if all(c[key] == value for key, value in candidate.items()))
     return sum(c["breakdown"].get(p, 0.0) for p in parts)
@@ -88,17 +94,18 @@ def _host(quick, step, details):
 
     # The CPU executor's Ozaki II and Ozaki I: integer product rate and pass bandwidth.
     reps = 2
+    nm, ns, _ = _plan()
     step("CPU executor, Ozaki II")
     n2 = 256 if quick else 1024
     a, b = _rand(n2, n2, False, 3), _rand(n2, n2, False, 4)
-    _, info = _best_call(lambda: api.matmul(a, b, method="ozaki2", moduli=16, scaling="fast",
+    _, info = _best_call(lambda: api.matmul(a, b, method="ozaki2", moduli=nm, scaling="fast",
                                             executor="cpu", return_info=True)[1], reps)
     ph = info["phase_seconds"]
-    r["cpu_int_gemm"] = 16 * 2 * n2**3 / ph[lib.OZBLAS_PHASE_INT_PRODUCTS]
+    r["cpu_int_gemm"] = nm * 2 * n2**3 / ph[lib.OZBLAS_PHASE_INT_PRODUCTS]
     step("CPU executor, Ozaki I")
     n1 = 128 if quick else 512
     a1, b1 = _rand(n1, n1, False, 5), _rand(n1, n1, False, 6)
-    _, info1 = _best_call(lambda: api.matmul(a1, b1, method="ozaki1", slices=11, variant="hybrid",
+    _, info1 = _best_call(lambda: api.matmul(a1, b1, method="ozaki1", slices=ns, variant="hybrid",
                                              executor="cpu", return_info=True)[1], reps)
     ph1 = info1["phase_seconds"]
     # Bytes the model counts for these passes: its prediction at a pass bandwidth of 1 B/s.
@@ -109,12 +116,12 @@ def _host(quick, step, details):
                lib.OZBLAS_PHASE_FINAL)
     passes1 = (lib.OZBLAS_PHASE_SPLIT, lib.OZBLAS_PHASE_REDUCTION, lib.OZBLAS_PHASE_FINAL)
     r["cpu_pass_bw"] = (b2 + b1) / (sum(ph[i] for i in passes2) + sum(ph1[i] for i in passes1))
-    details["cpu_executor"] = {"ozaki2_fast_16_n": n2, "ozaki2_phase_seconds": ph,
-                               "ozaki1_hybrid_11_n": n1, "ozaki1_phase_seconds": ph1}
+    details["cpu_executor"] = {f"ozaki2_fast_{nm}_n": n2, "ozaki2_phase_seconds": ph,
+                               f"ozaki1_hybrid_{ns}_n": n1, "ozaki1_phase_seconds": ph1}
 
     step("CPU executor, fixed cost")
     s = np.ones((16, 16), order="F")
-    t, _ = _best_call(lambda: api.matmul(s, s, method="ozaki2", moduli=16, scaling="fast",
+    t, _ = _best_call(lambda: api.matmul(s, s, method="ozaki2", moduli=nm, scaling="fast",
                                            executor="cpu", return_info=True)[1], 5 if quick else 21)
     zero = policy.PROFILES["cpu"].replace(cpu_call_s=0.0, **{k: r[k] for k in r})
     rest = _model_part(zero, _O2_CPU_FAST, 16, OZ2_PASSES + ("int8_products",))
@@ -193,18 +200,19 @@ def _device(quick, step, details, dev):
         step("device INT8 GEMM")
         n = sizes[-1]
         a, b = rand(n, False, 3), rand(n, False, 4)
-        api.matmul(a, b, method="ozaki2", moduli=16, scaling="fast")
-        ph2 = min(api.matmul(a, b, method="ozaki2", moduli=16, scaling="fast",
+        nm, _, nf = _plan()
+        api.matmul(a, b, method="ozaki2", moduli=nm, scaling="fast")
+        ph2 = min(api.matmul(a, b, method="ozaki2", moduli=nm, scaling="fast",
                              return_info=True)[1]["phase_seconds"][lib.OZBLAS_PHASE_INT_PRODUCTS]
                   for _ in range(reps))
-        r["dev_int8"] = 16 * 2 * n**3 / ph2
+        r["dev_int8"] = nm * 2 * n**3 / ph2
         details["dev_int8_n"] = n
 
         # the FP4 engine where the device passes its probe (else 0: no FP4 candidates)
         why = ffi.new("char[512]")
         if lib.ozblas_engine_available(lib.OZBLAS_EXECUTOR_CUDA, lib.OZBLAS_ENGINE_FP4, dev, why, 512):
-            api.matmul(a, b, method="ozaki2", moduli=22, scaling="fast", engine="fp4")
-            runs = [api.matmul(a, b, method="ozaki2", moduli=22, scaling="fast", engine="fp4",
+            api.matmul(a, b, method="ozaki2", moduli=nf, scaling="fast", engine="fp4")
+            runs = [api.matmul(a, b, method="ozaki2", moduli=nf, scaling="fast", engine="fp4",
                                return_info=True)[1] for _ in range(reps)]
             best = min(runs, key=lambda i: i["phase_seconds"][lib.OZBLAS_PHASE_INT_PRODUCTS])
             r["dev_fp4"] = (best["engine_products"] * 2 * n**3 /
@@ -240,7 +248,7 @@ def _device(quick, step, details, dev):
         s = cp.ones((64, 64), order="F")
         calls = 5 if quick else 21
         t_nat, _ = _best_call(lambda: api.matmul(s, s, method="native", return_info=True)[1], calls)
-        t_emu, _ = _best_call(lambda: api.matmul(s, s, method="ozaki2", moduli=16, scaling="fast",
+        t_emu, _ = _best_call(lambda: api.matmul(s, s, method="ozaki2", moduli=nm, scaling="fast",
                                                    return_info=True)[1], calls)
     base = policy.PROFILES["measured_h200"].replace(**r, dev_call_s=0.0, dev_emu_call_s=0.0)
     r["dev_call_s"] = max(t_nat - _model_part(base, {"method": "native", "executor": "device"}, 64,
@@ -248,7 +256,7 @@ def _device(quick, step, details, dev):
     r["dev_emu_call_s"] = max(t_emu - _model_part(
         base, dict(_O2_CPU_FAST, executor="device"), 64,
         OZ2_PASSES + ("int8_products", "overhead"), where="device"), 1e-6)
-    details["device_call_seconds_n64"] = {"native": t_nat, "ozaki2_fast_16": t_emu}
+    details["device_call_seconds_n64"] = {"native": t_nat, f"ozaki2_fast_{nm}": t_emu}
     return r
 
 
@@ -360,32 +368,3 @@ def rate_lines(p: policy.Profile) -> list[str]:
     if p.has_device:
         out.append(f"  {'FP64:INT8':<33} 1:{p.fp64_int8_ratio:.0f}")
     return out
-
-
-def main(argv=None) -> int:
-    """`ozblas calibrate [--force] [--quick] [--json]`."""
-    ap = argparse.ArgumentParser(prog="ozblas calibrate",
-                                 description="Measure this machine's rates for method auto and "
-                                             "cache them (docs/policy.md, \"Calibration cache\").")
-    ap.add_argument("--force", action="store_true", help="measure even if a valid cache exists")
-    ap.add_argument("--quick", action="store_true",
-                    help="smaller sizes and fewer repeats: rougher, well under a second on a CPU")
-    ap.add_argument("--json", action="store_true", help="print the profile as JSON")
-    a = ap.parse_args(argv)
-    try:
-        p, path, details = calibrate(a.force, a.quick, progress=not a.json)
-    except (CalibrationError, OSError) as e:
-        print(f"ozblas calibrate: {e}", file=sys.stderr)
-        return 1
-    if a.json:
-        print(json.dumps({"path": path, "measured": details is not None, "profile": p.as_dict(),
-                          "details": details}, indent=2, default=str))
-        return 0
-    if details is None:
-        print(f"already calibrated: {path} ({p.source}); --force measures again")
-    elif path:
-        print(f"calibrated in {details['seconds']:.1f} s{' (quick)' if a.quick else ''}; written to {path}")
-    else:
-        print("calibrated, but not cached: no cache directory (set HOME or XDG_CACHE_HOME)")
-    print("\n".join(rate_lines(p)))
-    return 0

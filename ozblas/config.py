@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 
 __all__ = ["ConfigError", "Options", "Variable", "variables", "variable", "parse", "setting_text",
-           "keyword_variable", "parse_keyword", "from_env", "set_overrides", "argparse_type",
+           "keyword_variable", "parse_keyword", "from_env", "set_overrides",
            "options_struct", "check_conflict"]
 
 
@@ -140,17 +140,6 @@ def setting_text(name: str, value, label: str | None = None) -> str:
     return os.fsdecode(ffi.string(_parse_c(name, value, label).text))
 
 
-def argparse_type(name: str, label: str):
-    """An argparse ``type=`` that checks an option with the variable's parser."""
-
-    def check(text):
-        parse(name, text, label)
-        return text
-
-    check.__name__ = label
-    return check
-
-
 class Options:
     """The settings in force: one attribute per variable's keyword (``method``, ``moduli``,
     ``trace``, ...), except OZBLAS_DEVICE, which gives ``executor`` (auto, cpu, cuda),
@@ -250,25 +239,32 @@ def from_env(environ=None, keywords=()) -> Options:
 _env_cache: dict = {}  # the environment's values -> Options (from_env is called per product)
 
 
-def options_struct(values: dict):
-    """An ozblas_options (cffi) holding values, the fields of Options (method, moduli, ...;
-    executor, device, devices as OZBLAS_DEVICE gives them)."""
-    from . import _constants
-    from ._native import ffi, lib
+# Options' keys -> (the ozblas_options field, the _constants tuple naming its values; None:
+# a number as it is).
+_STRUCT_FIELDS = {
+    "method": ("method", "METHODS"), "moduli": ("moduli", None), "scaling": ("scaling", "SCALINGS"),
+    "executor": ("executor", "EXECUTORS"), "device": ("device", None), "devices": ("devices", None),
+    "threads": ("threads", None), "slices": ("slices", None),
+    "variant": ("ozaki1_variant", "VARIANTS"), "accuracy": ("accuracy", "ACCURACIES"),
+    "engine": ("engine", "ENGINES"),
+}
 
+
+def options_struct(values: dict):
+    """An ozblas_options (cffi) holding values, fields of Options by their keys (method,
+    moduli, ...; executor, device, devices as OZBLAS_DEVICE gives them): the one place Python
+    builds the C options. Fields not in values keep ozblas_options_init's defaults; the keys
+    of other settings (min_size, trace, ...) are not the struct's and are left out."""
+    from . import _constants
+    from ._native import ffi, lib, load
+
+    load()
     o = ffi.new("ozblas_options *")
     lib.ozblas_options_init(o)
-    o.method = _constants.METHODS.index(values["method"])
-    o.moduli = values["moduli"]
-    o.scaling = _constants.SCALINGS.index(values["scaling"])
-    o.executor = _constants.EXECUTORS.index(values["executor"])
-    o.device = values["device"]
-    o.devices = values["devices"]
-    o.threads = values["threads"]
-    o.slices = values["slices"]
-    o.ozaki1_variant = _constants.VARIANTS.index(values["variant"])
-    o.accuracy = _constants.ACCURACIES.index(values["accuracy"])
-    o.engine = _constants.ENGINES.index(values["engine"])
+    for key, (field, names) in _STRUCT_FIELDS.items():
+        if key in values:
+            value = values[key]
+            setattr(o, field, getattr(_constants, names).index(value) if names else value)
     return o
 
 

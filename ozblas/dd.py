@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _constants, config
-from ._native import check, ffi, lib, load
+from . import config
+from ._native import check, ffi, lib
 
 __all__ = ["matmul_dd"]
 
@@ -105,16 +105,13 @@ def matmul_dd(a, b, *, executor=None, threads=None, return_info=False):
     a2, b2 = _extended(A, B, xp)
     if a2.shape[-1] != b2.shape[-2]:
         raise ValueError(f"inner dimensions differ: a is {A[0].shape}, b is {B[0].shape}")
-    load()
     env = config.from_env()
-    opts = ffi.new("ozblas_options *")
-    lib.ozblas_options_init(opts)
-    ex, opts.device, _ = (config.parse_keyword("executor", executor) if executor is not None
-                          else (env.executor, env.device, env.devices))
-    opts.executor = _constants.EXECUTORS.index(ex)
+    ex, dev, _ = (config.parse_keyword("executor", executor) if executor is not None
+                  else (env.executor, env.device, env.devices))
+    opts = config.options_struct({
+        "executor": ex, "device": dev,
+        "threads": config.parse_keyword("threads", threads) if threads is not None else env.threads})
     _device_options(opts, xp, parts)
-    opts.threads = (config.parse_keyword("threads", threads) if threads is not None
-                    else env.threads)
     cplx = np.complex128 in (a2.dtype, b2.dtype)
     dt = np.complex128 if cplx else np.float64
     a2 = a2.astype(dt, copy=False)

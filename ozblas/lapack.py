@@ -1310,27 +1310,3 @@ def format_explain(d: dict) -> str:
                      f"  {u.get('shape') or 'update %d x %d x %d' % (u['m'], u['m'], u['k'])}: "
                      f"{u['choice']} ({u['seconds'] * 1e3:.3g} ms)")
     return "\n".join(lines)
-
-
-def main_explain(argv) -> int:
-    """`ozblas explain getrf|potrf|sytrf|syevd|syevr N [--dtype d|z] [--profile NAME] [--nb NB]
-    [--json]`."""
-    import argparse
-    import json
-
-    from . import policy
-
-    ap = argparse.ArgumentParser(prog=f"ozblas explain {argv[0]}",
-                                 description="What the LAPACK layer would do with an N x N factorization.")
-    ap.add_argument("n", type=int)
-    ap.add_argument("--dtype", choices=["d", "z"], default="d")
-    ap.add_argument("--profile", default="local", choices=policy.profile_names())
-    ap.add_argument("--nb", type=int, default=None)
-    ap.add_argument("--json", action="store_true")
-    a = ap.parse_args(argv[1:])
-    try:
-        d = explain(argv[0], a.n, a.dtype, a.profile, a.nb)
-    except ValueError as e:
-        ap.error(str(e))
-    print(json.dumps(d, indent=2) if a.json else format_explain(d))
-    return 0

@@ -3,8 +3,8 @@
 The cost model, the built-in profiles and the calibration cache live in C
 (native/src/core/policy_*.c), where method auto (ozblas_dgemm, the preload shim) uses them;
 this module is a thin layer over it: `estimate` lists the candidates with their predicted
-times, `choose` is method auto's decision, `explain` and `format_explain` say why, and
-`main_explain` is the `ozblas explain` command.
+times, `choose` is method auto's decision, `explain` and `format_explain` say why (the
+`ozblas explain` command, whose parser is in ozblas/cli.py).
 
 Profiles: the datasheet ones (a100, h100, h200, h800, rtx4090, b200, and, with FP4 rates,
 b200, b300 (third-party spec tables) and rtx_pro_6000 (the figures of Hayashi et al.'s 2026 FP4
@@ -17,7 +17,6 @@ All times are seconds, all rates effective (what a GEMM or pass achieves).
 
 from __future__ import annotations
 
-import argparse
 import json
 import operator
 import os
@@ -33,7 +32,7 @@ from ._native import ffi, lib, load
 
 __all__ = ["Profile", "PROFILES", "EFFICIENCY", "estimate", "choose", "explain", "format_explain",
            "crossover", "load_profile", "set_local", "machine", "read_cache", "write_cache",
-           "profile_info", "main_explain"]
+           "profile_info"]
 
 _WHERE = {"cpu": "host", "cuda": "device"}  # a candidate's executor, as the model names it
 
@@ -368,14 +367,9 @@ def choose(m, n, k, dtype="d", where="host", profile="h200", moduli=None, slices
     p = _profile(profile)
     _check(m, n, k, dtype, where, p)
     s = _settings(moduli, slices, scaling, variant, engine)
-    load()
-    opt = ffi.new("ozblas_options *")
-    lib.ozblas_options_init(opt)
-    opt.moduli = _count(s["moduli"], "moduli")
-    opt.slices = _count(s["slices"], "slices")
-    opt.scaling = _constants.SCALINGS.index(s["scaling"])
-    opt.ozaki1_variant = _constants.VARIANTS.index(s["variant"])
-    opt.engine = _constants.ENGINES.index(s["engine"])
+    opt = config.options_struct({"moduli": _count(s["moduli"], "moduli"),
+                                 "slices": _count(s["slices"], "slices"), "scaling": s["scaling"],
+                                 "variant": s["variant"], "engine": s["engine"]})
     ch = ffi.new("ozblas_candidate *")
     st = lib.ozblas_policy_decide(_to_c(p), dtype == "z", m, n, k, where == "device",
                                   _executors(p, where), opt, ch)
@@ -599,41 +593,6 @@ def format_explain(d: dict) -> str:
     return "\n".join(lines)
 
 
-def main_explain(argv=None) -> int:
-    """`ozblas explain M N K [--dtype d|z] [--where host|device] [--profile NAME]
-    [--engine int8|fp4] [--json]`;
-    `ozblas explain getrf|potrf|sytrf N ...` is the LAPACK layer's (ozblas.lapack.main_explain)."""
-    from .lapack import EXPLAINED, main_explain as lapack_explain
-
-    if argv and argv[0] in EXPLAINED:
-        return lapack_explain(list(argv))
-    ap = argparse.ArgumentParser(
-        prog="ozblas explain",
-        description="Predicted time of each way to compute an M x N x K product, and the choice "
-                    "method auto makes.")
-    ap.add_argument("m", type=int)
-    ap.add_argument("n", type=int)
-    ap.add_argument("k", type=int)
-    ap.add_argument("--dtype", choices=["d", "z"], default="d")
-    ap.add_argument("--where", choices=["host", "device"], default="host",
-                    help="where the operands live (default host)")
-    ap.add_argument("--profile", default="local",
-                    help=f"device profile: {', '.join(profile_names())} (default local: this "
-                         "machine, calibrated by `ozblas calibrate`)")
-    ap.add_argument("--engine", choices=list(_constants.ENGINES),
-                    help="the product engine method auto may use (default OZBLAS_ENGINE)")
-    ap.add_argument("--json", action="store_true")
-    a = ap.parse_args(argv)
-    if a.profile not in profile_names():
-        ap.error(f"unknown profile {a.profile!r}; accepted: {', '.join(profile_names())}")
-    try:
-        d = explain(a.m, a.n, a.k, a.dtype, a.where, a.profile, engine=a.engine)
-    except ValueError as e:
-        ap.error(str(e))
-    print(json.dumps(d, indent=2) if a.json else format_explain(d))
-    return 0
-
-
 # --------------------------------------------------------------------------------------------
 # ozblas info's policy section
 # --------------------------------------------------------------------------------------------
@@ -671,7 +630,5 @@ def _crossover_table() -> str:  # python -m ozblas.policy: the crossover per pro
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
-        sys.exit(main_explain(sys.argv[1:]))
     print("smallest square n from which method auto emulates (n <= 65536, step 256)")
     print(_crossover_table())

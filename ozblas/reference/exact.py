@@ -1,5 +1,5 @@
 """Exact products in NumPy and Python integers: the executable specification of
-native/src/numerics/exact.h and core/exact_gemm.c (accuracy "correct" and matmul_dd).
+native/src/numerics/exact.h and cpu/cpu_exact.c (accuracy "correct" and matmul_dd).
 
 `exact(a, b)` follows the C steps on op(A) = a and op(B) = b: per row/column the lowest set
 bit and the bits `top`, the moduli count, symmetric residues, exact products per k-block

@@ -142,7 +142,7 @@ def _auto_slices(a, b, cplx, bw, K, target="entrywise"):
                 r = np.where(Glo == 0, span, np.minimum(r, span))
         return float(np.where(zero, 0.0, r).max())
 
-    s = auto_count(2, _constants.MAX_SLICES, 11, meets)
+    s = auto_count(2, _constants.MAX_SLICES, _constants.PLAN_SLICES, meets)
     return s, state["ratio"]
 
 

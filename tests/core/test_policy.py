@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ozblas
-from ozblas import policy
+from ozblas import cli, policy
 from ozblas._native import ffi, lib, load
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
@@ -216,13 +216,13 @@ def test_explain_marks_what_auto_may_not_use(monkeypatch):
 
 
 def test_main_explain_table(capsys):
-    assert policy.main_explain(["--profile", "rtx4090", "4096", "4096", "4096"]) == 0
+    assert cli.cmd_explain(["--profile", "rtx4090", "4096", "4096", "4096"]) == 0
     out = capsys.readouterr().out
     assert "choice: ozaki2" in out and "native host" in out
 
 
 def test_main_explain_json(capsys):
-    assert policy.main_explain(["1024", "1024", "1024", "--profile", "h200", "--where", "device",
+    assert cli.cmd_explain(["1024", "1024", "1024", "--profile", "h200", "--where", "device",
                                 "--dtype", "z", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["method"] == "native" and d["problem"]["dtype"] == "z"
@@ -230,7 +230,7 @@ def test_main_explain_json(capsys):
 
 def test_main_explain_bad_profile(capsys):
     with pytest.raises(SystemExit) as e:
-        policy.main_explain(["8", "8", "8", "--profile", "v100"])
+        cli.cmd_explain(["8", "8", "8", "--profile", "v100"])
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "v100" in err and "a100" in err and "measured_h200" in err
@@ -238,7 +238,7 @@ def test_main_explain_bad_profile(capsys):
 
 def test_main_explain_bad_where_for_cpu(capsys):
     with pytest.raises(SystemExit) as e:
-        policy.main_explain(["8", "8", "8", "--profile", "cpu", "--where", "device"])
+        cli.cmd_explain(["8", "8", "8", "--profile", "cpu", "--where", "device"])
     assert e.value.code == 2 and "needs a device" in capsys.readouterr().err
 
 

@@ -5,7 +5,7 @@ has an FP4 rate (the device only), method auto restricted to the engine in force
 
 import pytest
 
-from ozblas import policy
+from ozblas import cli, policy
 from ozblas._native import lib, load
 
 N = 16384
@@ -80,7 +80,7 @@ def test_method_auto_takes_the_engine_in_force():
 
 
 def test_explain_b300_shows_the_fp4_candidates_and_why(capsys):
-    assert policy.main_explain(["--profile", "b300", str(N), str(N), str(N)]) == 0
+    assert cli.cmd_explain(["--profile", "b300", str(N), str(N), str(N)]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if " fp4 " in line and "device" in line]
     assert len(rows) == 6 and all("set OZBLAS_ENGINE=fp4 to allow" in r for r in rows)

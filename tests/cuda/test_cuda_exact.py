@@ -1,5 +1,5 @@
 """Exact products on the CUDA executor (cuda/cuda_exact.cu, INT8 moduli) against the CPU
-executor (core/exact_gemm.c, 22-bit moduli on the host DGEMM), bit for bit: accuracy
+executor (cpu/cpu_exact.c, 22-bit moduli on the host DGEMM), bit for bit: accuracy
 "correct" and matmul_dd. Both are the exact product rounded once, so any difference is a
 bug. Skipped without a CUDA executor; run in the CPU emulation of the GPU with
 tests/cuda/emu/run_emu_tests.py (small sizes: every GPU thread is a fiber there)."""

@@ -37,3 +37,36 @@ def test_unknown_attribute_is_an_attribute_error():
         raise AssertionError("no AttributeError")
     assert not hasattr(ozblas, "no_such_thing")
     assert {"lapack", "testing", "policy", "dask", "explain", "matmul"} <= set(dir(ozblas))
+
+
+def _imports_of(path, modules):
+    """The modules of ozblas/ that the file imports, at module level or inside functions."""
+    import ast
+
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            out.update([node.module.split(".")[0]] if node.module else [a.name for a in node.names])
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ozblas."):
+            out.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            out.update(a.name.split(".")[1] for a in node.names if a.name.startswith("ozblas."))
+    return (out & modules) - {path.stem}
+
+
+def test_no_import_cycles():
+    """No two modules of ozblas/ import each other, directly or through others (issue 26): a
+    shared piece lives in a third module. Relative imports of the package's own modules only;
+    subpackages (reference/, examples/) count as one module."""
+    from pathlib import Path
+
+    root = Path(ozblas.__file__).parent
+    files = {p.stem: p for p in root.glob("*.py")}
+    modules = set(files) | {p.name for p in root.iterdir() if (p / "__init__.py").exists()}
+    graph = {m: _imports_of(p, modules) for m, p in files.items()}
+
+    def reaches(a, b, seen=()):
+        return any(n == b or (n not in seen and reaches(n, b, seen + (n,))) for n in graph.get(a, ()))
+
+    cycles = sorted(m for m in graph if m != "__init__" and reaches(m, m))
+    assert cycles == []

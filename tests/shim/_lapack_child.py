@@ -26,7 +26,7 @@ def run_child(tmp_path, child, mode):
     env = child_env(tmp_path)
     if mode == "run":
         env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_MODULI="16")
-        cmd = [sys.executable, "-c", "import sys, ozblas.shim as s; sys.exit(s.cmd_run(sys.argv[1:]))",
+        cmd = [sys.executable, "-c", "import sys, ozblas.cli as c; sys.exit(c.cmd_run(sys.argv[1:]))",
                "--", *cmd]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
     assert p.returncode == 0, p.stdout + p.stderr

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ozblas import config, shim
+from ozblas import cli, config, shim
 from ozblas.testing import err_ab, exact_matmul
 
 TOL = 1e-15  # err_ab of Ozaki II with 16 moduli (exact product rounded once)
@@ -55,7 +55,7 @@ def _run_script(tmp_path, body, env, via_run=False, timeout=60, run_args=()):
     script.write_text(textwrap.dedent(body))
     cmd = [sys.executable, str(script), str(tmp_path)]
     if via_run:  # through `ozblas run`, the way a user starts it
-        cmd = [sys.executable, "-c", "import sys, ozblas.shim as s; sys.exit(s.cmd_run(sys.argv[1:]))",
+        cmd = [sys.executable, "-c", "import sys, ozblas.cli as c; sys.exit(c.cmd_run(sys.argv[1:]))",
                *run_args, "--", *cmd]
     else:
         env = _preloaded(env)
@@ -176,13 +176,13 @@ def test_below_min_size_passes_through(tmp_path, inputs):
 
 def test_run_rejects_a_bad_setting(tmp_path):
     env = _base_env(tmp_path, OZBLAS_MODULI="abc")
-    p = subprocess.run([sys.executable, "-c", "import sys, ozblas.shim as s; sys.exit(s.cmd_run(sys.argv[1:]))",
+    p = subprocess.run([sys.executable, "-c", "import sys, ozblas.cli as c; sys.exit(c.cmd_run(sys.argv[1:]))",
                         "--", sys.executable, "-c", "print('started')"], env=env,
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2
     assert "started" not in p.stdout
     assert "OZBLAS_MODULI" in p.stderr and "'abc'" in p.stderr and "2 to 49" in p.stderr
-    p = subprocess.run([sys.executable, "-c", "import sys, ozblas.shim as s; sys.exit(s.cmd_run(sys.argv[1:]))",
+    p = subprocess.run([sys.executable, "-c", "import sys, ozblas.cli as c; sys.exit(c.cmd_run(sys.argv[1:]))",
                         "--moduli", "50", "--", sys.executable, "-c", "print('started')"],
                        env=_base_env(tmp_path), capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "OZBLAS_MODULI" in p.stderr
@@ -192,7 +192,7 @@ def test_run_passes_exit_code_and_keeps_ld_preload(tmp_path):
     env = _base_env(tmp_path)
     env["LD_PRELOAD"] = "libm.so.6"
     code = "import os, sys; print(os.environ['LD_PRELOAD']); sys.exit(7)"
-    p = subprocess.run([sys.executable, "-c", "import sys, ozblas.shim as s; sys.exit(s.cmd_run(sys.argv[1:]))",
+    p = subprocess.run([sys.executable, "-c", "import sys, ozblas.cli as c; sys.exit(c.cmd_run(sys.argv[1:]))",
                         "--", sys.executable, "-c", code], env=env, capture_output=True, text=True,
                        timeout=60)
     assert p.returncode == 7
@@ -200,7 +200,7 @@ def test_run_passes_exit_code_and_keeps_ld_preload(tmp_path):
 
 
 def test_libpath_prints_the_library(capsys):
-    assert shim.cmd_libpath() == 0
+    assert cli.cmd_libpath() == 0
     path = capsys.readouterr().out.strip()
     assert path.endswith("libozblas_preload.so") and Path(path).exists()
 

@@ -1,6 +1,6 @@
 /* The public entry points and the dispatcher: argument checks, BLAS quick returns, method
  * and executor choice (method auto asks the policy once), the scheme drivers, the fallbacks
- * to native and to the CPU executor, the call report. One body serves DGEMM and ZGEMM. */
+ * to native and to the host's executor, the call report. One body serves DGEMM and ZGEMM. */
 #include <ctype.h>
 #include <fenv.h>
 #include <pthread.h>
@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "phase_kernels.h"
-#include "../cuda/oz_cuda.h"
 
 
 struct ozblas_context {
@@ -17,8 +16,6 @@ struct ozblas_context {
                      keep state here without changing the API */
 };
 
-
-const char *ozblas_cuda_describe(void) { return oz_cuda_describe(); }
 
 ozblas_status ozblas_context_create(ozblas_context **ctx)
 {
@@ -61,28 +58,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
 
 static int on_device(const oz_gemm_call *c)
 {
-    return oz_cuda_on_device(c->A) || oz_cuda_on_device(c->B) || oz_cuda_on_device(c->C);
-}
-
-/* Method auto: the policy's choice (core/policy_model.c) on this machine's profile among the
- * executors that may compete (ozblas_policy_executors). Returns the method and sets *ex to
- * the executor chosen, and c->max_count to the largest count automatic precision may take
- * before native would be faster. */
-static int auto_method(oz_gemm_call *c, const ozblas_options *opt, const oz_executor **ex)
-{
-    int cuda = (*ex)->id == OZBLAS_EXECUTOR_CUDA;
-    int dev = cuda && on_device(c);
-    int mask = ozblas_policy_executors(opt->executor, dev, cuda);
-    ozblas_candidate ch;
-    if (ozblas_policy_decide(NULL, c->is_complex, c->m, c->n, c->k, dev, mask, opt, &ch) !=
-        OZBLAS_OK)
-        return OZBLAS_METHOD_NATIVE;
-    *ex = oz_executor_get(ch.executor);
-    if (ch.method != OZBLAS_METHOD_NATIVE) {
-        c->max_count = oz_policy_max_count(c->is_complex, c->m, c->n, c->k, dev, mask, &ch);
-        c->plan = (oz_auto_plan){ch, mask, dev};
-    }
-    return ch.method;
+    return oz_memory_owner(c->A) || oz_memory_owner(c->B) || oz_memory_owner(c->C);
 }
 
 /* Floating-point exception flags: an emulated product raises flags inside its own steps
@@ -111,22 +87,21 @@ static ozblas_status gemm(ozblas_context *ctx, oz_gemm_call *c, const ozblas_opt
 static const oz_executor *spread(const oz_executor *ex, const oz_gemm_call *c,
                                  const ozblas_options *opt)
 {
-    if (ex && ex->id == OZBLAS_EXECUTOR_CUDA && opt->devices && !on_device(c) &&
-        oz_cuda_multi_executor())
-        return oz_cuda_multi_executor();
-    return ex;
+    const oz_executor *multi = ex && ex->spread && opt->devices && !on_device(c) ? ex->spread()
+                                                                                 : NULL;
+    return multi ? multi : ex;
 }
 
 /* One device ran the call (several: set by the tiles). */
 static void mark_device(const oz_executor *ex, const ozblas_options *opt, ozblas_report *rep)
 {
-    if (ex->id == OZBLAS_EXECUTOR_CUDA && rep->executor == OZBLAS_EXECUTOR_CUDA &&
-        !rep->devices_used && opt->device <= OZ_MAX_DEVICE_LIST)
+    if (ex->owns && rep->executor == ex->id && !rep->devices_used &&
+        opt->device <= OZ_MAX_DEVICE_LIST)
         rep->devices_used = 1ULL << opt->device;
 }
 
 /* The emulated call on ex, by the scheme's driver. An executor short of device memory
- * hands the call back: with host operands it runs on the CPU executor instead. */
+ * hands the call back: with host operands it runs on the host's executor instead. */
 static ozblas_status emulate(const oz_executor **ex, int method, const oz_gemm_call *c,
                              const ozblas_options *opt, ozblas_report *rep)
 {
@@ -139,9 +114,9 @@ static ozblas_status emulate(const oz_executor **ex, int method, const oz_gemm_c
         return st;
     if (on_device(c))
         return OZBLAS_ERR_DEVICE;
-    *ex = &oz_cpu_executor;
+    *ex = oz_executor_get(OZ_HOST_EXECUTOR);
     *rep = start;
-    rep->executor = OZBLAS_EXECUTOR_CPU;
+    rep->executor = (*ex)->id;
     return method == OZBLAS_METHOD_OZAKI2 ? oz_ozaki2(*ex, c, opt, rep)
                                           : oz_ozaki1(*ex, c, opt, rep);
 }
@@ -157,8 +132,16 @@ static ozblas_status native(const oz_executor *ex, const oz_gemm_call *c,
         return st;
     if (on_device(c))
         return OZBLAS_ERR_DEVICE;
-    rep->executor = OZBLAS_EXECUTOR_CPU;
-    return oz_cpu_executor.native(c, opt);
+    const oz_executor *host = oz_executor_get(OZ_HOST_EXECUTOR);
+    rep->executor = host->id;
+    return host->native(c, opt);
+}
+
+/* gemm_route's executor is a device executor, usable (its availability was checked). */
+static int usable(const void *ctx)
+{
+    (void)ctx;
+    return 1;
 }
 
 /* What a checked call does next (gemm_route). */
@@ -188,18 +171,7 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
     if (c->lda < (rows_a > 1 ? rows_a : 1) || c->ldb < (rows_b > 1 ? rows_b : 1) ||
         c->ldc < (c->m > 1 ? c->m : 1))
         return GO_DONE;
-    if (opt->method < OZBLAS_METHOD_AUTO || opt->method > OZBLAS_METHOD_OZAKI2 ||
-        (opt->moduli != 0 && opt->moduli < 2) || opt->moduli > oz2_max_moduli(opt->engine) ||
-        (opt->slices != 0 && opt->slices < 2) || opt->slices > OZ1_MAX_SLICES ||
-        opt->ozaki1_variant < OZBLAS_OZAKI1_BITMASK ||
-        opt->ozaki1_variant > OZBLAS_OZAKI1_HYBRID ||
-        (opt->scaling != OZBLAS_SCALING_ACCURATE && opt->scaling != OZBLAS_SCALING_FAST) ||
-        (opt->engine != OZBLAS_ENGINE_INT8 && opt->engine != OZBLAS_ENGINE_FP4) ||
-        opt->executor < OZBLAS_EXECUTOR_AUTO || opt->executor > OZBLAS_EXECUTOR_CUDA ||
-        opt->threads < 0 || opt->threads > OZ_MAX_THREADS || opt->device < 0 ||
-        opt->device > OZ_MAX_DEVICE || opt->accuracy < OZBLAS_ACCURACY_DGEMM ||
-        opt->accuracy > OZBLAS_ACCURACY_CORRECT || opt->target < OZBLAS_TARGET_ENTRYWISE ||
-        opt->target > OZBLAS_TARGET_NORMWISE)
+    if (!oz_options_valid(opt)) /* config.c's table of settings and their ranges */
         return GO_DONE;
     if (ozblas_options_conflict(opt, NULL, 0) != OZBLAS_OK)
         return GO_DONE;
@@ -207,17 +179,14 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
 
     opt->device = ozblas_device_for(opt); /* executor auto: the launcher's local rank's GPU */
     if (opt->executor == OZBLAS_EXECUTOR_AUTO) {
-        *ex = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
-        if (!*ex || !(*ex)->available(NULL, 0))
-            *ex = &oz_cpu_executor;
+        *ex = oz_executor_auto();
     } else {
         *ex = oz_executor_get(opt->executor);
         if (!*ex || !(*ex)->available(NULL, 0)) {
             *st = OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
             return GO_DONE;
         }
-        if (opt->executor == OZBLAS_EXECUTOR_CUDA && opt->devices &&
-            !oz_cuda_devices_check(opt, NULL, 0))
+        if (opt->devices && (*ex)->devices_check && !(*ex)->devices_check(opt, NULL, 0))
             return GO_DONE; /* a listed device missing */
     }
     *st = OZBLAS_OK;
@@ -226,28 +195,34 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
     rep->method = OZBLAS_METHOD_NATIVE;
     c->beta_zero = c->beta[0] == 0.0 && c->beta[1] == 0.0;
 
-    int alpha_zero = c->alpha[0] == 0.0 && c->alpha[1] == 0.0;
-    int beta_one = c->beta[0] == 1.0 && c->beta[1] == 0.0;
-    if (c->m == 0 || c->n == 0 || ((alpha_zero || c->k == 0) && beta_one))
+    const int device = (*ex)->owns != NULL, dev = device && on_device(c);
+    const oz_dispatch_in in = {c->is_complex, c->m, c->n, c->k, c->alpha, c->beta, dev,
+                               device ? usable : NULL, NULL, 1, 1, 0, 0, 0};
+    oz_dispatch d;
+    oz_dispatch_decide(&in, opt, &d);
+    switch (d.route) {
+    case OZ_ROUTE_QUICK:
         return GO_DONE;
-    /* The reference BLAS: C := beta C, A and B not referenced (so NaN there does not leak,
-     * whatever a host kernel would do with them), with the same element function in device
-     * memory (only the CUDA executor takes device memory: the CPU executor never asks, so
-     * the shim's host calls leave CUDA alone). */
-    if (c->k == 0 || alpha_zero)
-        return (*ex)->id == OZBLAS_EXECUTOR_CUDA && oz_cuda_on_device(c->C) ? GO_SCALE_DEVICE
-                                                                          : GO_SCALE;
-    if (opt->accuracy == OZBLAS_ACCURACY_CORRECT) {
+    case OZ_ROUTE_SCALE: /* in device memory by the same element function */
+        return (*ex)->owns && (*ex)->owns(c->C) ? GO_SCALE_DEVICE : GO_SCALE;
+    case OZ_ROUTE_EXACT:
         rep->bound = 0x1p-53; /* one rounding: |C^ - P| <= u |P| (below 2^-1022: half an ulp) */
         return GO_EXACT;
+    default:
+        break;
     }
-    *method = opt->method;
-    if (*method == OZBLAS_METHOD_AUTO) {
-        *method = auto_method(c, opt, ex);
-        *ex = spread(*ex, c, opt);
+    *method = d.route == OZ_ROUTE_EMULATE ? d.method : OZBLAS_METHOD_NATIVE;
+    if (opt->method == OZBLAS_METHOD_AUTO) { /* run on the policy's executor */
+        if (d.decided)
+            *ex = spread(oz_executor_get(d.choice.executor), c, opt);
         rep->executor = (*ex)->id;
         if (*method == OZBLAS_METHOD_NATIVE)
             rep->fallback = OZBLAS_FALLBACK_AUTO_NATIVE;
+        else { /* the largest count automatic precision may take before native is faster */
+            c->max_count = oz_policy_max_count(c->is_complex, c->m, c->n, c->k, dev, d.mask,
+                                               &d.choice);
+            c->plan = (oz_auto_plan){d.choice, d.mask, dev};
+        }
     }
     if (*method != OZBLAS_METHOD_OZAKI2 && *method != OZBLAS_METHOD_OZAKI1)
         return GO_NATIVE;
@@ -301,7 +276,7 @@ static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
         scale_c(c);
         break;
     case GO_SCALE_DEVICE:
-        st = oz_cuda_scale(&opt, c->is_complex, c->m, c->n, c->beta, c->C, c->ldc);
+        st = ex->scale(&opt, c->is_complex, c->m, c->n, c->beta, c->C, c->ldc);
         if (st == OZBLAS_OK)
             mark_device(ex, &opt, &rep);
         break;

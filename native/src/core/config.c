@@ -321,6 +321,40 @@ ozblas_status ozblas_config_parse(const char *name, const char *value, size_t va
     return parse_value(d, buf, label ? label : name, out, err, err_len);
 }
 
+/* The count of space-separated tokens. */
+static int token_count(const char *tokens)
+{
+    int n = 0;
+    for (const char *t = tokens; t && *t; n++) {
+        t += strcspn(t, " ");
+        t += *t == ' ';
+    }
+    return n;
+}
+
+int oz_options_valid(const ozblas_options *opt)
+{
+    for (int i = 0; i < N_VARS; i++) {
+        const oz_var *d = &vars[i];
+        if (d->target != T_OPTIONS)
+            continue;
+        const int v = *(const int *)((const char *)opt + d->offset);
+        int ok;
+        if (d->v.kind == K_TOKEN || d->v.kind == K_DEVICE) /* a token's index */
+            ok = v >= 0 && v < token_count(d->v.tokens);
+        else /* K_INT: in lo..hi, or 0 for a token ("auto") */
+            ok = (d->v.tokens && v == 0) || (v >= d->v.lo && v <= d->v.hi);
+        if (ok && d->v.kind == K_DEVICE) { /* cuda:N's ordinal */
+            const int dev = *(const int *)((const char *)opt + d->offset2);
+            ok = dev >= d->v.lo && dev <= d->v.hi;
+        }
+        if (!ok)
+            return 0;
+    }
+    /* a field of the C API that no variable sets */
+    return opt->target >= OZBLAS_TARGET_ENTRYWISE && opt->target <= OZBLAS_TARGET_NORMWISE;
+}
+
 /* Fills target's struct (dst, size bytes): zeros, then each of its rows' default, then with
  * env the environment's value where the variable is set. dst is written only on success;
  * on a bad value the message names it. */
@@ -376,7 +410,7 @@ ozblas_status ozblas_options_from_env(ozblas_options *opt, char *err, size_t err
 }
 
 /* A moduli count beyond the engine's list; accuracy "correct" is an exact product
- * (core/exact_gemm.c, cuda/cuda_exact.cu, on their own engines: the host DGEMM, the GPU's
+ * (cpu/cpu_exact.c, cuda/cuda_exact.cu, on their own engines: the host DGEMM, the GPU's
  * INT8 units): native, Ozaki I, a count or engine fp4 asked for cannot promise it. Each
  * setting is named NAME='value' by its variable, so that the Python API can name a keyword it
  * was given instead (ozblas/config.py). */

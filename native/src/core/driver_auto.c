@@ -91,7 +91,7 @@ ozblas_status oz_auto_choose(const oz_kernels *K, const oz_gemm_call *c,
     walk w = {K, *probe, beta, opt->engine, 0.0, OZBLAS_OK};
     const int most = beta ? OZ1_MAX_SLICES : oz2_max_moduli(opt->engine);
     const int hi = c->max_count ? oz_min_int(c->max_count, most) : most;
-    const int hint = beta ? 11 : oz2_auto_hint(opt->engine);
+    const int hint = beta ? OZ1_PLAN_SLICES : oz2_auto_hint(opt->engine);
     int n = oz_auto_count(2, hi, oz_min_int(hint, hi), meets, &w);
     if (w.st != OZBLAS_OK)
         return w.st;

@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include "phase_kernels.h"
-#include "../cuda/oz_cuda.h"
 
 /* Band width per side: a band of W binades needs about W + 54 of the half of the count's
  * bits each side gets; of 32, 48, 64, 80, 96 and 112, 64 took the fewest INT8 products in
@@ -217,15 +216,15 @@ static double split_bound(int method, int cx, int pairs, double B)
     return (B + rounded + e_dd * (1.0 + u)) * (1.0 + 0x1p-40);
 }
 
-/* A device matrix (rows x cols, leading dimension ld) as a packed host copy (copy 0: the
- * buffer only); NULL when short of memory or the copy failed. */
-static double *host_copy(const ozblas_options *opt, const double *X, int64_t ld, int64_t rows,
-                         int64_t cols, int w, int copy)
+/* A matrix (rows x cols, leading dimension ld) in host or dev's memory as a packed host
+ * copy (copy 0: the buffer only); NULL when short of memory or the copy failed. */
+static double *host_copy(const oz_executor *dev, const ozblas_options *opt, const double *X,
+                         int64_t ld, int64_t rows, int64_t cols, int w, int copy)
 {
     const size_t es = sizeof(double) * (size_t)w;
     double *H = malloc(es * (size_t)(rows * cols));
-    if (H && copy && oz_cuda_lx_copy(opt, H, es * (size_t)rows, X, es * (size_t)ld,
-                                     es * (size_t)rows, (size_t)cols)) {
+    if (H && copy && dev->copy(opt, H, es * (size_t)rows, X, es * (size_t)ld,
+                               es * (size_t)rows, (size_t)cols)) {
         free(H);
         H = NULL;
     }
@@ -244,23 +243,26 @@ ozblas_status oz_split(const oz_executor *ex, int method, const oz_gemm_call *c,
     if ((rep->fallback != OZBLAS_FALLBACK_ACCURACY &&
          rep->fallback != OZBLAS_FALLBACK_AUTO_NATIVE) || c->part)
         return OZBLAS_OK;
-    if (!oz_cuda_on_device(c->A) && !oz_cuda_on_device(c->B) && !oz_cuda_on_device(c->C))
+    const oz_executor *dev = oz_memory_owner(c->A);
+    dev = dev ? dev : oz_memory_owner(c->B);
+    dev = dev ? dev : oz_memory_owner(c->C);
+    if (!dev)
         return split_host(ex, method, c, opt, rep);
     const int w = c->is_complex ? 2 : 1;
     oz_gemm_call h = *c;
     const int64_t ra = c->transa == 'N' ? c->m : c->k, ca = c->transa == 'N' ? c->k : c->m;
     const int64_t rb = c->transb == 'N' ? c->k : c->n, cb = c->transb == 'N' ? c->n : c->k;
-    double *hA = host_copy(opt, c->A, c->lda, ra, ca, w, 1);
-    double *hB = host_copy(opt, c->B, c->ldb, rb, cb, w, 1);
-    double *hC = host_copy(opt, c->C, c->ldc, c->m, c->n, w, !c->beta_zero);
+    double *hA = host_copy(dev, opt, c->A, c->lda, ra, ca, w, 1);
+    double *hB = host_copy(dev, opt, c->B, c->ldb, rb, cb, w, 1);
+    double *hC = host_copy(dev, opt, c->C, c->ldc, c->m, c->n, w, !c->beta_zero);
     ozblas_status st = OZBLAS_OK;
     if (hA && hB && hC) {
         h.A = hA, h.lda = ra, h.B = hB, h.ldb = rb, h.C = hC, h.ldc = c->m;
         st = split_host(ex, method, &h, opt, rep);
         const size_t es = sizeof(double) * (size_t)w;
         if (st == OZBLAS_OK && rep->fallback == OZBLAS_FALLBACK_NONE &&
-            oz_cuda_lx_copy(opt, c->C, es * (size_t)c->ldc, hC, es * (size_t)c->m,
-                            es * (size_t)c->m, (size_t)c->n))
+            dev->copy(opt, c->C, es * (size_t)c->ldc, hC, es * (size_t)c->m,
+                      es * (size_t)c->m, (size_t)c->n))
             st = OZBLAS_ERR_DEVICE; /* C is partly written: the call cannot fall back */
     }
     free(hA);

@@ -1,17 +1,42 @@
-/* Executor lookup: which executors are built in, which can run here, and which may compete
+/* Executor lookup, by the table (executor_table.c) and never by name: which executors can
+ * run here, whose memory a pointer is, which executor auto starts from, and which may compete
  * for a call under method auto (the one rule the C API, the preload shim and ozblas.policy
  * share). */
 #include <stdio.h>
 
 #include "phase_kernels.h"
 
-const oz_executor *oz_executor_get(int id)
+/* The built-in executors' ids, in the order oz_memory_owner asks them. */
+static const int executor_ids[] = {OZBLAS_EXECUTOR_CPU, OZBLAS_EXECUTOR_CUDA};
+
+const oz_executor *oz_memory_owner(const void *p)
 {
-    if (id == OZBLAS_EXECUTOR_CPU)
-        return &oz_cpu_executor;
-    if (id == OZBLAS_EXECUTOR_CUDA)
-        return oz_cuda_executor();
+    if (!p)
+        return NULL;
+    for (size_t i = 0; i < sizeof executor_ids / sizeof executor_ids[0]; i++) {
+        const oz_executor *e = oz_executor_get(executor_ids[i]);
+        if (e && e->owns && e->owns(p))
+            return e;
+    }
     return NULL;
+}
+
+const oz_executor *oz_executor_auto(void)
+{
+    const oz_executor *e = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
+    return e && e->available(NULL, 0) ? e : oz_executor_get(OZ_HOST_EXECUTOR);
+}
+
+int oz_gpu_identity(int dev, char *name, size_t name_len, int *driver)
+{
+    const oz_executor *e = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
+    return e && e->device_identity ? e->device_identity(dev, name, name_len, driver) : 0;
+}
+
+const char *ozblas_cuda_describe(void)
+{
+    const oz_executor *e = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
+    return e && e->describe ? e->describe() : oz_build_not_built();
 }
 
 int ozblas_executor_available(int executor, char *why, size_t why_len)
@@ -61,7 +86,8 @@ ozblas_status ozblas_devices_check(const ozblas_options *opt, char *err, size_t 
             snprintf(err, err_len, "a device list needs the CUDA executor: %s", why);
         return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
     }
-    if (oz_cuda_devices_check(opt, why, sizeof why))
+    const oz_executor *cu = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
+    if (cu->devices_check(opt, why, sizeof why))
         return OZBLAS_OK;
     if (err && err_len)
         snprintf(err, err_len, "%s", why);

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "oz_internal.h"
-#include "../cuda/oz_cuda.h"
 
 /* The first of names that holds a non-negative decimal integer, or -1. */
 static int first_rank(const char *const *names)
@@ -74,7 +73,7 @@ static void count_devices(void)
 {
     char name[256];
     int drv;
-    while (ndev < 1024 && oz_cuda_device_identity(ndev, name, sizeof name, &drv))
+    while (ndev < 1024 && oz_gpu_identity(ndev, name, sizeof name, &drv))
         ndev++;
 }
 

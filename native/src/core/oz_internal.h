@@ -41,10 +41,12 @@ typedef struct {
 
 /* An executor runs calls somewhere: natively, or the phases of the Ozaki schemes through
  * its kernel table (core/phase_kernels.h), which the scheme drivers (core/driver_*.c) call.
- * An executor never decides a fallback or calls another executor. */
+ * An executor never decides a fallback or calls another executor; core/ reaches executors
+ * only through this table (oz_executor_get), never by name. */
 typedef struct oz_kernels oz_kernels;
 typedef struct oz_batch_kernels oz_batch_kernels;
-typedef struct {
+typedef struct oz_executor oz_executor;
+struct oz_executor {
     int id; /* an ozblas_executor */
     const char *name;
     int (*available)(char *why, size_t why_len);
@@ -54,13 +56,37 @@ typedef struct {
      * the reason in why (NULL: every engine of kernels->engines always does). */
     int (*engine_usable)(int engine, int device, char *why, size_t why_len);
     /* The exact product (accuracy "correct", or with lo the double-double one) on this
-     * executor (core/exact_gemm.c, cuda/cuda_exact.cu); NULL: none. */
+     * executor (cpu/cpu_exact.c, cuda/cuda_exact.cu); NULL: none. */
     ozblas_status (*exact)(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
                            int64_t ldlo, ozblas_report *report);
     /* Ozaki II over a batch of products (core/phase_kernels.h); NULL: the executor runs a
      * batch one product at a time. */
     const oz_batch_kernels *batch;
-} oz_executor;
+    /* An executor with memory of its own (a device executor) has the entries below; the
+     * host's has none of them (NULL). owns: 1 when p is that memory. */
+    int (*owns)(const void *p);
+    /* C := beta C (m x n in its memory; beta 0: zeros, C not read) with oz_scale_element,
+     * on opt->device and opt->stream, waited for: a product with alpha = 0 or k = 0. */
+    ozblas_status (*scale)(const ozblas_options *opt, int cplx, int64_t m, int64_t n,
+                           const double *beta, double *C, int64_t ldc);
+    /* A 2-D copy between any of host memory and its memory (widths and pitches in bytes),
+     * on opt->device, waited for; 0 on success. */
+    int (*copy)(const ozblas_options *opt, void *dst, size_t dpitch, const void *src,
+                size_t spitch, size_t width, size_t rows);
+    /* 1 when every device opt->devices lists exists here (all: at least one); else 0 and
+     * why names the missing one. */
+    int (*devices_check)(const ozblas_options *opt, char *why, size_t len);
+    /* The executor spreading each call with host operands over the devices of a device
+     * list (opt->devices) as tiles of C; NULL: none. */
+    const oz_executor *(*spread)(void);
+    /* One line for `ozblas info` (the library, the devices, or why it is unusable). */
+    const char *(*describe)(void);
+    /* For the policy's profile key: the name and driver version of device dev; 0 when the
+     * executor is unusable or dev does not exist. */
+    int (*device_identity)(int dev, char *name, size_t name_len, int *driver);
+};
+/* The executor every fallback to host memory runs on (and that takes no device memory). */
+#define OZ_HOST_EXECUTOR OZBLAS_EXECUTOR_CPU
 
 /* An executor's status for "not enough device memory for this call" (never returned by the
  * API: the dispatcher runs such a call on the CPU when its operands are on the host). */
@@ -81,30 +107,30 @@ int oz_policy_max_count(int is_complex, int64_t m, int64_t n, int64_t k, int on_
 void oz_policy_part_seconds(int is_complex, int64_t m, int64_t n, int64_t k,
                             const oz_auto_plan *plan, int count, double *emu, double *native);
 
-/* core/executors.c: the executor of an ozblas_executor id; NULL when not built. */
+/* executor_table.c (the one list of built-in executors): the executor of an ozblas_executor
+ * id; NULL when not built. */
 const oz_executor *oz_executor_get(int id);
+/* core/executors.c: the executor whose memory p is (a device executor's owns); NULL for host
+ * memory, a NULL pointer, or an unusable executor. */
+const oz_executor *oz_memory_owner(const void *p);
+/* The executor that executor auto starts from: the CUDA executor where it is usable, else
+ * the host's. */
+const oz_executor *oz_executor_auto(void);
+/* The name and driver version of GPU dev (the CUDA executor's device_identity); 0 without
+ * one. */
+int oz_gpu_identity(int dev, char *name, size_t name_len, int *driver);
 /* Whether executor ex's kernels run the product engine of opt on opt's device (the one
  * decision behind the drivers' OZBLAS_FALLBACK_ENGINE); why: the reason (may be NULL). */
 int oz_engine_usable(const oz_executor *ex, const ozblas_options *opt, char *why, size_t why_len);
-extern const oz_executor oz_cpu_executor;
 
-/* core/exact_gemm.c: accuracy "correct" (lo NULL: C = alpha RN(op(A) op(B)) + beta C) or the
- * double-double op(A) op(B) (hi into C, lo into lo), exactly, on the CPU. */
-ozblas_status oz_exact_gemm(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
-                            int64_t ldlo, ozblas_report *report);
-/* The one decision of where an exact product runs, then the run: the CUDA executor for
- * executor cuda, or executor auto with an operand in device memory; the CPU otherwise, and
+/* core/exact_gemm.c: the one decision of where an exact product runs (accuracy "correct",
+ * lo NULL: C = alpha RN(op(A) op(B)) + beta C; or the double-double op(A) op(B), hi into C,
+ * lo into lo), then the run on that executor's exact entry: executor cuda, or executor auto
+ * with an operand in device memory, on that device's executor; the host's otherwise, and
  * where the device is short of memory for a product with host operands. Sets the report's
  * executor and devices. */
 ozblas_status oz_exact_run(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
                            int64_t ldlo, ozblas_report *report);
-const oz_executor *oz_cuda_executor(void); /* NULL when not built */
-/* The CUDA executor spreading each call over the devices of opt->devices as tiles of C
- * (cuda/cuda_multi.cu); NULL when not built. */
-const oz_executor *oz_cuda_multi_executor(void);
-/* 1 when every device opt->devices lists exists here (cuda:all: at least one); else 0 and
- * why names the missing one. */
-int oz_cuda_devices_check(const ozblas_options *opt, char *why, size_t len);
 /* "not built: " and why (build_info.c), for a library without the CUDA executor. */
 const char *oz_build_not_built(void);
 
@@ -152,6 +178,46 @@ OZ_SHIM_API ozblas_status oz_gemm_batch(ozblas_context *ctx, int cplx, char tran
                                         const double *beta, double *const *C, int64_t ldc,
                                         int64_t batch, const ozblas_options *opt,
                                         ozblas_report *report, unsigned char *done);
+
+/* core/dispatch.c: the one routing decision of a product, for the C API (gemm_route) and
+ * the preload shim (shim_decide). */
+enum { OZ_ROUTE_QUICK, OZ_ROUTE_SCALE, OZ_ROUTE_NATIVE, OZ_ROUTE_EXACT, OZ_ROUTE_EMULATE };
+enum { /* why a product is native (OZ_ROUTE_NATIVE) */
+    OZ_WHY_NONE,
+    OZ_WHY_DISABLED,      /* the shim's OZBLAS_DISABLE */
+    OZ_WHY_BAD_SETTING,   /* the shim's settings do not parse */
+    OZ_WHY_METHOD_NATIVE, /* method native */
+    OZ_WHY_MIN_SIZE,      /* min(m, n, k) below the shim's OZBLAS_MIN_SIZE */
+    OZ_WHY_ZERO,          /* alpha = 0 or k = 0 in device memory, left to the device's BLAS */
+    OZ_WHY_AUTO_DEVICE,   /* method auto, no executor may compete (device data, no device) */
+    OZ_WHY_AUTO_NATIVE    /* method auto chose native (or found no candidate) */
+};
+typedef struct {
+    int cplx;
+    int64_t m, n, k;
+    const double *alpha, *beta; /* two doubles each (real and imaginary parts) */
+    int on_device;   /* the operands are in a device executor's memory */
+    /* Whether a device executor may compete under method auto, asked only then (ctx: its
+     * argument); NULL: none may. */
+    int (*device_usable)(const void *ctx);
+    const void *ctx;
+    int update;       /* BLAS's rule applies: alpha = 0 or k = 0 is C := beta C, by ozblas */
+    int scale_device; /* ... in device memory too (the C API; the shim leaves it to cuBLAS) */
+    int64_t min_size; /* the shim's gate (the C API: 0, 0, 0) */
+    int disable, bad_settings;
+} oz_dispatch_in;
+typedef struct {
+    int route, why;
+    int method, executor; /* what to run: opt's, or method auto's choice */
+    int mask;             /* method auto: the executors that competed (bit mask) */
+    int decided;          /* method auto: choice holds the policy's answer */
+    ozblas_candidate choice;
+} oz_dispatch;
+OZ_SHIM_API void oz_dispatch_decide(const oz_dispatch_in *in, const ozblas_options *opt,
+                                    oz_dispatch *d);
+/* core/config.c: whether every field of opt is in its setting's range (config.c's table;
+ * target too); a moduli count beyond its engine's list is ozblas_options_conflict's. */
+int oz_options_valid(const ozblas_options *opt);
 
 /* core/launcher.c: the launcher's rank on the node (OMPI_COMM_WORLD_LOCAL_RANK,
  * SLURM_LOCALID, LOCAL_RANK, MPI_LOCALRANKID: the first set) and its global rank
@@ -280,13 +346,6 @@ int oz2_modulus(int engine, int t);
 /* cached, thread-safe; NULL outside 2..oz2_max_moduli(engine) */
 const oz2_table *oz2_table_get(int engine, int n);
 
-/* Host BLAS found among loaded objects (cpu/host_blas.c, through core/symbol_lookup.c). */
-typedef struct {
-    void *sgemm, *dgemm, *zgemm; /* CBLAS entry points */
-    int ilp64;                   /* integer arguments are int64_t */
-    char path[512];
-} oz_host_blas;
-const oz_host_blas *oz_host_blas_get(void);
 /* core/symbol_lookup.c: the first definition of a symbol among the loaded objects, skipping every ozblas library
  * (libozblas.so, libozblas_preload.so: those that export oz_ozblas_library_marker).
  * NULL when none defines it. path (may be NULL) receives the defining object's path.
@@ -296,7 +355,5 @@ OZ_SHIM_API void *oz_find_real_symbol(const char *name, char *path, size_t path_
 int oz_in_ozblas_library(const void *addr);
 /* The path of the object defining addr (fallback when dladdr cannot say) into path. */
 void oz_defining_path(const void *addr, const char *fallback, char *path, size_t len);
-int oz_host_sgemm_tn(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
-                     const float *B, int64_t ldb, float *C, int64_t ldc);
 
 #endif

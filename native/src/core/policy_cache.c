@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "policy_internal.h"
-#include "../cuda/oz_cuda.h"
 
 /* ---- this machine's identity and the cache path ------------------------------------------ */
 
@@ -91,7 +90,7 @@ ozblas_status ozblas_policy_machine(ozblas_machine_id *id, char *path, size_t pa
     char name[128];
     int drv = 0;
     if (opt.executor != OZBLAS_EXECUTOR_CPU &&
-        oz_cuda_device_identity(ozblas_device_for(&opt), name, sizeof name, &drv)) {
+        oz_gpu_identity(ozblas_device_for(&opt), name, sizeof name, &drv)) {
         oz_copy_str(id->device, sizeof id->device, name);
         snprintf(id->driver, sizeof id->driver, "%d.%d", drv / 1000, (drv % 1000) / 10);
     }

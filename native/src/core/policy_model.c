@@ -96,10 +96,10 @@ static const pass_costs CPU_COSTS = {
 
 #define EMU_PER_PRODUCT_S 8e-6  /* per integer product launched on the device */
 
-/* Counts assumed for automatic precision (moduli/slices 0): 16 moduli and 11 slices reach
- * DGEMM-level err_ab up to phi = 2 at k = 1024 and 16384 (docs/accuracy.md). */
-#define PLAN_MODULI 16
-#define PLAN_SLICES 11
+/* Counts assumed for automatic precision (moduli/slices 0): automatic precision's first
+ * counts (numerics/ozaki2.h, ozaki1.h). */
+#define PLAN_MODULI OZ2_PLAN_MODULI_INT8
+#define PLAN_SLICES OZ1_PLAN_SLICES
 
 /* ---- the cost model ------------------------------------------------------------------- */
 

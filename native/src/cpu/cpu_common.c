@@ -64,7 +64,8 @@ int ozblas_get_num_threads(void)
 void oz_cpu_sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
                      const float *B, int64_t ldb, float *C)
 {
-    if (oz_host_sgemm_tn(m, n, k, A, lda, B, ldb, C, m))
+    const float one = 1.0f, zero = 0.0f;
+    if (oz_host_gemm('s', 'T', 'N', m, n, k, &one, A, lda, B, ldb, &zero, C, m) == OZBLAS_OK)
         return;
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t j = 0; j < n; j++)

@@ -9,6 +9,29 @@
 
 #include "../core/phase_kernels.h"
 
+/* The CPU executor (cpu_executor.c), listed in the executor table (executor_table.c). */
+extern const oz_executor oz_cpu_executor;
+
+/* Host BLAS found among loaded objects (host_blas.c, through core/symbol_lookup.c). */
+typedef struct {
+    void *sgemm, *dgemm, *zgemm; /* CBLAS entry points */
+    int ilp64;                   /* integer arguments are int64_t */
+    char path[512];
+} oz_host_blas;
+const oz_host_blas *oz_host_blas_get(void);
+/* C := alpha op(A) op(B) + beta C through the host's CBLAS sgemm (prec 's': alpha, beta,
+ * A, B, C float), dgemm ('d': double) or zgemm ('z': double pairs), column-major, trans
+ * 'N', 'T' or 'C': the one place that casts to the library's LP64 or ILP64 integers.
+ * OZBLAS_ERR_NO_HOST_BLAS without a host BLAS, OZBLAS_ERR_INVALID_ARGUMENT for a
+ * dimension an LP64 library cannot take. */
+ozblas_status oz_host_gemm(char prec, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                           const void *alpha, const void *A, int64_t lda, const void *B,
+                           int64_t ldb, const void *beta, void *C, int64_t ldc);
+
+/* cpu_exact.c: the CPU executor's exact entry (oz_executor.exact). */
+ozblas_status oz_cpu_exact(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
+                           int64_t ldlo, ozblas_report *report);
+
 /* OpenMP threads for a call: opt->threads, or all cores when 0. */
 int oz_cpu_threads(const ozblas_options *opt);
 

@@ -7,10 +7,11 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/oz_internal.h"
+#include "cpu_common.h"
 
 typedef struct {
     const char *s, *d, *z;
@@ -77,25 +78,52 @@ const char *ozblas_host_blas_path(void)
     return b ? b->path : "";
 }
 
-enum { COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112 };
-
+enum { COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };
 typedef void (*sgemm32_t)(int, int, int, int, int, int, float, const float *, int, const float *,
                           int, float, float *, int);
 typedef void (*sgemm64_t)(int, int, int, int64_t, int64_t, int64_t, float, const float *,
                           int64_t, const float *, int64_t, float, float *, int64_t);
+typedef void (*dgemm32_t)(int, int, int, int, int, int, double, const double *, int,
+                          const double *, int, double, double *, int);
+typedef void (*dgemm64_t)(int, int, int, int64_t, int64_t, int64_t, double, const double *,
+                          int64_t, const double *, int64_t, double, double *, int64_t);
+typedef void (*zgemm32_t)(int, int, int, int, int, int, const void *, const void *, int,
+                          const void *, int, const void *, void *, int);
+typedef void (*zgemm64_t)(int, int, int, int64_t, int64_t, int64_t, const void *, const void *,
+                          int64_t, const void *, int64_t, const void *, void *, int64_t);
 
-/* C (m x n) = A^T B with A k x m, B k x n, column-major. Returns 0 without a host BLAS. */
-int oz_host_sgemm_tn(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
-                     const float *B, int64_t ldb, float *C, int64_t ldc)
+static int cblas_trans(char t) { return t == 'N' ? NO_TRANS : t == 'T' ? TRANS : CONJ_TRANS; }
+
+ozblas_status oz_host_gemm(char prec, char transa, char transb, int64_t m, int64_t n, int64_t k,
+                           const void *alpha, const void *A, int64_t lda, const void *B,
+                           int64_t ldb, const void *beta, void *C, int64_t ldc)
 {
     const oz_host_blas *b = oz_host_blas_get();
     if (!b)
-        return 0;
-    if (b->ilp64)
-        ((sgemm64_t)b->sgemm)(COL_MAJOR, TRANS, NO_TRANS, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C,
-                              ldc);
+        return OZBLAS_ERR_NO_HOST_BLAS;
+    const int ta = cblas_trans(transa), tb = cblas_trans(transb);
+    if (b->ilp64) {
+        if (prec == 's')
+            ((sgemm64_t)b->sgemm)(COL_MAJOR, ta, tb, m, n, k, *(const float *)alpha, A, lda, B,
+                                  ldb, *(const float *)beta, C, ldc);
+        else if (prec == 'd')
+            ((dgemm64_t)b->dgemm)(COL_MAJOR, ta, tb, m, n, k, *(const double *)alpha, A, lda, B,
+                                  ldb, *(const double *)beta, C, ldc);
+        else
+            ((zgemm64_t)b->zgemm)(COL_MAJOR, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return OZBLAS_OK;
+    }
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX ||
+        ldc > INT_MAX)
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    const int mi = (int)m, ni = (int)n, ki = (int)k, la = (int)lda, lb = (int)ldb, lc = (int)ldc;
+    if (prec == 's')
+        ((sgemm32_t)b->sgemm)(COL_MAJOR, ta, tb, mi, ni, ki, *(const float *)alpha, A, la, B, lb,
+                              *(const float *)beta, C, lc);
+    else if (prec == 'd')
+        ((dgemm32_t)b->dgemm)(COL_MAJOR, ta, tb, mi, ni, ki, *(const double *)alpha, A, la, B,
+                              lb, *(const double *)beta, C, lc);
     else
-        ((sgemm32_t)b->sgemm)(COL_MAJOR, TRANS, NO_TRANS, (int)m, (int)n, (int)k, 1.0f, A,
-                              (int)lda, B, (int)ldb, 0.0f, C, (int)ldc);
-    return 1;
+        ((zgemm32_t)b->zgemm)(COL_MAJOR, ta, tb, mi, ni, ki, alpha, A, la, B, lb, beta, C, lc);
+    return OZBLAS_OK;
 }

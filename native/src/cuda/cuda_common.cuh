@@ -32,6 +32,7 @@ extern "C" {
 #include "../core/phase_kernels.h"
 }
 #include "cublas_dyn.h"
+#include "oz_cuda.h"
 
 #define OZ_KBLOCK 65536 /* INT8 products: 65536 * 128 * 128 = 2^30 < 2^31, exact in INT32 */
 

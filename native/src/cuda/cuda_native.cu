@@ -459,6 +459,13 @@ static oz_executor make_cuda_executor(void)
     e.engine_usable = cuda_engine_usable;
     e.exact = cuda_exact_gemm;
     e.batch = &cuda_batch_kernels;
+    e.owns = oz_cuda_on_device;
+    e.scale = oz_cuda_scale;
+    e.copy = oz_cuda_lx_copy;
+    e.devices_check = oz_cuda_devices_check;
+    e.spread = oz_cuda_multi_executor;
+    e.describe = oz_cuda_describe;
+    e.device_identity = oz_cuda_device_identity;
     return e;
 }
 

@@ -1,5 +1,8 @@
-/* The CUDA executor's entry points for the rest of the library (plain C linkage).
- * The executor itself is reached through oz_cuda_executor() (core/oz_internal.h). */
+/* The CUDA executor's entry points for the rest of the library (plain C linkage). core/
+ * reaches the executor only through the executor table (executor_table.c lists
+ * oz_cuda_executor(); its device entries are the functions below); the LAPACK layer's seam
+ * (lapack/lapack_seam.c) calls the oz_cuda_lx_* functions. cuda/no_cuda.c stands in for all
+ * of them in a library built without CUDA. */
 #ifndef OZ_CUDA_H
 #define OZ_CUDA_H
 
@@ -11,6 +14,16 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+typedef struct oz_executor oz_executor;
+/* The CUDA executor (cuda_native.cu); NULL when not built. */
+const oz_executor *oz_cuda_executor(void);
+/* The CUDA executor spreading each call over the devices of opt->devices as tiles of C
+ * (cuda_multi.cu; the CUDA executor's spread entry); NULL when not built. */
+const oz_executor *oz_cuda_multi_executor(void);
+/* 1 when every device opt->devices lists exists here (cuda:all: at least one); else 0 and
+ * why names the missing one. */
+int oz_cuda_devices_check(const ozblas_options *opt, char *why, size_t len);
 
 /* One line for `ozblas info`: the cuBLAS library loaded (path, version), the devices
  * (name, compute capability), the architectures built in; or why CUDA is unusable.

@@ -64,6 +64,10 @@
 
 #include "oz_defs.h"
 
+/* Automatic precision's first slice count, and the count the policy and `ozblas calibrate`
+ * plan with (ozblas_policy_planning_slices): 11 slices reach DGEMM-level err_ab up to
+ * phi = 2 at k = 1024 and 16384 (docs/accuracy.md). */
+#define OZ1_PLAN_SLICES 11
 #define OZ1_MAX_K (1LL << 28)        /* on K = k (real) or 2k (complex): beta >= 1 */
 #define OZ1_MAGIC 6755399441055744.0  /* 0.75 * 2^53: (y + M) - M = RNE(y) for |y| < 2^51 */
 

@@ -27,6 +27,12 @@
 #define OZ2_MAX_MODULI 49      /* the longest list (INT8's: GEMMul8's 20, then 29 primes) */
 #define OZ2_MAX_MODULI_INT8 49
 #define OZ2_MAX_MODULI_FP4 28
+/* Automatic precision's first count on each engine, and the counts the policy and
+ * `ozblas calibrate` plan with (ozblas_policy_planning_moduli, ozblas_ozaki2_engine_auto_hint):
+ * the count most calls take (benchmarks/accuracy.py --engines: INT8 16 to 18, FP4 22 to 24
+ * for phi <= 2). */
+#define OZ2_PLAN_MODULI_INT8 16
+#define OZ2_PLAN_MODULI_FP4 22
 #define OZ2_LIMBS 12         /* 32-bit limbs: sum_t u_t W_t < 49 * 256 * M < 2^356 (INT8),
                                  28 * 113 * M < 2^171 (FP4) */
 #define OZ2_MAX_BITS 320     /* cap on alpha_i, beta_j: above what any budget gives (at most

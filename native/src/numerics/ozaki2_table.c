@@ -28,9 +28,11 @@ int oz2_max_moduli(int engine)
     return engine == OZ2_ENGINE_FP4 ? OZ2_MAX_MODULI_FP4 : engine_ok(engine) ? OZ2_MAX_MODULI_INT8 : 0;
 }
 
-/* Where automatic precision's walk starts: the count most calls take on the engine
- * (benchmarks/accuracy.py --engines: INT8 16 to 18, FP4 22 to 24 for phi <= 2). */
-int oz2_auto_hint(int engine) { return engine == OZ2_ENGINE_FP4 ? 22 : 16; }
+/* Where automatic precision's walk starts (ozaki2.h). */
+int oz2_auto_hint(int engine)
+{
+    return engine == OZ2_ENGINE_FP4 ? OZ2_PLAN_MODULI_FP4 : OZ2_PLAN_MODULI_INT8;
+}
 
 int oz2_modulus(int engine, int t)
 {

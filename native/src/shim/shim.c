@@ -272,83 +272,57 @@ double shim_begin(shim_result *r, const shim_call *c)
                : -1.0;
 }
 
-/* Method auto: the policy (core/policy_model.c) on this machine's profile, among the executors
- * that may compete (ozblas_policy_executors; a usable GPU is asked for on the first such
- * call, never at load). The choice goes into r, and the C API runs exactly it. A call whose
- * fastest candidate is native (the host's BLAS, or cuBLAS for device data) passes through to
- * the real routine; the reason says whether the profile was calibrated or the built-in
- * estimate. */
-static int auto_routes(const shim_call *c, shim_result *r)
+/* gpu_usable for the dispatch decision, which asks it only under method auto. */
+static int gpu_usable_ctx(const void *ctx)
 {
-    int mask = ozblas_policy_executors(S.opt.executor, c->on_device, gpu_usable());
-    if (!mask) {
-        r->why = N_AUTO_DEVICE;
-        return 0;
-    }
-    ozblas_candidate ch;
-    if (ozblas_policy_decide(NULL, c->cplx, c->m, c->n, c->k, c->on_device, mask, &S.opt, &ch) ==
-            OZBLAS_OK &&
-        ch.method != OZBLAS_METHOD_NATIVE) {
-        r->method = ch.method;
-        r->executor = ch.executor;
-        return 1;
-    }
-    r->why = ozblas_policy_local(NULL, NULL, 0) == 1 ? N_AUTO_CAL : N_AUTO_EST;
-    return 0;
+    (void)ctx;
+    return gpu_usable();
 }
 
+/* The dispatch decision (core/dispatch.c) with the shim's gate. Method auto: the policy
+ * (core/policy_model.c) on this machine's profile, among the executors that may compete
+ * (ozblas_policy_executors; a usable GPU is asked for on the first such call, never at
+ * load); its choice goes into r, and the C API runs exactly it. A call whose fastest
+ * candidate is native (the host's BLAS, or cuBLAS for device data) passes through to the
+ * real routine; the reason says whether the profile was calibrated or the built-in
+ * estimate. BLAS's C := beta C (A and B not referenced) is ozblas's on the host whatever
+ * the size and method: a host kernel that multiplies anyway would turn NaN or Inf in A or
+ * B into NaN in C (docs/accuracy.md, "Special values"); cuBLAS reads neither (N_ZERO). */
 int shim_decide(const shim_call *c, const char *bad, shim_result *r)
 {
+    static const int why[] = {
+        [OZ_WHY_DISABLED] = N_DISABLED,         [OZ_WHY_BAD_SETTING] = N_BAD_SETTING,
+        [OZ_WHY_METHOD_NATIVE] = N_METHOD_NATIVE, [OZ_WHY_MIN_SIZE] = N_MIN_SIZE,
+        [OZ_WHY_ZERO] = N_ZERO,                 [OZ_WHY_AUTO_DEVICE] = N_AUTO_DEVICE,
+    };
     if (bad) {
         r->why = N_ARGUMENT;
         return 0;
     }
-    int azero = c->alpha[0] == 0.0 && c->alpha[1] == 0.0;
-    int bone = c->beta[0] == 1.0 && c->beta[1] == 0.0;
-    if (c->m == 0 || c->n == 0 || ((azero || c->k == 0) && bone)) {
+    const oz_dispatch_in in = {c->cplx, c->m, c->n, c->k, c->alpha, c->beta, c->on_device,
+                               gpu_usable_ctx, NULL, c->update, 0, S.env.min_size,
+                               S.env.disable, S.bad};
+    oz_dispatch d;
+    oz_dispatch_decide(&in, &S.opt, &d);
+    switch (d.route) {
+    case OZ_ROUTE_QUICK:
         r->route = R_QUICK;
         return 0;
-    }
-    if (S.env.disable) {
-        r->why = N_DISABLED;
+    case OZ_ROUTE_NATIVE:
+        r->why = d.why != OZ_WHY_AUTO_NATIVE        ? why[d.why]
+                 : ozblas_policy_local(NULL, NULL, 0) == 1 ? N_AUTO_CAL
+                                                           : N_AUTO_EST;
         return 0;
-    }
-    if (S.bad) {
-        r->why = N_BAD_SETTING;
-        return 0;
-    }
-    if (c->update && !c->on_device && (azero || c->k == 0)) {
-        /* BLAS's C := beta C (A and B not referenced), by ozblas on the host whatever the
-         * size and method: a host kernel that multiplies anyway would turn NaN or Inf in
-         * A or B into NaN in C (docs/accuracy.md, "Special values"). cuBLAS reads neither (N_ZERO below). */
+    case OZ_ROUTE_SCALE: /* method as set, on the host */
         r->zero = 1;
         r->method = S.opt.method;
         r->executor = OZBLAS_EXECUTOR_CPU;
         return 1;
+    default: /* emulated or exact: the settings' method and executor, or auto's choice */
+        r->method = d.method;
+        r->executor = d.executor;
+        return 1;
     }
-    if (S.opt.method == OZBLAS_METHOD_NATIVE) {
-        r->why = N_METHOD_NATIVE;
-        return 0;
-    }
-    int64_t mn = c->m < c->n ? c->m : c->n;
-    if (c->k < mn)
-        mn = c->k;
-    /* accuracy correct promises every product correctly rounded: no size threshold, and
-     * method auto's native candidate does not apply (api.c computes it exactly) */
-    int correct = S.opt.accuracy == OZBLAS_ACCURACY_CORRECT;
-    if (mn < S.env.min_size && !correct) {
-        r->why = N_MIN_SIZE;
-        return 0;
-    }
-    if (azero || c->k == 0) {
-        r->why = N_ZERO;
-        return 0;
-    }
-    r->method = S.opt.method;
-    r->executor = S.opt.executor;
-    if (S.opt.method == OZBLAS_METHOD_AUTO && !correct && !auto_routes(c, r))
-        return 0;
-    return 1;
 }
 
 /* The decision, and the emulated call. Returns 1 when the call is done (quick return or
