@@ -76,11 +76,8 @@ static int ev_begin(lap_call *L, int cplx, int kind, char jobz, int64_t n, int a
     int query = lwork == -1 || (lrw >= 0 && lrwork == -1) || (liw >= 0 && liwork == -1);
     int bad = arg_bad || (!query && (lwork < lw || lrwork < lrw || liwork < liw));
     int go = lap_begin(L, cplx, n, n, n, n, bad || query ? 0.0 : flops, bad, n == 0);
-    if (go && query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        L->c.flops = 0.0;
-        return 0;
-    }
+    if (go && query)
+        return lap_query(L);
     return go;
 }
 
@@ -314,11 +311,8 @@ static int h_tr(lap_call *L, int cplx, int op, char side, char uplo, char trans,
         snprintf(L->dims, sizeof L->dims, "n=%lld uplo=%c", (long long)n, uplo);
     if (!go)
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        L->c.flops = 0.0;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     if (op != OZ_TR_SYTRD && uplo == 'U') {
         L->r.why = N_QL_FORM;
         return 0;

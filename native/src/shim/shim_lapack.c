@@ -70,6 +70,13 @@ int lap_begin_update(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int
     return 1;
 }
 
+int lap_query(lap_call *L)
+{
+    L->r.why = N_WORKSPACE_QUERY;
+    L->c.flops = 0.0;
+    return 0;
+}
+
 int lap_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t order,
               double flops, int bad, int quick)
 {
@@ -235,11 +242,8 @@ static int h_getri(lap_call *L, int cplx, int64_t n, double *A, int64_t lda, con
                                                  .lwork = lwork}) != 0;
     if (!lap_start(L, cplx, OZ_LF_GETRI, n, n, 0, bad, n == 0))
         return 0;
-    if (lwork == -1) {
-        L->r.why = N_WORKSPACE_QUERY;
-        L->c.flops = 0.0;
-        return 0;
-    }
+    if (lwork == -1)
+        return lap_query(L);
     if (!lap_finite(L, cplx, 'A', n, n, A, lda))
         return 0;
     int64_t *p = piv_in(ipiv, wide, n);
@@ -327,11 +331,8 @@ static int h_sytrf(lap_call *L, int kind, int cplx, int herm, char uplo, int64_t
                                                  .lwork = query ? lwork : 1}) != 0;
     if (!lap_start(L, cplx, op, n, n, nrhs, bad, n == 0 || (kind == 1 && nrhs == 0)))
         return 0;
-    if (query && lwork == -1) {
-        L->r.why = N_WORKSPACE_QUERY;
-        L->c.flops = 0.0;
-        return 0;
-    }
+    if (query && lwork == -1)
+        return lap_query(L);
     if (!lap_finite(L, cplx, uplo, n, n, A, lda) ||
         (solve && !lap_finite(L, cplx, 'A', n, nrhs, B, ldb)))
         return 0;

@@ -27,6 +27,8 @@ int lap_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t or
  * not referenced: no finiteness check) whatever the size and method (shim_decide). */
 int lap_begin_update(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t order,
                      double flops, int bad, int quick, const double *alpha);
+/* A workspace query (lwork = -1): to the real routine, its flops not counted; returns 0. */
+int lap_query(lap_call *L);
 /* Every element of the referenced part finite ('A' all, 'U'/'L' a triangle); otherwise
  * 0 and the call goes to the real routine (IEEE semantics, LAPACK's own info). */
 int lap_finite(lap_call *L, int cplx, char uplo, int64_t m, int64_t n, const double *A,

@@ -52,10 +52,8 @@ static int h_geqrf(lap_call *L, int cplx, int row, int64_t m, int64_t n, double 
     double flops = query ? 0.0 : oz_qr_flops(op, cplx, 0, m, n, 0);
     if (!lap_begin(L, cplx, m, n, k, k, flops, bad, quick))
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     if (!lap_finite(L, cplx, 'A', m, n, A, lda))
         return 0;
     int ok = LAP_RUN((row ? (cplx ? ozblas_zgelqf : ozblas_dgelqf)
@@ -77,10 +75,8 @@ static int h_orgqr(lap_call *L, int cplx, int row, int64_t m, int64_t n, int64_t
     double flops = query ? 0.0 : oz_qr_flops(op, cplx, 0, m, n, k);
     if (!lap_begin(L, cplx, m, n, k, k, flops, bad, quick))
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     /* the reflectors (below the diagonal of the first k columns, or right of it in the first
        k rows) and tau */
     if (!lap_finite(L, cplx, row ? 'U' : 'L', row ? k : m, row ? n : k, A, lda) ||
@@ -107,10 +103,8 @@ static int h_ormqr(lap_call *L, int cplx, int row, char side, char trans, int64_
     double flops = query ? 0.0 : oz_qr_flops(op, cplx, side, m, n, k);
     if (!lap_begin(L, cplx, m, n, k, -1, flops, bad, quick))
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     if (!lap_finite(L, cplx, row ? 'U' : 'L', row ? k : nq, row ? nq : k, A, lda) ||
         !lap_finite(L, cplx, 'A', k, 1, tau, k) || !lap_finite(L, cplx, 'A', m, n, C, ldc))
         return 0;
@@ -139,10 +133,8 @@ static int h_gehrd(lap_call *L, int cplx, int gen, int64_t n, int64_t ilo, int64
              (long long)ihi);
     if (!go)
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     /* gehrd: the matrix; orghr: the reflectors (below the diagonal) and their h scalars */
     if (!lap_finite(L, cplx, gen ? 'L' : 'A', n, n, A, lda) ||
         (gen && !lap_finite(L, cplx, 'A', h, 1, tau + (cplx ? 2 : 1) * (ilo - 1), h)))
@@ -171,10 +163,8 @@ static int h_ormhr(lap_call *L, int cplx, char side, char trans, int64_t m, int6
              (long long)n, (long long)ilo, (long long)ihi);
     if (!go)
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     if (!lap_finite(L, cplx, 'L', nq, nq, A, lda) ||
         !lap_finite(L, cplx, 'A', nh, 1, tau + (cplx ? 2 : 1) * (ilo - 1), nh) ||
         !lap_finite(L, cplx, 'A', m, n, C, ldc))
@@ -203,10 +193,8 @@ static int h_gels(lap_call *L, int cplx, char trans, int64_t m, int64_t n, int64
              (long long)nrhs);
     if (!go)
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     if (!lap_finite(L, cplx, 'A', m, n, A, lda) ||
         !lap_finite(L, cplx, 'A', trans == 'N' ? m : n, nrhs, B, ldb))
         return 0;

@@ -42,10 +42,8 @@ static int h_gebrd(lap_call *L, int cplx, int64_t m, int64_t n, double *A, int64
     double flops = bad || query ? 0.0 : oz_brd_flops(OZ_BR_GEBRD, cplx, 0, 0, m, n, 0);
     if (!lap_begin(L, cplx, m, n, mn, mn, flops, bad, quick))
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     if (!lap_finite(L, cplx, 'A', m, n, A, lda))
         return 0;
     int ok = LAP_RUN((cplx ? ozblas_zgebrd : ozblas_dgebrd)(shim_context(), m, n, A, lda, d, e,
@@ -70,10 +68,8 @@ static int h_orgbr(lap_call *L, int cplx, char vect, int64_t m, int64_t n, int64
              (long long)m, (long long)n, (long long)k);
     if (!go)
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     if (!lap_finite(L, cplx, 'A', m, n, A, lda) || !lap_finite(L, cplx, 'A', nt, 1, tau, max1(nt)))
         return 0;
     int ok = LAP_RUN((cplx ? ozblas_zungbr : ozblas_dorgbr)(shim_context(), vect, m, n, k, A, lda,
@@ -99,10 +95,8 @@ static int h_ormbr(lap_call *L, int cplx, char vect, char side, char trans, int6
              (long long)m, (long long)n, (long long)k);
     if (!go)
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     if (!lap_finite(L, cplx, 'A', vect == 'Q' ? nq : kk, vect == 'Q' ? kk : nq, A, lda) ||
         !lap_finite(L, cplx, 'A', kk, 1, tau, max1(kk)) || !lap_finite(L, cplx, 'A', m, n, C, ldc))
         return 0;
@@ -130,10 +124,8 @@ static int h_gelsy(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, do
              (long long)nrhs);
     if (!go)
         return 0;
-    if (query) {
-        L->r.why = N_WORKSPACE_QUERY;
-        return 0;
-    }
+    if (query)
+        return lap_query(L);
     if (!lap_finite(L, cplx, 'A', m, n, A, lda) || !lap_finite(L, cplx, 'A', m, nrhs, B, ldb))
         return 0;
     int64_t *p = malloc(sizeof(int64_t) * (size_t)max1(n)), r = 0;
