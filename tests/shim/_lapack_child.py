@@ -49,3 +49,27 @@ def run_preloaded(tmp_path, body):
 
 def within(err, native, what):
     assert err <= 4 * native + 1e-15, f"{what}: {err:.3e} vs native {native:.3e}"
+
+
+# The end of a child script whose calls(numpy_too) fills res (tuples and the lwork dict
+# flattened): run under `ozblas run` (NumPy's paths too) or inside activated(...), the
+# results and the stats' routes saved for the parent.
+CALLS_TAIL = """
+if mode == "activated":
+    with ozblas.activated(method="ozaki2", min_size=0, moduli=16):
+        calls(False)
+else:
+    calls(True)
+flat = {}
+for k, v in res.items():
+    if k == "lwork":
+        flat["lwork"] = np.array([v[r] for r in sorted(v)])
+    elif isinstance(v, tuple):
+        for i, x in enumerate(v):
+            flat[k + str(i)] = x
+    else:
+        flat[k] = v
+np.savez(out_dir + "/results.npz", **flat)
+st = ozblas.stats()["routines"]
+json.dump({r: v["routes"] for r, v in st.items() if v["calls"]}, open(out_dir + "/out.json", "w"))
+"""

@@ -17,7 +17,7 @@ import pytest
 import scipy.linalg as sl
 import scipy.linalg.lapack as la
 
-from _lapack_child import run_child
+from _lapack_child import CALLS_TAIL, run_child
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 LAPACK_TESTS = Path(__file__).resolve().parent.parent / "lapack"
@@ -56,24 +56,7 @@ def calls(numpy_too):
             res[dt + "eig"] = np.linalg.eig(a)
     res["lwork"] = N.lwork_infos()
 
-if mode == "activated":
-    with ozblas.activated(method="ozaki2", min_size=0, moduli=16):
-        calls(False)
-else:
-    calls(True)
-flat = {}
-for k, v in res.items():
-    if k == "lwork":
-        flat["lwork"] = np.array([v[r] for r in sorted(v)])
-    elif isinstance(v, tuple):
-        for i, x in enumerate(v):
-            flat[k + str(i)] = x
-    else:
-        flat[k] = v
-np.savez(out_dir + "/results.npz", **flat)
-st = ozblas.stats()["routines"]
-json.dump({r: v["routes"] for r, v in st.items() if v["calls"]}, open(out_dir + "/out.json", "w"))
-""" % str(LAPACK_TESTS)
+""" % str(LAPACK_TESTS) + CALLS_TAIL
 
 ROUTINES = ("dgelqf", "zgelqf", "dorglq", "zunglq", "dormlq", "zunmlq", "dgehrd", "zgehrd",
             "dorghr", "zunghr", "dormhr", "zunmhr", "dgels", "zgels")
