@@ -32,7 +32,7 @@ from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri", "trtrs",
            "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq", "unglq",
-           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gebrd",
+           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gesdd", "gebrd",
            "orgbr", "ungbr", "ormbr", "unmbr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
@@ -636,6 +636,35 @@ def gelsy(a, b, jptv=None, cond=None, lwork=None, overwrite_a=False, overwrite_b
         rank = int(r[0])
     j = jp[:n].astype(np.int32)
     return f, (x[:, 0] if vec else x), (j if xp is np else xp.asarray(j)), rank, info
+
+
+def gesdd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw):
+    """Singular value decomposition a = u diag(s) vt by the two-stage bidiagonal reduction:
+    ``(u, s, vt, info)`` as scipy.linalg.lapack.dgesdd/zgesdd (numpy.linalg.svd's routine).
+    compute_uv 0: s only (u and vt 1 x 1 zeros); full_matrices 1: u m x m and vt n x n, else
+    m x min(m, n) and min(m, n) x n. s descending (real, NumPy); info > 0: the bidiagonal
+    solver (dbdsdc) did not converge. lwork -1 is a workspace query (nothing computed)."""
+    compute_uv, full_matrices = (_flag("gesdd", k, v) for k, v in (("compute_uv", compute_uv),
+                                                                   ("full_matrices", full_matrices)))
+    dt, xp, opts = _start(kw, a)
+    f = _fortran(a, dt, overwrite_a, xp=xp)
+    m, n = f.shape
+    k = min(m, n)
+    shape_u, shape_vt = ((m, m), (n, n)) if full_matrices else ((m, k), (k, n))
+    if not compute_uv:
+        shape_u = shape_vt = (1, 1)
+    u = xp.zeros(shape_u, dtype=dt, order="F")
+    vt = xp.zeros(shape_vt, dtype=dt, order="F")
+    s = np.zeros(max(k, 1))
+    info = 0
+    if not _query(lwork):
+        jobz = b"N" if not compute_uv else b"A" if full_matrices else b"S"
+        info = _call(_fn("gesdd", dt), jobz, m, n, _ptr(f), _ld(f), ffi.cast("double *", s.ctypes.data),
+                     _ptr(u), _ld(u), _ptr(vt), _ld(vt), opts=opts)
+        if info < 0:
+            raise ValueError(f"gesdd: argument {-info} is not valid")
+    s = s[:k]
+    return u, (s if xp is np else xp.asarray(s)), vt, info
 
 
 def gebrd(a, lwork=None, overwrite_a=False, **kw):

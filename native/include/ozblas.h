@@ -793,6 +793,22 @@ ozblas_status ozblas_zgelsy(ozblas_context *ctx, int64_t m, int64_t n, int64_t n
                             int64_t lda, double *B, int64_t ldb, int64_t *jpvt, double rcond,
                             int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report);
+/* The singular value decomposition A = U S V^H (LAPACK's gesdd): jobz 'N' (s only), 'S' (U
+ * m x min(m, n), VT = V^H min(m, n) x n), 'A' (U m x m, VT n x n) or 'O' (m >= n: U
+ * overwrites A, VT n x n; m < n: U m x m, VT overwrites A). s (min(m, n), real, host memory):
+ * descending. An order min(m, n) within one block is one call of the host gesdd; otherwise a
+ * two-stage bidiagonal reduction (QR and LQ panels by the host, their updates as products;
+ * the band to bidiagonal by bulge chasing on the host), the host dbdsdc, and the
+ * back-transformations as products (m < n: the SVD of A^H). A is destroyed (jobz other than
+ * 'O'). info: 0, -i, or > 0 when dbdsdc did not converge. */
+ozblas_status ozblas_dgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n, double *A,
+                            int64_t lda, double *s, double *U, int64_t ldu, double *VT,
+                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n, double *A,
+                            int64_t lda, double *s, double *U, int64_t ldu, double *VT,
+                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
 /* Level-3 BLAS as products (BLAS semantics: only the stored triangle of A read, beta = 0
  * never reads C; syr2k/her2k touch only the uplo triangle of C, her2k's diagonal real):
  * symm/hemm C := alpha A B + beta C (side 'L', A m x m) or alpha B A + beta C ('R', n x n);

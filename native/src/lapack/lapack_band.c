@@ -48,7 +48,7 @@ int lx_band_ready(int cplx)
 }
 
 /* H^H (alpha; x) = (beta; 0), H = I - tau v v^H, v = (1; x) on return */
-static void larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau)
+void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau)
 {
     lx_host_flops(x, 3.0 * (double)n);
     void *f = b_real(x->cplx, B_LARFG);
@@ -58,7 +58,7 @@ static void larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *t
 }
 
 /* C (m x n) := H C (side 'L') or C H ('R'), H = I - tau v v^H */
-static void larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
+void lx_larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
                   const double *tau, double *C, int64_t ldc, double *work)
 {
     lx_host_flops(x, 4.0 * (double)m * (double)n);
@@ -252,7 +252,7 @@ void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, doub
             memcpy(LX_AT(x, v, i, 0, 1), BA(r0 + i, s), sizeof(double) * (size_t)w);
             memset(BA(r0 + i, s), 0, sizeof(double) * (size_t)w);
         }
-        larfg(x, len, BA(r0, s), LX_AT(x, v, 1, 0, 1), tau);
+        lx_larfg(x, len, BA(r0, s), LX_AT(x, v, 1, 0, 1), tau);
         v[0] = 1.0;
         if (x->cplx)
             v[1] = 0.0;
@@ -262,18 +262,18 @@ void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, doub
             int64_t r1 = r0 + len, len1 = min64(b, n - r1);
             double *v1 = LX_AT(x, v, len, 0, 1), *tau1 = LX_AT(x, tau, k, 0, 1);
             /* (s, k - 1) from the right on rows r1..r1+len1 of its columns: the bulge */
-            larfx(x, 'R', len1, len, v, LX_AT(x, tau, k - 1, 0, 1), BA(r1, r0), ld, work);
+            lx_larfx(x, 'R', len1, len, v, LX_AT(x, tau, k - 1, 0, 1), BA(r1, r0), ld, work);
             /* (s, k) annihilates the bulge's first column */
             for (int64_t i = 1; i < len1; i++) {
                 memcpy(LX_AT(x, v1, i, 0, 1), BA(r1 + i, r0), sizeof(double) * (size_t)w);
                 memset(BA(r1 + i, r0), 0, sizeof(double) * (size_t)w);
             }
-            larfg(x, len1, BA(r1, r0), LX_AT(x, v1, 1, 0, 1), tau1);
+            lx_larfg(x, len1, BA(r1, r0), LX_AT(x, v1, 1, 0, 1), tau1);
             v1[0] = 1.0;
             if (x->cplx)
                 v1[1] = 0.0;
             double c1[2] = {tau1[0], x->cplx ? -tau1[1] : 0.0};
-            larfx(x, 'L', len1, len - 1, v1, c1, BA(r1, r0 + 1), ld, work);
+            lx_larfx(x, 'L', len1, len - 1, v1, c1, BA(r1, r0 + 1), ld, work);
             if (len1 > 1) /* LAPACK leaves the last 1 x 1 block: a phase does not change it */
                 larfy(x, len1, v1, c1, BA(r1, r1), ld, work);
             r0 = r1;

@@ -312,6 +312,12 @@ ozblas_status lx_trsyl(oz_lx *x, char ta, char tb, int isgn, int64_t m, int64_t 
 
 /* 1 when the host larfg, larfx and larfy of stage 2 are loaded. */
 int lx_band_ready(int cplx);
+/* The host larfg: H^H (alpha; x) = (beta; 0), beta real, H = I - tau v v^H, v = (1; x) on
+ * return (x: n - 1 elements at v). larfx: C (m x n) := H C (side 'L') or C H ('R'), work:
+ * n (side 'L') or m elements. Both count their flops into the report. */
+void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau);
+void lx_larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
+              const double *tau, double *C, int64_t ldc, double *work);
 
 /* Stage 1 for a Hermitian (symmetric) A of order n, its lower triangle stored (LAPACK's
  * dsytrd_sy2sb/zhetrd_he2hb, uplo 'L'): A := Q1^H A Q1 with a band of width b (b >= 1; the

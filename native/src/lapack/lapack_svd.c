@@ -1,0 +1,490 @@
+/* The singular value decomposition by a two-stage bidiagonal reduction (LAPACK's dgesdd,
+ * zgesdd; docs/design/lapack.md "Two-stage reductions"), for double and complex double:
+ *
+ *   stage 1, full (m >= n) to an upper band of width b: alternating QR panels (b columns, the
+ *     host geqrf) and LQ panels (b rows right of the band, the host gelqf), each block
+ *     reflector applied to the rest of the matrix as larfb's products (lapack_qr.c);
+ *   stage 2 on the host, upper band to real upper bidiagonal by bulge chasing (the host
+ *     larfg/larfx), every reflector of both sides kept (two lx_hous, lapack_band.c);
+ *   the host dbdsdc on the bidiagonal (the singular vectors of a real bidiagonal are real);
+ *   U = Q1 (Q2 U_B), V^H = (V_B^H P2^H) P1^H: stage 2's reflectors by lx_hous_apply and
+ *     stage 1's by lx_ormqr (row 0 for the QR panels' Q1, row 1 for the LQ panels' P1), all
+ *     products on the normwise target of Householder products.
+ *
+ * m < n is the SVD of A^H (A^H = U' S V'^H: U = V', V^H = U'^H), on a copy of A^H. An order
+ * min(m, n) within one block is one call of the host gesdd. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/oz_internal.h"
+#include "oz_lapack.h"
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
+static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
+static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
+
+/* ---- the host routines ------------------------------------------------------------------ */
+
+static void *s_bdsdc, *s_gesdd[2]; /* found once */
+
+static int svd_ready(int cplx)
+{
+    return lx_hh_ready(cplx) && lx_band_ready(cplx) &&
+           lx_real_fn_cached(&s_bdsdc, 0, "bdsdc") &&
+           lx_real_fn_cached(&s_gesdd[cplx], cplx, "gesdd");
+}
+
+/* dbdsdc on the real upper bidiagonal (d, e) of order n: compq 'I' (U_B, VT_B n x n) or 'N'.
+ * Its flops counted as its divide and conquer's merges without deflation (4/3 n^3 with
+ * vectors), its values-only dqds as 30 n^2. */
+static void bdsdc(oz_lx *x, int vec, int64_t n, double *d, double *e, double *UB, double *VTB,
+                  int64_t *info)
+{
+    double dn = (double)n;
+    /* counted as real flops whatever the element type: dbdsdc is real */
+    x->rep->host_flops += vec ? 4.0 / 3.0 * dn * dn * dn : 30.0 * dn * dn;
+    char uplo = 'U', compq = vec ? 'I' : 'N';
+    double *work = malloc(sizeof(double) * (size_t)(3 * n * n + 4 * n + 1));
+    if (!work) {
+        x->failed = 1;
+        return;
+    }
+    LX_F77(I n4 = (I)n, l4 = (I)max1(n), inf4 = 0, iq = 0;
+        I *iw = malloc(sizeof(I) * (size_t)(8 * n + 1));
+        if (!iw)
+            x->failed = 1;
+        else
+            ((void (*)(const char *, const char *, const I *, double *, double *, double *,
+                       const I *, double *, const I *, double *, I *, double *, I *, I *,
+                       size_t, size_t))s_bdsdc)(&uplo, &compq, &n4, d, e, UB, &l4, VTB, &l4,
+                                                NULL, &iq, work, iw, &inf4, 1, 1);
+        *info = inf4;
+        free(iw););
+    free(work);
+}
+
+/* ---- copies through the seam ------------------------------------------------------------- */
+
+/* D := S (rows x cols; ct: D (cols x rows) := S^H), in tiles of nb x nb; returns the largest
+ * |s_ij| (NaN propagates). */
+static double copy_mat(oz_lx *x, int conj_t, int64_t rows, int64_t cols, const double *S,
+                       int64_t lds, double *D, int64_t ldd)
+{
+    int64_t t = x->nb, w = x->cplx ? 2 : 1;
+    double amax = 0.0;
+    for (int64_t j0 = 0; j0 < cols && !x->failed; j0 += t)
+        for (int64_t i0 = 0; i0 < rows && !x->failed; i0 += t) {
+            int64_t ib = min64(t, rows - i0), jb = min64(t, cols - j0), ls, ld;
+            const double *H = lx_fetch(x, 0, LX_AT(x, S, i0, j0, lds), lds, ib, jb, &ls, 1);
+            double *Dt = conj_t ? LX_AT(x, D, j0, i0, ldd) : LX_AT(x, D, i0, j0, ldd);
+            double *G = lx_fetch(x, 1, Dt, ldd, conj_t ? jb : ib, conj_t ? ib : jb, &ld, 0);
+            if (x->failed)
+                return amax;
+            for (int64_t j = 0; j < jb; j++)
+                for (int64_t i = 0; i < ib; i++) {
+                    const double *s = LX_AT(x, H, i, j, ls);
+                    double *o = conj_t ? LX_AT(x, G, j, i, ld) : LX_AT(x, G, i, j, ld);
+                    double a = w == 2 ? hypot(s[0], s[1]) : fabs(s[0]);
+                    if (a > amax || isnan(a))
+                        amax = isnan(amax) ? amax : a;
+                    o[0] = s[0];
+                    if (w == 2)
+                        o[1] = conj_t ? -s[1] : s[1];
+                }
+            lx_store(x, G, ld, Dt, ldd, conj_t ? jb : ib, conj_t ? ib : jb);
+        }
+    return amax;
+}
+
+/* D (n x n) := the real R (leading dimension n, host) as the element type, in strips. */
+static void put_real(oz_lx *x, int64_t n, const double *R, double *D, int64_t ldd)
+{
+    for (int64_t c = 0; c < n && !x->failed; c += x->nb) {
+        int64_t cb = min64(x->nb, n - c), ld;
+        double *H = lx_fetch(x, 1, LX_AT(x, D, 0, c, ldd), ldd, n, cb, &ld, 0);
+        if (x->failed)
+            return;
+        for (int64_t j = 0; j < cb; j++)
+            for (int64_t i = 0; i < n; i++) {
+                double *z = LX_AT(x, H, i, j, ld);
+                z[0] = R[i + (c + j) * n];
+                if (x->cplx)
+                    z[1] = 0.0;
+            }
+        lx_store(x, H, ld, LX_AT(x, D, 0, c, ldd), ldd, n, cb);
+    }
+}
+
+/* ---- stage 1 ---------------------------------------------------------------------------- */
+
+/* A (m x n, m >= n) := Q1^H A P1, upper band of width b: for each panel j (b columns) the QR
+ * of A(j:m, j:j+b) (its reflectors below the diagonal, tauq; Q1 = ormqr's form on A), Q1^H of
+ * the panel applied to the columns right of it, then the LQ of A(j:j+b, j+b:n) (reflector
+ * of row i at column i + b onward, taup: n - b scalars; P1 = the view's Q of ormqr row 1 on
+ * A(0:n-b, b:n)), applied to the rows below from the right. */
+static void ge2gb(oz_lx *x, lx_hh *q, int64_t m, int64_t n, int64_t b, double *A, int64_t lda,
+                  double *tauq, double *taup)
+{
+    for (int64_t j = 0; j < n && !x->failed; j += b) {
+        int64_t jb = min64(b, n - j), rest = n - j - jb, pinfo = 0, ld;
+        double *H;
+        lx_hh_host(x, q, 0, 0, m - j, jb, 0, LX_AT(x, A, j, j, lda), lda, LX_AT(x, tauq, j, 0, 1),
+                   &pinfo, &H, &ld);
+        if (!rest || x->failed)
+            continue;
+        lx_hh_block(x, q, 0, H, ld, m - j, jb, LX_AT(x, tauq, j, 0, 1), NULL, 0);
+        lx_larfb(x, q, 'L', ct(x), m - j, rest, jb, LX_AT(x, A, j, j + jb, lda), lda);
+        int64_t ib = min64(rest, jb);
+        lx_hh_host(x, q, 1, 0, rest, jb, 0, LX_AT(x, A, j, j + jb, lda), lda,
+                   LX_AT(x, taup, j, 0, 1), &pinfo, &H, &ld);
+        if (x->failed)
+            break;
+        lx_hh_block(x, q, 1, H, ld, rest, ib, LX_AT(x, taup, j, 0, 1), NULL, 0);
+        lx_larfb(x, q, 'R', 'N', m - j - jb, rest, ib, LX_AT(x, A, j + jb, j + jb, lda), lda);
+    }
+}
+
+/* ---- stage 2 ---------------------------------------------------------------------------- */
+
+/* A general band on the host holding A(i, j) for -2b <= i - j <= b (the upper band, its fill
+ * above and the bulges below): as a matrix with leading dimension 3b at G + 2b elements. */
+typedef struct {
+    int64_t n, b;
+    double *g;
+} ub_band;
+
+#define UB(x, B, i, j) LX_AT(x, (B)->g + ((x)->cplx ? 2 : 1) * 2 * (B)->b, (i), (j), 3 * (B)->b)
+
+/* The band (0 <= j - i <= b) of A's leading n x n block, in strips of nb columns. */
+static void band_get(oz_lx *x, ub_band *B, const double *A, int64_t lda)
+{
+    int64_t n = B->n, b = B->b, w = x->cplx ? 2 : 1;
+    for (int64_t c = 0; c < n && !x->failed; c += x->nb) {
+        int64_t cb = min64(x->nb, n - c), r0 = max64(0, c - b), ld;
+        const double *H = lx_fetch(x, 0, LX_AT(x, A, r0, c, lda), lda, c + cb - r0, cb, &ld, 1);
+        if (x->failed)
+            return;
+        for (int64_t j = c; j < c + cb; j++)
+            for (int64_t i = max64(0, j - b); i <= j; i++)
+                memcpy(UB(x, B, i, j), LX_AT(x, H, i - r0, j - c, ld), sizeof(double) * (size_t)w);
+    }
+}
+
+/* Upper band (width b) := Q2^H B P2 real upper bidiagonal (d: n, e: n - 1), sweep after sweep:
+ * sweep s annihilates row s right of its superdiagonal by the right reflector (s, 0) of
+ * columns s+1..s+b, whose application to the rows below leaves a bulge under the diagonal
+ * block, which the left reflector (s, 0) of the same rows annihilates (column s + 1 below its
+ * diagonal), leaving a bulge right of the band in those rows; the right reflector (s, k) of
+ * columns c = s+1+kb..c+b annihilates it (row c - b right of column c), and so on down. hl,
+ * hr (n, b, off 1, n - 1 sweeps): the left and right reflectors; work: 2b elements. */
+static void gb2bd(const oz_lx *x, ub_band *B, double *d, double *e, lx_hous *hl, lx_hous *hr,
+                  double *work)
+{
+    int64_t n = B->n, b = B->b, w = x->cplx ? 2 : 1, ld = 3 * b;
+    for (int64_t s = 0; s + 1 < n; s++) {
+        double *vl = hl->v + w * lx_hous_pos(hl, s), *tl = hl->tau + w * s * hl->kmax;
+        double *vr = hr->v + w * lx_hous_pos(hr, s), *tr = hr->tau + w * s * hr->kmax;
+        for (int64_t k = 0, r = s, c = s + 1; c < n; k++, r = c, c += b) {
+            int64_t len = min64(b, n - c);
+            double *v = LX_AT(x, vr, k * b, 0, 1), *tau = LX_AT(x, tr, k, 0, 1);
+            /* right (s, k): row r's conjugate from column c, so that row r H = (beta, 0) */
+            for (int64_t i = 0; i < len; i++) {
+                double *a = UB(x, B, r, c + i);
+                memcpy(LX_AT(x, v, i, 0, 1), a, sizeof(double) * (size_t)w);
+                if (w == 2)
+                    v[2 * i + 1] = -v[2 * i + 1];
+                if (i)
+                    memset(a, 0, sizeof(double) * (size_t)w);
+            }
+            double alpha[2] = {v[0], w == 2 ? v[1] : 0.0};
+            lx_larfg(x, len, alpha, LX_AT(x, v, 1, 0, 1), tau);
+            memcpy(UB(x, B, r, c), alpha, sizeof(double) * (size_t)w); /* beta: real */
+            v[0] = 1.0;
+            if (w == 2)
+                v[1] = 0.0;
+            lx_larfx(x, 'R', c + len - 1 - r, len, v, tau, UB(x, B, r + 1, c), ld, work);
+            /* left (s, k): column c below its diagonal; H^H from the left */
+            v = LX_AT(x, vl, k * b, 0, 1);
+            tau = LX_AT(x, tl, k, 0, 1);
+            for (int64_t i = 1; i < len; i++) {
+                memcpy(LX_AT(x, v, i, 0, 1), UB(x, B, c + i, c), sizeof(double) * (size_t)w);
+                memset(UB(x, B, c + i, c), 0, sizeof(double) * (size_t)w);
+            }
+            lx_larfg(x, len, UB(x, B, c, c), LX_AT(x, v, 1, 0, 1), tau);
+            v[0] = 1.0;
+            if (w == 2)
+                v[1] = 0.0;
+            double conj_tau[2] = {tau[0], w == 2 ? -tau[1] : 0.0};
+            int64_t nc = min64(n - c - 1, len - 1 + b);
+            lx_larfx(x, 'L', len, nc, v, conj_tau, UB(x, B, c, c + 1), ld, work);
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        d[i] = UB(x, B, i, i)[0];
+        if (i + 1 < n)
+            e[i] = UB(x, B, i, i + 1)[0];
+    }
+}
+
+/* ---- the two-stage SVD of a tall matrix ---------------------------------------------------- */
+
+/* The band width: as the eigensolvers' (the block size, at most 256). */
+static int64_t band_width(int64_t nb) { return nb < 256 ? nb : 256; }
+
+/* A = U S V^H for W (m x n, m >= n > 0, destroyed): s (n); with vec, U (m x ucols, ucols n or
+ * m: the identity's last columns extended) and VT = V^H (n x n). */
+static ozblas_status svd_tall(oz_lx *x, int vec, int64_t m, int64_t n, double *W, int64_t ldw,
+                              double *s, double *U, int64_t ldu, int64_t ucols, double *VT,
+                              int64_t ldvt, int64_t *info)
+{
+    int64_t wd = x->cplx ? 2 : 1, b = min64(band_width(x->nb), max64(n - 1, 1));
+    ozblas_status st = OZBLAS_ERR_ALLOCATION;
+    lx_hous hl = {0}, hr = {0};
+    lx_hh q = {0};
+    ub_band B = {n, b, calloc((size_t)(wd * (3 * b + 1) * n + wd), sizeof(double))};
+    double *tau = malloc(sizeof(double) * (size_t)(wd * 2 * n));
+    double *e = malloc(sizeof(double) * (size_t)(n + 1));
+    double *UB = vec ? malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
+    double *VTB = UB ? UB + n * n : NULL;
+    double *Vh = malloc(sizeof(double) * (size_t)(wd * ((b + LX_HOUS_VB) * LX_HOUS_VB +
+                                                        LX_HOUS_VB + 2 * b + 1)));
+    double *taus = Vh ? Vh + wd * (b + LX_HOUS_VB) * LX_HOUS_VB : NULL;
+    double *hw = taus ? taus + wd * LX_HOUS_VB : NULL;
+    if (!B.g || !tau || !e || (vec && !UB) || !Vh || lx_hous_alloc(x, &hl, n, b, 1, n - 1) ||
+        lx_hous_alloc(x, &hr, n, b, 1, n - 1))
+        goto out;
+    if ((st = lx_hh_alloc(x, &q, m, m, 0)) != OZBLAS_OK)
+        goto out;
+    double *tauq = tau, *taup = tau + wd * n;
+    ge2gb(x, &q, m, n, b, W, ldw, tauq, taup);
+    band_get(x, &B, W, ldw);
+    if (x->failed)
+        goto out;
+    gb2bd(x, &B, s, e, &hl, &hr, hw);
+    bdsdc(x, vec, n, s, e, UB, VTB, info);
+    if (!vec || *info != 0 || x->failed)
+        goto done;
+    /* U = Q1 diag(Q2 U_B, I) */
+    put_real(x, n, UB, U, ldu);
+    lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
+    lx_unit_columns(x, 0, m, n, ucols, U, ldu);
+    lx_hous_apply(x, &q, &hl, 'L', 'N', n, U, ldu, Vh, taus);
+    lx_ormqr(x, &q, 0, 'L', 'N', m, ucols, n, W, ldw, tauq, U, ldu);
+    /* V^H = V_B^H P2^H P1^H */
+    put_real(x, n, VTB, VT, ldvt);
+    lx_hous_apply(x, &q, &hr, 'R', ct(x), n, VT, ldvt, Vh, taus);
+    lx_ormqr(x, &q, 1, 'R', ct(x), n, n - b, n - b, LX_AT(x, W, 0, b, ldw), ldw, taup,
+             LX_AT(x, VT, 0, b, ldvt), ldvt);
+done:
+    st = OZBLAS_OK;
+out:
+    lx_hh_free(x, &q);
+    lx_hous_free(&hl);
+    lx_hous_free(&hr);
+    free(B.g);
+    free(tau);
+    free(e);
+    free(UB);
+    free(Vh);
+    return st;
+}
+
+/* ---- an order within one block: the host gesdd ------------------------------------------ */
+
+static ozblas_status host_gesdd(oz_lx *x, char jobz, int64_t m, int64_t n, double *A,
+                                int64_t lda, double *s, double *U, int64_t ldu, int64_t urows,
+                                int64_t ucols, double *VT, int64_t ldvt, int64_t vrows,
+                                int64_t *info)
+{
+    int c = x->cplx;
+    int64_t wd = c ? 2 : 1, mn = min64(m, n), mx = max64(m, n);
+    int64_t la = lda, lu = ldu, lv = ldvt;
+    double *HA = A, *HU = U, *HV = VT, *own = NULL;
+    if (x->dev) { /* host copies: A, U, VT one after the other */
+        la = max1(m), lu = max1(urows), lv = max1(vrows);
+        own = malloc(sizeof(double) * (size_t)(wd * (la * n + lu * ucols + lv * n) + 1));
+        if (!own)
+            return OZBLAS_ERR_ALLOCATION;
+        HA = own, HU = HA + wd * la * n, HV = HU + wd * lu * ucols;
+        lx_fetch_to(x, HA, la, A, lda, m, n, &la);
+    }
+    /* generous workspace, so that the host takes its blocked paths */
+    int64_t lwork = 4 * mn * mn + 6 * mn + 2 * mx + 64 * (m + n) + 1;
+    int64_t lrwork = c ? 5 * mn * mn + 7 * mn + 1 : 0;
+    double *work = malloc(sizeof(double) * (size_t)(wd * lwork + lrwork + 1));
+    ozblas_status st = work ? OZBLAS_OK : OZBLAS_ERR_ALLOCATION;
+    if (work && !x->failed)
+        LX_F77(I m4 = (I)m, n4 = (I)n, la4 = (I)la, lu4 = (I)lu, lv4 = (I)lv, lw = (I)lwork;
+            I inf4 = 0;
+            I *iw = malloc(sizeof(I) * (size_t)(8 * mn + 1));
+            if (!iw)
+                st = OZBLAS_ERR_ALLOCATION;
+            else if (!c)
+                ((void (*)(const char *, const I *, const I *, double *, const I *, double *,
+                           double *, const I *, double *, const I *, double *, const I *, I *,
+                           I *, size_t))s_gesdd[0])(&jobz, &m4, &n4, HA, &la4, s, HU, &lu4, HV,
+                                                    &lv4, work, &lw, iw, &inf4, 1);
+            else
+                ((void (*)(const char *, const I *, const I *, double *, const I *, double *,
+                           double *, const I *, double *, const I *, double *, const I *,
+                           double *, I *, I *, size_t))s_gesdd[1])(
+                    &jobz, &m4, &n4, HA, &la4, s, HU, &lu4, HV, &lv4, work, &lw,
+                    work + wd * lwork, iw, &inf4, 1);
+            *info = inf4;
+            free(iw););
+    free(work);
+    if (x->dev && st == OZBLAS_OK) {
+        if (jobz == 'O')
+            lx_store(x, HA, la, A, lda, m, n);
+        if (urows > 0)
+            lx_store(x, HU, lu, U, ldu, urows, ucols);
+        if (vrows > 0)
+            lx_store(x, HV, lv, VT, ldvt, vrows, n);
+    }
+    free(own);
+    x->rep->host_flops += (c ? 4.0 : 1.0) * (4.0 * (double)mx * (double)mn * (double)mn);
+    return st;
+}
+
+/* ---- the driver ------------------------------------------------------------------------- */
+
+/* The two-stage path: W := A (m >= n) or A^H, its largest element brought into range as
+ * LAPACK's drivers do, then svd_tall; for m < n U', VT' land in scratch and come out
+ * conjugated and transposed. */
+static ozblas_status two_stage(oz_lx *x, char jobz, int64_t m, int64_t n, double *A,
+                               int64_t lda, double *s, double *U, int64_t ldu, double *VT,
+                               int64_t ldvt, int64_t *info)
+{
+    int vec = jobz != 'N', tall = m >= n;
+    int64_t wd = x->cplx ? 2 : 1, M = tall ? m : n, N = tall ? n : m;
+    /* the tall problem's U columns: N, or M for 'A' */
+    int64_t uc = jobz == 'A' ? M : N;
+    int64_t elems = M * N + (vec && !tall ? M * uc + N * N : 0);
+    double *host = x->dev ? NULL : malloc(sizeof(double) * (size_t)(wd * elems + 1));
+    double *W = x->dev || host ? lx_scratch(x, host, elems) : NULL;
+    if (!W) {
+        free(host);
+        return x->dev && host ? OZBLAS_ERR_DEVICE : x->dev ? OZBLAS_ERR_DEVICE
+                                                            : OZBLAS_ERR_ALLOCATION;
+    }
+    double anrm = copy_mat(x, !tall, m, n, A, lda, W, M), sigma = 1.0;
+    double smlnum = sqrt(DBL_MIN) / DBL_EPSILON, bignum = 1.0 / smlnum;
+    if (anrm > 0.0 && anrm < smlnum)
+        sigma = smlnum / anrm;
+    else if (anrm > bignum)
+        sigma = bignum / anrm;
+    if (sigma != 1.0) {
+        double sg[2] = {sigma, 0.0};
+        lx_scale(x, M, N, sg, W, M);
+    }
+    double *TU = U, *TV = VT; /* the tall problem's U and VT */
+    int64_t ltu = ldu, ltv = ldvt;
+    if (jobz == 'O' && tall)
+        TU = A, ltu = lda;
+    if (vec && !tall)
+        TU = W + wd * M * N, ltu = M, TV = TU + wd * M * uc, ltv = N;
+    ozblas_status st = OZBLAS_OK;
+    if (!x->failed)
+        st = svd_tall(x, vec, M, N, W, M, s, TU, ltu, uc, TV, ltv, info);
+    if (st == OZBLAS_OK && vec && !tall && *info == 0) {
+        /* U = V' (m x m), V^H = U'^H (uc x n; 'O': into A) */
+        copy_mat(x, 1, N, N, TV, ltv, U, ldu);
+        if (jobz == 'O')
+            copy_mat(x, 1, M, uc, TU, ltu, A, lda);
+        else
+            copy_mat(x, 1, M, uc, TU, ltu, VT, ldvt);
+    }
+    if (sigma != 1.0 && *info == 0)
+        for (int64_t i = 0; i < N; i++)
+            s[i] /= sigma;
+    lx_scratch_free(x, W);
+    free(host);
+    return st;
+}
+
+int64_t oz_gesdd_check(char jobz, int64_t m, int64_t n, int64_t lda, int64_t ldu, int64_t ldvt)
+{
+    jobz = up(jobz);
+    int64_t mn = min64(m, n);
+    int wntqa = jobz == 'A', wntqs = jobz == 'S', wntqo = jobz == 'O';
+    if (!wntqa && !wntqs && !wntqo && jobz != 'N')
+        return -1;
+    if (m < 0)
+        return -2;
+    if (n < 0)
+        return -3;
+    if (lda < max1(m))
+        return -5;
+    if (ldu < 1 || ((wntqa || wntqs || (wntqo && m < n)) && ldu < m))
+        return -8;
+    if (ldvt < 1 || (wntqa && ldvt < n) || (wntqs && ldvt < mn) || (wntqo && m >= n && ldvt < n))
+        return -10;
+    return 0;
+}
+
+/* Nominal: the bidiagonal reduction (4 m n^2 - 4/3 n^3 for m >= n), with vectors the
+ * back-transformations of U (m x min or m x m) and V (n x n) as ormbr counts them. */
+double oz_gesdd_flops(int cplx, char jobz, int64_t m, int64_t n)
+{
+    double a = (double)max64(m, n), k = (double)min64(m, n), f = 4.0 * a * k * k - 4.0 / 3.0 * k * k * k;
+    char j = up(jobz);
+    if (j != 'N') {
+        double uc = j == 'A' ? a : k;
+        f += 2.0 * uc * k * (2.0 * a - k) + 2.0 * k * k * k;
+    }
+    return (cplx ? 4.0 : 1.0) * f;
+}
+
+static ozblas_status gesdd_body(ozblas_context *ctx, int cplx, char jobz, int64_t m, int64_t n,
+                                double *A, int64_t lda, double *s, double *U, int64_t ldu,
+                                double *VT, int64_t ldvt, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    if ((*info = oz_gesdd_check(jobz, m, n, lda, ldu, ldvt)))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    jobz = up(jobz);
+    int64_t mn = min64(m, n);
+    /* what the call writes: U (m x m for 'A', m x min 'S', m x m 'O' with m < n), VT */
+    int64_t urows = 0, ucols = 0, vrows = 0;
+    if (jobz == 'A' || jobz == 'S' || (jobz == 'O' && m < n))
+        urows = m, ucols = jobz == 'S' ? mn : m;
+    if (jobz == 'A' || (jobz == 'O' && m >= n))
+        vrows = n;
+    else if (jobz == 'S')
+        vrows = mn;
+    if (mn == 0)
+        urows = vrows = 0;
+    BEGIN(cplx, mn, oz_gesdd_flops(cplx, jobz, m, n), max1(max64(m, n)),
+          LX_OP(A, lda, m, n, 1), LX_OP(U, ldu, urows, ucols, 1), LX_OP(VT, ldvt, vrows, n, 1))
+    if (!svd_ready(cplx))
+        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
+    if (mn == 0)
+        END();
+    int target = x.o.target;
+    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (numerics/ozaki2.h) */
+    ozblas_status st =
+        mn <= x.nb ? host_gesdd(&x, jobz, m, n, A, lda, s, U, ldu, urows, ucols, VT, ldvt, vrows,
+                                info)
+                   : two_stage(&x, jobz, m, n, A, lda, s, U, ldu, VT, ldvt, info);
+    x.o.target = target;
+    END_WITH(st);
+}
+
+ozblas_status ozblas_dgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n, double *A,
+                            int64_t lda, double *s, double *U, int64_t ldu, double *VT,
+                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return gesdd_body(ctx, 0, jobz, m, n, A, lda, s, U, ldu, VT, ldvt, info, nb, opt, report);
+}
+ozblas_status ozblas_zgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n, double *A,
+                            int64_t lda, double *s, double *U, int64_t ldu, double *VT,
+                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return gesdd_body(ctx, 1, jobz, m, n, A, lda, s, U, ldu, VT, ldvt, info, nb, opt, report);
+}
