@@ -25,10 +25,11 @@ NB = 8
 EMU = dict(method="ozaki2", nb=NB)
 DTYPES = [np.float64, np.complex128]
 U = 2.0**-53
-# square across the block boundary, tall (3n), wide, very tall (10n), very wide, and one
-# small dimension with a long other (the host gesdd)
-SHAPES = [(1, 1), (NB, NB), (NB + 1, NB + 1), (29, 29), (39, 13), (13, 39), (90, 9), (9, 90),
-          (40, 5)]
+# square across the block boundary, tall below LAPACK's QR-first threshold (m < 11 n / 6) and
+# above it (3n), wide likewise, very tall (10n), very wide, and one small dimension with a
+# long other (the host gesdd)
+SHAPES = [(1, 1), (NB, NB), (NB + 1, NB + 1), (29, 29), (20, 13), (13, 20), (39, 13), (13, 39),
+          (90, 9), (9, 90), (40, 5)]
 STRUCTURES = ["random", "rank_deficient", "zero", "graded", "clustered"]
 
 
@@ -125,7 +126,7 @@ def test_gesdd_shapes(dt, shape, job):
 
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("structure", STRUCTURES[1:])
-@pytest.mark.parametrize("shape", [(29, 29), (39, 13), (13, 39)])
+@pytest.mark.parametrize("shape", [(29, 29), (20, 13), (39, 13), (13, 39)])
 def test_gesdd_structures(dt, structure, shape):
     a, sref = _matrix(structure, *shape, dt)
     _run(dt, a, sref, 1, 0, f"gesdd {structure} {shape}")
@@ -153,7 +154,8 @@ def _c_gesdd(dt, jobz, a, ldu_rows, u_cols, vt_rows, pad=3):
 
 
 @pytest.mark.parametrize("dt", DTYPES)
-@pytest.mark.parametrize("shape", [(NB - 1, NB - 3), (39, 13), (13, 39), (29, 29)])
+@pytest.mark.parametrize("shape", [(NB - 1, NB - 3), (39, 13), (13, 39), (20, 13), (13, 20),
+                                   (29, 29)])
 def test_gesdd_jobz_o(dt, shape):
     """jobz 'O' (only the C API has it): U overwrites A (m >= n) or V^H does (m < n), held to
     the bounds as the others; above one block the same bits as jobz 'S'."""

@@ -119,6 +119,21 @@ static void put_real(oz_lx *x, int64_t n, const double *R, double *D, int64_t ld
     }
 }
 
+/* The strictly lower triangle of the n x n A := 0, in strips. */
+static void zero_lower(oz_lx *x, int64_t n, double *A, int64_t lda)
+{
+    int64_t w = x->cplx ? 2 : 1;
+    for (int64_t c = 0; c < n && !x->failed; c += x->nb) {
+        int64_t cb = min64(x->nb, n - c), ld;
+        double *Ac = LX_AT(x, A, c, c, lda), *H = lx_fetch(x, 0, Ac, lda, n - c, cb, &ld, 1);
+        if (x->failed)
+            return;
+        for (int64_t j = 0; j < cb; j++)
+            memset(LX_AT(x, H, j + 1, j, ld), 0, sizeof(double) * (size_t)(w * (n - c - j - 1)));
+        lx_store(x, H, ld, Ac, lda, n - c, cb);
+    }
+}
+
 /* ---- stage 1 ---------------------------------------------------------------------------- */
 
 /* A (m x n, m >= n) := Q1^H A P1, upper band of width b: for each panel j (b columns) the QR
@@ -293,6 +308,32 @@ out:
     return st;
 }
 
+/* m >> n (LAPACK's m >= 11 n / 6): W = Q R first (geqrf's driver), the SVD of R (n x n, in
+ * R, leading dimension n), then U = Q diag(U_R, I) by ormqr's driver. */
+static ozblas_status qr_first(oz_lx *x, int vec, int64_t m, int64_t n, double *W, double *R,
+                              double *s, double *U, int64_t ldu, int64_t ucols, double *VT,
+                              int64_t ldvt, int64_t *info)
+{
+    int64_t wd = x->cplx ? 2 : 1, qinfo = 0;
+    lx_hh q = {0};
+    double *tau = malloc(sizeof(double) * (size_t)(wd * n));
+    ozblas_status st = tau ? lx_hh_alloc(x, &q, m, max64(m, ucols), 0) : OZBLAS_ERR_ALLOCATION;
+    if (st == OZBLAS_OK) {
+        lx_geqrf(x, &q, 0, m, n, W, m, tau, &qinfo);
+        copy_mat(x, 0, n, n, W, m, R, n);
+        zero_lower(x, n, R, n);
+        st = svd_tall(x, vec, n, n, R, n, s, U, ldu, n, VT, ldvt, info);
+    }
+    if (st == OZBLAS_OK && vec && *info == 0 && !x->failed) {
+        lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
+        lx_unit_columns(x, 0, m, n, ucols, U, ldu);
+        lx_ormqr(x, &q, 0, 'L', 'N', m, ucols, n, W, m, tau, U, ldu);
+    }
+    lx_hh_free(x, &q);
+    free(tau);
+    return st;
+}
+
 /* ---- an order within one block: the host gesdd ------------------------------------------ */
 
 static ozblas_status host_gesdd(oz_lx *x, char jobz, int64_t m, int64_t n, double *A,
@@ -363,7 +404,8 @@ static ozblas_status two_stage(oz_lx *x, char jobz, int64_t m, int64_t n, double
     int64_t wd = x->cplx ? 2 : 1, M = tall ? m : n, N = tall ? n : m;
     /* the tall problem's U columns: N, or M for 'A' */
     int64_t uc = jobz == 'A' ? M : N;
-    int64_t elems = M * N + (vec && !tall ? M * uc + N * N : 0);
+    /* W, then R (m >> n), then the tall problem's U and VT (m < n) */
+    int64_t elems = M * N + N * N + (vec && !tall ? M * uc + N * N : 0);
     double *host = x->dev ? NULL : malloc(sizeof(double) * (size_t)(wd * elems + 1));
     double *W = x->dev || host ? lx_scratch(x, host, elems) : NULL;
     if (!W) {
@@ -385,10 +427,13 @@ static ozblas_status two_stage(oz_lx *x, char jobz, int64_t m, int64_t n, double
     int64_t ltu = ldu, ltv = ldvt;
     if (jobz == 'O' && tall)
         TU = A, ltu = lda;
+    double *R = W + wd * M * N;
     if (vec && !tall)
-        TU = W + wd * M * N, ltu = M, TV = TU + wd * M * uc, ltv = N;
+        TU = R + wd * N * N, ltu = M, TV = TU + wd * M * uc, ltv = N;
     ozblas_status st = OZBLAS_OK;
-    if (!x->failed)
+    if (!x->failed && M >= N * 11 / 6 && M > N)
+        st = qr_first(x, vec, M, N, W, R, s, TU, ltu, uc, TV, ltv, info);
+    else if (!x->failed)
         st = svd_tall(x, vec, M, N, W, M, s, TU, ltu, uc, TV, ltv, info);
     if (st == OZBLAS_OK && vec && !tall && *info == 0) {
         /* U = V' (m x m), V^H = U'^H (uc x n; 'O': into A) */
