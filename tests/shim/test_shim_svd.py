@@ -1,8 +1,9 @@
-"""The preload shim's bidiagonal and gelsy entries (native/src/shim/shim_svd.c: gebrd,
-orgbr/ungbr, ormbr/unmbr, gelsy), reached the way users reach them: scipy.linalg.lstsq with
-lapack_driver="gelsy", the routines through scipy.linalg.cython_lapack, and (under `ozblas run`
-only: the wheels' LAPACK calls them through its own exported names) numpy.linalg's svd and
-lstsq and scipy.linalg's svd (gesvd), whose gesdd, gesvd and gelsd call gebrd, orgbr and ormbr.
+"""The preload shim's bidiagonal, gelsy and gesdd entries (native/src/shim/shim_svd.c: gebrd,
+orgbr/ungbr, ormbr/unmbr, gelsy, gesdd), reached the way users reach them: scipy.linalg.lstsq
+with lapack_driver="gelsy", the routines through scipy.linalg.cython_lapack, and (under `ozblas
+run` only: the wheels' LAPACK calls them through its own exported names) numpy.linalg's svd
+(gesdd itself) and lstsq and scipy.linalg's svd (gesvd), whose gesvd and gelsd call gebrd,
+orgbr and ormbr.
 Emulation forced with small blocks (OZBLAS_LAPACK_NB=16). Each result is held to native's on
 the same inputs in this (unrouted) process by LAPACK-style ratios, at most 4x native's plus a
 floor; gelsy's rank and permutation must be native's; LAPACK's smallest lwork and one less
@@ -146,8 +147,12 @@ def test_brd_gelsy_under_ozblas_run(tmp_path):
     # NumPy's gesdd and gelsd reach the ILP64 names from inside the wheel's LAPACK; SciPy's
     # wrappers and cython_lapack the LP64 ones
     for sym in ("scipy_dgebrd_64_", "scipy_zgebrd_64_", "scipy_dormbr_64_", "scipy_dgebrd_",
-                "scipy_dorgbr_", "scipy_zungbr_", "scipy_dormbr_", "scipy_dgelsy_", "scipy_zgelsy_"):
+                "scipy_dorgbr_", "scipy_zungbr_", "scipy_dormbr_", "scipy_dgelsy_", "scipy_zgelsy_",
+                "scipy_dgesdd_64_", "scipy_zgesdd_64_"):
         assert routed(sym), sym
+    # numpy.linalg.svd: gesdd itself (two-stage, products emulated), with and without U, V
+    for r in ("dgesdd", "zgesdd"):
+        assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) >= 2, (r, st.get(r))
 
 
 def test_brd_gelsy_inside_activated(tmp_path):

@@ -120,26 +120,12 @@ static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, 
     return ok;
 }
 
-/* After a routed call, the optimal workspace sizes where the real routine's query puts
- * them (QARGS: its arguments with lwork = liwork = lrwork = -1; the query changes nothing
- * else). */
-#define EV_ENTRY(sym, rtn, T, PARAMS, FN_PARAMS, HANDLER, ARGS, QARGS)                        \
-    LX_ENTRY(sym, rtn, PARAMS, FN_PARAMS, HANDLER, ARGS,                                     \
-             do {                                                                            \
-                 T mone = -1;                                                                \
-                 T qinfo = 0;                                                                \
-                 fn_t f = (fn_t)shim_real(&slot);                                            \
-                 *info = (T)inf;                                                             \
-                 if (f)                                                                      \
-                     f QARGS;                                                                \
-             } while (0),                                                                    \
-             inf = *info)
 #define EV_CALL(kind, range, lwork, lrwork, liwork, vl, vu, il, iu, abstol, Z, ldz)          \
     (&(ev_call){(kind), up(*jobz), (range), up(*uplo), *n, *lda, (il), (iu), (ldz), (lwork), \
                 (lrwork), (liwork), (vl), (vu), (abstol), A, w, (Z)})
 
 #define E_SYEVD(rtn, sym, api, T)                                                             \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (CH jobz, CH uplo, const T *n, double *A, const T *lda, double *w, double *work, \
               const T *lwork, T *iwork, const T *liwork, T *info, SZ l1, SZ l2),             \
              (CH, CH, const T *, double *, const T *, double *, double *, const T *, T *,    \
@@ -149,7 +135,7 @@ static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, 
              (jobz, uplo, n, A, lda, w, work, lwork, iwork, liwork, info, l1, l2),           \
              (jobz, uplo, n, A, lda, w, work, &mone, iwork, &mone, &qinfo, l1, l2))
 #define E_HEEVD(rtn, sym, api, T)                                                             \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (CH jobz, CH uplo, const T *n, double *A, const T *lda, double *w, double *work, \
               const T *lwork, double *rwork, const T *lrwork, T *iwork, const T *liwork,     \
               T *info, SZ l1, SZ l2),                                                        \
@@ -163,7 +149,7 @@ static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, 
              (jobz, uplo, n, A, lda, w, work, &mone, rwork, &mone, iwork, &mone, &qinfo, l1, \
               l2))
 #define E_SYEV(rtn, sym, api, T)                                                              \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (CH jobz, CH uplo, const T *n, double *A, const T *lda, double *w, double *work, \
               const T *lwork, T *info, SZ l1, SZ l2),                                        \
              (CH, CH, const T *, double *, const T *, double *, double *, const T *, T *, SZ, \
@@ -173,7 +159,7 @@ static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, 
              (jobz, uplo, n, A, lda, w, work, lwork, info, l1, l2),                          \
              (jobz, uplo, n, A, lda, w, work, &mone, &qinfo, l1, l2))
 #define E_HEEV(rtn, sym, api, T)                                                              \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (CH jobz, CH uplo, const T *n, double *A, const T *lda, double *w, double *work, \
               const T *lwork, double *rwork, T *info, SZ l1, SZ l2),                         \
              (CH, CH, const T *, double *, const T *, double *, double *, const T *,         \
@@ -183,7 +169,7 @@ static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, 
              (jobz, uplo, n, A, lda, w, work, lwork, rwork, info, l1, l2),                   \
              (jobz, uplo, n, A, lda, w, work, &mone, rwork, &qinfo, l1, l2))
 #define E_SYEVR(rtn, sym, api, T)                                                             \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (CH jobz, CH range, CH uplo, const T *n, double *A, const T *lda,               \
               const double *vl, const double *vu, const T *il, const T *iu,                  \
               const double *abstol, T *m, double *w, double *Z, const T *ldz, T *isuppz,     \
@@ -200,7 +186,7 @@ static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, 
              (jobz, range, uplo, n, A, lda, vl, vu, il, iu, abstol, m, w, Z, ldz, isuppz,    \
               work, &mone, iwork, &mone, &qinfo, l1, l2, l3))
 #define E_HEEVR(rtn, sym, api, T)                                                             \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (CH jobz, CH range, CH uplo, const T *n, double *A, const T *lda,               \
               const double *vl, const double *vu, const T *il, const T *iu,                  \
               const double *abstol, T *m, double *w, double *Z, const T *ldz, T *isuppz,     \
@@ -242,7 +228,7 @@ static int h_gv(lap_call *L, int cplx, int kind, int64_t itype, char jobz, char 
     h_gv(&L, C, (kind), *itype, up(*jobz), up(*uplo), *n, A, *lda, B, *ldb, w, (lwork),      \
          (lrwork), (liwork), &inf)
 #define E_SYGVD(rtn, sym, api, T)                                                             \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (const T *itype, CH jobz, CH uplo, const T *n, double *A, const T *lda,         \
               double *B, const T *ldb, double *w, double *work, const T *lwork, T *iwork,    \
               const T *liwork, T *info, SZ l1, SZ l2),                                       \
@@ -254,7 +240,7 @@ static int h_gv(lap_call *L, int cplx, int kind, int64_t itype, char jobz, char 
              (itype, jobz, uplo, n, A, lda, B, ldb, w, work, &mone, iwork, &mone, &qinfo,    \
               l1, l2))
 #define E_HEGVD(rtn, sym, api, T)                                                             \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (const T *itype, CH jobz, CH uplo, const T *n, double *A, const T *lda,         \
               double *B, const T *ldb, double *w, double *work, const T *lwork,              \
               double *rwork, const T *lrwork, T *iwork, const T *liwork, T *info, SZ l1,     \
@@ -268,7 +254,7 @@ static int h_gv(lap_call *L, int cplx, int kind, int64_t itype, char jobz, char 
              (itype, jobz, uplo, n, A, lda, B, ldb, w, work, &mone, rwork, &mone, iwork,     \
               &mone, &qinfo, l1, l2))
 #define E_SYGV(rtn, sym, api, T)                                                              \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (const T *itype, CH jobz, CH uplo, const T *n, double *A, const T *lda,         \
               double *B, const T *ldb, double *w, double *work, const T *lwork, T *info,     \
               SZ l1, SZ l2),                                                                 \
@@ -278,7 +264,7 @@ static int h_gv(lap_call *L, int cplx, int kind, int64_t itype, char jobz, char 
              (itype, jobz, uplo, n, A, lda, B, ldb, w, work, lwork, info, l1, l2),           \
              (itype, jobz, uplo, n, A, lda, B, ldb, w, work, &mone, &qinfo, l1, l2))
 #define E_HEGV(rtn, sym, api, T)                                                              \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (const T *itype, CH jobz, CH uplo, const T *n, double *A, const T *lda,         \
               double *B, const T *ldb, double *w, double *work, const T *lwork,              \
               double *rwork, T *info, SZ l1, SZ l2),                                         \
@@ -336,7 +322,7 @@ static int h_tr(lap_call *L, int cplx, int op, char side, char uplo, char trans,
 }
 
 #define E_SYTRD(rtn, sym, api, T)                                                             \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (CH uplo, const T *n, double *A, const T *lda, double *d, double *e, double *tau, \
               double *work, const T *lwork, T *info, SZ l1),                                 \
              (CH, const T *, double *, const T *, double *, double *, double *, double *,    \
@@ -346,7 +332,7 @@ static int h_tr(lap_call *L, int cplx, int op, char side, char uplo, char trans,
              (uplo, n, A, lda, d, e, tau, work, lwork, info, l1),                            \
              (uplo, n, A, lda, d, e, tau, work, &mone, &qinfo, l1))
 #define E_ORMTR(rtn, sym, api, T)                                                             \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (CH side, CH uplo, CH tr, const T *m, const T *n, const double *A, const T *lda, \
               const double *tau, double *Cm, const T *ldc, double *work, const T *lwork,     \
               T *info, SZ l1, SZ l2, SZ l3),                                                 \
@@ -357,7 +343,7 @@ static int h_tr(lap_call *L, int cplx, int op, char side, char uplo, char trans,
              (side, uplo, tr, m, n, A, lda, tau, Cm, ldc, work, lwork, info, l1, l2, l3),    \
              (side, uplo, tr, m, n, A, lda, tau, Cm, ldc, work, &mone, &qinfo, l1, l2, l3))
 #define E_ORGTR(rtn, sym, api, T)                                                             \
-    EV_ENTRY(sym, rtn, T,                                                                    \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                                \
              (CH uplo, const T *n, double *A, const T *lda, const double *tau, double *work, \
               const T *lwork, T *info, SZ l1),                                               \
              (CH, const T *, double *, const T *, const double *, double *, const T *, T *,  \

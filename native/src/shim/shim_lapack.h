@@ -69,6 +69,21 @@ void lap_end(const oz_slot *s, const lap_call *L, int64_t info);
 #define LAP_ENTRY(sym, rtn, T, PARAMS, FN_PARAMS, HANDLER, ARGS) \
     LX_ENTRY(sym, rtn, PARAMS, FN_PARAMS, HANDLER, ARGS, *info = (T)inf, inf = *info)
 
+/* After a routed call, the optimal workspace sizes where the real routine's query puts
+ * them (QARGS: its arguments with lwork = liwork = lrwork = -1; the query changes nothing
+ * else). */
+#define LAP_QUERY_ENTRY(sym, rtn, T, PARAMS, FN_PARAMS, HANDLER, ARGS, QARGS)                   \
+    LX_ENTRY(sym, rtn, PARAMS, FN_PARAMS, HANDLER, ARGS,                                     \
+             do {                                                                            \
+                 T mone = -1;                                                                \
+                 T qinfo = 0;                                                                \
+                 fn_t f = (fn_t)shim_real(&slot);                                            \
+                 *info = (T)inf;                                                             \
+                 if (f)                                                                      \
+                     f QARGS;                                                                \
+             } while (0),                                                                    \
+             inf = *info)
+
 /* The entries' element type is the routine name's first letter (C in the bodies). */
 #define CH const char *
 #define SZ size_t

@@ -128,8 +128,8 @@
     L(dorgtr, d, ORGTR)           \
     L(zungtr, z, ORGTR)
 
-/* The bidiagonal reduction's one-stage format and least squares by a complete orthogonal
- * factorization (shim_svd.c), in the LAPACK forms above (OZ_SHIM_LAPACK_VARIANTS). */
+/* The bidiagonal reduction's one-stage format, least squares by a complete orthogonal
+ * factorization and the SVD (shim_svd.c), in the LAPACK forms above (OZ_SHIM_LAPACK_VARIANTS). */
 #define OZ_SHIM_SVD_ROUTINES(L) \
     L(dgebrd, d, GEBRD)         \
     L(zgebrd, z, GEBRD)         \
@@ -138,7 +138,9 @@
     L(dormbr, d, ORMBR)         \
     L(zunmbr, z, ORMBR)         \
     L(dgelsy, d, DGELSY)        \
-    L(zgelsy, z, ZGELSY)
+    L(zgelsy, z, ZGELSY)        \
+    L(dgesdd, d, DGESDD)        \
+    L(zgesdd, z, ZGESDD)
 
 /* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
  * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */

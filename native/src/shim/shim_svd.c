@@ -1,16 +1,18 @@
 /* The preload shim's entries for the bidiagonal reduction in LAPACK's one-stage format
  * (gebrd, orgbr/ungbr, ormbr/unmbr) and least squares by a complete orthogonal factorization
- * (gelsy), d and z, in the LAPACK forms of OZ_SHIM_LAPACK_VARIANTS (shim_names.h:
- * OZ_SHIM_SVD_ROUTINES). SciPy's lstsq(lapack_driver="gelsy") calls gelsy.
+ * (gelsy) and the singular value decomposition (gesdd), d and z, in the LAPACK forms of
+ * OZ_SHIM_LAPACK_VARIANTS (shim_names.h: OZ_SHIM_SVD_ROUTINES). SciPy's
+ * lstsq(lapack_driver="gelsy") calls gelsy; NumPy's svd and SciPy's svd call gesdd.
  *
  * shim_lapack.c's rules (shim_lapack.h): netlib's argument check (an error, or an lwork below
  * netlib's minimum, goes to the real routine and its xerbla), workspace queries and quick
  * returns to the real routine, the routing decision (gebrd: an m x n x min(m, n) product;
  * orgbr: m x n x min(m, n, k); ormbr: m x n x k; gelsy: m x nrhs x min(m, n), its products
- * being Q^H B and the triangular solve), an order within one block to the real routine
- * (gebrd, orgbr, gelsy: the driver would be one host call), a non-finite element of what the
- * routine reads to the real routine, then the driver of src/lapack/ with its own workspace
- * whatever lwork the caller gave, and LAPACK's optimal size in work[0]. */
+ * being Q^H B and the triangular solve; gesdd: m x n x min(m, n)), an order within one
+ * block to the real routine (gebrd, orgbr, gelsy, gesdd: the driver would be one host call),
+ * a non-finite element of what the routine reads to the real routine, then the driver of
+ * src/lapack/ with its own workspace whatever lwork the caller gave, and LAPACK's optimal
+ * size in work[0]. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +153,79 @@ static int h_gelsy(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, do
     return ok;
 }
 
+/* dgesdd's and zgesdd's minimum lwork (LAPACK 3.7 on: its path's, mn = min(m, n), mx the
+ * other; the QR/LQ-first paths from mx >= 11 mn / 6 (d) or 17 mn / 9 (z)). */
+static int64_t gesdd_minwork(int cplx, char jobz, int64_t m, int64_t n)
+{
+    int64_t mn = min64(m, n), mx = m > n ? m : n;
+    if (mn == 0)
+        return 1;
+    if (cplx) {
+        if (mx >= mn * 17 / 9)
+            return jobz == 'N' ? 3 * mn : jobz == 'O' ? 2 * mn * mn + 3 * mn
+                 : jobz == 'S' ? mn * mn + 3 * mn : mn * mn + (3 * mn > mn + mx ? 3 * mn : mn + mx);
+        return 2 * mn + mx + (jobz == 'O' ? mn * mn : 0);
+    }
+    int64_t bd = jobz == 'N' ? 7 * mn : 3 * mn * mn + 4 * mn;
+    if (mx >= mn * 11 / 6) {
+        int64_t a = bd + 3 * mn > mn + mx ? bd + 3 * mn : mn + mx;
+        return jobz == 'N' ? bd + mn : jobz == 'O' ? bd + 2 * mn * mn + 3 * mn
+             : jobz == 'S' ? bd + mn * mn + 3 * mn : mn * mn + a;
+    }
+    int64_t b = jobz == 'O' ? mn * mn + bd : bd;
+    return 3 * mn + (mx > b ? mx : b);
+}
+
+/* gesdd: lwork at least gesdd_minwork; A read; the optimal sizes written afterwards by the
+ * real routine's query (LAP_QUERY_ENTRY). */
+static int h_gesdd(lap_call *L, int cplx, char jobz, int64_t m, int64_t n, double *A,
+                   int64_t lda, double *s, double *U, int64_t ldu, double *VT, int64_t ldvt,
+                   int64_t lwork, int64_t *info)
+{
+    int64_t mn = min64(m, n), lw = gesdd_minwork(cplx, jobz, m, n);
+    int query = lwork == -1, quick = mn == 0;
+    int bad = oz_gesdd_check(jobz, m, n, lda, ldu, ldvt) != 0 || (lwork < max1(lw) && !query);
+    double flops = bad || query ? 0.0 : oz_gesdd_flops(cplx, jobz, m, n);
+    int go = lap_begin(L, cplx, m, n, mn, mn, flops, bad, quick);
+    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld jobz=%c", (long long)m, (long long)n,
+             jobz ? jobz : '?');
+    if (!go)
+        return 0;
+    if (query)
+        return lap_query(L);
+    if (!lap_finite(L, cplx, 'A', m, n, A, lda))
+        return 0;
+    return LAP_RUN((cplx ? ozblas_zgesdd : ozblas_dgesdd)(shim_context(), jobz, m, n, A, lda, s, U,
+                                                          ldu, VT, ldvt, info, 0, LAP_OPT));
+}
+
+#define S_DGESDD(rtn, sym, api, T)                                                            \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                             \
+                    (CH jobz, const T *m, const T *n, double *A, const T *lda, double *s,    \
+                     double *U, const T *ldu, double *VT, const T *ldvt, double *work,       \
+                     const T *lwork, T *iwork, T *info, SZ l1),                              \
+                    (CH, const T *, const T *, double *, const T *, double *, double *,      \
+                     const T *, double *, const T *, double *, const T *, T *, T *, SZ),     \
+                    h_gesdd(&L, C, up(*jobz), *m, *n, A, *lda, s, U, *ldu, VT, *ldvt,        \
+                            *lwork, &inf),                                                   \
+                    (jobz, m, n, A, lda, s, U, ldu, VT, ldvt, work, lwork, iwork, info, l1), \
+                    (jobz, m, n, A, lda, s, U, ldu, VT, ldvt, work, &mone, iwork, &qinfo,    \
+                     l1))
+/* zgesdd: rwork before iwork, unused by the driver */
+#define S_ZGESDD(rtn, sym, api, T)                                                            \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                             \
+                    (CH jobz, const T *m, const T *n, double *A, const T *lda, double *s,    \
+                     double *U, const T *ldu, double *VT, const T *ldvt, double *work,       \
+                     const T *lwork, double *rwork, T *iwork, T *info, SZ l1),               \
+                    (CH, const T *, const T *, double *, const T *, double *, double *,      \
+                     const T *, double *, const T *, double *, const T *, double *, T *,     \
+                     T *, SZ),                                                               \
+                    h_gesdd(&L, C, up(*jobz), *m, *n, A, *lda, s, U, *ldu, VT, *ldvt,        \
+                            *lwork, &inf),                                                   \
+                    (jobz, m, n, A, lda, s, U, ldu, VT, ldvt, work, lwork, rwork, iwork,     \
+                     info, l1),                                                              \
+                    (jobz, m, n, A, lda, s, U, ldu, VT, ldvt, work, &mone, rwork, iwork,     \
+                     &qinfo, l1))
 #define S_GEBRD(rtn, sym, api, T)                                                             \
     LAP_ENTRY(sym, rtn, T,                                                                   \
               (const T *m, const T *n, double *A, const T *lda, double *d, double *e,        \
