@@ -16,6 +16,7 @@ import mpmath
 import numpy as np
 import pytest
 import scipy.linalg.lapack as la
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
@@ -208,3 +209,26 @@ def test_gesdd_empty_and_query():
         assert vt.shape == nvt.shape
     u, s, vt, info = L.gesdd(np.eye(30), lwork=-1, **EMU)
     assert info == 0 and not s.any()  # a query computes nothing
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(m=st.integers(1, 40), n=st.integers(1, 40), nb=st.integers(2, 12),
+       cplx=st.booleans(), job=st.sampled_from("NSA"), seed=st.integers(0, 2**16))
+def test_gesdd_drawn_shapes_and_blocks(m, n, nb, cplx, job, seed):
+    """Shapes, block sizes (so band widths) and jobs drawn: residual, orthogonality and the
+    singular values (against the host gesdd's, whose own error is far below the bound) within
+    LAPACK-style bounds of 30 max(m, n) u."""
+    rng = np.random.default_rng(seed)
+    dt = np.complex128 if cplx else np.float64
+    a = _gaussian(m, n, dt, rng)
+    u, s, vt, info = L.gesdd(a, compute_uv=job != "N", full_matrices=job == "A",
+                             method="ozaki2", nb=nb)
+    ns = _native(dt, a, compute_uv=0)[1]
+    assert info == 0
+    tol = 30 * max(m, n) * U * np.linalg.norm(a, 2)
+    assert np.max(np.abs(s - ns)) <= tol
+    if job != "N":
+        k = min(m, n)
+        assert np.linalg.norm(a - (u[:, :k] * s) @ vt[:k]) <= tol
+        assert np.linalg.norm(u.conj().T @ u - np.eye(u.shape[1])) <= 30 * max(m, n) * U
+        assert np.linalg.norm(vt @ vt.conj().T - np.eye(vt.shape[0])) <= 30 * max(m, n) * U
