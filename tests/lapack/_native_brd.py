@@ -118,3 +118,46 @@ def lwork_infos(m=30, n=20, seed=3):
                 infos.append(info.value)
             out[key] = infos
     return out
+
+
+def gesdd_minwork(cplx, jobz, m, n):
+    """LAPACK 3.7's minimum lwork of dgesdd/zgesdd for its path (the shim's gesdd_minwork)."""
+    mn, mx = min(m, n), max(m, n)
+    if cplx:
+        if mx >= mn * 17 // 9:
+            return {"N": 3 * mn, "O": 2 * mn * mn + 3 * mn, "S": mn * mn + 3 * mn,
+                    "A": mn * mn + max(3 * mn, mn + mx)}[jobz]
+        return 2 * mn + mx + (mn * mn if jobz == "O" else 0)
+    bd = 7 * mn if jobz == "N" else 3 * mn * mn + 4 * mn
+    if mx >= mn * 11 // 6:
+        return {"N": bd + mn, "O": bd + 2 * mn * mn + 3 * mn, "S": bd + mn * mn + 3 * mn,
+                "A": mn * mn + max(bd + 3 * mn, mn + mx)}[jobz]
+    return 3 * mn + max(mx, mn * mn + bd if jobz == "O" else bd)
+
+
+def gesdd_lwork_infos(shapes=((30, 20), (20, 30), (70, 20), (20, 70)), seed=4):
+    """dgesdd and zgesdd, every jobz, on these shapes (both sides of the QR-first thresholds),
+    with one less than gesdd_minwork and with it: [info, info, ...] in that order. Through
+    cython_lapack, so through the shim where one is loaded."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for cplx in (0, 1):
+        dt = np.complex128 if cplx else np.float64
+        cap = cython_lapack.__pyx_capi__["zgesdd" if cplx else "dgesdd"]
+        sig = [_C, _I, _I, _P, _I, _P, _P, _I, _P, _I, _P, _I] + ([_P] if cplx else []) + [_P, _I]
+        f = ctypes.CFUNCTYPE(None, *sig)(_get_ptr(cap, _get_name(cap)))
+        for m, n in shapes:
+            for jobz in "NOSA":
+                least = gesdd_minwork(cplx, jobz, m, n)
+                for lw in (least - 1, least):
+                    a = np.asfortranarray(rng.standard_normal((m, n)).astype(dt))
+                    s = np.zeros(min(m, n))
+                    u, vt = np.zeros((m, m), dt, order="F"), np.zeros((n, n), dt, order="F")
+                    w, iw = np.zeros(lw, dtype=dt), np.zeros(8 * min(m, n), dtype=np.int32)
+                    rw = np.zeros(5 * min(m, n) ** 2 + 7 * min(m, n) + 2 * max(m, n) * min(m, n))
+                    info = ctypes.c_int(0)
+                    args = [jobz.encode(), _i(m), _i(n), _p(a), _i(m), _p(s), _p(u), _i(m),
+                            _p(vt), _i(n), _p(w), _i(lw)] + ([_p(rw)] if cplx else [])
+                    f(*args, _p(iw), ctypes.byref(info))
+                    out.append(info.value)
+    return out

@@ -3,7 +3,8 @@ orgbr/ungbr, ormbr/unmbr, gelsy, gesdd), reached the way users reach them: scipy
 with lapack_driver="gelsy", the routines through scipy.linalg.cython_lapack, and (under `ozblas
 run` only: the wheels' LAPACK calls them through its own exported names) numpy.linalg's svd
 (gesdd itself) and lstsq and scipy.linalg's svd (gesvd), whose gesvd and gelsd call gebrd,
-orgbr and ormbr.
+orgbr and ormbr; gesdd's minimum lwork for each of its paths and one less, against the
+real routine's info.
 Emulation forced with small blocks (OZBLAS_LAPACK_NB=16). Each result is held to native's on
 the same inputs in this (unrouted) process by LAPACK-style ratios, at most 4x native's plus a
 floor; gelsy's rank and permutation must be native's; LAPACK's smallest lwork and one less
@@ -58,6 +59,7 @@ def calls(numpy_too):
             res[dt + "gesvd"] = sl.svd(t, lapack_driver="gesvd")
             res[dt + "lstsq"] = np.linalg.lstsq(t, b, rcond=None)[0]
     res["lwork"] = N.lwork_infos()
+    res["gesdd_lwork"] = N.gesdd_lwork_infos()
 
 """ % str(LAPACK_TESTS) + CALLS_TAIL
 
@@ -133,6 +135,12 @@ def _check(d, res, st, numpy_too):
     native = N.lwork_infos()
     assert res["lwork"].tolist() == [native[r] for r in sorted(native)]
     assert all(lo < 0 and ok == 0 for lo, ok in native.values())
+    # gesdd: LAPACK's minimum lwork for each path, one less to the real routine's xerbla
+    native_sdd = N.gesdd_lwork_infos()
+    assert res["gesdd_lwork"].tolist() == native_sdd == [-12, 0] * (len(native_sdd) // 2)
+    for r in ("dgesdd", "zgesdd"):  # 4 shapes x 4 jobz each way, the valid ones computed by ozblas
+        assert st[r].get("native: argument error", {}).get("calls", 0) == 16, (r, st.get(r))
+        assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) >= 16, (r, st.get(r))
     for r in ROUTINES:
         assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) > 0, (r, st.get(r))
         assert st[r].get("native: argument error", {}).get("calls", 0) == 1, (r, st.get(r))
