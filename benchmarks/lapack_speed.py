@@ -8,7 +8,9 @@ forms) d and z, the eigensolvers syevd and syevr (z: heevd, heevr; all eigenvalu
 eigenvectors, upper triangle; their nominal count is sytrd's 4/3 n^3 and ormtr's 2 n^3, the
 driver's own, products and host routines, is product_flops + host_flops, the tridiagonal
 solver excluded) and sygvd (z: hegvd; itype 1, eigenvectors, lower triangle; its nominal
-count adds potrf's n^3/3, sygst's n^3 and trsm's n^3), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
+count adds potrf's n^3/3, sygst's n^3 and trsm's n^3), gesdd (square, jobz S; gesdd_n: values
+only; nominal: gebrd's 8/3 n^3, with vectors 4 n^3 more for U and V^H; dbdsdc in host_flops as
+4/3 n^3 with vectors, 30 n^2 without), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
 threads=1); the native cases with LAPACK's optimal workspace (a query first). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
@@ -137,6 +139,12 @@ def _cases(dt, a, s, b):
     t = np.asfortranarray(a[:, : a.shape[0] // 2])  # tall: n x n/2, n/2 right-hand sides
     lw = int(nat("gels_lwork")(*t.shape, b.shape[1])[0].real)
     cases["gels"] = (lambda: nat("gels")(t, b, lwork=lw), lambda kw: L.gels(t, b, **kw))
+    # the SVD, square: with the first n columns of U and rows of V^H (jobz S), and values only
+    # (jobz N), native with LAPACK's optimal workspace
+    for name, cu in (("gesdd", 1), ("gesdd_n", 0)):
+        lw = int(nat("gesdd_lwork")(*a.shape, compute_uv=cu, full_matrices=0)[0].real)
+        cases[name] = ((lambda cu=cu, lw=lw: nat("gesdd")(a, compute_uv=cu, full_matrices=0, lwork=lw)),
+                       (lambda kw, cu=cu: L.gesdd(a, compute_uv=cu, full_matrices=0, **kw)))
     return cases
 
 
@@ -147,7 +155,8 @@ def _flops(routine, dt, n, nrhs):
          "gels": 2 * n * k * k - 2 / 3 * k**3 + 2 * nrhs * k * (2 * n - k) + k * k * nrhs,
          "sygst": n**3, "trsyl": 2 * n**3,
          "syevd": (4 / 3 + 2) * n**3, "syevr": (4 / 3 + 2) * n**3,  # sytrd + ormtr
-         "sygvd": (1 / 3 + 1 + 4 / 3 + 2 + 1) * n**3}  # potrf, sygst, sytrd + ormtr, trsm
+         "sygvd": (1 / 3 + 1 + 4 / 3 + 2 + 1) * n**3,  # potrf, sygst, sytrd + ormtr, trsm
+         "gesdd": (8 / 3 + 4) * n**3, "gesdd_n": 8 / 3 * n**3}  # gebrd (+ ormbr's U and V)
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -159,7 +168,7 @@ def main(argv=None):
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--routines", nargs="+", default=None,
                    choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf", "gelqf", "gehrd", "gels",
-                            "sygst", "trsyl", "syevd", "syevr", "sygvd"],
+                            "sygst", "trsyl", "syevd", "syevr", "sygvd", "gesdd", "gesdd_n"],
                    help="default: all")
     p.add_argument("--native-max", type=int, default=None,
                    help="time the host LAPACK routine only up to this n (trsyl's Level-1 code takes hours "
