@@ -410,8 +410,7 @@ static ozblas_status two_stage(oz_lx *x, char jobz, int64_t m, int64_t n, double
     double *W = x->dev || host ? lx_scratch(x, host, elems) : NULL;
     if (!W) {
         free(host);
-        return x->dev && host ? OZBLAS_ERR_DEVICE : x->dev ? OZBLAS_ERR_DEVICE
-                                                            : OZBLAS_ERR_ALLOCATION;
+        return x->dev ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION;
     }
     double anrm = copy_mat(x, !tall, m, n, A, lda, W, M), sigma = 1.0;
     double smlnum = sqrt(DBL_MIN) / DBL_EPSILON, bignum = 1.0 / smlnum;
