@@ -251,8 +251,7 @@ static double tri_copy(oz_lx *x, int herm, char uplo, int64_t n, const double *A
     return amax;
 }
 
-/* ZT (n x m, real, host) into Z (complex: zero imaginary parts), in strips of nb columns. */
-static void put_vectors(oz_lx *x, int64_t n, int64_t m, const double *ZT, double *Z, int64_t ldz)
+void lx_put_real(oz_lx *x, int64_t n, int64_t m, const double *ZT, double *Z, int64_t ldz)
 {
     for (int64_t c = 0; c < m && !x->failed; c += x->nb) {
         int64_t cb = min64(x->nb, m - c), ld;
@@ -332,7 +331,7 @@ static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, i
     if (wantz && *info == 0 && *m > 0) {
         if (a->kind == OZ_EV_SYEVR)
             sort_pairs(n, *m, w, ZT);
-        put_vectors(x, n, *m, ZT, Z, ldz);
+        lx_put_real(x, n, *m, ZT, Z, ldz);
         lx_hous_apply(x, &q, &h, 'L', 'N', *m, Z, ldz, Vh, taus);
         lx_ormqr(x, &q, 0, 'L', 'N', n - b, *m, n - b, LX_AT(x, Wm, b, 0, ldw), ldw, tau1,
                  LX_AT(x, Z, b, 0, ldz), ldz);

@@ -100,25 +100,6 @@ static double copy_mat(oz_lx *x, int conj_t, int64_t rows, int64_t cols, const d
     return amax;
 }
 
-/* D (n x n) := the real R (leading dimension n, host) as the element type, in strips. */
-static void put_real(oz_lx *x, int64_t n, const double *R, double *D, int64_t ldd)
-{
-    for (int64_t c = 0; c < n && !x->failed; c += x->nb) {
-        int64_t cb = min64(x->nb, n - c), ld;
-        double *H = lx_fetch(x, 1, LX_AT(x, D, 0, c, ldd), ldd, n, cb, &ld, 0);
-        if (x->failed)
-            return;
-        for (int64_t j = 0; j < cb; j++)
-            for (int64_t i = 0; i < n; i++) {
-                double *z = LX_AT(x, H, i, j, ld);
-                z[0] = R[i + (c + j) * n];
-                if (x->cplx)
-                    z[1] = 0.0;
-            }
-        lx_store(x, H, ld, LX_AT(x, D, 0, c, ldd), ldd, n, cb);
-    }
-}
-
 /* The strictly lower triangle of the n x n A := 0, in strips. */
 static void zero_lower(oz_lx *x, int64_t n, double *A, int64_t lda)
 {
@@ -284,13 +265,13 @@ static ozblas_status svd_tall(oz_lx *x, int vec, int64_t m, int64_t n, double *W
     if (!vec || *info != 0 || x->failed)
         goto done;
     /* U = Q1 diag(Q2 U_B, I) */
-    put_real(x, n, UB, U, ldu);
+    lx_put_real(x, n, n, UB, U, ldu);
     lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
     lx_unit_columns(x, 0, m, n, ucols, U, ldu);
     lx_hous_apply(x, &q, &hl, 'L', 'N', n, U, ldu, Vh, taus);
     lx_ormqr(x, &q, 0, 'L', 'N', m, ucols, n, W, ldw, tauq, U, ldu);
     /* V^H = V_B^H P2^H P1^H */
-    put_real(x, n, VTB, VT, ldvt);
+    lx_put_real(x, n, n, VTB, VT, ldvt);
     lx_hous_apply(x, &q, &hr, 'R', ct(x), n, VT, ldvt, Vh, taus);
     lx_ormqr(x, &q, 1, 'R', ct(x), n, n - b, n - b, LX_AT(x, W, 0, b, ldw), ldw, taup,
              LX_AT(x, VT, 0, b, ldvt), ldvt);

@@ -380,6 +380,9 @@ typedef struct {
 ozblas_status lx_heev(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t lda, int64_t *m,
                       double *w, double *Z, int64_t ldz, int64_t *isuppz, int64_t *info);
 
+/* ZT (n x m, real, host memory, leading dimension n) into Z (complex: zero imaginary parts),
+ * through the seam in strips of nb columns: a tridiagonal or bidiagonal solver's vectors. */
+void lx_put_real(oz_lx *x, int64_t n, int64_t m, const double *ZT, double *Z, int64_t ldz);
 /* Most sweeps of one block of lx_hous_apply. */
 enum { LX_HOUS_VB = 128 };
 /* C := Q C or Q^H C (side 'L', trans 'N' or 'C'/'T': C has h->n rows, ncols columns) or
