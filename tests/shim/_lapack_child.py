@@ -8,8 +8,12 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
+
+# tests/lapack: the host-LAPACK helpers the children import
+LAPACK_TESTS = Path(__file__).resolve().parent.parent / "lapack"
 
 
 def child_env(tmp_path):
@@ -73,3 +77,16 @@ np.savez(out_dir + "/results.npz", **flat)
 st = ozblas.stats()["routines"]
 json.dump({r: v["routes"] for r, v in st.items() if v["calls"]}, open(out_dir + "/out.json", "w"))
 """
+
+
+def calls_head(native_module):
+    """The start of such a child: its arguments, the tests/lapack helpers (native_module:
+    their host-LAPACK module, imported as N), the inputs; calls(numpy_too) follows."""
+    return ("import json, sys\n"
+            "import numpy as np, scipy.linalg as sl, scipy.linalg.lapack as la\n"
+            "import ozblas\n\n"
+            "out_dir, mode = sys.argv[1], sys.argv[2]\n"
+            f"sys.path.insert(0, {str(LAPACK_TESTS)!r})\n"
+            f"import {native_module} as N\n"
+            "inp = dict(np.load(out_dir + '/inputs.npz'))\n"
+            "res = {}\n")

@@ -12,32 +12,21 @@ give the real routine's info (the latter through its xerbla).
 """
 
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from _lapack_child import CALLS_TAIL, run_child
+from _lapack_child import CALLS_TAIL, LAPACK_TESTS, calls_head, run_child
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
-LAPACK_TESTS = Path(__file__).resolve().parent.parent / "lapack"
 sys.path.insert(0, str(LAPACK_TESTS))
 import _native_brd as N  # noqa: E402
 
 U = np.finfo(np.float64).eps / 2
 FLOOR = 4.0
 
-CHILD = """
-import json, sys
-import numpy as np, scipy.linalg as sl
-import ozblas
-
-out_dir, mode = sys.argv[1], sys.argv[2]
-sys.path.insert(0, %r)
-import _native_brd as N
-inp = dict(np.load(out_dir + "/inputs.npz"))
-res = {}
+CHILD = calls_head("_native_brd") + """
 
 def calls(numpy_too):
     for dt in ("d", "z"):
@@ -61,7 +50,7 @@ def calls(numpy_too):
     res["lwork"] = N.lwork_infos()
     res["gesdd_lwork"] = N.gesdd_lwork_infos()
 
-""" % str(LAPACK_TESTS) + CALLS_TAIL
+""" + CALLS_TAIL
 
 ROUTINES = ("dgebrd", "zgebrd", "dorgbr", "zungbr", "dormbr", "zunmbr", "dgelsy", "zgelsy")
 
