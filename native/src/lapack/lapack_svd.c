@@ -226,10 +226,84 @@ static void gb2bd(const oz_lx *x, ub_band *B, double *d, double *e, lx_hous *hl,
     }
 }
 
-/* ---- the two-stage SVD of a tall matrix ---------------------------------------------------- */
+/* ---- the two-stage bidiagonal reduction (oz_lapack.h: lx_bd) --------------------------- */
 
 /* The band width: as the eigensolvers' (the block size, at most 256). */
 static int64_t band_width(int64_t nb) { return nb < 256 ? nb : 256; }
+
+ozblas_status lx_bd_reduce(oz_lx *x, lx_bd *bd, int64_t m, int64_t n, double *W, int64_t ldw,
+                           int64_t wdim, double *d)
+{
+    int64_t wd = x->cplx ? 2 : 1, b = min64(band_width(x->nb), max64(n - 1, 1));
+    *bd = (lx_bd){.m = m, .n = n, .b = b, .W = W, .ldw = ldw};
+    ub_band B = {n, b, calloc((size_t)(wd * (3 * b + 1) * n + wd), sizeof(double))};
+    bd->tau = malloc(sizeof(double) * (size_t)(wd * 2 * n + n + 1));
+    bd->Vh = malloc(sizeof(double) * (size_t)(wd * ((b + LX_HOUS_VB) * LX_HOUS_VB +
+                                                    LX_HOUS_VB + 2 * b + 1)));
+    ozblas_status st = OZBLAS_ERR_ALLOCATION;
+    if (!B.g || !bd->tau || !bd->Vh || lx_hous_alloc(x, &bd->hl, n, b, 1, n - 1) ||
+        lx_hous_alloc(x, &bd->hr, n, b, 1, n - 1))
+        goto out;
+    if ((st = lx_hh_alloc(x, &bd->q, m, max64(m, wdim), 0)) != OZBLAS_OK)
+        goto out;
+    bd->e = bd->tau + wd * 2 * n;
+    double *hw = bd->Vh + wd * ((b + LX_HOUS_VB) * LX_HOUS_VB + LX_HOUS_VB);
+    ge2gb(x, &bd->q, m, n, b, W, ldw, bd->tau, bd->tau + wd * n);
+    band_get(x, &B, W, ldw);
+    if (!x->failed)
+        gb2bd(x, &B, d, bd->e, &bd->hl, &bd->hr, hw);
+out:
+    free(B.g);
+    return st;
+}
+
+void lx_bd_free(oz_lx *x, lx_bd *bd)
+{
+    lx_hh_free(x, &bd->q);
+    lx_hous_free(&bd->hl);
+    lx_hous_free(&bd->hr);
+    free(bd->tau);
+    free(bd->Vh);
+    *bd = (lx_bd){0};
+}
+
+void lx_bd_stage2(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t nother,
+                  double *C, int64_t ldc)
+{
+    int64_t wd = x->cplx ? 2 : 1;
+    lx_hous_apply(x, &bd->q, vect == 'Q' ? &bd->hl : &bd->hr, side, trans, nother, C, ldc,
+                  bd->Vh, bd->Vh + wd * (bd->b + LX_HOUS_VB) * LX_HOUS_VB);
+}
+
+void lx_bd_stage1(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t nother,
+                  double *C, int64_t ldc)
+{
+    int64_t wd = x->cplx ? 2 : 1, n = bd->n, b = bd->b, l = side == 'L';
+    if (vect == 'Q') {
+        int64_t m = bd->m;
+        lx_ormqr(x, &bd->q, 0, side, trans, l ? m : nother, l ? nother : m, n, bd->W, bd->ldw,
+                 bd->tau, C, ldc);
+    } else if (n > b) { /* P1 acts on rows (columns) b..n-1 */
+        lx_ormqr(x, &bd->q, 1, side, trans, l ? n - b : nother, l ? nother : n - b, n - b,
+                 LX_AT(x, bd->W, 0, b, bd->ldw), bd->ldw, bd->tau + wd * n,
+                 l ? LX_AT(x, C, b, 0, ldc) : LX_AT(x, C, 0, b, ldc), ldc);
+    }
+}
+
+void lx_bd_apply(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t nother,
+                 double *C, int64_t ldc)
+{
+    /* Q = Q1 diag(Q2, I), P = P1 P2: Q C, C Q^H apply the inner stage 2 first */
+    if ((side == 'L') == (trans == 'N')) {
+        lx_bd_stage2(x, bd, vect, side, trans, nother, C, ldc);
+        lx_bd_stage1(x, bd, vect, side, trans, nother, C, ldc);
+    } else {
+        lx_bd_stage1(x, bd, vect, side, trans, nother, C, ldc);
+        lx_bd_stage2(x, bd, vect, side, trans, nother, C, ldc);
+    }
+}
+
+/* ---- the two-stage SVD of a tall matrix ---------------------------------------------------- */
 
 /* A = U S V^H for W (m x n, m >= n > 0, destroyed): s (n); with vec, U (m x ucols, ucols n or
  * m: the identity's last columns extended) and VT = V^H (n x n). */
@@ -237,55 +311,28 @@ static ozblas_status svd_tall(oz_lx *x, int vec, int64_t m, int64_t n, double *W
                               double *s, double *U, int64_t ldu, int64_t ucols, double *VT,
                               int64_t ldvt, int64_t *info)
 {
-    int64_t wd = x->cplx ? 2 : 1, b = min64(band_width(x->nb), max64(n - 1, 1));
-    ozblas_status st = OZBLAS_ERR_ALLOCATION;
-    lx_hous hl = {0}, hr = {0};
-    lx_hh q = {0};
-    ub_band B = {n, b, calloc((size_t)(wd * (3 * b + 1) * n + wd), sizeof(double))};
-    double *tau = malloc(sizeof(double) * (size_t)(wd * 2 * n));
-    double *e = malloc(sizeof(double) * (size_t)(n + 1));
+    lx_bd bd = {0};
     double *UB = vec ? malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
     double *VTB = UB ? UB + n * n : NULL;
-    double *Vh = malloc(sizeof(double) * (size_t)(wd * ((b + LX_HOUS_VB) * LX_HOUS_VB +
-                                                        LX_HOUS_VB + 2 * b + 1)));
-    double *taus = Vh ? Vh + wd * (b + LX_HOUS_VB) * LX_HOUS_VB : NULL;
-    double *hw = taus ? taus + wd * LX_HOUS_VB : NULL;
-    if (!B.g || !tau || !e || (vec && !UB) || !Vh || lx_hous_alloc(x, &hl, n, b, 1, n - 1) ||
-        lx_hous_alloc(x, &hr, n, b, 1, n - 1))
+    ozblas_status st = vec && !UB ? OZBLAS_ERR_ALLOCATION
+                                  : lx_bd_reduce(x, &bd, m, n, W, ldw, m, s);
+    if (st != OZBLAS_OK || x->failed)
         goto out;
-    if ((st = lx_hh_alloc(x, &q, m, m, 0)) != OZBLAS_OK)
-        goto out;
-    double *tauq = tau, *taup = tau + wd * n;
-    ge2gb(x, &q, m, n, b, W, ldw, tauq, taup);
-    band_get(x, &B, W, ldw);
-    if (x->failed)
-        goto out;
-    gb2bd(x, &B, s, e, &hl, &hr, hw);
-    bdsdc(x, vec, n, s, e, UB, VTB, info);
+    bdsdc(x, vec, n, s, bd.e, UB, VTB, info);
     if (!vec || *info != 0 || x->failed)
-        goto done;
-    /* U = Q1 diag(Q2 U_B, I) */
+        goto out;
+    /* U = Q1 diag(Q2 U_B, I): stage 2 on the n columns of U_B only */
     lx_put_real(x, n, n, UB, U, ldu);
     lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
     lx_unit_columns(x, 0, m, n, ucols, U, ldu);
-    lx_hous_apply(x, &q, &hl, 'L', 'N', n, U, ldu, Vh, taus);
-    lx_ormqr(x, &q, 0, 'L', 'N', m, ucols, n, W, ldw, tauq, U, ldu);
-    /* V^H = V_B^H P2^H P1^H */
+    lx_bd_stage2(x, &bd, 'Q', 'L', 'N', n, U, ldu);
+    lx_bd_stage1(x, &bd, 'Q', 'L', 'N', ucols, U, ldu);
+    /* V^H = V_B^H P^H */
     lx_put_real(x, n, n, VTB, VT, ldvt);
-    lx_hous_apply(x, &q, &hr, 'R', ct(x), n, VT, ldvt, Vh, taus);
-    lx_ormqr(x, &q, 1, 'R', ct(x), n, n - b, n - b, LX_AT(x, W, 0, b, ldw), ldw, taup,
-             LX_AT(x, VT, 0, b, ldvt), ldvt);
-done:
-    st = OZBLAS_OK;
+    lx_bd_apply(x, &bd, 'P', 'R', ct(x), n, VT, ldvt);
 out:
-    lx_hh_free(x, &q);
-    lx_hous_free(&hl);
-    lx_hous_free(&hr);
-    free(B.g);
-    free(tau);
-    free(e);
+    lx_bd_free(x, &bd);
     free(UB);
-    free(Vh);
     return st;
 }
 

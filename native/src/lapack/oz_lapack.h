@@ -380,6 +380,36 @@ typedef struct {
 ozblas_status lx_heev(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t lda, int64_t *m,
                       double *w, double *Z, int64_t ldz, int64_t *isuppz, int64_t *info);
 
+/* The two-stage bidiagonal reduction of a tall matrix (lapack_svd.c), shared by the SVD and
+ * least-squares drivers: W (m x n, m >= n > 0, the run's memory) := Q^H W P real upper
+ * bidiagonal (d: n, bd->e: n - 1), W keeping stage 1's reflectors, Q = Q1 diag(Q2, I),
+ * P = P1 P2 (stage 1's QR and LQ panels, stage 2's bulge chase); band width min(nb, 256).
+ * wdim: the most columns (rows) a later lx_bd_* application acts on besides Q's or P's. Free
+ * with lx_bd_free whatever the outcome. */
+typedef struct {
+    int64_t m, n, b;
+    double *W;
+    int64_t ldw;
+    double *tau; /* tauq (n), taup (n) */
+    double *e;
+    double *Vh; /* lx_hous_apply's host workspace */
+    lx_hous hl, hr;
+    lx_hh q;
+} lx_bd;
+ozblas_status lx_bd_reduce(oz_lx *x, lx_bd *bd, int64_t m, int64_t n, double *W, int64_t ldw,
+                           int64_t wdim, double *d);
+void lx_bd_free(oz_lx *x, lx_bd *bd);
+/* As ormbr: C := op(Q) C, C op(Q) (vect 'Q': C has m rows, columns) or op(P) C, C op(P)
+ * ('P': n); trans 'N' or the element type's transpose; nother: C's other dimension, at most
+ * wdim. lx_bd_stage1 and lx_bd_stage2 apply one stage's factor alone (stage 2's acts on the
+ * first n rows or columns). */
+void lx_bd_apply(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t nother,
+                 double *C, int64_t ldc);
+void lx_bd_stage1(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t nother,
+                  double *C, int64_t ldc);
+void lx_bd_stage2(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t nother,
+                  double *C, int64_t ldc);
+
 /* ZT (n x m, real, host memory, leading dimension n) into Z (complex: zero imaginary parts),
  * through the seam in strips of nb columns: a tridiagonal or bidiagonal solver's vectors. */
 void lx_put_real(oz_lx *x, int64_t n, int64_t m, const double *ZT, double *Z, int64_t ldz);
