@@ -383,7 +383,8 @@ ozblas_status lx_heev(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t ld
 /* The two-stage bidiagonal reduction of a tall matrix (lapack_svd.c), shared by the SVD and
  * least-squares drivers: W (m x n, m >= n > 0, the run's memory) := Q^H W P real upper
  * bidiagonal (d: n, bd->e: n - 1), W keeping stage 1's reflectors, Q = Q1 diag(Q2, I),
- * P = P1 P2 (stage 1's QR and LQ panels, stage 2's bulge chase); band width min(nb, 256).
+ * P = P1 P2 (stage 1's QR and LQ panels, stage 2's bulge chase); the band width from nb, n and
+ * vectors (1: the caller forms singular vectors, 0: it applies Q and P to a few columns only).
  * wdim: the most columns (rows) a later lx_bd_* application acts on besides Q's or P's. Free
  * with lx_bd_free whatever the outcome. */
 typedef struct {
@@ -396,8 +397,8 @@ typedef struct {
     lx_hous hl, hr;
     lx_hh q;
 } lx_bd;
-ozblas_status lx_bd_reduce(oz_lx *x, lx_bd *bd, int64_t m, int64_t n, double *W, int64_t ldw,
-                           int64_t wdim, double *d);
+ozblas_status lx_bd_reduce(oz_lx *x, lx_bd *bd, int vectors, int64_t m, int64_t n, double *W,
+                           int64_t ldw, int64_t wdim, double *d);
 void lx_bd_free(oz_lx *x, lx_bd *bd);
 /* As ormbr: C := op(Q) C, C op(Q) (vect 'Q': C has m rows, columns) or op(P) C, C op(P)
  * ('P': n); trans 'N' or the element type's transpose; nother: C's other dimension, at most
