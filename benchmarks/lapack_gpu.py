@@ -14,7 +14,12 @@ still leaves what was done:
     residuals ||A Z - Z W|| / (||A|| n u) and orthogonalities ||Z^T Z - I|| / (n u), the
     driver's emulated share and moduli histogram; and ``numpy.linalg.eigh`` on host arrays
     (``--eig-host-sizes``, 4096) inside ``ozblas.activated(method="ozaki2")`` against the
-    host LAPACK.
+    host LAPACK;
+  * ``ozblas.lapack.gesdd`` on CuPy arrays (the two-stage SVD, thin vectors) against
+    ``cupy.linalg.svd`` (cuSOLVER), n = 4096, 8192 (``--svd-sizes``), with the residuals
+    ||A - U S V^T|| / (||A|| n u) and the orthogonalities of U and V; and ``numpy.linalg.svd``
+    on host arrays (``--svd-host-sizes``, 4096) inside ``ozblas.activated(method="ozaki2")``
+    against the host LAPACK.
 Times are wall clock around one call after a warm-up at n = 1024, the device synchronized
 (single measurements: the GPU's time is scarce). GFLOPS on LAPACK's nominal counts.
 
@@ -83,10 +88,47 @@ def _eigen(routine, n, rng, cp, L, kw, sync):
         row["ozblas_res"], row["ozblas_orth"] = quality(np, a, w1, z1)
         row["routed"] = ozblas.stats().get("routines", {}).get("dsyevd")
         return row
+    return _driver_share(row, rep)
+
+
+def _driver_share(row, rep):
+    """The two-stage drivers' report: the share of their own flops that ran emulated."""
     drv = rep["product_flops"] + rep["host_flops"]
     row["emulated_share_of_driver"] = rep["emulated_flops"] / drv if drv else 0.0
     row["moduli_histogram"] = rep["moduli_histogram"]
     row["device"] = rep["device"]
+    return row
+
+
+def _svd(routine, n, rng, cp, L, kw, sync):
+    """gesdd on CuPy arrays against cupy.linalg.svd, or numpy.linalg.svd routed against the
+    host LAPACK (thin vectors): times, residuals and orthogonalities (units of n u)."""
+    import ozblas
+
+    u = 2.0**-53
+    row = {"flops": (8 / 3 + 4) * n**3}  # gebrd + the back-transformations, LAPACK's nominal
+
+    def quality(xp, a, uu, s, vt):
+        res = float(xp.linalg.norm(a - (uu * s) @ vt)) / (float(xp.linalg.norm(a)) * n * u)
+        eye = xp.eye(n)
+        orth = max(float(xp.linalg.norm(uu.T @ uu - eye)), float(xp.linalg.norm(vt @ vt.T - eye)))
+        return res, orth / (n * u)
+
+    h = rng.random((n, n)) - 0.5
+    if routine == "gesdd":
+        a = cp.asarray(h)
+        row["cusolver_s"], (u0, s0, v0) = _timed(lambda: cp.linalg.svd(a, full_matrices=False), sync)
+        row["ozblas_s"], (u1, s1, v1, _) = _timed(lambda: L.gesdd(a, full_matrices=0, **kw), sync)
+        rep = L.last_report()
+        row["cusolver_res"], row["cusolver_orth"] = quality(cp, a, u0, s0, v0)
+        row["ozblas_res"], row["ozblas_orth"] = quality(cp, a, u1, s1, v1)
+        return _driver_share(row, rep)
+    row["native_s"], (u0, s0, v0) = _timed(lambda: np.linalg.svd(h, full_matrices=False), sync)
+    with ozblas.activated(method="ozaki2"):
+        row["ozblas_s"], (u1, s1, v1) = _timed(lambda: np.linalg.svd(h, full_matrices=False), sync)
+    row["native_res"], row["native_orth"] = quality(np, h, u0, s0, v0)
+    row["ozblas_res"], row["ozblas_orth"] = quality(np, h, u1, s1, v1)
+    row["routed"] = ozblas.stats().get("routines", {}).get("dgesdd")
     return row
 
 
@@ -96,6 +138,8 @@ def main(argv=None):
     p.add_argument("--solve-sizes", type=int, nargs="*", default=[16384])
     p.add_argument("--eig-sizes", type=int, nargs="*", default=[4096, 8192, 16384])
     p.add_argument("--eig-host-sizes", type=int, nargs="*", default=[4096])
+    p.add_argument("--svd-sizes", type=int, nargs="*", default=[4096, 8192])
+    p.add_argument("--svd-host-sizes", type=int, nargs="*", default=[4096])
     p.add_argument("--budget", type=float, default=60.0, help="seconds: no measurement starts after")
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)
@@ -120,6 +164,7 @@ def main(argv=None):
     cases += [("solve", n) for n in args.solve_sizes]
     cases += [("syevd", n) for n in args.eig_sizes]
     cases += [("eigh_host", n) for n in args.eig_host_sizes]
+    cases += [("gesdd", n) for n in args.svd_sizes] + [("svd_host", n) for n in args.svd_host_sizes]
     for routine, n in cases:
         if time.monotonic() - T0 > args.budget:
             data["skipped"].append(f"{routine} {n}")
@@ -128,6 +173,8 @@ def main(argv=None):
             row = {"routine": routine, "n": n}
             if routine in ("syevd", "eigh_host"):
                 row.update(_eigen(routine, n, rng, cp, L, kw, sync))
+            elif routine in ("gesdd", "svd_host"):
+                row.update(_svd(routine, n, rng, cp, L, kw, sync))
             elif routine == "solve":
                 a = rng.random((n, n)) - 0.5 + n ** 0.5 * np.eye(n)
                 b = rng.random((n, 1)) - 0.5
