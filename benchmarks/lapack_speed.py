@@ -10,7 +10,8 @@ driver's own, products and host routines, is product_flops + host_flops, the tri
 solver excluded) and sygvd (z: hegvd; itype 1, eigenvectors, lower triangle; its nominal
 count adds potrf's n^3/3, sygst's n^3 and trsm's n^3), gesdd (square, jobz S; gesdd_n: values
 only; nominal: gebrd's 8/3 n^3, with vectors 4 n^3 more for U and V^H; dbdsdc in host_flops as
-4/3 n^3 with vectors, 30 n^2 without), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
+4/3 n^3 with vectors, 30 n^2 without; gesdd_tall: the 3n x n matrix, jobz S, nominal as
+dgesdd's QR-first path: geqrf, orgqr, gebrd and ormbr on R, the product Q U_R), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
 threads=1); the native cases with LAPACK's optimal workspace (a query first). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
@@ -145,6 +146,12 @@ def _cases(dt, a, s, b):
         lw = int(nat("gesdd_lwork")(*a.shape, compute_uv=cu, full_matrices=0)[0].real)
         cases[name] = ((lambda cu=cu, lw=lw: nat("gesdd")(a, compute_uv=cu, full_matrices=0, lwork=lw)),
                        (lambda kw, cu=cu: L.gesdd(a, compute_uv=cu, full_matrices=0, **kw)))
+    # tall, 3n x n (above LAPACK's QR-first threshold 11n/6), jobz S
+    g = np.random.default_rng(a.shape[0] + 2)
+    tall = np.asfortranarray(np.vstack([a, _sq(a.shape[0], dt, g), _sq(a.shape[0], dt, g)]))
+    lw = int(nat("gesdd_lwork")(*tall.shape, compute_uv=1, full_matrices=0)[0].real)
+    cases["gesdd_tall"] = (lambda: nat("gesdd")(tall, compute_uv=1, full_matrices=0, lwork=lw),
+                           lambda kw: L.gesdd(tall, compute_uv=1, full_matrices=0, **kw))
     return cases
 
 
@@ -156,7 +163,10 @@ def _flops(routine, dt, n, nrhs):
          "sygst": n**3, "trsyl": 2 * n**3,
          "syevd": (4 / 3 + 2) * n**3, "syevr": (4 / 3 + 2) * n**3,  # sytrd + ormtr
          "sygvd": (1 / 3 + 1 + 4 / 3 + 2 + 1) * n**3,  # potrf, sygst, sytrd + ormtr, trsm
-         "gesdd": (8 / 3 + 4) * n**3, "gesdd_n": 8 / 3 * n**3}  # gebrd (+ ormbr's U and V)
+         "gesdd": (8 / 3 + 4) * n**3, "gesdd_n": 8 / 3 * n**3,  # gebrd (+ ormbr's U and V)
+         # m = 3n, dgesdd's path for m >> n: geqrf and orgqr (2 m n^2 - 2/3 n^3 each), gebrd and
+         # ormbr on R (8/3 n^3 + 4 n^3), the m x n x n product Q U_R
+         "gesdd_tall": 6 * 3 * n**3 + 16 / 3 * n**3}
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -168,7 +178,7 @@ def main(argv=None):
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--routines", nargs="+", default=None,
                    choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf", "gelqf", "gehrd", "gels",
-                            "sygst", "trsyl", "syevd", "syevr", "sygvd", "gesdd", "gesdd_n"],
+                            "sygst", "trsyl", "syevd", "syevr", "sygvd", "gesdd", "gesdd_n", "gesdd_tall"],
                    help="default: all")
     p.add_argument("--native-max", type=int, default=None,
                    help="time the host LAPACK routine only up to this n (trsyl's Level-1 code takes hours "
