@@ -990,12 +990,12 @@ def _ev_start(a, overwrite_a, kw):
 def _eigen(kind, a, compute_v, lower, overwrite_a, kw):
     """syevd/heevd and syev/heev: ``(w, v, info)``, v the eigenvectors (compute_v) or a's
     buffer (its stored triangle destroyed, as LAPACK leaves it)."""
-    compute_v, lower = (_flag("sy" + kind, k, v) for k, v in (("compute_v", compute_v),
-                                                              ("lower", lower)))
+    prefix = "zhe" if _is_complex(a) else "dsy"  # the routine called, for the messages
+    compute_v, lower = (_flag(prefix + kind, k, v) for k, v in (("compute_v", compute_v),
+                                                                ("lower", lower)))
     dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
     n = f.shape[0]
     w = np.zeros(max(1, n))
-    prefix = "zhe" if dt == np.complex128 else "dsy"
     info = _call(getattr(lib, "ozblas_" + prefix + kind), b"V" if compute_v else b"N",
                  b"L" if lower else b"U", n, _ptr(f), _ld(f), ffi.cast("double *", w.ctypes.data),
                  opts=opts)
@@ -1079,9 +1079,10 @@ def hegv(a, b, itype=1, jobz="V", uplo="L", overwrite_a=False, overwrite_b=False
 
 
 def _evr(a, compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw):
-    compute_v, lower = (_flag("syevr", k, v) for k, v in (("compute_v", compute_v),
-                                                          ("lower", lower)))
-    rng = _letter("syevr", "range", range.decode() if isinstance(range, bytes) else range,
+    prefix = "zhe" if _is_complex(a) else "dsy"  # the routine called, for the messages
+    compute_v, lower = (_flag(prefix + "evr", k, v) for k, v in (("compute_v", compute_v),
+                                                                 ("lower", lower)))
+    rng = _letter(prefix + "evr", "range", range.decode() if isinstance(range, bytes) else range,
                   "AVI").decode()
     dt, xp, opts, f = _ev_start(a, overwrite_a, kw)
     n = f.shape[0]
@@ -1091,7 +1092,6 @@ def _evr(a, compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw):
     w = np.zeros(max(1, n))
     sup = np.zeros(2 * max(1, n), dtype=np.int64)
     m = ffi.new("int64_t *")
-    prefix = "zhe" if dt == np.complex128 else "dsy"
     info = _call(getattr(lib, "ozblas_" + prefix + "evr"), b"V" if compute_v else b"N",
                  rng.encode(), b"L" if lower else b"U", n, _ptr(f), _ld(f), float(vl), float(vu),
                  int(il), iu, float(abstol), m, ffi.cast("double *", w.ctypes.data),

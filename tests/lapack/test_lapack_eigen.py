@@ -435,3 +435,13 @@ def test_options_are_checked_in_python(call, match):
     """A bad option is a ValueError naming it, before anything is computed."""
     with pytest.raises(ValueError, match=match):
         call(np.eye(3))
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: L.syevd(np.eye(3), lower=3), "dsyevd"), (lambda: L.heevd(np.eye(3), lower=3), "zheevd"),
+    (lambda: L.syevd(np.eye(3, dtype=complex), lower=3), "zheevd"),
+    (lambda: L.heev(np.eye(3), compute_v=2), "zheev"), (lambda: L.heevr(np.eye(3), lower=3), "zheevr"),
+    (lambda: L.syevr(np.eye(3), range="X"), "dsyevr")])
+def test_option_errors_name_the_routine_called(call, name):
+    with pytest.raises(ValueError, match=f"^{name}: "):
+        call()
