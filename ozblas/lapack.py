@@ -32,7 +32,7 @@ from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri", "trtrs",
            "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq", "unglq",
-           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gesdd", "gebrd",
+           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gelsd", "gelss", "gesdd", "gebrd",
            "orgbr", "ungbr", "ormbr", "unmbr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
@@ -636,6 +636,52 @@ def gelsy(a, b, jptv=None, cond=None, lwork=None, overwrite_a=False, overwrite_b
         rank = int(r[0])
     j = jp[:n].astype(np.int32)
     return f, (x[:, 0] if vec else x), (j if xp is np else xp.asarray(j)), rank, info
+
+
+def _lstsq(name, a, b, cond, lwork, overwrite_a, overwrite_b, kw):
+    """gelsd/gelss: ``(f, x, s, rank, info)``, f a's buffer (gelss: v^H in its first rows)."""
+    dt, xp, opts = _start(kw, a, b)
+    f = _fortran(a, dt, overwrite_a, xp=xp)
+    x, vec = _rhs(b, dt, overwrite_b, xp)
+    m, n = f.shape
+    if x.shape[0] != max(m, n):
+        raise ValueError(f"{name}: b must have max(m, n) = {max(m, n)} rows for a of shape {f.shape}, "
+                         f"got {x.shape[0]}")
+    s = np.zeros(max(min(m, n), 1))
+    rank, info = 0, 0
+    if not _query(lwork):
+        r = ffi.new("int64_t *")
+        info = _call(_fn(name, dt), m, n, x.shape[1], _ptr(f), _ld(f), _ptr(x), _ld(x),
+                     ffi.cast("double *", s.ctypes.data), float(cond), r, opts=opts)
+        if info < 0:
+            raise ValueError(f"{name}: argument {-info} is not valid")
+        rank = int(r[0])
+    s = s[:min(m, n)]
+    return f, (x[:, 0] if vec else x), (s if xp is np else xp.asarray(s)), rank, info
+
+
+def gelsd(a, b, lwork=None, size_iwork=None, cond=-1.0, overwrite_a=False, overwrite_b=False, **kw):
+    """Minimum-norm least squares for an a of any rank through its singular value
+    decomposition (the bidiagonal problem by the host's divide and conquer, lalsd): ``(x, s,
+    rank, info)`` as scipy.linalg.lapack.dgelsd/zgelsd (numpy.linalg.lstsq's and
+    scipy.linalg.lstsq's routine). b has max(m, n) rows (a vector: one right-hand side); x's
+    first n rows are the solution (m > n, rank n: the squares of rows n..m-1 sum to the
+    residual); s a's singular values, descending; rank the number above cond s[0] (cond < 0:
+    machine epsilon); info > 0: the bidiagonal solver did not converge. The workspace is the
+    driver's own: lwork and size_iwork are accepted for scipy's signature, lwork -1 is a
+    query (nothing computed)."""
+    _, x, s, rank, info = _lstsq("gelsd", a, b, cond, lwork, overwrite_a, overwrite_b, kw)
+    return x, s, rank, info
+
+
+def gelss(a, b, cond=-1.0, lwork=None, overwrite_a=False, overwrite_b=False, **kw):
+    """gelsd with the bidiagonal problem by the host bdsqr (implicit QR): ``(v, x, s, rank,
+    work, info)`` as scipy.linalg.lapack.dgelss/zgelss; v is a's buffer with the right singular
+    vectors (v^H) in its first min(m, n) rows; work a one-element array (the driver's workspace
+    is its own). lwork -1 is a query (nothing computed)."""
+    f, x, s, rank, info = _lstsq("gelss", a, b, cond, lwork, overwrite_a, overwrite_b, kw)
+    dt = f.dtype
+    return f, x, s, rank, np.zeros(1, dtype=dt), info
 
 
 def gesdd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw):

@@ -809,6 +809,33 @@ ozblas_status ozblas_zgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n
                             int64_t lda, double *s, double *U, int64_t ldu, double *VT,
                             int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report);
+/* Least squares through the singular value decomposition (LAPACK's gelsd: the bidiagonal
+ * problem by the host lalsd's divide and conquer; gelss: by the host bdsqr, A's first
+ * min(m, n) rows overwritten with V^H): the minimum-norm solution of min ||B - A X|| for an A
+ * of any rank. s (min(m, n), real, host memory): A's singular values, descending; rank: how
+ * many exceed rcond s(1) (rcond < 0: machine epsilon). B is max(m, n) x nrhs (the solution in
+ * its first n rows; for m > n and rank n, the squares of rows n..m-1 sum to the residual).
+ * An order min(m, n) within one block is one call of the host routine; otherwise A and B
+ * scaled into range, QR first for max(m, n) >= 1.6 min(m, n), the two-stage bidiagonal
+ * reduction of A (A^H for m < n) with its updates as products, Q^H B and P X_B as products.
+ * A is destroyed. info: 0, -i (gelsy's codes), or > 0 when the bidiagonal solver did not
+ * converge. */
+ozblas_status ozblas_dgelsd(ozblas_context *ctx, int64_t m, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, double *B, int64_t ldb, double *s, double rcond,
+                            int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgelsd(ozblas_context *ctx, int64_t m, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, double *B, int64_t ldb, double *s, double rcond,
+                            int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_dgelss(ozblas_context *ctx, int64_t m, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, double *B, int64_t ldb, double *s, double rcond,
+                            int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgelss(ozblas_context *ctx, int64_t m, int64_t n, int64_t nrhs, double *A,
+                            int64_t lda, double *B, int64_t ldb, double *s, double rcond,
+                            int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
 /* Level-3 BLAS as products (BLAS semantics: only the stored triangle of A read, beta = 0
  * never reads C; syr2k/her2k touch only the uplo triangle of C, her2k's diagonal real):
  * symm/hemm C := alpha A B + beta C (side 'L', A m x m) or alpha B A + beta C ('R', n x n);

@@ -164,7 +164,7 @@ static void real_ormrz(const oz_lx *x, char trans, int64_t m, int64_t n, int64_t
 /* ---- the driver -------------------------------------------------------------------------- */
 
 /* The largest |a_ij| of the m x n A, strip by strip (NaN when one is, as lange) */
-static double max_abs(oz_lx *x, int64_t m, int64_t n, const double *A, int64_t lda)
+double lx_max_abs(oz_lx *x, int64_t m, int64_t n, const double *A, int64_t lda)
 {
     double r = 0.0;
     for (int64_t c = 0; c < n && m > 0 && !x->failed; c += x->nb) {
@@ -231,14 +231,14 @@ static void lx_gels(oz_lx *x, lx_hh *q, double *tau, char trans, int64_t m, int6
         lx_zero(x, mx, nrhs, B, ldb);
         return;
     }
-    double anrm = max_abs(x, m, n, A, lda);
+    double anrm = lx_max_abs(x, m, n, A, lda);
     int iascl = scale_into_range(x, anrm, m, n, A, lda);
     if (anrm == 0.0) { /* A is zero: so is the solution */
         lx_zero(x, mx, nrhs, B, ldb);
         return;
     }
     int64_t brow = tp ? n : m;
-    double bnrm = max_abs(x, brow, nrhs, B, ldb);
+    double bnrm = lx_max_abs(x, brow, nrhs, B, ldb);
     int ibscl = scale_into_range(x, bnrm, brow, nrhs, B, ldb);
     if (m >= n) {
         lx_geqrf(x, q, 0, m, n, A, lda, tau, &pinfo);
@@ -350,13 +350,13 @@ static void lx_gelsy(oz_lx *x, lx_hh *q, gy_work *g, int64_t m, int64_t n, int64
     *rank = 0;
     if (mn == 0 || nrhs == 0)
         return;
-    double anrm = max_abs(x, m, n, A, lda);
+    double anrm = lx_max_abs(x, m, n, A, lda);
     int iascl = scale_into_range(x, anrm, m, n, A, lda);
     if (anrm == 0.0) {
         lx_zero(x, mx, nrhs, B, ldb);
         return;
     }
-    double bnrm = max_abs(x, m, nrhs, B, ldb);
+    double bnrm = lx_max_abs(x, m, nrhs, B, ldb);
     int ibscl = scale_into_range(x, bnrm, m, nrhs, B, ldb);
     double *H = lx_fetch_to(x, g->G, m, A, lda, m, n, &ld);
     if (x->failed)

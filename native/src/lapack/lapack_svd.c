@@ -571,3 +571,371 @@ ozblas_status ozblas_zgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n
 {
     return gesdd_body(ctx, 1, jobz, m, n, A, lda, s, U, ldu, VT, ldvt, info, nb, opt, report);
 }
+
+/* ---- least squares through the bidiagonal (gelsd, gelss) ----------------------------------- */
+
+static void *s_lalsd[2], *s_bdsqr[2], *s_gelsd[2], *s_gelss[2]; /* found once */
+
+static int lstsq_ready(int cplx, int sq)
+{
+    return lx_hh_ready(cplx) && lx_band_ready(cplx) &&
+           (sq ? lx_real_fn_cached(&s_bdsqr[cplx], cplx, "bdsqr") &&
+                     lx_real_fn_cached(&s_gelss[cplx], cplx, "gelss")
+               : lx_real_fn_cached(&s_lalsd[cplx], cplx, "lalsd") &&
+                     lx_real_fn_cached(&s_gelsd[cplx], cplx, "gelsd"));
+}
+
+/* gelsd's bidiagonal solve: the host lalsd on the bidiagonal (d, e; uplo 'U' or 'L', order n)
+ * and C (host, n x nrhs): C := its minimum-norm solution, d := the singular values
+ * (descending), the rank. smlsiz 25 is ilaenv's in the reference LAPACK and OpenBLAS. Its
+ * flops counted as dbdsdc's merges without deflation (4/3 n^3) and the solution's
+ * 4 n^2 nrhs (twice that for complex C): a model. */
+static void bd_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, double *e,
+                     double *C, int64_t ldc, double rcond, int64_t *rank, int64_t *info)
+{
+    const int64_t smlsiz = 25;
+    int c = x->cplx;
+    int64_t nlvl = 0;
+    while ((n >> nlvl) > smlsiz + 1) /* LAPACK's int(log2(n / (smlsiz + 1))) + 1 */
+        nlvl++;
+    double dn = (double)n;
+    x->rep->host_flops += 4.0 / 3.0 * dn * dn * dn + (c ? 8.0 : 4.0) * dn * dn * (double)nrhs;
+    int64_t s1 = (smlsiz + 1) * (smlsiz + 1);
+    int64_t lw = 9 * n + 2 * n * smlsiz + 8 * n * (nlvl + 1) + n * nrhs + s1;
+    int64_t lr = c ? 9 * n + 2 * n * smlsiz + 8 * n * (nlvl + 1) + 3 * smlsiz * nrhs +
+                         max64(s1, n * (1 + nrhs) + 2 * nrhs)
+                   : 0;
+    int64_t li = 3 * n * (nlvl + 1) + 11 * n;
+    double *work = malloc(sizeof(double) * (size_t)((c ? 2 * n * nrhs : lw) + lr + 1));
+    int64_t *iw = malloc(sizeof(int64_t) * (size_t)(li + 1));
+    if (!work || !iw) {
+        x->failed = 1;
+    } else {
+        LX_F77(I s4 = (I)smlsiz, n4 = (I)n, r4 = (I)nrhs, l4 = (I)ldc, rk = 0, inf4 = 0;
+            if (!c)
+                ((void (*)(const char *, const I *, const I *, const I *, double *, double *,
+                           double *, const I *, const double *, I *, double *, I *, I *,
+                           size_t))s_lalsd[0])(&uplo, &s4, &n4, &r4, d, e, C, &l4, &rcond, &rk,
+                                               work, (I *)iw, &inf4, 1);
+            else
+                ((void (*)(const char *, const I *, const I *, const I *, double *, double *,
+                           double *, const I *, const double *, I *, double *, double *, I *,
+                           I *, size_t))s_lalsd[1])(&uplo, &s4, &n4, &r4, d, e, C, &l4, &rcond,
+                                                    &rk, work, work + 2 * n * nrhs, (I *)iw,
+                                                    &inf4, 1);
+            *rank = rk;
+            *info = inf4;);
+    }
+    free(work);
+    free(iw);
+}
+
+/* gelss's bidiagonal solve: the host bdsqr on (d, e) with VT := I (n x n, the element type's,
+ * host) and C (host, n x nrhs): VT := the bidiagonal's right singular vectors, C := U_B^H C,
+ * then row i of C divided by s_i > thr = max(rcond s_1, safe minimum) (rcond < 0: machine
+ * epsilon), else zeroed, as dgelss; the rank. Its flops counted as two QR sweeps per singular
+ * value, a rotation 6 flops per column of VT and C (twice for complex columns): a model. */
+static void bd_bdsqr(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, double *e,
+                     double *VT, double *C, int64_t ldc, double rcond, int64_t *rank,
+                     int64_t *info)
+{
+    int c = x->cplx;
+    int64_t wd = c ? 2 : 1;
+    double dn = (double)n;
+    x->rep->host_flops += (c ? 24.0 : 12.0) * dn * dn * (dn + (double)nrhs);
+    memset(VT, 0, sizeof(double) * (size_t)(wd * n * n));
+    for (int64_t i = 0; i < n; i++)
+        VT[wd * (i + i * n)] = 1.0;
+    double *work = malloc(sizeof(double) * (size_t)(4 * n + 1));
+    if (!work) {
+        x->failed = 1;
+        return;
+    }
+    double nou[2]; /* U, not referenced (nru 0) */
+    LX_F77(I n4 = (I)n, r4 = (I)nrhs, l4 = (I)ldc, zero = 0, one = 1, inf4 = 0;
+        ((void (*)(const char *, const I *, const I *, const I *, const I *, double *, double *,
+                   double *, const I *, double *, const I *, double *, const I *, double *, I *,
+                   size_t))s_bdsqr[c])(&uplo, &n4, &n4, &zero, &r4, d, e, VT, &n4, nou, &one,
+                                       C, &l4, work, &inf4, 1);
+        *info = inf4;);
+    free(work);
+    *rank = 0;
+    if (*info != 0)
+        return;
+    double thr = (rcond < 0.0 ? DBL_EPSILON : rcond) * (n > 0 ? d[0] : 0.0);
+    thr = thr > DBL_MIN ? thr : DBL_MIN;
+    for (int64_t i = 0; i < n; i++) {
+        int keep = d[i] > thr;
+        *rank += keep;
+        for (int64_t j = 0; j < nrhs; j++)
+            for (int64_t p = 0; p < wd; p++) {
+                double *v = C + wd * (i + j * ldc) + p;
+                *v = keep ? *v / d[i] : 0.0;
+            }
+    }
+}
+
+/* An order within one block: the host gelsd or gelss (sq) on host copies for device memory,
+ * with the workspace its query asks for. */
+static ozblas_status host_lstsq(oz_lx *x, int sq, int64_t m, int64_t n, int64_t nrhs,
+                                double *A, int64_t lda, double *B, int64_t ldb, double *s,
+                                double rcond, int64_t *rank, int64_t *info)
+{
+    int c = x->cplx;
+    int64_t wd = c ? 2 : 1, mn = min64(m, n), mx = max64(m, n), la = lda, lb = ldb;
+    double *HA = A, *HB = B, *own = NULL;
+    if (x->dev) {
+        la = max1(m), lb = max1(mx);
+        own = malloc(sizeof(double) * (size_t)(wd * (la * n + lb * nrhs) + 1));
+        if (!own)
+            return OZBLAS_ERR_ALLOCATION;
+        HA = own, HB = own + wd * la * n;
+        lx_fetch_to(x, HA, la, A, lda, m, n, &la);
+        lx_fetch_to(x, HB, lb, B, ldb, m, nrhs, &lb);
+    }
+    ozblas_status st = OZBLAS_OK;
+    void *f = sq ? s_gelss[c] : s_gelsd[c];
+    if (!x->failed)
+        LX_F77(I m4 = (I)m, n4 = (I)n, r4 = (I)nrhs, la4 = (I)la, lb4 = (I)lb, lw = -1;
+            I rk = 0, inf4 = 0, iq[1] = {0};
+            double wq[2] = {0.0, 0.0}, rq[1] = {0.0};
+            typedef void (*lsd_d)(const I *, const I *, const I *, double *, const I *, double *,
+                                  const I *, double *, const double *, I *, double *, const I *,
+                                  I *, I *);
+            typedef void (*lsd_z)(const I *, const I *, const I *, double *, const I *, double *,
+                                  const I *, double *, const double *, I *, double *, const I *,
+                                  double *, I *, I *);
+            typedef void (*lss_d)(const I *, const I *, const I *, double *, const I *, double *,
+                                  const I *, double *, const double *, I *, double *, const I *,
+                                  I *);
+            typedef void (*lss_z)(const I *, const I *, const I *, double *, const I *, double *,
+                                  const I *, double *, const double *, I *, double *, const I *,
+                                  double *, I *);
+            /* the query: work[0] (and iwork[0], rwork[0] for gelsd) */
+            if (sq && !c)
+                ((lss_d)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, &inf4);
+            else if (sq)
+                ((lss_z)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, rq,
+                           &inf4);
+            else if (!c)
+                ((lsd_d)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, iq, &inf4);
+            else
+                ((lsd_z)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, rq, iq,
+                           &inf4);
+            lw = (I)wq[0] + 1;
+            int64_t lr = c ? (sq ? 5 * mn : (int64_t)rq[0]) + 1 : 0, li = (int64_t)iq[0] + 1;
+            double *work = malloc(sizeof(double) * (size_t)(wd * lw + lr + 1));
+            I *iw = malloc(sizeof(I) * (size_t)(li + 8 * mn + 1));
+            if (!work || !iw)
+                st = OZBLAS_ERR_ALLOCATION;
+            else if (sq && !c)
+                ((lss_d)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw, &inf4);
+            else if (sq)
+                ((lss_z)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw,
+                           work + wd * lw, &inf4);
+            else if (!c)
+                ((lsd_d)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw, iw,
+                           &inf4);
+            else
+                ((lsd_z)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw,
+                           work + wd * lw, iw, &inf4);
+            *rank = rk;
+            *info = inf4;
+            free(work);
+            free(iw););
+    if (x->dev && st == OZBLAS_OK) {
+        lx_store(x, HA, la, A, lda, m, n);
+        lx_store(x, HB, lb, B, ldb, mx, nrhs);
+    }
+    free(own);
+    x->rep->host_flops += (c ? 4.0 : 1.0) * (4.0 * (double)mx * (double)mn * (double)mn +
+                                             4.0 * (double)mx * (double)mn * (double)nrhs);
+    return st;
+}
+
+/* H (host, rows x cols) into D, in the run's memory */
+static void put_host(oz_lx *x, const double *H, int64_t ldh, int64_t rows, int64_t cols,
+                     double *D, int64_t ldd)
+{
+    if (x->dev)
+        lx_store(x, H, ldh, D, ldd, rows, cols);
+    else
+        copy_mat(x, 0, rows, cols, H, ldh, D, ldd);
+}
+
+/* The two-stage route. T = A (m >= n) or A^H (m < n), M x N with M >= N, scaled into range as
+ * LAPACK's drivers do; for M >= 1.6 N (ilaenv's threshold for gelsd and gelss) T = Q0 R first
+ * and R takes T's place. T = Q B P^H (lx_bd), so A = Q B P^H (tall; G = Q acts on B's rows,
+ * F = P on X's, the bidiagonal upper) or A = P B^T Q^H (wide; G = P, F = Q, lower):
+ * C := G^H B, the small problem on the host, X := F [X_B; 0] (and Q0 for a wide QR first).
+ * B's rows n..m-1 keep (Q^H B)'s, whose squares sum to the residual (LAPACK's contract). gelss
+ * writes A's first min(m, n) rows with V^H = VT_B F^H (and Q0^H). */
+static ozblas_status lstsq_two_stage(oz_lx *x, int sq, int64_t m, int64_t n, int64_t nrhs,
+                                     double *A, int64_t lda, double *B, int64_t ldb, double *s,
+                                     double rcond, int64_t *rank, int64_t *info)
+{
+    int tall = m >= n;
+    int64_t wd = x->cplx ? 2 : 1, M = tall ? m : n, N = tall ? n : m;
+    int qr = M > N && M >= N * 8 / 5;
+    int64_t Mb = qr ? N : M; /* the bidiagonalized matrix's rows */
+    const double smlnum = sqrt(DBL_MIN) / DBL_EPSILON, bignum = 1.0 / smlnum;
+    /* W (M x N), R (N x N, QR first), gelss's VT_B (N x N) and C (N x nrhs) */
+    int64_t elems = M * N + (qr ? N * N : 0) + (sq ? N * N + N * nrhs : 0);
+    double *host = x->dev ? NULL : malloc(sizeof(double) * (size_t)(wd * elems + 1));
+    double *W = x->dev || host ? lx_scratch(x, host, elems) : NULL;
+    /* host: the small problem's C (N x nrhs) and gelss's VT_B */
+    double *HC = malloc(sizeof(double) * (size_t)(wd * (N * nrhs + (sq ? N * N : 0)) + 1));
+    double *tau0 = malloc(sizeof(double) * (size_t)(wd * N + 1));
+    lx_hh q0 = {0};
+    lx_bd bd = {0};
+    ozblas_status st = W && HC && tau0 ? OZBLAS_OK
+                     : x->dev && !W   ? OZBLAS_ERR_DEVICE
+                                      : OZBLAS_ERR_ALLOCATION;
+    if (st != OZBLAS_OK)
+        goto out;
+    double anrm = copy_mat(x, !tall, m, n, A, lda, W, M), bnrm = 0.0, sa = 1.0, sb = 1.0;
+    if (anrm == 0.0) { /* X = 0, s = 0, rank 0 */
+        lx_zero(x, max64(m, n), nrhs, B, ldb);
+        memset(s, 0, sizeof(double) * (size_t)N);
+        *rank = 0;
+        goto out;
+    }
+    if (anrm < smlnum)
+        sa = smlnum / anrm;
+    else if (anrm > bignum)
+        sa = bignum / anrm;
+    if (sa != 1.0) {
+        double sg[2] = {sa, 0.0};
+        lx_scale(x, M, N, sg, W, M);
+    }
+    bnrm = lx_max_abs(x, m, nrhs, B, ldb);
+    if (bnrm > 0.0 && bnrm < smlnum)
+        sb = smlnum / bnrm;
+    else if (bnrm > bignum)
+        sb = bignum / bnrm;
+    if (sb != 1.0) {
+        double sg[2] = {sb, 0.0};
+        lx_scale(x, m, nrhs, sg, B, ldb);
+    }
+    if (!tall)
+        lx_zero(x, n - m, nrhs, LX_AT(x, B, m, 0, ldb), ldb);
+    double *Wb = W;
+    if (qr) {
+        int64_t qinfo = 0;
+        if ((st = lx_hh_alloc(x, &q0, M, max64(M, nrhs), 0)) != OZBLAS_OK)
+            goto out;
+        lx_geqrf(x, &q0, 0, M, N, W, M, tau0, &qinfo);
+        Wb = W + wd * M * N;
+        copy_mat(x, 0, N, N, W, M, Wb, N);
+        zero_lower(x, N, Wb, N);
+        if (tall) /* B := Q0^H B */
+            lx_ormqr(x, &q0, 0, 'L', ct(x), M, nrhs, N, W, M, tau0, B, ldb);
+    }
+    if (x->failed ||
+        (st = lx_bd_reduce(x, &bd, sq, Mb, N, Wb, Mb, max64(nrhs, sq ? N : 0), s)) != OZBLAS_OK ||
+        x->failed)
+        goto out;
+    char G = tall ? 'Q' : 'P', F = tall ? 'P' : 'Q';
+    int64_t forder = tall ? N : Mb, ldc;
+    lx_bd_apply(x, &bd, G, 'L', ct(x), nrhs, B, ldb);
+    double *C = lx_fetch_to(x, HC, N, B, ldb, N, nrhs, &ldc), *VT = HC + wd * N * nrhs;
+    if (x->failed)
+        goto out;
+    if (sq)
+        bd_bdsqr(x, tall ? 'U' : 'L', N, nrhs, s, bd.e, VT, C, ldc, rcond, rank, info);
+    else
+        bd_lalsd(x, tall ? 'U' : 'L', N, nrhs, s, bd.e, C, ldc, rcond, rank, info);
+    if (*info != 0 || x->failed)
+        goto out;
+    if (sq) { /* X_B = VT_B^H C as a product: both into the scratch, the product into B */
+        static const double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
+        double *SV = W + wd * (M * N + (qr ? N * N : 0)), *SC = SV + wd * N * N;
+        put_host(x, VT, N, N, N, SV, N);
+        put_host(x, C, ldc, N, nrhs, SC, N);
+        lx_gemm(x, ct(x), 'N', N, nrhs, N, one, SV, N, SC, N, zero, B, ldb);
+        /* V^H = [VT_B 0] F^H (and Q0^H) into A's first N rows */
+        put_host(x, VT, N, N, N, A, lda);
+        lx_zero(x, N, forder - N, LX_AT(x, A, 0, N, lda), lda);
+        lx_bd_apply(x, &bd, F, 'R', ct(x), N, A, lda);
+        if (qr && !tall) {
+            lx_zero(x, N, M - N, LX_AT(x, A, 0, N, lda), lda);
+            lx_ormqr(x, &q0, 0, 'R', ct(x), N, M, N, W, M, tau0, A, lda);
+        }
+    } else {
+        lx_store(x, C, ldc, B, ldb, N, nrhs);
+    }
+    lx_zero(x, forder - N, nrhs, LX_AT(x, B, N, 0, ldb), ldb);
+    lx_bd_apply(x, &bd, F, 'L', 'N', nrhs, B, ldb);
+    if (qr && !tall) {
+        lx_zero(x, M - N, nrhs, LX_AT(x, B, N, 0, ldb), ldb);
+        lx_ormqr(x, &q0, 0, 'L', 'N', M, nrhs, N, W, M, tau0, B, ldb);
+    }
+    /* undone as dgelsd: X's n rows and s */
+    if (sa != 1.0) {
+        double sg[2] = {sa, 0.0};
+        lx_scale(x, n, nrhs, sg, B, ldb);
+        for (int64_t i = 0; i < N; i++)
+            s[i] /= sa;
+    }
+    if (sb != 1.0) {
+        double sg[2] = {1.0 / sb, 0.0};
+        lx_scale(x, n, nrhs, sg, B, ldb);
+    }
+out:
+    lx_bd_free(x, &bd);
+    lx_hh_free(x, &q0);
+    if (W)
+        lx_scratch_free(x, W);
+    free(host);
+    free(HC);
+    free(tau0);
+    return st;
+}
+
+/* Nominal: the bidiagonal reduction, Q^H B and P X_B (dgelsd's gebrd and ormbr) */
+double oz_gelsd_flops(int cplx, int64_t m, int64_t n, int64_t nrhs)
+{
+    double a = (double)max64(m, n), k = (double)min64(m, n), r = (double)nrhs;
+    return (cplx ? 4.0 : 1.0) *
+           (4.0 * a * k * k - 4.0 / 3.0 * k * k * k + 2.0 * r * k * (2.0 * a - k) + 2.0 * r * k * k);
+}
+
+static ozblas_status lstsq_body(ozblas_context *ctx, int cplx, int sq, int64_t m, int64_t n,
+                                int64_t nrhs, double *A, int64_t lda, double *B, int64_t ldb,
+                                double *s, double rcond, int64_t *rank, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    *rank = 0;
+    if ((*info = oz_gelsy_check(m, n, nrhs, lda, ldb))) /* gelsd's and gelss's codes too */
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    int64_t mn = min64(m, n), mx = max64(m, n);
+    BEGIN(cplx, mn, oz_gelsd_flops(cplx, m, n, nrhs), max1(max64(mx, nrhs)),
+          LX_OP(A, lda, m, n, 1), LX_OP(B, ldb, mx, nrhs, 1))
+    if (!lstsq_ready(cplx, sq))
+        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
+    if (mn == 0) { /* LAPACK: X = 0 */
+        lx_zero(&x, mx, nrhs, B, ldb);
+        END();
+    }
+    int target = x.o.target;
+    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (numerics/ozaki2.h) */
+    ozblas_status st = mn <= x.nb ? host_lstsq(&x, sq, m, n, nrhs, A, lda, B, ldb, s, rcond, rank, info)
+                                  : lstsq_two_stage(&x, sq, m, n, nrhs, A, lda, B, ldb, s, rcond,
+                                                    rank, info);
+    x.o.target = target;
+    END_WITH(st);
+}
+
+#define LSTSQ_ENTRY(name, cplx, sq)                                                           \
+    ozblas_status name(ozblas_context *ctx, int64_t m, int64_t n, int64_t nrhs, double *A,     \
+                       int64_t lda, double *B, int64_t ldb, double *s, double rcond,           \
+                       int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,    \
+                       ozblas_lapack_report *report)                                           \
+    {                                                                                          \
+        return lstsq_body(ctx, cplx, sq, m, n, nrhs, A, lda, B, ldb, s, rcond, rank, info, nb, \
+                          opt, report);                                                        \
+    }
+LSTSQ_ENTRY(ozblas_dgelsd, 0, 0)
+LSTSQ_ENTRY(ozblas_zgelsd, 1, 0)
+LSTSQ_ENTRY(ozblas_dgelss, 0, 1)
+LSTSQ_ENTRY(ozblas_zgelss, 1, 1)

@@ -97,6 +97,9 @@ void lx_potrs(oz_lx *x, char uplo, int64_t n, int64_t nrhs, const double *A, int
 void lx_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t lda, int64_t *info);
 /* 0, or the 1-based index of the first exact zero on the diagonal. */
 int64_t lx_zero_diagonal(oz_lx *x, int64_t n, const double *A, int64_t lda);
+/* The largest |a_ij| of the m x n A through the seam, strip by strip (NaN when one is, as
+ * lange 'M'; lapack_gels.c) */
+double lx_max_abs(oz_lx *x, int64_t m, int64_t n, const double *A, int64_t lda);
 void lx_getri(oz_lx *x, int64_t n, double *A, int64_t lda, const int64_t *ipiv, int64_t *info);
 void lx_potri(oz_lx *x, char uplo, int64_t n, double *A, int64_t lda, int64_t *info);
 /* SYRK (herm 0) and HERK (herm 1) on the triangle uplo of C: alpha P op(P) + beta C
