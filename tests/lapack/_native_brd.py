@@ -161,3 +161,42 @@ def gesdd_lwork_infos(shapes=((30, 20), (20, 30), (70, 20), (20, 70)), seed=4):
                     f(*args, _p(iw), ctypes.byref(info))
                     out.append(info.value)
     return out
+
+
+def lstsq_minwork(name, m, n, nrhs):
+    """The smallest lwork the host dgelsd/zgelsd/dgelss/zgelss takes outside their QR-first
+    paths, from their documentation (smlsiz 25; the shim's lstsq_minwork)."""
+    mn, mx = min(m, n), max(m, n)
+    nlvl = max(int(np.log2(mn / 26)) + 1, 0)  # int() truncates toward zero, as Fortran's INT
+    return {"dgelsd": 12 * mn + 50 * mn + 8 * mn * nlvl + mn * nrhs + 26 * 26,
+            "zgelsd": 2 * mn + max(mx, mn * nrhs), "dgelss": 3 * mn + max(2 * mn, mx, nrhs),
+            "zgelss": 2 * mn + max(mx, nrhs)}[name]
+
+
+def lstsq_lwork_infos(shapes=((30, 20), (20, 30), (20, 70)), nrhs=2, seed=5):
+    """gelsd and gelss, d and z, on these shapes, with one less than lstsq_minwork and with it:
+    [info, info, ...] in that order. Through cython_lapack, so through the shim where one is
+    loaded."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for name in ("dgelsd", "zgelsd", "dgelss", "zgelss"):
+        cplx = name[0] == "z"
+        dt = np.complex128 if cplx else np.float64
+        cap = cython_lapack.__pyx_capi__[name]
+        sig = [_I, _I, _I, _P, _I, _P, _I, _P, _P, _I, _P, _I] + ([_P] if cplx else []) + \
+            ([_P] if name.endswith("lsd") else []) + [_I]
+        f = ctypes.CFUNCTYPE(None, *sig)(_get_ptr(cap, _get_name(cap)))
+        for m, n in shapes:
+            least = lstsq_minwork(name, m, n, nrhs)
+            for lw in (least - 1, least):
+                a = np.asfortranarray(rng.standard_normal((m, n)).astype(dt))
+                b = np.asfortranarray(rng.standard_normal((max(m, n), nrhs)).astype(dt))
+                s, rank, info = np.zeros(min(m, n)), ctypes.c_int(0), ctypes.c_int(0)
+                w, iw = np.zeros(lw, dtype=dt), np.zeros(10000, dtype=np.int32)
+                rw = np.zeros(100000)
+                args = [_i(m), _i(n), _i(nrhs), _p(a), _i(m), _p(b), _i(max(m, n)), _p(s),
+                        ctypes.byref(ctypes.c_double(-1.0)), ctypes.byref(rank), _p(w), _i(lw)]
+                args += ([_p(rw)] if cplx else []) + ([_p(iw)] if name.endswith("lsd") else [])
+                f(*args, ctypes.byref(info))
+                out.append(info.value)
+    return out

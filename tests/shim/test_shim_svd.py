@@ -1,10 +1,11 @@
-"""The preload shim's bidiagonal, gelsy and gesdd entries (native/src/shim/shim_svd.c: gebrd,
-orgbr/ungbr, ormbr/unmbr, gelsy, gesdd), reached the way users reach them: scipy.linalg.lstsq
-with lapack_driver="gelsy", the routines through scipy.linalg.cython_lapack, and (under `ozblas
+"""The preload shim's bidiagonal, least-squares and gesdd entries (native/src/shim/shim_svd.c:
+gebrd, orgbr/ungbr, ormbr/unmbr, gelsy, gelsd, gelss, gesdd), reached the way users reach them:
+scipy.linalg.lstsq with lapack_driver "gelsy", "gelsd" and "gelss" (tall, wide, rank 9), the
+routines through scipy.linalg.cython_lapack, and (under `ozblas
 run` only: the wheels' LAPACK calls them through its own exported names) numpy.linalg's svd
 (gesdd itself) and lstsq and scipy.linalg's svd (gesvd), whose gesvd and gelsd call gebrd,
-orgbr and ormbr; gesdd's minimum lwork for each of its paths and one less, against the
-real routine's info.
+orgbr and ormbr (gelsd itself now); gesdd's minimum lwork for each of its paths and one
+less, and gelsd's and gelss's off their QR-first paths, against the real routine's info.
 Emulation forced with small blocks (OZBLAS_LAPACK_NB=16). Each result is held to native's on
 the same inputs in this (unrouted) process by LAPACK-style ratios, at most 4x native's plus a
 floor; gelsy's rank and permutation must be native's; LAPACK's smallest lwork and one less
@@ -42,6 +43,11 @@ def calls(numpy_too):
         x, res[dt + "gelsy_rank"] = sl.lstsq(low, b[:low.shape[0]], cond=1e-10,
                                               lapack_driver="gelsy")[::2]
         res[dt + "gelsy"] = x
+        for drv in ("gelsd", "gelss"):  # full rank (tall, wide) and rank 9
+            for name, a, bb in (("t", t, b), ("w", t[:20].conj().T, b[:37]), ("low", low, b[:60])):
+                x, _, rank, sv = sl.lstsq(a, bb, lapack_driver=drv)
+                res[dt + drv + name], res[dt + drv + name + "_rank"] = x, rank
+                res[dt + drv + name + "_s"] = sv
         if numpy_too:
             res[dt + "svd"] = np.linalg.svd(t, full_matrices=False)
             res[dt + "svd_full"] = np.linalg.svd(t)
@@ -49,6 +55,7 @@ def calls(numpy_too):
             res[dt + "lstsq"] = np.linalg.lstsq(t, b, rcond=None)[0]
     res["lwork"] = N.lwork_infos()
     res["gesdd_lwork"] = N.gesdd_lwork_infos()
+    res["lstsq_lwork"] = N.lstsq_lwork_infos()
 
 """ + CALLS_TAIL
 
@@ -83,6 +90,12 @@ def _orth(q, rows=False):
     return np.linalg.norm(q.conj().T @ q - np.eye(q.shape[1])) / (max(q.shape) * U)
 
 
+def _lsq(a, b, x):
+    """||A^H (B - A X)|| / (||A||^2 ||X|| max(m, n) u): zero at the least-squares solution (for a
+    rank-deficient A, within its numerical range)"""
+    return np.linalg.norm(a.conj().T @ (b - a @ x)) / (np.linalg.norm(a) ** 2 * np.linalg.norm(x) * max(a.shape) * U)
+
+
 def _svd_check(a, got, want, what):
     gu, gs, gvt = got
     u, s, vt = want
@@ -112,15 +125,20 @@ def _check(d, res, st, numpy_too):
         nx, _, nrank, _ = sl.lstsq(low, b[:low.shape[0]], cond=1e-10, lapack_driver="gelsy")
         assert int(res[dt + "gelsy_rank"]) == nrank == 9
         assert np.linalg.norm(res[dt + "gelsy"] - nx) <= 1e-8 * np.linalg.norm(nx)
+        for drv in ("gelsd", "gelss"):
+            for name, a, bb in (("t", t, b), ("w", t[:20].conj().T, b[:37]), ("low", low, b[:60])):
+                x, _, rank, sv = sl.lstsq(a, bb, lapack_driver=drv)
+                assert int(res[dt + drv + name + "_rank"]) == rank, (dt, drv, name)
+                assert np.abs(res[dt + drv + name + "_s"] - sv).max() <= 20 * max(a.shape) * U * sv[0]
+                _within(_lsq(a, bb, res[dt + drv + name]), _lsq(a, bb, x), f"{dt} {drv} {name}")
         if numpy_too:
             _svd_check(t, [res[dt + "svd" + i] for i in "012"], np.linalg.svd(t, full_matrices=False),
                        dt + " svd")
             _svd_check(t, [res[dt + "svd_full" + i] for i in "012"], np.linalg.svd(t), dt + " svd full")
             _svd_check(t, [res[dt + "gesvd" + i] for i in "012"], sl.svd(t, lapack_driver="gesvd"),
                        dt + " gesvd")
-            x = np.linalg.lstsq(t, b, rcond=None)[0]
-            r = lambda y: np.linalg.norm(t.conj().T @ (b - t @ y)) / (np.linalg.norm(t) ** 2 * np.linalg.norm(y) * m * U)  # noqa: E731
-            _within(r(res[dt + "lstsq"]), r(x), dt + " lstsq")
+            _within(_lsq(t, b, res[dt + "lstsq"]), _lsq(t, b, np.linalg.lstsq(t, b, rcond=None)[0]),
+                    dt + " lstsq")
     native = N.lwork_infos()
     assert res["lwork"].tolist() == [native[r] for r in sorted(native)]
     assert all(lo < 0 and ok == 0 for lo, ok in native.values())
@@ -130,6 +148,11 @@ def _check(d, res, st, numpy_too):
     for r in ("dgesdd", "zgesdd"):  # 4 shapes x 4 jobz each way, the valid ones computed by ozblas
         assert st[r].get("native: argument error", {}).get("calls", 0) == 16, (r, st.get(r))
         assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) >= 16, (r, st.get(r))
+    # gelsd, gelss: their minimum lwork off the QR-first paths, one less to the real routine
+    assert res["lstsq_lwork"].tolist() == N.lstsq_lwork_infos() == [-12, 0] * 12
+    for r in ("dgelsd", "zgelsd", "dgelss", "zgelss"):  # 3 shapes each with one less
+        assert st[r].get("native: argument error", {}).get("calls", 0) == 3, (r, st.get(r))
+        assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) >= 3, (r, st.get(r))
     for r in ROUTINES:
         assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) > 0, (r, st.get(r))
         assert st[r].get("native: argument error", {}).get("calls", 0) == 1, (r, st.get(r))
@@ -141,11 +164,11 @@ def test_brd_gelsy_under_ozblas_run(tmp_path):
     _check(d, res, st, True)
     lines = (tmp_path / "trace.log").read_text().splitlines()
     routed = lambda sym: any(f"symbol={sym} " in x and "route=ozblas" in x for x in lines)  # noqa: E731
-    # NumPy's gesdd and gelsd reach the ILP64 names from inside the wheel's LAPACK; SciPy's
-    # wrappers and cython_lapack the LP64 ones
-    for sym in ("scipy_dgebrd_64_", "scipy_zgebrd_64_", "scipy_dormbr_64_", "scipy_dgebrd_",
-                "scipy_dorgbr_", "scipy_zungbr_", "scipy_dormbr_", "scipy_dgelsy_", "scipy_zgelsy_",
-                "scipy_dgesdd_64_", "scipy_zgesdd_64_"):
+    # NumPy's gesdd and gelsd reach the ILP64 names (routed whole); SciPy's wrappers and
+    # cython_lapack the LP64 ones
+    for sym in ("scipy_dgebrd_", "scipy_dorgbr_", "scipy_zungbr_", "scipy_dormbr_", "scipy_dgelsy_",
+                "scipy_zgelsy_", "scipy_dgesdd_64_", "scipy_zgesdd_64_", "scipy_dgelsd_64_",
+                "scipy_zgelsd_64_", "scipy_dgelsd_", "scipy_zgelsd_", "scipy_dgelss_", "scipy_zgelss_"):
         assert routed(sym), sym
     # numpy.linalg.svd: gesdd itself (two-stage, products emulated), with and without U, V
     for r in ("dgesdd", "zgesdd"):

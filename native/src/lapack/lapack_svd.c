@@ -595,9 +595,8 @@ static void bd_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, do
 {
     const int64_t smlsiz = 25;
     int c = x->cplx;
-    int64_t nlvl = 0;
-    while ((n >> nlvl) > smlsiz + 1) /* LAPACK's int(log2(n / (smlsiz + 1))) + 1 */
-        nlvl++;
+    int64_t nlvl = (int64_t)(log((double)n / (double)(smlsiz + 1)) / log(2.0)) + 1; /* LAPACK's */
+    nlvl = nlvl > 0 ? nlvl : 0;
     double dn = (double)n;
     x->rep->host_flops += 4.0 / 3.0 * dn * dn * dn + (c ? 8.0 : 4.0) * dn * dn * (double)nrhs;
     int64_t s1 = (smlsiz + 1) * (smlsiz + 1);
@@ -778,7 +777,7 @@ static ozblas_status lstsq_two_stage(oz_lx *x, int sq, int64_t m, int64_t n, int
     int64_t wd = x->cplx ? 2 : 1, M = tall ? m : n, N = tall ? n : m;
     int qr = M > N && M >= N * 8 / 5;
     int64_t Mb = qr ? N : M; /* the bidiagonalized matrix's rows */
-    const double smlnum = sqrt(DBL_MIN) / DBL_EPSILON, bignum = 1.0 / smlnum;
+    const double smlnum = DBL_MIN / DBL_EPSILON, bignum = 1.0 / smlnum; /* dgelsd's range */
     /* W (M x N), R (N x N, QR first), gelss's VT_B (N x N) and C (N x nrhs) */
     int64_t elems = M * N + (qr ? N * N : 0) + (sq ? N * N + N * nrhs : 0);
     double *host = x->dev ? NULL : malloc(sizeof(double) * (size_t)(wd * elems + 1));

@@ -140,7 +140,11 @@
     L(dgelsy, d, DGELSY)        \
     L(zgelsy, z, ZGELSY)        \
     L(dgesdd, d, DGESDD)        \
-    L(zgesdd, z, ZGESDD)
+    L(zgesdd, z, ZGESDD)        \
+    L(dgelsd, d, DGELSD)        \
+    L(zgelsd, z, ZGELSD)        \
+    L(dgelss, d, DGELSS)        \
+    L(zgelss, z, ZGELSS)
 
 /* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
  * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */

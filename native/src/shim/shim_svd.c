@@ -14,6 +14,7 @@
  * src/lapack/ with its own workspace whatever lwork the caller gave, and LAPACK's optimal
  * size in work[0]. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -153,6 +154,61 @@ static int h_gelsy(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, do
     return ok;
 }
 
+/* gelsd's and gelss's minimum lwork (sq: gelss), mn = min(m, n), mx the other: dgelsd's
+ * 3 mn + wlalsd (its smlsiz 25), zgelsd's 2 mn + max(mx, mn nrhs), dgelss's 3 mn + max(2 mn,
+ * mx, nrhs), zgelss's 2 mn + max(mx, nrhs). LAPACK lowers its own to the optimum where that
+ * is smaller (a QR-first path): such an lwork goes to the real routine, which takes it. */
+static int64_t lstsq_minwork(int cplx, int sq, int64_t m, int64_t n, int64_t nrhs)
+{
+    int64_t mn = min64(m, n), mx = m > n ? m : n;
+    if (mn == 0)
+        return 1;
+    if (sq)
+        return cplx ? 2 * mn + (mx > nrhs ? mx : nrhs)
+                    : 3 * mn + (2 * mn > mx ? (2 * mn > nrhs ? 2 * mn : nrhs) : (mx > nrhs ? mx : nrhs));
+    if (cplx)
+        return 2 * mn + (mx > mn * nrhs ? mx : mn * nrhs);
+    int64_t nlvl = (int64_t)(log((double)mn / 26.0) / log(2.0)) + 1;
+    nlvl = nlvl > 0 ? nlvl : 0;
+    return 12 * mn + 50 * mn + 8 * mn * nlvl + mn * nrhs + 26 * 26;
+}
+
+/* gelsd and gelss (sq): lwork at least lstsq_minwork; A and B's first m rows read; rank in
+ * the caller's integer type; the optimal sizes written afterwards by the real routine's
+ * query (LAP_QUERY_ENTRY). */
+static int h_lstsq(lap_call *L, int cplx, int sq, int64_t m, int64_t n, int64_t nrhs, double *A,
+                   int64_t lda, double *B, int64_t ldb, double *s, double rcond, void *rank,
+                   int wide, int64_t lwork, int64_t *info)
+{
+    int64_t mn = min64(m, n);
+    int query = lwork == -1, quick = mn == 0 || nrhs == 0;
+    int bad = oz_gelsy_check(m, n, nrhs, lda, ldb) != 0 ||
+              (lwork < lstsq_minwork(cplx, sq, m, n, nrhs) && !query);
+    double flops = bad || query ? 0.0 : oz_gelsd_flops(cplx, m, n, nrhs);
+    int go = lap_begin(L, cplx, m, nrhs, mn, mn, flops, bad, quick);
+    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld nrhs=%lld", (long long)m, (long long)n,
+             (long long)nrhs);
+    if (!go)
+        return 0;
+    if (query)
+        return lap_query(L);
+    if (!lap_finite(L, cplx, 'A', m, n, A, lda) || !lap_finite(L, cplx, 'A', m, nrhs, B, ldb))
+        return 0;
+    int64_t r = 0;
+    ozblas_status (*f)(ozblas_context *, int64_t, int64_t, int64_t, double *, int64_t, double *,
+                       int64_t, double *, double, int64_t *, int64_t *, int64_t,
+                       const ozblas_options *, ozblas_lapack_report *) =
+        sq ? (cplx ? ozblas_zgelss : ozblas_dgelss) : (cplx ? ozblas_zgelsd : ozblas_dgelsd);
+    int ok = LAP_RUN(f(shim_context(), m, n, nrhs, A, lda, B, ldb, s, rcond, &r, info, 0, LAP_OPT));
+    if (ok) {
+        if (wide)
+            *(int64_t *)rank = r;
+        else
+            *(int32_t *)rank = (int32_t)r;
+    }
+    return ok;
+}
+
 /* dgesdd's and zgesdd's minimum lwork (LAPACK 3.7 on: its path's, mn = min(m, n), mx the
  * other; the QR/LQ-first paths from mx >= 11 mn / 6 (d) or 17 mn / 9 (z)). */
 static int64_t gesdd_minwork(int cplx, char jobz, int64_t m, int64_t n)
@@ -226,6 +282,59 @@ static int h_gesdd(lap_call *L, int cplx, char jobz, int64_t m, int64_t n, doubl
                      info, l1),                                                              \
                     (jobz, m, n, A, lda, s, U, ldu, VT, ldvt, work, &mone, rwork, iwork,     \
                      &qinfo, l1))
+#define S_DGELSD(rtn, sym, api, T)                                                            \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                             \
+                    (const T *m, const T *n, const T *nrhs, double *A, const T *lda,         \
+                     double *B, const T *ldb, double *s, const double *rcond, T *rank,       \
+                     double *work, const T *lwork, T *iwork, T *info),                       \
+                    (const T *, const T *, const T *, double *, const T *, double *,         \
+                     const T *, double *, const double *, T *, double *, const T *, T *,     \
+                     T *),                                                                   \
+                    h_lstsq(&L, C, 0, *m, *n, *nrhs, A, *lda, B, *ldb, s, *rcond, rank,      \
+                            W8(T), *lwork, &inf),                                            \
+                    (m, n, nrhs, A, lda, B, ldb, s, rcond, rank, work, lwork, iwork, info),  \
+                    (m, n, nrhs, A, lda, B, ldb, s, rcond, rank, work, &mone, iwork,         \
+                     &qinfo))
+/* zgelsd: rwork before iwork, unused by the driver */
+#define S_ZGELSD(rtn, sym, api, T)                                                            \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                             \
+                    (const T *m, const T *n, const T *nrhs, double *A, const T *lda,         \
+                     double *B, const T *ldb, double *s, const double *rcond, T *rank,       \
+                     double *work, const T *lwork, double *rwork, T *iwork, T *info),        \
+                    (const T *, const T *, const T *, double *, const T *, double *,         \
+                     const T *, double *, const double *, T *, double *, const T *,          \
+                     double *, T *, T *),                                                    \
+                    h_lstsq(&L, C, 0, *m, *n, *nrhs, A, *lda, B, *ldb, s, *rcond, rank,      \
+                            W8(T), *lwork, &inf),                                            \
+                    (m, n, nrhs, A, lda, B, ldb, s, rcond, rank, work, lwork, rwork, iwork,  \
+                     info),                                                                  \
+                    (m, n, nrhs, A, lda, B, ldb, s, rcond, rank, work, &mone, rwork, iwork,  \
+                     &qinfo))
+#define S_DGELSS(rtn, sym, api, T)                                                            \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                             \
+                    (const T *m, const T *n, const T *nrhs, double *A, const T *lda,         \
+                     double *B, const T *ldb, double *s, const double *rcond, T *rank,       \
+                     double *work, const T *lwork, T *info),                                 \
+                    (const T *, const T *, const T *, double *, const T *, double *,         \
+                     const T *, double *, const double *, T *, double *, const T *, T *),    \
+                    h_lstsq(&L, C, 1, *m, *n, *nrhs, A, *lda, B, *ldb, s, *rcond, rank,      \
+                            W8(T), *lwork, &inf),                                            \
+                    (m, n, nrhs, A, lda, B, ldb, s, rcond, rank, work, lwork, info),         \
+                    (m, n, nrhs, A, lda, B, ldb, s, rcond, rank, work, &mone, &qinfo))
+/* zgelss: rwork (5 min(m, n)) before info, unused by the driver */
+#define S_ZGELSS(rtn, sym, api, T)                                                            \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                             \
+                    (const T *m, const T *n, const T *nrhs, double *A, const T *lda,         \
+                     double *B, const T *ldb, double *s, const double *rcond, T *rank,       \
+                     double *work, const T *lwork, double *rwork, T *info),                  \
+                    (const T *, const T *, const T *, double *, const T *, double *,         \
+                     const T *, double *, const double *, T *, double *, const T *,          \
+                     double *, T *),                                                         \
+                    h_lstsq(&L, C, 1, *m, *n, *nrhs, A, *lda, B, *ldb, s, *rcond, rank,      \
+                            W8(T), *lwork, &inf),                                            \
+                    (m, n, nrhs, A, lda, B, ldb, s, rcond, rank, work, lwork, rwork, info),  \
+                    (m, n, nrhs, A, lda, B, ldb, s, rcond, rank, work, &mone, rwork,         \
+                     &qinfo))
 #define S_GEBRD(rtn, sym, api, T)                                                             \
     LAP_ENTRY(sym, rtn, T,                                                                   \
               (const T *m, const T *n, double *A, const T *lda, double *d, double *e,        \
