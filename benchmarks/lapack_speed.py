@@ -11,7 +11,9 @@ solver excluded) and sygvd (z: hegvd; itype 1, eigenvectors, lower triangle; its
 count adds potrf's n^3/3, sygst's n^3 and trsm's n^3), gesdd (square, jobz S; gesdd_n: values
 only; nominal: gebrd's 8/3 n^3, with vectors 4 n^3 more for U and V^H; dbdsdc in host_flops as
 4/3 n^3 with vectors, 30 n^2 without; gesdd_tall: the 3n x n matrix, jobz S, nominal as
-dgesdd's QR-first path: geqrf, orgqr, gebrd and ormbr on R, the product Q U_R), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
+dgesdd's QR-first path: geqrf, orgqr, gebrd and ormbr on R, the product Q U_R), gelsd (the
+n x n and 3n x n matrices, n/2 right-hand sides; nominal: gebrd of the whole matrix, Q^T B
+and P X as ormbr counts them), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
 threads=1); the native cases with LAPACK's optimal workspace (a query first). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
@@ -152,6 +154,14 @@ def _cases(dt, a, s, b):
     lw = int(nat("gesdd_lwork")(*tall.shape, compute_uv=1, full_matrices=0)[0].real)
     cases["gesdd_tall"] = (lambda: nat("gesdd")(tall, compute_uv=1, full_matrices=0, lwork=lw),
                            lambda kw: L.gesdd(tall, compute_uv=1, full_matrices=0, **kw))
+    # least squares through the SVD (gelsd): square and tall (3n x n, QR first), n/2
+    # right-hand sides, native with LAPACK's optimal workspace
+    for name, mat in (("gelsd", a), ("gelsd_tall", tall)):
+        rhs = np.asfortranarray(np.vstack([b] * (mat.shape[0] // b.shape[0])))
+        q = nat("gelsd_lwork")(*mat.shape, rhs.shape[1], -1)
+        sizes = [int(np.real(v)) for v in q[:-1]]
+        cases[name] = ((lambda mat=mat, rhs=rhs, sizes=sizes: nat("gelsd")(mat, rhs, *sizes)),
+                       (lambda kw, mat=mat, rhs=rhs: L.gelsd(mat, rhs, **kw)))
     return cases
 
 
@@ -166,7 +176,9 @@ def _flops(routine, dt, n, nrhs):
          "gesdd": (8 / 3 + 4) * n**3, "gesdd_n": 8 / 3 * n**3,  # gebrd (+ ormbr's U and V)
          # m = 3n, dgesdd's path for m >> n: geqrf and orgqr (2 m n^2 - 2/3 n^3 each), gebrd and
          # ormbr on R (8/3 n^3 + 4 n^3), the m x n x n product Q U_R
-         "gesdd_tall": 6 * 3 * n**3 + 16 / 3 * n**3}
+         "gesdd_tall": 6 * 3 * n**3 + 16 / 3 * n**3,
+         # dgelsd's gebrd (4 m n^2 - 4/3 n^3), Q^T B and P X (ormbr's), m = n or 3n
+         "gelsd": 8 / 3 * n**3 + 4 * nrhs * n**2, "gelsd_tall": (12 - 4 / 3) * n**3 + 12 * nrhs * n**2}
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -178,7 +190,8 @@ def main(argv=None):
     p.add_argument("--nb", type=int, default=None, help="block size (default: the size rule)")
     p.add_argument("--routines", nargs="+", default=None,
                    choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf", "gelqf", "gehrd", "gels",
-                            "sygst", "trsyl", "syevd", "syevr", "sygvd", "gesdd", "gesdd_n", "gesdd_tall"],
+                            "sygst", "trsyl", "syevd", "syevr", "sygvd", "gesdd", "gesdd_n", "gesdd_tall",
+                            "gelsd", "gelsd_tall"],
                    help="default: all")
     p.add_argument("--native-max", type=int, default=None,
                    help="time the host LAPACK routine only up to this n (trsyl's Level-1 code takes hours "
