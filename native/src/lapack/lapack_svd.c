@@ -588,8 +588,10 @@ static int lstsq_ready(int cplx, int sq)
 /* gelsd's bidiagonal solve: the host lalsd on the bidiagonal (d, e; uplo 'U' or 'L', order n)
  * and C (host, n x nrhs): C := its minimum-norm solution, d := the singular values
  * (descending), the rank. smlsiz 25 is ilaenv's in the reference LAPACK and OpenBLAS. Its
- * flops counted as dbdsdc's merges without deflation (4/3 n^3) and the solution's
- * 4 n^2 nrhs (twice that for complex C): a model. */
+ * flops, a model: it forms no singular vectors; each level of its tree costs the secular
+ * equations' O(k^2) per node of order k and two k x k products per column of C, and the
+ * nodes' k^2 sum to at most n^2 per level and 2 n^2 over all: 30 n^2 + 8 n^2 nrhs (twice the
+ * second term for complex C, solved as its real and imaginary parts). */
 static void bd_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, double *e,
                      double *C, int64_t ldc, double rcond, int64_t *rank, int64_t *info)
 {
@@ -598,7 +600,7 @@ static void bd_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, do
     int64_t nlvl = (int64_t)(log((double)n / (double)(smlsiz + 1)) / log(2.0)) + 1; /* LAPACK's */
     nlvl = nlvl > 0 ? nlvl : 0;
     double dn = (double)n;
-    x->rep->host_flops += 4.0 / 3.0 * dn * dn * dn + (c ? 8.0 : 4.0) * dn * dn * (double)nrhs;
+    x->rep->host_flops += 30.0 * dn * dn + (c ? 16.0 : 8.0) * dn * dn * (double)nrhs;
     int64_t s1 = (smlsiz + 1) * (smlsiz + 1);
     int64_t lw = 9 * n + 2 * n * smlsiz + 8 * n * (nlvl + 1) + n * nrhs + s1;
     int64_t lr = c ? 9 * n + 2 * n * smlsiz + 8 * n * (nlvl + 1) + 3 * smlsiz * nrhs +
