@@ -29,13 +29,16 @@ static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
 
 /* ---- the host routines ------------------------------------------------------------------ */
 
-static void *s_bdsdc, *s_gesdd[2]; /* found once */
+static void *s_bdsdc, *s_gesdd[2], *s_gesvd[2], *s_bdsqr[2]; /* found once */
 
-static int svd_ready(int cplx)
+/* sq: gesvd's (bdsqr, the host gesvd), else gesdd's */
+static int svd_ready(int cplx, int sq)
 {
     return lx_hh_ready(cplx) && lx_band_ready(cplx) &&
-           lx_real_fn_cached(&s_bdsdc, 0, "bdsdc") &&
-           lx_real_fn_cached(&s_gesdd[cplx], cplx, "gesdd");
+           (sq ? lx_real_fn_cached(&s_bdsqr[0], 0, "bdsqr") &&
+                     lx_real_fn_cached(&s_gesvd[cplx], cplx, "gesvd")
+               : lx_real_fn_cached(&s_bdsdc, 0, "bdsdc") &&
+                     lx_real_fn_cached(&s_gesdd[cplx], cplx, "gesdd"));
 }
 
 /* dbdsdc on the real upper bidiagonal (d, e) of order n: compq 'I' (U_B, VT_B n x n) or 'N'.
@@ -64,6 +67,39 @@ static void bdsdc(oz_lx *x, int vec, int64_t n, double *d, double *e, double *UB
                                                 NULL, &iq, work, iw, &inf4, 1, 1);
         *info = inf4;
         free(iw););
+    free(work);
+}
+
+/* dbdsqr on the real upper bidiagonal (d, e) of order n, with U_B := I (wu) and VT_B := I (wv),
+ * n x n each, rotated into the bidiagonal's singular vectors (the bidiagonal is real also for
+ * z). Its flops counted as two QR sweeps per singular value, a rotation 6 flops per column of
+ * U_B and VT_B, and as dqds's 30 n^2 without vectors: a model. */
+static void bdsqr(oz_lx *x, int wu, int wv, int64_t n, double *d, double *e, double *UB,
+                  double *VTB, int64_t *info)
+{
+    double dn = (double)n, nou[1];
+    x->rep->host_flops += wu || wv ? 12.0 * dn * dn * dn * (double)(wu + wv) : 30.0 * dn * dn;
+    for (int k = 0; k < 2; k++) {
+        double *I = k ? VTB : UB;
+        if (!(k ? wv : wu))
+            continue;
+        memset(I, 0, sizeof(double) * (size_t)(n * n));
+        for (int64_t i = 0; i < n; i++)
+            I[i + i * n] = 1.0;
+    }
+    double *work = malloc(sizeof(double) * (size_t)(4 * n + 1));
+    if (!work) {
+        x->failed = 1;
+        return;
+    }
+    char uplo = 'U';
+    LX_F77(I n4 = (I)n, cv = wv ? (I)n : 0, ru = wu ? (I)n : 0, zero = 0, l4 = (I)max1(n), one = 1;
+        I inf4 = 0;
+        ((void (*)(const char *, const I *, const I *, const I *, const I *, double *, double *,
+                   double *, const I *, double *, const I *, double *, const I *, double *, I *,
+                   size_t))s_bdsqr[0])(&uplo, &n4, &cv, &ru, &zero, d, e, wv ? VTB : nou, &l4,
+                                       wu ? UB : nou, &l4, nou, &one, work, &inf4, 1);
+        *info = inf4;);
     free(work);
 }
 
@@ -316,31 +352,38 @@ void lx_bd_apply(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t 
 
 /* ---- the two-stage SVD of a tall matrix ---------------------------------------------------- */
 
-/* A = U S V^H for W (m x n, m >= n > 0, destroyed): s (n); with vec, U (m x ucols, ucols n or
- * m: the identity's last columns extended) and VT = V^H (n x n). */
-static ozblas_status svd_tall(oz_lx *x, int vec, int64_t m, int64_t n, double *W, int64_t ldw,
-                              double *s, double *U, int64_t ldu, int64_t ucols, double *VT,
-                              int64_t ldvt, int64_t *info)
+/* A = U S V^H for W (m x n, m >= n > 0, destroyed): s (n); with wu, U (m x ucols, ucols n or
+ * m: the identity's last columns extended), with wv VT = V^H (n x n); the bidiagonal by the
+ * host bdsqr (sq) or dbdsdc (both vectors or neither). */
+static ozblas_status svd_tall(oz_lx *x, int sq, int wu, int wv, int64_t m, int64_t n,
+                              double *W, int64_t ldw, double *s, double *U, int64_t ldu,
+                              int64_t ucols, double *VT, int64_t ldvt, int64_t *info)
 {
     lx_bd bd = {0};
+    int vec = wu || wv;
     double *UB = vec ? malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
     double *VTB = UB ? UB + n * n : NULL;
     ozblas_status st = vec && !UB ? OZBLAS_ERR_ALLOCATION
                                   : lx_bd_reduce(x, &bd, vec, m, n, W, ldw, m, s);
     if (st != OZBLAS_OK || x->failed)
         goto out;
-    bdsdc(x, vec, n, s, bd.e, UB, VTB, info);
+    if (sq)
+        bdsqr(x, wu, wv, n, s, bd.e, UB, VTB, info);
+    else
+        bdsdc(x, vec, n, s, bd.e, UB, VTB, info);
     if (!vec || *info != 0 || x->failed)
         goto out;
-    /* U = Q1 diag(Q2 U_B, I): stage 2 on the n columns of U_B only */
-    lx_put_real(x, n, n, UB, U, ldu);
-    lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
-    lx_unit_columns(x, 0, m, n, ucols, U, ldu);
-    lx_bd_stage2(x, &bd, 'Q', 'L', 'N', n, U, ldu);
-    lx_bd_stage1(x, &bd, 'Q', 'L', 'N', ucols, U, ldu);
-    /* V^H = V_B^H P^H */
-    lx_put_real(x, n, n, VTB, VT, ldvt);
-    lx_bd_apply(x, &bd, 'P', 'R', ct(x), n, VT, ldvt);
+    if (wu) { /* U = Q1 diag(Q2 U_B, I): stage 2 on the n columns of U_B only */
+        lx_put_real(x, n, n, UB, U, ldu);
+        lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
+        lx_unit_columns(x, 0, m, n, ucols, U, ldu);
+        lx_bd_stage2(x, &bd, 'Q', 'L', 'N', n, U, ldu);
+        lx_bd_stage1(x, &bd, 'Q', 'L', 'N', ucols, U, ldu);
+    }
+    if (wv) { /* V^H = V_B^H P^H */
+        lx_put_real(x, n, n, VTB, VT, ldvt);
+        lx_bd_apply(x, &bd, 'P', 'R', ct(x), n, VT, ldvt);
+    }
 out:
     lx_bd_free(x, &bd);
     free(UB);
@@ -349,9 +392,9 @@ out:
 
 /* m >> n (LAPACK's m >= 11 n / 6): W = Q R first (geqrf's driver), the SVD of R (n x n, in
  * R, leading dimension n), then U = Q diag(U_R, I) by ormqr's driver. */
-static ozblas_status qr_first(oz_lx *x, int vec, int64_t m, int64_t n, double *W, double *R,
-                              double *s, double *U, int64_t ldu, int64_t ucols, double *VT,
-                              int64_t ldvt, int64_t *info)
+static ozblas_status qr_first(oz_lx *x, int sq, int wu, int wv, int64_t m, int64_t n, double *W,
+                              double *R, double *s, double *U, int64_t ldu, int64_t ucols,
+                              double *VT, int64_t ldvt, int64_t *info)
 {
     int64_t wd = x->cplx ? 2 : 1, qinfo = 0;
     lx_hh q = {0};
@@ -361,9 +404,9 @@ static ozblas_status qr_first(oz_lx *x, int vec, int64_t m, int64_t n, double *W
         lx_geqrf(x, &q, 0, m, n, W, m, tau, &qinfo);
         copy_mat(x, 0, n, n, W, m, R, n);
         zero_lower(x, n, R, n);
-        st = svd_tall(x, vec, n, n, R, n, s, U, ldu, n, VT, ldvt, info);
+        st = svd_tall(x, sq, wu, wv, n, n, R, n, s, U, ldu, n, VT, ldvt, info);
     }
-    if (st == OZBLAS_OK && vec && *info == 0 && !x->failed) {
+    if (st == OZBLAS_OK && wu && *info == 0 && !x->failed) {
         lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
         lx_unit_columns(x, 0, m, n, ucols, U, ldu);
         lx_ormqr(x, &q, 0, 'L', 'N', m, ucols, n, W, m, tau, U, ldu);
@@ -375,11 +418,14 @@ static ozblas_status qr_first(oz_lx *x, int vec, int64_t m, int64_t n, double *W
 
 /* ---- an order within one block: the host gesdd ------------------------------------------ */
 
-static ozblas_status host_gesdd(oz_lx *x, char jobz, int64_t m, int64_t n, double *A,
-                                int64_t lda, double *s, double *U, int64_t ldu, int64_t urows,
-                                int64_t ucols, double *VT, int64_t ldvt, int64_t vrows,
-                                int64_t *info)
+/* The host gesdd (jobz ju) or, with sq, gesvd (jobu ju, jobvt jv), on host copies for device
+ * memory (U: urows x ucols, VT: vrows x n written). */
+static ozblas_status host_svd(oz_lx *x, int sq, char ju, char jv, int64_t m, int64_t n,
+                              double *A, int64_t lda, double *s, double *U, int64_t ldu,
+                              int64_t urows, int64_t ucols, double *VT, int64_t ldvt,
+                              int64_t vrows, int64_t *info)
 {
+    char jobz = ju;
     int c = x->cplx;
     int64_t wd = c ? 2 : 1, mn = min64(m, n), mx = max64(m, n);
     int64_t la = lda, lu = ldu, lv = ldvt;
@@ -403,6 +449,17 @@ static ozblas_status host_gesdd(oz_lx *x, char jobz, int64_t m, int64_t n, doubl
             I *iw = malloc(sizeof(I) * (size_t)(8 * mn + 1));
             if (!iw)
                 st = OZBLAS_ERR_ALLOCATION;
+            else if (sq && !c)
+                ((void (*)(const char *, const char *, const I *, const I *, double *, const I *,
+                           double *, double *, const I *, double *, const I *, double *,
+                           const I *, I *, size_t, size_t))s_gesvd[0])(
+                    &ju, &jv, &m4, &n4, HA, &la4, s, HU, &lu4, HV, &lv4, work, &lw, &inf4, 1, 1);
+            else if (sq)
+                ((void (*)(const char *, const char *, const I *, const I *, double *, const I *,
+                           double *, double *, const I *, double *, const I *, double *,
+                           const I *, double *, I *, size_t, size_t))s_gesvd[1])(
+                    &ju, &jv, &m4, &n4, HA, &la4, s, HU, &lu4, HV, &lv4, work, &lw,
+                    work + wd * lwork, &inf4, 1, 1);
             else if (!c)
                 ((void (*)(const char *, const I *, const I *, double *, const I *, double *,
                            double *, const I *, double *, const I *, double *, const I *, I *,
@@ -418,7 +475,7 @@ static ozblas_status host_gesdd(oz_lx *x, char jobz, int64_t m, int64_t n, doubl
             free(iw););
     free(work);
     if (x->dev && st == OZBLAS_OK) {
-        if (jobz == 'O')
+        if (ju == 'O' || jv == 'O')
             lx_store(x, HA, la, A, lda, m, n);
         if (urows > 0)
             lx_store(x, HU, lu, U, ldu, urows, ucols);
@@ -432,19 +489,22 @@ static ozblas_status host_gesdd(oz_lx *x, char jobz, int64_t m, int64_t n, doubl
 
 /* ---- the driver ------------------------------------------------------------------------- */
 
-/* The two-stage path: W := A (m >= n) or A^H, its largest element brought into range as
- * LAPACK's drivers do, then svd_tall; for m < n U', VT' land in scratch and come out
- * conjugated and transposed. */
-static ozblas_status two_stage(oz_lx *x, char jobz, int64_t m, int64_t n, double *A,
-                               int64_t lda, double *s, double *U, int64_t ldu, double *VT,
-                               int64_t ldvt, int64_t *info)
+/* The two-stage path, jobs as gesvd's jobu ju and jobvt jv ('A', 'S', 'O': into A, 'N'); sq:
+ * bdsqr (gesvd), else dbdsdc. W := A (m >= n) or A^H, its largest element brought into range
+ * as LAPACK's drivers do, then svd_tall; for m < n the roles of U and V swap (A^H = U' S V'^H:
+ * U = V', V^H = U'^H), U' and VT' land in scratch and come out conjugated and transposed. */
+static ozblas_status two_stage(oz_lx *x, int sq, char ju, char jv, int64_t m, int64_t n,
+                               double *A, int64_t lda, double *s, double *U, int64_t ldu,
+                               double *VT, int64_t ldvt, int64_t *info)
 {
-    int vec = jobz != 'N', tall = m >= n;
+    int tall = m >= n;
+    char tu = tall ? ju : jv, tv = tall ? jv : ju; /* the tall problem's jobs */
+    int wu = tu != 'N', wv = tv != 'N';
     int64_t wd = x->cplx ? 2 : 1, M = tall ? m : n, N = tall ? n : m;
     /* the tall problem's U columns: N, or M for 'A' */
-    int64_t uc = jobz == 'A' ? M : N;
+    int64_t uc = tu == 'A' ? M : N;
     /* W, then R (m >> n), then the tall problem's U and VT (m < n) */
-    int64_t elems = M * N + N * N + (vec && !tall ? M * uc + N * N : 0);
+    int64_t elems = M * N + N * N + (tall ? 0 : (wu ? M * uc : 0) + (wv ? N * N : 0));
     double *host = x->dev ? NULL : malloc(sizeof(double) * (size_t)(wd * elems + 1));
     double *W = x->dev || host ? lx_scratch(x, host, elems) : NULL;
     if (!W) {
@@ -461,25 +521,24 @@ static ozblas_status two_stage(oz_lx *x, char jobz, int64_t m, int64_t n, double
         double sg[2] = {sigma, 0.0};
         lx_scale(x, M, N, sg, W, M);
     }
-    double *TU = U, *TV = VT; /* the tall problem's U and VT */
-    int64_t ltu = ldu, ltv = ldvt;
-    if (jobz == 'O' && tall)
-        TU = A, ltu = lda;
-    double *R = W + wd * M * N;
-    if (vec && !tall)
-        TU = R + wd * N * N, ltu = M, TV = TU + wd * M * uc, ltv = N;
+    double *R = W + wd * M * N, *TU, *TV; /* the tall problem's U and VT */
+    int64_t ltu, ltv;
+    if (tall) {
+        TU = ju == 'O' ? A : U, ltu = ju == 'O' ? lda : ldu;
+        TV = jv == 'O' ? A : VT, ltv = jv == 'O' ? lda : ldvt;
+    } else {
+        TU = R + wd * N * N, ltu = M, TV = TU + wd * (wu ? M * uc : 0), ltv = N;
+    }
     ozblas_status st = OZBLAS_OK;
     if (!x->failed && M >= N * 11 / 6 && M > N)
-        st = qr_first(x, vec, M, N, W, R, s, TU, ltu, uc, TV, ltv, info);
+        st = qr_first(x, sq, wu, wv, M, N, W, R, s, TU, ltu, uc, TV, ltv, info);
     else if (!x->failed)
-        st = svd_tall(x, vec, M, N, W, M, s, TU, ltu, uc, TV, ltv, info);
-    if (st == OZBLAS_OK && vec && !tall && *info == 0) {
-        /* U = V' (m x m), V^H = U'^H (uc x n; 'O': into A) */
-        copy_mat(x, 1, N, N, TV, ltv, U, ldu);
-        if (jobz == 'O')
-            copy_mat(x, 1, M, uc, TU, ltu, A, lda);
-        else
-            copy_mat(x, 1, M, uc, TU, ltu, VT, ldvt);
+        st = svd_tall(x, sq, wu, wv, M, N, W, M, s, TU, ltu, uc, TV, ltv, info);
+    if (st == OZBLAS_OK && !tall && *info == 0) {
+        if (wv) /* U = V' (m x m) */
+            copy_mat(x, 1, N, N, TV, ltv, ju == 'O' ? A : U, ju == 'O' ? lda : ldu);
+        if (wu) /* V^H = U'^H (uc x n) */
+            copy_mat(x, 1, M, uc, TU, ltu, jv == 'O' ? A : VT, jv == 'O' ? lda : ldvt);
     }
     if (sigma != 1.0 && *info == 0)
         for (int64_t i = 0; i < N; i++)
@@ -543,16 +602,18 @@ static ozblas_status gesdd_body(ozblas_context *ctx, int cplx, char jobz, int64_
         urows = vrows = 0;
     BEGIN(cplx, mn, oz_gesdd_flops(cplx, jobz, m, n), max1(max64(m, n)),
           LX_OP(A, lda, m, n, 1), LX_OP(U, ldu, urows, ucols, 1), LX_OP(VT, ldvt, vrows, n, 1))
-    if (!svd_ready(cplx))
+    if (!svd_ready(cplx, 0))
         END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
     if (mn == 0)
         END();
     int target = x.o.target;
     x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (numerics/ozaki2.h) */
+    /* as gesvd's jobs: 'O' is U over A for m >= n, V^H over A for m < n */
+    char ju = jobz == 'O' ? (m >= n ? 'O' : 'S') : jobz, jv = jobz == 'O' ? (m >= n ? 'S' : 'O') : jobz;
     ozblas_status st =
-        mn <= x.nb ? host_gesdd(&x, jobz, m, n, A, lda, s, U, ldu, urows, ucols, VT, ldvt, vrows,
-                                info)
-                   : two_stage(&x, jobz, m, n, A, lda, s, U, ldu, VT, ldvt, info);
+        mn <= x.nb ? host_svd(&x, 0, jobz, jobz, m, n, A, lda, s, U, ldu, urows, ucols, VT, ldvt,
+                              vrows, info)
+                   : two_stage(&x, 0, ju, jv, m, n, A, lda, s, U, ldu, VT, ldvt, info);
     x.o.target = target;
     END_WITH(st);
 }
@@ -574,7 +635,7 @@ ozblas_status ozblas_zgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n
 
 /* ---- least squares through the bidiagonal (gelsd, gelss) ----------------------------------- */
 
-static void *s_lalsd[2], *s_bdsqr[2], *s_gelsd[2], *s_gelss[2]; /* found once */
+static void *s_lalsd[2], *s_gelsd[2], *s_gelss[2]; /* found once */
 
 static int lstsq_ready(int cplx, int sq)
 {
