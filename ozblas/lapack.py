@@ -32,7 +32,7 @@ from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri", "trtrs",
            "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq", "unglq",
-           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gelsd", "gelss", "gesdd", "gebrd",
+           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gelsd", "gelss", "gesdd", "gesvd", "gebrd",
            "orgbr", "ungbr", "ormbr", "unmbr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
@@ -709,6 +709,33 @@ def gesdd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw)
                      _ptr(u), _ld(u), _ptr(vt), _ld(vt), opts=opts)
         if info < 0:
             raise ValueError(f"gesdd: argument {-info} is not valid")
+    s = s[:k]
+    return u, (s if xp is np else xp.asarray(s)), vt, info
+
+
+def gesvd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw):
+    """gesdd with the bidiagonal problem by implicit QR (LAPACK's dbdsqr): ``(u, s, vt,
+    info)`` as scipy.linalg.lapack.dgesvd/zgesvd (scipy.linalg.svd(lapack_driver="gesvd")'s
+    routine); the same shapes and conventions as gesdd; info > 0: dbdsqr did not converge."""
+    compute_uv, full_matrices = (_flag("gesvd", k, v) for k, v in (("compute_uv", compute_uv),
+                                                                   ("full_matrices", full_matrices)))
+    dt, xp, opts = _start(kw, a)
+    f = _fortran(a, dt, overwrite_a, xp=xp)
+    m, n = f.shape
+    k = min(m, n)
+    shape_u, shape_vt = ((m, m), (n, n)) if full_matrices else ((m, k), (k, n))
+    if not compute_uv:
+        shape_u = shape_vt = (1, 1)
+    u = xp.zeros(shape_u, dtype=dt, order="F")
+    vt = xp.zeros(shape_vt, dtype=dt, order="F")
+    s = np.zeros(max(k, 1))
+    info = 0
+    if not _query(lwork):
+        job = b"N" if not compute_uv else b"A" if full_matrices else b"S"
+        info = _call(_fn("gesvd", dt), job, job, m, n, _ptr(f), _ld(f), ffi.cast("double *", s.ctypes.data),
+                     _ptr(u), _ld(u), _ptr(vt), _ld(vt), opts=opts)
+        if info < 0:
+            raise ValueError(f"gesvd: argument {-info} is not valid")
     s = s[:k]
     return u, (s if xp is np else xp.asarray(s)), vt, info
 

@@ -809,6 +809,19 @@ ozblas_status ozblas_zgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n
                             int64_t lda, double *s, double *U, int64_t ldu, double *VT,
                             int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report);
+/* The singular value decomposition as LAPACK's gesvd: jobu 'A' (U m x m), 'S' (m x min(m, n)),
+ * 'O' (those columns over A) or 'N'; jobvt likewise for V^H's n or min(m, n) rows; not both
+ * 'O'. gesdd's route with the host dbdsqr (implicit QR) on the bidiagonal instead of dbdsdc,
+ * vectors formed only for the side wanted. info: 0, -i, or > 0 when dbdsqr did not converge
+ * (the unconverged superdiagonal is not returned). */
+ozblas_status ozblas_dgesvd(ozblas_context *ctx, char jobu, char jobvt, int64_t m, int64_t n,
+                            double *A, int64_t lda, double *s, double *U, int64_t ldu, double *VT,
+                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
+ozblas_status ozblas_zgesvd(ozblas_context *ctx, char jobu, char jobvt, int64_t m, int64_t n,
+                            double *A, int64_t lda, double *s, double *U, int64_t ldu, double *VT,
+                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
 /* Least squares through the singular value decomposition (LAPACK's gelsd: the bidiagonal
  * problem by the host lalsd's divide and conquer; gelss: by the host bdsqr, A's first
  * min(m, n) rows overwritten with V^H): the minimum-norm solution of min ||B - A X|| for an A

@@ -633,6 +633,91 @@ ozblas_status ozblas_zgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n
     return gesdd_body(ctx, 1, jobz, m, n, A, lda, s, U, ldu, VT, ldvt, info, nb, opt, report);
 }
 
+/* ---- gesvd -------------------------------------------------------------------------------- */
+
+int64_t oz_gesvd_check(char jobu, char jobvt, int64_t m, int64_t n, int64_t lda, int64_t ldu,
+                       int64_t ldvt)
+{
+    jobu = up(jobu), jobvt = up(jobvt);
+    int64_t mn = min64(m, n);
+    int ua = jobu == 'A', us = jobu == 'S', va = jobvt == 'A', vs = jobvt == 'S';
+    if (!ua && !us && jobu != 'O' && jobu != 'N')
+        return -1;
+    if ((!va && !vs && jobvt != 'O' && jobvt != 'N') || (jobu == 'O' && jobvt == 'O'))
+        return -2;
+    if (m < 0)
+        return -3;
+    if (n < 0)
+        return -4;
+    if (lda < max1(m))
+        return -6;
+    if (ldu < 1 || ((ua || us) && ldu < m))
+        return -9;
+    if (ldvt < 1 || (va && ldvt < n) || (vs && ldvt < mn))
+        return -11;
+    return 0;
+}
+
+/* Nominal: the bidiagonal reduction, then ormbr's counts for the vectors wanted: the long
+ * side's (U for m >= n) min(m, n) or all columns, the short side's k x k. */
+double oz_gesvd_flops(int cplx, char jobu, char jobvt, int64_t m, int64_t n)
+{
+    double a = (double)max64(m, n), k = (double)min64(m, n), f = 4.0 * a * k * k - 4.0 / 3.0 * k * k * k;
+    char lj = up(m >= n ? jobu : jobvt), sj = up(m >= n ? jobvt : jobu);
+    if (lj != 'N')
+        f += 2.0 * (lj == 'A' ? a : k) * k * (2.0 * a - k);
+    if (sj != 'N')
+        f += 2.0 * k * k * k;
+    return (cplx ? 4.0 : 1.0) * f;
+}
+
+static ozblas_status gesvd_body(ozblas_context *ctx, int cplx, char jobu, char jobvt, int64_t m,
+                                int64_t n, double *A, int64_t lda, double *s, double *U,
+                                int64_t ldu, double *VT, int64_t ldvt, int64_t *info, int64_t nb,
+                                const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    if ((*info = oz_gesvd_check(jobu, jobvt, m, n, lda, ldu, ldvt)))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    jobu = up(jobu), jobvt = up(jobvt);
+    int64_t mn = min64(m, n);
+    /* what the call writes: U (m x m for 'A', m x min for 'S'), VT (n or min rows) */
+    int64_t urows = jobu == 'A' || jobu == 'S' ? m : 0, ucols = jobu == 'A' ? m : mn;
+    int64_t vrows = jobvt == 'A' ? n : jobvt == 'S' ? mn : 0;
+    if (mn == 0)
+        urows = vrows = 0;
+    BEGIN(cplx, mn, oz_gesvd_flops(cplx, jobu, jobvt, m, n), max1(max64(m, n)),
+          LX_OP(A, lda, m, n, 1), LX_OP(U, ldu, urows, ucols, 1), LX_OP(VT, ldvt, vrows, n, 1))
+    if (!svd_ready(cplx, 1))
+        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
+    if (mn == 0)
+        END();
+    int target = x.o.target;
+    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (numerics/ozaki2.h) */
+    ozblas_status st =
+        mn <= x.nb ? host_svd(&x, 1, jobu, jobvt, m, n, A, lda, s, U, ldu, urows, ucols, VT, ldvt,
+                              vrows, info)
+                   : two_stage(&x, 1, jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, info);
+    x.o.target = target;
+    END_WITH(st);
+}
+
+ozblas_status ozblas_dgesvd(ozblas_context *ctx, char jobu, char jobvt, int64_t m, int64_t n,
+                            double *A, int64_t lda, double *s, double *U, int64_t ldu, double *VT,
+                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return gesvd_body(ctx, 0, jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, info, nb, opt,
+                      report);
+}
+ozblas_status ozblas_zgesvd(ozblas_context *ctx, char jobu, char jobvt, int64_t m, int64_t n,
+                            double *A, int64_t lda, double *s, double *U, int64_t ldu, double *VT,
+                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report)
+{
+    return gesvd_body(ctx, 1, jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, info, nb, opt,
+                      report);
+}
+
 /* ---- least squares through the bidiagonal (gelsd, gelss) ----------------------------------- */
 
 static void *s_lalsd[2], *s_gelsd[2], *s_gelss[2]; /* found once */
