@@ -88,8 +88,8 @@ def _within(ours, native, what):
         assert v <= 4 * native[k] + 0.5, f"{what} {k}: {v:.3g} vs native {native[k]:.3g}"
 
 
-def _native(dt, a, **kw):
-    return (la.zgesdd if dt == np.complex128 else la.dgesdd)(a, **kw)
+def _native(dt, a, driver="gesdd", **kw):
+    return getattr(la, ("z" if dt == np.complex128 else "d") + driver)(a, **kw)
 
 
 def _check_report(m, n):
@@ -100,12 +100,12 @@ def _check_report(m, n):
         assert rep["products"] == 0  # one block: the host gesdd alone
 
 
-def _run(dt, a, sref, compute_uv, full_matrices, what):
+def _run(dt, a, sref, compute_uv, full_matrices, what, driver="gesdd"):
     m, n = a.shape
     k = min(m, n)
-    u, s, vt, info = L.gesdd(a, compute_uv=compute_uv, full_matrices=full_matrices, **EMU)
+    u, s, vt, info = getattr(L, driver)(a, compute_uv=compute_uv, full_matrices=full_matrices, **EMU)
     _check_report(m, n)
-    nu, ns, nvt, ninfo = _native(dt, a, compute_uv=compute_uv, full_matrices=full_matrices)
+    nu, ns, nvt, ninfo = _native(dt, a, driver, compute_uv=compute_uv, full_matrices=full_matrices)
     assert info == ninfo == 0
     assert (u.shape, u.dtype, s.shape, s.dtype, vt.shape, vt.dtype) == \
            (nu.shape, nu.dtype, ns.shape, ns.dtype, nvt.shape, nvt.dtype)
@@ -120,18 +120,20 @@ def _run(dt, a, sref, compute_uv, full_matrices, what):
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("job", ["N", "S", "A"])
-def test_gesdd_shapes(dt, shape, job):
+@pytest.mark.parametrize("driver", ["gesdd", "gesvd"])
+def test_gesdd_shapes(dt, shape, job, driver):
     a, sref = _matrix("random", *shape, dt)
-    _run(dt, a, sref, job != "N", job == "A", f"gesdd {shape} {job}")
+    _run(dt, a, sref, job != "N", job == "A", f"{driver} {shape} {job}", driver)
 
 
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("structure", STRUCTURES[1:])
 @pytest.mark.parametrize("shape", [(29, 29), (20, 13), (39, 13), (13, 39)])
-def test_gesdd_structures(dt, structure, shape):
+@pytest.mark.parametrize("driver", ["gesdd", "gesvd"])
+def test_gesdd_structures(dt, structure, shape, driver):
     a, sref = _matrix(structure, *shape, dt)
-    _run(dt, a, sref, 1, 0, f"gesdd {structure} {shape}")
-    _run(dt, a, sref, 0, 0, f"gesdd {structure} {shape} values")
+    _run(dt, a, sref, 1, 0, f"{driver} {structure} {shape}", driver)
+    _run(dt, a, sref, 0, 0, f"{driver} {structure} {shape} values", driver)
 
 
 def _c_gesdd(dt, jobz, a, ldu_rows, u_cols, vt_rows, pad=3):
@@ -199,6 +201,73 @@ def test_gesdd_argument_errors():
         assert st == lib.OZBLAS_ERR_INVALID_ARGUMENT and info[0] == want, (jobz, m, n)
     with pytest.raises(ValueError, match="compute_uv"):
         L.gesdd(np.eye(3), compute_uv=2)
+
+
+def _side(a, q, s, left):
+    """Columns of q (left: U) or rows (right: V^H) as a's singular vectors:
+    ||Q^H A A^H Q - S^2|| / (s_1^2 max(m, n) u), and their orthogonality."""
+    q = q if left else q.conj().T
+    k = len(s)
+    g = a.conj().T @ q[:, :k] if left else a @ q[:, :k]
+    err = np.linalg.norm(g.conj().T @ g - np.diag(s ** 2)) / max(s[0] ** 2 * max(a.shape) * U, 1e-300)
+    return {"vectors": err, "orth": np.linalg.norm(q.conj().T @ q - np.eye(q.shape[1])) / (max(a.shape) * U)}
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape", [(NB - 1, NB - 3), (29, 29), (20, 13), (13, 20), (39, 13), (13, 39)])
+def test_gesvd_every_job_pair(dt, shape):
+    """Every (jobu, jobvt) but ('O', 'O') through the C API, 'O' into A, leading dimensions
+    beyond the matrices: the singular values, and each side's vectors, within 4x the host
+    gesvd's (jobs 'S') plus 0.5."""
+    a, sref = _matrix("random", *shape, dt)
+    m, n = shape
+    k = min(m, n)
+    fn = lib.ozblas_zgesvd if dt == np.complex128 else lib.ozblas_dgesvd
+    nu, ns, nvt, _ = _native(dt, a, "gesvd", full_matrices=0)
+    p = lambda x: ffi.cast("double *", x.ctypes.data)  # noqa: E731
+    for ju in "ASON":
+        for jv in "ASON":
+            if ju == jv == "O":
+                continue
+            big = np.full((m + 2, n), 7.0, dtype=dt, order="F")
+            big[:m] = a
+            u = np.full((m + 2, m), 5.0, dtype=dt, order="F")
+            vt = np.full((n + 2, n), 3.0, dtype=dt, order="F")
+            s, info = np.zeros(k), ffi.new("int64_t *")
+            assert fn(_context(), ju.encode(), jv.encode(), m, n, p(big), m + 2, p(s), p(u), m + 2,
+                      p(vt), n + 2, info, NB, _options("ozaki2", None, None, None, None), ffi.NULL) == 0
+            assert info[0] == 0 and np.all(big[m:] == 7.0)
+            what = f"gesvd {shape} {ju}{jv}"
+            _within(_errors(a, None, s, None, sref), _errors(a, None, ns, None, sref), what)
+            got_u = {"A": u[:m, :m], "S": u[:m, :k], "O": big[:m, :k]}.get(ju)
+            got_v = {"A": vt[:n, :n], "S": vt[:k, :n], "O": big[:k, :n]}.get(jv)
+            if got_u is not None:
+                _within(_side(a, got_u, s, True), _side(a, nu, ns, True), what + " U")
+            if got_v is not None:
+                _within(_side(a, got_v, s, False), _side(a, nvt, ns, False), what + " V")
+            if ju == "N":
+                assert np.all(u == 5.0)
+            if jv == "N":
+                assert np.all(vt == 3.0)
+
+
+def test_gesvd_argument_errors():
+    a = np.zeros((4, 3))
+    p = ffi.cast("double *", a.ctypes.data)
+    info = ffi.new("int64_t *")
+    o = _options("ozaki2", None, None, None, None)
+    cases = [(b"X", b"N", 4, 3, 4, 4, 3, -1), (b"N", b"X", 4, 3, 4, 4, 3, -2),
+             (b"O", b"O", 4, 3, 4, 4, 3, -2), (b"N", b"N", -1, 3, 4, 4, 3, -3),
+             (b"N", b"N", 4, -1, 4, 4, 3, -4), (b"N", b"N", 4, 3, 3, 4, 3, -6),
+             (b"S", b"N", 4, 3, 4, 3, 3, -9), (b"N", b"N", 4, 3, 4, 0, 3, -9),
+             (b"N", b"A", 4, 3, 4, 4, 2, -11), (b"N", b"S", 3, 4, 3, 3, 2, -11),
+             (b"N", b"N", 4, 3, 4, 4, 0, -11)]
+    for ju, jv, m, n, lda, ldu, ldvt, want in cases:
+        st = lib.ozblas_dgesvd(_context(), ju, jv, m, n, p, lda, p, p, ldu, p, ldvt, info, NB, o,
+                               ffi.NULL)
+        assert st == lib.OZBLAS_ERR_INVALID_ARGUMENT and info[0] == want, (ju, jv, m, n)
+    with pytest.raises(ValueError, match="gesvd: full_matrices"):
+        L.gesvd(np.eye(3), full_matrices=3)
 
 
 def test_gesdd_empty_and_query():
