@@ -200,3 +200,32 @@ def lstsq_lwork_infos(shapes=((30, 20), (20, 30), (20, 70)), nrhs=2, seed=5):
                 f(*args, ctypes.byref(info))
                 out.append(info.value)
     return out
+
+
+def gesvd_lwork_infos(shapes=((30, 20), (20, 30)), jobs=("NN", "SS", "AA", "OS", "NO"), seed=6):
+    """dgesvd and zgesvd on these shapes (below the QR-first threshold) and jobs, with one
+    less than LAPACK's documented minimum lwork (d: max(3 mn + mx, 5 mn), z: 2 mn + mx) and
+    with it: [info, info, ...] in that order. Through cython_lapack, so through the shim where
+    one is loaded."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for name in ("dgesvd", "zgesvd"):
+        cplx = name[0] == "z"
+        dt = np.complex128 if cplx else np.float64
+        cap = cython_lapack.__pyx_capi__[name]
+        sig = [_C, _C, _I, _I, _P, _I, _P, _P, _I, _P, _I, _P, _I] + ([_P] if cplx else []) + [_I]
+        f = ctypes.CFUNCTYPE(None, *sig)(_get_ptr(cap, _get_name(cap)))
+        for m, n in shapes:
+            mn, mx = min(m, n), max(m, n)
+            least = 2 * mn + mx if cplx else max(3 * mn + mx, 5 * mn)
+            for ju, jv in jobs:
+                for lw in (least - 1, least):
+                    a = np.asfortranarray(rng.standard_normal((m, n)).astype(dt))
+                    s, info = np.zeros(mn), ctypes.c_int(0)
+                    u, vt = np.zeros((m, m), dt, order="F"), np.zeros((n, n), dt, order="F")
+                    w, rw = np.zeros(lw, dtype=dt), np.zeros(5 * mn)
+                    args = [ju.encode(), jv.encode(), _i(m), _i(n), _p(a), _i(m), _p(s), _p(u),
+                            _i(m), _p(vt), _i(n), _p(w), _i(lw)] + ([_p(rw)] if cplx else [])
+                    f(*args, ctypes.byref(info))
+                    out.append(info.value)
+    return out

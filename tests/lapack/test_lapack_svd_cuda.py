@@ -1,4 +1,4 @@
-"""The two-stage SVD (gesdd) on the CUDA executor: host matrices uploaded once (stage 1,
+"""The two-stage SVD (gesdd, gesvd) on the CUDA executor: host matrices uploaded once (stage 1,
 the QR of m >> n and both back-transformations on the device pointers, the panels, the band,
 the bulge chasing and dbdsdc on host copies) and device matrices from the caller give the CPU
 executor's bits. Marked ``gpu``: runs where a CUDA executor is usable, and here on the CPU
@@ -78,3 +78,18 @@ def test_gesdd_cupy_arrays():
     dev = L.gesdd(cp.asarray(a), full_matrices=0, **KW)
     assert dev[3] == 0 and L.last_report()["device"] == "device"
     _cupy_check(cp, dev[:3], L.gesdd(a, full_matrices=0, executor="cpu", **KW)[:3])
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.complex128])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_gesvd_resident_equal_cpu(dt, shape):
+    a = _mat(np.random.default_rng([*shape, 1]), *shape, dt)
+    for cu, full in ((1, 0), (1, 1), (0, 0)):
+        want = L.gesvd(a, compute_uv=cu, full_matrices=full, executor="cpu", **KW)
+        got = L.gesvd(a, compute_uv=cu, full_matrices=full, executor="cuda", **KW)
+        r = L.last_report()
+        assert got[3] == want[3] == 0
+        for u, v in zip(want[:3], got[:3]):
+            assert np.array_equal(_bits(u), _bits(v))
+        if min(shape) > NB:
+            assert r["executor"] == "cuda" and r["device"] == "uploaded" and r["emulated"] > 0

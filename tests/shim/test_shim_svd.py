@@ -1,11 +1,11 @@
-"""The preload shim's bidiagonal, least-squares and gesdd entries (native/src/shim/shim_svd.c:
-gebrd, orgbr/ungbr, ormbr/unmbr, gelsy, gelsd, gelss, gesdd), reached the way users reach them:
-scipy.linalg.lstsq with lapack_driver "gelsy", "gelsd" and "gelss" (tall, wide, rank 9), the
-routines through scipy.linalg.cython_lapack, and (under `ozblas
-run` only: the wheels' LAPACK calls them through its own exported names) numpy.linalg's svd
-(gesdd itself) and lstsq and scipy.linalg's svd (gesvd), whose gesvd and gelsd call gebrd,
-orgbr and ormbr (gelsd itself now); gesdd's minimum lwork for each of its paths and one
-less, and gelsd's and gelss's off their QR-first paths, against the real routine's info.
+"""The preload shim's bidiagonal, least-squares and SVD entries (native/src/shim/shim_svd.c:
+gebrd, orgbr/ungbr, ormbr/unmbr, gelsy, gelsd, gelss, gesdd, gesvd), reached the way users
+reach them: scipy.linalg.lstsq with lapack_driver "gelsy", "gelsd" and "gelss" (tall, wide,
+rank 9), scipy.linalg.svd with lapack_driver "gesvd" (tall, wide), the routines through
+scipy.linalg.cython_lapack, and under `ozblas run` numpy.linalg's svd (gesdd) and lstsq
+(gelsd), which the wheel's LAPACK reaches through its own exported names; gesdd's minimum
+lwork for each of its paths and one less, and gelsd's, gelss's and gesvd's off their
+QR-first paths, against the real routine's info.
 Emulation forced with small blocks (OZBLAS_LAPACK_NB=16). Each result is held to native's on
 the same inputs in this (unrouted) process by LAPACK-style ratios, at most 4x native's plus a
 floor; gelsy's rank and permutation must be native's; LAPACK's smallest lwork and one less
@@ -48,14 +48,16 @@ def calls(numpy_too):
                 x, _, rank, sv = sl.lstsq(a, bb, lapack_driver=drv)
                 res[dt + drv + name], res[dt + drv + name + "_rank"] = x, rank
                 res[dt + drv + name + "_s"] = sv
+        res[dt + "gesvd"] = sl.svd(t, lapack_driver="gesvd")
+        res[dt + "gesvd_w"] = sl.svd(t[:20].conj().T.copy(), full_matrices=False, lapack_driver="gesvd")
         if numpy_too:
             res[dt + "svd"] = np.linalg.svd(t, full_matrices=False)
             res[dt + "svd_full"] = np.linalg.svd(t)
-            res[dt + "gesvd"] = sl.svd(t, lapack_driver="gesvd")
             res[dt + "lstsq"] = np.linalg.lstsq(t, b, rcond=None)[0]
     res["lwork"] = N.lwork_infos()
     res["gesdd_lwork"] = N.gesdd_lwork_infos()
     res["lstsq_lwork"] = N.lstsq_lwork_infos()
+    res["gesvd_lwork"] = N.gesvd_lwork_infos()
 
 """ + CALLS_TAIL
 
@@ -131,12 +133,15 @@ def _check(d, res, st, numpy_too):
                 assert int(res[dt + drv + name + "_rank"]) == rank, (dt, drv, name)
                 assert np.abs(res[dt + drv + name + "_s"] - sv).max() <= 20 * max(a.shape) * U * sv[0]
                 _within(_lsq(a, bb, res[dt + drv + name]), _lsq(a, bb, x), f"{dt} {drv} {name}")
+        _svd_check(t, [res[dt + "gesvd" + i] for i in "012"], sl.svd(t, lapack_driver="gesvd"),
+                   dt + " gesvd")
+        w = t[:20].conj().T.copy()
+        _svd_check(w, [res[dt + "gesvd_w" + i] for i in "012"],
+                   sl.svd(w, full_matrices=False, lapack_driver="gesvd"), dt + " gesvd wide")
         if numpy_too:
             _svd_check(t, [res[dt + "svd" + i] for i in "012"], np.linalg.svd(t, full_matrices=False),
                        dt + " svd")
             _svd_check(t, [res[dt + "svd_full" + i] for i in "012"], np.linalg.svd(t), dt + " svd full")
-            _svd_check(t, [res[dt + "gesvd" + i] for i in "012"], sl.svd(t, lapack_driver="gesvd"),
-                       dt + " gesvd")
             _within(_lsq(t, b, res[dt + "lstsq"]), _lsq(t, b, np.linalg.lstsq(t, b, rcond=None)[0]),
                     dt + " lstsq")
     native = N.lwork_infos()
@@ -150,6 +155,11 @@ def _check(d, res, st, numpy_too):
         assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) >= 16, (r, st.get(r))
     # gelsd, gelss: their minimum lwork off the QR-first paths, one less to the real routine
     assert res["lstsq_lwork"].tolist() == N.lstsq_lwork_infos() == [-12, 0] * 12
+    # gesvd: LAPACK's documented minimum off the QR-first paths, one less to the real routine
+    assert res["gesvd_lwork"].tolist() == N.gesvd_lwork_infos() == [-13, 0] * 20
+    for r in ("dgesvd", "zgesvd"):  # 2 shapes x 5 job pairs with one less
+        assert st[r].get("native: argument error", {}).get("calls", 0) == 10, (r, st.get(r))
+        assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) >= 12, (r, st.get(r))
     for r in ("dgelsd", "zgelsd", "dgelss", "zgelss"):  # 3 shapes each with one less
         assert st[r].get("native: argument error", {}).get("calls", 0) == 3, (r, st.get(r))
         assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) >= 3, (r, st.get(r))
@@ -168,7 +178,8 @@ def test_brd_gelsy_under_ozblas_run(tmp_path):
     # cython_lapack the LP64 ones
     for sym in ("scipy_dgebrd_", "scipy_dorgbr_", "scipy_zungbr_", "scipy_dormbr_", "scipy_dgelsy_",
                 "scipy_zgelsy_", "scipy_dgesdd_64_", "scipy_zgesdd_64_", "scipy_dgelsd_64_",
-                "scipy_zgelsd_64_", "scipy_dgelsd_", "scipy_zgelsd_", "scipy_dgelss_", "scipy_zgelss_"):
+                "scipy_zgelsd_64_", "scipy_dgelsd_", "scipy_zgelsd_", "scipy_dgelss_", "scipy_zgelss_",
+                "scipy_dgesvd_", "scipy_zgesvd_"):
         assert routed(sym), sym
     # numpy.linalg.svd: gesdd itself (two-stage, products emulated), with and without U, V
     for r in ("dgesdd", "zgesdd"):

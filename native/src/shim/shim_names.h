@@ -141,6 +141,8 @@
     L(zgelsy, z, ZGELSY)        \
     L(dgesdd, d, DGESDD)        \
     L(zgesdd, z, ZGESDD)        \
+    L(dgesvd, d, DGESVD)        \
+    L(zgesvd, z, ZGESVD)        \
     L(dgelsd, d, DGELSD)        \
     L(zgelsd, z, ZGELSD)        \
     L(dgelss, d, DGELSS)        \

@@ -1,15 +1,16 @@
 /* The preload shim's entries for the bidiagonal reduction in LAPACK's one-stage format
- * (gebrd, orgbr/ungbr, ormbr/unmbr) and least squares by a complete orthogonal factorization
- * (gelsy) and the singular value decomposition (gesdd), d and z, in the LAPACK forms of
- * OZ_SHIM_LAPACK_VARIANTS (shim_names.h: OZ_SHIM_SVD_ROUTINES). SciPy's
- * lstsq(lapack_driver="gelsy") calls gelsy; NumPy's svd and SciPy's svd call gesdd.
+ * (gebrd, orgbr/ungbr, ormbr/unmbr), least squares by a complete orthogonal factorization
+ * (gelsy) and through the SVD (gelsd, gelss), and the singular value decomposition (gesdd,
+ * gesvd), d and z, in the LAPACK forms of OZ_SHIM_LAPACK_VARIANTS (shim_names.h:
+ * OZ_SHIM_SVD_ROUTINES). SciPy's lstsq calls gelsd, gelsy or gelss, NumPy's lstsq gelsd;
+ * NumPy's svd and SciPy's svd call gesdd, SciPy's svd(lapack_driver="gesvd") gesvd.
  *
  * shim_lapack.c's rules (shim_lapack.h): netlib's argument check (an error, or an lwork below
  * netlib's minimum, goes to the real routine and its xerbla), workspace queries and quick
  * returns to the real routine, the routing decision (gebrd: an m x n x min(m, n) product;
- * orgbr: m x n x min(m, n, k); ormbr: m x n x k; gelsy: m x nrhs x min(m, n), its products
- * being Q^H B and the triangular solve; gesdd: m x n x min(m, n)), an order within one
- * block to the real routine (gebrd, orgbr, gelsy, gesdd: the driver would be one host call),
+ * orgbr: m x n x min(m, n, k); ormbr: m x n x k; gelsy, gelsd, gelss: m x nrhs x min(m, n);
+ * gesdd, gesvd: m x n x min(m, n)), an order within one block to the real routine (gebrd,
+ * orgbr, the least-squares drivers, gesdd, gesvd: the driver would be one host call),
  * a non-finite element of what the routine reads to the real routine, then the driver of
  * src/lapack/ with its own workspace whatever lwork the caller gave, and LAPACK's optimal
  * size in work[0]. */
@@ -255,6 +256,61 @@ static int h_gesdd(lap_call *L, int cplx, char jobz, int64_t m, int64_t n, doubl
                                                           ldu, VT, ldvt, info, 0, LAP_OPT));
 }
 
+/* gesvd: lwork at least LAPACK's documented minimum (d: max(3 mn + mx, 5 mn); z: 2 mn + mx;
+ * its QR-first paths take less: such a call goes to the real routine); A read; the optimal
+ * size written afterwards by the real routine's query. On info > 0 the unconverged
+ * superdiagonal LAPACK leaves in work (rwork for z) is not written. */
+static int h_gesvd(lap_call *L, int cplx, char jobu, char jobvt, int64_t m, int64_t n,
+                   double *A, int64_t lda, double *s, double *U, int64_t ldu, double *VT,
+                   int64_t ldvt, int64_t lwork, int64_t *info)
+{
+    int64_t mn = min64(m, n), mx = m > n ? m : n;
+    int64_t lw = cplx ? 2 * mn + mx : (3 * mn + mx > 5 * mn ? 3 * mn + mx : 5 * mn);
+    int query = lwork == -1, quick = mn == 0;
+    int bad = oz_gesvd_check(jobu, jobvt, m, n, lda, ldu, ldvt) != 0 ||
+              (lwork < max1(lw) && !query);
+    double flops = bad || query ? 0.0 : oz_gesvd_flops(cplx, jobu, jobvt, m, n);
+    int go = lap_begin(L, cplx, m, n, mn, mn, flops, bad, quick);
+    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld jobu=%c jobvt=%c", (long long)m, (long long)n,
+             jobu ? jobu : '?', jobvt ? jobvt : '?');
+    if (!go)
+        return 0;
+    if (query)
+        return lap_query(L);
+    if (!lap_finite(L, cplx, 'A', m, n, A, lda))
+        return 0;
+    return LAP_RUN((cplx ? ozblas_zgesvd : ozblas_dgesvd)(shim_context(), jobu, jobvt, m, n, A, lda,
+                                                          s, U, ldu, VT, ldvt, info, 0, LAP_OPT));
+}
+
+#define S_DGESVD(rtn, sym, api, T)                                                            \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                             \
+                    (CH jobu, CH jobvt, const T *m, const T *n, double *A, const T *lda,     \
+                     double *s, double *U, const T *ldu, double *VT, const T *ldvt,          \
+                     double *work, const T *lwork, T *info, SZ l1, SZ l2),                   \
+                    (CH, CH, const T *, const T *, double *, const T *, double *, double *,  \
+                     const T *, double *, const T *, double *, const T *, T *, SZ, SZ),      \
+                    h_gesvd(&L, C, up(*jobu), up(*jobvt), *m, *n, A, *lda, s, U, *ldu, VT,   \
+                            *ldvt, *lwork, &inf),                                            \
+                    (jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, work, lwork, info, l1,  \
+                     l2),                                                                    \
+                    (jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, work, &mone, &qinfo,    \
+                     l1, l2))
+/* zgesvd: rwork (5 min(m, n)) before info, unused by the driver */
+#define S_ZGESVD(rtn, sym, api, T)                                                            \
+    LAP_QUERY_ENTRY(sym, rtn, T,                                                             \
+                    (CH jobu, CH jobvt, const T *m, const T *n, double *A, const T *lda,     \
+                     double *s, double *U, const T *ldu, double *VT, const T *ldvt,          \
+                     double *work, const T *lwork, double *rwork, T *info, SZ l1, SZ l2),    \
+                    (CH, CH, const T *, const T *, double *, const T *, double *, double *,  \
+                     const T *, double *, const T *, double *, const T *, double *, T *, SZ, \
+                     SZ),                                                                    \
+                    h_gesvd(&L, C, up(*jobu), up(*jobvt), *m, *n, A, *lda, s, U, *ldu, VT,   \
+                            *ldvt, *lwork, &inf),                                            \
+                    (jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, work, lwork, rwork,     \
+                     info, l1, l2),                                                          \
+                    (jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, work, &mone, rwork,     \
+                     &qinfo, l1, l2))
 #define S_DGESDD(rtn, sym, api, T)                                                            \
     LAP_QUERY_ENTRY(sym, rtn, T,                                                             \
                     (CH jobz, const T *m, const T *n, double *A, const T *lda, double *s,    \
