@@ -164,16 +164,17 @@ def gesdd_lwork_infos(shapes=((30, 20), (20, 30), (70, 20), (20, 70)), seed=4):
 
 
 def lstsq_minwork(name, m, n, nrhs):
-    """The smallest lwork the host dgelsd/zgelsd/dgelss/zgelss takes outside their QR-first
-    paths, from their documentation (smlsiz 25; the shim's lstsq_minwork)."""
+    """The smallest lwork the host dgelsd/zgelsd/dgelss/zgelss takes (smlsiz 25; mm: n on
+    the QR-first path, m >= 1.6 n; the shim's lstsq_minwork)."""
     mn, mx = min(m, n), max(m, n)
+    mm = n if m >= n and m >= 8 * mn // 5 else mx
     nlvl = max(int(np.log2(mn / 26)) + 1, 0)  # int() truncates toward zero, as Fortran's INT
     return {"dgelsd": 12 * mn + 50 * mn + 8 * mn * nlvl + mn * nrhs + 26 * 26,
-            "zgelsd": 2 * mn + max(mx, mn * nrhs), "dgelss": 3 * mn + max(2 * mn, mx, nrhs),
+            "zgelsd": 2 * mn + max(mm, mn * nrhs), "dgelss": 3 * mn + max(2 * mn, mm, nrhs),
             "zgelss": 2 * mn + max(mx, nrhs)}[name]
 
 
-def lstsq_lwork_infos(shapes=((30, 20), (20, 30), (20, 70)), nrhs=2, seed=5):
+def lstsq_lwork_infos(shapes=((30, 20), (20, 30), (20, 70), (60, 20)), nrhs=2, seed=5):
     """gelsd and gelss, d and z, on these shapes, with one less than lstsq_minwork and with it:
     [info, info, ...] in that order. Through cython_lapack, so through the shim where one is
     loaded."""

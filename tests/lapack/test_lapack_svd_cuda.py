@@ -1,6 +1,6 @@
 """The two-stage SVD (gesdd, gesvd) on the CUDA executor: host matrices uploaded once (stage 1,
 the QR of m >> n and both back-transformations on the device pointers, the panels, the band,
-the bulge chasing and dbdsdc on host copies) and device matrices from the caller give the CPU
+the bulge chasing and dbdsdc or dbdsqr on host copies) and device matrices from the caller give the CPU
 executor's bits. Marked ``gpu``: runs where a CUDA executor is usable, and here on the CPU
 emulation of the CUDA code (tests/cuda/emu/run_emu_tests.py).
 """

@@ -155,20 +155,21 @@ static int h_gelsy(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, do
     return ok;
 }
 
-/* gelsd's and gelss's minimum lwork (sq: gelss), mn = min(m, n), mx the other: dgelsd's
- * 3 mn + wlalsd (its smlsiz 25), zgelsd's 2 mn + max(mx, mn nrhs), dgelss's 3 mn + max(2 mn,
- * mx, nrhs), zgelss's 2 mn + max(mx, nrhs). LAPACK lowers its own to the optimum where that
- * is smaller (a QR-first path): such an lwork goes to the real routine, which takes it. */
+/* gelsd's and gelss's minimum lwork (sq: gelss), mn = min(m, n), mx the other, mm = n on the
+ * QR-first path (m >= ilaenv's 1.6 n), else mx: dgelsd's 3 mn + wlalsd (its smlsiz 25),
+ * zgelsd's 2 mn + max(mm, mn nrhs), dgelss's 3 mn + max(2 mn, mm, nrhs), zgelss's 2 mn +
+ * max(mx, nrhs) (checked against the reference LAPACK's). LAPACK lowers dgelsd's to its optimum
+ * where that is smaller: such an lwork goes to the real routine, which takes it. */
 static int64_t lstsq_minwork(int cplx, int sq, int64_t m, int64_t n, int64_t nrhs)
 {
-    int64_t mn = min64(m, n), mx = m > n ? m : n;
+    int64_t mn = min64(m, n), mx = m > n ? m : n, mm = m >= n && m >= 8 * mn / 5 ? n : mx;
     if (mn == 0)
         return 1;
     if (sq)
         return cplx ? 2 * mn + (mx > nrhs ? mx : nrhs)
-                    : 3 * mn + (2 * mn > mx ? (2 * mn > nrhs ? 2 * mn : nrhs) : (mx > nrhs ? mx : nrhs));
+                    : 3 * mn + (2 * mn > mm ? (2 * mn > nrhs ? 2 * mn : nrhs) : (mm > nrhs ? mm : nrhs));
     if (cplx)
-        return 2 * mn + (mx > mn * nrhs ? mx : mn * nrhs);
+        return 2 * mn + (mm > mn * nrhs ? mm : mn * nrhs);
     int64_t nlvl = (int64_t)(log((double)mn / 26.0) / log(2.0)) + 1;
     nlvl = nlvl > 0 ? nlvl : 0;
     return 12 * mn + 50 * mn + 8 * mn * nlvl + mn * nrhs + 26 * 26;
