@@ -213,6 +213,30 @@ def _side(a, q, s, left):
     return {"vectors": err, "orth": np.linalg.norm(q.conj().T @ q - np.eye(q.shape[1])) / (max(a.shape) * U)}
 
 
+def _c_gesvd(dt, ju, jv, a, nb):
+    """ozblas_?gesvd through the C API, A, U and VT with two rows of padding below (filled
+    with 7, 5, 3): (s, U's part written or None, V^H's likewise, info, the padded arrays)."""
+    m, n = a.shape
+    k = min(m, n)
+    fn = lib.ozblas_zgesvd if dt == np.complex128 else lib.ozblas_dgesvd
+    p = lambda x: ffi.cast("double *", x.ctypes.data)  # noqa: E731
+    big = np.full((m + 2, n), 7.0, dtype=dt, order="F")
+    big[:m] = a
+    u = np.full((m + 2, m), 5.0, dtype=dt, order="F")
+    vt = np.full((n + 2, n), 3.0, dtype=dt, order="F")
+    s, info = np.zeros(k), ffi.new("int64_t *")
+    assert fn(_context(), ju.encode(), jv.encode(), m, n, p(big), m + 2, p(s), p(u), m + 2,
+              p(vt), n + 2, info, nb, _options("ozaki2", None, None, None, None), ffi.NULL) == 0
+    got_u = {"A": u[:m, :m], "S": u[:m, :k], "O": big[:m, :k]}.get(ju)
+    got_v = {"A": vt[:n, :n], "S": vt[:k, :n], "O": big[:k, :n]}.get(jv)
+    assert np.all(big[m:] == 7.0)
+    if ju == "N":
+        assert np.all(u == 5.0)
+    if jv == "N":
+        assert np.all(vt == 3.0)
+    return s, got_u, got_v, info[0]
+
+
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("shape", [(NB - 1, NB - 3), (29, 29), (20, 13), (13, 20), (39, 13), (13, 39)])
 def test_gesvd_every_job_pair(dt, shape):
@@ -220,35 +244,42 @@ def test_gesvd_every_job_pair(dt, shape):
     beyond the matrices: the singular values, and each side's vectors, within 4x the host
     gesvd's (jobs 'S') plus 0.5."""
     a, sref = _matrix("random", *shape, dt)
-    m, n = shape
-    k = min(m, n)
-    fn = lib.ozblas_zgesvd if dt == np.complex128 else lib.ozblas_dgesvd
     nu, ns, nvt, _ = _native(dt, a, "gesvd", full_matrices=0)
-    p = lambda x: ffi.cast("double *", x.ctypes.data)  # noqa: E731
     for ju in "ASON":
         for jv in "ASON":
             if ju == jv == "O":
                 continue
-            big = np.full((m + 2, n), 7.0, dtype=dt, order="F")
-            big[:m] = a
-            u = np.full((m + 2, m), 5.0, dtype=dt, order="F")
-            vt = np.full((n + 2, n), 3.0, dtype=dt, order="F")
-            s, info = np.zeros(k), ffi.new("int64_t *")
-            assert fn(_context(), ju.encode(), jv.encode(), m, n, p(big), m + 2, p(s), p(u), m + 2,
-                      p(vt), n + 2, info, NB, _options("ozaki2", None, None, None, None), ffi.NULL) == 0
-            assert info[0] == 0 and np.all(big[m:] == 7.0)
+            s, got_u, got_v, info = _c_gesvd(dt, ju, jv, a, NB)
+            assert info == 0
             what = f"gesvd {shape} {ju}{jv}"
             _within(_errors(a, None, s, None, sref), _errors(a, None, ns, None, sref), what)
-            got_u = {"A": u[:m, :m], "S": u[:m, :k], "O": big[:m, :k]}.get(ju)
-            got_v = {"A": vt[:n, :n], "S": vt[:k, :n], "O": big[:k, :n]}.get(jv)
             if got_u is not None:
                 _within(_side(a, got_u, s, True), _side(a, nu, ns, True), what + " U")
             if got_v is not None:
                 _within(_side(a, got_v, s, False), _side(a, nvt, ns, False), what + " V")
-            if ju == "N":
-                assert np.all(u == 5.0)
-            if jv == "N":
-                assert np.all(vt == 3.0)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(m=st.integers(1, 40), n=st.integers(1, 40), nb=st.integers(2, 12), cplx=st.booleans(),
+       jobs=st.sampled_from([(u, v) for u in "ASON" for v in "ASON" if u + v != "OO"]),
+       seed=st.integers(0, 2**16))
+def test_gesvd_drawn_shapes_blocks_and_jobs(m, n, nb, cplx, jobs, seed):
+    """gesvd through the C API with shapes, block sizes and (jobu, jobvt) drawn ('O' into A):
+    the singular values against the host's, and with both sides the residual ||A - U S V^H||,
+    within 30 max(m, n) u ||A||; each side's orthogonality within 30 max(m, n) u."""
+    rng = np.random.default_rng(seed)
+    dt = np.complex128 if cplx else np.float64
+    a = _gaussian(m, n, dt, rng)
+    s, u, vt, info = _c_gesvd(dt, *jobs, a, nb)
+    assert info == 0
+    k, tol = min(m, n), 30 * max(m, n) * U
+    assert np.max(np.abs(s - _native(dt, a, compute_uv=0)[1])) <= tol * np.linalg.norm(a, 2)
+    if u is not None:
+        assert np.linalg.norm(u.conj().T @ u - np.eye(u.shape[1])) <= tol
+    if vt is not None:
+        assert np.linalg.norm(vt @ vt.conj().T - np.eye(vt.shape[0])) <= tol
+    if u is not None and vt is not None:
+        assert np.linalg.norm(a - (u[:, :k] * s) @ vt[:k]) <= tol * np.linalg.norm(a, 2)
 
 
 def test_gesvd_argument_errors():
