@@ -93,3 +93,36 @@ def test_gesvd_resident_equal_cpu(dt, shape):
             assert np.array_equal(_bits(u), _bits(v))
         if min(shape) > NB:
             assert r["executor"] == "cuda" and r["device"] == "uploaded" and r["emulated"] > 0
+
+
+@pytest.mark.parametrize("cx", [0, 1])
+@pytest.mark.parametrize("shape", [(3, 2), (17, 9), (11, 13)])
+def test_gesvd_device_pointers_through_the_c_api(cx, shape):
+    """(jobu, jobvt) with 'O' into A on either side, the other 'S' or 'N' (A is an output in
+    each: without 'O' it is destroyed, its contents unspecified), on device pointers with
+    leading dimensions beyond the matrices (s on the host), within one block (the host gesvd
+    on host copies) and beyond it: the CPU executor's bits, report device 2."""
+    dt = np.complex128 if cx else np.float64
+    m, n = shape
+    k, ld = min(m, n), max(m, n) + 3
+    jobs = ((b"O", b"S"), (b"S", b"O"), (b"O", b"N"), (b"N", b"O"))
+    a = np.zeros((ld, n), dtype=dt, order="F")
+    a[:m] = _mat(np.random.default_rng([m, 2]), m, n, dt)
+    u, vt = np.zeros((ld, m), dtype=dt, order="F"), np.zeros((ld, n), dtype=dt, order="F")
+    info = ffi.new("int64_t *")
+    rep = ffi.new("ozblas_lapack_report *")
+    fn = lib.ozblas_zgesvd if cx else lib.ozblas_dgesvd
+
+    def calls(ptrs, ex):
+        *As, Um, VT = ptrs
+        o = _options("ozaki2", 16, None, ex, None, None, None)
+        ss, devices = [], []
+        for (ju, jv), P in zip(jobs, As):
+            s = np.zeros(k)
+            assert fn(_context(), ju, jv, m, n, P, ld, ffi.cast("double *", s.ctypes.data), Um,
+                      ld, VT, ld, info, NB, o, rep) == 0 and info[0] == 0
+            ss.append(s)
+            devices.append(rep.device)
+        return np.concatenate(ss), devices
+
+    _host_and_device_runs(calls, [a.copy(order="F") for _ in jobs] + [u, vt])
