@@ -800,7 +800,7 @@ ozblas_status ozblas_zgelsy(ozblas_context *ctx, int64_t m, int64_t n, int64_t n
  * two-stage bidiagonal reduction (QR and LQ panels by the host, their updates as products;
  * the band to bidiagonal by bulge chasing on the host), the host dbdsdc, and the
  * back-transformations as products (m < n: the SVD of A^H). A is destroyed (jobz other than
- * 'O'). info: 0, -i, or > 0 when dbdsdc did not converge. */
+ * 'O'). info: 0, -i (-4: A has a NaN, as LAPACK's), or > 0 when dbdsdc did not converge. */
 ozblas_status ozblas_dgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n, double *A,
                             int64_t lda, double *s, double *U, int64_t ldu, double *VT,
                             int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,

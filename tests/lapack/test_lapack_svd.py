@@ -301,6 +301,32 @@ def test_gesvd_argument_errors():
         L.gesvd(np.eye(3), full_matrices=3)
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape", [(6, 4), (29, 29), (39, 13), (13, 20)])
+def test_nan_input(dt, shape):
+    """A NaN in A, within one block (the host driver) and beyond: gesdd refuses it as LAPACK's
+    (3.7 on) does, info -4 with s, U and V^H untouched; gesvd (LAPACK's has no such check)
+    reports dbdsqr's failure to converge with vectors, info > 0 as the host's (values only:
+    info 0, as the host's dqds), a NaN among the singular values either way."""
+    m, n = shape
+    a = _gaussian(m, n, dt, np.random.default_rng(3))
+    a[2, 1] = np.nan
+    assert _native(dt, a, compute_uv=0)[3] == -4
+    fn = lib.ozblas_zgesdd if dt == np.complex128 else lib.ozblas_dgesdd
+    p = lambda x: ffi.cast("double *", x.ctypes.data)  # noqa: E731
+    w, u, vt = a.copy(order="F"), np.full((m, m), 5.0, dt, order="F"), np.full((n, n), 3.0, dt, order="F")
+    s, info = np.full(min(m, n), 2.0), ffi.new("int64_t *")
+    assert fn(_context(), b"A", m, n, p(w), m, p(s), p(u), m, p(vt), n, info, NB,
+              _options("ozaki2", None, None, None, None), ffi.NULL) == 0
+    assert info[0] == -4 and np.all(s == 2.0) and np.all(u == 5.0) and np.all(vt == 3.0)
+    with pytest.raises(ValueError, match="gesdd: argument 4"):
+        L.gesdd(a, **EMU)
+    for cu in (0, 1):
+        nat, ours = _native(dt, a, "gesvd", compute_uv=cu), L.gesvd(a, compute_uv=cu, **EMU)
+        for _, s, _, info in (nat, ours):
+            assert (info > 0 if cu else info == 0) and np.isnan(s).any()
+
+
 def test_gesdd_empty_and_query():
     for shape in [(0, 0), (0, 4), (4, 0)]:
         u, s, vt, info = L.gesdd(np.zeros(shape), **EMU)

@@ -530,7 +530,9 @@ static ozblas_status two_stage(oz_lx *x, int sq, char ju, char jv, int64_t m, in
         TU = R + wd * N * N, ltu = M, TV = TU + wd * (wu ? M * uc : 0), ltv = N;
     }
     ozblas_status st = OZBLAS_OK;
-    if (!x->failed && M >= N * 11 / 6 && M > N)
+    if (isnan(anrm) && !sq) /* LAPACK's gesdd (3.7 on) refuses A with a NaN as argument 4 */
+        *info = -4;
+    else if (!x->failed && M >= N * 11 / 6 && M > N)
         st = qr_first(x, sq, wu, wv, M, N, W, R, s, TU, ltu, uc, TV, ltv, info);
     else if (!x->failed)
         st = svd_tall(x, sq, wu, wv, M, N, W, M, s, TU, ltu, uc, TV, ltv, info);
@@ -540,7 +542,7 @@ static ozblas_status two_stage(oz_lx *x, int sq, char ju, char jv, int64_t m, in
         if (wu) /* V^H = U'^H (uc x n) */
             copy_mat(x, 1, M, uc, TU, ltu, jv == 'O' ? A : VT, jv == 'O' ? lda : ldvt);
     }
-    if (sigma != 1.0 && *info == 0)
+    if (sigma != 1.0) /* as LAPACK's drivers, unconverged too */
         for (int64_t i = 0; i < N; i++)
             s[i] /= sigma;
     lx_scratch_free(x, W);
