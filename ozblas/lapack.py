@@ -684,41 +684,10 @@ def gelss(a, b, cond=-1.0, lwork=None, overwrite_a=False, overwrite_b=False, **k
     return f, x, s, rank, np.zeros(1, dtype=dt), info
 
 
-def gesdd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw):
-    """Singular value decomposition a = u diag(s) vt by the two-stage bidiagonal reduction:
-    ``(u, s, vt, info)`` as scipy.linalg.lapack.dgesdd/zgesdd (numpy.linalg.svd's routine).
-    compute_uv 0: s only (u and vt 1 x 1 zeros); full_matrices 1: u m x m and vt n x n, else
-    m x min(m, n) and min(m, n) x n. s descending (real, NumPy); info > 0: the bidiagonal
-    solver (dbdsdc) did not converge. lwork -1 is a workspace query (nothing computed)."""
-    compute_uv, full_matrices = (_flag("gesdd", k, v) for k, v in (("compute_uv", compute_uv),
-                                                                   ("full_matrices", full_matrices)))
-    dt, xp, opts = _start(kw, a)
-    f = _fortran(a, dt, overwrite_a, xp=xp)
-    m, n = f.shape
-    k = min(m, n)
-    shape_u, shape_vt = ((m, m), (n, n)) if full_matrices else ((m, k), (k, n))
-    if not compute_uv:
-        shape_u = shape_vt = (1, 1)
-    u = xp.zeros(shape_u, dtype=dt, order="F")
-    vt = xp.zeros(shape_vt, dtype=dt, order="F")
-    s = np.zeros(max(k, 1))
-    info = 0
-    if not _query(lwork):
-        jobz = b"N" if not compute_uv else b"A" if full_matrices else b"S"
-        info = _call(_fn("gesdd", dt), jobz, m, n, _ptr(f), _ld(f), ffi.cast("double *", s.ctypes.data),
-                     _ptr(u), _ld(u), _ptr(vt), _ld(vt), opts=opts)
-        if info < 0:
-            raise ValueError(f"gesdd: argument {-info} is not valid")
-    s = s[:k]
-    return u, (s if xp is np else xp.asarray(s)), vt, info
-
-
-def gesvd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw):
-    """gesdd with the bidiagonal problem by implicit QR (LAPACK's dbdsqr): ``(u, s, vt,
-    info)`` as scipy.linalg.lapack.dgesvd/zgesvd (scipy.linalg.svd(lapack_driver="gesvd")'s
-    routine); the same shapes and conventions as gesdd; info > 0: dbdsqr did not converge."""
-    compute_uv, full_matrices = (_flag("gesvd", k, v) for k, v in (("compute_uv", compute_uv),
-                                                                   ("full_matrices", full_matrices)))
+def _svd(driver, a, compute_uv, full_matrices, lwork, overwrite_a, kw):
+    """gesdd/gesvd: ``(u, s, vt, info)``, the jobs from compute_uv and full_matrices."""
+    compute_uv, full_matrices = (_flag(driver, k, v) for k, v in (("compute_uv", compute_uv),
+                                                                  ("full_matrices", full_matrices)))
     dt, xp, opts = _start(kw, a)
     f = _fortran(a, dt, overwrite_a, xp=xp)
     m, n = f.shape
@@ -732,12 +701,29 @@ def gesvd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw)
     info = 0
     if not _query(lwork):
         job = b"N" if not compute_uv else b"A" if full_matrices else b"S"
-        info = _call(_fn("gesvd", dt), job, job, m, n, _ptr(f), _ld(f), ffi.cast("double *", s.ctypes.data),
+        jobs = (job, job) if driver == "gesvd" else (job,)
+        info = _call(_fn(driver, dt), *jobs, m, n, _ptr(f), _ld(f), ffi.cast("double *", s.ctypes.data),
                      _ptr(u), _ld(u), _ptr(vt), _ld(vt), opts=opts)
         if info < 0:
-            raise ValueError(f"gesvd: argument {-info} is not valid")
+            raise ValueError(f"{driver}: argument {-info} is not valid")
     s = s[:k]
     return u, (s if xp is np else xp.asarray(s)), vt, info
+
+
+def gesdd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw):
+    """Singular value decomposition a = u diag(s) vt by the two-stage bidiagonal reduction:
+    ``(u, s, vt, info)`` as scipy.linalg.lapack.dgesdd/zgesdd (numpy.linalg.svd's routine).
+    compute_uv 0: s only (u and vt 1 x 1 zeros); full_matrices 1: u m x m and vt n x n, else
+    m x min(m, n) and min(m, n) x n. s descending (real, NumPy); info > 0: the bidiagonal
+    solver (dbdsdc) did not converge. lwork -1 is a workspace query (nothing computed)."""
+    return _svd("gesdd", a, compute_uv, full_matrices, lwork, overwrite_a, kw)
+
+
+def gesvd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw):
+    """gesdd with the bidiagonal problem by implicit QR (LAPACK's dbdsqr): ``(u, s, vt,
+    info)`` as scipy.linalg.lapack.dgesvd/zgesvd (scipy.linalg.svd(lapack_driver="gesvd")'s
+    routine); the same shapes and conventions as gesdd; info > 0: dbdsqr did not converge."""
+    return _svd("gesvd", a, compute_uv, full_matrices, lwork, overwrite_a, kw)
 
 
 def gebrd(a, lwork=None, overwrite_a=False, **kw):

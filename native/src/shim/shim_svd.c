@@ -112,18 +112,17 @@ static int h_ormbr(lap_call *L, int cplx, char vect, char side, char trans, int6
     return ok;
 }
 
-/* gelsy: lwork at least min(m, n) + max(2 min(m, n), n + 1, min(m, n) + nrhs); A and B's
- * first m rows read; jpvt in the caller's integer type (wide: 8 bytes) */
-static int h_gelsy(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, double *A,
-                   int64_t lda, double *B, int64_t ldb, void *jpvt, int wide, double rcond,
-                   void *rank, double *work, int64_t lwork, int64_t *info)
+/* The least-squares entries' start: the argument check (gelsy's codes; lwork below least),
+ * the decision on an m x nrhs x min(m, n) product, queries, a non-finite element of A or of
+ * B's first m rows. -1: go on; else what the entry returns. */
+static int ls_begin(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, const double *A,
+                    int64_t lda, const double *B, int64_t ldb, int64_t lwork, int64_t least,
+                    double flops)
 {
-    int64_t mn = min64(m, n), a = 2 * mn, b = n + 1, c = mn + nrhs;
-    int64_t mw = mn + (a > b ? (a > c ? a : c) : (b > c ? b : c));
+    int64_t mn = min64(m, n);
     int query = lwork == -1, quick = mn == 0 || nrhs == 0;
-    int bad = oz_gelsy_check(m, n, nrhs, lda, ldb) != 0 || (lwork < mw && !query);
-    double flops = bad || query ? 0.0 : oz_gelsy_flops(cplx, m, n, nrhs);
-    int go = lap_begin(L, cplx, m, nrhs, mn, mn, flops, bad, quick);
+    int bad = oz_gelsy_check(m, n, nrhs, lda, ldb) != 0 || (lwork < least && !query);
+    int go = lap_begin(L, cplx, m, nrhs, mn, mn, bad || query ? 0.0 : flops, bad, quick);
     snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld nrhs=%lld", (long long)m, (long long)n,
              (long long)nrhs);
     if (!go)
@@ -132,6 +131,29 @@ static int h_gelsy(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, do
         return lap_query(L);
     if (!lap_finite(L, cplx, 'A', m, n, A, lda) || !lap_finite(L, cplx, 'A', m, nrhs, B, ldb))
         return 0;
+    return -1;
+}
+
+/* rank in the caller's integer type (wide: 8 bytes) */
+static void put_rank(void *rank, int wide, int64_t r)
+{
+    if (wide)
+        *(int64_t *)rank = r;
+    else
+        *(int32_t *)rank = (int32_t)r;
+}
+
+/* gelsy: lwork at least min(m, n) + max(2 min(m, n), n + 1, min(m, n) + nrhs); A and B's
+ * first m rows read; jpvt in the caller's integer type (wide: 8 bytes) */
+static int h_gelsy(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, double *A,
+                   int64_t lda, double *B, int64_t ldb, void *jpvt, int wide, double rcond,
+                   void *rank, double *work, int64_t lwork, int64_t *info)
+{
+    int64_t mn = min64(m, n), a = 2 * mn, b = n + 1, c = mn + nrhs;
+    int64_t mw = mn + (a > b ? (a > c ? a : c) : (b > c ? b : c));
+    int go = ls_begin(L, cplx, m, n, nrhs, A, lda, B, ldb, lwork, mw, oz_gelsy_flops(cplx, m, n, nrhs));
+    if (go >= 0)
+        return go;
     int64_t *p = malloc(sizeof(int64_t) * (size_t)max1(n)), r = 0;
     for (int64_t i = 0; p && i < n; i++)
         p[i] = wide ? ((const int64_t *)jpvt)[i] : ((const int32_t *)jpvt)[i];
@@ -143,10 +165,7 @@ static int h_gelsy(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, do
                 ((int64_t *)jpvt)[i] = p[i];
             else
                 ((int32_t *)jpvt)[i] = (int32_t)p[i];
-        if (wide)
-            *(int64_t *)rank = r;
-        else
-            *(int32_t *)rank = (int32_t)r;
+        put_rank(rank, wide, r);
         int64_t nbw = L->rep.nb; /* dgelsy's optimum with the layer's block size */
         int64_t o1 = mn + 2 * n + nbw * (n + 1), o2 = 2 * mn + nbw * nrhs;
         opt_work(work, cplx, o1 > o2 ? o1 : o2);
@@ -182,32 +201,18 @@ static int h_lstsq(lap_call *L, int cplx, int sq, int64_t m, int64_t n, int64_t 
                    int64_t lda, double *B, int64_t ldb, double *s, double rcond, void *rank,
                    int wide, int64_t lwork, int64_t *info)
 {
-    int64_t mn = min64(m, n);
-    int query = lwork == -1, quick = mn == 0 || nrhs == 0;
-    int bad = oz_gelsy_check(m, n, nrhs, lda, ldb) != 0 ||
-              (lwork < lstsq_minwork(cplx, sq, m, n, nrhs) && !query);
-    double flops = bad || query ? 0.0 : oz_gelsd_flops(cplx, m, n, nrhs);
-    int go = lap_begin(L, cplx, m, nrhs, mn, mn, flops, bad, quick);
-    snprintf(L->dims, sizeof L->dims, "m=%lld n=%lld nrhs=%lld", (long long)m, (long long)n,
-             (long long)nrhs);
-    if (!go)
-        return 0;
-    if (query)
-        return lap_query(L);
-    if (!lap_finite(L, cplx, 'A', m, n, A, lda) || !lap_finite(L, cplx, 'A', m, nrhs, B, ldb))
-        return 0;
+    int go = ls_begin(L, cplx, m, n, nrhs, A, lda, B, ldb, lwork, lstsq_minwork(cplx, sq, m, n, nrhs),
+                      oz_gelsd_flops(cplx, m, n, nrhs));
+    if (go >= 0)
+        return go;
     int64_t r = 0;
     ozblas_status (*f)(ozblas_context *, int64_t, int64_t, int64_t, double *, int64_t, double *,
                        int64_t, double *, double, int64_t *, int64_t *, int64_t,
                        const ozblas_options *, ozblas_lapack_report *) =
         sq ? (cplx ? ozblas_zgelss : ozblas_dgelss) : (cplx ? ozblas_zgelsd : ozblas_dgelsd);
     int ok = LAP_RUN(f(shim_context(), m, n, nrhs, A, lda, B, ldb, s, rcond, &r, info, 0, LAP_OPT));
-    if (ok) {
-        if (wide)
-            *(int64_t *)rank = r;
-        else
-            *(int32_t *)rank = (int32_t)r;
-    }
+    if (ok)
+        put_rank(rank, wide, r);
     return ok;
 }
 
