@@ -201,9 +201,10 @@ def test_lstsq_zero_empty_and_query(driver, dt):
     assert info == 0 and rank == 0 and not np.any(x) and not np.any(s)
     v, x, s, rank, info = _ours(driver, _matrix("random", 20, 12, dt)[0], np.zeros_like(b), -1.0, **EMU)
     assert info == 0 and rank == 12 and not np.any(x)
-    # an empty A: X = 0 (LAPACK's quick return), nothing else
-    v, x, s, rank, info = _ours(driver, np.zeros((0, 5), dtype=dt), np.ones((5, 2), dtype=dt), -1.0, **EMU)
-    assert info == 0 and rank == 0 and s.shape == (0,) and not np.any(x)
+    # an empty A: LAPACK's quick return (rank 0, B as given, as dgelsd/dgelss; not gels's X = 0)
+    for shape in ((0, 5), (5, 0)):
+        v, x, s, rank, info = _ours(driver, np.zeros(shape, dtype=dt), np.ones((5, 2), dtype=dt), -1.0, **EMU)
+        assert info == 0 and rank == 0 and s.shape == (0,) and np.array_equal(x, np.ones((5, 2)))
     # a vector b; lwork -1: a query, b returned as given
     a = _matrix("random", 20, 12, dt)[0]
     xv = _ours(driver, a, b[:, 0], -1.0, **EMU)[1]
