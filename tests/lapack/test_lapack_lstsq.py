@@ -213,6 +213,22 @@ def test_lstsq_zero_empty_and_query(driver, dt):
     assert np.array_equal(q[0] if driver == "gelsd" else q[1], b)
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape", [(7, 5), (20, 12), (12, 20)])
+def test_lstsq_no_rhs(shape, dt):
+    """nrhs 0 as LAPACK's: gelsd's lalsd refuses it (info -4, its xerbla's line on stderr), gelss
+    gives s and the rank; within one block and beyond."""
+    a = _matrix("random", *shape, dt)[0]
+    b = np.zeros((max(shape), 0), dtype=dt)
+    assert _native("gelsd", a, b, -1.0)[4] == -4
+    with pytest.raises(ValueError, match="argument 4"):
+        L.gelsd(a, b, cond=-1.0, **EMU)
+    _, _, sn, rn, _ = _native("gelss", a, b, -1.0)
+    v, x, s, rank, info = _ours("gelss", a, b, -1.0, **EMU)
+    assert info == 0 and rank == rn == min(shape) and x.shape == b.shape
+    assert np.max(np.abs(s - sn)) <= 64 * np.finfo(float).eps * sn[0]
+
+
 def test_lstsq_argument_errors():
     info, rank = ffi.new("int64_t *"), ffi.new("int64_t *")
     a = np.zeros((8, 8))
