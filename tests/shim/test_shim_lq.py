@@ -2,8 +2,8 @@
 gelqf, orglq/unglq, ormlq/unmlq, gehrd, orghr/unghr, ormhr/unmhr, gels), reached the way users
 reach them: scipy.linalg.hessenberg, scipy.linalg.lapack's dgels/zgels, the routines through
 scipy.linalg.cython_lapack, and (under `ozblas run` only: the wheels' LAPACK calls them
-through its own exported names) numpy.linalg's svd, lstsq and eig, whose gesdd, gelsd and geev
-call gelqf, orglq, ormlq, gehrd and orghr. Emulation forced with small blocks
+through its own exported names) numpy.linalg's eig, whose geev calls gehrd and orghr (its svd
+and lstsq reach gesdd and gelsd, routed whole: test_shim_svd.py). Emulation forced with small blocks
 (OZBLAS_LAPACK_NB=16). Each result is held to native's on the same inputs in this (unrouted)
 process by LAPACK-style ratios, at most 4x native's plus 1; LAPACK's smallest lwork and one
 less give the real routine's info (the latter through its xerbla).
@@ -140,9 +140,9 @@ def test_lq_hessenberg_gels_under_ozblas_run(tmp_path):
     _check(d, res, st, True)
     lines = (tmp_path / "trace.log").read_text().splitlines()
     routed = lambda sym: any(f"symbol={sym} " in x and "route=ozblas" in x for x in lines)  # noqa: E731
-    # NumPy's gesdd, gelsd and geev reach the ILP64 names from inside the wheel's LAPACK;
-    # SciPy's wrappers and cython_lapack the LP64 ones
-    for sym in ("scipy_dgelqf_64_", "scipy_zgelqf_64_", "scipy_dormlq_64_", "scipy_dgehrd_64_",
+    # NumPy's geev reaches the ILP64 names from inside the wheel's LAPACK (its lstsq the ILP64
+    # gelsd itself); SciPy's wrappers and cython_lapack the LP64 ones
+    for sym in ("scipy_dgelsd_64_", "scipy_zgelsd_64_", "scipy_dgehrd_64_",
                 "scipy_zgehrd_64_", "scipy_dorghr_64_", "scipy_dgehrd_", "scipy_dorghr_",
                 "scipy_zunghr_", "scipy_dgels_", "scipy_zgels_", "scipy_dgelqf_", "scipy_zunmlq_",
                 "scipy_dormhr_"):
