@@ -201,15 +201,32 @@ def test_lstsq_zero_empty_and_query(driver, dt):
     assert info == 0 and rank == 0 and not np.any(x) and not np.any(s)
     v, x, s, rank, info = _ours(driver, _matrix("random", 20, 12, dt)[0], np.zeros_like(b), -1.0, **EMU)
     assert info == 0 and rank == 12 and not np.any(x)
-    # an empty A: X = 0 (LAPACK's quick return), nothing else
-    v, x, s, rank, info = _ours(driver, np.zeros((0, 5), dtype=dt), np.ones((5, 2), dtype=dt), -1.0, **EMU)
-    assert info == 0 and rank == 0 and s.shape == (0,) and not np.any(x)
+    # an empty A: LAPACK's quick return (rank 0, B as given, as dgelsd/dgelss; not gels's X = 0)
+    for shape in ((0, 5), (5, 0)):
+        v, x, s, rank, info = _ours(driver, np.zeros(shape, dtype=dt), np.ones((5, 2), dtype=dt), -1.0, **EMU)
+        assert info == 0 and rank == 0 and s.shape == (0,) and np.array_equal(x, np.ones((5, 2)))
     # a vector b; lwork -1: a query, b returned as given
     a = _matrix("random", 20, 12, dt)[0]
     xv = _ours(driver, a, b[:, 0], -1.0, **EMU)[1]
     assert xv.shape == (20,) and np.array_equal(xv, _ours(driver, a, b[:, :1], -1.0, **EMU)[1][:, 0])
     q = L.gelsd(a, b, lwork=-1) if driver == "gelsd" else L.gelss(a, b, lwork=-1)
     assert np.array_equal(q[0] if driver == "gelsd" else q[1], b)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("shape", [(7, 5), (20, 12), (12, 20)])
+def test_lstsq_no_rhs(shape, dt):
+    """nrhs 0 as LAPACK's: gelsd's lalsd refuses it (info -4, its xerbla's line on stderr), gelss
+    gives s and the rank; within one block and beyond."""
+    a = _matrix("random", *shape, dt)[0]
+    b = np.zeros((max(shape), 0), dtype=dt)
+    assert _native("gelsd", a, b, -1.0)[4] == -4
+    with pytest.raises(ValueError, match="argument 4"):
+        L.gelsd(a, b, cond=-1.0, **EMU)
+    _, _, sn, rn, _ = _native("gelss", a, b, -1.0)
+    v, x, s, rank, info = _ours("gelss", a, b, -1.0, **EMU)
+    assert info == 0 and rank == rn == min(shape) and x.shape == b.shape
+    assert np.max(np.abs(s - sn)) <= 64 * np.finfo(float).eps * sn[0]
 
 
 def test_lstsq_argument_errors():

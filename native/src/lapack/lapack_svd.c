@@ -1062,10 +1062,8 @@ static ozblas_status lstsq_body(ozblas_context *ctx, int cplx, int sq, int64_t m
           LX_OP(A, lda, m, n, 1), LX_OP(B, ldb, mx, nrhs, 1))
     if (!lstsq_ready(cplx, sq))
         END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
-    if (mn == 0) { /* LAPACK: X = 0 */
-        lx_zero(&x, mx, nrhs, B, ldb);
+    if (mn == 0) /* LAPACK's quick return: rank 0, B as given (not gels's X = 0) */
         END();
-    }
     int target = x.o.target;
     x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (numerics/ozaki2.h) */
     ozblas_status st = mn <= x.nb ? host_lstsq(&x, sq, m, n, nrhs, A, lda, B, ldb, s, rcond, rank, info)
