@@ -70,6 +70,36 @@ static void bdsdc(oz_lx *x, int vec, int64_t n, double *d, double *e, double *UB
     free(work);
 }
 
+/* The n x n identity of wd doubles per element (1: real, 2: complex) into I. */
+static void eye(int64_t wd, int64_t n, double *I)
+{
+    memset(I, 0, sizeof(double) * (size_t)(wd * n * n));
+    for (int64_t i = 0; i < n; i++)
+        I[wd * (i + i * n)] = 1.0;
+}
+
+/* The host bdsqr (z: zbdsqr, its VT, U and C complex) on the bidiagonal (d, e; uplo, order n):
+ * VT (n x n, ncvt 0 or n), U (n x n, nru 0 or n), C (n x ncc, ldc), each
+ * rotated by the bidiagonal's singular vectors; unreferenced when their count is 0. */
+static void host_bdsqr(oz_lx *x, int z, char uplo, int64_t n, int64_t ncvt, int64_t nru,
+                       int64_t ncc, double *d, double *e, double *VT, double *U, double *C,
+                       int64_t ldc, int64_t *info)
+{
+    double nou[2], *work = malloc(sizeof(double) * (size_t)(4 * n + 1));
+    if (!work) {
+        x->failed = 1;
+        return;
+    }
+    LX_F77(I n4 = (I)n, cv = (I)ncvt, ru = (I)nru, cc = (I)ncc, l4 = (I)max1(n), one = 1;
+        I lc = ncc ? (I)ldc : 1, inf4 = 0;
+        ((void (*)(const char *, const I *, const I *, const I *, const I *, double *, double *,
+                   double *, const I *, double *, const I *, double *, const I *, double *, I *,
+                   size_t))s_bdsqr[z])(&uplo, &n4, &cv, &ru, &cc, d, e, ncvt ? VT : nou, &l4,
+                                       nru ? U : nou, &l4, ncc ? C : nou, &lc, work, &inf4, 1);
+        *info = inf4;);
+    free(work);
+}
+
 /* dbdsqr on the real upper bidiagonal (d, e) of order n, with U_B := I (wu) and VT_B := I (wv),
  * n x n each, rotated into the bidiagonal's singular vectors (the bidiagonal is real also for
  * z). Its flops counted as two QR sweeps per singular value, a rotation 6 flops per column of
@@ -77,30 +107,20 @@ static void bdsdc(oz_lx *x, int vec, int64_t n, double *d, double *e, double *UB
 static void bdsqr(oz_lx *x, int wu, int wv, int64_t n, double *d, double *e, double *UB,
                   double *VTB, int64_t *info)
 {
-    double dn = (double)n, nou[1];
+    double dn = (double)n;
     x->rep->host_flops += wu || wv ? 12.0 * dn * dn * dn * (double)(wu + wv) : 30.0 * dn * dn;
-    for (int k = 0; k < 2; k++) {
-        double *I = k ? VTB : UB;
-        if (!(k ? wv : wu))
-            continue;
-        memset(I, 0, sizeof(double) * (size_t)(n * n));
-        for (int64_t i = 0; i < n; i++)
-            I[i + i * n] = 1.0;
-    }
-    double *work = malloc(sizeof(double) * (size_t)(4 * n + 1));
-    if (!work) {
-        x->failed = 1;
-        return;
-    }
-    char uplo = 'U';
-    LX_F77(I n4 = (I)n, cv = wv ? (I)n : 0, ru = wu ? (I)n : 0, zero = 0, l4 = (I)max1(n), one = 1;
-        I inf4 = 0;
-        ((void (*)(const char *, const I *, const I *, const I *, const I *, double *, double *,
-                   double *, const I *, double *, const I *, double *, const I *, double *, I *,
-                   size_t))s_bdsqr[0])(&uplo, &n4, &cv, &ru, &zero, d, e, wv ? VTB : nou, &l4,
-                                       wu ? UB : nou, &l4, nou, &one, work, &inf4, 1);
-        *info = inf4;);
-    free(work);
+    if (wu)
+        eye(1, n, UB);
+    if (wv)
+        eye(1, n, VTB);
+    host_bdsqr(x, 0, 'U', n, wv ? n : 0, wu ? n : 0, 0, d, e, VTB, UB, NULL, 1, info);
+}
+
+/* The factor that brings a largest element nrm into [small, 1 / small] as LAPACK's drivers
+ * scale (1 for 0, NaN, or nrm in range). */
+static double into_range(double nrm, double small)
+{
+    return nrm > 0.0 && nrm < small ? small / nrm : nrm > 1.0 / small ? 1.0 / small / nrm : 1.0;
 }
 
 /* ---- copies through the seam ------------------------------------------------------------- */
@@ -511,12 +531,8 @@ static ozblas_status two_stage(oz_lx *x, int sq, char ju, char jv, int64_t m, in
         free(host);
         return x->dev ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION;
     }
-    double anrm = copy_mat(x, !tall, m, n, A, lda, W, M), sigma = 1.0;
-    double smlnum = sqrt(DBL_MIN) / DBL_EPSILON, bignum = 1.0 / smlnum;
-    if (anrm > 0.0 && anrm < smlnum)
-        sigma = smlnum / anrm;
-    else if (anrm > bignum)
-        sigma = bignum / anrm;
+    double anrm = copy_mat(x, !tall, m, n, A, lda, W, M);
+    double sigma = into_range(anrm, sqrt(DBL_MIN) / DBL_EPSILON); /* dgesdd's range */
     if (sigma != 1.0) {
         double sg[2] = {sigma, 0.0};
         lx_scale(x, M, N, sg, W, M);
@@ -583,6 +599,34 @@ double oz_gesdd_flops(int cplx, char jobz, int64_t m, int64_t n)
     return (cplx ? 4.0 : 1.0) * f;
 }
 
+/* gesdd's and gesvd's run (sq: gesvd): the host routine with jobs (hu, hv) within one block,
+ * else the two-stage route with gesvd's jobs (ju, jv); U: urows x ucols, VT: vrows x n
+ * written. */
+static ozblas_status svd_body(ozblas_context *ctx, int cplx, int sq, char hu, char hv, char ju,
+                              char jv, int64_t m, int64_t n, double *A, int64_t lda, double *s,
+                              double *U, int64_t ldu, int64_t urows, int64_t ucols, double *VT,
+                              int64_t ldvt, int64_t vrows, double flops, int64_t *info,
+                              int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    int64_t mn = min64(m, n);
+    if (mn == 0)
+        urows = vrows = 0;
+    BEGIN(cplx, mn, flops, max1(max64(m, n)), LX_OP(A, lda, m, n, 1),
+          LX_OP(U, ldu, urows, ucols, 1), LX_OP(VT, ldvt, vrows, n, 1))
+    if (!svd_ready(cplx, sq))
+        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
+    if (mn == 0)
+        END();
+    int target = x.o.target;
+    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (numerics/ozaki2.h) */
+    ozblas_status st =
+        mn <= x.nb ? host_svd(&x, sq, hu, hv, m, n, A, lda, s, U, ldu, urows, ucols, VT, ldvt,
+                              vrows, info)
+                   : two_stage(&x, sq, ju, jv, m, n, A, lda, s, U, ldu, VT, ldvt, info);
+    x.o.target = target;
+    END_WITH(st);
+}
+
 static ozblas_status gesdd_body(ozblas_context *ctx, int cplx, char jobz, int64_t m, int64_t n,
                                 double *A, int64_t lda, double *s, double *U, int64_t ldu,
                                 double *VT, int64_t ldvt, int64_t *info, int64_t nb,
@@ -600,24 +644,10 @@ static ozblas_status gesdd_body(ozblas_context *ctx, int cplx, char jobz, int64_
         vrows = n;
     else if (jobz == 'S')
         vrows = mn;
-    if (mn == 0)
-        urows = vrows = 0;
-    BEGIN(cplx, mn, oz_gesdd_flops(cplx, jobz, m, n), max1(max64(m, n)),
-          LX_OP(A, lda, m, n, 1), LX_OP(U, ldu, urows, ucols, 1), LX_OP(VT, ldvt, vrows, n, 1))
-    if (!svd_ready(cplx, 0))
-        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
-    if (mn == 0)
-        END();
-    int target = x.o.target;
-    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (numerics/ozaki2.h) */
     /* as gesvd's jobs: 'O' is U over A for m >= n, V^H over A for m < n */
     char ju = jobz == 'O' ? (m >= n ? 'O' : 'S') : jobz, jv = jobz == 'O' ? (m >= n ? 'S' : 'O') : jobz;
-    ozblas_status st =
-        mn <= x.nb ? host_svd(&x, 0, jobz, jobz, m, n, A, lda, s, U, ldu, urows, ucols, VT, ldvt,
-                              vrows, info)
-                   : two_stage(&x, 0, ju, jv, m, n, A, lda, s, U, ldu, VT, ldvt, info);
-    x.o.target = target;
-    END_WITH(st);
+    return svd_body(ctx, cplx, 0, jobz, jobz, ju, jv, m, n, A, lda, s, U, ldu, urows, ucols, VT,
+                    ldvt, vrows, oz_gesdd_flops(cplx, jobz, m, n), info, nb, opt, report);
 }
 
 ozblas_status ozblas_dgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n, double *A,
@@ -685,22 +715,9 @@ static ozblas_status gesvd_body(ozblas_context *ctx, int cplx, char jobu, char j
     /* what the call writes: U (m x m for 'A', m x min for 'S'), VT (n or min rows) */
     int64_t urows = jobu == 'A' || jobu == 'S' ? m : 0, ucols = jobu == 'A' ? m : mn;
     int64_t vrows = jobvt == 'A' ? n : jobvt == 'S' ? mn : 0;
-    if (mn == 0)
-        urows = vrows = 0;
-    BEGIN(cplx, mn, oz_gesvd_flops(cplx, jobu, jobvt, m, n), max1(max64(m, n)),
-          LX_OP(A, lda, m, n, 1), LX_OP(U, ldu, urows, ucols, 1), LX_OP(VT, ldvt, vrows, n, 1))
-    if (!svd_ready(cplx, 1))
-        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
-    if (mn == 0)
-        END();
-    int target = x.o.target;
-    x.o.target = OZBLAS_TARGET_NORMWISE; /* Householder products (numerics/ozaki2.h) */
-    ozblas_status st =
-        mn <= x.nb ? host_svd(&x, 1, jobu, jobvt, m, n, A, lda, s, U, ldu, urows, ucols, VT, ldvt,
-                              vrows, info)
-                   : two_stage(&x, 1, jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, info);
-    x.o.target = target;
-    END_WITH(st);
+    return svd_body(ctx, cplx, 1, jobu, jobvt, jobu, jobvt, m, n, A, lda, s, U, ldu, urows, ucols,
+                    VT, ldvt, vrows, oz_gesvd_flops(cplx, jobu, jobvt, m, n), info, nb, opt,
+                    report);
 }
 
 ozblas_status ozblas_dgesvd(ozblas_context *ctx, char jobu, char jobvt, int64_t m, int64_t n,
@@ -792,23 +809,11 @@ static void bd_bdsqr(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, do
     int64_t wd = c ? 2 : 1;
     double dn = (double)n;
     x->rep->host_flops += (c ? 24.0 : 12.0) * dn * dn * (dn + (double)nrhs);
-    memset(VT, 0, sizeof(double) * (size_t)(wd * n * n));
-    for (int64_t i = 0; i < n; i++)
-        VT[wd * (i + i * n)] = 1.0;
-    double *work = malloc(sizeof(double) * (size_t)(4 * n + 1));
-    if (!work) {
-        x->failed = 1;
-        return;
-    }
-    double nou[2]; /* U, not referenced (nru 0) */
-    LX_F77(I n4 = (I)n, r4 = (I)nrhs, l4 = (I)ldc, zero = 0, one = 1, inf4 = 0;
-        ((void (*)(const char *, const I *, const I *, const I *, const I *, double *, double *,
-                   double *, const I *, double *, const I *, double *, const I *, double *, I *,
-                   size_t))s_bdsqr[c])(&uplo, &n4, &n4, &zero, &r4, d, e, VT, &n4, nou, &one,
-                                       C, &l4, work, &inf4, 1);
-        *info = inf4;);
-    free(work);
+    eye(wd, n, VT);
+    host_bdsqr(x, c, uplo, n, n, 0, nrhs, d, e, VT, NULL, C, ldc, info);
     *rank = 0;
+    if (x->failed)
+        return;
     if (*info != 0)
         return;
     double thr = (rcond < 0.0 ? DBL_EPSILON : rcond) * (n > 0 ? d[0] : 0.0);
@@ -927,13 +932,14 @@ static ozblas_status lstsq_two_stage(oz_lx *x, int sq, int64_t m, int64_t n, int
     int64_t wd = x->cplx ? 2 : 1, M = tall ? m : n, N = tall ? n : m;
     int qr = M > N && M >= N * 8 / 5;
     int64_t Mb = qr ? N : M; /* the bidiagonalized matrix's rows */
-    const double smlnum = DBL_MIN / DBL_EPSILON, bignum = 1.0 / smlnum; /* dgelsd's range */
+    const double smlnum = DBL_MIN / DBL_EPSILON; /* dgelsd's range */
     /* W (M x N), R (N x N, QR first), gelss's VT_B (N x N) and C (N x nrhs) */
     int64_t elems = M * N + (qr ? N * N : 0) + (sq ? N * N + N * nrhs : 0);
     double *host = x->dev ? NULL : malloc(sizeof(double) * (size_t)(wd * elems + 1));
     double *W = x->dev || host ? lx_scratch(x, host, elems) : NULL;
-    /* host: the small problem's C (N x nrhs) and gelss's VT_B */
-    double *HC = malloc(sizeof(double) * (size_t)(wd * (N * nrhs + (sq ? N * N : 0)) + 1));
+    /* host: the small problem's C (N x nrhs; B itself for host memory) and gelss's VT_B */
+    int64_t hc = x->dev ? N * nrhs : 0;
+    double *HC = malloc(sizeof(double) * (size_t)(wd * (hc + (sq ? N * N : 0)) + 1));
     double *tau0 = malloc(sizeof(double) * (size_t)(wd * N + 1));
     lx_hh q0 = {0};
     lx_bd bd = {0};
@@ -942,26 +948,19 @@ static ozblas_status lstsq_two_stage(oz_lx *x, int sq, int64_t m, int64_t n, int
                                       : OZBLAS_ERR_ALLOCATION;
     if (st != OZBLAS_OK)
         goto out;
-    double anrm = copy_mat(x, !tall, m, n, A, lda, W, M), bnrm = 0.0, sa = 1.0, sb = 1.0;
+    double anrm = copy_mat(x, !tall, m, n, A, lda, W, M);
     if (anrm == 0.0) { /* X = 0, s = 0, rank 0 */
         lx_zero(x, max64(m, n), nrhs, B, ldb);
         memset(s, 0, sizeof(double) * (size_t)N);
         *rank = 0;
         goto out;
     }
-    if (anrm < smlnum)
-        sa = smlnum / anrm;
-    else if (anrm > bignum)
-        sa = bignum / anrm;
+    double sa = into_range(anrm, smlnum);
     if (sa != 1.0) {
         double sg[2] = {sa, 0.0};
         lx_scale(x, M, N, sg, W, M);
     }
-    bnrm = lx_max_abs(x, m, nrhs, B, ldb);
-    if (bnrm > 0.0 && bnrm < smlnum)
-        sb = smlnum / bnrm;
-    else if (bnrm > bignum)
-        sb = bignum / bnrm;
+    double sb = into_range(lx_max_abs(x, m, nrhs, B, ldb), smlnum);
     if (sb != 1.0) {
         double sg[2] = {sb, 0.0};
         lx_scale(x, m, nrhs, sg, B, ldb);
@@ -987,7 +986,7 @@ static ozblas_status lstsq_two_stage(oz_lx *x, int sq, int64_t m, int64_t n, int
     char G = tall ? 'Q' : 'P', F = tall ? 'P' : 'Q';
     int64_t forder = tall ? N : Mb, ldc;
     lx_bd_apply(x, &bd, G, 'L', ct(x), nrhs, B, ldb);
-    double *C = lx_fetch_to(x, HC, N, B, ldb, N, nrhs, &ldc), *VT = HC + wd * N * nrhs;
+    double *C = lx_fetch_to(x, HC, N, B, ldb, N, nrhs, &ldc), *VT = HC + wd * hc;
     if (x->failed)
         goto out;
     if (sq)
