@@ -584,18 +584,26 @@ def unmhr(side, trans, a, tau, c, lo=0, hi=None, lwork=None, overwrite_c=False, 
     return _ormhr("unmhr", side, trans, _as_complex(a), tau, c, lo, hi, lwork, overwrite_c, kw)
 
 
-def gels(a, b, trans="N", lwork=None, overwrite_a=False, overwrite_b=False, **kw):
-    """Least squares or minimum norm by QR/LQ: ``(lqr, x, info)`` as scipy.linalg.lapack.dgels
-    (b and x have max(m, n) rows; x's first n (trans "N") or m rows are the solution; info > 0:
-    a zero diagonal element of the triangular factor, A not of full rank). trans "N", "T" or,
-    complex, "C". lwork -1 is a workspace query (nothing computed)."""
+def _ls_operands(name, a, b, overwrite_a, overwrite_b, kw):
+    """A least-squares routine's operands: ``(dt, xp, opts, f, x, vec)``, f a's Fortran copy
+    (or a itself), x b's with max(m, n) rows (vec: b was a vector)."""
     dt, xp, opts = _start(kw, a, b)
     f = _fortran(a, dt, overwrite_a, xp=xp)
     x, vec = _rhs(b, dt, overwrite_b, xp)
     m, n = f.shape
     if x.shape[0] != max(m, n):
-        raise ValueError(f"b must have max(m, n) = {max(m, n)} rows for a of shape {f.shape}, "
+        raise ValueError(f"{name}: b must have max(m, n) = {max(m, n)} rows for a of shape {f.shape}, "
                          f"got {x.shape[0]}")
+    return dt, xp, opts, f, x, vec
+
+
+def gels(a, b, trans="N", lwork=None, overwrite_a=False, overwrite_b=False, **kw):
+    """Least squares or minimum norm by QR/LQ: ``(lqr, x, info)`` as scipy.linalg.lapack.dgels
+    (b and x have max(m, n) rows; x's first n (trans "N") or m rows are the solution; info > 0:
+    a zero diagonal element of the triangular factor, A not of full rank). trans "N", "T" or,
+    complex, "C". lwork -1 is a workspace query (nothing computed)."""
+    dt, xp, opts, f, x, vec = _ls_operands("gels", a, b, overwrite_a, overwrite_b, kw)
+    m, n = f.shape
     if not _query(lwork):
         info = _call(_fn("gels", dt), str(trans).encode(), m, n, x.shape[1], _ptr(f), _ld(f), _ptr(x),
                      _ld(x), opts=opts)
@@ -612,13 +620,8 @@ def gelsy(a, b, jptv=None, cond=None, lwork=None, overwrite_a=False, overwrite_b
     permutation, 1-based as LAPACK returns it (a p's column i is a's column j[i]). cond (None:
     machine epsilon): the rank is the order of the leading triangle of R whose estimated
     condition number stays below 1 / cond. lwork -1 is a workspace query (nothing computed)."""
-    dt, xp, opts = _start(kw, a, b)
-    f = _fortran(a, dt, overwrite_a, xp=xp)
-    x, vec = _rhs(b, dt, overwrite_b, xp)
+    dt, xp, opts, f, x, vec = _ls_operands("gelsy", a, b, overwrite_a, overwrite_b, kw)
     m, n = f.shape
-    if x.shape[0] != max(m, n):
-        raise ValueError(f"b must have max(m, n) = {max(m, n)} rows for a of shape {f.shape}, "
-                         f"got {x.shape[0]}")
     jp = np.zeros(max(n, 1), dtype=np.int64)
     if jptv is not None:
         given = np.asarray(jptv.get() if _on_device(jptv) else jptv).ravel()
@@ -640,13 +643,8 @@ def gelsy(a, b, jptv=None, cond=None, lwork=None, overwrite_a=False, overwrite_b
 
 def _lstsq(name, a, b, cond, lwork, overwrite_a, overwrite_b, kw):
     """gelsd/gelss: ``(f, x, s, rank, info)``, f a's buffer (gelss: v^H in its first rows)."""
-    dt, xp, opts = _start(kw, a, b)
-    f = _fortran(a, dt, overwrite_a, xp=xp)
-    x, vec = _rhs(b, dt, overwrite_b, xp)
+    dt, xp, opts, f, x, vec = _ls_operands(name, a, b, overwrite_a, overwrite_b, kw)
     m, n = f.shape
-    if x.shape[0] != max(m, n):
-        raise ValueError(f"{name}: b must have max(m, n) = {max(m, n)} rows for a of shape {f.shape}, "
-                         f"got {x.shape[0]}")
     s = np.zeros(max(min(m, n), 1))
     rank, info = 0, 0
     if not _query(lwork):
