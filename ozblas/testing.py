@@ -50,7 +50,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["make_matrix", "exact_matmul", "accurate_matmul", "err_ab", "max_rel", "ideal_moduli"]
+__all__ = ["make_matrix", "standard_normal", "exp", "exact_matmul", "accurate_matmul", "err_ab", "max_rel", "ideal_moduli"]
 
 # Significand bits of a double.
 _P = 53
@@ -85,6 +85,63 @@ def _matmul(x, y):
 # ---------------------------------------------------------------------------
 
 
+# The test data's elementary functions, by IEEE arithmetic alone. NumPy's np.exp/np.log run
+# AVX-512 kernels where the CPU has them and libm elsewhere, which differ in the last bit (4.6%
+# of np.exp's results at phi = 2 on one machine), and NumPy's normal sampler calls libm in its
+# tails: test data drawn through them differ between machines, and so did the tests' verdicts.
+# Here every step is a correctly rounded +, -, *, /, sqrt, floor, frexp or ldexp of NumPy's
+# elementwise ufuncs (never fused), so the bits are the same on every machine; the functions
+# need not be accurate, only reproducible (they are within a few ulps all the same).
+_LN2 = 0.6931471805599453
+_LN2_HI, _LN2_LO = 0.693145751953125, 1.4286068203094172e-06  # ln 2 = HI + LO, n HI exact
+_EXP_TAYLOR = [1.0 / math.factorial(i) for i in range(18)]  # e^f on [0, ln 2): remainder < 1e-19
+_ATANH_ODD = [1.0 / (2 * i + 1) for i in range(18)]  # atanh(t)/t on |t| <= 1/3: remainder < 1e-18
+
+
+def _horner(coef, x):
+    p = np.full_like(x, coef[-1])
+    for c in coef[-2::-1]:
+        p = p * x + c
+    return p
+
+
+def exp(x):
+    """e**x elementwise, the same bits on every machine (for test data; within a few ulps of
+    the true value): 2**n e**f, n = floor(x / ln 2), f = x - n ln 2 in about [0, ln 2]."""
+    n = np.floor(x / _LN2)
+    f = (x - n * _LN2_HI) - n * _LN2_LO
+    return np.ldexp(_horner(_EXP_TAYLOR, f), n.astype(np.int32))
+
+
+def _log(s):
+    """log s for s > 0: s = m 2**e (frexp, m in [1/2, 1)), log m = 2 atanh((m - 1) / (m + 1))."""
+    m, e = np.frexp(s)
+    t = (m - 1.0) / (m + 1.0)
+    return e * _LN2 + 2.0 * t * _horner(_ATANH_ODD, t * t)
+
+
+def standard_normal(rng, size=None):
+    """Standard normal draws from the Generator rng, the same bits on every machine (unlike
+    rng.standard_normal, whose tails call libm): a float for size None, else an array of shape
+    size; by Marsaglia's polar method on rng.random() pairs (a uniform double is 53 random bits
+    times 2**-53, the same on every machine)."""
+    if size is None:
+        return float(standard_normal(rng, 1)[0])
+    out = np.empty(size)
+    flat, got = out.reshape(-1), 0
+    while got < flat.size:
+        want = flat.size - got
+        uv = 2.0 * rng.random((2, want // 2 + 8 + want // 4)) - 1.0
+        s = uv[0] * uv[0] + uv[1] * uv[1]
+        ok = (s > 0.0) & (s < 1.0)
+        u, v, s = uv[0][ok], uv[1][ok], s[ok]
+        r = np.sqrt(-2.0 * _log(s) / s)
+        g = np.stack([u * r, v * r], axis=1).reshape(-1)[:want]
+        flat[got:got + g.size] = g
+        got += g.size
+    return out
+
+
 def make_matrix(m, n, phi, seed=0, dtype=np.float64):
     """Random ``m x n`` test matrix of the Ozaki-scheme papers.
 
@@ -93,7 +150,10 @@ def make_matrix(m, n, phi, seed=0, dtype=np.float64):
     ``numpy.random.default_rng(seed)``.  Larger ``phi`` gives a wider spread
     of exponents (harder for the emulation).  For ``dtype=np.complex128`` the
     real part and then the imaginary part are drawn independently the same
-    way.  The result is C-contiguous.
+    way.  The result is C-contiguous, with the same bits on every machine:
+    ``randn`` and ``exp`` are computed by IEEE arithmetic alone (Marsaglia's
+    polar method, a Taylor series), never by libm or NumPy's SIMD kernels,
+    whose last bits differ between CPUs.
     """
     dt = np.dtype(dtype)
     if dt not in (np.dtype(np.float64), np.dtype(np.complex128)):
@@ -102,8 +162,8 @@ def make_matrix(m, n, phi, seed=0, dtype=np.float64):
 
     def draw():
         u = rng.random((m, n))
-        g = rng.standard_normal((m, n))
-        return (u - 0.5) * np.exp(phi * g)
+        g = standard_normal(rng, (m, n))
+        return (u - 0.5) * exp(phi * g)
 
     if dt == np.complex128:
         out = np.empty((m, n), dtype=np.complex128)

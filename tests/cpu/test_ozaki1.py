@@ -13,10 +13,14 @@ from ozblas.testing import err_ab, exact_matmul, make_matrix
 from _compare import native_error
 
 U = 2.0**-53
-# The floor of the FP64 accumulation: the last addition rounds once (u |C|, and |C| <= |A||B|),
-# the earlier ones add u times sums some 2^-6 smaller: err_ab <= u (1 + O(2^-beta)) at full
-# accuracy, a little above U when native DGEMM is itself (nearly) correctly rounded (tiny k).
-FLOOR = 1.125 * U
+# The floor where native DGEMM is (nearly) correctly rounded (tiny k; k = 1: one rounded
+# multiplication, err_ab 0): Ozaki I's result is then faithful, not correctly rounded. Its
+# FP64 sum ends with the largest pair's term T; the partial sum S before it holds pairs at
+# least 2^-beta smaller (beta = 7 here), so its rounding errors add up to well under half an
+# ulp of C = S + T, and fl(S~ + T) is within one ulp of C. Against the oracle's fl(C), one
+# ulp is at most 2u |C| <= 2u (|A||B|)_ij: a floor of 2U, not the u (1 + 2^-beta) of an
+# unrounded C (which the oracle's own rounding hides).
+FLOOR = 2 * U
 # Down there, adding slices changes which terms round: when rows span many binades several
 # terms are as large as |A||B|, and err_ab moves within about 2U (e.g. 1.14U -> 1.47U).
 ACC_FLOOR = 2 * U

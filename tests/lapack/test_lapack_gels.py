@@ -19,6 +19,7 @@ from hypothesis import given, settings, strategies as st
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import exp, standard_normal
 
 NB = 8
 EMU = dict(method="ozaki2", nb=NB)
@@ -195,7 +196,7 @@ def test_gels_property(m, n, nrhs, nb, cplx, tr, phi, seed):
     dt = np.complex128 if cplx else np.float64
     trans = _ct(dt) if tr else "N"
     r = np.random.default_rng(seed)
-    a = _mat(r, m, n, dt) * np.exp(phi * r.standard_normal((m, n)))
+    a = _mat(r, m, n, dt) * exp(phi * standard_normal(r, (m, n)))
     b = _mat(r, max(m, n), nrhs, dt)
     got, nat = L.gels(a, b, trans, method="ozaki2", nb=nb), _native(dt)(a, b, trans)
     cols = n if trans == "N" else m
