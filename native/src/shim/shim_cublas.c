@@ -1042,7 +1042,7 @@ static int lt_read(lt_call *g, void *const lay[4])
     if (!lget)
         return -1;
     for (int i = 0; i < 4; i++)
-        if (!lt_read_layout(lget, lay[i], &g->l[i]) || g->l[i].type != g->l[3].type)
+        if (!lt_read_layout(lget, lay[i], &g->l[i]) || g->l[i].type != g->l[0].type)
             return -1;
     if (g->l[3].type != CB_R_64F && g->l[3].type != CB_C_64F)
         return -1;

@@ -1,0 +1,369 @@
+"""The preload shim's cublasLtMatmul (native/src/shim/shim_cublas.c, last section).
+
+With OZ_EMU_DIR naming a build of tests/cuda/emu/build_emu.sh: a C program calls cuBLASLt
+through its own API, the harness's stand-in (libcublasLt_emu.so, which computes FP64 and
+complex FP64 matmuls on the CPU), with the shim preloaded and without. Each call is one case
+(a descriptor combination): a routed case gives the CPU executor's bits (the program computes
+them in the same process with ozblas_dgemm/zgemm, one product at a time); a case passed
+through gives the stand-in's own result and status, bit for bit, with its reason in the trace
+(none for data types that are not FP64, and for descriptors that cannot be read). Host memory
+stands for device memory (a fake driver says it is), as in test_shim_cublas.py.
+"""
+
+import os
+import re
+import subprocess
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from test_shim_cublas import CC, FAKE_DRIVER
+
+EMU = os.environ.get("OZ_EMU_DIR")  # a build of tests/cuda/emu/build_emu.sh
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
+
+pytestmark = pytest.mark.skipif(
+    not EMU, reason="set OZ_EMU_DIR to a build of tests/cuda/emu/build_emu.sh (the CUDA executor "
+    "and a stand-in cuBLASLt emulated on the CPU; about 5 minutes to build)")
+
+# A case: the fields of one cublasLtMatmul, in the program's order.
+FIELDS = ("cplx ta tb m n k batch pad stride_pad cd beta0 alpha0 pmode epilogue order compute "
+          "scale_type atype scale_ptr bad").split()
+BASE = dict(cplx=0, ta=0, tb=0, m=13, n=11, k=17, batch=1, pad=0, stride_pad=0, cd=0, beta0=0,
+            alpha0=0, pmode=0, epilogue=1, order=0, compute=70, scale_type=-1, atype=-1,
+            scale_ptr=0, bad=0)
+
+# cuMemcpy2DAsync_v2 on "device" memory that is the program's own: row by row, at once.
+FAKE_COPY_2D = r"""
+typedef struct {
+    size_t sx, sy; int st; const void *sh; unsigned long long sd; void *sa; size_t sp;
+    size_t dx, dy; int dt; void *dh; unsigned long long dd; void *da; size_t dp;
+    size_t w, h;
+} copy2d;
+int cuMemcpy2DAsync_v2(const copy2d *p, void *s)
+{
+    (void)s;
+    if (p->st != 4 || p->dt != 4 || p->sx || p->sy || p->dx || p->dy)
+        return 1;
+    for (size_t r = 0; r < p->h; r++)
+        memcpy((char *)(uintptr_t)p->dd + r * p->dp, (const char *)(uintptr_t)p->sd + r * p->sp, p->w);
+    return 0;
+}
+"""
+
+PROG = r"""
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ozblas.h"
+
+typedef int (*create_t)(void **);
+typedef int (*desc_create_t)(void **, int, int);
+typedef int (*set_t)(void *, int, const void *, size_t);
+typedef int (*layout_create_t)(void **, int, uint64_t, uint64_t, int64_t);
+typedef int (*destroy_t)(void *);
+typedef int (*matmul_t)(void *, void *, const void *, const void *, void *, const void *, void *,
+                        const void *, const void *, void *, void *, void *, const void *, void *,
+                        size_t, void *);
+static void *fn(const char *name)
+{
+    void *f = dlsym(RTLD_DEFAULT, name);
+    if (!f) {
+        printf("%s unresolved\n", name);
+        exit(3);
+    }
+    return f;
+}
+
+enum { CPLX, TA, TB, M, N, K, BATCH, PAD, STRIDE_PAD, CD, BETA0, ALPHA0, PMODE, EPILOGUE, ORDER,
+       COMPUTE, SCALE_TYPE, ATYPE, SCALE_PTR, BAD, NF };
+
+static void fill(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = ((double)rand() / RAND_MAX - 0.5) * (rand() % 7 ? 1.0 : 30.0);
+}
+
+/* one case: prints "<status> <same|different>" (D against the CPU executor's result) and
+ * writes D's buffer to out */
+static void run(const int *f, const char *out, ozblas_context *ctx, const ozblas_options *o)
+{
+    const int es = f[CPLX] ? 2 : 1, type = f[CPLX] ? 5 : 1, nb = f[BATCH];
+    const int64_t m = f[M], n = f[N], k = f[K];
+    const int64_t ar = f[TA] ? k : m, ac = f[TA] ? m : k, br = f[TB] ? n : k, bc = f[TB] ? k : n;
+    /* A in row order: the same rows and columns, ld along a row */
+    const int64_t lda = (f[ORDER] ? ac : ar) + f[PAD], ldb = (br ? br : 1) + 2 * f[PAD], ldd = m + f[PAD] + 1;
+    const int64_t ldc = f[CD] == 3 ? ldd + 1 : f[CD] == 0 ? ldd : m + 3 * f[PAD];
+    const int64_t sa = lda * (f[ORDER] ? ar : ac) + f[STRIDE_PAD], sb = ldb * bc + 2 * f[STRIDE_PAD];
+    const int64_t sd = ldd * n + f[STRIDE_PAD], sc = f[CD] == 0 ? sd : ldc * n + 3 * f[STRIDE_PAD];
+    const size_t na = (size_t)(sa * nb) * es, nbb = (size_t)(sb * nb) * es;
+    const size_t nd = (size_t)((sd > sc ? sd : sc) * nb + ldc * n + 8) * es;
+    const size_t nc = (size_t)(sc * nb) * es;
+    /* never empty (k = 0): a NULL operand would be an argument error */
+    double *A = malloc(8 * na + 16), *B = malloc(8 * nbb + 16), *D = malloc(8 * nd),
+           *R = malloc(8 * nd), *Cown = malloc(8 * nc + 16), *bias = malloc(8 * (size_t)(m * es));
+    fill(A, na), fill(B, nbb), fill(D, nd), fill(Cown, nc), fill(bias, (size_t)(m * es));
+    memcpy(R, D, 8 * nd);
+    /* C: D itself (0), its own memory (1), D one element on (2: overlapping), D with another
+       leading dimension (3) */
+    const double *C = f[CD] == 1 ? Cown : f[CD] == 2 ? D + es : D;
+    double al[2] = {f[ALPHA0] ? 0.0 : 1.25, f[ALPHA0] ? 0.0 : -0.5};
+    /* BETA0: 0 for beta = 0.75 + 0.25i, 1 for beta = 0, 2 for beta = 1 */
+    double be[2] = {f[BETA0] == 1 ? 0.0 : f[BETA0] == 2 ? 1.0 : 0.75, f[BETA0] ? 0.0 : 0.25};
+    int stype = f[SCALE_TYPE] >= 0 ? f[SCALE_TYPE] : type, atype = f[ATYPE] >= 0 ? f[ATYPE] : type;
+    int32_t ta = f[TA], tb = f[TB], pmode = f[PMODE], order = f[ORDER];
+    uint32_t epi = f[EPILOGUE];
+    const void *scale = A;
+    void *h = NULL, *d = NULL, *la = NULL, *lb = NULL, *lc = NULL, *ld = NULL;
+    ((create_t)fn("cublasLtCreate"))(&h);
+    ((desc_create_t)fn("cublasLtMatmulDescCreate"))(&d, f[COMPUTE], stype);
+    set_t dset = (set_t)fn("cublasLtMatmulDescSetAttribute"),
+          lset = (set_t)fn("cublasLtMatrixLayoutSetAttribute");
+    dset(d, 3, &ta, 4), dset(d, 4, &tb, 4), dset(d, 2, &pmode, 4), dset(d, 7, &epi, 4);
+    if (epi & 4)
+        dset(d, 8, (const void *)&bias, sizeof bias);
+    if (f[SCALE_PTR])
+        dset(d, 17, &scale, sizeof scale);
+    layout_create_t lcreate = (layout_create_t)fn("cublasLtMatrixLayoutCreate");
+    lcreate(&la, atype, ar, ac, lda);
+    lcreate(&lb, type, br + (f[BAD] == 3), bc, ldb);
+    lcreate(&lc, type, m, n, ldc);
+    lcreate(&ld, type, m, n, ldd);
+    if (order)
+        lset(la, 1, &order, 4);
+    const int64_t strides[4] = {sa, sb, sc, sd};
+    void *lays[4] = {la, lb, lc, ld};
+    for (int i = 0; i < 4 && nb > 1; i++) {
+        int32_t count = nb;
+        lset(lays[i], 5, &count, 4);
+        lset(lays[i], 6, &strides[i], 8);
+    }
+    int st = ((matmul_t)fn("cublasLtMatmul"))(h, f[BAD] == 1 ? NULL : d, al, A, f[BAD] == 2 ? NULL : la,
+                                             B, lb, be, C, lc, D, ld, NULL, NULL, 0, NULL);
+    /* the CPU executor, product by product, on R (C copied into R's D first where distinct) */
+    for (int b = 0; b < nb; b++) {
+        double *r = R + b * sd * es;
+        const double *c = f[CD] == 1 ? Cown + b * sc * es : r;
+        for (int64_t j = 0; j < n && c != r; j++)
+            memcpy(r + j * ldd * es, c + j * ldc * es, 8 * (size_t)(m * es));
+        char opa = "NTC"[ta], opb = "NTC"[tb];
+        if (f[CPLX])
+            ozblas_zgemm(ctx, opa, opb, m, n, k, al, A + b * sa * es, lda, B + b * sb * es, ldb, be,
+                         r, ldd, o, NULL);
+        else
+            ozblas_dgemm(ctx, opa, opb, m, n, k, al[0], A + b * sa * es, lda, B + b * sb * es, ldb,
+                         be[0], r, ldd, o, NULL);
+    }
+    printf("%d %s\n", st, memcmp(D, R, 8 * nd) ? "different" : "same");
+    FILE *fo = fopen(out, "wb");
+    fwrite(D, 8, nd, fo);
+    fclose(fo);
+    ((destroy_t)fn("cublasLtMatrixLayoutDestroy"))(la);
+    ((destroy_t)fn("cublasLtMatrixLayoutDestroy"))(lb);
+    ((destroy_t)fn("cublasLtMatrixLayoutDestroy"))(lc);
+    ((destroy_t)fn("cublasLtMatrixLayoutDestroy"))(ld);
+    ((destroy_t)fn("cublasLtMatmulDescDestroy"))(d);
+    ((destroy_t)fn("cublasLtDestroy"))(h);
+    free(A), free(B), free(D), free(R), free(Cown), free(bias);
+}
+
+/* argv: an output folder, then one case per argument (NF integers, comma-separated) */
+int main(int argc, char **argv)
+{
+    ozblas_context *ctx;
+    ozblas_context_create(&ctx);
+    ozblas_options o;
+    ozblas_options_init(&o);
+    o.method = OZBLAS_METHOD_OZAKI2;
+    o.moduli = 16;
+    o.executor = OZBLAS_EXECUTOR_CPU;
+    for (int i = 2; i < argc; i++) {
+        int f[NF], n = 0;
+        for (char *p = argv[i]; n < NF; p++) {
+            f[n++] = (int)strtol(p, &p, 10);
+            if (*p != ',')
+                break;
+        }
+        if (n != NF) {
+            printf("bad case %s\n", argv[i]);
+            return 2;
+        }
+        char out[4096];
+        snprintf(out, sizeof out, "%s/D%d.bin", argv[1], i - 2);
+        srand(7 + i);
+        run(f, out, ctx, &o);
+    }
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    if not CC:
+        pytest.skip("no C compiler")
+    d = tmp_path_factory.mktemp("cublaslt")
+    native = os.path.join(ROOT, "native")
+    lib = os.path.join(EMU, "ozblas")
+    head = "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    head += 'static int env(const char *name) { const char *s = getenv(name); return s ? atoi(s) : 0; }\n'
+    (d / "driver.c").write_text(head + FAKE_DRIVER + FAKE_COPY_2D)
+    (d / "prog.c").write_text(PROG)
+    steps = [
+        [CC, "-std=c11", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", f"-I{native}/include",
+         f"{native}/src/shim/shim.c", f"{native}/src/shim/shim_blas.c",
+         f"{native}/src/shim/shim_cublas.c", f"{native}/src/shim/shim_lapack.c", "-o",
+         "libozblas_preload.so", f"-L{lib}", "-l:libozblas.so", f"-Wl,-rpath,{lib}", "-ldl",
+         "-lpthread"],
+        [CC, "-shared", "-fPIC", "-O1", "-o", "libcuda.so.99", "driver.c"],
+        # linked as PyTorch's and XLA's modules link cuBLASLt: a DT_NEEDED dependency
+        [CC, "-O1", f"-I{native}/include", "prog.c", "-o", "prog", "-Wl,--no-as-needed",
+         "./libcuda.so.99", f"{lib}/libcublasLt_emu.so", f"-L{lib}", "-l:libozblas.so",
+         f"-Wl,-rpath,{d}:{lib}", "-ldl"],
+    ]
+    for cmd in steps:
+        r = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    return d
+
+
+def _spec(case):
+    return ",".join(str(case[f]) for f in FIELDS)
+
+
+def _run(built, tmp_path, cases, preload, tag, **extra):
+    out = tmp_path / tag
+    out.mkdir()
+    trace = tmp_path / f"trace_{tag}"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OZBLAS_", "FAKE_")) and k != "LD_PRELOAD"}
+    env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_MODULI="16",
+               OZBLAS_TRACE=str(trace), OMP_NUM_THREADS="2")
+    env.update(extra)
+    if preload:
+        env["LD_PRELOAD"] = str(built / "libozblas_preload.so")
+    p = subprocess.run([str(built / "prog"), str(out), *[_spec(c) for c in cases]], cwd=built,
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == len(cases), p.stdout + p.stderr
+    results = [(line.split()[0], line.split()[1], (out / f"D{i}.bin").read_bytes())
+               for i, line in enumerate(lines)]
+    lines = []
+    if trace.exists():
+        lines = [dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
+                 for line in trace.read_text().splitlines()]
+    return results, lines
+
+
+def case(**kw):
+    return dict(BASE, **kw)
+
+
+# Routed: every transpose (conjugate for complex), strided batches with gaps, C in place or
+# distinct (beta zero or not), alpha and beta on the host or the device.
+ROUTED = {
+    "d_nn": case(),
+    "d_tn_batch": case(ta=1, batch=3, stride_pad=5, pad=2),
+    "d_nt_distinct": case(tb=1, cd=1, pad=1),
+    "d_tt_distinct_beta0": case(ta=1, tb=1, cd=1, beta0=1, batch=2, stride_pad=3),
+    "d_device_scalars": case(pmode=1, cd=1, batch=2),
+    "z_cn": case(cplx=1, ta=2),
+    "z_nc_distinct_batch": case(cplx=1, tb=2, cd=1, batch=3, stride_pad=1, pad=1),
+    "z_tc_device": case(cplx=1, ta=1, tb=2, pmode=1),
+    "z_ct_inplace_batch": case(cplx=1, ta=2, tb=1, batch=2, pad=3),
+}
+
+# Passed through (the stand-in computes or refuses them), with the trace's reason; None: not
+# traced (not FP64, or layouts that cannot be read).
+PASSED = {
+    "bias": (case(epilogue=4), "cuBLASLt epilogue not default"),
+    "relu_bias_batch": (case(epilogue=6, batch=2, cd=1), "cuBLASLt epilogue not default"),
+    "z_bias": (case(cplx=1, epilogue=4), "cuBLASLt epilogue not default"),
+    "row_order": (case(order=1, ta=1, pad=2), "cuBLASLt layout not column order"),
+    "pedantic": (case(compute=71), "compute type not CUBLAS_COMPUTE_64F"),
+    "compute_32f": (case(compute=68), "compute type not CUBLAS_COMPUTE_64F"),
+    "scale_type": (case(scale_type=0), "cuBLASLt scale type, scale or amax pointer"),
+    "scale_pointer": (case(scale_ptr=1), "cuBLASLt scale type, scale or amax pointer"),
+    "vector_pointer_mode": (case(pmode=2), "cuBLASLt vector pointer mode"),
+    "overlap": (case(cd=2), "cuBLASLt C overlaps D without being D"),
+    "inplace_other_ld": (case(cd=3), "cuBLASLt C overlaps D without being D"),
+    "shape_mismatch": (case(bad=3), "argument error"),
+    "alpha0_distinct": (case(alpha0=1, cd=1), "alpha or k zero"),
+    "alpha0_beta1_distinct": (case(alpha0=1, cd=1, beta0=2), "alpha or k zero"),
+    "k0": (case(k=0, cd=1), "alpha or k zero"),
+    "null_desc": (case(bad=1), "cuBLASLt descriptor attribute unreadable"),
+    "null_layout": (case(bad=2), None),
+    "fp32_a": (case(atype=0), None),
+}
+
+
+def _routine(c):
+    return "zgemm" if c["cplx"] else "dgemm"
+
+
+def test_routed_cases_equal_the_cpu_executor(built, tmp_path):
+    cases = list(ROUTED.values())
+    res, trace = _run(built, tmp_path, cases, True, "routed")
+    native, none = _run(built, tmp_path, cases, False, "native")
+    assert none == []
+    for name, c, (st, same, _), t in zip(ROUTED, cases, res, trace):
+        assert (st, same) == ("0", "same"), name
+        assert (t["symbol"], t["routine"], t["route"], t["executor"], t["method"], t["moduli"]) == \
+            ("cublasLtMatmul", _routine(c), "ozblas", "cuda", "ozaki2", "16"), (name, t)
+        assert (t["m"], t["n"], t["k"]) == (str(c["m"]), str(c["n"]), str(c["k"])), (name, t)
+    assert len(trace) == len(cases)
+    # the stand-in's own FP64 product is a different computation: the check can fail
+    assert all(st == "0" and same == "different" for st, same, _ in native)
+
+
+def test_passed_through_cases_equal_the_stand_in(built, tmp_path):
+    cases = [c for c, _ in PASSED.values()]
+    res, trace = _run(built, tmp_path, cases, True, "pre")
+    native, _ = _run(built, tmp_path, cases, False, "native")
+    assert [(st, d) for st, _, d in res] == [(st, d) for st, _, d in native]
+    # the stand-in computed the ones it supports (status 0), refused the others
+    statuses = dict(zip(PASSED, (st for st, _, _ in native)))
+    assert statuses["bias"] == statuses["relu_bias_batch"] == statuses["row_order"] == "0"
+    assert statuses["null_desc"] != "0" and statuses["shape_mismatch"] != "0"
+    traced = [(n, r) for n, (_, r) in PASSED.items() if r is not None]
+    assert [(t["symbol"], t["route"], t["executor"], t["reason"]) for t in trace] == \
+        [("cublasLtMatmul", "native", "cublas", f'"{r}"') for _, r in traced]
+    assert [t["routine"] for t in trace] == [_routine(PASSED[n][0]) for n, _ in traced]
+
+
+@pytest.mark.parametrize("settings_, reason", [
+    ({"OZBLAS_MIN_SIZE": "1000"}, "below OZBLAS_MIN_SIZE=1000"),
+    ({"OZBLAS_DISABLE": "1"}, "OZBLAS_DISABLE=1"),
+    ({"OZBLAS_METHOD": "native"}, "OZBLAS_METHOD=native"),
+    ({"FAKE_DEVICE": "1"}, "ozblas failed (OZBLAS_ERR_INVALID_ARGUMENT)"),
+])
+def test_settings_and_failures_leave_the_call_to_cublaslt(built, tmp_path, settings_, reason):
+    """The shim's settings apply as for every entry; where ozblas fails (the driver names a
+    device the emulation lacks), the real cublasLtMatmul runs the whole call, in place or not,
+    and gives its own result."""
+    cases = [ROUTED["d_tn_batch"], ROUTED["z_nc_distinct_batch"], ROUTED["d_device_scalars"]]
+    res, trace = _run(built, tmp_path, cases, True, "pre", **settings_)
+    native, _ = _run(built, tmp_path, cases, False, "native")
+    assert [(st, d) for st, _, d in res] == [(st, d) for st, _, d in native]
+    assert [(t["route"], t["reason"]) for t in trace] == [("native", f'"{reason}"')] * len(cases)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cplx=st.integers(0, 1), ta=st.integers(0, 2), tb=st.integers(0, 2),
+       m=st.integers(1, 40), n=st.integers(1, 40), k=st.integers(1, 40), batch=st.integers(1, 3),
+       pad=st.integers(0, 3), stride_pad=st.integers(0, 4), cd=st.integers(0, 1),
+       beta0=st.integers(0, 1), pmode=st.integers(0, 1))
+def test_routed_shapes_equal_the_cpu_executor(built, tmp_path_factory, **kw):
+    c = case(**kw)
+    if not c["cplx"] and c["ta"] == 2:
+        c["ta"] = 1  # CUBLAS_OP_C on real data is CUBLAS_OP_T
+    if not c["cplx"] and c["tb"] == 2:
+        c["tb"] = 1
+    tmp = tmp_path_factory.mktemp("shapes")
+    res, trace = _run(built, tmp, [c], True, "pre")
+    assert res[0][:2] == ("0", "same"), c
+    assert (trace[0]["route"], trace[0]["executor"]) == ("ozblas", "cuda"), (c, trace)
