@@ -1,5 +1,8 @@
 """The preload shim's cublasLtMatmul (native/src/shim/shim_cublas.c, last section).
 
+Everywhere: the library exports it, and with no cuBLASLt loaded a call returns
+CUBLAS_STATUS_NOT_INITIALIZED with one message.
+
 With OZ_EMU_DIR naming a build of tests/cuda/emu/build_emu.sh: a C program calls cuBLASLt
 through its own API, the harness's stand-in (libcublasLt_emu.so, which computes FP64 and
 complex FP64 matmuls on the CPU), with the shim preloaded and without. Each call is one case
@@ -12,18 +15,20 @@ stands for device memory (a fake driver says it is), as in test_shim_cublas.py.
 
 import os
 import re
+import shutil
 import subprocess
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ozblas import shim
 from test_shim_cublas import CC, FAKE_DRIVER
 
 EMU = os.environ.get("OZ_EMU_DIR")  # a build of tests/cuda/emu/build_emu.sh
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
 
-pytestmark = pytest.mark.skipif(
+needs_emu = pytest.mark.skipif(
     not EMU, reason="set OZ_EMU_DIR to a build of tests/cuda/emu/build_emu.sh (the CUDA executor "
     "and a stand-in cuBLASLt emulated on the CPU; about 5 minutes to build)")
 
@@ -305,6 +310,7 @@ def _routine(c):
     return "zgemm" if c["cplx"] else "dgemm"
 
 
+@needs_emu
 def test_routed_cases_equal_the_cpu_executor(built, tmp_path):
     cases = list(ROUTED.values())
     res, trace = _run(built, tmp_path, cases, True, "routed")
@@ -320,6 +326,7 @@ def test_routed_cases_equal_the_cpu_executor(built, tmp_path):
     assert all(st == "0" and same == "different" for st, same, _ in native)
 
 
+@needs_emu
 def test_passed_through_cases_equal_the_stand_in(built, tmp_path):
     cases = [c for c, _ in PASSED.values()]
     res, trace = _run(built, tmp_path, cases, True, "pre")
@@ -335,6 +342,7 @@ def test_passed_through_cases_equal_the_stand_in(built, tmp_path):
     assert [t["routine"] for t in trace] == [_routine(PASSED[n][0]) for n, _ in traced]
 
 
+@needs_emu
 @pytest.mark.parametrize("settings_, reason", [
     ({"OZBLAS_MIN_SIZE": "1000"}, "below OZBLAS_MIN_SIZE=1000"),
     ({"OZBLAS_DISABLE": "1"}, "OZBLAS_DISABLE=1"),
@@ -352,6 +360,7 @@ def test_settings_and_failures_leave_the_call_to_cublaslt(built, tmp_path, setti
     assert [(t["route"], t["reason"]) for t in trace] == [("native", f'"{reason}"')] * len(cases)
 
 
+@needs_emu
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cplx=st.integers(0, 1), ta=st.integers(0, 2), tb=st.integers(0, 2),
        m=st.integers(1, 40), n=st.integers(1, 40), k=st.integers(1, 40), batch=st.integers(1, 3),
@@ -367,3 +376,46 @@ def test_routed_shapes_equal_the_cpu_executor(built, tmp_path_factory, **kw):
     res, trace = _run(built, tmp, [c], True, "pre")
     assert res[0][:2] == ("0", "same"), c
     assert (trace[0]["route"], trace[0]["executor"]) == ("ozblas", "cuda"), (c, trace)
+
+
+def test_library_exports_cublaslt_matmul():
+    out = subprocess.run(["nm", "-D", "--defined-only", shim.library_path()], capture_output=True,
+                         text=True).stdout if shutil.which("nm") else ""
+    if not out:
+        pytest.skip("nm not available")
+    assert "cublasLtMatmul" in set(line.split()[-1] for line in out.splitlines())
+
+
+def test_no_cublaslt_loaded_is_a_status_and_one_message(tmp_path):
+    """No cuBLASLt among the loaded objects: nothing is read (the descriptors are never
+    touched), each call returns CUBLAS_STATUS_NOT_INITIALIZED, one message names the symbol."""
+    if not CC:
+        pytest.skip("no C compiler")
+    (tmp_path / "prog.c").write_text(r"""
+        #include <dlfcn.h>
+        #include <stdio.h>
+        typedef int (*matmul_t)(void *, void *, const void *, const void *, void *, const void *,
+                                void *, const void *, const void *, void *, void *, void *,
+                                const void *, void *, size_t, void *);
+        int main(void)
+        {
+            matmul_t f = (matmul_t)dlsym(RTLD_DEFAULT, "cublasLtMatmul");
+            if (!f)
+                return 3;
+            /* descriptors that would crash whoever read them */
+            void *bad = (void *)16;
+            for (int i = 0; i < 2; i++)
+                printf("%d\n", f(bad, bad, bad, bad, bad, bad, bad, bad, bad, bad, bad, bad, NULL,
+                                 NULL, 0, NULL));
+            return 0;
+        }
+        """)
+    r = subprocess.run([CC, "-O1", "prog.c", "-o", "prog", "-ldl"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_")}
+    env.update(LD_PRELOAD=shim.library_path(), OZBLAS_TRACE=str(tmp_path / "trace"))
+    p = subprocess.run(["./prog"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stdout.split()) == (0, ["1", "1"]), p.stdout + p.stderr
+    assert p.stderr.count("no real cublasLtMatmul found among the loaded objects") == 1, p.stderr
+    assert not (tmp_path / "trace").exists() or (tmp_path / "trace").read_text() == ""
