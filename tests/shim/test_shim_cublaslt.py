@@ -34,10 +34,10 @@ needs_emu = pytest.mark.skipif(
 
 # A case: the fields of one cublasLtMatmul, in the program's order.
 FIELDS = ("cplx ta tb m n k batch pad stride_pad cd beta0 alpha0 pmode epilogue order compute "
-          "scale_type atype scale_ptr bad").split()
+          "scale_type atype scale_ptr bad bias_stride").split()
 BASE = dict(cplx=0, ta=0, tb=0, m=13, n=11, k=17, batch=1, pad=0, stride_pad=0, cd=0, beta0=0,
             alpha0=0, pmode=0, epilogue=1, order=0, compute=70, scale_type=-1, atype=-1,
-            scale_ptr=0, bad=0)
+            scale_ptr=0, bad=0, bias_stride=0)
 
 # cuMemcpy2DAsync_v2 on "device" memory that is the program's own: row by row, at once.
 FAKE_COPY_2D = r"""
@@ -84,7 +84,7 @@ static void *fn(const char *name)
 }
 
 enum { CPLX, TA, TB, M, N, K, BATCH, PAD, STRIDE_PAD, CD, BETA0, ALPHA0, PMODE, EPILOGUE, ORDER,
-       COMPUTE, SCALE_TYPE, ATYPE, SCALE_PTR, BAD, NF };
+       COMPUTE, SCALE_TYPE, ATYPE, SCALE_PTR, BAD, BIAS_STRIDE, NF };
 
 static void fill(double *x, size_t n)
 {
@@ -109,8 +109,11 @@ static void run(const int *f, const char *out, ozblas_context *ctx, const ozblas
     const size_t nc = (size_t)(sc * nb) * es;
     /* never empty (k = 0): a NULL operand would be an argument error */
     double *A = malloc(8 * na + 16), *B = malloc(8 * nbb + 16), *D = malloc(8 * nd),
-           *R = malloc(8 * nd), *Cown = malloc(8 * nc + 16), *bias = malloc(8 * (size_t)(m * es));
-    fill(A, na), fill(B, nbb), fill(D, nd), fill(Cown, nc), fill(bias, (size_t)(m * es));
+           *R = malloc(8 * nd), *Cown = malloc(8 * nc + 16);
+    /* BIAS_STRIDE: the bias of product b at bias + b BIAS_STRIDE */
+    const size_t nbias = (size_t)((m + (int64_t)f[BIAS_STRIDE] * nb) * es);
+    double *bias = malloc(8 * nbias);
+    fill(A, na), fill(B, nbb), fill(D, nd), fill(Cown, nc), fill(bias, nbias);
     memcpy(R, D, 8 * nd);
     /* C: D itself (0), its own memory (1), D one element on (2: overlapping), D with another
        leading dimension (3) */
@@ -128,8 +131,11 @@ static void run(const int *f, const char *out, ozblas_context *ctx, const ozblas
     set_t dset = (set_t)fn("cublasLtMatmulDescSetAttribute"),
           lset = (set_t)fn("cublasLtMatrixLayoutSetAttribute");
     dset(d, 3, &ta, 4), dset(d, 4, &tb, 4), dset(d, 2, &pmode, 4), dset(d, 7, &epi, 4);
-    if (epi & 4)
+    if (epi & 4) {
+        const int64_t bstride = f[BIAS_STRIDE];
         dset(d, 8, (const void *)&bias, sizeof bias);
+        dset(d, 10, &bstride, 8);
+    }
     if (f[SCALE_PTR])
         dset(d, 17, &scale, sizeof scale);
     layout_create_t lcreate = (layout_create_t)fn("cublasLtMatrixLayoutCreate");
@@ -148,19 +154,24 @@ static void run(const int *f, const char *out, ozblas_context *ctx, const ozblas
     }
     int st = ((matmul_t)fn("cublasLtMatmul"))(h, f[BAD] == 1 ? NULL : d, al, A, f[BAD] == 2 ? NULL : la,
                                              B, lb, be, C, lc, D, ld, NULL, NULL, 0, NULL);
-    /* the CPU executor, product by product, on R (C copied into R's D first where distinct) */
+    /* the CPU executor, product by product, on R: C copied into R's D first where distinct;
+       with a bias, D = alpha op(A) op(B) + bias as one product with beta 1 on the broadcast bias */
+    double one[2] = {1.0, 0.0};
+    const double *beta = epi & 4 ? one : be;
     for (int b = 0; b < nb; b++) {
         double *r = R + b * sd * es;
         const double *c = f[CD] == 1 ? Cown + b * sc * es : r;
         for (int64_t j = 0; j < n && c != r; j++)
             memcpy(r + j * ldd * es, c + j * ldc * es, 8 * (size_t)(m * es));
+        for (int64_t j = 0; j < n && (epi & 4); j++)
+            memcpy(r + j * ldd * es, bias + b * f[BIAS_STRIDE] * es, 8 * (size_t)(m * es));
         char opa = "NTC"[ta], opb = "NTC"[tb];
         if (f[CPLX])
-            ozblas_zgemm(ctx, opa, opb, m, n, k, al, A + b * sa * es, lda, B + b * sb * es, ldb, be,
-                         r, ldd, o, NULL);
+            ozblas_zgemm(ctx, opa, opb, m, n, k, al, A + b * sa * es, lda, B + b * sb * es, ldb,
+                         beta, r, ldd, o, NULL);
         else
             ozblas_dgemm(ctx, opa, opb, m, n, k, al[0], A + b * sa * es, lda, B + b * sb * es, ldb,
-                         be[0], r, ldd, o, NULL);
+                         beta[0], r, ldd, o, NULL);
     }
     printf("%d %s\n", st, memcmp(D, R, 8 * nd) ? "different" : "same");
     FILE *fo = fopen(out, "wb");
@@ -280,14 +291,22 @@ ROUTED = {
     "z_nc_distinct_batch": case(cplx=1, tb=2, cd=1, batch=3, stride_pad=1, pad=1),
     "z_tc_device": case(cplx=1, ta=1, tb=2, pmode=1),
     "z_ct_inplace_batch": case(cplx=1, ta=2, tb=1, batch=2, pad=3),
+    # PyTorch's fused addmm: beta 0, the bias broadcast to the columns (one per product or shared)
+    "d_bias": case(epilogue=4, beta0=1, n=37),
+    "d_bias_batch_distinct": case(epilogue=4, beta0=1, cd=1, batch=3, bias_stride=15, pad=1),
+    "z_bias_shared_device": case(cplx=1, epilogue=4, beta0=1, batch=2, pmode=1, n=8),
 }
+
+EPILOGUE = "cuBLASLt epilogue not DEFAULT, or BIAS with beta != 0"
 
 # Passed through (the stand-in computes or refuses them), with the trace's reason; None: not
 # traced (not FP64, or layouts that cannot be read).
 PASSED = {
-    "bias": (case(epilogue=4), "cuBLASLt epilogue not default"),
-    "relu_bias_batch": (case(epilogue=6, batch=2, cd=1), "cuBLASLt epilogue not default"),
-    "z_bias": (case(cplx=1, epilogue=4), "cuBLASLt epilogue not default"),
+    "bias_beta": (case(epilogue=4), EPILOGUE),
+    "relu_bias_batch": (case(epilogue=6, batch=2, cd=1, beta0=1), EPILOGUE),
+    "relu": (case(epilogue=2), EPILOGUE),
+    "z_bias_beta_distinct": (case(cplx=1, epilogue=4, cd=1), EPILOGUE),
+    "bias_alpha0_beta1": (case(epilogue=4, alpha0=1, beta0=2), "alpha or k zero"),
     "row_order": (case(order=1, ta=1, pad=2), "cuBLASLt layout not column order"),
     "pedantic": (case(compute=71), "compute type not CUBLAS_COMPUTE_64F"),
     "compute_32f": (case(compute=68), "compute type not CUBLAS_COMPUTE_64F"),
@@ -334,7 +353,7 @@ def test_passed_through_cases_equal_the_stand_in(built, tmp_path):
     assert [(st, d) for st, _, d in res] == [(st, d) for st, _, d in native]
     # the stand-in computed the ones it supports (status 0), refused the others
     statuses = dict(zip(PASSED, (st for st, _, _ in native)))
-    assert statuses["bias"] == statuses["relu_bias_batch"] == statuses["row_order"] == "0"
+    assert statuses["bias_beta"] == statuses["relu_bias_batch"] == statuses["row_order"] == "0"
     assert statuses["null_desc"] != "0" and statuses["shape_mismatch"] != "0"
     traced = [(n, r) for n, (_, r) in PASSED.items() if r is not None]
     assert [(t["symbol"], t["route"], t["executor"], t["reason"]) for t in trace] == \

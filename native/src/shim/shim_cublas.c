@@ -949,14 +949,18 @@ L3_ENTRY(cublasZher2k_v2_64, int64_t, 1, OZ_L3_HER2K, zher2k)
  * checks, a call is routed when: every matmul attribute read is readable; compute type
  * CUBLAS_COMPUTE_64F (the pedantic one passes through, as for GemmEx); scale type the data's,
  * and no A, B, C or D scale pointer or amax-of-D pointer (an attribute this cuBLASLt does not
- * know cannot have been set); epilogue DEFAULT; pointer mode HOST or DEVICE (device scalars
- * are copied to the host on the caller's stream once the call is otherwise routed); every
- * layout column order and not planar; TRANSC N, op(A) m x k, op(B) k x n, C and D m x n, one
- * batch count, strides >= 0; C either D itself (same leading dimension and batch stride) or
- * disjoint from it. With C != D and beta != 0, C is first copied into D on the stream
- * (cuMemcpy2DAsync: D's padding rows stay untouched) and ozblas computes in place on D, so C
- * is only read. The bias epilogue passes through: adding the bias after ozblas's product needs
- * a device kernel, which this library does not have. The products run as one ozblas batch on
+ * know cannot have been set); epilogue DEFAULT, or BIAS with beta = 0 (PyTorch's fused addmm:
+ * D = alpha op(A) op(B) + bias, the bias, of D's type, broadcast to every column, at
+ * bias + b BIAS_BATCH_STRIDE for product b); pointer mode HOST or DEVICE (device scalars are
+ * copied to the host on the caller's stream once the call is otherwise routed); every layout
+ * column order and not planar; TRANSC N, op(A) m x k, op(B) k x n, C and D m x n, one batch
+ * count, strides >= 0; C either D itself (same leading dimension and batch stride) or
+ * disjoint from it. ozblas then computes in place on D, which is first given, on the stream
+ * (cuMemcpy2DAsync; D's rows beyond m stay untouched), C when C != D and beta != 0 (C is
+ * only read), or the broadcast bias with beta 1 for the product (so the bias is added inside
+ * the one rounding of ozblas's result: cuBLASLt's definition, D = alpha op(A) op(B) + bias,
+ * rounded once; BIAS with beta != 0 passes through, as beta C + bias would be rounded apart).
+ * The products run as one ozblas batch on
  * the caller's stream. If ozblas fails, the real cublasLtMatmul runs the whole call when that
  * is safe to repeat (C != D, beta = 0, or no product computed); an in-place call with
  * beta != 0 that failed after computing some products returns CUBLAS_STATUS_EXECUTION_FAILED
@@ -970,6 +974,9 @@ enum {
     LT_DESC_TRANSB = 4,
     LT_DESC_TRANSC = 5,
     LT_DESC_EPILOGUE = 7,      /* uint32_t */
+    LT_DESC_BIAS = 8,          /* pointer */
+    LT_DESC_BIAS_STRIDE = 10,  /* int64_t, elements */
+    LT_DESC_BIAS_TYPE = 26,    /* int32_t cudaDataType, -1 (default): D's type */
     LT_DESC_A_SCALE = 17,      /* pointers: A, B, C, D scale (17 to 20), amax of D (21) */
     LT_DESC_AMAX_D = 21,
     LT_LAYOUT_TYPE = 0,        /* cublasLtMatrixLayoutAttribute_t: uint32_t */
@@ -982,6 +989,7 @@ enum {
     LT_LAYOUT_PLANE = 7,       /* int64_t, bytes; nonzero: planar complex */
     LT_ORDER_COL = 0,
     LT_EPILOGUE_DEFAULT = 1,
+    LT_EPILOGUE_BIAS = 4,
     LT_POINTER_HOST = 0,
     LT_POINTER_DEVICE = 1,
     CU_MEMORYTYPE_UNIFIED = 4  /* CUmemorytype: a unified address (device or managed) */
@@ -1019,6 +1027,9 @@ typedef struct {
     int32_t compute, scale, pmode, ta, tb, tc;
     uint32_t epilogue;
     int scaled; /* a scale or amax pointer is set */
+    const void *bias; /* epilogue BIAS: the bias of product b at bias + b bias_stride */
+    int64_t bias_stride;
+    int32_t bias_type;
 } lt_call;
 
 static int lt_read_layout(lt_get_t get, void *h, lt_layout *l)
@@ -1054,7 +1065,14 @@ static int lt_read(lt_call *g, void *const lay[4])
               !dget(d, LT_DESC_POINTER_MODE, &g->pmode, 4, &w) &&
               !dget(d, LT_DESC_TRANSA, &g->ta, 4, &w) && !dget(d, LT_DESC_TRANSB, &g->tb, 4, &w) &&
               !dget(d, LT_DESC_TRANSC, &g->tc, 4, &w) &&
-              !dget(d, LT_DESC_EPILOGUE, &g->epilogue, 4, &w);
+              !dget(d, LT_DESC_EPILOGUE, &g->epilogue, 4, &w) &&
+              !dget(d, LT_DESC_BIAS, &g->bias, sizeof g->bias, &w) &&
+              !dget(d, LT_DESC_BIAS_STRIDE, &g->bias_stride, 8, &w);
+    g->bias_type = -1; /* CUDA 12.0 and later */
+    if (g->read)
+        dget(d, LT_DESC_BIAS_TYPE, &g->bias_type, 4, &w);
+    if (g->epilogue != LT_EPILOGUE_BIAS)
+        g->bias = NULL;
     for (int a = LT_DESC_A_SCALE; g->read && a <= LT_DESC_AMAX_D; a++) {
         const void *p = NULL;
         g->scaled |= !dget(d, a, &p, sizeof p, &w) && p;
@@ -1086,7 +1104,8 @@ static int lt_check(const lt_call *g)
         return N_COMPUTE_TYPE;
     if (g->scale != ld->type || g->scaled)
         return N_LT_SCALING;
-    if (g->epilogue != LT_EPILOGUE_DEFAULT)
+    if ((g->epilogue != LT_EPILOGUE_DEFAULT && g->epilogue != LT_EPILOGUE_BIAS) ||
+        (g->bias_type != -1 && g->bias_type != ld->type))
         return N_LT_EPILOGUE;
     for (int i = 0; i < 4; i++)
         if (g->l[i].order != LT_ORDER_COL || g->l[i].plane)
@@ -1097,7 +1116,8 @@ static int lt_check(const lt_call *g)
     const uint64_t m = ld->rows, n = ld->cols, k = ta ? la->rows : la->cols;
     if (!op_char(g->ta) || !op_char(g->tb) || g->tc != CB_OP_N || (ta ? la->cols : la->rows) != m ||
         (tb ? lb->rows : lb->cols) != n || (tb ? lb->cols : lb->rows) != k || lc->rows != m ||
-        lc->cols != n || !g->alpha || !g->beta || !g->A || !g->B || !g->D)
+        lc->cols != n || !g->alpha || !g->beta || !g->A || !g->B || !g->D ||
+        (g->epilogue == LT_EPILOGUE_BIAS && (!g->bias || g->bias_stride < 0)))
         return N_ARGUMENT;
     for (int i = 0; i < 4; i++) {
         const lt_layout *l = &g->l[i];
@@ -1117,38 +1137,57 @@ static int lt_check(const lt_call *g)
     return g->C && c0 < d0 + (uintptr_t)span_d && d0 < c0 + (uintptr_t)span_c ? N_LT_OVERLAP : -1;
 }
 
-/* shim_decide's quick return: with C != D, D := C is still to be done (by cuBLASLt). */
+/* shim_decide's quick return: with C != D or a bias, D := C (+ bias) is still to be done (by
+ * cuBLASLt). */
 static int lt_quick(const lt_call *g, shim_result *r)
 {
     if (r->route != R_QUICK)
         return 0;
-    if (g->C == g->D || !g->l[3].rows || !g->l[3].cols)
+    if ((g->C == g->D && !g->bias) || !g->l[3].rows || !g->l[3].cols)
         return 1;
     r->route = R_NATIVE;
     r->why = N_ZERO;
     return 0;
 }
 
-/* D := C, product by product, on the stream (2D copies: D's rows beyond m are not touched). */
-static int lt_copy_c(const lt_call *g, void *stream)
+static int lt_copy_2d(uintptr_t src, size_t src_pitch, uintptr_t dst, size_t dst_pitch,
+                      size_t width, size_t height, void *stream)
 {
     copy_2d_t copy = (copy_2d_t)helper(H_COPY_2D);
+    cu_copy2d p;
+    memset(&p, 0, sizeof p);
+    p.src_type = p.dst_type = CU_MEMORYTYPE_UNIFIED;
+    p.src_device = src, p.src_pitch = src_pitch;
+    p.dst_device = dst, p.dst_pitch = dst_pitch;
+    p.width = width, p.height = height;
+    return copy && copy(&p, stream) == CU_SUCCESS;
+}
+
+/* What ozblas's D := alpha op(A) op(B) + beta' D then adds to alpha op(A) op(B), product by
+ * product on the stream: C (beta' = beta, C != D), or the bias broadcast to every column
+ * (beta' = 1, beta = 0: D = alpha op(A) op(B) + bias rounded once). 2D copies: D's rows
+ * beyond m are not touched; the bias goes to column 0, then the filled columns are doubled. */
+static int lt_prefill(const lt_call *g, void *stream)
+{
     const lt_layout *lc = &g->l[2], *ld = &g->l[3];
-    const size_t es = g->cplx ? 16 : 8;
-    for (int32_t b = 0; copy && b < ld->batch; b++) {
-        cu_copy2d p;
-        memset(&p, 0, sizeof p);
-        p.src_type = p.dst_type = CU_MEMORYTYPE_UNIFIED;
-        p.src_device = (uintptr_t)g->C + (uint64_t)b * (uint64_t)lc->stride * es;
-        p.dst_device = (uintptr_t)g->D + (uint64_t)b * (uint64_t)ld->stride * es;
-        p.src_pitch = (size_t)lc->ld * es;
-        p.dst_pitch = (size_t)ld->ld * es;
-        p.width = (size_t)ld->rows * es;
-        p.height = (size_t)ld->cols;
-        if (copy(&p, stream) != CU_SUCCESS)
+    const size_t es = g->cplx ? 16 : 8, col = (size_t)ld->rows * es, pitch = (size_t)ld->ld * es;
+    for (int32_t b = 0; b < ld->batch; b++) {
+        const uintptr_t d = (uintptr_t)g->D + (uint64_t)b * (uint64_t)ld->stride * es;
+        if (!g->bias) {
+            const uintptr_t c = (uintptr_t)g->C + (uint64_t)b * (uint64_t)lc->stride * es;
+            if (!lt_copy_2d(c, (size_t)lc->ld * es, d, pitch, col, ld->cols, stream))
+                return 0;
+            continue;
+        }
+        const uintptr_t v = (uintptr_t)g->bias + (uint64_t)b * (uint64_t)g->bias_stride * es;
+        if (!lt_copy_2d(v, col, d, pitch, col, 1, stream))
             return 0;
+        for (uint64_t h = 1; h < ld->cols; h *= 2)
+            if (!lt_copy_2d(d, pitch, d + h * pitch, pitch, col,
+                            h < ld->cols - h ? h : ld->cols - h, stream))
+                return 0;
     }
-    return copy != NULL;
+    return 1;
 }
 
 /* Device-mode alpha and beta read on the stream, after the caller's earlier work on it. */
@@ -1163,8 +1202,8 @@ static int lt_device_scalars(const lt_call *g, double al[2], double be[2])
 }
 
 /* The products of the call as one ozblas batch on D (in place): 1 when done, 0 when the real
- * cublasLtMatmul is to run the whole call. */
-static int lt_run(const lt_call *g, const shim_call *c, const ozblas_options *opt,
+ * cublasLtMatmul is to run the whole call (repeatable: it may, even after some products). */
+static int lt_run(const lt_call *g, const shim_call *c, const ozblas_options *opt, int repeatable,
                   shim_result *r)
 {
     const int64_t nb = g->l[3].batch, es = g->cplx ? 16 : 8;
@@ -1197,7 +1236,7 @@ static int lt_run(const lt_call *g, const shim_call *c, const ozblas_options *op
         int some = 0;
         for (int64_t b = 0; b < nb; b++)
             some |= done[b];
-        ok = some && g->C == g->D && (c->beta[0] != 0.0 || c->beta[1] != 0.0);
+        ok = some && !repeatable;
     }
 out:
     free(pa);
@@ -1251,43 +1290,54 @@ static int lt_handle(lt_call *g, shim_call *c, shim_result *r)
             return lt_quick(g, r);
         opt.method = r->method;
     }
-    const int read_c = g->C != g->D && (c->beta[0] != 0.0 || c->beta[1] != 0.0);
-    if (read_c) {
-        pointer_attribute_t attribute = (pointer_attribute_t)helper(H_POINTER_ATTRIBUTE);
-        if (!device_memory(attribute, g->C)) {
+    const int beta0 = c->beta[0] == 0.0 && c->beta[1] == 0.0;
+    if (g->bias && !beta0) { /* bias + beta C would be rounded before the product's sum */
+        r->why = N_LT_EPILOGUE;
+        return 0;
+    }
+    const void *pre = g->bias ? g->bias : g->C != g->D && !beta0 ? g->C : NULL;
+    if (pre) {
+        if (!device_memory((pointer_attribute_t)helper(H_POINTER_ATTRIBUTE), pre)) {
             r->why = N_NOT_DEVICE;
             return 0;
         }
-        if (!lt_copy_c(g, g->stream)) { /* D is rewritten whole by cuBLASLt */
+        if (!lt_prefill(g, g->stream)) { /* cuBLASLt rewrites D whole */
             r->why = N_FAILED;
             r->st = OZBLAS_ERR_DEVICE;
             return 0;
         }
+        if (g->bias)
+            c->beta[0] = 1.0;
     }
-    return lt_run(g, c, &opt, r);
+    return lt_run(g, c, &opt, g->C != g->D || beta0, r);
 }
 
-OZ_EXPORT int cublasLtMatmul(void *h, void *desc, const void *alpha, const void *A, void *la,
-                             const void *B, void *lb, const void *beta, const void *C, void *lc,
-                             void *D, void *ld, const void *algo, void *ws, size_t ws_size,
-                             void *stream)
-{
-    static oz_slot sd = {"cublasLtMatmul", "dgemm", K_GEMM, 0, NULL, 0, RI_dgemm, 1};
-    static oz_slot sz = {"cublasLtMatmul", "zgemm", K_GEMM, 1, NULL, 0, RI_zgemm, 1};
-    typedef int (*fn_t)(void *, void *, const void *, const void *, void *, const void *, void *,
-                        const void *, const void *, void *, void *, void *, const void *, void *,
-                        size_t, void *);
-    lt_call g = {.desc = desc, .alpha = alpha, .A = A, .B = B, .beta = beta, .C = C, .D = D,
-                 .stream = stream};
-    void *const lay[4] = {la, lb, lc, ld};
-    const int cplx = depth ? -1 : lt_read(&g, lay);
-    if (cplx < 0) {
-        fn_t real = (fn_t)shim_real(&sd);
-        return real ? real(h, desc, alpha, A, la, B, lb, beta, C, lc, D, ld, algo, ws, ws_size,
-                           stream)
-                    : CB_STATUS_NOT_INITIALIZED;
+/* cublasLtMatmul (h, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
+ * workspace, workspace size, stream). */
+#define LT_ENTRY(sym)                                                                          \
+    OZ_EXPORT int sym(void *h, void *desc, const void *alpha, const void *A, void *la,         \
+                      const void *B, void *lb, const void *beta, const void *C, void *lc,      \
+                      void *D, void *ld, const void *algo, void *ws, size_t ws_size,           \
+                      void *stream)                                                            \
+    {                                                                                          \
+        static oz_slot sd = {#sym, "dgemm", K_GEMM, 0, NULL, 0, RI_dgemm, 1};                  \
+        static oz_slot sz = {#sym, "zgemm", K_GEMM, 1, NULL, 0, RI_zgemm, 1};                  \
+        typedef int (*fn_t)(void *, void *, const void *, const void *, void *, const void *,  \
+                            void *, const void *, const void *, void *, void *, void *,        \
+                            const void *, void *, size_t, void *);                             \
+        lt_call g = {.desc = desc, .alpha = alpha, .A = A, .B = B, .beta = beta, .C = C,       \
+                     .D = D, .stream = stream};                                                \
+        void *const lay[4] = {la, lb, lc, ld};                                                 \
+        const int cplx = depth ? -1 : lt_read(&g, lay);                                        \
+        if (cplx < 0) {                                                                        \
+            fn_t real = (fn_t)shim_real(&sd);                                                  \
+            return real ? real(h, desc, alpha, A, la, B, lb, beta, C, lc, D, ld, algo, ws,     \
+                               ws_size, stream)                                                \
+                        : CB_STATUS_NOT_INITIALIZED;                                           \
+        }                                                                                      \
+        CU_BODY_OF(cplx ? &sz : &sd, g, fn_t, (h, desc, alpha, A, la, B, lb, beta, C, lc, D,   \
+                                               ld, algo, ws, ws_size, stream),                 \
+                   lt_record, lt_handle, CU_ONCE, CU_NO_END)                                   \
     }
-    CU_BODY_OF(cplx ? &sz : &sd, g, fn_t, (h, desc, alpha, A, la, B, lb, beta, C, lc, D, ld, algo,
-                                           ws, ws_size, stream),
-               lt_record, lt_handle, CU_ONCE, CU_NO_END)
-}
+
+LT_ENTRY(cublasLtMatmul)

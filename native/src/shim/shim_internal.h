@@ -52,7 +52,7 @@ enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_INDE
     X(N_QL_FORM, "uplo U: QL-form reflectors, not routed")      \
     X(N_LT_DESCRIPTOR, "cuBLASLt descriptor attribute unreadable") \
     X(N_LT_SCALING, "cuBLASLt scale type, scale or amax pointer") \
-    X(N_LT_EPILOGUE, "cuBLASLt epilogue not default")             \
+    X(N_LT_EPILOGUE, "cuBLASLt epilogue not DEFAULT, or BIAS with beta != 0") \
     X(N_LT_LAYOUT, "cuBLASLt layout not column order")            \
     X(N_LT_POINTER_MODE, "cuBLASLt vector pointer mode")          \
     X(N_LT_OVERLAP, "cuBLASLt C overlaps D without being D")

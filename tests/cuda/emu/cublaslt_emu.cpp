@@ -39,6 +39,7 @@ enum {
     LT_COMPUTE_64F = 70, LT_COMPUTE_64F_PEDANTIC = 71,
     LT_DESC_COMPUTE_TYPE = 0, LT_DESC_SCALE_TYPE = 1, LT_DESC_POINTER_MODE = 2,
     LT_DESC_TRANSC = 5, LT_DESC_EPILOGUE = 7, LT_DESC_BIAS_POINTER = 8,
+    LT_DESC_BIAS_BATCH_STRIDE = 10, LT_DESC_BIAS_DATA_TYPE = 26,
     LT_DESC_C_SCALE_POINTER = 19, LT_DESC_D_SCALE_POINTER = 20, LT_DESC_AMAX_D_POINTER = 21,
     LT_LAYOUT_TYPE = 0, LT_LAYOUT_ORDER = 1, LT_LAYOUT_ROWS = 2, LT_LAYOUT_COLS = 3,
     LT_LAYOUT_LD = 4, LT_LAYOUT_PLANE_OFFSET = 7,
@@ -51,7 +52,8 @@ enum {
 struct oz_cublaslt_desc_s {
     int compute, scale_type, ta = OZ_CUBLAS_OP_N, tb = OZ_CUBLAS_OP_N, amode = -1, bmode = -1;
     const void *ascale = NULL, *bscale = NULL;
-    int32_t pmode = LT_POINTER_HOST, tc = OZ_CUBLAS_OP_N;
+    int32_t pmode = LT_POINTER_HOST, tc = OZ_CUBLAS_OP_N, bias_type = -1;
+    int64_t bias_stride = 0;
     uint32_t epilogue = LT_EPILOGUE_DEFAULT;
     const void *bias = NULL, *cscale = NULL, *dscale = NULL, *amax = NULL;
 };
@@ -103,9 +105,13 @@ static void *desc_field(oz_cublaslt_matmul_desc d, int attr, size_t *size)
     case OZ_CUBLASLT_DESC_TRANSB: return &d->tb;
     case LT_DESC_TRANSC: return &d->tc;
     case LT_DESC_EPILOGUE: return &d->epilogue;
+    case LT_DESC_BIAS_DATA_TYPE: return &d->bias_type;
     case OZ_CUBLASLT_DESC_A_SCALE_MODE: return &d->amode;
     case OZ_CUBLASLT_DESC_B_SCALE_MODE: return &d->bmode;
     }
+    *size = 8;
+    if (attr == LT_DESC_BIAS_BATCH_STRIDE)
+        return &d->bias_stride;
     *size = sizeof(void *);
     switch (attr) {
     case LT_DESC_BIAS_POINTER: return &d->bias;
@@ -461,7 +467,8 @@ static oz_cublas_status i8_matmul(oz_cublaslt_matmul_desc d, const void *alpha, 
 
 /* ---- FP64 and complex FP64 products (what the preload shim passes through) ------------------
  * D = epilogue(alpha op(A) op(B) + beta C (+ bias)), each product of the batch by plain loops
- * in k order, the epilogue's bias (one element per row of D, of D's type) and ReLU after. */
+ * in k order, the epilogue's bias (one element per row of D, of D's type, product b's at
+ * bias + b BIAS_BATCH_STRIDE) and ReLU after. */
 
 /* Element (r, c) of a matrix in l's order. */
 static int64_t at(oz_cublaslt_layout l, uint64_t r, uint64_t c)
@@ -483,7 +490,7 @@ static oz_cublas_status f64_check(oz_cublaslt_matmul_desc d, oz_cublaslt_layout 
     const uint32_t e = d->epilogue;
     if ((e != LT_EPILOGUE_DEFAULT && e != LT_EPILOGUE_BIAS && e != LT_EPILOGUE_RELU &&
          e != LT_EPILOGUE_RELU_BIAS) || (*cplx && (e & LT_EPILOGUE_RELU)) ||
-        ((e & LT_EPILOGUE_BIAS) && !d->bias) ||
+        ((e & LT_EPILOGUE_BIAS) && !d->bias) || (d->bias_type != -1 && d->bias_type != t) ||
         (d->pmode != LT_POINTER_HOST && d->pmode != LT_POINTER_DEVICE) || d->ascale ||
         d->bscale || d->cscale || d->dscale || d->amax || d->tc != OZ_CUBLAS_OP_N)
         return LT_NOT_SUPPORTED;
@@ -542,7 +549,7 @@ static void f64_run(oz_cublaslt_matmul_desc d, const void *alpha, const void *be
     for (int32_t b = 0; b < ld->batch; b++)
         f64_product<T>(d, al, be, (const T *)A + b * la->stride, la,
                        (const T *)B + b * lb->stride, lb, (const T *)C + b * lc->stride, lc,
-                       (T *)D + b * ld->stride, ld, bias);
+                       (T *)D + b * ld->stride, ld, bias ? bias + b * d->bias_stride : NULL);
 }
 
 static oz_cublas_status f64_matmul(oz_cublaslt_matmul_desc d, const void *alpha, const void *A,
