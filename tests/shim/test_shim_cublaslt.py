@@ -3,6 +3,9 @@
 Everywhere: the library exports it, and with no cuBLASLt loaded a call returns
 CUBLAS_STATUS_NOT_INITIALIZED with one message.
 
+On a GPU (marked ``gpu``; never run on one yet): a raw FP64 cublasLtMatmul through ctypes on
+CuPy arrays, and PyTorch's fused float64 ``addmm``, routed and equal to the CPU executor.
+
 With OZ_EMU_DIR naming a build of tests/cuda/emu/build_emu.sh: a C program calls cuBLASLt
 through its own API, the harness's stand-in (libcublasLt_emu.so, which computes FP64 and
 complex FP64 matmuls on the CPU), with the shim preloaded and without. Each call is one case
@@ -22,8 +25,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import numpy as np
+
+import ozblas
 from ozblas import shim
-from test_shim_cublas import CC, FAKE_DRIVER
+from test_shim_cublas import CC, FAKE_DRIVER, _bits, _preloaded_child
 
 EMU = os.environ.get("OZ_EMU_DIR")  # a build of tests/cuda/emu/build_emu.sh
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
@@ -438,3 +444,103 @@ def test_no_cublaslt_loaded_is_a_status_and_one_message(tmp_path):
     assert (p.returncode, p.stdout.split()) == (0, ["1", "1"]), p.stdout + p.stderr
     assert p.stderr.count("no real cublasLtMatmul found among the loaded objects") == 1, p.stderr
     assert not (tmp_path / "trace").exists() or (tmp_path / "trace").read_text() == ""
+
+
+# ---- on a GPU: the real cuBLASLt -------------------------------------------------------------
+
+# A raw FP64 cublasLtMatmul (TRANSA T, C distinct from D, beta != 0, host scalars) on CuPy
+# arrays, then the same with the RELU epilogue (passed through). The descriptor functions are
+# the real library's (CuPy's cuBLAS loaded it); cublasLtMatmul is called through the global
+# scope, where the preloaded shim's name is.
+RAW_LT_CHILD = r"""
+import ctypes, sys, numpy as np, cupy as cp
+d = np.load(sys.argv[1] + "/in.npz")
+a, b, c = (cp.asfortranarray(cp.asarray(d[x])) for x in ("a", "b", "c"))
+(a @ a.T).sum()  # loads CuPy's cuBLAS, and cuBLASLt with it
+cp.cuda.Device().synchronize()
+path = next(line.split()[-1] for line in open("/proc/self/maps") if "libcublasLt.so" in line)
+L, G = ctypes.CDLL(path), ctypes.CDLL(None)
+vp, i32, u64, i64, sz = ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int64, ctypes.c_size_t
+k, m = a.shape
+n = b.shape[1]
+h, desc = vp(), vp()
+assert L.cublasLtCreate(ctypes.byref(h)) == 0
+assert L.cublasLtMatmulDescCreate(ctypes.byref(desc), 70, 1) == 0
+L.cublasLtMatmulDescSetAttribute.argtypes = [vp, ctypes.c_int, vp, sz]
+ta = i32(1)
+assert L.cublasLtMatmulDescSetAttribute(desc, 3, ctypes.addressof(ta), 4) == 0
+L.cublasLtMatrixLayoutCreate.argtypes = [vp, ctypes.c_int, u64, u64, i64]
+def layout(rows, cols):
+    lay = vp()
+    assert L.cublasLtMatrixLayoutCreate(ctypes.byref(lay), 1, rows, cols, rows) == 0
+    return lay
+la, lb, lc, ld = layout(k, m), layout(k, n), layout(m, n), layout(m, n)
+G.cublasLtMatmul.argtypes = [vp] * 14 + [sz, vp]
+alpha, beta = ctypes.c_double(1.25), ctypes.c_double(0.5)
+out = {}
+for name, epilogue in (("plain", 1), ("relu", 2)):
+    e = ctypes.c_uint32(epilogue)
+    assert L.cublasLtMatmulDescSetAttribute(desc, 7, ctypes.addressof(e), 4) == 0
+    dd = cp.zeros((m, n), order="F")
+    st = G.cublasLtMatmul(h, desc, ctypes.addressof(alpha), a.data.ptr, la, b.data.ptr, lb,
+                          ctypes.addressof(beta), c.data.ptr, lc, dd.data.ptr, ld, None, None, 0,
+                          cp.cuda.get_current_stream().ptr)
+    cp.cuda.Device().synchronize()
+    assert st == 0 or name == "relu", st  # cuBLASLt may not have an FP64 ReLU
+    out[name] = cp.asnumpy(dd)
+out["c"] = cp.asnumpy(c)
+np.savez(sys.argv[1] + "/out.npz", **out)
+"""
+
+# PyTorch's fused addmm: bias + a @ b with a 1-D bias (cuBLASLt with the BIAS epilogue, beta 0).
+TORCH_ADDMM_CHILD = """
+import sys, numpy as np, torch
+d = np.load(sys.argv[1] + "/in.npz")
+a, b, bias = (torch.from_numpy(d[x]).cuda() for x in ("a", "b", "bias"))
+out = torch.addmm(bias, a, b)
+torch.cuda.synchronize()
+np.savez(sys.argv[1] + "/out.npz", torch=out.cpu().numpy())
+"""
+
+GPU_KW = dict(method="ozaki2", moduli=16, executor="cpu")
+
+
+def _gpu_lt_ready(module):
+    lib = pytest.importorskip(module)
+    ok = lib.cuda.is_available() if module == "torch" else lib.cuda.runtime.getDeviceCount() > 0
+    if not ok:
+        pytest.skip(f"{module} sees no CUDA device")
+
+
+@pytest.mark.gpu
+def test_raw_cublaslt_fp64_matmul_is_routed_and_equals_the_cpu_executor(tmp_path):
+    """Never run on a GPU yet (benchmarks/device_check.sh runs it with the other gpu tests)."""
+    _gpu_lt_ready("cupy")
+    from ozblas.testing import make_matrix
+
+    ins = {"a": make_matrix(40, 33, 1.0, seed=61), "b": make_matrix(40, 29, 1.0, seed=62),
+           "c": make_matrix(33, 29, 1.0, seed=63)}
+    o, calls = _preloaded_child(tmp_path, RAW_LT_CHILD, ins)
+    lt = [t for t in calls if t["symbol"] == "cublasLtMatmul"]
+    assert [(t["route"], t["executor"]) for t in lt] == [("ozblas", "cuda"), ("native", "cublas")], lt
+    assert lt[1]["reason"] == f'"{EPILOGUE}"'
+    want = ozblas.dgemm(1.25, ins["a"], ins["b"], 0.5, ins["c"], trans_a=1, **GPU_KW)
+    assert np.array_equal(_bits(o["plain"]), _bits(want))
+    assert np.array_equal(_bits(o["c"]), _bits(ins["c"]))  # C is only read
+
+
+@pytest.mark.gpu
+def test_torch_fused_addmm_is_routed_and_equals_the_cpu_executor(tmp_path):
+    """Never run on a GPU yet. PyTorch's column-major view: D (n x m) = b^T a^T + bias."""
+    _gpu_lt_ready("torch")
+    from ozblas.testing import make_matrix
+
+    ins = {"a": make_matrix(45, 38, 1.0, seed=71), "b": make_matrix(38, 31, 1.0, seed=72),
+           "bias": make_matrix(31, 1, 1.0, seed=73)[:, 0].copy()}
+    o, calls = _preloaded_child(tmp_path, TORCH_ADDMM_CHILD, ins)
+    lt = [t for t in calls if t["symbol"] == "cublasLtMatmul"]
+    assert lt and all((t["route"], t["executor"], t["m"], t["n"]) == ("ozblas", "cuda", "31", "45")
+                      for t in lt), calls
+    broadcast = np.tile(ins["bias"][:, None], (1, 45))
+    want = ozblas.dgemm(1.0, ins["b"].T, ins["a"].T, 1.0, broadcast, **GPU_KW).T
+    assert np.array_equal(_bits(o["torch"]), _bits(want))
