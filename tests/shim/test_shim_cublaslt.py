@@ -390,9 +390,12 @@ def test_settings_and_failures_leave_the_call_to_cublaslt(built, tmp_path, setti
 @given(cplx=st.integers(0, 1), ta=st.integers(0, 2), tb=st.integers(0, 2),
        m=st.integers(1, 40), n=st.integers(1, 40), k=st.integers(1, 40), batch=st.integers(1, 3),
        pad=st.integers(0, 3), stride_pad=st.integers(0, 4), cd=st.integers(0, 1),
-       beta0=st.integers(0, 1), pmode=st.integers(0, 1))
-def test_routed_shapes_equal_the_cpu_executor(built, tmp_path_factory, **kw):
+       beta0=st.integers(0, 1), pmode=st.integers(0, 1), bias=st.booleans(),
+       bias_stride=st.integers(0, 2))
+def test_routed_shapes_equal_the_cpu_executor(built, tmp_path_factory, bias, **kw):
     c = case(**kw)
+    if bias:  # routed with beta 0 only
+        c.update(epilogue=4, beta0=1, bias_stride=c["bias_stride"] * c["m"])
     if not c["cplx"] and c["ta"] == 2:
         c["ta"] = 1  # CUBLAS_OP_C on real data is CUBLAS_OP_T
     if not c["cplx"] and c["tb"] == 2:

@@ -1093,6 +1093,16 @@ static void lt_record(const lt_call *g, shim_call *c)
     c->batch = g->l[3].batch > 0 ? g->l[3].batch : 0;
 }
 
+/* The bytes a layout's matrices span, the whole batch: 1, or 0 beyond an address's reach. */
+static int lt_span(const lt_layout *l, int cplx, uint64_t *span)
+{
+    uint64_t a, b;
+    return !__builtin_mul_overflow((uint64_t)(l->batch - 1), (uint64_t)l->stride, &a) &&
+           !__builtin_mul_overflow(l->cols ? l->cols - 1 : 0, (uint64_t)l->ld, &b) &&
+           !__builtin_add_overflow(a, b, &a) && !__builtin_add_overflow(a, l->rows, &a) &&
+           !__builtin_mul_overflow(a, (uint64_t)(cplx ? 16 : 8), span) && *span < UINTPTR_MAX / 2;
+}
+
 /* The descriptors describe one D = alpha op(A) op(B) + beta C with one batch count, and
  * pointers to it: -1; otherwise the N_* reason to pass the call through. */
 static int lt_check(const lt_call *g)
@@ -1127,14 +1137,11 @@ static int lt_check(const lt_call *g)
     }
     if (g->C == g->D)
         return lc->ld == ld->ld && lc->stride == ld->stride ? -1 : N_LT_OVERLAP;
-    /* the bytes each spans, the whole batch */
-    const int64_t es = g->cplx ? 16 : 8;
-    const int64_t span_c = ((lc->batch - 1) * lc->stride + (n ? (int64_t)n - 1 : 0) * lc->ld +
-                            (int64_t)m) * es,
-                  span_d = ((ld->batch - 1) * ld->stride + (n ? (int64_t)n - 1 : 0) * ld->ld +
-                            (int64_t)m) * es;
+    uint64_t span_c, span_d;
+    if (!lt_span(lc, g->cplx, &span_c) || !lt_span(ld, g->cplx, &span_d))
+        return N_ARGUMENT;
     const uintptr_t c0 = (uintptr_t)g->C, d0 = (uintptr_t)g->D;
-    return g->C && c0 < d0 + (uintptr_t)span_d && d0 < c0 + (uintptr_t)span_c ? N_LT_OVERLAP : -1;
+    return g->C && c0 < d0 + span_d && d0 < c0 + span_c ? N_LT_OVERLAP : -1;
 }
 
 /* shim_decide's quick return: with C != D or a bias, D := C (+ bias) is still to be done (by
