@@ -86,7 +86,9 @@ EOF
 echo "== GPU tests (every test marked gpu: tests/cuda/test_cuda_executor.py, tests/cuda/test_device_arrays.py,"
 echo "   tests/shim/test_shim_cublas.py (CuPy under the preload shim), tests/cuda/test_cuda_multi.py"
 echo "   (cuda:all over this machine's GPUs: one GPU makes it a one-device list), tests/lapack/test_lapack_cuda.py"
-echo "   (the LAPACK layer device-resident, on device pointers and CuPy arrays), ...) [$(elapsed) s]"
+echo "   (the LAPACK layer device-resident, on device pointers and CuPy arrays),"
+echo "   tests/shim/test_shim_cublaslt.py (cuBLASLt: a raw FP64 cublasLtMatmul through ctypes on CuPy"
+echo "   arrays, PyTorch's fused float64 addmm; never run on a GPU before), ...) [$(elapsed) s]"
 timeout 150 python3 -m pytest -q -m gpu tests -rfE --durations=8 \
     --junitxml="$OUT/pytest_gpu.xml" -p no:cacheprovider
 TEST_RC=$?

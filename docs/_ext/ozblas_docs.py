@@ -8,7 +8,7 @@ from the code:
 ``ozblas-shim-table`` (argument ``blas``, ``lapack`` or ``cublas``)
     the names the preload shim exports: the host lists and their forms from the one table of
     names, native/src/shim/shim_names.h (its routine lists read by ozblas.shim_stats, the
-    forms expanded here as shim.c expands them); the cuBLAS entries from the ``*_ENTRY(name,``
+    forms expanded here as shim.c expands them); the cuBLAS entries from the ``*_ENTRY(name``
     lines that define them in native/src/shim/shim_cublas.c.
 ``ozblas-c-api``
     the public C API: every declaration between OZBLAS_CDEF_BEGIN and OZBLAS_CDEF_END of
@@ -120,7 +120,7 @@ class ShimTable(SphinxDirective):
             routines = lists["OZ_SHIM_LAPACK_ROUTINES"] + lists["OZ_SHIM_QR_ROUTINES"]
         elif which == "cublas":
             src = (ROOT / "native/src/shim/shim_cublas.c").read_text()
-            entries = re.findall(r"^[A-Z0-9_]+_ENTRY\((cublas\w+),", src, re.M)
+            entries = re.findall(r"^[A-Z0-9_]+_ENTRY\((cublas\w+)[,)]", src, re.M)
             if not entries:
                 raise RuntimeError("shim_cublas.c: no *_ENTRY(cublas...) line")
             groups: dict[str, list[str]] = {}

@@ -7,7 +7,8 @@
  * cuBLAS 12 and later); cublas{D,Z}{trsm,trmm}_v2, cublasDsyrk_v2,
  * cublasZsyrk_v2, cublasZherk_v2, cublas{D,Z}symm_v2, cublasZhemm_v2, cublas{D,Z}syr2k_v2,
  * cublasZher2k_v2 and their _64 forms, computed by the LAPACK layer's blocked drivers on the
- * device pointers (below). Programs write cublasDgemm and cublasDgemm_64;
+ * device pointers (below); cublasLtMatmul for FP64 and complex FP64 (JAX/XLA, MLX, PyTorch's
+ * fused addmm; last section). Programs write cublasDgemm and cublasDgemm_64;
  * cublas_v2.h turns those into the _v2 symbols by macro. The exported symbol cublasDgemm
  * itself is the legacy API of cublas.h (no handle, scalars by value, errors through
  * cublasGetError): it has no stream to run on and no status to return, so it is left alone.
@@ -108,6 +109,9 @@ typedef int (*pointer_attribute_t)(void *data, int attribute, unsigned long long
 typedef int (*copy_dtoh_t)(void *dst, unsigned long long src, size_t bytes, void *stream);
                                                        /* cuMemcpyDtoHAsync_v2 */
 typedef int (*stream_sync_t)(void *stream);            /* cuStreamSynchronize */
+typedef int (*lt_get_t)(void *desc, int attribute, void *buf, size_t size, size_t *written);
+                                     /* cublasLtMatmulDescGetAttribute, ...LayoutGetAttribute */
+typedef int (*copy_2d_t)(const void *copy, void *stream); /* cuMemcpy2DAsync_v2 */
 
 enum {
     H_GET_STREAM,
@@ -122,13 +126,17 @@ enum {
     H_POINTER_ATTRIBUTE,
     H_COPY_DTOH,
     H_STREAM_SYNC,
+    H_LT_DESC_GET,
+    H_LT_LAYOUT_GET,
+    H_COPY_2D,
     H_COUNT
 };
 static const char *const helper_name[H_COUNT] = {
     "cublasGetStream_v2",         "cublasGetPointerMode_v2",  "cublasGetMathMode",
     "cuCtxGetCurrent",            "cuCtxGetDevice",           "cuDevicePrimaryCtxGetState",
     "cuDevicePrimaryCtxRetain",   "cuDevicePrimaryCtxRelease_v2", "cuStreamIsCapturing",
-    "cuPointerGetAttribute",      "cuMemcpyDtoHAsync_v2",     "cuStreamSynchronize"};
+    "cuPointerGetAttribute",      "cuMemcpyDtoHAsync_v2",     "cuStreamSynchronize",
+    "cublasLtMatmulDescGetAttribute", "cublasLtMatrixLayoutGetAttribute", "cuMemcpy2DAsync_v2"};
 static void *helper_fn[H_COUNT];
 
 /* Cached once found; looked for again while missing (libcuda may be loaded later). */
@@ -241,6 +249,25 @@ static int cu_host_pointer_mode(void *h, shim_result *r)
     return 1;
 }
 
+/* The options of a call on stream once device_ready(stream, ptrs): 1, or 0 with r->why. */
+static int cu_stream_options(void *stream, const void *const ptrs[3], shim_result *r,
+                             ozblas_options *opt)
+{
+    int dev = 0;
+    int why = device_ready(stream, ptrs, &dev);
+    if (why >= 0) {
+        r->why = why;
+        return 0;
+    }
+    *opt = *shim_options();
+    opt->method = r->method; /* shim_decide's decision */
+    opt->executor = OZBLAS_EXECUTOR_CUDA;
+    opt->device = dev;
+    opt->devices = 0; /* device operands run on their device, whatever the list */
+    opt->stream = stream;
+    return 1;
+}
+
 /* The last checks of a call to be routed (the handle's math mode not pedantic, a usable
  * executor, the handle's stream, device_ready on ptrs) and its options: 1, or 0 with
  * r->why. */
@@ -264,19 +291,7 @@ static int cu_run_options(void *h, const void *const ptrs[3], shim_result *r,
         r->why = N_HANDLE;
         return 0;
     }
-    int dev = 0;
-    int why = device_ready(stream, ptrs, &dev);
-    if (why >= 0) {
-        r->why = why;
-        return 0;
-    }
-    *opt = *shim_options();
-    opt->method = r->method; /* shim_decide's decision */
-    opt->executor = OZBLAS_EXECUTOR_CUDA;
-    opt->device = dev;
-    opt->devices = 0; /* device operands run on their device, whatever the list */
-    opt->stream = stream;
-    return 1;
+    return cu_stream_options(stream, ptrs, r, opt);
 }
 
 /* The matrices of a batch with arrays of pointers, read from the device arrays on the
@@ -923,3 +938,413 @@ L3_ENTRY(cublasZsyr2k_v2, int, 1, OZ_L3_SYR2K, zsyr2k)
 L3_ENTRY(cublasZsyr2k_v2_64, int64_t, 1, OZ_L3_SYR2K, zsyr2k)
 L3_ENTRY(cublasZher2k_v2, int, 1, OZ_L3_HER2K, zher2k)
 L3_ENTRY(cublasZher2k_v2_64, int64_t, 1, OZ_L3_HER2K, zher2k)
+
+/* ---- cublasLtMatmul -------------------------------------------------------------------------
+ * D = alpha op(A) op(B) + beta C as XLA (JAX), MLX and PyTorch's fused addmm ask cuBLASLt for
+ * it. The descriptors are read through the real cuBLASLt's own getters
+ * (cublasLtMatmulDescGetAttribute, cublasLtMatrixLayoutGetAttribute): no bookkeeping here.
+ * A, B, C and D all CUDA_R_64F or all CUDA_C_64F are traced and counted as dgemm or zgemm;
+ * other types, and layouts that cannot be read, go straight to the real cublasLtMatmul,
+ * untraced, as GemmEx's other types do. Besides the cuBLAS entries' decision and device
+ * checks, a call is routed when: every matmul attribute read is readable; compute type
+ * CUBLAS_COMPUTE_64F (the pedantic one passes through, as for GemmEx); scale type the data's,
+ * and no A, B, C or D scale pointer or amax-of-D pointer (an attribute this cuBLASLt does not
+ * know cannot have been set); epilogue DEFAULT, or BIAS with beta = 0 (PyTorch's fused addmm:
+ * D = alpha op(A) op(B) + bias, the bias, of D's type, broadcast to every column, at
+ * bias + b BIAS_BATCH_STRIDE for product b); pointer mode HOST or DEVICE (device scalars are
+ * copied to the host on the caller's stream once the call is otherwise routed); every layout
+ * column order and not planar; TRANSC N, op(A) m x k, op(B) k x n, C and D m x n, one batch
+ * count, strides >= 0; C either D itself (same leading dimension and batch stride) or
+ * disjoint from it. ozblas then computes in place on D, which is first given, on the stream
+ * (cuMemcpy2DAsync; D's rows beyond m stay untouched), C when C != D and beta != 0 (C is
+ * only read), or the broadcast bias with beta 1 for the product (so the bias is added inside
+ * the one rounding of ozblas's result: cuBLASLt's definition, D = alpha op(A) op(B) + bias,
+ * rounded once; BIAS with beta != 0 passes through, as beta C + bias would be rounded apart).
+ * The products run as one ozblas batch on
+ * the caller's stream. If ozblas fails, the real cublasLtMatmul runs the whole call when that
+ * is safe to repeat (C != D, beta = 0, or no product computed); an in-place call with
+ * beta != 0 that failed after computing some products returns CUBLAS_STATUS_EXECUTION_FAILED
+ * (its computed products must not be updated twice). */
+
+enum {
+    LT_DESC_COMPUTE = 0, /* cublasLtMatmulDescAttributes_t; int32_t unless said */
+    LT_DESC_SCALE_TYPE = 1,
+    LT_DESC_POINTER_MODE = 2,
+    LT_DESC_TRANSA = 3,
+    LT_DESC_TRANSB = 4,
+    LT_DESC_TRANSC = 5,
+    LT_DESC_EPILOGUE = 7,      /* uint32_t */
+    LT_DESC_BIAS = 8,          /* pointer */
+    LT_DESC_BIAS_STRIDE = 10,  /* int64_t, elements */
+    LT_DESC_BIAS_TYPE = 26,    /* int32_t cudaDataType, -1 (default): D's type */
+    LT_DESC_A_SCALE = 17,      /* pointers: A, B, C, D scale (17 to 20), amax of D (21) */
+    LT_DESC_AMAX_D = 21,
+    LT_LAYOUT_TYPE = 0,        /* cublasLtMatrixLayoutAttribute_t: uint32_t */
+    LT_LAYOUT_ORDER = 1,       /* int32_t */
+    LT_LAYOUT_ROWS = 2,        /* uint64_t */
+    LT_LAYOUT_COLS = 3,        /* uint64_t */
+    LT_LAYOUT_LD = 4,          /* int64_t */
+    LT_LAYOUT_BATCH = 5,       /* int32_t */
+    LT_LAYOUT_STRIDE = 6,      /* int64_t, elements */
+    LT_LAYOUT_PLANE = 7,       /* int64_t, bytes; nonzero: planar complex */
+    LT_ORDER_COL = 0,
+    LT_EPILOGUE_DEFAULT = 1,
+    LT_EPILOGUE_BIAS = 4,
+    LT_POINTER_HOST = 0,
+    LT_POINTER_DEVICE = 1,
+    CU_MEMORYTYPE_UNIFIED = 4  /* CUmemorytype: a unified address (device or managed) */
+};
+
+/* CUDA_MEMCPY2D (cuda.h, CUDA 11 to 13) */
+typedef struct {
+    size_t src_x, src_y;
+    int src_type;
+    const void *src_host;
+    unsigned long long src_device;
+    void *src_array;
+    size_t src_pitch;
+    size_t dst_x, dst_y;
+    int dst_type;
+    void *dst_host;
+    unsigned long long dst_device;
+    void *dst_array;
+    size_t dst_pitch;
+    size_t width, height; /* bytes per row, rows */
+} cu_copy2d;
+
+typedef struct {
+    int32_t type, order, batch;
+    uint64_t rows, cols;
+    int64_t ld, stride, plane;
+} lt_layout;
+
+typedef struct {
+    void *desc;
+    const void *alpha, *A, *B, *beta, *C;
+    void *D, *stream;
+    lt_layout l[4]; /* A, B, C, D */
+    int cplx, read; /* read: the matmul attributes below were read */
+    int32_t compute, scale, pmode, ta, tb, tc;
+    uint32_t epilogue;
+    int scaled; /* a scale or amax pointer is set */
+    const void *bias; /* epilogue BIAS: the bias of product b at bias + b bias_stride */
+    int64_t bias_stride;
+    int32_t bias_type;
+} lt_call;
+
+static int lt_read_layout(lt_get_t get, void *h, lt_layout *l)
+{
+    size_t w;
+    uint32_t type = 0;
+    if (!h || get(h, LT_LAYOUT_TYPE, &type, 4, &w) || get(h, LT_LAYOUT_ORDER, &l->order, 4, &w) ||
+        get(h, LT_LAYOUT_ROWS, &l->rows, 8, &w) || get(h, LT_LAYOUT_COLS, &l->cols, 8, &w) ||
+        get(h, LT_LAYOUT_LD, &l->ld, 8, &w) || get(h, LT_LAYOUT_BATCH, &l->batch, 4, &w) ||
+        get(h, LT_LAYOUT_STRIDE, &l->stride, 8, &w) || get(h, LT_LAYOUT_PLANE, &l->plane, 8, &w))
+        return 0;
+    l->type = (int32_t)type;
+    return 1;
+}
+
+/* The descriptors of a call: 0 (FP64) or 1 (complex FP64) when all four layouts are read and
+ * of that type, -1 otherwise (then nothing else is read). */
+static int lt_read(lt_call *g, void *const lay[4])
+{
+    lt_get_t lget = (lt_get_t)helper(H_LT_LAYOUT_GET), dget = (lt_get_t)helper(H_LT_DESC_GET);
+    if (!lget)
+        return -1;
+    for (int i = 0; i < 4; i++)
+        if (!lt_read_layout(lget, lay[i], &g->l[i]) || g->l[i].type != g->l[0].type)
+            return -1;
+    if (g->l[3].type != CB_R_64F && g->l[3].type != CB_C_64F)
+        return -1;
+    g->cplx = g->l[3].type == CB_C_64F;
+    size_t w;
+    void *d = g->desc;
+    g->read = dget && d && !dget(d, LT_DESC_COMPUTE, &g->compute, 4, &w) &&
+              !dget(d, LT_DESC_SCALE_TYPE, &g->scale, 4, &w) &&
+              !dget(d, LT_DESC_POINTER_MODE, &g->pmode, 4, &w) &&
+              !dget(d, LT_DESC_TRANSA, &g->ta, 4, &w) && !dget(d, LT_DESC_TRANSB, &g->tb, 4, &w) &&
+              !dget(d, LT_DESC_TRANSC, &g->tc, 4, &w) &&
+              !dget(d, LT_DESC_EPILOGUE, &g->epilogue, 4, &w) &&
+              !dget(d, LT_DESC_BIAS, &g->bias, sizeof g->bias, &w) &&
+              !dget(d, LT_DESC_BIAS_STRIDE, &g->bias_stride, 8, &w);
+    g->bias_type = -1; /* CUDA 12.0 and later */
+    if (g->read)
+        dget(d, LT_DESC_BIAS_TYPE, &g->bias_type, 4, &w);
+    if (g->epilogue != LT_EPILOGUE_BIAS)
+        g->bias = NULL;
+    for (int a = LT_DESC_A_SCALE; g->read && a <= LT_DESC_AMAX_D; a++) {
+        const void *p = NULL;
+        g->scaled |= !dget(d, a, &p, sizeof p, &w) && p;
+    }
+    return g->cplx;
+}
+
+/* A dimension as the record shows it (a layout's uint64_t; 0 beyond int64_t's reach). */
+static int64_t lt_dim(uint64_t x) { return x > (uint64_t)INT64_MAX / 16 ? 0 : (int64_t)x; }
+
+static void lt_record(const lt_call *g, shim_call *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = K_GEMM;
+    c->cplx = g->cplx;
+    c->m = lt_dim(g->l[3].rows), c->n = lt_dim(g->l[3].cols);
+    c->k = lt_dim(g->read && g->ta != CB_OP_N ? g->l[0].rows : g->l[0].cols);
+    c->batch = g->l[3].batch > 0 ? g->l[3].batch : 0;
+}
+
+/* The bytes a layout's matrices span, the whole batch: 1, or 0 beyond an address's reach. */
+static int lt_span(const lt_layout *l, int cplx, uint64_t *span)
+{
+    uint64_t a, b;
+    return !__builtin_mul_overflow((uint64_t)(l->batch - 1), (uint64_t)l->stride, &a) &&
+           !__builtin_mul_overflow(l->cols ? l->cols - 1 : 0, (uint64_t)l->ld, &b) &&
+           !__builtin_add_overflow(a, b, &a) && !__builtin_add_overflow(a, l->rows, &a) &&
+           !__builtin_mul_overflow(a, (uint64_t)(cplx ? 16 : 8), span) && *span < UINTPTR_MAX / 2;
+}
+
+/* The descriptors describe one D = alpha op(A) op(B) + beta C with one batch count, and
+ * pointers to it: -1; otherwise the N_* reason to pass the call through. */
+static int lt_check(const lt_call *g)
+{
+    const lt_layout *la = &g->l[0], *lb = &g->l[1], *lc = &g->l[2], *ld = &g->l[3];
+    if (!g->read)
+        return N_LT_DESCRIPTOR;
+    if (g->compute != CB_COMPUTE_64F)
+        return N_COMPUTE_TYPE;
+    if (g->scale != ld->type || g->scaled)
+        return N_LT_SCALING;
+    if ((g->epilogue != LT_EPILOGUE_DEFAULT && g->epilogue != LT_EPILOGUE_BIAS) ||
+        (g->bias_type != -1 && g->bias_type != ld->type))
+        return N_LT_EPILOGUE;
+    for (int i = 0; i < 4; i++)
+        if (g->l[i].order != LT_ORDER_COL || g->l[i].plane)
+            return N_LT_LAYOUT;
+    if (g->pmode != LT_POINTER_HOST && g->pmode != LT_POINTER_DEVICE)
+        return N_LT_POINTER_MODE;
+    const int ta = g->ta != CB_OP_N, tb = g->tb != CB_OP_N;
+    const uint64_t m = ld->rows, n = ld->cols, k = ta ? la->rows : la->cols;
+    if (!op_char(g->ta) || !op_char(g->tb) || g->tc != CB_OP_N || (ta ? la->cols : la->rows) != m ||
+        (tb ? lb->rows : lb->cols) != n || (tb ? lb->cols : lb->rows) != k || lc->rows != m ||
+        lc->cols != n || !g->alpha || !g->beta || !g->A || !g->B || !g->D ||
+        (g->epilogue == LT_EPILOGUE_BIAS && (!g->bias || g->bias_stride < 0)))
+        return N_ARGUMENT;
+    for (int i = 0; i < 4; i++) {
+        const lt_layout *l = &g->l[i];
+        if (l->batch != ld->batch || l->batch < 1 || l->stride < 0 || !lt_dim(l->rows + 1) ||
+            !lt_dim(l->cols + 1) || l->ld < (l->rows > 1 ? (int64_t)l->rows : 1))
+            return N_ARGUMENT;
+    }
+    if (g->C == g->D)
+        return lc->ld == ld->ld && lc->stride == ld->stride ? -1 : N_LT_OVERLAP;
+    uint64_t span_c, span_d;
+    if (!lt_span(lc, g->cplx, &span_c) || !lt_span(ld, g->cplx, &span_d))
+        return N_ARGUMENT;
+    const uintptr_t c0 = (uintptr_t)g->C, d0 = (uintptr_t)g->D;
+    return g->C && c0 < d0 + span_d && d0 < c0 + span_c ? N_LT_OVERLAP : -1;
+}
+
+/* shim_decide's quick return: with C != D or a bias, D := C (+ bias) is still to be done (by
+ * cuBLASLt). */
+static int lt_quick(const lt_call *g, shim_result *r)
+{
+    if (r->route != R_QUICK)
+        return 0;
+    if ((g->C == g->D && !g->bias) || !g->l[3].rows || !g->l[3].cols)
+        return 1;
+    r->route = R_NATIVE;
+    r->why = N_ZERO;
+    return 0;
+}
+
+static int lt_copy_2d(uintptr_t src, size_t src_pitch, uintptr_t dst, size_t dst_pitch,
+                      size_t width, size_t height, void *stream)
+{
+    copy_2d_t copy = (copy_2d_t)helper(H_COPY_2D);
+    cu_copy2d p;
+    memset(&p, 0, sizeof p);
+    p.src_type = p.dst_type = CU_MEMORYTYPE_UNIFIED;
+    p.src_device = src, p.src_pitch = src_pitch;
+    p.dst_device = dst, p.dst_pitch = dst_pitch;
+    p.width = width, p.height = height;
+    return copy && copy(&p, stream) == CU_SUCCESS;
+}
+
+/* What ozblas's D := alpha op(A) op(B) + beta' D then adds to alpha op(A) op(B), product by
+ * product on the stream: C (beta' = beta, C != D), or the bias broadcast to every column
+ * (beta' = 1, beta = 0: D = alpha op(A) op(B) + bias rounded once). 2D copies: D's rows
+ * beyond m are not touched; the bias goes to column 0, then the filled columns are doubled. */
+static int lt_prefill(const lt_call *g, void *stream)
+{
+    const lt_layout *lc = &g->l[2], *ld = &g->l[3];
+    const size_t es = g->cplx ? 16 : 8, col = (size_t)ld->rows * es, pitch = (size_t)ld->ld * es;
+    for (int32_t b = 0; b < ld->batch; b++) {
+        const uintptr_t d = (uintptr_t)g->D + (uint64_t)b * (uint64_t)ld->stride * es;
+        if (!g->bias) {
+            const uintptr_t c = (uintptr_t)g->C + (uint64_t)b * (uint64_t)lc->stride * es;
+            if (!lt_copy_2d(c, (size_t)lc->ld * es, d, pitch, col, ld->cols, stream))
+                return 0;
+            continue;
+        }
+        const uintptr_t v = (uintptr_t)g->bias + (uint64_t)b * (uint64_t)g->bias_stride * es;
+        if (!lt_copy_2d(v, col, d, pitch, col, 1, stream))
+            return 0;
+        for (uint64_t h = 1; h < ld->cols; h *= 2)
+            if (!lt_copy_2d(d, pitch, d + h * pitch, pitch, col,
+                            h < ld->cols - h ? h : ld->cols - h, stream))
+                return 0;
+    }
+    return 1;
+}
+
+/* Device-mode alpha and beta read on the stream, after the caller's earlier work on it. */
+static int lt_device_scalars(const lt_call *g, double al[2], double be[2])
+{
+    copy_dtoh_t copy = (copy_dtoh_t)helper(H_COPY_DTOH);
+    stream_sync_t sync = (stream_sync_t)helper(H_STREAM_SYNC);
+    const size_t es = g->cplx ? 16 : 8;
+    return copy && sync && copy(al, (uintptr_t)g->alpha, es, g->stream) == CU_SUCCESS &&
+           copy(be, (uintptr_t)g->beta, es, g->stream) == CU_SUCCESS &&
+           sync(g->stream) == CU_SUCCESS;
+}
+
+/* The products of the call as one ozblas batch on D (in place): 1 when done, 0 when the real
+ * cublasLtMatmul is to run the whole call (repeatable: it may, even after some products). */
+static int lt_run(const lt_call *g, const shim_call *c, const ozblas_options *opt, int repeatable,
+                  shim_result *r)
+{
+    const int64_t nb = g->l[3].batch, es = g->cplx ? 16 : 8;
+    const double **pa = malloc(sizeof *pa * (size_t)nb), **pb = malloc(sizeof *pb * (size_t)nb);
+    double **pc = malloc(sizeof *pc * (size_t)nb);
+    unsigned char *done = calloc((size_t)nb, 1);
+    int ok = 0;
+    if (!pa || !pb || !pc || !done) {
+        r->why = N_FAILED;
+        r->st = OZBLAS_ERR_ALLOCATION;
+        goto out;
+    }
+    for (int64_t b = 0; b < nb; b++) {
+        pa[b] = (const double *)((const char *)g->A + b * g->l[0].stride * es);
+        pb[b] = (const double *)((const char *)g->B + b * g->l[1].stride * es);
+        pc[b] = (double *)((char *)g->D + b * g->l[3].stride * es);
+    }
+    depth++;
+    ozblas_status st = oz_gemm_batch(shim_context(), c->cplx, c->ta, c->tb, c->m, c->n, c->k,
+                                     c->alpha, pa, c->lda, pb, c->ldb, c->beta, pc, c->ldc, nb,
+                                     opt, &r->rep, done);
+    depth--;
+    if (st == OZBLAS_OK) {
+        r->route = R_OZBLAS;
+        ok = 1;
+    } else {
+        r->why = N_FAILED;
+        r->st = st;
+        /* computed products of an in-place update must not be updated again */
+        int some = 0;
+        for (int64_t b = 0; b < nb; b++)
+            some |= done[b];
+        ok = some && !repeatable;
+    }
+out:
+    free(pa);
+    free(pb);
+    free(pc);
+    free(done);
+    return ok;
+}
+
+static int lt_handle(lt_call *g, shim_call *c, shim_result *r)
+{
+    int why = lt_check(g);
+    if (why >= 0) {
+        r->why = why;
+        return 0;
+    }
+    const lt_layout *la = &g->l[0], *lb = &g->l[1], *ld = &g->l[3];
+    const int device_mode = g->pmode == LT_POINTER_DEVICE;
+    /* device scalars are read only for a call otherwise routed: decided first as if
+     * alpha = 1, beta = 0 (the scalars only make a call quick or zero) */
+    double al[2] = {1.0, 0.0}, be[2] = {0.0, 0.0};
+    if (!device_mode) {
+        memcpy(al, g->alpha, g->cplx ? 16 : 8);
+        memcpy(be, g->beta, g->cplx ? 16 : 8);
+    }
+    fill_gemm(c, g->cplx, op_char(g->ta), op_char(g->tb), (int64_t)ld->rows, (int64_t)ld->cols,
+              (int64_t)(g->ta != CB_OP_N ? la->rows : la->cols), al, g->A, la->ld, g->B, lb->ld,
+              be, g->D, ld->ld);
+    c->batch = ld->batch;
+    c->on_device = 1;
+    if (!shim_decide(c, check_gemm(c), r))
+        return lt_quick(g, r);
+    if (!gpu_usable()) {
+        r->why = N_NO_EXECUTOR;
+        return 0;
+    }
+    const void *const ptrs[3] = {g->A, g->B, g->D};
+    ozblas_options opt;
+    if (!cu_stream_options(g->stream, ptrs, r, &opt))
+        return 0;
+    if (device_mode) {
+        if (!lt_device_scalars(g, al, be)) {
+            r->why = N_NOT_DEVICE;
+            return 0;
+        }
+        memcpy(c->alpha, al, sizeof al);
+        memcpy(c->beta, be, sizeof be);
+        if (!g->cplx)
+            c->alpha[1] = c->beta[1] = 0.0;
+        if (!shim_decide(c, NULL, r))
+            return lt_quick(g, r);
+        opt.method = r->method;
+    }
+    const int beta0 = c->beta[0] == 0.0 && c->beta[1] == 0.0;
+    if (g->bias && !beta0) { /* bias + beta C would be rounded before the product's sum */
+        r->why = N_LT_EPILOGUE;
+        return 0;
+    }
+    const void *pre = g->bias ? g->bias : g->C != g->D && !beta0 ? g->C : NULL;
+    if (pre) {
+        if (!device_memory((pointer_attribute_t)helper(H_POINTER_ATTRIBUTE), pre)) {
+            r->why = N_NOT_DEVICE;
+            return 0;
+        }
+        if (!lt_prefill(g, g->stream)) { /* cuBLASLt rewrites D whole */
+            r->why = N_FAILED;
+            r->st = OZBLAS_ERR_DEVICE;
+            return 0;
+        }
+        if (g->bias)
+            c->beta[0] = 1.0;
+    }
+    return lt_run(g, c, &opt, g->C != g->D || beta0, r);
+}
+
+/* cublasLtMatmul (h, desc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
+ * workspace, workspace size, stream). */
+#define LT_ENTRY(sym)                                                                          \
+    OZ_EXPORT int sym(void *h, void *desc, const void *alpha, const void *A, void *la,         \
+                      const void *B, void *lb, const void *beta, const void *C, void *lc,      \
+                      void *D, void *ld, const void *algo, void *ws, size_t ws_size,           \
+                      void *stream)                                                            \
+    {                                                                                          \
+        static oz_slot sd = {#sym, "dgemm", K_GEMM, 0, NULL, 0, RI_dgemm, 1};                  \
+        static oz_slot sz = {#sym, "zgemm", K_GEMM, 1, NULL, 0, RI_zgemm, 1};                  \
+        typedef int (*fn_t)(void *, void *, const void *, const void *, void *, const void *,  \
+                            void *, const void *, const void *, void *, void *, void *,        \
+                            const void *, void *, size_t, void *);                             \
+        lt_call g = {.desc = desc, .alpha = alpha, .A = A, .B = B, .beta = beta, .C = C,       \
+                     .D = D, .stream = stream};                                                \
+        void *const lay[4] = {la, lb, lc, ld};                                                 \
+        const int cplx = depth ? -1 : lt_read(&g, lay);                                        \
+        if (cplx < 0) {                                                                        \
+            fn_t real = (fn_t)shim_real(&sd);                                                  \
+            return real ? real(h, desc, alpha, A, la, B, lb, beta, C, lc, D, ld, algo, ws,     \
+                               ws_size, stream)                                                \
+                        : CB_STATUS_NOT_INITIALIZED;                                           \
+        }                                                                                      \
+        CU_BODY_OF(cplx ? &sz : &sd, g, fn_t, (h, desc, alpha, A, la, B, lb, beta, C, lc, D,   \
+                                               ld, algo, ws, ws_size, stream),                 \
+                   lt_record, lt_handle, CU_ONCE, CU_NO_END)                                   \
+    }
+
+LT_ENTRY(cublasLtMatmul)

@@ -49,7 +49,13 @@ enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_INDE
     X(N_WORKSPACE_QUERY, "workspace query")                      \
     X(N_ONE_BLOCK, "one block (order <= the LAPACK block size)")  \
     X(N_OUT_OF_PLACE, "cuBLAS trmm out of place (C != B)")       \
-    X(N_QL_FORM, "uplo U: QL-form reflectors, not routed")
+    X(N_QL_FORM, "uplo U: QL-form reflectors, not routed")      \
+    X(N_LT_DESCRIPTOR, "cuBLASLt descriptor attribute unreadable") \
+    X(N_LT_SCALING, "cuBLASLt scale type, scale or amax pointer") \
+    X(N_LT_EPILOGUE, "cuBLASLt epilogue not DEFAULT, or BIAS with beta != 0") \
+    X(N_LT_LAYOUT, "cuBLASLt layout not column order")            \
+    X(N_LT_POINTER_MODE, "cuBLASLt vector pointer mode")          \
+    X(N_LT_OVERLAP, "cuBLASLt C overlaps D without being D")
 #define OZ_REASON_ENUM(e, text) e,
 enum { OZ_NATIVE_REASONS(OZ_REASON_ENUM) N_COUNT };
 

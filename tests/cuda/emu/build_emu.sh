@@ -20,5 +20,5 @@ cmake --build "$DEST/build" --parallel "$(nproc)"
 rm -rf "$DEST/ozblas"
 cp -r "$ROOT/ozblas" "$DEST/ozblas"
 cp "$ROOT/native/include/ozblas.h" "$ROOT/native/src/shim/shim_names.h" \
-    "$DEST/build/libozblas.so" "$DEST/ozblas/"
+    "$DEST/build/libozblas.so" "$DEST/build/libcublasLt_emu.so" "$DEST/ozblas/"
 echo "built $DEST/ozblas/libozblas.so"

@@ -14,9 +14,18 @@
  *   OZ_EMU_CUBLASLT_VERSION=N    the version cublasLtGetVersion reports (default 130000)
  *   OZ_EMU_FP4_ACC_BITS=b        the FP32 accumulator keeps only b significant bits (rounded
  *                                toward zero after each addition): an FP4 unit that drops bits
- * The compute capability is cuda_emu.h's OZ_EMU_CC. */
+ * The compute capability is cuda_emu.h's OZ_EMU_CC.
+ *
+ * FP64 and complex FP64 matmuls (compute type CUBLAS_COMPUTE_64F or its pedantic form) are
+ * computed by plain loops, for the preload shim's cublasLtMatmul (shim_cublas.c) to pass
+ * through to: column or row order, any transposes, strided batches, C distinct from D,
+ * alpha and beta on the host or the device, the DEFAULT, BIAS, RELU and RELU_BIAS
+ * epilogues. A program reaches them through the cuBLASLt names of libcublasLt_emu.so
+ * (cublaslt_abi.c), which forwards to the oz_emu_cublasLt* functions exported below. */
 #include <math.h>
 
+#include <complex>
+#include <memory>
 #include <vector>
 
 #include "cuda_emu.h"
@@ -25,9 +34,28 @@
 struct oz_cublaslt_ctx {
     int unused;
 };
+/* cublasLt.h's values the FP64 path reads (CUDA 11 to 13) */
+enum {
+    LT_COMPUTE_64F = 70, LT_COMPUTE_64F_PEDANTIC = 71,
+    LT_DESC_COMPUTE_TYPE = 0, LT_DESC_SCALE_TYPE = 1, LT_DESC_POINTER_MODE = 2,
+    LT_DESC_TRANSC = 5, LT_DESC_EPILOGUE = 7, LT_DESC_BIAS_POINTER = 8,
+    LT_DESC_BIAS_BATCH_STRIDE = 10, LT_DESC_BIAS_DATA_TYPE = 26,
+    LT_DESC_C_SCALE_POINTER = 19, LT_DESC_D_SCALE_POINTER = 20, LT_DESC_AMAX_D_POINTER = 21,
+    LT_LAYOUT_TYPE = 0, LT_LAYOUT_ORDER = 1, LT_LAYOUT_ROWS = 2, LT_LAYOUT_COLS = 3,
+    LT_LAYOUT_LD = 4, LT_LAYOUT_PLANE_OFFSET = 7,
+    LT_ORDER_COL = 0, LT_ORDER_ROW = 1,
+    LT_EPILOGUE_DEFAULT = 1, LT_EPILOGUE_RELU = 2, LT_EPILOGUE_BIAS = 4, LT_EPILOGUE_RELU_BIAS = 6,
+    LT_POINTER_HOST = 0, LT_POINTER_DEVICE = 1,
+    LT_INVALID_VALUE = 7, LT_NOT_SUPPORTED = 15
+};
+
 struct oz_cublaslt_desc_s {
     int compute, scale_type, ta = OZ_CUBLAS_OP_N, tb = OZ_CUBLAS_OP_N, amode = -1, bmode = -1;
     const void *ascale = NULL, *bscale = NULL;
+    int32_t pmode = LT_POINTER_HOST, tc = OZ_CUBLAS_OP_N, bias_type = -1;
+    int64_t bias_stride = 0;
+    uint32_t epilogue = LT_EPILOGUE_DEFAULT;
+    const void *bias = NULL, *cscale = NULL, *dscale = NULL, *amax = NULL;
 };
 struct oz_cublaslt_layout_s {
     int type;
@@ -35,6 +63,8 @@ struct oz_cublaslt_layout_s {
     int64_t ld;
     int32_t batch = 1;  /* BATCH_COUNT */
     int64_t stride = 0; /* STRIDED_BATCH_OFFSET, in elements */
+    int32_t order = LT_ORDER_COL;
+    int64_t plane = 0; /* PLANE_OFFSET: planar complex (not emulated) */
 };
 struct oz_cublaslt_pref_s {
     uint64_t max_ws = 0;
@@ -63,21 +93,61 @@ static oz_cublas_status desc_destroy(oz_cublaslt_matmul_desc d)
     delete d;
     return 0;
 }
+/* Where attribute attr of d lives and its size (NULL: not emulated). */
+static void *desc_field(oz_cublaslt_matmul_desc d, int attr, size_t *size)
+{
+    *size = 4;
+    switch (attr) {
+    case LT_DESC_COMPUTE_TYPE: return &d->compute;
+    case LT_DESC_SCALE_TYPE: return &d->scale_type;
+    case LT_DESC_POINTER_MODE: return &d->pmode;
+    case OZ_CUBLASLT_DESC_TRANSA: return &d->ta;
+    case OZ_CUBLASLT_DESC_TRANSB: return &d->tb;
+    case LT_DESC_TRANSC: return &d->tc;
+    case LT_DESC_EPILOGUE: return &d->epilogue;
+    case LT_DESC_BIAS_DATA_TYPE: return &d->bias_type;
+    case OZ_CUBLASLT_DESC_A_SCALE_MODE: return &d->amode;
+    case OZ_CUBLASLT_DESC_B_SCALE_MODE: return &d->bmode;
+    }
+    *size = 8;
+    if (attr == LT_DESC_BIAS_BATCH_STRIDE)
+        return &d->bias_stride;
+    *size = sizeof(void *);
+    switch (attr) {
+    case LT_DESC_BIAS_POINTER: return &d->bias;
+    case OZ_CUBLASLT_DESC_A_SCALE_POINTER: return &d->ascale;
+    case OZ_CUBLASLT_DESC_B_SCALE_POINTER: return &d->bscale;
+    case LT_DESC_C_SCALE_POINTER: return &d->cscale;
+    case LT_DESC_D_SCALE_POINTER: return &d->dscale;
+    case LT_DESC_AMAX_D_POINTER: return &d->amax;
+    }
+    return NULL;
+}
 static oz_cublas_status desc_set(oz_cublaslt_matmul_desc d, int attr, const void *buf, size_t size)
 {
-    const int i = size == 4 ? *(const int32_t *)buf : 0;
-    const void *p = size == sizeof(void *) ? *(const void *const *)buf : NULL;
-    switch (attr) {
-    case OZ_CUBLASLT_DESC_TRANSA: d->ta = i; break;
-    case OZ_CUBLASLT_DESC_TRANSB: d->tb = i; break;
-    case OZ_CUBLASLT_DESC_A_SCALE_MODE: d->amode = i; break;
-    case OZ_CUBLASLT_DESC_B_SCALE_MODE: d->bmode = i; break;
-    case OZ_CUBLASLT_DESC_A_SCALE_POINTER: d->ascale = p; break;
-    case OZ_CUBLASLT_DESC_B_SCALE_POINTER: d->bscale = p; break;
-    default:
+    size_t want = 0;
+    void *f = d ? desc_field(d, attr, &want) : NULL;
+    if (!f) {
         fprintf(stderr, "cublaslt_emu: attribute %d not emulated\n", attr);
-        return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
+        return LT_NOT_SUPPORTED;
     }
+    if (!buf || size != want) /* as cuBLASLt: the attribute's exact size */
+        return LT_INVALID_VALUE;
+    memcpy(f, buf, size);
+    return 0;
+}
+/* cublasLtMatmulDescGetAttribute: cuBLASLt's contract (size 0 asks for the size). */
+static oz_cublas_status desc_get(oz_cublaslt_matmul_desc d, int attr, void *buf, size_t size,
+                                 size_t *written)
+{
+    size_t want = 0;
+    const void *f = d ? desc_field(d, attr, &want) : NULL;
+    if (!f || (size == 0 && !written) || (size && (!buf || size != want)))
+        return LT_INVALID_VALUE;
+    if (size)
+        memcpy(buf, f, size);
+    if (written)
+        *written = want;
     return 0;
 }
 static oz_cublas_status layout_create(oz_cublaslt_layout *l, int type, uint64_t rows,
@@ -92,14 +162,41 @@ static oz_cublas_status layout_destroy(oz_cublaslt_layout l)
     return 0;
 }
 
+static void *layout_field(oz_cublaslt_layout l, int attr, size_t *size)
+{
+    *size = 8;
+    switch (attr) {
+    case LT_LAYOUT_TYPE: *size = 4; return &l->type;
+    case LT_LAYOUT_ORDER: *size = 4; return &l->order;
+    case LT_LAYOUT_ROWS: return &l->rows;
+    case LT_LAYOUT_COLS: return &l->cols;
+    case LT_LAYOUT_LD: return &l->ld;
+    case OZ_CUBLASLT_LAYOUT_BATCH_COUNT: *size = 4; return &l->batch;
+    case OZ_CUBLASLT_LAYOUT_STRIDED_BATCH_OFFSET: return &l->stride;
+    case LT_LAYOUT_PLANE_OFFSET: return &l->plane;
+    }
+    return NULL;
+}
 static oz_cublas_status layout_set(oz_cublaslt_layout l, int attr, const void *buf, size_t size)
 {
-    if (attr == OZ_CUBLASLT_LAYOUT_BATCH_COUNT && size == 4)
-        l->batch = *(const int32_t *)buf;
-    else if (attr == OZ_CUBLASLT_LAYOUT_STRIDED_BATCH_OFFSET && size == 8)
-        l->stride = *(const int64_t *)buf;
-    else
-        return 15;
+    size_t want = 0;
+    void *f = l ? layout_field(l, attr, &want) : NULL;
+    if (!f || !buf || size != want)
+        return LT_NOT_SUPPORTED;
+    memcpy(f, buf, size);
+    return 0;
+}
+static oz_cublas_status layout_get(oz_cublaslt_layout l, int attr, void *buf, size_t size,
+                                   size_t *written)
+{
+    size_t want = 0;
+    const void *f = l ? layout_field(l, attr, &want) : NULL;
+    if (!f || (size == 0 && !written) || (size && (!buf || size != want)))
+        return LT_INVALID_VALUE;
+    if (size)
+        memcpy(buf, f, size);
+    if (written)
+        *written = want;
     return 0;
 }
 static oz_cublas_status pref_create(oz_cublaslt_pref *p)
@@ -175,6 +272,11 @@ static oz_cublas_status heuristic(oz_cublaslt_handle h, oz_cublaslt_matmul_desc 
     return 0;
 }
 
+static oz_cublas_status f64_matmul(oz_cublaslt_matmul_desc d, const void *alpha, const void *A,
+                                   oz_cublaslt_layout la, const void *B, oz_cublaslt_layout lb,
+                                   const void *beta, const void *C, oz_cublaslt_layout lc,
+                                   void *D, oz_cublaslt_layout ld, cudaStream_t st);
+
 void oz_emu_i8_product(cudaStream_t st, int m, int n, int k, const int8_t *a, int lda,
                        const int8_t *b, int ldb, int *c, int ldc); /* cublas_emu.cpp */
 
@@ -236,8 +338,12 @@ static oz_cublas_status lt_matmul(oz_cublaslt_handle h, oz_cublaslt_matmul_desc 
                                   size_t ws_size, cudaStream_t st)
 {
     (void)h;
+    if (!d || !la || !lb || !lc || !ld)
+        return LT_INVALID_VALUE;
     if (d->compute == OZ_CUBLAS_COMPUTE_32I)
         return i8_matmul(d, alpha, A, la, B, lb, beta, C, lc, D, ld, algo, ws, ws_size, st);
+    if (d->compute == LT_COMPUTE_64F || d->compute == LT_COMPUTE_64F_PEDANTIC)
+        return f64_matmul(d, alpha, A, la, B, lb, beta, C, lc, D, ld, st);
     (void)algo, (void)ws, (void)ws_size;
     /* what cuBLASLt's block-scaled FP4 path takes: TN, E2M1 in, FP32 compute and out,
      * VEC16_UE4M3 scales on both, k a multiple of 32, 16-byte aligned operands */
@@ -357,6 +463,185 @@ static oz_cublas_status i8_matmul(oz_cublaslt_matmul_desc d, const void *alpha, 
                           (int)lc->ld);
     }
     return 0;
+}
+
+/* ---- FP64 and complex FP64 products (what the preload shim passes through) ------------------
+ * D = epilogue(alpha op(A) op(B) + beta C (+ bias)), each product of the batch by plain loops
+ * in k order, the epilogue's bias (one element per row of D, of D's type, product b's at
+ * bias + b BIAS_BATCH_STRIDE) and ReLU after. */
+
+/* Element (r, c) of a matrix in l's order. */
+static int64_t at(oz_cublaslt_layout l, uint64_t r, uint64_t c)
+{
+    return l->order == LT_ORDER_ROW ? (int64_t)c + (int64_t)r * l->ld
+                                    : (int64_t)r + (int64_t)c * l->ld;
+}
+
+/* What the stand-in computes: 0, or cuBLASLt's status for what it does not. */
+static oz_cublas_status f64_check(oz_cublaslt_matmul_desc d, oz_cublaslt_layout la,
+                                  oz_cublaslt_layout lb, oz_cublaslt_layout lc,
+                                  oz_cublaslt_layout ld, int *cplx)
+{
+    const int t = ld->type;
+    *cplx = t == OZ_CUDA_C_64F;
+    if ((t != OZ_CUDA_R_64F && t != OZ_CUDA_C_64F) || la->type != t || lb->type != t ||
+        lc->type != t || d->scale_type != t)
+        return LT_NOT_SUPPORTED;
+    const uint32_t e = d->epilogue;
+    if ((e != LT_EPILOGUE_DEFAULT && e != LT_EPILOGUE_BIAS && e != LT_EPILOGUE_RELU &&
+         e != LT_EPILOGUE_RELU_BIAS) || (*cplx && (e & LT_EPILOGUE_RELU)) ||
+        ((e & LT_EPILOGUE_BIAS) && !d->bias) || (d->bias_type != -1 && d->bias_type != t) ||
+        (d->pmode != LT_POINTER_HOST && d->pmode != LT_POINTER_DEVICE) || d->ascale ||
+        d->bscale || d->cscale || d->dscale || d->amax || d->tc != OZ_CUBLAS_OP_N)
+        return LT_NOT_SUPPORTED;
+    for (oz_cublaslt_layout l : {la, lb, lc, ld})
+        if ((l->order != LT_ORDER_COL && l->order != LT_ORDER_ROW) || l->plane)
+            return LT_NOT_SUPPORTED;
+    if (d->ta < 0 || d->ta > 2 || d->tb < 0 || d->tb > 2)
+        return LT_INVALID_VALUE;
+    const uint64_t m = ld->rows, n = ld->cols, k = d->ta ? la->rows : la->cols;
+    if ((d->ta ? la->cols : la->rows) != m || (d->tb ? lb->rows : lb->cols) != n ||
+        (d->tb ? lb->cols : lb->rows) != k || lc->rows != m || lc->cols != n)
+        return LT_INVALID_VALUE;
+    for (oz_cublaslt_layout l : {la, lb, lc, ld})
+        if (l->batch != ld->batch || l->batch < 1 || l->stride < 0 ||
+            l->ld < (int64_t)(l->order == LT_ORDER_ROW ? l->cols : l->rows))
+            return LT_INVALID_VALUE;
+    return 0;
+}
+
+template <typename T>
+static void f64_product(oz_cublaslt_matmul_desc d, T alpha, T beta, const T *A,
+                        oz_cublaslt_layout la, const T *B, oz_cublaslt_layout lb, const T *C,
+                        oz_cublaslt_layout lc, T *D, oz_cublaslt_layout ld, const T *bias)
+{
+    const uint64_t m = ld->rows, n = ld->cols, k = d->ta ? la->rows : la->cols;
+    auto op = [](const T *X, oz_cublaslt_layout l, int trans, uint64_t r, uint64_t c) {
+        T v = trans ? X[at(l, c, r)] : X[at(l, r, c)];
+        if constexpr (!std::is_same<T, double>::value)
+            if (trans == OZ_CUBLAS_OP_C)
+                v = std::conj(v);
+        return v;
+    };
+    for (uint64_t j = 0; j < n; j++)
+        for (uint64_t i = 0; i < m; i++) {
+            T s = 0;
+            for (uint64_t l = 0; l < k; l++)
+                s += op(A, la, d->ta, i, l) * op(B, lb, d->tb, l, j);
+            T v = beta == T(0) ? alpha * s : alpha * s + beta * C[at(lc, i, j)];
+            if (bias)
+                v += bias[i];
+            if constexpr (std::is_same<T, double>::value)
+                if ((d->epilogue & LT_EPILOGUE_RELU) && !(v > 0.0))
+                    v = 0.0;
+            D[at(ld, i, j)] = v;
+        }
+}
+
+template <typename T>
+static void f64_run(oz_cublaslt_matmul_desc d, const void *alpha, const void *beta,
+                    const void *A, oz_cublaslt_layout la, const void *B, oz_cublaslt_layout lb,
+                    const void *C, oz_cublaslt_layout lc, void *D, oz_cublaslt_layout ld)
+{
+    /* scalars read when the work runs, as the device reads device-mode scalars */
+    const T al = *(const T *)alpha, be = *(const T *)beta;
+    const T *bias = d->epilogue & LT_EPILOGUE_BIAS ? (const T *)d->bias : NULL;
+    for (int32_t b = 0; b < ld->batch; b++)
+        f64_product<T>(d, al, be, (const T *)A + b * la->stride, la,
+                       (const T *)B + b * lb->stride, lb, (const T *)C + b * lc->stride, lc,
+                       (T *)D + b * ld->stride, ld, bias ? bias + b * d->bias_stride : NULL);
+}
+
+static oz_cublas_status f64_matmul(oz_cublaslt_matmul_desc d, const void *alpha, const void *A,
+                                   oz_cublaslt_layout la, const void *B, oz_cublaslt_layout lb,
+                                   const void *beta, const void *C, oz_cublaslt_layout lc,
+                                   void *D, oz_cublaslt_layout ld, cudaStream_t st)
+{
+    int cplx = 0;
+    const oz_cublas_status s = f64_check(d, la, lb, lc, ld, &cplx);
+    if (s)
+        return s;
+    if (!alpha || !beta || !A || !B || !D)
+        return LT_INVALID_VALUE;
+    /* the descriptors may be changed or destroyed once the call returns */
+    auto dc = std::make_shared<oz_cublaslt_desc_s>(*d);
+    auto ls = std::make_shared<std::vector<oz_cublaslt_layout_s>>(
+        std::vector<oz_cublaslt_layout_s>{*la, *lb, *lc, *ld});
+    /* host scalars are read at the call, device ones when the work runs */
+    auto sc = std::make_shared<std::vector<double>>(4, 0.0);
+    const bool host = d->pmode == LT_POINTER_HOST;
+    if (host) {
+        memcpy(sc->data(), alpha, cplx ? 16 : 8);
+        memcpy(sc->data() + 2, beta, cplx ? 16 : 8);
+    }
+    const void *al = host ? sc->data() : alpha, *be = host ? sc->data() + 2 : beta;
+    oz_emu::Lock lk(oz_emu::sched().mu);
+    oz_emu::enqueue(st, [=] {
+        (void)sc;
+        auto &l = *ls;
+        if (cplx)
+            f64_run<std::complex<double>>(dc.get(), al, be, A, &l[0], B, &l[1], C, &l[2], D,
+                                          &l[3]);
+        else
+            f64_run<double>(dc.get(), al, be, A, &l[0], B, &l[1], C, &l[2], D, &l[3]);
+    });
+    return 0;
+}
+
+/* ---- cuBLASLt's own names, for a program that calls cuBLASLt (the shim's tests) -------------
+ * Exported from the harness's libozblas.so under an oz_emu_ prefix (a library that is ozblas
+ * is never taken for the real cuBLASLt); libcublasLt_emu.so (cublaslt_abi.c) gives them the
+ * cuBLASLt names. cublasLtMatmul returns once its work has run, so that a program without
+ * the emulated runtime's synchronization sees the result. */
+#define OZ_EMU_ABI extern "C" __attribute__((visibility("default")))
+OZ_EMU_ABI int oz_emu_cublasLtCreate(oz_cublaslt_handle *h) { return lt_create(h); }
+OZ_EMU_ABI int oz_emu_cublasLtDestroy(oz_cublaslt_handle h) { return lt_destroy(h); }
+OZ_EMU_ABI int oz_emu_cublasLtMatmulDescCreate(oz_cublaslt_matmul_desc *d, int compute,
+                                               int scale_type)
+{
+    return desc_create(d, compute, scale_type);
+}
+OZ_EMU_ABI int oz_emu_cublasLtMatmulDescDestroy(oz_cublaslt_matmul_desc d) { return desc_destroy(d); }
+OZ_EMU_ABI int oz_emu_cublasLtMatmulDescSetAttribute(oz_cublaslt_matmul_desc d, int attr,
+                                                     const void *buf, size_t size)
+{
+    return desc_set(d, attr, buf, size);
+}
+OZ_EMU_ABI int oz_emu_cublasLtMatmulDescGetAttribute(oz_cublaslt_matmul_desc d, int attr,
+                                                     void *buf, size_t size, size_t *written)
+{
+    return desc_get(d, attr, buf, size, written);
+}
+OZ_EMU_ABI int oz_emu_cublasLtMatrixLayoutCreate(oz_cublaslt_layout *l, int type, uint64_t rows,
+                                                 uint64_t cols, int64_t ld)
+{
+    return layout_create(l, type, rows, cols, ld);
+}
+OZ_EMU_ABI int oz_emu_cublasLtMatrixLayoutDestroy(oz_cublaslt_layout l) { return layout_destroy(l); }
+OZ_EMU_ABI int oz_emu_cublasLtMatrixLayoutSetAttribute(oz_cublaslt_layout l, int attr,
+                                                       const void *buf, size_t size)
+{
+    return layout_set(l, attr, buf, size);
+}
+OZ_EMU_ABI int oz_emu_cublasLtMatrixLayoutGetAttribute(oz_cublaslt_layout l, int attr, void *buf,
+                                                       size_t size, size_t *written)
+{
+    return layout_get(l, attr, buf, size, written);
+}
+OZ_EMU_ABI int oz_emu_cublasLtMatmul(oz_cublaslt_handle h, oz_cublaslt_matmul_desc d,
+                                     const void *alpha, const void *A, oz_cublaslt_layout la,
+                                     const void *B, oz_cublaslt_layout lb, const void *beta,
+                                     const void *C, oz_cublaslt_layout lc, void *D,
+                                     oz_cublaslt_layout ld, const void *algo, void *ws,
+                                     size_t ws_size, cudaStream_t st)
+{
+    if (!h)
+        return 1; /* CUBLAS_STATUS_NOT_INITIALIZED */
+    const oz_cublas_status s =
+        lt_matmul(h, d, alpha, A, la, B, lb, beta, C, lc, D, ld, algo, ws, ws_size, st);
+    if (!s)
+        cudaStreamSynchronize(st);
+    return s;
 }
 
 const oz_cublaslt *oz_cublaslt_get(char *why, size_t why_len)
