@@ -116,8 +116,9 @@ def _python_value(var: Variable, s):
 def parse(name: str, value, label: str | None = None):
     """The value of the variable name given as value (a keyword's value: label names it in
     the message): a name (str), an int ("auto" counts: 0), a bool (0/1 switches), a path
-    (str, None when empty), the routines OZBLAS_ROUTINES leaves native (a tuple) or, for OZBLAS_DEVICE, (executor, ordinal, device list: a bit
-    per device, ALL_DEVICES for cuda:all, 0 for none)."""
+    (str, None when empty), the routines OZBLAS_ROUTINES leaves native (a tuple, in the C
+    table's order) or, for OZBLAS_DEVICE, (executor, ordinal, device list: a bit per device,
+    ALL_DEVICES for cuda:all, 0 for none)."""
     raw = _bytes(value) if value is not None else b""
     # A relative path is made absolute in the working directory: part of the answer.
     cwd = os.getcwd() if raw and not raw.startswith(b"/") and variable(name).kind == "path" else None

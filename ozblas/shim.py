@@ -1,6 +1,7 @@
 """The preload shim from Python: what `ozblas run` and `ozblas libpath` (ozblas/cli.py) do.
 
-``ozblas run [--method M] [--moduli N] [--min-size S] [--routines LIST] [--trace FILE|-] [--summary[=FILE]] -- CMD ...``
+``ozblas run [--method M] [--moduli N] [--min-size S] [--routines LIST] [--trace FILE|-]
+[--summary[=FILE]] -- CMD ...``
 checks every OZBLAS_* setting (the options given become those variables), puts
 ``libozblas_preload.so`` in front of ``LD_PRELOAD`` (keeping what was there) and execs CMD, so
 CMD's exit status is the command's. A bad value stops it with status 2 and a message naming

@@ -115,8 +115,8 @@ static const oz_var vars[] = {
       "on the CUDA executor"},
      0, SHIM(lapack_nb, F_I64), 0},
     {{"OZBLAS_ROUTINES", "routines", K_ROUTINES, NULL, 0, 0,
-      "a comma-separated list of the routines ozblas routes (`ozblas info --json` lists them), each a "
-      "name with its prefix (dgesdd), without it for both precisions (gesdd; sy/he and or/un "
+      "a comma-separated list of the routines ozblas routes (`ozblas info --json` lists them), "
+      "each a name with its prefix (dgesdd), without it for both precisions (gesdd; sy/he and or/un "
       "name the same routine: syevd is dsyevd and zheevd), or a family ending in * (syev*); "
       "-name leaves those native; names without - route only those", "",
       "preload shim, activation, ozblas.lapack: the routines routed; unset = all (e.g. "

@@ -1,8 +1,8 @@
 /* The one routing decision of a product (route, method, executor, why), for the C API
  * (gemm_route in api.c, after its argument checks and executor choice) and the preload shim
  * (shim_decide in shim/shim.c, after netlib's argument check): BLAS's quick return, the
- * shim's gate (OZBLAS_DISABLE, a bad setting, OZBLAS_ROUTINES, OZBLAS_MIN_SIZE), BLAS's alpha = 0 or k = 0
- * rule (C := beta C by ozblas: docs/accuracy.md, "Special values"), the exact products of
+ * shim's gate (OZBLAS_DISABLE, a bad setting, OZBLAS_ROUTINES, OZBLAS_MIN_SIZE), BLAS's
+ * alpha = 0 or k = 0 rule (C := beta C by ozblas: docs/accuracy.md, "Special values"), the exact products of
  * accuracy "correct", and method auto's question to the policy. */
 #include "oz_internal.h"
 
