@@ -82,5 +82,5 @@ def test_the_keyword_of_activated_applies_to_ozblas_lapack(monkeypatch, mats):
 
 def test_a_bad_value_is_refused(monkeypatch, mats):
     monkeypatch.setenv("OZBLAS_ROUTINES", "-gesdd,-svd")
-    with pytest.raises(ozblas.ConfigError, match=r"OZBLAS_ROUTINES='-gesdd,-svd' is not valid \(-svd"):
+    with pytest.raises(ozblas.ConfigError, match=r"OZBLAS_ROUTINES='-gesdd,-svd' is not valid \('-svd' names no routine\)"):
         L.gesdd(mats["a"])

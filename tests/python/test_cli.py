@@ -116,7 +116,7 @@ def test_info_shows_the_routines_routed_and_run_refuses_an_unknown_one():
     assert routines["routed"] == [x for x in routine_names() if x not in routines["native"]]
     assert "dgesdd" in routines["routed"]
     bad = {**base, "OZBLAS_ROUTINES": "-gesdd,-eig"}
-    says = "OZBLAS_ROUTINES='-gesdd,-eig' is not valid (-eig names no routine ozblas routes)"
+    says = "OZBLAS_ROUTINES='-gesdd,-eig' is not valid ('-eig' names no routine)"
     r = run("info", env=bad)
     assert r.returncode == 2 and says in r.stdout
     r = run("run", "--", sys.executable, "-c", "print('started')", env=bad)

@@ -115,10 +115,9 @@ static const oz_var vars[] = {
       "on the CUDA executor"},
      0, SHIM(lapack_nb, F_I64), 0},
     {{"OZBLAS_ROUTINES", "routines", K_ROUTINES, NULL, 0, 0,
-      "a comma-separated list of the routines ozblas routes (`ozblas info --json` lists them), "
-      "each a name with its prefix (dgesdd), without it for both precisions (gesdd; sy/he and or/un "
-      "name the same routine: syevd is dsyevd and zheevd), or a family ending in * (syev*); "
-      "-name leaves those native; names without - route only those", "",
+      "a comma-separated list of routines (`ozblas info --json` lists them): dgesdd, gesdd (both "
+      "precisions; sy/he, or/un alike: syevd is dsyevd and zheevd) or a family (syev*); -name "
+      "leaves them native, names without - route only those", "",
       "preload shim, activation, ozblas.lapack: the routines routed; unset = all (e.g. "
       "-gesdd,-gesvd leaves those native; gemm,potrf routes only those)"},
      0, SHIM(native_routines, F_ROUTINES), 0},
@@ -312,14 +311,12 @@ static ozblas_status parse_routines(const oz_var *d, const char *label, const ch
                 (minus ? out : in)[r / 64] |= 1ULL << (r % 64);
                 hits++;
             }
-        if (!hits) {
-            char why[128];
-            if (!len)
-                snprintf(why, sizeof why, " (an empty item)");
-            else
-                snprintf(why, sizeof why, " (%.*s %s)", (int)(len < 40 ? len : 40), p,
-                         ok ? "names no routine ozblas routes"
-                            : "is not a name: lower-case letters and digits, * last");
+        if (!hits) { /* the item quoted as values are (at most 32 bytes of it) */
+            char item[33], q[48], why[96];
+            snprintf(item, sizeof item, "%.*s", (int)(len < 32 ? len : 32), p);
+            quote(item, q, sizeof q);
+            snprintf(why, sizeof why, !len ? " (an empty item)" : ok ? " (%s names no routine)"
+                                                                 : " (%s is not a name)", q);
             return bad(d, label, value, why, err, err_len);
         }
         includes |= !minus;
