@@ -1,6 +1,7 @@
 """ozblas.lapack under OZBLAS_ROUTINES (issue 31): a routine left native is the host LAPACK
 routine (the whole call one block), so its result is native's bit for bit: NumPy's own calls
-of the same routines (numpy.linalg: dgesdd, dsyevd, dpotrf, dgesv) are the reference."""
+of the same routines (numpy.linalg: dgesdd, dsyevd, zheevd, dpotrf, dgesv, dgeqrf) are the
+reference (SciPy's are not: its wheel's OpenBLAS is another build, whose dgetrf differs)."""
 
 import numpy as np
 import pytest
@@ -30,6 +31,8 @@ def _calls(m):
         "potrf": (lambda: L.potrf(m["spd"], lower=True, **FORCED)[:1],
                   lambda: (np.linalg.cholesky(m["spd"]),)),
         "gesv": (lambda: L.gesv(m["a"], m["b"], **FORCED)[2:3], lambda: (np.linalg.solve(m["a"], m["b"]),)),
+        "geqrf": (lambda: L.geqrf(m["a"], **FORCED)[:2],
+                  lambda: (lambda h, tau: (h.T, tau))(*np.linalg.qr(m["a"], mode="raw"))),
     }
 
 
@@ -37,7 +40,7 @@ def _same(x, y):
     return all(np.array_equal(np.asarray(u), np.asarray(v)) for u, v in zip(x, y))
 
 
-@pytest.mark.parametrize("case", ["gesdd", "syevd", "heevd", "potrf", "gesv"])
+@pytest.mark.parametrize("case", ["gesdd", "syevd", "heevd", "potrf", "gesv", "geqrf"])
 def test_a_routine_left_native_is_the_host_routine(monkeypatch, mats, case):
     ours, numpys = _calls(mats)[case]
     routed = ours()
