@@ -2,8 +2,8 @@
  * (gemm_route in api.c, after its argument checks and executor choice) and the preload shim
  * (shim_decide in shim/shim.c, after netlib's argument check): BLAS's quick return, the
  * shim's gate (OZBLAS_DISABLE, a bad setting, OZBLAS_ROUTINES, OZBLAS_MIN_SIZE), BLAS's
- * alpha = 0 or k = 0 rule (C := beta C by ozblas: docs/accuracy.md, "Special values"), the exact products of
- * accuracy "correct", and method auto's question to the policy. */
+ * alpha = 0 or k = 0 rule (C := beta C by ozblas: docs/accuracy.md, "Special values"), the
+ * exact products of accuracy "correct", and method auto's question to the policy. */
 #include "oz_internal.h"
 
 void oz_dispatch_decide(const oz_dispatch_in *in, const ozblas_options *opt, oz_dispatch *d)

@@ -288,8 +288,8 @@ static int gpu_usable_ctx(const void *ctx)
 }
 
 /* The dispatch decision (core/dispatch.c) with the shim's gate (OZBLAS_ROUTINES on the
- * call's routine: every entry, host or cuBLAS, BLAS or LAPACK, asks here). Method auto: the policy
- * (core/policy_model.c) on this machine's profile, among the executors that may compete
+ * call's routine: every entry, host or cuBLAS, BLAS or LAPACK, asks here). Method auto: the
+ * policy (core/policy_model.c) on this machine's profile, among the executors that may compete
  * (ozblas_policy_executors; a usable GPU is asked for on the first such call, never at
  * load); its choice goes into r, and the C API runs exactly it. A call whose fastest
  * candidate is native (the host's BLAS, or cuBLAS for device data) passes through to the
