@@ -946,6 +946,17 @@ ozblas_status ozblas_zheevr(ozblas_context *ctx, char jobz, char range, char upl
                             int64_t iu, double abstol, int64_t *m, double *w, double *Z,
                             int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report);
+/* The real symmetric tridiagonal eigenproblem (LAPACK's dstedc): compz 'N' the eigenvalues
+ * only (the host sterf), 'I' also the tridiagonal matrix's eigenvectors into Z, 'V' Z := Z
+ * times them (Z, orthogonal on entry, the reduction's). d (n), e (n - 1): host memory; d :=
+ * the eigenvalues ascending, e destroyed. Z: n x n, ldz, host or device memory. By divide and
+ * conquer with each merge's eigenvector update a product (deflation and the secular
+ * equation by the host dlaed2 and dlaed4); an order at most min(nb, 256) is one call of the
+ * host dstedc. info: LAPACK's (> 0: an eigenvalue did not converge in the rows and columns
+ * info / (n + 1) to mod(info, n + 1)). Workspace is allocated inside. */
+ozblas_status ozblas_dstedc(ozblas_context *ctx, char compz, int64_t n, double *d, double *e,
+                            double *Z, int64_t ldz, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
 /* The generalized symmetric-definite eigenproblem (LAPACK's dsygvd/zhegvd, dsygv/zhegv):
  * A x = lambda B x (itype 1), A B x = lambda x (2), B A x = lambda x (3), A symmetric
  * (Hermitian), B symmetric (Hermitian) positive definite, their triangles uplo stored: B's

@@ -22,8 +22,8 @@
 
 #include "oz_lapack.h"
 
-enum { F_STEDC, F_LAED2, F_LAED4, F_LAMRG, F_N };
-static const char *const f_names[F_N] = {"stedc", "laed2", "laed4", "lamrg"};
+enum { F_STEDC, F_LAED2, F_LAED4, F_LAMRG, F_STERF, F_N };
+static const char *const f_names[F_N] = {"stedc", "laed2", "laed4", "lamrg", "sterf"};
 static void *f_fn[F_N]; /* atomic; found once */
 
 static int dc_ready(void)
@@ -343,4 +343,83 @@ ozblas_status lx_stedc(oz_lx *x, int64_t n, double *d, double *e, double *Q, int
     }
     dc_free(&w);
     return OZBLAS_OK;
+}
+
+/* ---- the entry (ozblas_dstedc) -------------------------------------------------------------- */
+
+/* Z (n x n, the run's memory) := Z ZT in strips of nb rows (compz 'V'): each strip a product
+ * into T (nb x n, the run's memory) copied back; ZT: n x n, host memory. */
+static void times_zt(oz_lx *x, int64_t n, double *Z, int64_t ldz, double *ZT, double *T)
+{
+    double *W = x->dev ? lx_scratch(x, NULL, n * n) : ZT;
+    if (x->dev)
+        lx_put_real(x, n, n, ZT, W, n);
+    for (int64_t r = 0; r < n && !x->failed; r += x->nb) {
+        int64_t rb = n - r < x->nb ? n - r : x->nb, ldh;
+        /* normwise: an orthogonal Z times ZT's unit columns, as the merges' products */
+        lx_gemm(x, 'N', 'N', rb, n, n, ONE, Z + r, ldz, W, n, ZERO, T, x->nb);
+        double *H = lx_fetch(x, 0, T, x->nb, rb, n, &ldh, 1);
+        if (x->dev)
+            lx_store(x, H, ldh, Z + r, ldz, rb, n);
+        else
+            for (int64_t j = 0; j < n; j++)
+                memcpy(Z + r + j * ldz, H + j * ldh, sizeof(double) * (size_t)rb);
+    }
+    if (x->dev && W)
+        lx_scratch_free(x, W);
+}
+
+static int64_t stedc_check(char compz, int64_t n, int64_t ldz)
+{
+    if (compz != 'N' && compz != 'I' && compz != 'V')
+        return -1;
+    if (n < 0)
+        return -2;
+    if (ldz < 1 || (compz != 'N' && ldz < (n > 1 ? n : 1)))
+        return -6;
+    return 0;
+}
+
+ozblas_status ozblas_dstedc(ozblas_context *ctx, char compz, int64_t n, double *d, double *e,
+                            double *Z, int64_t ldz, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report)
+{
+    compz = compz >= 'a' && compz <= 'z' ? (char)(compz - 'a' + 'A') : compz;
+    if ((*info = stedc_check(compz, n, ldz)))
+        return OZBLAS_ERR_INVALID_ARGUMENT;
+    int64_t zc = compz == 'N' ? 0 : n;
+    double dn = (double)n, flops = compz == 'N' ? 0.0 : 4.0 / 3.0 * dn * dn * dn;
+    BEGIN(0, n, compz == 'V' ? flops + 2.0 * dn * dn * dn : flops, n > 1 ? n : 1,
+          LX_OP(Z, ldz, n, zc, zc > 0))
+    if (!dc_ready())
+        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
+    if (n == 0)
+        END();
+    if (compz == 'N') {
+        LX_F77(I n4 = (I)n, inf4 = 0;
+               ((void (*)(const I *, double *, double *, I *))f_fn[F_STERF])(&n4, d, e, &inf4);
+               *info = inf4;);
+        END();
+    }
+    /* ZT: the tridiagonal eigenvectors on the host (Z itself for 'I' on host memory), T:
+       compz 'V''s strips */
+    int direct = compz == 'I' && !x.dev;
+    double *ZT = direct ? Z : malloc(sizeof(double) * (size_t)(n * n + x.nb * n));
+    double *T = ZT && !direct ? lx_scratch(&x, ZT + n * n, x.nb * n) : NULL;
+    if (!ZT || (!direct && !T)) {
+        if (!direct)
+            free(ZT);
+        END_WITH(ZT ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION);
+    }
+    ozblas_status st = lx_stedc(&x, n, d, e, ZT, direct ? ldz : n, info);
+    x.o.target = OZBLAS_TARGET_NORMWISE;
+    if (st == OZBLAS_OK && *info == 0 && compz == 'V')
+        times_zt(&x, n, Z, ldz, ZT, T);
+    else if (st == OZBLAS_OK && *info == 0 && !direct)
+        lx_put_real(&x, n, n, ZT, Z, ldz);
+    if (!direct) {
+        lx_scratch_free(&x, T);
+        free(ZT);
+    }
+    END_WITH(st);
 }
