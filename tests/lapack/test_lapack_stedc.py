@@ -122,6 +122,17 @@ def test_compz_v_and_n(n):
     assert np.max(np.abs(w - w0)) <= 2 * n * U * na
 
 
+def test_threads_give_the_same_bits():
+    """The secular equations, z's recomputation and the normalization spread over host
+    threads: the bits of one thread (the products are the executor's, deterministic too)."""
+    d, e = _tridiagonal("random", 300)
+    one = L.stedc(d, e, method="native", nb=32, threads=1)
+    for t in (2, 3):
+        many = L.stedc(d, e, method="native", nb=32, threads=t)
+        for u, v in zip(one[:2], many[:2]):
+            assert np.array_equal(u.view(np.uint64), v.view(np.uint64))
+
+
 def test_arguments():
     with pytest.raises(ValueError, match="compz"):
         L.stedc(np.ones(3), np.ones(2), compz="X")

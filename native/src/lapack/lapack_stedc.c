@@ -17,9 +17,11 @@
  * executor. */
 #include <float.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cpu/cpu_common.h"
 #include "oz_lapack.h"
 
 enum { F_STEDC, F_LAED2, F_LAED4, F_LAMRG, F_STERF, F_N };
@@ -44,6 +46,8 @@ static int64_t leaf_size(int64_t nb) { return nb < 256 ? nb : 256; }
 typedef struct {
     int64_t n, leaf;
     double *z, *dlam, *wv, *q2, *S, *lw; /* n, n, n, n^2, n^2 (S, the permutation's copy), lw */
+    double *col; /* nt columns of n: the normalization's, one per thread */
+    int nt;      /* the host threads of the secular equations (the run's) */
     int64_t llw, *indxq, *indx, *indxc, *indxp, *coltyp; /* n each (1-based, as LAPACK's) */
     void *iw; /* LAPACK integers: 5n + 3 of them */
 } dc_ws;
@@ -107,15 +111,21 @@ static void lamrg(dc_ws *w, int64_t k, int64_t n, double *d, int64_t *indxq)
 
 /* The eigenvectors of the rank-one problem of order k (dlaed3's middle): the roots into d,
  * S (k x k, leading dimension k) := their normalized eigenvectors, rows ordered by indxc
- * (dlaed2's grouping of Q's columns). Returns dlaed4's info. */
+ * (dlaed2's grouping of Q's columns). Returns dlaed4's info. Roots, rows of z and columns
+ * of S are independent: each loop is spread over the run's host threads, every value
+ * computed as on one thread (the same bits for any count). */
 static int64_t secular(oz_lx *x, dc_ws *w, int64_t k, double rho, double *d)
 {
-    double *S = w->S, *zs = w->z; /* z is free after dlaed2: w's signs, then a column */
+    double *S = w->S, *zs = w->z; /* z is free after dlaed2: w's signs */
+    const int nt = w->nt;
+    int64_t info = 0;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16) reduction(max : info)
     for (int64_t j = 0; j < k; j++) {
-        int64_t info = laed4(w, k, j + 1, S + j * k, rho, d + j);
-        if (info)
-            return info;
+        int64_t r = laed4(w, k, j + 1, S + j * k, rho, d + j);
+        info = r > info ? r : info;
     }
+    if (info)
+        return info;
     if (k <= 2) { /* dlaed4 (dlaed5) returns normalized vectors for k = 1, 2 */
         for (int64_t j = 0; j < k && k == 2; j++) {
             double t[2] = {S[j * k], S[1 + j * k]};
@@ -126,29 +136,36 @@ static int64_t secular(oz_lx *x, dc_ws *w, int64_t k, double rho, double *d)
     }
     /* Gu and Eisenstat: the z whose rank-one problem has these roots exactly, from
        prod_j (lam_j - dlam_i) / prod_{j != i} (dlam_j - dlam_i), so that the vectors below
-       are orthogonal to working precision however close the roots */
+       are orthogonal to working precision however close the roots (each z_i's factors
+       taken in the order of j, row blocks of 64 per thread) */
     memcpy(zs, w->wv, sizeof(double) * (size_t)k);
-    for (int64_t i = 0; i < k; i++)
-        w->wv[i] = S[i + i * k];
-    for (int64_t j = 0; j < k; j++)
-        for (int64_t i = 0; i < k; i++)
-            if (i != j)
-                w->wv[i] *= S[i + j * k] / (w->dlam[i] - w->dlam[j]);
-    for (int64_t i = 0; i < k; i++)
-        w->wv[i] = copysign(sqrt(-w->wv[i]), zs[i]);
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t i0 = 0; i0 < k; i0 += 64) {
+        int64_t i1 = i0 + 64 < k ? i0 + 64 : k;
+        for (int64_t i = i0; i < i1; i++)
+            w->wv[i] = S[i + i * k];
+        for (int64_t j = 0; j < k; j++)
+            for (int64_t i = i0; i < i1; i++)
+                if (i != j)
+                    w->wv[i] *= S[i + j * k] / (w->dlam[i] - w->dlam[j]);
+        for (int64_t i = i0; i < i1; i++)
+            w->wv[i] = copysign(sqrt(-w->wv[i]), zs[i]);
+    }
+#pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t j = 0; j < k; j++) {
-        double *s = S + j * k, nrm = 0.0, scale = 0.0;
+        double *s = S + j * k, *t = w->col + (int64_t)omp_get_thread_num() * w->n;
+        double nrm = 0.0, scale = 0.0;
         for (int64_t i = 0; i < k; i++) {
-            w->z[i] = w->wv[i] / s[i];
-            scale = fmax(scale, fabs(w->z[i]));
+            t[i] = w->wv[i] / s[i];
+            scale = fmax(scale, fabs(t[i]));
         }
         for (int64_t i = 0; i < k; i++) { /* dnrm2's scaled sum */
-            double t = w->z[i] / scale;
-            nrm = fma(t, t, nrm);
+            double q = t[i] / scale;
+            nrm = fma(q, q, nrm);
         }
         nrm = scale * sqrt(nrm);
         for (int64_t i = 0; i < k; i++)
-            s[i] = w->z[w->indxc[i] - 1] / nrm;
+            s[i] = t[w->indxc[i] - 1] / nrm;
     }
     lx_host_flops(x, 7.0 * (double)k * (double)k);
     return 0;
@@ -261,20 +278,23 @@ static int64_t dc_block(oz_lx *x, dc_ws *w, int64_t s, int64_t m, double *d, dou
 static void dc_free(dc_ws *w)
 {
     free(w->z);
+    free(w->col);
     free(w->indxq);
     free(w->iw);
 }
 
-static int dc_alloc(dc_ws *w, int64_t n, int64_t leaf)
+static int dc_alloc(dc_ws *w, int64_t n, int64_t leaf, int nt)
 {
     memset(w, 0, sizeof *w);
     w->n = n;
     w->leaf = leaf;
+    w->nt = nt;
     w->llw = 1 + 4 * leaf + leaf * leaf;
     w->z = malloc(sizeof(double) * (size_t)(3 * n + 2 * n * n + w->llw));
     w->indxq = malloc(sizeof(int64_t) * (size_t)(5 * n));
     w->iw = malloc(sizeof(int64_t) * (size_t)(5 * n + 3));
-    if (!w->z || !w->indxq || !w->iw) {
+    w->col = malloc(sizeof(double) * (size_t)(nt * n));
+    if (!w->z || !w->indxq || !w->iw || !w->col) {
         dc_free(w);
         return 0;
     }
@@ -295,7 +315,7 @@ ozblas_status lx_stedc(oz_lx *x, int64_t n, double *d, double *e, double *Q, int
         return OZBLAS_OK;
     int64_t leaf = leaf_size(x->nb);
     dc_ws w;
-    if (!dc_alloc(&w, n, n <= leaf ? n : leaf))
+    if (!dc_alloc(&w, n, n <= leaf ? n : leaf, oz_cpu_threads(x->opt)))
         return OZBLAS_ERR_ALLOCATION;
     zero_block(n, n, Q, ldq);
     for (int64_t i = 0; i < n; i++)
