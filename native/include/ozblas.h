@@ -913,9 +913,10 @@ ozblas_status ozblas_ztrsyl(ozblas_context *ctx, char trana, char tranb, int64_t
  * dsyevr/zheevr: jobz 'N' eigenvalues only, 'V' with eigenvectors; uplo the stored
  * triangle) by a two-stage reduction: the matrix to a band (QR panels by the host geqrf,
  * the two-sided updates as products), the band to real tridiagonal on the host (bulge
- * chasing), the tridiagonal problem by the host LAPACK as LAPACK's driver solves it (syevd:
- * sterf or stedc; syev: sterf or steqr; syevr: sterf or stemr for every eigenvalue, else
- * stebz and stein), the eigenvectors through both reductions' reflectors as products. w
+ * chasing), the tridiagonal problem as LAPACK's driver solves it (syevd: the host sterf,
+ * or with eigenvectors ozblas_dstedc's divide and conquer, whose merges are products; syev:
+ * sterf or steqr; syevr: sterf or stemr for every eigenvalue, else stebz and stein; all the
+ * host LAPACK's), the eigenvectors through both reductions' reflectors as products. w
  * (n, real, host memory): the eigenvalues in ascending order. syevd and syev: the
  * eigenvectors overwrite A (jobz 'V'). syevr: range 'A' all, 'V' those in (vl, vu], 'I' the
  * il-th to iu-th (1-based); abstol as LAPACK's; *m eigenvalues found, their eigenvectors in Z
