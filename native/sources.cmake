@@ -44,7 +44,8 @@ set(OZ_SOURCES
   src/lapack/lapack_sygst.c
   src/lapack/lapack_trsyl.c
   src/lapack/lapack_band.c
-  src/lapack/lapack_eigen.c)
+  src/lapack/lapack_eigen.c
+  src/lapack/lapack_stedc.c)
 # The CUDA executor: every .cu file of src/cuda, and its C files (host_copy.c: the staging's
 # host-side copies, C for the library's OpenMP flags).
 file(GLOB OZ_CUDA_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/src/cuda/*.cu")

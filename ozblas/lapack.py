@@ -38,7 +38,7 @@ __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
            "hegvd", "sygv", "hegv", "sytrd", "hetrd", "ormtr", "unmtr", "orgtr", "ungtr",
-           "last_report"]
+           "stedc", "last_report"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -1201,6 +1201,34 @@ def heevr(a, compute_v=1, range="A", lower=0, vl=0.0, vu=1.0, il=1, iu=None, abs
           overwrite_a=False, **kw):
     """The Hermitian syevr, as scipy.linalg.lapack.zheevr."""
     return _evr(_as_complex(a), compute_v, range, lower, vl, vu, il, iu, abstol, overwrite_a, kw)
+
+
+def stedc(d, e, z=None, compz="I", overwrite_z=False, **kw):
+    """Eigenvalues (ascending) and eigenvectors of the real symmetric tridiagonal matrix with
+    diagonal d and off-diagonal e (LAPACK's dstedc): ``(w, z, info)``. compz "N": eigenvalues
+    only (z None), "I": the tridiagonal matrix's eigenvectors, "V": z (n x n, orthogonal: the
+    reduction's, NumPy or CuPy) times them. By divide and conquer, each merge's eigenvector
+    update an ozblas product; deflation and the secular equations by the host LAPACK."""
+    compz = _letter("dstedc", "compz", compz, "NIV")
+    d = _host_vector(d, np.float64).copy()
+    n = d.shape[0]
+    e = np.concatenate([_host_vector(e, np.float64), np.zeros(1)])
+    if e.shape[0] < max(1, n):
+        raise ValueError(f"e must have {max(0, n - 1)} entries for {n} diagonal ones, got {e.shape[0] - 1}")
+    if compz == b"V" and z is None:
+        raise ValueError('dstedc: compz "V" needs z')
+    dt, xp, opts = _start(kw, *(() if z is None else (z,)))
+    if compz == b"V":
+        f = _fortran(z, np.float64, overwrite_z, "z", xp)
+        if f.shape != (n, n):
+            raise ValueError(f"z must have shape {(n, n)}, got {f.shape}")
+    else:
+        f = xp.zeros((n, n) if compz == b"I" else (1, 1), dtype=np.float64, order="F")
+    info = _call(lib.ozblas_dstedc, compz, n, ffi.cast("double *", d.ctypes.data),
+                 ffi.cast("double *", e.ctypes.data), _ptr(f), _ld(f), opts=opts)
+    if info < 0:
+        raise ValueError(f"dstedc: argument {-info} is not valid")
+    return (d if xp is np else xp.asarray(d)), (None if compz == b"N" else f), info
 
 
 def _sytrd(a, lower, overwrite_a, kw):

@@ -921,9 +921,10 @@ ozblas_status ozblas_ztrsyl(ozblas_context *ctx, char trana, char tranb, int64_t
  * dsyevr/zheevr: jobz 'N' eigenvalues only, 'V' with eigenvectors; uplo the stored
  * triangle) by a two-stage reduction: the matrix to a band (QR panels by the host geqrf,
  * the two-sided updates as products), the band to real tridiagonal on the host (bulge
- * chasing), the tridiagonal problem by the host LAPACK as LAPACK's driver solves it (syevd:
- * sterf or stedc; syev: sterf or steqr; syevr: sterf or stemr for every eigenvalue, else
- * stebz and stein), the eigenvectors through both reductions' reflectors as products. w
+ * chasing), the tridiagonal problem as LAPACK's driver solves it (syevd: the host sterf,
+ * or with eigenvectors ozblas_dstedc's divide and conquer, whose merges are products; syev:
+ * sterf or steqr; syevr: sterf or stemr for every eigenvalue, else stebz and stein; all the
+ * host LAPACK's), the eigenvectors through both reductions' reflectors as products. w
  * (n, real, host memory): the eigenvalues in ascending order. syevd and syev: the
  * eigenvectors overwrite A (jobz 'V'). syevr: range 'A' all, 'V' those in (vl, vu], 'I' the
  * il-th to iu-th (1-based); abstol as LAPACK's; *m eigenvalues found, their eigenvectors in Z
@@ -953,6 +954,17 @@ ozblas_status ozblas_zheevr(ozblas_context *ctx, char jobz, char range, char upl
                             double *A, int64_t lda, double vl, double vu, int64_t il,
                             int64_t iu, double abstol, int64_t *m, double *w, double *Z,
                             int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
+                            const ozblas_options *opt, ozblas_lapack_report *report);
+/* The real symmetric tridiagonal eigenproblem (LAPACK's dstedc): compz 'N' the eigenvalues
+ * only (the host sterf), 'I' also the tridiagonal matrix's eigenvectors into Z, 'V' Z := Z
+ * times them (Z, orthogonal on entry, the reduction's). d (n), e (n - 1): host memory; d :=
+ * the eigenvalues ascending, e destroyed. Z: n x n, ldz, host or device memory. By divide and
+ * conquer with each merge's eigenvector update a product (deflation and the secular
+ * equation by the host dlaed2 and dlaed4); an order at most min(nb, 256) is one call of the
+ * host dstedc. info: LAPACK's (> 0: an eigenvalue did not converge in the rows and columns
+ * info / (n + 1) to mod(info, n + 1)). Workspace is allocated inside. */
+ozblas_status ozblas_dstedc(ozblas_context *ctx, char compz, int64_t n, double *d, double *e,
+                            double *Z, int64_t ldz, int64_t *info, int64_t nb,
                             const ozblas_options *opt, ozblas_lapack_report *report);
 /* The generalized symmetric-definite eigenproblem (LAPACK's dsygvd/zhegvd, dsygv/zhegv):
  * A x = lambda B x (itype 1), A B x = lambda x (2), B A x = lambda x (3), A symmetric

@@ -5,7 +5,7 @@
  *   the stored triangle copied as the lower triangle of a workspace (scaled as LAPACK's
  *   drivers scale a matrix whose largest entry is out of range), stage 1 to a band of width
  *   b (products), stage 2 to real tridiagonal on the host (bulge chasing), the tridiagonal
- *   problem by the host LAPACK as the LAPACK driver solves it (syevd: sterf or stedc;
+ *   problem as the LAPACK driver solves it (syevd: sterf, or lapack_stedc.c's stedc;
  *   syev: sterf or steqr; syevr: sterf or stemr for every eigenvalue, else stebz and stein),
  *   then the eigenvectors Z = Q1 (Q2 Z_T): stage 2's reflectors in blocks, stage 1's as
  *   ormqr, all products.
@@ -70,8 +70,8 @@ double oz_ev_flops(int kind, int cplx, char jobz, int64_t n, int64_t m)
 /* ---- the host routines -------------------------------------------------------------------- */
 
 /* the tridiagonal routines (real), and the drivers themselves for an order within a block */
-enum { T_STERF, T_STEDC, T_STEQR, T_STEMR, T_STEBZ, T_STEIN, T_N };
-static const char *const t_names[T_N] = {"sterf", "stedc", "steqr", "stemr", "stebz", "stein"};
+enum { T_STERF, T_STEQR, T_STEMR, T_STEBZ, T_STEIN, T_N };
+static const char *const t_names[T_N] = {"sterf", "steqr", "stemr", "stebz", "stein"};
 static const char *const drv_names[2][3] = {{"syevd", "syev", "syevr"},
                                             {"heevd", "heev", "heevr"}};
 static void *t_fn[T_N], *drv_fn[2][3]; /* atomic; found once */
@@ -96,25 +96,33 @@ static int ev_ready(int cplx)
 }
 
 
-/* The tridiagonal problem (d, e: n, host memory; both kept) as the LAPACK driver solves it:
- * *m eigenvalues into w in ascending order, their eigenvectors (jobz 'V') into ZT (n x *m,
- * leading dimension n, real), syevr's isuppz (stemr's: the support of ZT's columns). vll,
- * vuu, abstll: syevr's bounds and tolerance for the scaled matrix. OZBLAS_ERR_ALLOCATION
- * when its workspace is not there. */
-static ozblas_status tridiagonal(const lx_ev *a, int64_t n, const double *d, const double *e,
-                                 double vll, double vuu, double abstll, int64_t *m, double *w,
-                                 double *ZT, int64_t *isuppz, int64_t *info)
+/* The tridiagonal problem (d, e: n, host memory; both kept) as the LAPACK driver solves it
+ * (syevd's stedc: lapack_stedc.c's, whose merges are products of the run x): *m eigenvalues
+ * into w in ascending order, their eigenvectors (jobz 'V') into ZT (n x *m, leading
+ * dimension n, real), syevr's isuppz (stemr's: the support of ZT's columns). vll, vuu,
+ * abstll: syevr's bounds and tolerance for the scaled matrix. OZBLAS_ERR_ALLOCATION when its
+ * workspace is not there. */
+static ozblas_status tridiagonal(oz_lx *x, const lx_ev *a, int64_t n, const double *d,
+                                 const double *e, double vll, double vuu, double abstll,
+                                 int64_t *m, double *w, double *ZT, int64_t *isuppz,
+                                 int64_t *info)
 {
     int wantz = a->jobz == 'V';
-    const char jz = a->jobz, all = 'A', comp = 'I';
-    /* work: 18n (stemr), n^2 + 4n + 1 (stedc, vectors), 5n (stein), 4n (stebz) */
-    int64_t lwork = 18 * n + (wantz ? n * n : 0) + 6;
+    const char jz = a->jobz, all = 'A';
+    /* work: 18n (stemr), 5n (stein), 4n (stebz) */
+    int64_t lwork = 18 * n + 6;
     double *ee = malloc(sizeof(double) * (size_t)(2 * n + lwork + 2));
     if (!ee)
         return OZBLAS_ERR_ALLOCATION;
     double *dd = ee + n, *work = dd + n;
     memcpy(ee, e, sizeof(double) * (size_t)(n - 1));
     *m = n;
+    if (wantz && a->kind == OZ_EV_SYEVD) {
+        memcpy(w, d, sizeof(double) * (size_t)n);
+        ozblas_status st = lx_stedc(x, n, w, ee, ZT, n, info);
+        free(ee);
+        return st;
+    }
     LX_F77(
         I n4 = (I)n, inf4 = 0, lw = (I)lwork, liw = (I)(10 * n + 3);
         I *iw = malloc(sizeof(I) * (size_t)(10 * n + 3 + 2 * n));
@@ -129,13 +137,8 @@ static ozblas_status tridiagonal(const lx_ev *a, int64_t n, const double *d, con
             memcpy(w, d, sizeof(double) * (size_t)n);
             ((void (*)(const I *, double *, double *, I *))t_fn[T_STERF])(&n4, w, ee, &inf4);
             done = 1;
-        } else if (a->kind == OZ_EV_SYEVD) {
-            memcpy(w, d, sizeof(double) * (size_t)n);
-            ((void (*)(const char *, const I *, double *, double *, double *, const I *,
-                       double *, const I *, I *, const I *, I *, size_t))t_fn[T_STEDC])(
-                &comp, &n4, w, ee, ZT, &n4, work, &lw, iw, &liw, &inf4, 1);
-            done = 1;
         } else if (a->kind == OZ_EV_SYEV) {
+            const char comp = 'I';
             memcpy(w, d, sizeof(double) * (size_t)n);
             ((void (*)(const char *, const I *, double *, double *, double *, const I *,
                        double *, I *, size_t))t_fn[T_STEQR])(&comp, &n4, w, ee, ZT, &n4, work,
@@ -321,7 +324,8 @@ static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, i
     if (x->failed)
         goto out;
     lx_hb2st(x, &B, d, e, &h, hw);
-    if ((st = tridiagonal(a, n, d, e, vll, vuu, abstll, m, w, ZT, isuppz, info)) != OZBLAS_OK)
+    if ((st = tridiagonal(x, a, n, d, e, vll, vuu, abstll, m, w, ZT, isuppz, info)) !=
+        OZBLAS_OK)
         goto out;
     if (sigma != 1.0) {
         int64_t imax = a->kind == OZ_EV_SYEVD ? n : *info == 0 ? *m : *info - 1;

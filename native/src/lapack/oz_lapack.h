@@ -414,6 +414,14 @@ void lx_bd_stage1(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t
 void lx_bd_stage2(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t nother,
                   double *C, int64_t ldc);
 
+/* The real symmetric tridiagonal eigenproblem by divide and conquer (lapack_stedc.c,
+ * LAPACK's dstedc with compz 'I'): d (n) := the eigenvalues ascending, e (n - 1) destroyed,
+ * Q (n x n, host memory, ldq) := the eigenvectors; each merge's eigenvector update is a real
+ * product at the normwise target (the run's type and target restored after). *info:
+ * dstedc's. OZBLAS_ERR_NO_HOST_BLAS (no host dstedc, dlaed2, dlaed4, dlamrg) or
+ * OZBLAS_ERR_ALLOCATION before anything is changed. */
+ozblas_status lx_stedc(oz_lx *x, int64_t n, double *d, double *e, double *Q, int64_t ldq,
+                       int64_t *info);
 /* ZT (n x m, real, host memory, leading dimension n) into Z (complex: zero imaginary parts),
  * through the seam in strips of nb columns: a tridiagonal or bidiagonal solver's vectors. */
 void lx_put_real(oz_lx *x, int64_t n, int64_t m, const double *ZT, double *Z, int64_t ldz);
