@@ -59,6 +59,9 @@ def _report(r) -> dict:
         "device": _DEVICE[r.device], "device_short": bool(r.device_short),
         "moduli_histogram": {c: int(r.moduli_hist[c]) for c in range(64) if r.moduli_hist[c]},
         "host_flops": r.host_flops,
+        "product_seconds": r.product_seconds, "host_seconds": r.host_seconds,
+        "host_parts": {"panels": r.panel_seconds, "chase": r.chase_seconds,
+                       "solver": r.solver_seconds},
     }
 
 

@@ -433,6 +433,9 @@ typedef struct {
                              through cheap */
     double max_bound;     /* ozblas: the largest automatic-precision bound of these calls
                              (ozblas_report.bound); -1 when none was computed */
+    double product_seconds; /* LAPACK routines run by the layer: the time of their products, */
+    double host_seconds;    /*   the rest of their time (ozblas_lapack_report's), and */
+    double host_flops;      /*   their host routines' flops; 0 elsewhere */
 } ozblas_shim_stat;
 
 /* Defined in libozblas_preload.so (not libozblas.so): copies the cells with at least one
@@ -492,6 +495,13 @@ typedef struct {
                                larft; LAPACK's counts) and of the eigensolvers' bulge chasing;
                                not sytrf's panel, not the tridiagonal solver (its flops depend
                                on the spectrum) */
+    double product_seconds; /* wall time inside the products (monotonic clock around each) */
+    double host_seconds;    /* seconds - product_seconds: the host remainder (host routines,
+                               copies, the layer's own loops) */
+    double panel_seconds;   /* of host_seconds, measured: the host QR/LQ panels and larft */
+    double chase_seconds;   /*   stage 2's bulge chasing (eigensolvers, SVD, gelsd) */
+    double solver_seconds;  /*   the tridiagonal/bidiagonal solver (stedc, stemr, bdsdc,
+                               bdsqr, lalsd), less any products it issues */
 } ozblas_lapack_report;
 
 ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,

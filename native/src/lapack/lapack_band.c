@@ -243,6 +243,7 @@ void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, doub
 {
     int64_t n = B->n, b = B->b, ld = B->ld - 1, w = x->cplx ? 2 : 1; /* ld: B as a matrix */
     double *A = B->ab;
+    lx_clock clk = lx_tic(x);
 #define BA(i, j) LX_AT(x, A, (i), (j), ld)
     for (int64_t s = 0; s + 1 < n && b > 0; s++) {
         double *v = h->v + w * lx_hous_pos(h, s), *tau = h->tau + w * s * h->kmax;
@@ -286,6 +287,7 @@ void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, doub
         if (i + 1 < n)
             e[i] = b > 0 ? BA(i + 1, i)[0] : 0.0;
     }
+    lx_toc(x, clk, &x->rep->chase_seconds);
 #undef BA
 }
 

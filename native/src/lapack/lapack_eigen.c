@@ -321,8 +321,10 @@ static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, i
     if (x->failed)
         goto out;
     lx_hb2st(x, &B, d, e, &h, hw);
+    lx_clock solver = lx_tic(x);
     if ((st = tridiagonal(a, n, d, e, vll, vuu, abstll, m, w, ZT, isuppz, info)) != OZBLAS_OK)
         goto out;
+    lx_toc(x, solver, &x->rep->solver_seconds);
     if (sigma != 1.0) {
         int64_t imax = a->kind == OZ_EV_SYEVD ? n : *info == 0 ? *m : *info - 1;
         for (int64_t i = 0; i < imax; i++)

@@ -56,6 +56,7 @@ static void bdsdc(oz_lx *x, int vec, int64_t n, double *d, double *e, double *UB
         x->failed = 1;
         return;
     }
+    lx_clock clk = lx_tic(x);
     LX_F77(I n4 = (I)n, l4 = (I)max1(n), inf4 = 0, iq = 0;
         I *iw = malloc(sizeof(I) * (size_t)(8 * n + 1));
         if (!iw)
@@ -67,6 +68,7 @@ static void bdsdc(oz_lx *x, int vec, int64_t n, double *d, double *e, double *UB
                                                 NULL, &iq, work, iw, &inf4, 1, 1);
         *info = inf4;
         free(iw););
+    lx_toc(x, clk, &x->rep->solver_seconds);
     free(work);
 }
 
@@ -90,6 +92,7 @@ static void host_bdsqr(oz_lx *x, int z, char uplo, int64_t n, int64_t ncvt, int6
         x->failed = 1;
         return;
     }
+    lx_clock clk = lx_tic(x);
     LX_F77(I n4 = (I)n, cv = (I)ncvt, ru = (I)nru, cc = (I)ncc, l4 = (I)max1(n), one = 1;
         I lc = ncc ? (I)ldc : 1, inf4 = 0;
         ((void (*)(const char *, const I *, const I *, const I *, const I *, double *, double *,
@@ -97,6 +100,7 @@ static void host_bdsqr(oz_lx *x, int z, char uplo, int64_t n, int64_t ncvt, int6
                    size_t))s_bdsqr[z])(&uplo, &n4, &cv, &ru, &cc, d, e, ncvt ? VT : nou, &l4,
                                        nru ? U : nou, &l4, ncc ? C : nou, &lc, work, &inf4, 1);
         *info = inf4;);
+    lx_toc(x, clk, &x->rep->solver_seconds);
     free(work);
 }
 
@@ -237,6 +241,7 @@ static void gb2bd(const oz_lx *x, ub_band *B, double *d, double *e, lx_hous *hl,
                   double *work)
 {
     int64_t n = B->n, b = B->b, w = x->cplx ? 2 : 1, ld = 3 * b;
+    lx_clock clk = lx_tic(x);
     for (int64_t s = 0; s + 1 < n; s++) {
         double *vl = hl->v + w * lx_hous_pos(hl, s), *tl = hl->tau + w * s * hl->kmax;
         double *vr = hr->v + w * lx_hous_pos(hr, s), *tr = hr->tau + w * s * hr->kmax;
@@ -280,6 +285,7 @@ static void gb2bd(const oz_lx *x, ub_band *B, double *d, double *e, lx_hous *hl,
         if (i + 1 < n)
             e[i] = UB(x, B, i, i + 1)[0];
     }
+    lx_toc(x, clk, &x->rep->chase_seconds);
 }
 
 /* ---- the two-stage bidiagonal reduction (oz_lapack.h: lx_bd) --------------------------- */
@@ -774,6 +780,7 @@ static void bd_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, do
     int64_t li = 3 * n * (nlvl + 1) + 11 * n;
     double *work = malloc(sizeof(double) * (size_t)((c ? 2 * n * nrhs : lw) + lr + 1));
     int64_t *iw = malloc(sizeof(int64_t) * (size_t)(li + 1));
+    lx_clock clk = lx_tic(x);
     if (!work || !iw) {
         x->failed = 1;
     } else {
@@ -792,6 +799,7 @@ static void bd_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, do
             *rank = rk;
             *info = inf4;);
     }
+    lx_toc(x, clk, &x->rep->solver_seconds);
     free(work);
     free(iw);
 }

@@ -74,6 +74,14 @@ void lx_blk_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t 
                   int64_t *info);
 /* The report's host_flops += f (4 f for complex): a host routine's count. */
 void lx_host_flops(const oz_lx *x, double f);
+/* The monotonic clock, s. lx_tic/lx_toc: *part (one of the report's host parts,
+ * panel/chase/solver_seconds) += the wall time between them less the products' inside. */
+double lx_now(void);
+typedef struct {
+    double t0, p0;
+} lx_clock;
+lx_clock lx_tic(const oz_lx *x);
+void lx_toc(const oz_lx *x, lx_clock c, double *part);
 /* trsm (mult 0) or trmm (mult 1) with op(A) of order at most nb */
 void lx_blk_tr3(oz_lx *x, int mult, char side, char uplo, char ta, char diag, int64_t m,
                 int64_t n, const double *alpha, const double *A, int64_t lda, double *B,

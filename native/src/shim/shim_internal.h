@@ -87,6 +87,7 @@ typedef struct {
     int zero;         /* alpha = 0 or k = 0: C := beta C by ozblas on the host (R_QUICK once
                          done; method as set, executor cpu) */
     ozblas_report rep;
+    double product_seconds, host_seconds, host_flops; /* a LAPACK routine's (lap_done) */
 } shim_result;
 
 /* The settings read on the first call (shim_begin reads them). */
