@@ -1179,6 +1179,25 @@ ozblas_status ozblas_policy_cache_read(const char *path, const ozblas_machine_id
 ozblas_status ozblas_policy_cache_write(const char *path, const ozblas_machine_id *id,
                                         const ozblas_profile *p, char *why, size_t why_len);
 
+/* The band width of the LAPACK layer's two-stage reductions (syevd/heevd/syevr/sygvd: kind
+ * EIGEN; gesdd/gesvd/gelsd/gelss: kind SVD, m x n with m >= n): the width, of min(nb, 256)
+ * and its halvings down to 16, whose predicted time of the whole driver is least, products
+ * by the cost model on profile p (NULL: the local one) for the method and executor given
+ * (auto: any),
+ * the host's chase and panels at p's host rate (lapack_model.c). ncols: the columns the
+ * back-transformations act on (n with vectors, gelsd's right-hand sides, 0 for none). Fills
+ * band and the predicted seconds of its parts (solver: the tridiagonal/bidiagonal solver, a
+ * model that does not depend on the band) and returns band. */
+enum { OZBLAS_LAPACK_BAND_EIGEN = 0, OZBLAS_LAPACK_BAND_SVD = 1 };
+typedef struct {
+    int kind, cplx;
+    int64_t m, n, ncols, nb;
+    int method, executor, on_device;
+    int64_t band;      /* out: */
+    double products, panels, chase, solver;
+} ozblas_lapack_band_model;
+int64_t ozblas_lapack_band_width(const ozblas_profile *p, ozblas_lapack_band_model *mod);
+
 /* OZBLAS_CDEF_END */
 
 #if defined(__GNUC__)

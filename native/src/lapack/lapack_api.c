@@ -117,7 +117,8 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
     int on = 0;
     for (int i = 0; i < nops; i++)
         on += oz_cuda_on_device(*ops[i].p);
-    x->nb = nb > 0 ? nb : ozblas_lapack_block_size(n, run_executor(opt, on));
+    x->exec = run_executor(opt, on);
+    x->nb = nb > 0 ? nb : ozblas_lapack_block_size(n, x->exec);
     x->rep = rep;
     rep->nb = x->nb;
     rep->seconds = -lx_now();

@@ -290,24 +290,11 @@ static void gb2bd(const oz_lx *x, ub_band *B, double *d, double *e, lx_hous *hl,
 
 /* ---- the two-stage bidiagonal reduction (oz_lapack.h: lx_bd) --------------------------- */
 
-/* The band width: the block size, at most 256, narrowed for large orders so that the host's
- * part (the chase's 8 n^2 b and the panels' 4 n^2 b flops) stays near a tenth of the
- * products' (8/3 n^3 for the reduction, about 8 n^3 more with vectors): the largest power of
- * two at most n / 64 (values only) or n / 32 (vectors), not below 32. Narrower bands make
- * stage 1's products thinner (inner dimension b), which costs the emulation its split of the
- * operands for less arithmetic: a trade of host time against product efficiency. */
-static int64_t band_width(int64_t nb, int64_t n, int vectors)
-{
-    int64_t b = 256, cap = n / (vectors ? 32 : 64);
-    while (b > 32 && b > cap)
-        b /= 2;
-    return min64(nb, b);
-}
-
 ozblas_status lx_bd_reduce(oz_lx *x, lx_bd *bd, int vectors, int64_t m, int64_t n, double *W,
                            int64_t ldw, int64_t wdim, double *d)
 {
-    int64_t wd = x->cplx ? 2 : 1, b = min64(band_width(x->nb, n, vectors), max64(n - 1, 1));
+    int64_t wd = x->cplx ? 2 : 1;
+    int64_t b = lx_band_width(x, OZBLAS_LAPACK_BAND_SVD, m, n, vectors ? n : wdim);
     *bd = (lx_bd){.m = m, .n = n, .b = b, .W = W, .ldw = ldw};
     ub_band B = {n, b, calloc((size_t)(wd * (3 * b + 1) * n + wd), sizeof(double))};
     bd->tau = malloc(sizeof(double) * (size_t)(wd * 2 * n + n + 1));
@@ -390,7 +377,7 @@ static ozblas_status svd_tall(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
     double *UB = vec ? malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
     double *VTB = UB ? UB + n * n : NULL;
     ozblas_status st = vec && !UB ? OZBLAS_ERR_ALLOCATION
-                                  : lx_bd_reduce(x, &bd, vec, m, n, W, ldw, m, s);
+                                  : lx_bd_reduce(x, &bd, vec, m, n, W, ldw, vec ? m : 0, s);
     if (st != OZBLAS_OK || x->failed)
         goto out;
     if (sq)

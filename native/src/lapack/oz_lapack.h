@@ -35,6 +35,7 @@ typedef struct {
     ozblas_options o; /* opt with its device resolved (opt points here) */
     ozblas_report *product; /* NULL, or the products' GEMM reports merged (lx_gemm) for a
                                caller that traces the run as one product (the shim's SYRK) */
+    int exec; /* the executor the block size was chosen for (the band width's too) */
 } oz_lx;
 
 /* Element (i, j) of a column-major matrix with leading dimension ld. */
@@ -330,6 +331,10 @@ void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau);
 void lx_larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
               const double *tau, double *C, int64_t ldc, double *work);
 
+/* The band width of a two-stage reduction (lapack_model.c): ozblas_lapack_band_width for
+ * the run (kind OZBLAS_LAPACK_BAND_EIGEN or _SVD, m x n, ncols as there), at most n - 1. */
+int64_t lx_band_width(const oz_lx *x, int kind, int64_t m, int64_t n, int64_t ncols);
+
 /* Stage 1 for a Hermitian (symmetric) A of order n, its lower triangle stored (LAPACK's
  * dsytrd_sy2sb/zhetrd_he2hb, uplo 'L'): A := Q1^H A Q1 with a band of width b (b >= 1; the
  * lower triangle only is read and written), Q1's reflectors below the band: reflector c
@@ -394,8 +399,9 @@ ozblas_status lx_heev(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t ld
 /* The two-stage bidiagonal reduction of a tall matrix (lapack_svd.c), shared by the SVD and
  * least-squares drivers: W (m x n, m >= n > 0, the run's memory) := Q^H W P real upper
  * bidiagonal (d: n, bd->e: n - 1), W keeping stage 1's reflectors, Q = Q1 diag(Q2, I),
- * P = P1 P2 (stage 1's QR and LQ panels, stage 2's bulge chase); the band width from nb, n and
- * vectors (1: the caller forms singular vectors, 0: it applies Q and P to a few columns only).
+ * P = P1 P2 (stage 1's QR and LQ panels, stage 2's bulge chase); the band width by
+ * lx_band_width for vectors (1: the caller forms singular vectors, 0: it applies Q and P to
+ * wdim columns only, none when 0).
  * wdim: the most columns (rows) a later lx_bd_* application acts on besides Q's or P's. Free
  * with lx_bd_free whatever the outcome. */
 typedef struct {
