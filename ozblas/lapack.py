@@ -62,6 +62,7 @@ def _report(r) -> dict:
         "product_seconds": r.product_seconds, "host_seconds": r.host_seconds,
         "host_parts": {"panels": r.panel_seconds, "chase": r.chase_seconds,
                        "solver": r.solver_seconds},
+        "band": r.band or None,
     }
 
 

@@ -502,6 +502,8 @@ typedef struct {
     double chase_seconds;   /*   stage 2's bulge chasing (eigensolvers, SVD, gelsd) */
     double solver_seconds;  /*   the tridiagonal/bidiagonal solver (stedc, stemr, bdsdc,
                                bdsqr, lalsd), less any products it issues */
+    int64_t band;           /* the two-stage reductions' band width (ozblas_lapack_band_width);
+                               0 when none ran */
 } ozblas_lapack_report;
 
 ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
