@@ -230,7 +230,58 @@ static void band_get(oz_lx *x, ub_band *B, const double *A, int64_t lda)
     }
 }
 
-/* Upper band (width b) := Q2^H B P2 real upper bidiagonal (d: n, e: n - 1), sweep after sweep:
+typedef struct {
+    ub_band *B;
+    lx_hous *hl, *hr;
+} gb2bd_ctx;
+
+/* Step k of sweep s: the right reflector (s, k) of columns c = s+1+kb.. and the left one of
+ * the same rows; it touches rows and columns s + 1 + (k - 1) b to s + 1 + (k + 2) b only (s
+ * to s + 1 + 2b for k = 0): sweep s - 1's steps up to k + 3 can meet it (lag 4). */
+static int gb2bd_step(const oz_lx *x, void *ctx, int64_t s, int64_t k, double *work)
+{
+    gb2bd_ctx *g = ctx;
+    ub_band *B = g->B;
+    int64_t n = B->n, b = B->b, w = x->cplx ? 2 : 1, ld = 3 * b;
+    int64_t c = s + 1 + k * b, r = k ? c - b : s, len = min64(b, n - c);
+    double *vl = g->hl->v + w * lx_hous_pos(g->hl, s), *tl = g->hl->tau + w * s * g->hl->kmax;
+    double *vr = g->hr->v + w * lx_hous_pos(g->hr, s), *tr = g->hr->tau + w * s * g->hr->kmax;
+    double *v = LX_AT(x, vr, k * b, 0, 1), *tau = LX_AT(x, tr, k, 0, 1);
+    /* right (s, k): row r's conjugate from column c, so that row r H = (beta, 0) */
+    for (int64_t i = 0; i < len; i++) {
+        double *a = UB(x, B, r, c + i);
+        memcpy(LX_AT(x, v, i, 0, 1), a, sizeof(double) * (size_t)w);
+        if (w == 2)
+            v[2 * i + 1] = -v[2 * i + 1];
+        if (i)
+            memset(a, 0, sizeof(double) * (size_t)w);
+    }
+    double alpha[2] = {v[0], w == 2 ? v[1] : 0.0};
+    lx_larfg(x, len, alpha, LX_AT(x, v, 1, 0, 1), tau);
+    memcpy(UB(x, B, r, c), alpha, sizeof(double) * (size_t)w); /* beta: real */
+    v[0] = 1.0;
+    if (w == 2)
+        v[1] = 0.0;
+    lx_larfx(x, 'R', c + len - 1 - r, len, v, tau, UB(x, B, r + 1, c), ld, work);
+    /* left (s, k): column c below its diagonal; H^H from the left */
+    v = LX_AT(x, vl, k * b, 0, 1);
+    tau = LX_AT(x, tl, k, 0, 1);
+    for (int64_t i = 1; i < len; i++) {
+        memcpy(LX_AT(x, v, i, 0, 1), UB(x, B, c + i, c), sizeof(double) * (size_t)w);
+        memset(UB(x, B, c + i, c), 0, sizeof(double) * (size_t)w);
+    }
+    lx_larfg(x, len, UB(x, B, c, c), LX_AT(x, v, 1, 0, 1), tau);
+    v[0] = 1.0;
+    if (w == 2)
+        v[1] = 0.0;
+    double conj_tau[2] = {tau[0], w == 2 ? -tau[1] : 0.0};
+    int64_t nc = min64(n - c - 1, len - 1 + b);
+    lx_larfx(x, 'L', len, nc, v, conj_tau, UB(x, B, c, c + 1), ld, work);
+    return c + b < n;
+}
+
+/* Stage 2 of the bidiagonal reduction: the upper band B (width b) := real upper bidiagonal
+ * (d: n, e: n - 1) by bulge chasing, the sweeps pipelined on the host threads (lx_sweeps):
  * sweep s annihilates row s right of its superdiagonal by the right reflector (s, 0) of
  * columns s+1..s+b, whose application to the rows below leaves a bulge under the diagonal
  * block, which the left reflector (s, 0) of the same rows annihilates (column s + 1 below its
@@ -240,46 +291,10 @@ static void band_get(oz_lx *x, ub_band *B, const double *A, int64_t lda)
 static void gb2bd(const oz_lx *x, ub_band *B, double *d, double *e, lx_hous *hl, lx_hous *hr,
                   double *work)
 {
-    int64_t n = B->n, b = B->b, w = x->cplx ? 2 : 1, ld = 3 * b;
+    int64_t n = B->n;
     lx_clock clk = lx_tic(x);
-    for (int64_t s = 0; s + 1 < n; s++) {
-        double *vl = hl->v + w * lx_hous_pos(hl, s), *tl = hl->tau + w * s * hl->kmax;
-        double *vr = hr->v + w * lx_hous_pos(hr, s), *tr = hr->tau + w * s * hr->kmax;
-        for (int64_t k = 0, r = s, c = s + 1; c < n; k++, r = c, c += b) {
-            int64_t len = min64(b, n - c);
-            double *v = LX_AT(x, vr, k * b, 0, 1), *tau = LX_AT(x, tr, k, 0, 1);
-            /* right (s, k): row r's conjugate from column c, so that row r H = (beta, 0) */
-            for (int64_t i = 0; i < len; i++) {
-                double *a = UB(x, B, r, c + i);
-                memcpy(LX_AT(x, v, i, 0, 1), a, sizeof(double) * (size_t)w);
-                if (w == 2)
-                    v[2 * i + 1] = -v[2 * i + 1];
-                if (i)
-                    memset(a, 0, sizeof(double) * (size_t)w);
-            }
-            double alpha[2] = {v[0], w == 2 ? v[1] : 0.0};
-            lx_larfg(x, len, alpha, LX_AT(x, v, 1, 0, 1), tau);
-            memcpy(UB(x, B, r, c), alpha, sizeof(double) * (size_t)w); /* beta: real */
-            v[0] = 1.0;
-            if (w == 2)
-                v[1] = 0.0;
-            lx_larfx(x, 'R', c + len - 1 - r, len, v, tau, UB(x, B, r + 1, c), ld, work);
-            /* left (s, k): column c below its diagonal; H^H from the left */
-            v = LX_AT(x, vl, k * b, 0, 1);
-            tau = LX_AT(x, tl, k, 0, 1);
-            for (int64_t i = 1; i < len; i++) {
-                memcpy(LX_AT(x, v, i, 0, 1), UB(x, B, c + i, c), sizeof(double) * (size_t)w);
-                memset(UB(x, B, c + i, c), 0, sizeof(double) * (size_t)w);
-            }
-            lx_larfg(x, len, UB(x, B, c, c), LX_AT(x, v, 1, 0, 1), tau);
-            v[0] = 1.0;
-            if (w == 2)
-                v[1] = 0.0;
-            double conj_tau[2] = {tau[0], w == 2 ? -tau[1] : 0.0};
-            int64_t nc = min64(n - c - 1, len - 1 + b);
-            lx_larfx(x, 'L', len, nc, v, conj_tau, UB(x, B, c, c + 1), ld, work);
-        }
-    }
+    gb2bd_ctx g = {B, hl, hr};
+    lx_sweeps(x, n - 1, 4, gb2bd_step, &g, (x->cplx ? 4 : 2) * B->b, work);
     for (int64_t i = 0; i < n; i++) {
         d[i] = UB(x, B, i, i)[0];
         if (i + 1 < n)

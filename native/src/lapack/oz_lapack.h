@@ -376,10 +376,20 @@ ozblas_status lx_hous_alloc(const oz_lx *x, lx_hous *h, int64_t n, int64_t b, in
 void lx_hous_free(lx_hous *h);
 int64_t lx_hous_pos(const lx_hous *h, int64_t s);
 
-/* Stage 2 (LAPACK's dsytrd_sb2st/zhetrd_hb2st, uplo 'L', sweep after sweep): the Hermitian
+/* Stage 2 (LAPACK's dsytrd_sb2st/zhetrd_hb2st, uplo 'L', the sweeps pipelined on the host
+ * threads by lx_sweeps, the same bits for any count): the Hermitian
  * band B := Q2^H B Q2 real symmetric tridiagonal, its diagonal in d (n), subdiagonal in e
  * (n - 1); h (n, B->b, off 1, n - 1 sweeps): Q2's reflectors; work: b elements. */
 void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, double *work);
+
+/* A bulge chase's sweeps on the run's host threads (lapack_band.c): step(x', ctx, s, k,
+ * work) does step k of sweep s and returns 0 after the sweep's last; sweep s's step k runs
+ * once sweep s - 1 has done its steps 0..k + lag - 1 (all that can touch step k's rows and
+ * columns), each step the same arithmetic as in sequential order; x' counts host flops on
+ * its own (added to x's); work: wlen elements per thread, work1 those of one. */
+typedef int (*lx_step_fn)(const oz_lx *x, void *ctx, int64_t s, int64_t k, double *work);
+void lx_sweeps(const oz_lx *x, int64_t sweeps, int64_t lag, lx_step_fn step, void *ctx,
+               int64_t wlen, double *work1);
 
 /* The symmetric/Hermitian eigensolvers on an open run (lapack_eigen.c; the generalized
  * problem's drivers reuse them): kind OZ_EV_SYEVD, OZ_EV_SYEV or OZ_EV_SYEVR (oz_internal.h),
