@@ -313,7 +313,7 @@ def remainder(args):
                        "host_s": med([r["host_seconds"] for r in runs]),
                        "host_parts_s": {k: med([r["host_parts"][k] for r in runs])
                                         for k in runs[0]["host_parts"]},
-                       "nb": runs[0]["nb"], "products": runs[0]["products"],
+                       "nb": runs[0]["nb"], "band": runs[0].get("band"), "products": runs[0]["products"],
                        "product_flops": runs[0]["product_flops"], "host_flops": runs[0]["host_flops"]}
                 row["host_over_native"] = row["host_s"] / row["native_s"]
                 results.append(row)

@@ -11,7 +11,12 @@ LAPACK, every update an ozblas GEMM under the usual options (``method``, ``modul
 ``nb`` is the block size (None: OZBLAS_LAPACK_NB, else the size rule of docs/lapack.md).
 ``last_report()`` describes the last call of this thread: products issued, how many ran
 emulated, their flops and moduli (``moduli_histogram``: emulated products per count), and
-where the matrices were (``device``).
+where the matrices were (``device``); its time split into ``product_seconds`` (a monotonic
+clock around each product) and ``host_seconds`` (the rest: the host remainder), the latter's
+measured parts in ``host_parts`` (``panels``: the host QR/LQ panels and ``larft``;
+``chase``: the two-stage drivers' bulge chasing; ``solver``: their tridiagonal or bidiagonal
+solver, less any products it issues), ``host_flops``, and ``band``, the two-stage
+reductions' band width (``band_model``; None when none ran).
 
 CuPy arrays are accepted too by every routine here (all of a call's matrices on one device):
 the drivers then run on the device pointers, on the CUDA executor and CuPy's current stream,
@@ -37,7 +42,7 @@ __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
            "hegvd", "sygv", "hegv", "sytrd", "hetrd", "ormtr", "unmtr", "orgtr", "ungtr",
-           "last_report"]
+           "last_report", "band_model"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}

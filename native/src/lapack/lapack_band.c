@@ -257,13 +257,14 @@ void lx_sweeps(const oz_lx *x, int64_t sweeps, int64_t lag, lx_step_fn step, voi
     double flops = 0.0;
 #pragma omp parallel num_threads(nt) reduction(+ : flops) if (nt > 1)
     {
-        int t = nt > 1 ? omp_get_thread_num() : 0;
+        /* the team OpenMP gave (it may be smaller than nt): sweeps by its own count */
+        int t = nt > 1 ? omp_get_thread_num() : 0, team = nt > 1 ? omp_get_num_threads() : 1;
         oz_lx xt = *x;
         ozblas_lapack_report rt;
         memset(&rt, 0, sizeof rt);
         xt.rep = &rt;
         double *w = work ? work + t * wlen : work1;
-        for (int64_t s = t; s < sweeps; s += nt) {
+        for (int64_t s = t; s < sweeps; s += team) {
             for (int64_t k = 0;; k++) {
                 if (nt > 1 && s > 0)
                     while (__atomic_load_n(&done[s - 1], __ATOMIC_ACQUIRE) < k + lag)
