@@ -20,6 +20,11 @@ threads=1); the native cases with LAPACK's optimal workspace (a query first). Ca
 LAPACK's nominal flop count, and the share of those flops that ran in emulated products
 (emulated_flops / flops of ozblas.lapack.last_report(); the products of a SYRK/HERK update
 include whole diagonal blocks, so the share can exceed the nominal count slightly).
+Every blocked row also has the report's ``host_s`` and ``products_s`` (wall time outside and
+inside the products). ``--remainder TAG``: the host remainder alone (syevd, gesdd jobz S,
+gelsd_tall unless --routines says otherwise; native and blocked-native only, the median of
+--repeats runs each): driver seconds, products' seconds, host remainder and its measured parts
+(panels, chase, solver), against the native driver, into lapack_remainder_TAG.json and .png.
 Writes benchmarks/results/lapack_speed.json and .png. One run per case (the machine is
 shared; the figures are single measurements). ``--routines`` runs some of them only, their
 rows replacing those of the same routine and n in an existing JSON (the others are kept).
@@ -197,8 +202,14 @@ def main(argv=None):
                    help="time the host LAPACK routine only up to this n (trsyl's Level-1 code takes hours "
                         "at n = 4096 here); above it native_s is null")
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--remainder", metavar="TAG", default=None,
+                   help="the host remainder of syevd, gesdd, gelsd_tall only (lapack_remainder_TAG.json)")
+    p.add_argument("--repeats", type=int, default=3, help="--remainder: runs per case (median)")
     args = p.parse_args(argv)
     from threadpoolctl import threadpool_limits
+
+    if args.remainder:
+        return remainder(args)
 
     results = []
     with threadpool_limits(1):
@@ -225,6 +236,8 @@ def main(argv=None):
                         row[case + "_s"] = time.perf_counter() - t
                         rep = L.last_report()
                         row[case + "_nb"] = rep["nb"]
+                        row[case + "_host_s"] = rep["host_seconds"]
+                        row[case + "_products_s"] = rep["product_seconds"]
                         if method == "ozaki2":
                             row["emulated_share"] = rep["emulated_flops"] / rep["flops"]
                             row["products"] = rep["products"]
@@ -269,6 +282,84 @@ def main(argv=None):
                       args.out)
     print(f"wrote {path}")
     _plot(results, (args.out or RESULTS) / "lapack_speed.png")
+
+
+def remainder(args):
+    """--remainder: per routine and n, the native driver's time and the blocked driver's
+    (method native, one thread) split by its report into products and host remainder."""
+    from threadpoolctl import threadpool_limits
+
+    routines = args.routines or ["syevd", "gesdd", "gelsd_tall"]
+    med = lambda v: float(np.median(v))  # noqa: E731
+    results = []
+    with threadpool_limits(1):
+        for n in args.sizes:
+            a, s, b = _inputs(n, "d", np.random.default_rng(n))
+            cases = _cases("d", a, s, b)
+            for routine in routines:
+                native, blocked = cases[routine]
+                nat_t, runs = [], []
+                for _ in range(args.repeats):
+                    t = time.perf_counter()
+                    native()
+                    nat_t.append(time.perf_counter() - t)
+                    t = time.perf_counter()
+                    blocked(dict(method="native", threads=1, executor="cpu", nb=args.nb))
+                    rep = dict(L.last_report(), wall=time.perf_counter() - t)
+                    runs.append(rep)
+                row = {"routine": "d" + routine, "n": n, "repeats": args.repeats,
+                       "native_s": med(nat_t), "driver_s": med([r["wall"] for r in runs]),
+                       "products_s": med([r["product_seconds"] for r in runs]),
+                       "host_s": med([r["host_seconds"] for r in runs]),
+                       "host_parts_s": {k: med([r["host_parts"][k] for r in runs])
+                                        for k in runs[0]["host_parts"]},
+                       "nb": runs[0]["nb"], "band": runs[0].get("band"), "products": runs[0]["products"],
+                       "product_flops": runs[0]["product_flops"], "host_flops": runs[0]["host_flops"]}
+                row["host_over_native"] = row["host_s"] / row["native_s"]
+                results.append(row)
+                print(f"d{routine} n={n}: native {row['native_s']:.3f} s, driver {row['driver_s']:.3f} s "
+                      f"= products {row['products_s']:.3f} + host {row['host_s']:.3f} "
+                      f"({100 * row['host_over_native']:.0f}% of native; parts "
+                      + ", ".join(f"{k} {v:.3f}" for k, v in row["host_parts_s"].items()) + ")",
+                      flush=True)
+    name = f"lapack_remainder_{args.remainder}"
+    note = ("timings on a shared 2-core machine (other agents running), one thread, median of "
+            f"{args.repeats} runs; products and host from ozblas.lapack.last_report()")
+    path = write_json(name + ".json", {"machine": machine(), "threads": 1, "note": note,
+                                       "results": results}, args.out)
+    print(f"wrote {path}")
+    _plot_remainder(results, (args.out or RESULTS) / (name + ".png"), args.remainder)
+
+
+def _plot_remainder(results, path, tag):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    # as shares of the native driver measured beside each (the machine's load varies)
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    labels = [f"{r['routine']}\nn={r['n']} b={r.get('band')}" for r in results]
+    x = np.arange(len(results))
+    nat = np.array([r["native_s"] for r in results])
+    ax.bar(x - 0.2, np.ones(len(results)), 0.4, label="native LAPACK driver", color="gray")
+    bottom = np.zeros(len(results))
+    for key, color in (("panels", "tab:orange"), ("chase", "tab:red"), ("solver", "tab:purple")):
+        v = np.array([r["host_parts_s"][key] for r in results]) / nat
+        ax.bar(x + 0.2, v, 0.4, bottom=bottom, color=color, label=f"host: {key}")
+        bottom += v
+    other = np.array([r["host_s"] for r in results]) / nat - bottom
+    ax.bar(x + 0.2, other, 0.4, bottom=bottom, color="tab:pink", label="host: other")
+    bottom += other
+    ax.bar(x + 0.2, np.array([r["products_s"] for r in results]) / nat, 0.4, bottom=bottom,
+           color="tab:blue", label="products (native)")
+    ax.set(xticks=x, xticklabels=labels, ylabel="time / native driver's",
+           title=f"ozblas.lapack, method native, 1 thread: host remainder ({tag})")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
 
 
 def _s(seconds):

@@ -44,6 +44,7 @@ set(OZ_SOURCES
   src/lapack/lapack_sygst.c
   src/lapack/lapack_trsyl.c
   src/lapack/lapack_band.c
+  src/lapack/lapack_model.c
   src/lapack/lapack_eigen.c
   src/lapack/lapack_stedc.c)
 # The CUDA executor: every .cu file of src/cuda, and its C files (host_copy.c: the staging's

@@ -194,8 +194,8 @@ def cmd_libpath(argv=()) -> int:
 
 
 def _explain_lapack(argv) -> int:
-    """`ozblas explain getrf|potrf|sytrf|syevd|syevr N [--dtype d|z] [--profile NAME] [--nb NB]
-    [--json]`: the LAPACK layer's (ozblas.lapack.explain)."""
+    """`ozblas explain getrf|potrf|sytrf|syevd|syevr|gesdd|gelsd N [--dtype d|z] [--profile NAME]
+    [--nb NB] [--m M] [--nrhs K] [--json]`: the LAPACK layer's (ozblas.lapack.explain)."""
     from . import lapack, policy
 
     ap = argparse.ArgumentParser(prog=f"ozblas explain {argv[0]}",
@@ -204,10 +204,12 @@ def _explain_lapack(argv) -> int:
     ap.add_argument("--dtype", choices=["d", "z"], default="d")
     ap.add_argument("--profile", default="local", choices=policy.profile_names())
     ap.add_argument("--nb", type=int, default=None)
+    ap.add_argument("--m", type=int, default=None, help="gesdd, gelsd: rows (m >= N; default N)")
+    ap.add_argument("--nrhs", type=int, default=None, help="gelsd: right-hand sides (default N/2)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv[1:])
     try:
-        d = lapack.explain(argv[0], a.n, a.dtype, a.profile, a.nb)
+        d = lapack.explain(argv[0], a.n, a.dtype, a.profile, a.nb, a.m, a.nrhs)
     except ValueError as e:
         ap.error(str(e))
     print(json.dumps(d, indent=2) if a.json else lapack.format_explain(d))

@@ -11,7 +11,12 @@ LAPACK, every update an ozblas GEMM under the usual options (``method``, ``modul
 ``nb`` is the block size (None: OZBLAS_LAPACK_NB, else the size rule of docs/lapack.md).
 ``last_report()`` describes the last call of this thread: products issued, how many ran
 emulated, their flops and moduli (``moduli_histogram``: emulated products per count), and
-where the matrices were (``device``).
+where the matrices were (``device``); its time split into ``product_seconds`` (a monotonic
+clock around each product) and ``host_seconds`` (the rest: the host remainder), the latter's
+measured parts in ``host_parts`` (``panels``: the host QR/LQ panels and ``larft``;
+``chase``: the two-stage drivers' bulge chasing; ``solver``: their tridiagonal or bidiagonal
+solver, less any products it issues), ``host_flops``, and ``band``, the two-stage
+reductions' band width (``band_model``; None when none ran).
 
 CuPy arrays are accepted too by every routine here (all of a call's matrices on one device):
 the drivers then run on the device pointers, on the CUDA executor and CuPy's current stream,
@@ -38,7 +43,7 @@ __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
            "hegvd", "sygv", "hegv", "sytrd", "hetrd", "ormtr", "unmtr", "orgtr", "ungtr",
-           "stedc", "last_report"]
+           "stedc", "last_report", "band_model"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -60,6 +65,10 @@ def _report(r) -> dict:
         "device": _DEVICE[r.device], "device_short": bool(r.device_short),
         "moduli_histogram": {c: int(r.moduli_hist[c]) for c in range(64) if r.moduli_hist[c]},
         "host_flops": r.host_flops,
+        "product_seconds": r.product_seconds, "host_seconds": r.host_seconds,
+        "host_parts": {"panels": r.panel_seconds, "chase": r.chase_seconds,
+                       "solver": r.solver_seconds},
+        "band": r.band or None,
     }
 
 
@@ -1318,17 +1327,21 @@ def ungtr(a, tau, lower=0, overwrite_a=False, **kw):
 # --------------------------------------------------------------------------------------------
 # `ozblas explain getrf N` / `ozblas explain potrf N` / `ozblas explain sytrf N`
 # --------------------------------------------------------------------------------------------
-EXPLAINED = ("getrf", "potrf", "sytrf", "syevd", "syevr")
+EXPLAINED = ("getrf", "potrf", "sytrf", "syevd", "syevr", "gesdd", "gelsd")
 MAX_EXPLAINED_STEPS = 65536
 
 
-def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None = None) -> dict:
+def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None = None,
+            m: int | None = None, nrhs: int | None = None) -> dict:
     """What the LAPACK layer would do with an n x n factorization (host operands): the
     routing decision the shim takes (method auto's choice for an n x n x n product), the
     block size, and method auto's choice for each trailing-update product of the blocked
     driver (m x m x nb, m = n - j - nb: getrf one GEMM, potrf the SYRK/HERK strips, about
     half as many flops; sytrf the strips of L21 W21^T, its panels nb - 1 columns as
-    LAPACK's dlasyf takes them when no 2x2 pivot ends one), with the model's predicted times.
+    LAPACK's dlasyf takes them when no 2x2 pivot ends one), with the model's predicted times;
+    for the two-stage drivers (syevd, syevr, gesdd with jobz S and gelsd on an m x n matrix,
+    m >= n, default n, with nrhs right-hand sides, default n/2) the band width and what the
+    host keeps (``remainder``: predicted seconds of the products, panels, chase and solver).
     A plain dict."""
     from . import policy
 
@@ -1341,8 +1354,11 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
     ex = 2 if p.has_device else 1
     nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
                                                             int(lib.ozblas_lapack_block_size(n, ex)))
-    if routine in ("syevd", "syevr"):
-        return _explain_eigen(routine, n, dtype, p, nb)
+    if routine in ("syevd", "syevr", "gesdd", "gelsd"):
+        if m is not None and (routine not in ("gesdd", "gelsd") or m < n):
+            raise ValueError(f"m={m} is not valid for {routine}; accepted: gesdd and gelsd "
+                             f"with m >= n = {n}")
+        return _explain_eigen(routine, n, dtype, p, nb, m, nrhs)
     whole = policy.choose(n, n, n, dtype, "host", p)
     half = 1.0 if routine == "getrf" else 0.5
     step = nb - 1 if routine == "sytrf" and nb > 1 else nb
@@ -1376,55 +1392,94 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
             "blocked_seconds": t_blocked}
 
 
-def _explain_eigen(routine, n, dtype, p, nb):
-    """explain() for syevd/syevr with eigenvectors (lapack_eigen.c): stage 1's products per
-    panel (the Hermitian product A22 V, m x b x m, and the her2k, m x m x b at half the
-    flops), the back-transformations' (stage 1's blocks as ormqr's, 2 (n - b - i) n nb flops
-    each pair; stage 2's groups of vb sweeps, 2 (b + vb) n vb each pair, one line for all),
-    the host's share (QR panels, the bulge chasing's 6 n^2 b; the tridiagonal solver, which
-    depends on the spectrum, is not counted)."""
+def band_model(kind: str, n: int, m: int | None = None, ncols: int | None = None, nb: int = 256,
+               dtype: str = "d", method: str = "auto", executor: str = "auto", profile=None) -> dict:
+    """The band width the two-stage drivers take (lapack_model.c, ozblas_lapack_band_width:
+    the library's one rule) for kind "eigen" (syevd, syevr, sygvd) or "svd" (gesdd, gesvd,
+    gelsd, gelss; m x n, m >= n), ncols the columns the back-transformations act on (n with
+    vectors, the default; gelsd's right-hand sides), with the predicted seconds of its parts:
+    products (the cost model on the profile, for the method and executor), the host's panels
+    and chase (at the profile's host rate times efficiencies measured here), solver (a model
+    of the tridiagonal/bidiagonal solver: 4/3 n^3 at the host DGEMM rate with vectors)."""
+    from . import policy
+
+    p = policy._profile(profile)
+    mod = ffi.new("ozblas_lapack_band_model *", {
+        "kind": {"eigen": lib.OZBLAS_LAPACK_BAND_EIGEN, "svd": lib.OZBLAS_LAPACK_BAND_SVD}[kind],
+        "cplx": dtype == "z", "m": n if m is None else m, "n": n, "ncols": n if ncols is None else ncols,
+        "nb": nb, "method": _constants.METHODS.index(method),
+        "executor": _constants.EXECUTORS.index(executor), "on_device": 0})
+    lib.ozblas_lapack_band_width(policy._to_c(p), mod)
+    return {"band": int(mod.band), "products": mod.products, "panels": mod.panels,
+            "chase": mod.chase, "solver": mod.solver}
+
+
+def _explain_eigen(routine, n, dtype, p, nb, m=None, nrhs=None):
+    """explain() for the two-stage drivers with vectors: syevd/syevr (lapack_eigen.c) with
+    the products listed (stage 1's per panel: the Hermitian product A22 V, m x b x m, and the
+    her2k, m x m x b at half the flops; the back-transformations: stage 1's blocks as
+    ormqr's, 2 (n - b - i) n nb flops each pair; stage 2's groups of vb sweeps, 2 (b + vb) n vb
+    each pair, one line for all), gesdd (jobz S) and gelsd (m x n, nrhs right-hand sides) by
+    the band model's totals; for each, the band model's split of the time (band_model): what
+    the host keeps (panels, chase: the bulge chasing's 6 n^2 b flops, 8 n^2 b for the
+    bidiagonal; the solver, a model) against the products."""
     from . import policy
 
     z = dtype == "z"
     f4 = 4 if z else 1
-    b = min(nb, 256)  # lapack_eigen.c band_width
+    svd = routine in ("gesdd", "gelsd")
+    m = n if m is None else m
+    ncols = (n // 2 if nrhs is None else nrhs) if routine == "gelsd" else n
+    model = band_model("svd" if svd else "eigen", n, m, ncols, nb, dtype, profile=p)
+    b = model["band"]
     vb = max(1, min(b // 2, 128))  # lapack_band.c group_sweeps
     whole = policy.choose(n, n, n, dtype, "host", p)
-    updates, emulated, t_blocked, f_products = [], 0, 0.0, 0.0
+    updates, emulated, f_products = [], 0, 0.0
 
     def add(label, m_, n_, k_, times=1, half=False):
-        nonlocal emulated, t_blocked, f_products
+        nonlocal emulated, f_products
         c = policy.choose(m_, n_, k_, dtype, "host", p)
         share = 0.5 if half else 1.0
         updates.append({"m": m_, "k": k_, "shape": label, "choice": c["name"],
                         "method": c["method"], "seconds": share * times * c["seconds"]})
         emulated += times * (c["method"] != "native")
-        t_blocked += share * times * c["seconds"]
         f_products += share * times * (8 if z else 2) * m_ * n_ * k_
 
-    for j in range(0, max(n - b, 0), b):
-        m = n - j - b
-        add(f"stage 1 A22 V {m} x {min(m, b)} x {m}", m, min(m, b), m)
-        add(f"stage 1 her2k {m} x {m} x {2 * min(m, b)}", m, m, 2 * min(m, b), half=True)
-    for i in range(0, max(n - b, 0), nb):
-        r = n - b - i
-        add(f"Q1 block {nb} x {n} x {r} (x2)", nb, n, r, times=2)
-    groups = sum(max(0, -(-(n - s0 - 1) // b)) for s0 in range(0, n - 1, vb))
-    if groups:
-        add(f"Q2 groups {vb} x {n} x {b + vb - 1} (x{2 * groups})", vb, n, b + vb - 1,
-            times=2 * groups)
+    if not svd:
+        for j in range(0, max(n - b, 0), b):
+            r = n - j - b
+            add(f"stage 1 A22 V {r} x {min(r, b)} x {r}", r, min(r, b), r)
+            add(f"stage 1 her2k {r} x {r} x {2 * min(r, b)}", r, r, 2 * min(r, b), half=True)
+        for i in range(0, max(n - b, 0), nb):
+            add(f"Q1 block {nb} x {n} x {n - b - i} (x2)", nb, n, n - b - i, times=2)
+        groups = sum(max(0, -(-(n - s0 - 1) // b)) for s0 in range(0, n - 1, vb))
+        if groups:
+            add(f"Q2 groups {vb} x {n} x {b + vb - 1} (x{2 * groups})", vb, n, b + vb - 1,
+                times=2 * groups)
+        host = f4 * (n * n * b + 6.0 * n * n * b)  # QR panels, bulge chasing
+        flops = f4 * (4 / 3 + 2) * n**3
+    else:
+        host = f4 * (3.0 * (m + n) * n * b / 2 + 8.0 * n * n * b)  # QR and LQ panels, chase
+        # gebrd's 4 m n^2 - 4/3 n^3; gesdd jobz S: 4 n^3 more for U and V^H (square), gelsd
+        # ormbr's Q^T B and P X
+        flops = f4 * (4 * m * n * n - 4 / 3 * n**3 + (4 * n**3 if routine == "gesdd"
+                                                       else 4 * (m + n) * n * ncols))
     rate = p.host_zgemm if z else p.host_dgemm
-    host = f4 * (n * n * b + 6.0 * n * n * b)  # QR panels, bulge chasing
-    flops = f4 * (4 / 3 + 2) * n**3
-    t_blocked += host / rate
+    predicted = model["products"] + model["panels"] + model["chase"] + model["solver"]
     routed = whole["method"] != "native" and n > nb
-    return {"routine": ("zhe" if z else "dsy") + routine[2:], "n": n, "nb": nb, "band": b,
-            "profile": p.name, "route": "two-stage driver" if routed else "host LAPACK",
+    name = (("zhe" if z else "dsy") + routine[2:]) if not svd else dtype + routine
+    share = f_products / (f_products + host) if f_products else None
+    return {"routine": name, "n": n, "m": m, "nrhs": ncols if routine == "gelsd" else None,
+            "nb": nb, "band": b, "profile": p.name,
+            "route": "two-stage driver" if routed else "host LAPACK",
             "why": (f"method auto's choice for a {n} x {n} x {n} product is {whole['name']}"
                     + ("" if n > nb else f"; n <= nb = {nb}: one block")),
             "updates": updates, "emulated_updates": emulated, "flops": flops,
-            "update_share": f_products / (f_products + host), "native_seconds": flops / rate,
-            "blocked_seconds": t_blocked, "host_flops": host}
+            "update_share": share, "native_seconds": flops / rate,
+            "blocked_seconds": predicted, "host_flops": host,
+            "remainder": {"products": model["products"], "panels": model["panels"],
+                          "chase": model["chase"], "solver": model["solver"],
+                          "host": model["panels"] + model["chase"] + model["solver"]}}
 
 
 def format_explain(d: dict) -> str:
@@ -1434,12 +1489,24 @@ def format_explain(d: dict) -> str:
               f"method auto; {100 * d['update_share']:.0f}% of the driver's flops "
               f"(band {d['band']}, "
               f"host {d['host_flops'] / 1e9:.3g} GFLOP: panels and bulge chasing; LAPACK's count "
-              f"{d['flops'] / 1e9:.3g} GFLOP)" if "band" in d else
+              f"{d['flops'] / 1e9:.3g} GFLOP)" if "band" in d and d["update_share"] is not None else
+              f"band {d['band']} (the time model's choice); host {d['host_flops'] / 1e9:.3g} GFLOP "
+              f"in panels and bulge chasing; LAPACK's count {d['flops'] / 1e9:.3g} GFLOP"
+              if "band" in d else
               f"trailing updates: {len(d['updates'])}, of which method auto emulates "
               f"{d['emulated_updates']}; they are {100 * d['update_share']:.0f}% of the "
               f"{d['flops'] / 1e9:.3g} GFLOP"),
              f"predicted: host LAPACK {d['native_seconds'] * 1e3:.3g} ms (at the host DGEMM rate), "
              f"blocked driver {d['blocked_seconds'] * 1e3:.3g} ms"]
+    if "remainder" in d:
+        r = d["remainder"]
+        lines.append(f"host remainder {r['host'] * 1e3:.3g} ms beside products {r['products'] * 1e3:.3g} ms: "
+                     f"stage-1 panels {r['panels'] * 1e3:.3g} ms and bulge chase {r['chase'] * 1e3:.3g} ms "
+                     f"(model: flops at measured shares of the host DGEMM rate), "
+                     f"{'bidiagonal' if d['routine'][1:] in ('gesdd', 'gelsd') else 'tridiagonal'} "
+                     f"solver {r['solver'] * 1e3:.3g} ms (model: 4/3 n^3 at the host DGEMM rate; "
+                     f"deflation makes it less); measured per call: "
+                     f"ozblas.lapack.last_report()['host_parts']")
     for u in d["updates"][:3] + (["..."] if len(d["updates"]) > 4 else []) + d["updates"][-1:][
             : 1 if len(d["updates"]) > 3 else 0]:
         lines.append("  ..." if u == "..." else

@@ -138,6 +138,9 @@ def stats() -> dict:
             route = ffi.string(cell.route).decode()
             detail = ffi.string(cell.detail).decode()
             row = {"calls": int(cell.calls), "flops": float(cell.flops), "seconds": float(cell.seconds)}
+            if cell.host_seconds > 0 or cell.host_flops > 0:  # a LAPACK routine the layer ran
+                row.update(product_seconds=float(cell.product_seconds),
+                           host_seconds=float(cell.host_seconds), host_flops=float(cell.host_flops))
             if cell.max_bound >= 0:
                 row["max_bound"] = float(cell.max_bound)
             r = routines.setdefault(routine, dict(_zeros(), **{k: 0 for k in ROUTES}, routes={}))
@@ -146,5 +149,8 @@ def stats() -> dict:
                 d[route] = d.get(route, 0) + row["calls"]
                 for k in ("calls", "flops", "seconds"):
                     d[k] += row[k]
+                for k in ("product_seconds", "host_seconds", "host_flops"):
+                    if k in row:
+                        d[k] = d.get(k, 0.0) + row[k]
     return {"loaded": found is not None, "library": found[0] if found else None,
             "total": total, "routines": routines}

@@ -441,6 +441,9 @@ typedef struct {
                              through cheap */
     double max_bound;     /* ozblas: the largest automatic-precision bound of these calls
                              (ozblas_report.bound); -1 when none was computed */
+    double product_seconds; /* LAPACK routines run by the layer: the time of their products, */
+    double host_seconds;    /*   the rest of their time (ozblas_lapack_report's), and */
+    double host_flops;      /*   their host routines' flops; 0 elsewhere */
 } ozblas_shim_stat;
 
 /* Defined in libozblas_preload.so (not libozblas.so): copies the cells with at least one
@@ -500,6 +503,15 @@ typedef struct {
                                larft; LAPACK's counts) and of the eigensolvers' bulge chasing;
                                not sytrf's panel, not the tridiagonal solver (its flops depend
                                on the spectrum) */
+    double product_seconds; /* wall time inside the products (monotonic clock around each) */
+    double host_seconds;    /* seconds - product_seconds: the host remainder (host routines,
+                               copies, the layer's own loops) */
+    double panel_seconds;   /* of host_seconds, measured: the host QR/LQ panels and larft */
+    double chase_seconds;   /*   stage 2's bulge chasing (eigensolvers, SVD, gelsd) */
+    double solver_seconds;  /*   the tridiagonal/bidiagonal solver (stedc, stemr, bdsdc,
+                               bdsqr, lalsd), less any products it issues */
+    int64_t band;           /* the two-stage reductions' band width (ozblas_lapack_band_width);
+                               0 when none ran */
 } ozblas_lapack_report;
 
 ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
@@ -1189,6 +1201,25 @@ ozblas_status ozblas_policy_cache_read(const char *path, const ozblas_machine_id
  * atomically). */
 ozblas_status ozblas_policy_cache_write(const char *path, const ozblas_machine_id *id,
                                         const ozblas_profile *p, char *why, size_t why_len);
+
+/* The band width of the LAPACK layer's two-stage reductions (syevd/heevd/syevr/sygvd: kind
+ * EIGEN; gesdd/gesvd/gelsd/gelss: kind SVD, m x n with m >= n): the width, of min(nb, 256)
+ * and its halvings down to 16, whose predicted time of the whole driver is least, products
+ * by the cost model on profile p (NULL: the local one) for the method and executor given
+ * (auto: any),
+ * the host's chase and panels at p's host rate (lapack_model.c). ncols: the columns the
+ * back-transformations act on (n with vectors, gelsd's right-hand sides, 0 for none). Fills
+ * band and the predicted seconds of its parts (solver: the tridiagonal/bidiagonal solver, a
+ * model that does not depend on the band) and returns band. */
+enum { OZBLAS_LAPACK_BAND_EIGEN = 0, OZBLAS_LAPACK_BAND_SVD = 1 };
+typedef struct {
+    int kind, cplx;
+    int64_t m, n, ncols, nb;
+    int method, executor, on_device;
+    int64_t band;      /* out: */
+    double products, panels, chase, solver;
+} ozblas_lapack_band_model;
+int64_t ozblas_lapack_band_width(const ozblas_profile *p, ozblas_lapack_band_model *mod);
 
 /* OZBLAS_CDEF_END */
 

@@ -306,14 +306,58 @@ def test_explain_eigensolvers():
     import sys
 
     d = L.explain("syevd", 2048, "d", "h200", nb=256)
-    assert d["routine"] == "dsyevd" and d["band"] == 256 and d["nb"] == 256
-    assert len([u for u in d["updates"] if u["shape"].startswith("stage 1")]) == 2 * 7
+    b = L.band_model("eigen", 2048, nb=256, profile="h200")["band"]  # the library's rule
+    assert d["routine"] == "dsyevd" and d["band"] == b and d["nb"] == 256 and b in (16, 32, 64, 128, 256)
+    assert len([u for u in d["updates"] if u["shape"].startswith("stage 1")]) == 2 * -(-(2048 - b) // b)
+    r = d["remainder"]
+    assert r["host"] == pytest.approx(r["panels"] + r["chase"] + r["solver"]) and r["chase"] > 0
+    assert d["blocked_seconds"] == pytest.approx(r["host"] + r["products"])
     assert any(u["shape"].startswith("Q2") for u in d["updates"])
     assert 0.8 < d["update_share"] < 1 and d["host_flops"] > 0
     assert L.explain("syevr", 100, "z", "h200")["route"] == "host LAPACK"  # one block
     r = subprocess.run([sys.executable, "-m", "ozblas", "explain", "syevr", "3000", "--profile",
                         "h200", "--dtype", "z"], capture_output=True, text=True)
     assert r.returncode == 0 and "zheevr n=3000" in r.stdout and "Q2 groups" in r.stdout
+    for routine in ("syevd", "gesdd", "gelsd"):
+        r = subprocess.run([sys.executable, "-m", "ozblas", "explain", routine, "2048"]
+                           + (["--m", "6144"] if routine == "gelsd" else []),
+                           capture_output=True, text=True)
+        assert r.returncode == 0 and "host remainder" in r.stdout and "bulge chase" in r.stdout, r
+
+
+def test_band_model_one_rule():
+    """The band width: one rule in the library (lapack_model.c) for the eigensolvers and the
+    SVD, a time model of the driver: one of min(nb, 256) and its halvings down to 16 (nb
+    itself below that), its parts all predicted; on the built-in CPU profile, emulated
+    products (each splits its operands: thin ones cost the most per flop) take the widest band
+    and native ones a narrower one, where the chase's O(n^2 b) counts."""
+    for kind in ("eigen", "svd"):
+        assert L.band_model(kind, 512, nb=8)["band"] == 8
+        for n in (1024, 4096):
+            nat = L.band_model(kind, n, nb=256, method="native", executor="cpu", profile="cpu")
+            emu = L.band_model(kind, n, nb=256, method="ozaki2", executor="cpu", profile="cpu")
+            dev = L.band_model(kind, n, nb=1024, method="ozaki2", executor="cuda", profile="h200")
+            assert dev["band"] in (16, 32, 64, 128, 256)
+            assert emu["band"] == 256 and nat["band"] in (16, 32, 64, 128, 256)
+            assert nat["band"] < 256 or n > 1024
+            assert min(v for k, v in nat.items() if k != "band") > 0
+
+
+def test_report_accounts_for_the_host():
+    """host_seconds + product_seconds = seconds; the measured parts are within the host
+    remainder; the band the driver took is the library rule's for the run."""
+    n = 64
+    a = np.random.default_rng(3).random((n, n)) - 0.5
+    a = a + a.T
+    for kw in (dict(method="native", nb=16), dict(method="ozaki2", nb=16)):
+        L.syevd(a, **kw)
+        r = L.last_report()
+        assert r["product_seconds"] > 0 and r["host_seconds"] > 0
+        assert r["product_seconds"] + r["host_seconds"] == pytest.approx(r["seconds"], rel=1e-12)
+        parts = r["host_parts"]
+        assert parts["chase"] > 0 and parts["solver"] > 0 and parts["panels"] > 0
+        assert sum(parts.values()) <= r["host_seconds"] * (1 + 1e-9)
+        assert r["band"] == L.band_model("eigen", n, nb=16, method=kw["method"], executor="cpu")["band"]
 
 
 # ---- the generalized problem: sygvd/hegvd, sygv/hegv ------------------------------------------
@@ -445,3 +489,19 @@ def test_options_are_checked_in_python(call, match):
 def test_option_errors_name_the_routine_called(call, name):
     with pytest.raises(ValueError, match=f"^{name}: "):
         call()
+
+
+@pytest.mark.parametrize("dt", ["d", "z"])
+def test_chase_bits_for_any_thread_count(dt):
+    """Stage 2's sweeps run pipelined on the host threads (lapack_band.c lx_sweeps): each
+    reflector's application is the same arithmetic whatever the schedule, so 1, 2 and 3
+    threads give the same bits."""
+    rng = np.random.default_rng(11)
+    n = 150
+    a = rng.random((n, n)) - 0.5 + (1j * (rng.random((n, n)) - 0.5) if dt == "z" else 0)
+    a = a + a.conj().T
+    f = L.syevd if dt == "d" else L.heevd
+    runs = [f(a, method="native", nb=8, threads=t)[:2] for t in (1, 2, 3)]
+    assert L.last_report()["band"] == 8
+    for w, v in runs[1:]:
+        assert np.array_equal(w, runs[0][0]) and np.array_equal(v, runs[0][1])

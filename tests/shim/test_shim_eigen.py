@@ -112,6 +112,10 @@ def _check(d, res, out):
     for r in ("dsyevd", "zheevd", "dsyevr", "zheevr", "dsyev", "zheev", "dsytrd", "zhetrd",
               "dsygvd", "zhegvd", "dsygv", "zhegv"):
         assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) > 0, (r, st.get(r))
+    # the layer's account of the host: its products' time and the rest, the host flops
+    for r in ("dsyevd", "zheevd", "dsygvd"):
+        cell = st[r]["ozblas: ozaki2/cpu"]
+        assert cell["product_seconds"] > 0 and cell["host_seconds"] > 0 and cell["host_flops"] > 0, cell
     # SciPy's own workspace queries and the non-finite input go to the real routine
     for r in ("dsyevr", "zheevr", "dsyevd", "zheevd"):
         assert st[r]["native: workspace query"]["calls"] > 0, (r, st[r])
@@ -126,6 +130,10 @@ def test_eigh_under_ozblas_run(tmp_path):
     lines = (tmp_path / "trace.log").read_text().splitlines()
     evd = [x for x in lines if " routine=dsyevd " in x and "route=ozblas" in x]
     assert evd and all("nb=16" in x and " emulated=0 " not in x for x in evd)
+    for x in evd:  # the products' time beside the host remainder, and the host flops
+        f = dict(kv.split("=", 1) for kv in x.split() if "=" in kv)
+        assert float(f["product_seconds"]) > 0 and float(f["host_seconds"]) > 0, x
+        assert float(f["host_flops"]) > 0, x
     assert any("symbol=scipy_dsyevd_64_ " in x for x in evd)  # NumPy's
     assert any(" routine=dsyevr " in x and "symbol=scipy_dsyevr_ " in x and "route=ozblas" in x
                for x in lines)

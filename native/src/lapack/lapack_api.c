@@ -4,18 +4,10 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../core/oz_internal.h"
 #include "../cuda/oz_cuda.h"
 #include "oz_lapack.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 int64_t ozblas_lapack_block_size(int64_t n, int executor)
 {
@@ -125,10 +117,11 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
     int on = 0;
     for (int i = 0; i < nops; i++)
         on += oz_cuda_on_device(*ops[i].p);
-    x->nb = nb > 0 ? nb : ozblas_lapack_block_size(n, run_executor(opt, on));
+    x->exec = run_executor(opt, on);
+    x->nb = nb > 0 ? nb : ozblas_lapack_block_size(n, x->exec);
     x->rep = rep;
     rep->nb = x->nb;
-    rep->seconds = -now();
+    rep->seconds = -lx_now();
     if (!(flags & LX_PRODUCTS) && !oz_real_lapack_ready())
         return OZBLAS_ERR_NO_HOST_BLAS;
     int64_t bn = x->nb < n ? x->nb : n, w = cplx ? 2 : 1;
@@ -164,7 +157,8 @@ ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
     }
     if (x->dpiv)
         oz_cuda_lx_free(x->opt, x->dpiv);
-    x->rep->seconds += now();
+    x->rep->seconds += lx_now();
+    x->rep->host_seconds = x->rep->seconds - x->rep->product_seconds;
     free(x->work);
     free(x->piv32);
     free(x->hbuf[0]);

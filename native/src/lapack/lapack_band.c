@@ -7,16 +7,21 @@
  *     from the stored lower triangle, then a her2k), LAPACK's dsytrd_sy2sb for uplo L;
  *   the band on the host (lx_band_get) and stage 2, band to real tridiagonal (lx_hb2st), by
  *     bulge chasing with the host larfg/larfx/larfy, LAPACK's dsb2st_kernels' order of
- *     operations, sweep after sweep, every reflector kept (lx_hous);
+ *     operations, the sweeps pipelined on the host threads (lx_sweeps), every reflector
+ *     kept (lx_hous);
  *   the application of stage 2's reflectors (lx_hous_apply), grouped into blocks of
  *     consecutive sweeps applied as larfb's two products.
  *
  * The host LAPACK's dsytrd_sb2st cannot serve stage 2 here: it refuses VECT = 'V' ("not
  * available in this release") and with 'N' keeps only two sweeps of reflectors (HOUS is 4n
  * long). */
+#include <omp.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cpu/cpu_common.h"
 #include "oz_lapack.h"
 
 static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
@@ -231,23 +236,76 @@ int64_t lx_hous_pos(const lx_hous *h, int64_t s)
     return s * (h->n - h->off) - s * (s - 1) / 2;
 }
 
-/* Stage 2 (LAPACK's dsytrd_sb2st/dsb2st_kernels for uplo 'L', one sweep after the other):
- * the Hermitian band B (width b) := Q2^H B Q2 real tridiagonal (d: n, e: n - 1). Sweep s
- * annihilates column s below its subdiagonal by the reflector (s, 0) of rows s+1..s+b (with
- * its two-sided application to the diagonal block), then chases the bulge this leaves below
- * the block: the reflector (s, k - 1) from the right on the block of the next b rows, the
- * reflector (s, k) annihilating that block's first column, from the left on the block's
- * other columns and from both sides on the next diagonal block. h: every reflector, sweep s
- * from row s + 1 (off 1); work: b elements. */
-void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, double *work)
+/* ---- pipelined sweeps (PLASMA's) ------------------------------------------------------------ */
+
+/* Sweeps s = 0..sweeps-1 of a bulge chase, each a sequence of steps k = 0, 1, ... (step returns
+ * 0 after its sweep's last), on the run's host threads: sweep s on thread s mod nt, its step
+ * k once sweep s - 1 has finished its steps 0..k + lag - 1 (the steps whose rows and columns
+ * can meet step k's). Every step is the same calls on the same data as in the sequential
+ * order, so the result is the same bits for any thread count. Each thread counts its host
+ * flops into a report of its own (no shared counter), added to x's at the end; work: wlen
+ * elements per thread (work1 those of one thread, when no more can be had). */
+void lx_sweeps(const oz_lx *x, int64_t sweeps, int64_t lag, lx_step_fn step, void *ctx,
+               int64_t wlen, double *work1)
 {
-    int64_t n = B->n, b = B->b, ld = B->ld - 1, w = x->cplx ? 2 : 1; /* ld: B as a matrix */
-    double *A = B->ab;
+    int nt = oz_cpu_threads(x->opt);
+    nt = sweeps < 2 * nt ? 1 : nt; /* too few sweeps to pipeline */
+    int64_t *done = calloc((size_t)(sweeps > 0 ? sweeps : 1), sizeof(int64_t));
+    double *work = malloc(sizeof(double) * (size_t)(nt * wlen + 1));
+    if (!done || !work)
+        nt = 1;
+    double flops = 0.0;
+#pragma omp parallel num_threads(nt) reduction(+ : flops) if (nt > 1)
+    {
+        /* the team OpenMP gave (it may be smaller than nt): sweeps by its own count */
+        int t = nt > 1 ? omp_get_thread_num() : 0, team = nt > 1 ? omp_get_num_threads() : 1;
+        oz_lx xt = *x;
+        ozblas_lapack_report rt;
+        memset(&rt, 0, sizeof rt);
+        xt.rep = &rt;
+        double *w = work ? work + t * wlen : work1;
+        for (int64_t s = t; s < sweeps; s += team) {
+            for (int64_t k = 0;; k++) {
+                if (nt > 1 && s > 0)
+                    while (__atomic_load_n(&done[s - 1], __ATOMIC_ACQUIRE) < k + lag)
+                        sched_yield();
+                int more = step(&xt, ctx, s, k, w);
+                if (nt > 1)
+                    __atomic_store_n(&done[s], more ? k + 1 : INT64_MAX, __ATOMIC_RELEASE);
+                if (!more)
+                    break;
+            }
+        }
+        flops += rt.host_flops;
+    }
+    x->rep->host_flops += flops;
+    free(done);
+    free(work);
+}
+
+/* Stage 2 (LAPACK's dsytrd_sb2st/dsb2st_kernels for uplo 'L'): the Hermitian band B (width
+ * b) := Q2^H B Q2 real tridiagonal (d: n, e: n - 1). Sweep s annihilates column s below its
+ * subdiagonal by the reflector (s, 0) of rows s+1..s+b (with its two-sided application to
+ * the diagonal block), then chases the bulge this leaves below the block: the reflector
+ * (s, k - 1) from the right on the block of the next b rows, the reflector (s, k)
+ * annihilating that block's first column, from the left on the block's other columns and
+ * from both sides on the next diagonal block. Step k of sweep s touches rows and columns
+ * s + 1 + (k - 1) b to s + 1 + (k + 1) b only (s to s + b for k = 0): sweep s - 1's steps
+ * up to k + 2 can meet it (lag 3). h: every reflector, sweep s from row s + 1 (off 1). */
+typedef struct {
+    lx_band *B;
+    lx_hous *h;
+} hb2st_ctx;
+
+static int hb2st_step(const oz_lx *x, void *ctx, int64_t s, int64_t k, double *work)
+{
+    hb2st_ctx *c = ctx;
+    int64_t n = c->B->n, b = c->B->b, ld = c->B->ld - 1, w = x->cplx ? 2 : 1;
+    double *A = c->B->ab, *v = c->h->v + w * lx_hous_pos(c->h, s);
+    double *tau = c->h->tau + w * s * c->h->kmax;
 #define BA(i, j) LX_AT(x, A, (i), (j), ld)
-    for (int64_t s = 0; s + 1 < n && b > 0; s++) {
-        double *v = h->v + w * lx_hous_pos(h, s), *tau = h->tau + w * s * h->kmax;
+    if (k == 0) { /* (s, 0): column s, rows r0..r0+len */
         int64_t r0 = s + 1, len = min64(b, n - r0);
-        /* (s, 0): column s, rows r0..r0+len */
         for (int64_t i = 1; i < len; i++) {
             memcpy(LX_AT(x, v, i, 0, 1), BA(r0 + i, s), sizeof(double) * (size_t)w);
             memset(BA(r0 + i, s), 0, sizeof(double) * (size_t)w);
@@ -258,35 +316,44 @@ void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, doub
             v[1] = 0.0;
         double ctau[2] = {tau[0], x->cplx ? -tau[1] : 0.0};
         larfy(x, len, v, ctau, BA(r0, r0), ld, work);
-        for (int64_t k = 1; r0 + len < n; k++) {
-            int64_t r1 = r0 + len, len1 = min64(b, n - r1);
-            double *v1 = LX_AT(x, v, len, 0, 1), *tau1 = LX_AT(x, tau, k, 0, 1);
-            /* (s, k - 1) from the right on rows r1..r1+len1 of its columns: the bulge */
-            lx_larfx(x, 'R', len1, len, v, LX_AT(x, tau, k - 1, 0, 1), BA(r1, r0), ld, work);
-            /* (s, k) annihilates the bulge's first column */
-            for (int64_t i = 1; i < len1; i++) {
-                memcpy(LX_AT(x, v1, i, 0, 1), BA(r1 + i, r0), sizeof(double) * (size_t)w);
-                memset(BA(r1 + i, r0), 0, sizeof(double) * (size_t)w);
-            }
-            lx_larfg(x, len1, BA(r1, r0), LX_AT(x, v1, 1, 0, 1), tau1);
-            v1[0] = 1.0;
-            if (x->cplx)
-                v1[1] = 0.0;
-            double c1[2] = {tau1[0], x->cplx ? -tau1[1] : 0.0};
-            lx_larfx(x, 'L', len1, len - 1, v1, c1, BA(r1, r0 + 1), ld, work);
-            if (len1 > 1) /* LAPACK leaves the last 1 x 1 block: a phase does not change it */
-                larfy(x, len1, v1, c1, BA(r1, r1), ld, work);
-            r0 = r1;
-            len = len1;
-            v = v1;
-        }
+        return r0 + len < n;
     }
-    for (int64_t i = 0; i < n; i++) {
-        d[i] = BA(i, i)[0];
-        if (i + 1 < n)
-            e[i] = b > 0 ? BA(i + 1, i)[0] : 0.0;
+    /* the chunk k - 1 of rows r0..r0+len (len = b: a sweep goes on only after a full one) */
+    int64_t r0 = s + 1 + (k - 1) * b, len = b, r1 = r0 + len, len1 = min64(b, n - r1);
+    double *v0 = LX_AT(x, v, (k - 1) * b, 0, 1), *v1 = LX_AT(x, v, k * b, 0, 1);
+    double *tau1 = LX_AT(x, tau, k, 0, 1);
+    /* (s, k - 1) from the right on rows r1..r1+len1 of its columns: the bulge */
+    lx_larfx(x, 'R', len1, len, v0, LX_AT(x, tau, k - 1, 0, 1), BA(r1, r0), ld, work);
+    /* (s, k) annihilates the bulge's first column */
+    for (int64_t i = 1; i < len1; i++) {
+        memcpy(LX_AT(x, v1, i, 0, 1), BA(r1 + i, r0), sizeof(double) * (size_t)w);
+        memset(BA(r1 + i, r0), 0, sizeof(double) * (size_t)w);
     }
+    lx_larfg(x, len1, BA(r1, r0), LX_AT(x, v1, 1, 0, 1), tau1);
+    v1[0] = 1.0;
+    if (x->cplx)
+        v1[1] = 0.0;
+    double c1[2] = {tau1[0], x->cplx ? -tau1[1] : 0.0};
+    lx_larfx(x, 'L', len1, len - 1, v1, c1, BA(r1, r0 + 1), ld, work);
+    if (len1 > 1) /* LAPACK leaves the last 1 x 1 block: a phase does not change it */
+        larfy(x, len1, v1, c1, BA(r1, r1), ld, work);
+    return r1 + len1 < n;
 #undef BA
+}
+
+void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, double *work)
+{
+    int64_t n = B->n, b = B->b, ld = B->ld - 1;
+    lx_clock clk = lx_tic(x);
+    hb2st_ctx c = {B, h};
+    if (b > 0)
+        lx_sweeps(x, n - 1, 3, hb2st_step, &c, (x->cplx ? 2 : 1) * b, work);
+    for (int64_t i = 0; i < n; i++) {
+        d[i] = LX_AT(x, B->ab, i, i, ld)[0];
+        if (i + 1 < n)
+            e[i] = b > 0 ? LX_AT(x, B->ab, i + 1, i, ld)[0] : 0.0;
+    }
+    lx_toc(x, clk, &x->rep->chase_seconds);
 }
 
 /* ---- stage 2's reflectors applied -------------------------------------------------------- */

@@ -272,16 +272,13 @@ void lx_put_real(oz_lx *x, int64_t n, int64_t m, const double *ZT, double *Z, in
     }
 }
 
-/* The band width of stage 1: the block size, at most 256 (stage 2 costs O(n^2 b) on the
- * host; the products' inner dimensions are b, 2b or more). */
-static int64_t band_width(int64_t nb) { return nb < 256 ? nb : 256; }
-
 static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t lda,
                                int64_t *m, double *w, double *Z, int64_t ldz, int64_t *isuppz,
                                int64_t *info)
 {
     int wantz = a->jobz == 'V';
-    int64_t wd = x->cplx ? 2 : 1, b = band_width(x->nb), ldw = n;
+    int64_t wd = x->cplx ? 2 : 1, ldw = n;
+    int64_t b = lx_band_width(x, OZBLAS_LAPACK_BAND_EIGEN, n, n, wantz ? n : 0);
     ozblas_status st = OZBLAS_ERR_ALLOCATION;
     lx_band B = {0};
     lx_hous h = {0};
@@ -324,9 +321,11 @@ static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, i
     if (x->failed)
         goto out;
     lx_hb2st(x, &B, d, e, &h, hw);
+    lx_clock solver = lx_tic(x);
     if ((st = tridiagonal(x, a, n, d, e, vll, vuu, abstll, m, w, ZT, isuppz, info)) !=
         OZBLAS_OK)
         goto out;
+    lx_toc(x, solver, &x->rep->solver_seconds);
     if (sigma != 1.0) {
         int64_t imax = a->kind == OZ_EV_SYEVD ? n : *info == 0 ? *m : *info - 1;
         for (int64_t i = 0; i < imax; i++)

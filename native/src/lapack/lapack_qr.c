@@ -139,8 +139,10 @@ void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int
     else {
         /* larft writes the upper triangle; the zeros below let a GEMM read T whole (the
            two-stage reduction's update, lapack_band.c) */
+        lx_clock c = lx_tic(x);
         memset(q->T, 0, sizeof(double) * (size_t)(w * ib * ib));
         real_larft(x, row ? 'R' : 'C', r, ib, Vh, ldv, tau, q->T);
+        lx_toc(x, c, &x->rep->panel_seconds);
         lx_host_flops(x, (double)r * (double)ib * (double)ib);
     }
     lx_store(x, q->V, r, q->dV, r, r, ib);
@@ -191,8 +193,10 @@ void lx_hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int6
     *H = lx_fetch(x, 0, A, lda, rows, cols, ldh, 1);
     if (x->failed)
         return;
+    lx_clock c = lx_tic(x);
     real_qr(x, row ? (gen ? H_ORGLQ : H_GELQF) : (gen ? H_ORGQR : H_GEQRF), rows, cols, k, *H,
             *ldh, tau, q->rw, q->lrw, info);
+    lx_toc(x, c, &x->rep->panel_seconds);
     lx_host_flops(x, oz_qr_flops(gen ? OZ_QR_ORGQR : OZ_QR_GEQRF, 0, 0, m, n, k));
     lx_store(x, *H, *ldh, A, lda, rows, cols);
 }

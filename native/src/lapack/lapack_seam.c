@@ -6,6 +6,7 @@
  * the host run's bits wherever its products do. A failed copy sets x->failed: the run's
  * result is then not to be used (lapack_api.c reports OZBLAS_ERR_DEVICE). */
 #include <string.h>
+#include <time.h>
 
 #include "../cuda/oz_cuda.h"
 #include "oz_lapack.h"
@@ -15,6 +16,20 @@ static size_t es(const oz_lx *x) { return x->cplx ? 16 : 8; }
 void lx_host_flops(const oz_lx *x, double f)
 {
     x->rep->host_flops += (x->cplx ? 4.0 : 1.0) * f;
+}
+
+double lx_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+lx_clock lx_tic(const oz_lx *x) { return (lx_clock){lx_now(), x->rep->product_seconds}; }
+
+void lx_toc(const oz_lx *x, lx_clock c, double *part)
+{
+    *part += lx_now() - c.t0 - (x->rep->product_seconds - c.p0);
 }
 
 double *lx_fetch(oz_lx *x, int slot, const double *A, int64_t lda, int64_t rows, int64_t cols,

@@ -56,6 +56,7 @@ static void bdsdc(oz_lx *x, int vec, int64_t n, double *d, double *e, double *UB
         x->failed = 1;
         return;
     }
+    lx_clock clk = lx_tic(x);
     LX_F77(I n4 = (I)n, l4 = (I)max1(n), inf4 = 0, iq = 0;
         I *iw = malloc(sizeof(I) * (size_t)(8 * n + 1));
         if (!iw)
@@ -67,6 +68,7 @@ static void bdsdc(oz_lx *x, int vec, int64_t n, double *d, double *e, double *UB
                                                 NULL, &iq, work, iw, &inf4, 1, 1);
         *info = inf4;
         free(iw););
+    lx_toc(x, clk, &x->rep->solver_seconds);
     free(work);
 }
 
@@ -90,6 +92,7 @@ static void host_bdsqr(oz_lx *x, int z, char uplo, int64_t n, int64_t ncvt, int6
         x->failed = 1;
         return;
     }
+    lx_clock clk = lx_tic(x);
     LX_F77(I n4 = (I)n, cv = (I)ncvt, ru = (I)nru, cc = (I)ncc, l4 = (I)max1(n), one = 1;
         I lc = ncc ? (I)ldc : 1, inf4 = 0;
         ((void (*)(const char *, const I *, const I *, const I *, const I *, double *, double *,
@@ -97,6 +100,7 @@ static void host_bdsqr(oz_lx *x, int z, char uplo, int64_t n, int64_t ncvt, int6
                    size_t))s_bdsqr[z])(&uplo, &n4, &cv, &ru, &cc, d, e, ncvt ? VT : nou, &l4,
                                        nru ? U : nou, &l4, ncc ? C : nou, &lc, work, &inf4, 1);
         *info = inf4;);
+    lx_toc(x, clk, &x->rep->solver_seconds);
     free(work);
 }
 
@@ -226,7 +230,58 @@ static void band_get(oz_lx *x, ub_band *B, const double *A, int64_t lda)
     }
 }
 
-/* Upper band (width b) := Q2^H B P2 real upper bidiagonal (d: n, e: n - 1), sweep after sweep:
+typedef struct {
+    ub_band *B;
+    lx_hous *hl, *hr;
+} gb2bd_ctx;
+
+/* Step k of sweep s: the right reflector (s, k) of columns c = s+1+kb.. and the left one of
+ * the same rows; it touches rows and columns s + 1 + (k - 1) b to s + 1 + (k + 2) b only (s
+ * to s + 1 + 2b for k = 0): sweep s - 1's steps up to k + 3 can meet it (lag 4). */
+static int gb2bd_step(const oz_lx *x, void *ctx, int64_t s, int64_t k, double *work)
+{
+    gb2bd_ctx *g = ctx;
+    ub_band *B = g->B;
+    int64_t n = B->n, b = B->b, w = x->cplx ? 2 : 1, ld = 3 * b;
+    int64_t c = s + 1 + k * b, r = k ? c - b : s, len = min64(b, n - c);
+    double *vl = g->hl->v + w * lx_hous_pos(g->hl, s), *tl = g->hl->tau + w * s * g->hl->kmax;
+    double *vr = g->hr->v + w * lx_hous_pos(g->hr, s), *tr = g->hr->tau + w * s * g->hr->kmax;
+    double *v = LX_AT(x, vr, k * b, 0, 1), *tau = LX_AT(x, tr, k, 0, 1);
+    /* right (s, k): row r's conjugate from column c, so that row r H = (beta, 0) */
+    for (int64_t i = 0; i < len; i++) {
+        double *a = UB(x, B, r, c + i);
+        memcpy(LX_AT(x, v, i, 0, 1), a, sizeof(double) * (size_t)w);
+        if (w == 2)
+            v[2 * i + 1] = -v[2 * i + 1];
+        if (i)
+            memset(a, 0, sizeof(double) * (size_t)w);
+    }
+    double alpha[2] = {v[0], w == 2 ? v[1] : 0.0};
+    lx_larfg(x, len, alpha, LX_AT(x, v, 1, 0, 1), tau);
+    memcpy(UB(x, B, r, c), alpha, sizeof(double) * (size_t)w); /* beta: real */
+    v[0] = 1.0;
+    if (w == 2)
+        v[1] = 0.0;
+    lx_larfx(x, 'R', c + len - 1 - r, len, v, tau, UB(x, B, r + 1, c), ld, work);
+    /* left (s, k): column c below its diagonal; H^H from the left */
+    v = LX_AT(x, vl, k * b, 0, 1);
+    tau = LX_AT(x, tl, k, 0, 1);
+    for (int64_t i = 1; i < len; i++) {
+        memcpy(LX_AT(x, v, i, 0, 1), UB(x, B, c + i, c), sizeof(double) * (size_t)w);
+        memset(UB(x, B, c + i, c), 0, sizeof(double) * (size_t)w);
+    }
+    lx_larfg(x, len, UB(x, B, c, c), LX_AT(x, v, 1, 0, 1), tau);
+    v[0] = 1.0;
+    if (w == 2)
+        v[1] = 0.0;
+    double conj_tau[2] = {tau[0], w == 2 ? -tau[1] : 0.0};
+    int64_t nc = min64(n - c - 1, len - 1 + b);
+    lx_larfx(x, 'L', len, nc, v, conj_tau, UB(x, B, c, c + 1), ld, work);
+    return c + b < n;
+}
+
+/* Stage 2 of the bidiagonal reduction: the upper band B (width b) := real upper bidiagonal
+ * (d: n, e: n - 1) by bulge chasing, the sweeps pipelined on the host threads (lx_sweeps):
  * sweep s annihilates row s right of its superdiagonal by the right reflector (s, 0) of
  * columns s+1..s+b, whose application to the rows below leaves a bulge under the diagonal
  * block, which the left reflector (s, 0) of the same rows annihilates (column s + 1 below its
@@ -236,72 +291,25 @@ static void band_get(oz_lx *x, ub_band *B, const double *A, int64_t lda)
 static void gb2bd(const oz_lx *x, ub_band *B, double *d, double *e, lx_hous *hl, lx_hous *hr,
                   double *work)
 {
-    int64_t n = B->n, b = B->b, w = x->cplx ? 2 : 1, ld = 3 * b;
-    for (int64_t s = 0; s + 1 < n; s++) {
-        double *vl = hl->v + w * lx_hous_pos(hl, s), *tl = hl->tau + w * s * hl->kmax;
-        double *vr = hr->v + w * lx_hous_pos(hr, s), *tr = hr->tau + w * s * hr->kmax;
-        for (int64_t k = 0, r = s, c = s + 1; c < n; k++, r = c, c += b) {
-            int64_t len = min64(b, n - c);
-            double *v = LX_AT(x, vr, k * b, 0, 1), *tau = LX_AT(x, tr, k, 0, 1);
-            /* right (s, k): row r's conjugate from column c, so that row r H = (beta, 0) */
-            for (int64_t i = 0; i < len; i++) {
-                double *a = UB(x, B, r, c + i);
-                memcpy(LX_AT(x, v, i, 0, 1), a, sizeof(double) * (size_t)w);
-                if (w == 2)
-                    v[2 * i + 1] = -v[2 * i + 1];
-                if (i)
-                    memset(a, 0, sizeof(double) * (size_t)w);
-            }
-            double alpha[2] = {v[0], w == 2 ? v[1] : 0.0};
-            lx_larfg(x, len, alpha, LX_AT(x, v, 1, 0, 1), tau);
-            memcpy(UB(x, B, r, c), alpha, sizeof(double) * (size_t)w); /* beta: real */
-            v[0] = 1.0;
-            if (w == 2)
-                v[1] = 0.0;
-            lx_larfx(x, 'R', c + len - 1 - r, len, v, tau, UB(x, B, r + 1, c), ld, work);
-            /* left (s, k): column c below its diagonal; H^H from the left */
-            v = LX_AT(x, vl, k * b, 0, 1);
-            tau = LX_AT(x, tl, k, 0, 1);
-            for (int64_t i = 1; i < len; i++) {
-                memcpy(LX_AT(x, v, i, 0, 1), UB(x, B, c + i, c), sizeof(double) * (size_t)w);
-                memset(UB(x, B, c + i, c), 0, sizeof(double) * (size_t)w);
-            }
-            lx_larfg(x, len, UB(x, B, c, c), LX_AT(x, v, 1, 0, 1), tau);
-            v[0] = 1.0;
-            if (w == 2)
-                v[1] = 0.0;
-            double conj_tau[2] = {tau[0], w == 2 ? -tau[1] : 0.0};
-            int64_t nc = min64(n - c - 1, len - 1 + b);
-            lx_larfx(x, 'L', len, nc, v, conj_tau, UB(x, B, c, c + 1), ld, work);
-        }
-    }
+    int64_t n = B->n;
+    lx_clock clk = lx_tic(x);
+    gb2bd_ctx g = {B, hl, hr};
+    lx_sweeps(x, n - 1, 4, gb2bd_step, &g, (x->cplx ? 4 : 2) * B->b, work);
     for (int64_t i = 0; i < n; i++) {
         d[i] = UB(x, B, i, i)[0];
         if (i + 1 < n)
             e[i] = UB(x, B, i, i + 1)[0];
     }
+    lx_toc(x, clk, &x->rep->chase_seconds);
 }
 
 /* ---- the two-stage bidiagonal reduction (oz_lapack.h: lx_bd) --------------------------- */
 
-/* The band width: the block size, at most 256, narrowed for large orders so that the host's
- * part (the chase's 8 n^2 b and the panels' 4 n^2 b flops) stays near a tenth of the
- * products' (8/3 n^3 for the reduction, about 8 n^3 more with vectors): the largest power of
- * two at most n / 64 (values only) or n / 32 (vectors), not below 32. Narrower bands make
- * stage 1's products thinner (inner dimension b), which costs the emulation its split of the
- * operands for less arithmetic: a trade of host time against product efficiency. */
-static int64_t band_width(int64_t nb, int64_t n, int vectors)
-{
-    int64_t b = 256, cap = n / (vectors ? 32 : 64);
-    while (b > 32 && b > cap)
-        b /= 2;
-    return min64(nb, b);
-}
-
 ozblas_status lx_bd_reduce(oz_lx *x, lx_bd *bd, int vectors, int64_t m, int64_t n, double *W,
                            int64_t ldw, int64_t wdim, double *d)
 {
-    int64_t wd = x->cplx ? 2 : 1, b = min64(band_width(x->nb, n, vectors), max64(n - 1, 1));
+    int64_t wd = x->cplx ? 2 : 1;
+    int64_t b = lx_band_width(x, OZBLAS_LAPACK_BAND_SVD, m, n, vectors ? n : wdim);
     *bd = (lx_bd){.m = m, .n = n, .b = b, .W = W, .ldw = ldw};
     ub_band B = {n, b, calloc((size_t)(wd * (3 * b + 1) * n + wd), sizeof(double))};
     bd->tau = malloc(sizeof(double) * (size_t)(wd * 2 * n + n + 1));
@@ -384,7 +392,7 @@ static ozblas_status svd_tall(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
     double *UB = vec ? malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
     double *VTB = UB ? UB + n * n : NULL;
     ozblas_status st = vec && !UB ? OZBLAS_ERR_ALLOCATION
-                                  : lx_bd_reduce(x, &bd, vec, m, n, W, ldw, m, s);
+                                  : lx_bd_reduce(x, &bd, vec, m, n, W, ldw, vec ? m : 0, s);
     if (st != OZBLAS_OK || x->failed)
         goto out;
     if (sq)
@@ -774,6 +782,7 @@ static void bd_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, do
     int64_t li = 3 * n * (nlvl + 1) + 11 * n;
     double *work = malloc(sizeof(double) * (size_t)((c ? 2 * n * nrhs : lw) + lr + 1));
     int64_t *iw = malloc(sizeof(int64_t) * (size_t)(li + 1));
+    lx_clock clk = lx_tic(x);
     if (!work || !iw) {
         x->failed = 1;
     } else {
@@ -792,6 +801,7 @@ static void bd_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, do
             *rank = rk;
             *info = inf4;);
     }
+    lx_toc(x, clk, &x->rep->solver_seconds);
     free(work);
     free(iw);
 }

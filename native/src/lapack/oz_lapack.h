@@ -35,6 +35,7 @@ typedef struct {
     ozblas_options o; /* opt with its device resolved (opt points here) */
     ozblas_report *product; /* NULL, or the products' GEMM reports merged (lx_gemm) for a
                                caller that traces the run as one product (the shim's SYRK) */
+    int exec; /* the executor the block size was chosen for (the band width's too) */
 } oz_lx;
 
 /* Element (i, j) of a column-major matrix with leading dimension ld. */
@@ -74,6 +75,14 @@ void lx_blk_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t 
                   int64_t *info);
 /* The report's host_flops += f (4 f for complex): a host routine's count. */
 void lx_host_flops(const oz_lx *x, double f);
+/* The monotonic clock, s. lx_tic/lx_toc: *part (one of the report's host parts,
+ * panel/chase/solver_seconds) += the wall time between them less the products' inside. */
+double lx_now(void);
+typedef struct {
+    double t0, p0;
+} lx_clock;
+lx_clock lx_tic(const oz_lx *x);
+void lx_toc(const oz_lx *x, lx_clock c, double *part);
 /* trsm (mult 0) or trmm (mult 1) with op(A) of order at most nb */
 void lx_blk_tr3(oz_lx *x, int mult, char side, char uplo, char ta, char diag, int64_t m,
                 int64_t n, const double *alpha, const double *A, int64_t lda, double *B,
@@ -322,6 +331,10 @@ void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau);
 void lx_larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
               const double *tau, double *C, int64_t ldc, double *work);
 
+/* The band width of a two-stage reduction (lapack_model.c): ozblas_lapack_band_width for
+ * the run (kind OZBLAS_LAPACK_BAND_EIGEN or _SVD, m x n, ncols as there), at most n - 1. */
+int64_t lx_band_width(const oz_lx *x, int kind, int64_t m, int64_t n, int64_t ncols);
+
 /* Stage 1 for a Hermitian (symmetric) A of order n, its lower triangle stored (LAPACK's
  * dsytrd_sy2sb/zhetrd_he2hb, uplo 'L'): A := Q1^H A Q1 with a band of width b (b >= 1; the
  * lower triangle only is read and written), Q1's reflectors below the band: reflector c
@@ -363,10 +376,20 @@ ozblas_status lx_hous_alloc(const oz_lx *x, lx_hous *h, int64_t n, int64_t b, in
 void lx_hous_free(lx_hous *h);
 int64_t lx_hous_pos(const lx_hous *h, int64_t s);
 
-/* Stage 2 (LAPACK's dsytrd_sb2st/zhetrd_hb2st, uplo 'L', sweep after sweep): the Hermitian
+/* Stage 2 (LAPACK's dsytrd_sb2st/zhetrd_hb2st, uplo 'L', the sweeps pipelined on the host
+ * threads by lx_sweeps, the same bits for any count): the Hermitian
  * band B := Q2^H B Q2 real symmetric tridiagonal, its diagonal in d (n), subdiagonal in e
  * (n - 1); h (n, B->b, off 1, n - 1 sweeps): Q2's reflectors; work: b elements. */
 void lx_hb2st(const oz_lx *x, lx_band *B, double *d, double *e, lx_hous *h, double *work);
+
+/* A bulge chase's sweeps on the run's host threads (lapack_band.c): step(x', ctx, s, k,
+ * work) does step k of sweep s and returns 0 after the sweep's last; sweep s's step k runs
+ * once sweep s - 1 has done its steps 0..k + lag - 1 (all that can touch step k's rows and
+ * columns), each step the same arithmetic as in sequential order; x' counts host flops on
+ * its own (added to x's); work: wlen elements per thread, work1 those of one. */
+typedef int (*lx_step_fn)(const oz_lx *x, void *ctx, int64_t s, int64_t k, double *work);
+void lx_sweeps(const oz_lx *x, int64_t sweeps, int64_t lag, lx_step_fn step, void *ctx,
+               int64_t wlen, double *work1);
 
 /* The symmetric/Hermitian eigensolvers on an open run (lapack_eigen.c; the generalized
  * problem's drivers reuse them): kind OZ_EV_SYEVD, OZ_EV_SYEV or OZ_EV_SYEVR (oz_internal.h),
@@ -386,8 +409,9 @@ ozblas_status lx_heev(oz_lx *x, const lx_ev *a, int64_t n, double *A, int64_t ld
 /* The two-stage bidiagonal reduction of a tall matrix (lapack_svd.c), shared by the SVD and
  * least-squares drivers: W (m x n, m >= n > 0, the run's memory) := Q^H W P real upper
  * bidiagonal (d: n, bd->e: n - 1), W keeping stage 1's reflectors, Q = Q1 diag(Q2, I),
- * P = P1 P2 (stage 1's QR and LQ panels, stage 2's bulge chase); the band width from nb, n and
- * vectors (1: the caller forms singular vectors, 0: it applies Q and P to a few columns only).
+ * P = P1 P2 (stage 1's QR and LQ panels, stage 2's bulge chase); the band width by
+ * lx_band_width for vectors (1: the caller forms singular vectors, 0: it applies Q and P to
+ * wdim columns only, none when 0).
  * wdim: the most columns (rows) a later lx_bd_* application acts on besides Q's or P's. Free
  * with lx_bd_free whatever the outcome. */
 typedef struct {

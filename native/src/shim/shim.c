@@ -72,7 +72,7 @@ enum {
 
 typedef struct {
     uint64_t calls;
-    double flops, seconds;
+    double flops, seconds, product_seconds, host_seconds, host_flops;
     uint64_t bound_bits; /* bits of the largest report bound + 1 (0: none): nonnegative
                             doubles order as their bit patterns, so atomic max works on them */
 } oz_cell;
@@ -265,6 +265,7 @@ double shim_begin(shim_result *r, const shim_call *c)
     r->why = N_ARGUMENT;
     r->zero = 0;
     r->held = 0;
+    r->product_seconds = r->host_seconds = r->host_flops = 0.0;
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
@@ -421,6 +422,11 @@ void shim_count(const oz_slot *s, const shim_call *c, const shim_result *r, doub
     add_double(&x->flops, flops_of(c, r));
     if (dt > 0.0)
         add_double(&x->seconds, dt);
+    if (r->host_seconds > 0.0 || r->host_flops > 0.0) {
+        add_double(&x->product_seconds, r->product_seconds);
+        add_double(&x->host_seconds, r->host_seconds);
+        add_double(&x->host_flops, r->host_flops);
+    }
     if (r->route == R_OZBLAS && r->rep.bound >= 0.0) {
         double b = r->rep.bound;
         uint64_t bits, old = __atomic_load_n(&x->bound_bits, __ATOMIC_RELAXED);
@@ -563,6 +569,9 @@ OZ_EXPORT int ozblas_shim_stats(ozblas_shim_stat *out, int cap)
                 o->calls = calls;
                 __atomic_load(&x->flops, &o->flops, __ATOMIC_RELAXED);
                 __atomic_load(&x->seconds, &o->seconds, __ATOMIC_RELAXED);
+                __atomic_load(&x->product_seconds, &o->product_seconds, __ATOMIC_RELAXED);
+                __atomic_load(&x->host_seconds, &o->host_seconds, __ATOMIC_RELAXED);
+                __atomic_load(&x->host_flops, &o->host_flops, __ATOMIC_RELAXED);
                 uint64_t bb = __atomic_load_n(&x->bound_bits, __ATOMIC_RELAXED);
                 o->max_bound = -1.0;
                 if (bb) {

@@ -94,6 +94,7 @@ typedef struct {
     int held;         /* left native by OZBLAS_ROUTINES: the thread's calls until this one is
                          counted are native too (shim.c, left_native_depth) */
     ozblas_report rep;
+    double product_seconds, host_seconds, host_flops; /* a LAPACK routine's (lap_done) */
 } shim_result;
 
 /* The settings read on the first call (shim_begin reads them). */

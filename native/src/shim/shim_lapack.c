@@ -128,6 +128,9 @@ int lap_done(lap_call *L, ozblas_status st)
     L->r.rep.fallback = OZBLAS_FALLBACK_NONE;
     L->r.rep.moduli = L->rep.max_moduli;
     L->r.rep.bound = L->rep.max_bound;
+    L->r.product_seconds = L->rep.product_seconds;
+    L->r.host_seconds = L->rep.host_seconds;
+    L->r.host_flops = L->rep.host_flops;
     return 1;
 }
 
@@ -145,14 +148,16 @@ void lap_end(const oz_slot *s, const lap_call *L, int64_t info)
                        "ozblas-trace pid=%d routine=%s symbol=%s %s route=ozblas method=%s "
                        "moduli=%d-%d products=%lld emulated=%lld product_flops=%.3e "
                        "emulated_flops=%.3e nb=%lld bound=%.2e executor=%s device=%s "
-                       "seconds=%.3e info=%lld\n",
+                       "seconds=%.3e product_seconds=%.3e host_seconds=%.3e "
+                       "host_flops=%.3e info=%lld\n",
                        (int)getpid(), s->routine, s->symbol, L->dims, shim_method_name(p->method),
                        p->min_moduli, p->max_moduli, (long long)p->products,
                        (long long)p->emulated, p->product_flops, p->emulated_flops,
                        (long long)p->nb, p->max_bound, shim_executor_name(p->executor),
                        p->device_short ? "short" : p->device == 1 ? "uploaded"
                                                  : p->device == 2 ? "device" : "host",
-                       dt, (long long)info);
+                       dt, p->product_seconds, p->host_seconds, p->host_flops,
+                       (long long)info);
     } else
         len = snprintf(line, sizeof line,
                        "ozblas-trace pid=%d routine=%s symbol=%s %s route=%s method=native "

@@ -1,0 +1,148 @@
+/* The band width of the two-stage reductions (lapack_eigen.c, lapack_svd.c), one rule for
+ * both: the width whose predicted time of the whole driver is least on the executor in use
+ * (DESIGN.md section 10, "The host remainder is the time"). A wider band makes stage 1's
+ * products fatter (inner dimension b: each emulated product splits its operands once for
+ * more arithmetic) and stage 2's back-transformation blocks longer, but costs the host
+ * O(n^2 b) in the bulge chase and the panels; a narrower band the reverse. The products are
+ * priced by the policy's cost model on the run's profile, method and executor (what method
+ * auto or the forced method would take for each shape); the host's parts at the profile's
+ * host DGEMM rate times the efficiencies below. */
+#include "oz_lapack.h"
+
+/* The host's parts relative to the profile's host DGEMM rate, and the chase's fixed cost per
+ * step (a larfg and two or three larfx/larfy calls on one b x b block), fitted to the report's
+ * measured chase_seconds and panel_seconds (lapack_speed.py --remainder, one thread, b = 32
+ * to 256, n = 1024 and 2048, docs/lapack-eigen.md "What stays on the host"). */
+#define CHASE_EFF 0.10
+#define CHASE_STEP_S 5.0e-6
+#define PANEL_EFF 0.15
+/* The host DGEMM's rate on a product whose smallest dimension is t: t / (t + THIN_T) of the
+ * profile's (a square product's): one thread of OpenBLAS measured here 27%, 45%, 60%, 78% of
+ * its t = 256 rate at t = 16, 32, 64, 128 (2048 x t x 2048). The cost model prices host
+ * products at one rate; the band width trades exactly such thin products. */
+#define THIN_T 48.0
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* One product's predicted seconds: the fastest candidate of the run's method (auto: any)
+ * on its executor (auto: any) that meets the target; the host DGEMM rate when none does. */
+static double product_s(const ozblas_profile *p, int cplx, int method, int executor,
+                        int on_device, int64_t m, int64_t n, int64_t k)
+{
+    if (m <= 0 || n <= 0 || k <= 0)
+        return 0.0;
+    ozblas_candidate c[OZBLAS_POLICY_MAX_CANDIDATES];
+    int nc = ozblas_policy_estimate(p, cplx, m, n, k, on_device && p->has_device, 0, 0, c,
+                                    OZBLAS_POLICY_MAX_CANDIDATES);
+    int ex = executor == OZBLAS_EXECUTOR_AUTO ? -1
+             : executor == OZBLAS_EXECUTOR_CUDA && p->has_device ? OZBLAS_EXECUTOR_CUDA
+                                                                 : OZBLAS_EXECUTOR_CPU;
+    double t = (double)min64(m, min64(n, k)), best = -1.0;
+    for (int i = 0; i < nc; i++) {
+        double sec = c[i].seconds;
+        if (c[i].method == OZBLAS_METHOD_NATIVE && c[i].executor == OZBLAS_EXECUTOR_CPU)
+            sec *= (t + THIN_T) / t;
+        if (c[i].meets_target && (ex < 0 || c[i].executor == ex) &&
+            (method == OZBLAS_METHOD_AUTO || c[i].method == method) && (best < 0.0 || sec < best))
+            best = sec;
+    }
+    double f = (cplx ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
+    return best >= 0.0 ? best : f / (cplx ? p->host_zgemm : p->host_dgemm);
+}
+
+/* The predicted parts of the driver with band b (the solver is b's alone: not here). Stage
+ * 1's panels are sampled (at most 32 of them, each standing for its neighbours): the
+ * model's cost stays small beside the driver's. */
+static void predict(const ozblas_profile *p, const ozblas_lapack_band_model *in,
+                    int64_t b, ozblas_lapack_band_model *out)
+{
+    int c = in->cplx, me = in->method, ex = in->executor, od = in->on_device;
+    int64_t m = in->m, n = in->n, nc = in->ncols, nb = in->nb;
+    double f4 = c ? 4.0 : 1.0, rate = c ? p->host_zgemm / 4.0 : p->host_dgemm;
+    double prod = 0.0, panel = 0.0;
+    int64_t step = b * ((n / b + 31) / 32 > 1 ? (n / b + 31) / 32 : 1);
+    for (int64_t j = 0; j + b < n; j += step) {
+        double wgt = (double)min64(step, n - b - j) / (double)b; /* panels it stands for */
+        int64_t r = n - j - b, ib = min64(r, b), mr = m - j;
+        double t = 0.0, fl;
+        if (in->kind == OZBLAS_LAPACK_BAND_EIGEN) {
+            /* A22 V, the three thin products, the her2k (half its flops) */
+            t = product_s(p, c, me, ex, od, r, ib, r) + 2.0 * product_s(p, c, me, ex, od, r, ib, ib) +
+                product_s(p, c, me, ex, od, ib, ib, r) + 0.5 * product_s(p, c, me, ex, od, r, r, 2 * ib);
+            fl = 3.0 * (double)r * (double)b * (double)b; /* geqrf, larft */
+        } else {
+            /* the QR panel's larfb on the columns right of it, the LQ panel's on the rows
+               below: two products each */
+            t = product_s(p, c, me, ex, od, b, r, mr) + product_s(p, c, me, ex, od, mr, r, b) +
+                product_s(p, c, me, ex, od, mr - b, ib, r) + product_s(p, c, me, ex, od, mr - b, r, ib);
+            fl = 3.0 * (double)(mr + r) * (double)b * (double)b;
+        }
+        prod += wgt * t;
+        panel += wgt * f4 * fl / (PANEL_EFF * rate);
+    }
+    int64_t vb = b / 2 < 1 ? 1 : b / 2 > LX_HOUS_VB ? LX_HOUS_VB : b / 2, groups = 0;
+    for (int64_t s0 = 0; s0 + 1 < n; s0 += vb)
+        groups += (n - s0 - 1 + b - 1) / b;
+    int sides = in->kind == OZBLAS_LAPACK_BAND_EIGEN ? 1 : 2; /* Q alone, or Q and P */
+    if (nc > 0) {
+        /* stage 2's groups (two products each), stage 1's blocks of nb (ormqr's pair) */
+        prod += (double)(2 * sides * groups) * product_s(p, c, me, ex, od, vb, nc, b + vb - 1);
+        for (int64_t i = 0; i < n - b; i += nb) {
+            int64_t ib = min64(nb, n - b - i);
+            prod += 2.0 * product_s(p, c, me, ex, od, ib, nc, (in->kind ? m : n) - b - i);
+            if (sides == 2)
+                prod += 2.0 * product_s(p, c, me, ex, od, ib, nc, n - b - i);
+        }
+    }
+    /* the chase: 6 n^2 b flops (8 for the bidiagonal), one step per block of b rows */
+    double chase_f = (in->kind == OZBLAS_LAPACK_BAND_EIGEN ? 6.0 : 8.0) * (double)n * n * b;
+    out->band = b;
+    out->products = prod;
+    out->panels = panel;
+    out->chase = f4 * chase_f / (CHASE_EFF * rate) +
+                 CHASE_STEP_S * (double)sides * (double)n * (double)n / (2.0 * (double)b);
+}
+
+int64_t ozblas_lapack_band_width(const ozblas_profile *p, ozblas_lapack_band_model *mod)
+{
+    ozblas_profile local;
+    if (!p) {
+        ozblas_policy_local(&local, NULL, 0);
+        p = &local;
+    }
+    int64_t n = mod->n, nb = mod->nb > 0 ? mod->nb : 1;
+    /* candidates: min(nb, 256), halved down to 16 (an explicit nb below that: nb alone) */
+    int64_t top = min64(nb, 256), best = top;
+    double tbest = -1.0;
+    ozblas_lapack_band_model t = *mod;
+    for (int64_t b = top; b >= 1 && (b == top || b >= 16); b /= 2) {
+        if (b >= n && b != top)
+            continue;
+        predict(p, mod, b, &t);
+        double s = t.products + t.panels + t.chase;
+        if (tbest < 0.0 || s < tbest) {
+            tbest = s;
+            best = b;
+        }
+    }
+    predict(p, mod, best, mod);
+    /* the solver (b's alone), a model: divide and conquer's merges without deflation with
+       vectors (4/3 n^3 at the host DGEMM rate), its values-only O(n^2) otherwise */
+    double dn = (double)n;
+    mod->solver = mod->ncols > 0 ? 4.0 / 3.0 * dn * dn * dn / p->host_dgemm
+                                 : 30.0 * dn * dn / (CHASE_EFF * p->host_dgemm);
+    return best;
+}
+
+int64_t lx_band_width(const oz_lx *x, int kind, int64_t m, int64_t n, int64_t ncols)
+{
+    ozblas_lapack_band_model mod = {.kind = kind, .cplx = x->cplx, .m = m, .n = n,
+                                    .ncols = ncols, .nb = x->nb, .method = x->opt->method,
+                                    .on_device = x->dev};
+    /* method auto with executor auto weighs both executors per product (gemm_body's rule) */
+    mod.executor = x->opt->method == OZBLAS_METHOD_AUTO && x->opt->executor == OZBLAS_EXECUTOR_AUTO
+                       ? OZBLAS_EXECUTOR_AUTO
+                       : x->exec;
+    x->rep->band = min64(ozblas_lapack_band_width(NULL, &mod), n > 1 ? n - 1 : 1);
+    return x->rep->band;
+}
