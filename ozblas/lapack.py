@@ -32,7 +32,7 @@ from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri", "trtrs",
            "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq", "unglq",
-           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gelsd", "gelss", "gesdd", "gesvd", "gebrd",
+           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gelsd", "gelss", "gesdd", "gesvd", "geev", "gebrd",
            "orgbr", "ungbr", "ormbr", "unmbr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
@@ -722,6 +722,41 @@ def gesvd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw)
     info)`` as scipy.linalg.lapack.dgesvd/zgesvd (scipy.linalg.svd(lapack_driver="gesvd")'s
     routine); the same shapes and conventions as gesdd; info > 0: dbdsqr did not converge."""
     return _svd("gesvd", a, compute_uv, full_matrices, lwork, overwrite_a, kw)
+
+
+def geev(a, compute_vl=1, compute_vr=1, lwork=None, overwrite_a=False, **kw):
+    """Eigenvalues and left and right eigenvectors of a square nonsymmetric a (LAPACK's geev):
+    real a ``(wr, wi, vl, vr, info)`` as scipy.linalg.lapack.dgeev (a complex pair in two
+    columns of vl and vr, real and imaginary parts), complex a ``(w, vl, vr, info)`` as zgeev
+    (numpy.linalg.eig's and scipy.linalg.eig's routine). The vectors are normalized as LAPACK's
+    (unit 2-norm, the largest component real); not computed: 1 x n zeros. Balancing and the QR
+    iteration (hseqr) on the host, the Hessenberg reduction, Q and the back-transformation of
+    the eigenvectors as products. NumPy arrays only (host memory). info > 0: the QR iteration
+    did not converge (eigenvalues info..n-1 valid). lwork -1 is a workspace query (nothing
+    computed)."""
+    compute_vl, compute_vr = (_flag("geev", k, v) for k, v in (("compute_vl", compute_vl),
+                                                              ("compute_vr", compute_vr)))
+    dt, xp, opts = _start(kw, a)
+    if xp is not np:
+        raise ValueError("geev: host memory only (NumPy arrays)")
+    f = _fortran(a, dt, overwrite_a)
+    _square(f)
+    n = f.shape[0]
+    vl = np.zeros((n if compute_vl else 1, n), dtype=dt, order="F")
+    vr = np.zeros((n if compute_vr else 1, n), dtype=dt, order="F")
+    w = np.zeros(n, dtype=dt)
+    wi = np.zeros(n)
+    info = 0
+    if not _query(lwork):
+        jobs = (b"V" if compute_vl else b"N", b"V" if compute_vr else b"N")
+        wargs = (_ptr(w),) if dt == np.complex128 else (_ptr(w), _ptr(wi))
+        info = _call(_fn("geev", dt), *jobs, n, _ptr(f), _ld(f), *wargs, _ptr(vl), _ld(vl),
+                     _ptr(vr), _ld(vr), opts=opts)
+        if info < 0:
+            raise ValueError(f"geev: argument {-info} is not valid")
+    if dt == np.complex128:
+        return w, vl, vr, info
+    return w, wi, vl, vr, info
 
 
 def gebrd(a, lwork=None, overwrite_a=False, **kw):

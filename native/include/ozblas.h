@@ -849,6 +849,24 @@ ozblas_status ozblas_zgelss(ozblas_context *ctx, int64_t m, int64_t n, int64_t n
                             int64_t lda, double *B, int64_t ldb, double *s, double rcond,
                             int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report);
+/* The nonsymmetric eigenproblem A X = X diag(w) (LAPACK's geev): jobvl, jobvr 'N' or 'V' (the
+ * left and right eigenvectors, n x n, normalized as LAPACK's: unit 2-norm, the largest
+ * component real; d: a complex pair in two columns, real and imaginary parts). d: wr, wi (host
+ * memory, n each); z: w (n complex, host memory). An order within one block is one call of the
+ * host geev; otherwise A scaled into range and balanced (the host gebal), the Hessenberg
+ * reduction and Q by the layer's gehrd and orghr (products), the QR iteration by the host
+ * hseqr with the Schur vectors Z accumulated, the eigenvectors of T by the host trevc3 and
+ * their back-transformation by Z as one product, the host gebak. Host memory only (device
+ * pointers: OZBLAS_ERR_INVALID_ARGUMENT). A is destroyed. info: 0, -i, or > 0 when hseqr
+ * did not converge (eigenvalues info+1..n are valid, no vectors). */
+ozblas_status ozblas_dgeev(ozblas_context *ctx, char jobvl, char jobvr, int64_t n, double *A,
+                           int64_t lda, double *wr, double *wi, double *VL, int64_t ldvl,
+                           double *VR, int64_t ldvr, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zgeev(ozblas_context *ctx, char jobvl, char jobvr, int64_t n, double *A,
+                           int64_t lda, double *w, double *VL, int64_t ldvl, double *VR,
+                           int64_t ldvr, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
 /* Level-3 BLAS as products (BLAS semantics: only the stored triangle of A read, beta = 0
  * never reads C; syr2k/her2k touch only the uplo triangle of C, her2k's diagonal real):
  * symm/hemm C := alpha A B + beta C (side 'L', A m x m) or alpha B A + beta C ('R', n x n);
