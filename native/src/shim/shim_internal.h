@@ -20,7 +20,8 @@ enum { R_NATIVE, R_OZBLAS, R_QUICK };
 enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_INDEX)
            OZ_SHIM_QR_ROUTINES(OZ_LAPACK_INDEX) OZ_SHIM_BLAS3_ROUTINES(OZ_LAPACK_INDEX)
                OZ_SHIM_GEN_ROUTINES(OZ_LAPACK_INDEX)
-            OZ_SHIM_EIGEN_ROUTINES(OZ_LAPACK_INDEX) OZ_SHIM_SVD_ROUTINES(OZ_LAPACK_INDEX) RI_N };
+            OZ_SHIM_EIGEN_ROUTINES(OZ_LAPACK_INDEX) OZ_SHIM_SVD_ROUTINES(OZ_LAPACK_INDEX)
+                OZ_SHIM_NONSYM_ROUTINES(OZ_LAPACK_INDEX) RI_N };
 
 /* Why a call went to the real routine: the counters' detail and the trace's reason (which
  * adds the value of OZBLAS_MIN_SIZE or the status of a failed ozblas call). The last
