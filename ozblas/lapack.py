@@ -32,7 +32,7 @@ from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri", "trtrs",
            "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq", "unglq",
-           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gelsd", "gelss", "gesdd", "gesvd", "geev", "gebrd",
+           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gelsd", "gelss", "gesdd", "gesvd", "geev", "gees", "gebrd",
            "orgbr", "ungbr", "ormbr", "unmbr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
@@ -757,6 +757,61 @@ def geev(a, compute_vl=1, compute_vr=1, lwork=None, overwrite_a=False, **kw):
     if dt == np.complex128:
         return w, vl, vr, info
     return w, wi, vl, vr, info
+
+
+def _select_callback(select, cplx, extra, errors):
+    """gees's select as the C API's ozblas_select_fn (an exception it raises kept in errors,
+    the eigenvalue then not selected)."""
+    @ffi.callback("int(void *, const double *, const double *)")
+    def cb(_, w, wi):
+        try:
+            return 1 if (select(complex(w[0], w[1]), *extra) if cplx else select(w[0], wi[0], *extra)) else 0
+        except BaseException as e:  # noqa: BLE001 - raised again once the driver returns
+            errors.append(e)
+            return 0
+    return cb
+
+
+def gees(select, a, compute_v=1, sort_t=0, lwork=None, select_extra_args=(), overwrite_a=False,
+         **kw):
+    """Schur factorization a = vs t vs^H (LAPACK's gees): real a ``(t, sdim, wr, wi, vs, work,
+    info)`` as scipy.linalg.lapack.dgees (t upper quasi-triangular), complex a ``(t, sdim, w,
+    vs, work, info)`` as zgees (scipy.linalg.schur's routine). sort_t 1: the eigenvalues for
+    which select(wr, wi, *select_extra_args) (complex: select(w, ...)) is true moved to the top
+    left, sdim of them; 0: select is not called. compute_v 0: vs is 1 x n zeros. The QR
+    iteration and the reordering (trsen) on the host, the Hessenberg reduction and Q as
+    products. NumPy arrays only (host memory). work: one element, a workspace size a caller
+    may pass back (the driver's workspace is its own); lwork -1 is a query (nothing
+    computed). info > 0 as LAPACK's (n + 1: the reordering failed; n + 2: rounding changed the
+    selection)."""
+    compute_v, sort_t = (_flag("gees", k, v) for k, v in (("compute_v", compute_v), ("sort_t", sort_t)))
+    dt, xp, opts = _start(kw, a)
+    if xp is not np:
+        raise ValueError("gees: host memory only (NumPy arrays)")
+    f = _fortran(a, dt, overwrite_a)
+    _square(f)
+    n = f.shape[0]
+    cplx = dt == np.complex128
+    vs = np.zeros((n if compute_v else 1, n), dtype=dt, order="F")
+    w, wi = np.zeros(n, dtype=dt), np.zeros(n)
+    work = np.zeros(1, dtype=dt)
+    work[0] = max(1, 3 * n + n * (opts["nb"] or 64))
+    info, sdim = 0, 0
+    if not _query(lwork):
+        errors = []
+        cb = _select_callback(select, cplx, tuple(select_extra_args), errors) if sort_t else ffi.NULL
+        sd = ffi.new("int64_t *")
+        wargs = (_ptr(w),) if cplx else (_ptr(w), _ptr(wi))
+        info = _call(_fn("gees", dt), b"V" if compute_v else b"N", b"S" if sort_t else b"N", cb,
+                     ffi.NULL, n, _ptr(f), _ld(f), sd, *wargs, _ptr(vs), _ld(vs), opts=opts)
+        if errors:
+            raise errors[0]
+        if info < 0:
+            raise ValueError(f"gees: argument {-info} is not valid")
+        sdim = int(sd[0])
+    if cplx:
+        return f, sdim, w, vs, work, info
+    return f, sdim, w, wi, vs, work, info
 
 
 def gebrd(a, lwork=None, overwrite_a=False, **kw):
