@@ -1,4 +1,4 @@
-"""The nonsymmetric eigenproblem's driver geev (native/src/lapack/lapack_geev.c through
+"""The nonsymmetric eigenproblem's drivers geev and gees (native/src/lapack/lapack_geev.c through
 ozblas.lapack and the C API), d and z, left and right vectors.
 
 Emulation forced (Ozaki II), small blocks (NB) so that the orders cross block boundaries (an
@@ -8,7 +8,9 @@ the same input (SciPy's dgeev/zgeev, unrouted here) by the backward-error measur
 in units of n u, each at most 4x native's plus 2; the eigenvalues matched to native's as sets
 (an optimal assignment), each pair within the first-order bound from both residuals and the
 eigenvalue's condition number 1 / |y^H x| (native's unit vectors): cond (r + r*) ||A||, times a
-safety factor of 10, plus the same floor.
+safety factor of 10, plus the same floor. gees: ||Z^H A Z - T|| / ||A|| and ||Z^H Z - I|| in
+units of n u within 4x native's plus 2, sdim and info native's, select called as often as
+LAPACK calls it, the selected eigenvalues first.
 """
 
 import numpy as np
@@ -198,3 +200,119 @@ def test_geev_argument_errors_and_query():
     assert info == 0 and not w.any() and not vr.any()
     w, wi, vl, vr, info = L.geev(np.zeros((0, 0)), **EMU)
     assert info == 0 and w.shape == (0,) and vr.shape == (0, 0)
+
+
+# ---- gees ---------------------------------------------------------------------------------
+
+def _schur_measures(a, t, z):
+    """||Z^H A Z - T|| / ||A|| and ||Z^H Z - I||, in units of n u; T's part below its
+    (sub)diagonal exactly zero."""
+    n = a.shape[0]
+    na = max(np.linalg.norm(a), np.finfo(float).tiny)
+    assert not np.tril(t, -2).any()
+    return {"schur": np.linalg.norm(z.conj().T @ a @ z - t) / na / (n * U),
+            "orth": np.linalg.norm(z.conj().T @ z - np.eye(n)) / (n * U)}
+
+
+def _lhp(cplx):
+    return (lambda w: w.real < 0) if cplx else (lambda x, y: x < 0)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("n", ORDERS)
+@pytest.mark.parametrize("sort", [0, 1])
+def test_gees_kinds(dt, kind, n, sort):
+    a = _matrix(kind, n, dt)
+    cplx = dt == np.complex128
+    calls, ncalls = [], []
+    def counted(log):  # f2py reads the callback's arity: spelled out
+        if cplx:
+            return lambda w: log.append(w) or w.real < 0
+        return lambda x, y: log.append((x, y)) or x < 0
+    r = L.gees(counted(calls), a, sort_t=sort, **EMU)
+    rep = L.last_report()
+    nr = (la.zgees if cplx else la.dgees)(counted(ncalls), a, sort_t=sort)
+    t, sdim, vs, info = r[0], r[1], r[-3], r[-1]
+    nt, nsdim, nvs, ninfo = nr[0], nr[1], nr[-3], nr[-1]
+    if n > NB:
+        assert rep["emulated"] > 0 and rep["host_flops"] > 0
+    else:
+        assert rep["products"] == 0
+    assert info == ninfo and sdim == nsdim
+    # select called as LAPACK calls it: never without sorting; else once per eigenvalue, and
+    # (d) once more per eigenvalue in the recount
+    assert len(calls) == len(ncalls) == (0 if not sort else n * (1 if cplx else 2))
+    ours, native = _schur_measures(a, t, vs), _schur_measures(a, nt, nvs)
+    for k, v in ours.items():
+        assert v <= 4 * native[k] + 2.0, f"{kind} {n} {k}: {v:.3g} vs native {native[k]:.3g}"
+    w = r[2] + 1j * r[3] if not cplx else r[2]
+    assert np.array_equal(w, np.diag(t) if cplx else w)  # z: w is T's diagonal
+    if sort:  # the selected eigenvalues first
+        wr = w.real
+        assert np.all(wr[:sdim] < 0) and np.all(wr[sdim:] >= 0)
+
+
+def test_gees_values_and_standard_blocks():
+    """d: wr, wi read off T's standardized 2 x 2 blocks (equal diagonal, off-diagonal of
+    opposite signs), as LAPACK's"""
+    a = _matrix("complex_pairs", 31, np.float64)
+    t, sdim, wr, wi, vs, work, info = L.gees(None, a, **EMU)
+    assert info == 0 and sdim == 0
+    for i in np.nonzero(wi > 0)[0]:
+        b = t[i:i + 2, i:i + 2]
+        assert b[0, 0] == b[1, 1] == wr[i] == wr[i + 1] and b[0, 1] * b[1, 0] < 0
+        assert wi[i] == -wi[i + 1] and abs(wi[i] - np.sqrt(abs(b[0, 1] * b[1, 0]))) <= 8 * U * abs(wi[i])
+    assert np.array_equal(wr[wi == 0], np.diag(t)[wi == 0])
+
+
+def test_gees_select_extra_args_errors_and_query():
+    a = _matrix("random", 20, np.float64)
+    t, sdim, wr, wi, vs, work, info = L.gees(lambda x, y, c: x < c, a, sort_t=1,
+                                             select_extra_args=(0.25,), **EMU)
+    assert info == 0 and np.all(wr[:sdim] < 0.25) and np.all(wr[sdim:] >= 0.25)
+
+    def boom(x, y):
+        raise KeyError("select")
+    with pytest.raises(KeyError):
+        L.gees(boom, a, sort_t=1, **EMU)
+    t, sdim, wr, wi, vs, work, info = L.gees(None, a, compute_v=0, **EMU)
+    assert info == 0 and vs.shape == (1, 20) and not vs.any()
+    r = L.gees(None, np.eye(30), lwork=-1, **EMU)
+    assert r[-1] == 0 and not r[2].any() and r[-2][0] >= 3 * 30
+    a4 = np.zeros((4, 4))
+    p = ffi.cast("double *", a4.ctypes.data)
+    info, sd = ffi.new("int64_t *"), ffi.new("int64_t *")
+    o = _options("ozaki2", None, None, None, None)
+    cases = [(b"X", b"N", 4, 4, 1, -1, -1), (b"N", b"X", 4, 4, 1, -2, -2),
+             (b"N", b"S", 4, 4, 1, -3, -3),  # sort without select
+             (b"N", b"N", -1, 4, 1, -4, -4), (b"N", b"N", 4, 3, 1, -6, -6),
+             (b"V", b"N", 4, 4, 3, -11, -10), (b"N", b"N", 4, 4, 0, -11, -10)]
+    for jv, so, n, lda, ldvs, dwant, zwant in cases:
+        st = lib.ozblas_dgees(_context(), jv, so, ffi.NULL, ffi.NULL, n, p, lda, sd, p, p, p, ldvs,
+                              info, NB, o, ffi.NULL)
+        assert st == lib.OZBLAS_ERR_INVALID_ARGUMENT and info[0] == dwant, (jv, so, n)
+        st = lib.ozblas_zgees(_context(), jv, so, ffi.NULL, ffi.NULL, n, p, lda, sd, p, p, ldvs,
+                              info, NB, o, ffi.NULL)
+        assert st == lib.OZBLAS_ERR_INVALID_ARGUMENT and info[0] == zwant, (jv, so, n)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("factor", [2.0**-1000, 2.0**1000])
+def test_gees_scaled_into_range(dt, factor):
+    a = _matrix("complex_pairs", 20, dt)
+    cplx = dt == np.complex128
+    r = L.gees(_lhp(cplx), a * factor, sort_t=1, **EMU)
+    f = L.gees(_lhp(cplx), a, sort_t=1, **EMU)
+    nr = (la.zgees if cplx else la.dgees)(_lhp(cplx), a * factor, sort_t=1)
+    assert r[-1] == f[-1] == nr[-1] == 0 and r[1] == f[1] == nr[1]
+    # the measures of T / c against A (c a power of two: T / c exact but for T's subnormal
+    # elements at 2^-1000, off by at most 2^-74 each; a 2 x 2 block's signs may differ from
+    # A's own run: so do native's)
+    ours, native = _schur_measures(a, r[0] / factor, r[-3]), _schur_measures(a, nr[0] / factor, nr[-3])
+    for k, v in ours.items():
+        assert v <= 4 * native[k] + 2.0, f"{k}: {v:.3g} vs native {native[k]:.3g}"
+    # A is normal (Q B Q^T): its eigenvalues' condition numbers are 1
+    w = (lambda x: x[2] if cplx else x[2] + 1j * x[3])
+    i, j = linear_sum_assignment(np.abs(w(r)[:, None] / factor - w(f)[None, :]))
+    assert np.all(np.abs(w(r)[i] / factor - w(f)[j]) <= 100 * 20 * U * np.linalg.norm(a))
