@@ -1,8 +1,12 @@
 """The preload shim's nonsymmetric eigenproblem entries (native/src/shim/shim_nonsym.c: dgeev,
-zgeev), reached the way users reach them: scipy.linalg.eig with left and right vectors,
-numpy.linalg.eig and eigvals (under `ozblas run`: the wheel's LAPACK reaches the ILP64 names),
-and geev through scipy.linalg.cython_lapack with LAPACK's smallest lwork, one less (the real
-routine's xerbla), a bad ldvr, and the workspace query (answered by the real routine).
+zgeev, dgees, zgees), reached the way users reach them: scipy.linalg.eig with left and right
+vectors, numpy.linalg.eig and eigvals (under `ozblas run`: the wheel's LAPACK reaches the ILP64
+names), scipy.linalg.schur (output real and complex, unsorted, sort="lhp", a callable), and
+geev and gees through scipy.linalg.cython_lapack with LAPACK's smallest lwork, one less (the
+real routine's xerbla), a bad ldvr/ldvs, and the workspace query (answered by the real
+routine); gees's select (a C function given as LAPACK's LOGICAL function) called as often as
+the real routine calls it. Schur forms: ||Z^H A Z - T|| / ||A|| and ||Z^H Z - I|| in units of
+n u at most 4x native's plus 2.
 Emulation forced with small blocks (OZBLAS_LAPACK_NB=16). Each result is held to native's on
 the same inputs in this (unrouted) process by the backward errors ||A V - V diag(w)|| /
 (||A|| ||V||) and ||W^H A - diag(w) W^H|| / (||A|| ||W||) in units of n u, at most 4x
@@ -36,8 +40,16 @@ def calls(numpy_too):
             if numpy_too:
                 res[dt + kind + "_np"] = np.linalg.eig(a)
                 res[dt + kind + "_npvals"] = np.linalg.eigvals(a)
+            for out in ("real", "complex"):
+                if dt == "z" and out == "real":
+                    continue
+                res[dt + kind + out + "_schur"] = sl.schur(a, output=out)
+                res[dt + kind + out + "_lhp"] = sl.schur(a, output=out, sort="lhp")
+                res[dt + kind + out + "_iuc"] = sl.schur(a, output=out, sort=lambda x, y=None: abs(x if y is None else x + 1j * y) <= 1.5)
     infos, queries = N.geev_lwork_infos()
     res["infos"], res["queries"] = np.array(infos), np.array(queries)
+    infos, queries = N.gees_lwork_infos()
+    res["gees_infos"], res["gees_queries"] = np.array(infos), np.array(queries)
 
 """ + CALLS_TAIL
 
@@ -77,7 +89,41 @@ def _check_eig(a, w, vl, vr, nw, nvl, nvr, what):
     assert np.all(np.abs(w[i] - nw[j]) <= 1e3 * n * U * np.linalg.norm(a) * cond[j]), what
 
 
+def _schur(a, t, z):
+    n = a.shape[0]
+    assert not np.tril(t, -2).any()
+    return (np.linalg.norm(z.conj().T @ a @ z - t) / (np.linalg.norm(a) * n * U),
+            np.linalg.norm(z.conj().T @ z - np.eye(n)) / (n * U))
+
+
+def _check_schur(d, res):
+    iuc = lambda x, y=None: abs(x if y is None else x + 1j * y) <= 1.5  # noqa: E731
+    for dt in ("d", "z"):
+        for kind in KINDS:
+            a = d[dt + kind]
+            for out in (("complex",) if dt == "z" else ("real", "complex")):
+                for how, sort in (("_schur", None), ("_lhp", "lhp"), ("_iuc", iuc)):
+                    key = dt + kind + out + how
+                    want = sl.schur(a, output=out, sort=sort)
+                    for m, nm in zip(_schur(a, res[key + "0"], res[key + "1"]), _schur(a, *want[:2])):
+                        assert m <= 4 * nm + 2, (key, m, nm)
+                    if sort is not None:
+                        assert int(res[key + "2"]) == want[2], key
+
+
 def _check(d, res, st, numpy_too):
+    _check_schur(d, res)
+    # gees through cython_lapack: one less than the smallest lwork the real routine's -13 (d) /
+    # -12 (z) (select never called), the smallest computed with native's sdim and select
+    # called as often (d: 2n, z: n); a bad ldvs: -11 / -10
+    out, queries = N.gees_lwork_infos()
+    assert res["gees_infos"].tolist() == out
+    assert out[:3] == [-13, 0, 0] and out[12] == -11 and out[13:16] == [-12, 0, 0] and out[-1] == -10
+    assert out[3] == 0 and out[5] == 80 and out[16] == 0 and out[18] == 40
+    assert res["gees_queries"].tolist() == queries
+    for r in ("dgees", "zgees"):
+        assert st[r].get("native: argument error", {}).get("calls", 0) == 3, (r, st.get(r))
+        assert st[r].get("ozblas: ozaki2/cpu", {}).get("calls", 0) >= 4, (r, st.get(r))
     for dt in ("d", "z"):
         for kind in KINDS:
             a = d[dt + kind]
@@ -106,7 +152,8 @@ def test_geev_under_ozblas_run(tmp_path):
     lines = (tmp_path / "trace.log").read_text().splitlines()
     routed = lambda sym: any(f"symbol={sym} " in x and "route=ozblas" in x for x in lines)  # noqa: E731
     # NumPy's eig reaches the ILP64 names; SciPy's wrappers and cython_lapack the LP64 ones
-    for sym in ("scipy_dgeev_", "scipy_zgeev_", "scipy_dgeev_64_", "scipy_zgeev_64_"):
+    for sym in ("scipy_dgeev_", "scipy_zgeev_", "scipy_dgeev_64_", "scipy_zgeev_64_", "scipy_dgees_",
+                "scipy_zgees_"):
         assert routed(sym), sym
 
 

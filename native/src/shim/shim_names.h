@@ -152,7 +152,9 @@
  * (OZ_SHIM_LAPACK_VARIANTS). */
 #define OZ_SHIM_NONSYM_ROUTINES(L) \
     L(dgeev, d, DGEEV)             \
-    L(zgeev, z, ZGEEV)
+    L(zgeev, z, ZGEEV)             \
+    L(dgees, d, DGEES)             \
+    L(zgees, z, ZGEES)
 
 /* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
  * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */
