@@ -777,7 +777,7 @@ def gees(select, a, compute_v=1, sort_t=0, lwork=None, select_extra_args=(), ove
     """Schur factorization a = vs t vs^H (LAPACK's gees): real a ``(t, sdim, wr, wi, vs, work,
     info)`` as scipy.linalg.lapack.dgees (t upper quasi-triangular), complex a ``(t, sdim, w,
     vs, work, info)`` as zgees (scipy.linalg.schur's routine). sort_t 1: the eigenvalues for
-    which select(wr, wi, *select_extra_args) (complex: select(w, ...)) is true moved to the top
+    which ``select(wr, wi, *select_extra_args)`` (complex: ``select(w, ...)``) is true moved to the top
     left, sdim of them; 0: select is not called. compute_v 0: vs is 1 x n zeros. The QR
     iteration and the reordering (trsen) on the host, the Hessenberg reduction and Q as
     products. NumPy arrays only (host memory). work: one element, a workspace size a caller
