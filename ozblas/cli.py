@@ -187,7 +187,7 @@ def cmd_libpath(argv=()) -> int:
 
 
 def _explain_lapack(argv) -> int:
-    """`ozblas explain getrf|potrf|sytrf|syevd|syevr N [--dtype d|z] [--profile NAME] [--nb NB]
+    """`ozblas explain getrf|potrf|sytrf|syevd|syevr|geev|gees N [--dtype d|z] [--profile NAME] [--nb NB]
     [--json]`: the LAPACK layer's (ozblas.lapack.explain)."""
     from . import lapack, policy
 

@@ -1358,7 +1358,7 @@ def ungtr(a, tau, lower=0, overwrite_a=False, **kw):
 # --------------------------------------------------------------------------------------------
 # `ozblas explain getrf N` / `ozblas explain potrf N` / `ozblas explain sytrf N`
 # --------------------------------------------------------------------------------------------
-EXPLAINED = ("getrf", "potrf", "sytrf", "syevd", "syevr")
+EXPLAINED = ("getrf", "potrf", "sytrf", "syevd", "syevr", "geev", "gees")
 MAX_EXPLAINED_STEPS = 65536
 
 
@@ -1383,6 +1383,8 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
                                                             int(lib.ozblas_lapack_block_size(n, ex)))
     if routine in ("syevd", "syevr"):
         return _explain_eigen(routine, n, dtype, p, nb)
+    if routine in ("geev", "gees"):
+        return _explain_nonsym(routine, n, dtype, p, nb)
     whole = policy.choose(n, n, n, dtype, "host", p)
     half = 1.0 if routine == "getrf" else 0.5
     step = nb - 1 if routine == "sytrf" and nb > 1 else nb
@@ -1467,13 +1469,68 @@ def _explain_eigen(routine, n, dtype, p, nb):
             "blocked_seconds": t_blocked, "host_flops": host}
 
 
+def _explain_nonsym(routine, n, dtype, p, nb):
+    """explain() for geev (right eigenvectors) and gees (Schur vectors) (lapack_geev.c): the
+    products of gehrd's panels (Y's rows above the panel, the update from the right, larfb's
+    pair from the left), orgqr's blocks forming Q, geev's back-transformation Z X_T; the
+    host's: hseqr by Golub and Van Loan's model (25 n^3 with Z, less the reduction's 10/3 n^3
+    and orghr's 4/3 n^3), geev's trevc3 (n^3 / 3), lahr2's panels (2 r^2 ib each, r the
+    trailing order)."""
+    from . import policy
+
+    z = dtype == "z"
+    f4 = 4 if z else 1
+    whole = policy.choose(n, n, n, dtype, "host", p)
+    updates, emulated, t_blocked, f_products = [], 0, 0.0, 0.0
+    host = f4 * (25 - 10 / 3 - 4 / 3 + (1 / 3 if routine == "geev" else 0)) * n**3
+
+    def add(label, m_, n_, k_):
+        nonlocal emulated, t_blocked, f_products
+        if min(m_, n_, k_) <= 0:
+            return
+        c = policy.choose(m_, n_, k_, dtype, "host", p)
+        updates.append({"m": m_, "k": k_, "shape": label, "choice": c["name"],
+                        "method": c["method"], "seconds": c["seconds"]})
+        emulated += c["method"] != "native"
+        t_blocked += c["seconds"]
+        f_products += (8 if z else 2) * m_ * n_ * k_
+
+    if n > nb:
+        for q in range(0, n - 1, nb):
+            ib, r = min(nb, n - 1 - q), n - q - 1
+            host += f4 * 2 * r * r * ib
+            add(f"gehrd panel {q}: Y above {q} x {ib} x {r}", q, ib, r)
+            add(f"gehrd panel {q}: right {n} x {n - q - ib} x {ib}", n, n - q - ib, ib)
+            add(f"gehrd panel {q}: left {ib} x {n - q - ib} x {r}", ib, n - q - ib, r)
+            add(f"gehrd panel {q}: left {r} x {n - q - ib} x {ib}", r, n - q - ib, ib)
+        for j in range(0, n - 1, nb):
+            ib, r = min(nb, n - 1 - j), n - 1 - j
+            add(f"orghr block {j}: {ib} x {r - ib} x {r}", ib, r - ib, r)
+            add(f"orghr block {j}: {r} x {r - ib} x {ib}", r, r - ib, ib)
+        if routine == "geev":
+            add(f"back-transformation {n} x {n} x {n}", n, n, n)
+    rate = p.host_zgemm if z else p.host_dgemm
+    flops = f4 * (25 + (4 / 3 if routine == "geev" else 0)) * n**3
+    t_blocked += host / rate
+    routed = whole["method"] != "native" and n > nb
+    return {"routine": dtype + routine, "n": n, "nb": nb, "band": "-", "profile": p.name,
+            "route": "blocked driver, hseqr on the host" if routed else "host LAPACK",
+            "why": (f"method auto's choice for a {n} x {n} x {n} product is {whole['name']}"
+                    + ("" if n > nb else f"; n <= nb = {nb}: one block")),
+            "updates": updates, "emulated_updates": emulated, "flops": flops,
+            "update_share": f_products / (f_products + host), "native_seconds": flops / rate,
+            "blocked_seconds": t_blocked, "host_flops": host, "product_flops": f_products}
+
+
 def format_explain(d: dict) -> str:
     lines = [f"{d['routine']} n={d['n']}, host operands; profile {d['profile']}; block size nb={d['nb']}",
              f"route: {d['route']} ({d['why']})",
              (f"products: {len(d['updates'])} kinds, {d['emulated_updates']} of them emulated by "
               f"method auto; {100 * d['update_share']:.0f}% of the driver's flops "
-              f"(band {d['band']}, "
-              f"host {d['host_flops'] / 1e9:.3g} GFLOP: panels and bulge chasing; LAPACK's count "
+              + (f"(band {d['band']}, " if d["band"] != "-" else "(")
+              + f"host {d['host_flops'] / 1e9:.3g} GFLOP: "
+              + ("panels and bulge chasing" if d["band"] != "-" else "lahr2's panels, hseqr, trevc3")
+              + f"; LAPACK's count "
               f"{d['flops'] / 1e9:.3g} GFLOP)" if "band" in d else
               f"trailing updates: {len(d['updates'])}, of which method auto emulates "
               f"{d['emulated_updates']}; they are {100 * d['update_share']:.0f}% of the "

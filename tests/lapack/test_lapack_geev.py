@@ -316,3 +316,28 @@ def test_gees_scaled_into_range(dt, factor):
     w = (lambda x: x[2] if cplx else x[2] + 1j * x[3])
     i, j = linear_sum_assignment(np.abs(w(r)[:, None] / factor - w(f)[None, :]))
     assert np.all(np.abs(w(r)[i] / factor - w(f)[j]) <= 100 * 20 * U * np.linalg.norm(a))
+
+
+@pytest.mark.parametrize("routine", ["geev", "gees"])
+@pytest.mark.parametrize("n, nb", [(64, 8), (100, 16)])
+def test_explain_matches_the_run(routine, n, nb):
+    """`ozblas explain geev|gees N`: its products' flops are the run's but for the small
+    products it leaves out (the rows above a gehrd panel's reflectors: at most 5% here), its
+    host flops the run's model plus lahr2's panels (within 5%)."""
+    import subprocess
+    import sys
+
+    a = _matrix("random", n, np.float64)
+    if routine == "geev":
+        L.geev(a, compute_vl=0, nb=nb, method="native")
+    else:
+        L.gees(None, a, nb=nb, method="native")
+    rep = L.last_report()
+    d = L.explain(routine, n, "d", "h200", nb=nb)
+    assert d["routine"] == "d" + routine and d["nb"] == nb and d["updates"]
+    assert 0.95 * rep["product_flops"] <= d["product_flops"] <= rep["product_flops"]
+    assert abs(d["host_flops"] - rep["host_flops"]) <= 0.05 * rep["host_flops"]
+    assert L.explain(routine, 100, "z", "h200")["route"] == "host LAPACK"  # one block
+    r = subprocess.run([sys.executable, "-m", "ozblas", "explain", routine, "3000", "--profile",
+                        "h200", "--dtype", "z"], capture_output=True, text=True)
+    assert r.returncode == 0 and f"z{routine} n=3000" in r.stdout and "hseqr" in r.stdout
