@@ -271,7 +271,8 @@ static ozblas_status gehrd_body(ozblas_context *ctx, int cplx, int64_t n, int64_
         END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
     /* the host gehrd's optimal workspace: n nb + (nb + 1) nb, nb at most 64 */
     HH_WORK(max1(n), max1(n), n * 64 + 65 * 64)
-    HH_END_WITH(lx_gehrd_run(&x, &q, n, ilo, ihi, A, lda, tau, info));
+    ozblas_status st = lx_gehrd_run(&x, &q, n, ilo, ihi, A, lda, tau, info);
+    HH_END_WITH(st);
 }
 
 static ozblas_status orghr_body(ozblas_context *ctx, int cplx, int64_t n, int64_t ilo,
