@@ -81,7 +81,9 @@ def _configure(lib, opts: config.Options) -> None:
     o = config.options_struct(opts.as_dict())
     if o.devices:
         _check_devices(o)
-    lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), os.fsencode(opts.trace or ""))
+    routines = ",".join(f"-{r}" for r in opts.routines)  # the routines left native, named
+    lib.ozblas_preload_configure(o, opts.min_size, int(opts.disable), os.fsencode(opts.trace or ""),
+                                 routines.encode())
 
 
 def _patch_after_load(create_module):
@@ -150,11 +152,12 @@ def _given(**settings) -> dict:
 
 
 def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=None, variant=None,
-             device=None, trace=None, accuracy=None) -> None:
+             device=None, trace=None, accuracy=None, routines=None) -> None:
     """Route this process's DGEMM/ZGEMM/SYRK/HERK calls through ozblas from now on.
 
     Keywords (unset ones come from the OZBLAS_* variables): method, moduli, min_size,
-    scaling, slices, variant, device, trace, accuracy. A bad value raises ``ozblas.ConfigError``
+    scaling, slices, variant, device, trace, accuracy, routines (OZBLAS_ROUTINES' value, e.g.
+    ``"-gesdd,-gesvd"``: those routines stay native). A bad value raises ``ozblas.ConfigError``
     naming it and the accepted values; so does a bad OZBLAS_* variable. Calling it again
     replaces the settings and patches only what was loaded since. While ``activated()``
     blocks are open it applies at once, and it is also the state the process returns to
@@ -162,7 +165,8 @@ def activate(*, method=None, moduli=None, min_size=None, scaling=None, slices=No
     """
     global _base
     given = _given(method=method, moduli=moduli, min_size=min_size, scaling=scaling,
-                   slices=slices, variant=variant, device=device, trace=trace, accuracy=accuracy)
+                   slices=slices, variant=variant, device=device, trace=trace, accuracy=accuracy,
+                   routines=routines)
     with _lock:
         _apply(given)
         _base = given
@@ -218,7 +222,7 @@ def _unapply() -> None:
         _lib.ozblas_activate_restore()
         config.set_overrides({})
         # Back to the environment's settings: they apply when the shim is also preloaded.
-        _lib.ozblas_preload_configure(ffi.NULL, 0, 0, ffi.NULL)
+        _lib.ozblas_preload_configure(ffi.NULL, 0, 0, ffi.NULL, ffi.NULL)
         if _scipy_ours:
             from . import scipy_routing as scipy_hook
 

@@ -383,6 +383,9 @@ def info() -> dict:
         devices = cfg["devices"]  # a device list as its devices, cuda:all as "all"
         cfg["devices"] = "all" if devices == config.ALL_DEVICES else [
             d for d in range(64) if devices >> d & 1]
+        native = cfg["routines"]  # OZBLAS_ROUTINES: both sides of it, by name
+        cfg["routines"] = {"routed": [r for r in config.routine_names() if r not in native],
+                           "native": list(native)}
         cfg_error = None
     except config.ConfigError as e:
         cfg, cfg_error = None, str(e)

@@ -32,7 +32,12 @@ def _table(headers: list[str], rows: list[list]) -> str:
 
 
 def _shown(v) -> str:
-    """A value for the terminal: bytes of a path that are not UTF-8 as \\xNN."""
+    """A value for the terminal: bytes of a path that are not UTF-8 as \\xNN; the routines
+    (api.info's routed and native lists) as the shorter side."""
+    if isinstance(v, dict) and "native" in v:
+        return ("all" if not v["native"] else "none" if not v["routed"]
+                else "all but " + " ".join(v["native"]) if len(v["native"]) <= len(v["routed"])
+                else "only " + " ".join(v["routed"]))
     return os.fsencode(v).decode("utf-8", "backslashreplace") if isinstance(v, str) else str(v)
 
 
@@ -142,6 +147,7 @@ def cmd_run(argv) -> int:
     p.add_argument("--min-size", dest="min_size",
                    help="OZBLAS_MIN_SIZE: route when min(m, n, k) >= this (0: everything)")
     p.add_argument("--device", help="OZBLAS_DEVICE: " + config.variable("OZBLAS_DEVICE").accepted)
+    p.add_argument("--routines", help="OZBLAS_ROUTINES: " + config.variable("OZBLAS_ROUTINES").accepted)
     p.add_argument("--trace", metavar="FILE|-", help="OZBLAS_TRACE: one line per BLAS call")
     p.add_argument("--summary", nargs="?", const=True, metavar="FILE",
                    help="OZBLAS_SUMMARY=1: the call counts per routine and route at exit, on "
@@ -154,7 +160,8 @@ def cmd_run(argv) -> int:
         return 2
     try:
         env = preload_env(method=args.method, moduli=args.moduli, min_size=args.min_size,
-                          trace=args.trace, device=args.device, summary=args.summary)
+                          trace=args.trace, device=args.device, summary=args.summary,
+                          routines=args.routines)
     except config.ConfigError as e:
         print(f"ozblas: {e}", file=sys.stderr)
         return 2

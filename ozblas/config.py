@@ -14,7 +14,8 @@ import functools
 import os
 from dataclasses import dataclass
 
-__all__ = ["ConfigError", "Options", "Variable", "variables", "variable", "parse", "setting_text",
+__all__ = ["ConfigError", "Options", "Variable", "variables", "variable", "routine_names", "parse",
+           "setting_text",
            "keyword_variable", "parse_keyword", "from_env", "set_overrides",
            "options_struct", "check_conflict"]
 
@@ -60,6 +61,16 @@ def variables() -> dict[str, Variable]:
     return out
 
 
+@functools.cache
+def routine_names() -> tuple:
+    """The routines ozblas routes, which OZBLAS_ROUTINES names ("dgemm", ..., "zgesdd")."""
+    from ._native import ffi, lib, load
+
+    load()
+    return tuple(ffi.string(lib.ozblas_routine_name(i)).decode()
+                 for i in range(lib.ozblas_routine_count()))
+
+
 def variable(name: str) -> Variable:
     return variables()[name]
 
@@ -96,14 +107,18 @@ def _python_value(var: Variable, s):
         return var.tokens[s.value] if s.value < len(var.tokens) else "cuda", s.device, s.devices
     if var.kind == "path":
         return os.fsdecode(ffi.string(s.text)) or None
+    if var.kind == "routines":  # the routines left native, in the C table's order
+        bits = s.native_routines[0] | s.native_routines[1] << 64
+        return tuple(r for i, r in enumerate(routine_names()) if bits >> i & 1)
     return s.value
 
 
 def parse(name: str, value, label: str | None = None):
     """The value of the variable name given as value (a keyword's value: label names it in
     the message): a name (str), an int ("auto" counts: 0), a bool (0/1 switches), a path
-    (str, None when empty) or, for OZBLAS_DEVICE, (executor, ordinal, device list: a bit
-    per device, ALL_DEVICES for cuda:all, 0 for none)."""
+    (str, None when empty), the routines OZBLAS_ROUTINES leaves native (a tuple, in the C
+    table's order) or, for OZBLAS_DEVICE, (executor, ordinal, device list: a bit per device,
+    ALL_DEVICES for cuda:all, 0 for none)."""
     raw = _bytes(value) if value is not None else b""
     # A relative path is made absolute in the working directory: part of the answer.
     cwd = os.getcwd() if raw and not raw.startswith(b"/") and variable(name).kind == "path" else None

@@ -22,6 +22,7 @@ results copied back once (docs/lapack.md, "On the GPU").
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import numpy as np
@@ -147,11 +148,30 @@ def _square(a, name="a"):
         raise ValueError(f"{name} must be square, got shape {a.shape}")
 
 
+@functools.cache
+def _routines() -> dict:
+    """The address of each ozblas_<routine> entry -> its routine (OZBLAS_ROUTINES' names)."""
+    return {int(ffi.cast("uintptr_t", getattr(lib, "ozblas_" + r))): r
+            for r in config.routine_names() if hasattr(lib, "ozblas_" + r)}
+
+
+def _left_native(fn) -> bool:
+    """Whether OZBLAS_ROUTINES (or activate(routines=...)) leaves fn's routine native."""
+    native = config.from_env().routines
+    return bool(native) and _routines().get(int(ffi.cast("uintptr_t", fn))) in native
+
+
 def _call(fn, *args, opts):
-    """Run an ozblas_* LAPACK entry (last three arguments: nb, opt, report)."""
+    """Run an ozblas_* LAPACK entry (last three arguments: nb, opt, report). A routine that
+    OZBLAS_ROUTINES leaves native runs as one block, which is one call of the host routine
+    (ozblas.h "LAPACK layer"), with native products where a driver has only products."""
+    nb, o = opts["nb"], opts["opt"]
+    if _left_native(fn):
+        nb, o = opts["whole"], ffi.new("ozblas_options *", o[0])
+        o.method = _constants.METHODS.index("native")
     info = ffi.new("int64_t *")
     rep = ffi.new("ozblas_lapack_report *")
-    st = fn(_context(), *args, info, opts["nb"], opts["opt"], rep)
+    st = fn(_context(), *args, info, nb, o, rep)
     _local.report = _report(rep)
     if st != 0 and st != 1:  # 1: a bad argument, reported through info as LAPACK does
         name = ffi.string(lib.ozblas_status_name(st)).decode()
@@ -168,7 +188,9 @@ def _opts(kw, xp=np, arrays=()):
     if kw:
         raise TypeError(f"unexpected keyword arguments: {sorted(kw)}")
     _device_options(o, xp, arrays)
-    return {"nb": nb, "opt": o}
+    # the largest dimension of the call: as nb, every order of it is one block
+    whole = max((max(np.shape(a) if xp is np else a.shape, default=1) for a in arrays), default=1)
+    return {"nb": nb, "opt": o, "whole": max(int(whole), 1)}
 
 
 def _start(kw, *arrays):

@@ -4,7 +4,8 @@
 ozblas callables for real and complex double gemm, and replaces `scipy.linalg.blas.dgemm`
 and `zgemm`; the callables keep SciPy's signature `c = dgemm(alpha, a, b, beta=0.0, c=None,
 trans_a=0, trans_b=0, overwrite_c=0)` and the attributes SciPy sets (`typecode`, `dtype`,
-`prefix`, `module_name`), and run with the OZBLAS_* settings (CuPy arrays run on the GPU).
+`prefix`, `module_name`), and run with the OZBLAS_* settings (CuPy arrays run on the GPU;
+a gemm that OZBLAS_ROUTINES leaves native runs SciPy's routine).
 Every other routine is SciPy's, untouched. `uninstall()` restores exactly what was there.
 """
 
@@ -40,6 +41,10 @@ class _Gemm:
         # SciPy's f2py wrapper reads a masked array's data and ignores its mask (ozblas.dgemm
         # refuses it): a routed program gets what it got without ozblas
         a, b, c = (np.ma.getdata(x) if isinstance(x, np.ma.MaskedArray) else x for x in (a, b, c))
+        from . import config
+
+        if self.typecode + "gemm" in config.from_env().routines:  # left native: SciPy's own
+            return self._original(alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
         return self._f(alpha, a, b, beta, c, trans_a, trans_b, overwrite_c)
 
     def __repr__(self):

@@ -1,6 +1,7 @@
 """The preload shim from Python: what `ozblas run` and `ozblas libpath` (ozblas/cli.py) do.
 
-``ozblas run [--method M] [--moduli N] [--min-size S] [--trace FILE|-] [--summary[=FILE]] -- CMD ...``
+``ozblas run [--method M] [--moduli N] [--min-size S] [--routines LIST] [--trace FILE|-]
+[--summary[=FILE]] -- CMD ...``
 checks every OZBLAS_* setting (the options given become those variables), puts
 ``libozblas_preload.so`` in front of ``LD_PRELOAD`` (keeping what was there) and execs CMD, so
 CMD's exit status is the command's. A bad value stops it with status 2 and a message naming
@@ -30,7 +31,7 @@ def library_path() -> str:
 
 
 def preload_env(environ=None, *, method=None, moduli=None, min_size=None, trace=None,
-                device=None, summary=None) -> dict:
+                device=None, summary=None, routines=None) -> dict:
     """The environment `ozblas run` gives its command: the options as OZBLAS_* variables,
     the shim first in LD_PRELOAD (summary: True, or where it goes, OZBLAS_SUMMARY_FILE).
     Raises config.ConfigError for a bad setting."""
@@ -39,7 +40,7 @@ def preload_env(environ=None, *, method=None, moduli=None, min_size=None, trace=
         env["OZBLAS_SUMMARY_FILE"] = os.fspath(summary)
     for name, value in (("OZBLAS_METHOD", method), ("OZBLAS_MODULI", moduli),
                         ("OZBLAS_MIN_SIZE", min_size), ("OZBLAS_DEVICE", device),
-                        ("OZBLAS_TRACE", trace),
+                        ("OZBLAS_TRACE", trace), ("OZBLAS_ROUTINES", routines),
                         ("OZBLAS_SUMMARY", None if summary is None else int(bool(summary)))):
         if value is not None:
             env[name] = str(value)

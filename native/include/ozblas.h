@@ -220,7 +220,8 @@ typedef enum {
     OZBLAS_SETTING_INT = 1,    /* an integer in bounds (for counts also "auto", meaning 0) */
     OZBLAS_SETTING_SWITCH = 2, /* 0 or 1 */
     OZBLAS_SETTING_DEVICE = 3, /* auto, cpu, cuda or cuda:N */
-    OZBLAS_SETTING_PATH = 4    /* a path (OZBLAS_TRACE also "-") */
+    OZBLAS_SETTING_PATH = 4,   /* a path (OZBLAS_TRACE also "-") */
+    OZBLAS_SETTING_ROUTINES = 5 /* a list of routines (OZBLAS_ROUTINES) */
 } ozblas_setting_kind;
 
 typedef struct {
@@ -244,7 +245,14 @@ typedef struct {
     uint64_t devices; /* OZBLAS_DEVICE: cuda:all (UINT64_MAX) or a list (bit d per device d
                          listed); 0 otherwise */
     char text[1024]; /* the value as given; OZBLAS_TRACE: a relative path made absolute */
+    uint64_t native_routines[2]; /* OZBLAS_ROUTINES: bit i (of word i / 64) set: routine i
+                                    (ozblas_routine_name) left native; all 0: all routed */
 } ozblas_setting;
+
+/* The routines ozblas routes (the preload shim's BLAS and LAPACK names, lower case with
+ * their d/z prefix: "dgemm", ..., "zgesdd"), which OZBLAS_ROUTINES names; NULL out of range. */
+int ozblas_routine_count(void);
+const char *ozblas_routine_name(int i);
 
 int ozblas_config_count(void);
 /* The i-th variable (0 <= i < count), NULL out of range. */
@@ -1062,11 +1070,12 @@ int ozblas_activate_restore(void);
 /* The number of slots currently patched. */
 int ozblas_activate_count(void);
 /* Settings of the calls the shim handles: opt (stream ignored) with the shim's min_size,
- * disable and trace ("" none, "-" stderr, or a path), replacing those read from the
- * OZBLAS_* environment; with opt NULL the environment is read again (returns
- * OZBLAS_ERR_INVALID_ARGUMENT for a bad value there: calls then stay native). */
+ * disable, trace ("" none, "-" stderr, or a path) and routines (OZBLAS_ROUTINES' value; NULL
+ * or "": all), replacing those read from the OZBLAS_* environment; with opt NULL the
+ * environment is read again (returns OZBLAS_ERR_INVALID_ARGUMENT for a bad value there or in
+ * routines: calls then stay native). */
 int ozblas_preload_configure(const ozblas_options *opt, int64_t min_size, int disable,
-                             const char *trace);
+                             const char *trace, const char *routines);
 
 /* ---- The policy (core/policy_*.c): device profiles, the cost model, the calibration cache ----
  * One cost model, in C, serves method auto (ozblas_dgemm/ozblas_zgemm, the preload shim) and

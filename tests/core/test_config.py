@@ -213,6 +213,8 @@ def _model(var: config.Variable, raw: bytes):
         return b"\0" not in raw
     if text is None:
         return False
+    if var.kind == "routines":
+        return _routines_model(text) is not None
     if var.kind == "token":
         return text in var.tokens
     if var.kind == "device":
@@ -223,13 +225,110 @@ def _model(var: config.Variable, raw: bytes):
     return re.fullmatch(r"[0-9]{1,18}", text) is not None and var.lo <= int(text) <= var.hi
 
 
+# ---- OZBLAS_ROUTINES (issue 31) ----------------------------------------------------------------
+
+# Written out from the table of docs/configuration.md, not from the parser: the routines ozblas
+# routes, and the operations LAPACK spells sy/he or or/un.
+ROUTINES = """dgemm zgemm dsyrk zsyrk zherk dgetrf zgetrf dgetrs zgetrs dgesv zgesv dgetri zgetri
+dpotrf zpotrf dpotrs zpotrs dposv zposv dpotri zpotri dtrtri ztrtri dtrtrs ztrtrs dsytrf zsytrf
+zhetrf dsytrs zsytrs zhetrs dsytri zsytri zhetri dsysv zsysv zhesv dgeqrf zgeqrf dorgqr zungqr
+dormqr zunmqr dgelqf zgelqf dorglq zunglq dormlq zunmlq dgehrd zgehrd dorghr zunghr dormhr zunmhr
+dgels zgels dtrsm ztrsm dtrmm ztrmm dsymm zsymm zhemm dsyr2k zsyr2k zher2k dsygst zhegst dtrsyl
+ztrsyl dsyevd zheevd dsyev zheev dsyevr zheevr dsygvd zhegvd dsygv zhegv dsytrd zhetrd dormtr
+zunmtr dorgtr zungtr dgebrd zgebrd dorgbr zungbr dormbr zunmbr dgelsy zgelsy dgesdd zgesdd dgesvd
+zgesvd dgelsd zgelsd dgelss zgelss dgeev zgeev dgees zgees""".split()
+
+
+def _spellings(routine):
+    """The names that stand for routine: itself, and without its prefix in either spelling."""
+    op = routine[1:]
+    out = {routine, op}
+    for a, b in (("sy", "he"), ("he", "sy"), ("or", "un"), ("un", "or")):
+        if op.startswith(a):
+            out.add(b + op[2:])
+    return out
+
+
+def _named(pattern, routine):
+    if pattern.endswith("*"):
+        return any(s.startswith(pattern[:-1]) for s in _spellings(routine))
+    return pattern in _spellings(routine)
+
+
+def _routines_model(text):
+    """The routines OZBLAS_ROUTINES=text leaves native (a set), None when it is refused."""
+    include, exclude = set(), set()
+    for item in text.split(","):
+        minus = item.startswith("-")
+        pattern = item[minus:]
+        if not re.fullmatch(r"[a-z0-9]*\*?", pattern) or not pattern:
+            return None
+        hit = {r for r in ROUTINES if _named(pattern, r)}
+        if not hit:
+            return None
+        (exclude if minus else include).update(hit)
+    any_include = any(not item.startswith("-") for item in text.split(","))
+    return (set(ROUTINES) - include if any_include else set()) | exclude
+
+
+def test_routine_table_is_the_shims():
+    assert list(config.routine_names()) == ROUTINES
+    assert config.variable("OZBLAS_ROUTINES").kind == "routines"
+    assert config.from_env({}).routines == () and config.from_env({"OZBLAS_ROUTINES": ""}).routines == ()
+
+
+@pytest.mark.parametrize("value,native", [
+    ("-gesdd,-gesvd", {"dgesdd", "zgesdd", "dgesvd", "zgesvd"}),
+    ("-dgesdd", {"dgesdd"}),
+    ("-syevd", {"dsyevd", "zheevd"}),
+    ("-heevd", {"dsyevd", "zheevd"}),
+    ("-sytrf", {"dsytrf", "zsytrf", "zhetrf"}),
+    ("-orgqr", {"dorgqr", "zungqr"}),
+    ("-syev*", {"dsyevd", "zheevd", "dsyev", "zheev", "dsyevr", "zheevr"}),
+    ("-*", set(ROUTINES)),
+    ("*", set()),
+    ("gemm,potrf", set(ROUTINES) - {"dgemm", "zgemm", "dpotrf", "zpotrf"}),
+    ("zgemm", set(ROUTINES) - {"zgemm"}),
+    ("potr*,-potri", set(ROUTINES) - {"dpotrf", "zpotrf", "dpotrs", "zpotrs"}),
+    ("-gemm,-gemm", {"dgemm", "zgemm"}),
+])
+def test_routines_values(value, native):
+    got = config.parse("OZBLAS_ROUTINES", value)
+    assert set(got) == native == _routines_model(value)
+    assert list(got) == [r for r in ROUTINES if r in native]  # in the table's order
+
+
+@pytest.mark.parametrize("value,why", [
+    ("-gesdx", "('-gesdx' names no routine)"), ("sgemm", "('sgemm' names no routine)"),
+    ("gemm,daxpy", "('daxpy' names no routine)"), ("gemm,", "(an empty item)"),
+    (",gemm", "(an empty item)"), ("-", "('-' is not a name)"), ("GEMM", "('GEMM' is not a name)"),
+    ("gemm potrf", "('gemm potrf' is not a name)"), (" gemm", "(' gemm' is not a name)"),
+    ("ge*mm", "('ge*mm' is not a name)"), ("--gemm", "('--gemm' is not a name)"),
+    ("x*", "('x*' names no routine)"), ("-gesdd,g\xe9mm", "('g\\xc3\\xa9mm' is not a name)"),
+])
+def test_routines_refused(value, why):
+    with pytest.raises(config.ConfigError) as e:
+        config.from_env({"OZBLAS_ROUTINES": value})
+    msg = str(e.value)
+    shown = value.encode().decode("ascii", "backslashreplace")  # other bytes as \xNN
+    assert msg.startswith(f"OZBLAS_ROUTINES='{shown}' is not valid {why}; accepted: "), msg
+    assert config.variable("OZBLAS_ROUTINES").accepted in msg
+    assert _routines_model(value) is None
+
+
+def test_routines_keyword_is_named_in_the_message():
+    with pytest.raises(config.ConfigError, match=r"^routines='-nope' is not valid"):
+        config.parse_keyword("routines", "-nope")
+
+
 _names = st.sampled_from(sorted(config.variables()))
 _values = st.one_of(
     st.binary(max_size=12),
     st.text(max_size=8).map(os.fsencode),
     st.sampled_from(["auto", "16", "0", "1", "4096", "4097", "cuda:0", "cuda:1023", "cuda:1024",
                      "-", "ozaki2", "hybrid", "fast", "cpu", "20", "21", "2", "1099511627776",
-                     "1099511627777", "00016", "cuda:", "9" * 19]).map(str.encode),
+                     "1099511627777", "00016", "cuda:", "9" * 19, "-gesdd,-gesvd", "gemm,potrf",
+                     "syev*", "-", "gemm,", "-*", "he*", "-un*,gemm", "d*", "sy", "-zgesdd"]).map(str.encode),
 )
 
 

@@ -96,3 +96,28 @@ def test_explain_is_wired():
     assert r.returncode == 0, r.stderr
     assert "choice: native" in r.stdout
     assert run("explain", "--help").returncode == 0
+
+
+def test_info_shows_the_routines_routed_and_run_refuses_an_unknown_one():
+    """Issue 31: `ozblas info` names the routines OZBLAS_ROUTINES leaves native (the shorter
+    side in the table, both in --json); a name that is no routine stops `ozblas run`."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("OZBLAS_")}
+    r = run("info", env=base)
+    assert r.returncode == 0 and "routines=all," in r.stdout
+    r = run("info", env={**base, "OZBLAS_ROUTINES": "-gesdd,-gesvd"})
+    assert r.returncode == 0 and "routines=all but dgesdd zgesdd dgesvd zgesvd," in r.stdout, r.stdout
+    r = run("info", env={**base, "OZBLAS_ROUTINES": "gemm"})
+    assert r.returncode == 0 and "routines=only dgemm zgemm," in r.stdout
+    r = run("info", "--json", env={**base, "OZBLAS_ROUTINES": "-syev*"})
+    routines = json.loads(r.stdout)["config"]["routines"]
+    assert routines["native"] == ["dsyevd", "zheevd", "dsyev", "zheev", "dsyevr", "zheevr"]
+    from ozblas.config import routine_names
+
+    assert routines["routed"] == [x for x in routine_names() if x not in routines["native"]]
+    assert "dgesdd" in routines["routed"]
+    bad = {**base, "OZBLAS_ROUTINES": "-gesdd,-eig"}
+    says = "OZBLAS_ROUTINES='-gesdd,-eig' is not valid ('-eig' names no routine)"
+    r = run("info", env=bad)
+    assert r.returncode == 2 and says in r.stdout
+    r = run("run", "--", sys.executable, "-c", "print('started')", env=bad)
+    assert r.returncode == 2 and says in r.stderr and "started" not in r.stdout

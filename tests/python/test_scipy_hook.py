@@ -93,3 +93,19 @@ def test_masked_arrays_as_scipy_reads_them(hooked):
     np.testing.assert_array_equal(got, blas.dgemm(1.0, a, a, 2.0, np.ones((5, 5))))
     with pytest.raises(TypeError, match="masked"):
         ozblas.dgemm(1.0, m, a)
+
+
+def test_a_gemm_left_native_is_scipys(hooked, monkeypatch):
+    """OZBLAS_ROUTINES=-dgemm: the routed dgemm calls SciPy's own; zgemm stays routed."""
+    monkeypatch.setenv("OZBLAS_METHOD", "ozaki2")
+    monkeypatch.setenv("OZBLAS_MODULI", "13")
+    monkeypatch.setenv("OZBLAS_ROUTINES", "-dgemm")
+    rng = np.random.default_rng(31)
+    a, b = rng.uniform(-1, 1, (20, 30)), rng.uniform(-1, 1, (30, 10))
+    c = rng.uniform(-1, 1, (20, 10))
+    got = sl.get_blas_funcs("gemm", (a, b))(1.5, a, b, 0.5, c, trans_a=0, trans_b=0)
+    assert np.array_equal(got, hooked[2](1.5, a, b, 0.5, c))
+    za, zb = a + 1j * a[:, ::-1], b - 1j * b[::-1]
+    z = sl.get_blas_funcs("gemm", (za, zb))(1.0, za, zb)
+    assert np.array_equal(z, ozblas.zgemm(1.0, za, zb, method="ozaki2", moduli=13))
+    assert not np.array_equal(z, hooked[3](1.0, za, zb))

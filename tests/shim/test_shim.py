@@ -303,12 +303,13 @@ def test_python_and_c_parse_the_shim_variables_alike(monkeypatch):
     _native.load()
     ffi = cffi.FFI()
     ffi.cdef("typedef struct { int64_t min_size; int disable; char trace[1024]; int summary; "
-             "char summary_file[1024]; int64_t lapack_nb; } oz_shim_env;"
+             "char summary_file[1024]; int64_t lapack_nb; uint64_t native_routines[2]; } oz_shim_env;"
              "int oz_shim_env_from_env(oz_shim_env *e, char *err, size_t err_len);")
     clib = ffi.dlopen(_native.library_path())
     cases = {"OZBLAS_MIN_SIZE": ["0", "1", "4096", "-1", "x", "1.5", " 3", "+3", "01"],
              "OZBLAS_DISABLE": ["0", "1", "2", "yes", "-1"], "OZBLAS_TRACE": ["-", "/tmp/x.log"],
-             "OZBLAS_SUMMARY": ["0", "1", "2", "yes", " 1"], "OZBLAS_SUMMARY_FILE": ["-", "/tmp/s.%r"]}
+             "OZBLAS_SUMMARY": ["0", "1", "2", "yes", " 1"], "OZBLAS_SUMMARY_FILE": ["-", "/tmp/s.%r"],
+             "OZBLAS_ROUTINES": ["-gesdd", "gemm,-zgemm", "-nope", "*", "-"]}
     for name, values in cases.items():
         for v in values:
             monkeypatch.setenv(name, v)
@@ -323,9 +324,11 @@ def test_python_and_c_parse_the_shim_variables_alike(monkeypatch):
                 assert name in str(ex) and repr(v) in str(ex)
             assert c_ok == py_ok, (name, v)
             if c_ok:
+                bits = e.native_routines[0] | e.native_routines[1] << 64
+                native = tuple(r for i, r in enumerate(config.routine_names()) if bits >> i & 1)
                 assert (e.min_size, bool(e.disable), ffi.string(e.trace).decode() or None,
-                        bool(e.summary), ffi.string(e.summary_file).decode() or None) == \
-                    (o.min_size, o.disable, o.trace, o.summary, o.summary_file)
+                        bool(e.summary), ffi.string(e.summary_file).decode() or None, native) == \
+                    (o.min_size, o.disable, o.trace, o.summary, o.summary_file, o.routines)
             else:
                 assert name in ffi.string(err).decode()
         monkeypatch.delenv(name)

@@ -508,6 +508,8 @@ CASES = {
     "method_native": ({"OZBLAS_METHOD": "native"}, "OZBLAS_METHOD=native", "OZBLAS_METHOD=native"),
     "min_size": ({"OZBLAS_MIN_SIZE": "1000"}, "below OZBLAS_MIN_SIZE=1000", "below OZBLAS_MIN_SIZE=1000"),
     "disable": ({"OZBLAS_DISABLE": "1"}, "OZBLAS_DISABLE=1", "OZBLAS_DISABLE=1"),
+    "routines": ({"OZBLAS_ROUTINES": "-*"}, "OZBLAS_ROUTINES leaves it (or its caller) native",
+                 "OZBLAS_ROUTINES leaves it (or its caller) native"),
     "device_pointer_mode": ({"STUB_POINTER_MODE": "1"}, "device pointer mode", "device pointer mode"),
     "pedantic_math": ({"STUB_MATH_MODE": "18"}, "pedantic math mode", "compute type not CUBLAS_COMPUTE_64F"),
 }
@@ -538,6 +540,20 @@ def test_calls_pass_through_with_identical_arguments(built, tmp_path, case):
             assert t["reason"] == f'"{pedantic_reason}"'
         else:
             assert t["reason"] == f'"{reason}"', (c, t)
+
+
+def test_routines_leave_only_the_named_cublas_routines_native(built, tmp_path):
+    """OZBLAS_ROUTINES=-gemm: every GEMM form (cuBLAS calls count as dgemm and zgemm) passes
+    through for that reason; trsm, syrk, symm and the others are decided as before."""
+    calls = ["dgemm", "zsb", "ex_d", "dba64", "dtrsm", "zherk", "dsymm", "zher2k"]
+    out, stub, trace, err = _run(built["full"], tmp_path, calls, True, "r", OZBLAS_ROUTINES="-gemm",
+                                 STUB_STATUS="13")
+    assert out == [f"{c} 13" for c in calls] and len(stub) == len(calls) and err == ""
+    reasons = {t["symbol"]: t["reason"] for t in trace}
+    for c in calls:
+        routine, symbol = TRACED[c][:2]
+        want = "OZBLAS_ROUTINES leaves it (or its caller) native" if routine.endswith("gemm") else NO_GPU
+        assert reasons[symbol] == f'"{want}"', (c, reasons[symbol])
 
 
 def test_quick_returns_do_not_reach_cublas(built, tmp_path):

@@ -15,21 +15,23 @@
 #include <unistd.h>
 
 #include "oz_internal.h"
+#include "../shim/shim_names.h"
 
 /* The kinds (ozblas_setting_kind): TOKEN, one of tokens (value: its index, the C enum's
  * value); INT, lo..hi in ASCII digits or a token of tokens meaning 0 ("auto"); SWITCH, 0
  * or 1; DEVICE, a token of tokens or "cuda:N" with N in lo..hi; PATH, a path (text) or a
- * token of tokens ("-"). */
+ * token of tokens ("-"); ROUTINES, a list of routines (parse_routines). */
 enum {
     K_TOKEN = OZBLAS_SETTING_TOKEN,
     K_INT = OZBLAS_SETTING_INT,
     K_SWITCH = OZBLAS_SETTING_SWITCH,
     K_DEVICE = OZBLAS_SETTING_DEVICE,
-    K_PATH = OZBLAS_SETTING_PATH
+    K_PATH = OZBLAS_SETTING_PATH,
+    K_ROUTINES = OZBLAS_SETTING_ROUTINES
 };
 
 typedef enum { T_NONE, T_OPTIONS, T_SHIM } oz_target; /* the struct a row fills */
-typedef enum { F_INT, F_I64, F_STR } oz_field;
+typedef enum { F_INT, F_I64, F_STR, F_ROUTINES } oz_field;
 
 typedef struct {
     ozblas_variable v;
@@ -112,6 +114,13 @@ static const oz_var vars[] = {
       "LAPACK layer: block size of the blocked drivers; unset = 256 on the CPU executor, 1024 "
       "on the CUDA executor"},
      0, SHIM(lapack_nb, F_I64), 0},
+    {{"OZBLAS_ROUTINES", "routines", K_ROUTINES, NULL, 0, 0,
+      "a comma-separated list of routines (`ozblas info --json` lists them): dgesdd, gesdd (both "
+      "precisions; sy/he, or/un alike: syevd is dsyevd and zheevd) or a family (syev*); -name "
+      "leaves them native, names without - route only those", "",
+      "preload shim, activation, ozblas.lapack: the routines routed; unset = all (e.g. "
+      "-gesdd,-gesvd leaves those native; gemm,potrf routes only those)"},
+     0, SHIM(native_routines, F_ROUTINES), 0},
     {{"OZBLAS_CUBLAS_LIB", "cublas_lib", K_PATH, NULL, 0, 0,
       "a library path or name of at most 1023 bytes", "",
       "cuBLAS library for the CUDA executor, tried before the usual places"},
@@ -128,6 +137,19 @@ _Static_assert(sizeof(((oz_shim_env *)0)->trace) == sizeof(((ozblas_setting *)0)
                    sizeof(((oz_shim_env *)0)->summary_file) ==
                        sizeof(((ozblas_setting *)0)->text),
                "a path setting fills the shim's trace and summary_file fields");
+
+#define OZ_ROUTINE_B(r, e) #r,
+#define OZ_ROUTINE_L(r, e, shape) #r,
+static const char *const routine_names[] = {OZ_SHIM_ALL_ROUTINES(OZ_ROUTINE_B, OZ_ROUTINE_L)};
+#define N_ROUTINES ((int)(sizeof routine_names / sizeof routine_names[0]))
+_Static_assert(N_ROUTINES <= OZ_ROUTINE_BITS, "OZBLAS_ROUTINES has a bit per routine");
+
+int ozblas_routine_count(void) { return N_ROUTINES; }
+
+const char *ozblas_routine_name(int i)
+{
+    return i >= 0 && i < N_ROUTINES ? routine_names[i] : NULL;
+}
 
 int ozblas_config_count(void) { return N_VARS; }
 
@@ -237,6 +259,80 @@ static ozblas_status parse_device_list(const oz_var *d, const char *label, const
     return OZBLAS_OK;
 }
 
+/* LAPACK spells one operation sy (real) and he (complex Hermitian), or (real orthogonal) and
+ * un (unitary): op (a name without its prefix) with the other spelling, into out (16 bytes);
+ * 0 when op has none. */
+static int twin(const char *op, char *out)
+{
+    static const char *const pairs[][2] = {{"sy", "he"}, {"he", "sy"}, {"or", "un"}, {"un", "or"}};
+    for (int i = 0; i < 4; i++)
+        if (!strncmp(op, pairs[i][0], 2) && strlen(op) < 16) {
+            snprintf(out, 16, "%s%s", pairs[i][1], op + 2);
+            return 1;
+        }
+    return 0;
+}
+
+/* name matches pat (len bytes; a trailing * matches any rest) */
+static int name_matches(const char *name, const char *pat, size_t len)
+{
+    if (len && pat[len - 1] == '*')
+        return !strncmp(name, pat, len - 1);
+    return strlen(name) == len && !memcmp(name, pat, len);
+}
+
+/* Whether pat names routine (with its prefix, as given; or without it, in either spelling). */
+static int routine_matches(const char *routine, const char *pat, size_t len)
+{
+    char other[16];
+    return name_matches(routine, pat, len) || name_matches(routine + 1, pat, len) ||
+           (twin(routine + 1, other) && name_matches(other, pat, len));
+}
+
+/* OZBLAS_ROUTINES: items separated by commas, each [-]name or [-]family* (lower-case letters
+ * and digits). Names without - route only what they name (none given: every routine), then
+ * the -names are left native. An item that names no routine is refused. */
+static ozblas_status parse_routines(const oz_var *d, const char *label, const char *value,
+                                    ozblas_setting *s, char *err, size_t err_len)
+{
+    uint64_t in[2] = {0, 0}, out[2] = {0, 0};
+    int includes = 0;
+    for (const char *p = value;; p++) {
+        size_t len = strcspn(p, ",");
+        int minus = *p == '-';
+        const char *pat = p + minus;
+        size_t plen = len - (size_t)minus, ok = plen > 0;
+        for (size_t i = 0; ok && i < plen; i++)
+            ok = (pat[i] >= 'a' && pat[i] <= 'z') || (pat[i] >= '0' && pat[i] <= '9') ||
+                 (pat[i] == '*' && i == plen - 1);
+        int hits = 0;
+        for (int r = 0; ok && r < N_ROUTINES; r++)
+            if (routine_matches(routine_names[r], pat, plen)) {
+                (minus ? out : in)[r / 64] |= 1ULL << (r % 64);
+                hits++;
+            }
+        if (!hits) { /* the item quoted as values are (at most 32 bytes of it) */
+            char item[33], q[48], why[96];
+            snprintf(item, sizeof item, "%.*s", (int)(len < 32 ? len : 32), p);
+            quote(item, q, sizeof q);
+            snprintf(why, sizeof why, !len ? " (an empty item)" : ok ? " (%s names no routine)"
+                                                                 : " (%s is not a name)", q);
+            return bad(d, label, value, why, err, err_len);
+        }
+        includes |= !minus;
+        if (!p[len])
+            break;
+        p += len;
+    }
+    for (int w = 0; w < 2; w++) {
+        uint64_t all = N_ROUTINES >= 64 * (w + 1) ? UINT64_MAX
+                       : N_ROUTINES > 64 * w      ? (1ULL << (N_ROUTINES - 64 * w)) - 1
+                                                  : 0;
+        s->native_routines[w] = ((includes ? all & ~in[w] : 0) | out[w]) & all;
+    }
+    return OZBLAS_OK;
+}
+
 static ozblas_status parse_value(const oz_var *d, const char *value, const char *label,
                                  ozblas_setting *out, char *err, size_t err_len)
 {
@@ -267,6 +363,10 @@ static ozblas_status parse_value(const oz_var *d, const char *value, const char 
                 return OZBLAS_ERR_INVALID_ARGUMENT;
         } else
             return bad(d, label, value, "", err, err_len);
+        break;
+    case K_ROUTINES:
+        if (parse_routines(d, label, value, &s, err, err_len) != OZBLAS_OK)
+            return OZBLAS_ERR_INVALID_ARGUMENT;
         break;
     case K_PATH: {
         size_t n = strlen(value), cwd_len = 0;
@@ -382,6 +482,8 @@ static ozblas_status fill(oz_target target, void *dst, size_t size, int env, cha
             *(int *)f = (int)s.value;
         else if (d->field == F_I64)
             *(int64_t *)f = s.value;
+        else if (d->field == F_ROUTINES)
+            memcpy(f, s.native_routines, sizeof s.native_routines);
         else
             memcpy(f, s.text, sizeof s.text);
         if (d->offset2)

@@ -1,9 +1,9 @@
 /* The one routing decision of a product (route, method, executor, why), for the C API
  * (gemm_route in api.c, after its argument checks and executor choice) and the preload shim
  * (shim_decide in shim/shim.c, after netlib's argument check): BLAS's quick return, the
- * shim's gate (OZBLAS_DISABLE, a bad setting, OZBLAS_MIN_SIZE), BLAS's alpha = 0 or k = 0
- * rule (C := beta C by ozblas: docs/accuracy.md, "Special values"), the exact products of
- * accuracy "correct", and method auto's question to the policy. */
+ * shim's gate (OZBLAS_DISABLE, a bad setting, OZBLAS_ROUTINES, OZBLAS_MIN_SIZE), BLAS's
+ * alpha = 0 or k = 0 rule (C := beta C by ozblas: docs/accuracy.md, "Special values"), the
+ * exact products of accuracy "correct", and method auto's question to the policy. */
 #include "oz_internal.h"
 
 void oz_dispatch_decide(const oz_dispatch_in *in, const ozblas_options *opt, oz_dispatch *d)
@@ -16,8 +16,10 @@ void oz_dispatch_decide(const oz_dispatch_in *in, const ozblas_options *opt, oz_
         d->route = OZ_ROUTE_QUICK;
         return;
     }
-    if (in->disable || in->bad_settings) {
-        d->why = in->disable ? OZ_WHY_DISABLED : OZ_WHY_BAD_SETTING;
+    if (in->disable || in->bad_settings || in->left_native) {
+        d->why = in->disable        ? OZ_WHY_DISABLED
+                 : in->bad_settings ? OZ_WHY_BAD_SETTING
+                                    : OZ_WHY_ROUTINES;
         return;
     }
     /* The reference BLAS: C := beta C, A and B not referenced (so NaN there does not leak,

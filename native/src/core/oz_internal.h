@@ -190,7 +190,8 @@ enum { /* why a product is native (OZ_ROUTE_NATIVE) */
     OZ_WHY_MIN_SIZE,      /* min(m, n, k) below the shim's OZBLAS_MIN_SIZE */
     OZ_WHY_ZERO,          /* alpha = 0 or k = 0 in device memory, left to the device's BLAS */
     OZ_WHY_AUTO_DEVICE,   /* method auto, no executor may compete (device data, no device) */
-    OZ_WHY_AUTO_NATIVE    /* method auto chose native (or found no candidate) */
+    OZ_WHY_AUTO_NATIVE,   /* method auto chose native (or found no candidate) */
+    OZ_WHY_ROUTINES       /* the shim's OZBLAS_ROUTINES leaves the routine native */
 };
 typedef struct {
     int cplx;
@@ -205,6 +206,7 @@ typedef struct {
     int scale_device; /* ... in device memory too (the C API; the shim leaves it to cuBLAS) */
     int64_t min_size; /* the shim's gate (the C API: 0, 0, 0) */
     int disable, bad_settings;
+    int left_native;  /* the shim's OZBLAS_ROUTINES leaves the call's routine native */
 } oz_dispatch_in;
 typedef struct {
     int route, why;
@@ -240,7 +242,15 @@ typedef struct {
     int summary;      /* 1: a table of the calls per routine and route at exit */
     char summary_file[1024]; /* where it goes: "" or "-" (stderr) or a file path */
     int64_t lapack_nb; /* OZBLAS_LAPACK_NB: the LAPACK layer's block size, 0: its size rule */
+    uint64_t native_routines[2]; /* OZBLAS_ROUTINES: ozblas_setting's bits (0: all routed) */
 } oz_shim_env;
+/* Room for OZBLAS_ROUTINES' bits; routine i is left native by bits (an ozblas_setting's or
+ * oz_shim_env's native_routines): the one test, for every place that routes a call. */
+#define OZ_ROUTINE_BITS 128
+static inline int oz_routine_native(const uint64_t bits[2], int i)
+{
+    return i >= 0 && i < OZ_ROUTINE_BITS && (bits[i / 64] >> (i % 64) & 1);
+}
 /* OZBLAS_LAPACK_NB alone (0 when unset); the LAPACK layer's default block size reads it. */
 ozblas_status oz_env_lapack_nb(int64_t *nb, char *err, size_t err_len);
 OZ_SHIM_API void oz_shim_env_init(oz_shim_env *e);

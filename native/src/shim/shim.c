@@ -52,14 +52,8 @@ static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- call counters ---------------------------------------------------------------------- */
 
-#define OZ_ROUTINE_NAME(r, e) #r,
-#define OZ_LAPACK_NAME(r, e, shape) #r,
-static const char *const routine_names[] = {
-    OZ_SHIM_ROUTINES(OZ_ROUTINE_NAME) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_NAME)
-        OZ_SHIM_QR_ROUTINES(OZ_LAPACK_NAME) OZ_SHIM_BLAS3_ROUTINES(OZ_LAPACK_NAME)
-            OZ_SHIM_GEN_ROUTINES(OZ_LAPACK_NAME)
-            OZ_SHIM_EIGEN_ROUTINES(OZ_LAPACK_NAME) OZ_SHIM_SVD_ROUTINES(OZ_LAPACK_NAME)
-                OZ_SHIM_NONSYM_ROUTINES(OZ_LAPACK_NAME)};
+/* The routines' names: ozblas_routine_name (core/config.c), in the RI_* order. */
+_Static_assert(RI_N <= OZ_ROUTINE_BITS, "OZBLAS_ROUTINES has a bit per routine");
 
 #define OZ_REASON_TEXT(e, text) text,
 static const char *const native_reasons[] = {OZ_NATIVE_REASONS(OZ_REASON_TEXT)};
@@ -170,14 +164,14 @@ static void init_state(void)
 }
 
 /* In-process activation (ozblas.activate(), ozblas/activation.py): the settings of the
- * routed calls come from the caller (opt, min_size, disable, trace, validated by
+ * routed calls come from the caller (opt, min_size, disable, trace, routines, validated by
  * ozblas/config.py) or, with opt NULL, from the environment again. The environment is
  * read first all the same (init_state), as in a preloaded process. Fields are stored one
  * by one: a call running meanwhile in another thread may see some old and some new ones,
  * each a valid setting. A previous trace descriptor is closed once no call writes to it,
  * so activating again and again holds no more than one. */
 OZ_EXPORT int ozblas_preload_configure(const ozblas_options *opt, int64_t min_size, int disable,
-                                       const char *trace)
+                                       const char *trace, const char *routines)
 {
     char err[512];
     ozblas_options o;
@@ -197,6 +191,11 @@ OZ_EXPORT int ozblas_preload_configure(const ozblas_options *opt, int64_t min_si
         e.min_size = min_size;
         e.disable = disable;
         snprintf(e.trace, sizeof e.trace, "%s", trace ? trace : "");
+        ozblas_setting s;
+        memset(&s, 0, sizeof s);
+        bad = ozblas_config_parse("OZBLAS_ROUTINES", routines, routines ? strlen(routines) : 0,
+                                  NULL, &s, err, sizeof err) != OZBLAS_OK;
+        memcpy(e.native_routines, s.native_routines, sizeof s.native_routines);
     }
     if (strcmp(e.trace, S.env.trace))
         replace_trace(open_trace(e.trace));
@@ -265,6 +264,7 @@ double shim_begin(shim_result *r, const shim_call *c)
     r->route = R_NATIVE;
     r->why = N_ARGUMENT;
     r->zero = 0;
+    r->held = 0;
     int64_t mn = c->m < c->n ? c->m : c->n;
     if (c->k < mn)
         mn = c->k;
@@ -273,6 +273,13 @@ double shim_begin(shim_result *r, const shim_call *c)
                : -1.0;
 }
 
+/* The calls of this thread inside the real routine of a routine OZBLAS_ROUTINES leaves
+ * native (the host's dgesdd calls its dgebrd and dgemm through our names): native as well,
+ * so that such a routine gives native's result, all of it. Counted up where shim_decide
+ * sends a call to the real routine for OZBLAS_ROUTINES (r->held), down when that call is
+ * counted (shim_count, after the real routine returned). */
+static __thread int left_native_depth;
+
 /* gpu_usable for the dispatch decision, which asks it only under method auto. */
 static int gpu_usable_ctx(const void *ctx)
 {
@@ -280,8 +287,9 @@ static int gpu_usable_ctx(const void *ctx)
     return gpu_usable();
 }
 
-/* The dispatch decision (core/dispatch.c) with the shim's gate. Method auto: the policy
- * (core/policy_model.c) on this machine's profile, among the executors that may compete
+/* The dispatch decision (core/dispatch.c) with the shim's gate (OZBLAS_ROUTINES on the
+ * call's routine: every entry, host or cuBLAS, BLAS or LAPACK, asks here). Method auto: the
+ * policy (core/policy_model.c) on this machine's profile, among the executors that may compete
  * (ozblas_policy_executors; a usable GPU is asked for on the first such call, never at
  * load); its choice goes into r, and the C API runs exactly it. A call whose fastest
  * candidate is native (the host's BLAS, or cuBLAS for device data) passes through to the
@@ -295,6 +303,7 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
         [OZ_WHY_DISABLED] = N_DISABLED,         [OZ_WHY_BAD_SETTING] = N_BAD_SETTING,
         [OZ_WHY_METHOD_NATIVE] = N_METHOD_NATIVE, [OZ_WHY_MIN_SIZE] = N_MIN_SIZE,
         [OZ_WHY_ZERO] = N_ZERO,                 [OZ_WHY_AUTO_DEVICE] = N_AUTO_DEVICE,
+        [OZ_WHY_ROUTINES] = N_ROUTINES,
     };
     if (bad) {
         r->why = N_ARGUMENT;
@@ -302,7 +311,9 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
     }
     const oz_dispatch_in in = {c->cplx, c->m, c->n, c->k, c->alpha, c->beta, c->on_device,
                                gpu_usable_ctx, NULL, c->update, 0, S.env.min_size,
-                               S.env.disable, S.bad};
+                               S.env.disable, S.bad,
+                               left_native_depth > 0 ||
+                                   oz_routine_native(S.env.native_routines, c->routine)};
     oz_dispatch d;
     oz_dispatch_decide(&in, &S.opt, &d);
     switch (d.route) {
@@ -313,6 +324,8 @@ int shim_decide(const shim_call *c, const char *bad, shim_result *r)
         r->why = d.why != OZ_WHY_AUTO_NATIVE        ? why[d.why]
                  : ozblas_policy_local(NULL, NULL, 0) == 1 ? N_AUTO_CAL
                                                            : N_AUTO_EST;
+        r->held = r->why == N_ROUTINES;
+        left_native_depth += r->held;
         return 0;
     case OZ_ROUTE_SCALE: /* method as set, on the host */
         r->zero = 1;
@@ -403,6 +416,7 @@ static double flops_of(const shim_call *c, const shim_result *r)
 void shim_count(const oz_slot *s, const shim_call *c, const shim_result *r, double dt)
 {
     oz_cell *x = &cells[s->index][cell_of(r)];
+    left_native_depth -= r->held;
     __atomic_fetch_add(&x->calls, 1, __ATOMIC_RELAXED);
     add_double(&x->flops, flops_of(c, r));
     if (dt > 0.0)
@@ -544,7 +558,7 @@ OZ_EXPORT int ozblas_shim_stats(ozblas_shim_stat *out, int cap)
                 continue;
             if (out && n < cap) {
                 ozblas_shim_stat *o = &out[n];
-                o->routine = routine_names[ri];
+                o->routine = ozblas_routine_name(ri);
                 o->route = cell_names(j, &o->detail);
                 o->calls = calls;
                 __atomic_load(&x->flops, &o->flops, __ATOMIC_RELAXED);
@@ -600,7 +614,7 @@ __attribute__((destructor)) static void shim_unload(void)
             if (!x->calls)
                 continue;
             const char *detail, *route = cell_names(j, &detail);
-            dprintf(fd, "  %-7s %-8s %10llu %12.3f %10.3f  %s\n", routine_names[ri], route,
+            dprintf(fd, "  %-7s %-8s %10llu %12.3f %10.3f  %s\n", ozblas_routine_name(ri), route,
                     (unsigned long long)x->calls, x->flops * 1e-9, x->seconds, detail);
         }
     if (fd > 2)

@@ -127,6 +127,7 @@ static const char *cblas_syrk(shim_call *c, int kind, int cplx, int order, int u
 /* Run the real routine with the caller's own arguments when the shim does not handle it. */
 #define OZ_CALL(slot, c, bad, FN_T, ARGS)                     \
     shim_result r;                                            \
+    c.routine = slot.index;                                   \
     double t0 = shim_begin(&r, &c);                           \
     if (!shim_handle(&c, bad, &r)) {                          \
         FN_T f = (FN_T)shim_real(&slot);                      \

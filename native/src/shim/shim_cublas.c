@@ -445,6 +445,7 @@ static int cu_next_run(cu_call *g, int64_t *b)
     shim_call c_;                                                       \
     shim_result r_;                                                     \
     RECORD(&g, &c_);                                                    \
+    c_.routine = (slot)->index;                                         \
     double t0_ = shim_begin(&r_, &c_);                                  \
     int st_ = CB_STATUS_SUCCESS;                                        \
     if (HANDLE(&g, &c_, &r_)) {                                         \

@@ -17,11 +17,7 @@ enum { R_NATIVE, R_OZBLAS, R_QUICK };
 /* The routines' rows of counters (cuBLAS calls count as dgemm and zgemm). */
 #define OZ_ROUTINE_INDEX(r, e) RI_##r,
 #define OZ_LAPACK_INDEX(r, e, shape) RI_##r,
-enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_INDEX)
-           OZ_SHIM_QR_ROUTINES(OZ_LAPACK_INDEX) OZ_SHIM_BLAS3_ROUTINES(OZ_LAPACK_INDEX)
-               OZ_SHIM_GEN_ROUTINES(OZ_LAPACK_INDEX)
-            OZ_SHIM_EIGEN_ROUTINES(OZ_LAPACK_INDEX) OZ_SHIM_SVD_ROUTINES(OZ_LAPACK_INDEX)
-                OZ_SHIM_NONSYM_ROUTINES(OZ_LAPACK_INDEX) RI_N };
+enum { OZ_SHIM_ALL_ROUTINES(OZ_ROUTINE_INDEX, OZ_LAPACK_INDEX) RI_N };
 
 /* Why a call went to the real routine: the counters' detail and the trace's reason (which
  * adds the value of OZBLAS_MIN_SIZE or the status of a failed ozblas call). The last
@@ -31,6 +27,7 @@ enum { OZ_SHIM_ROUTINES(OZ_ROUTINE_INDEX) OZ_SHIM_LAPACK_ROUTINES(OZ_LAPACK_INDE
     X(N_DISABLED, "OZBLAS_DISABLE=1")                             \
     X(N_BAD_SETTING, "bad OZBLAS_* setting")                      \
     X(N_METHOD_NATIVE, "OZBLAS_METHOD=native")                    \
+    X(N_ROUTINES, "OZBLAS_ROUTINES leaves it (or its caller) native") \
     X(N_MIN_SIZE, "below OZBLAS_MIN_SIZE")                        \
     X(N_ZERO, "alpha or k zero")                                  \
     X(N_AUTO_CAL, "auto chose native (calibrated profile)")       \
@@ -83,6 +80,7 @@ typedef struct {
     double flops;  /* K_LAPACK: the nominal flops of the call (oz_lapack_flops) */
     int update;    /* a BLAS update (C := alpha (...) + beta C; trsm/trmm: B := alpha (...)),
                       whose alpha = 0 or k = 0 is BLAS's C := beta C (shim_decide) */
+    int routine;   /* RI_*: the entry's routine, which OZBLAS_ROUTINES may leave native */
 } shim_call;
 
 typedef struct {
@@ -93,6 +91,8 @@ typedef struct {
     ozblas_status st; /* N_FAILED: what ozblas returned */
     int zero;         /* alpha = 0 or k = 0: C := beta C by ozblas on the host (R_QUICK once
                          done; method as set, executor cpu) */
+    int held;         /* left native by OZBLAS_ROUTINES: the thread's calls until this one is
+                         counted are native too (shim.c, left_native_depth) */
     ozblas_report rep;
 } shim_result;
 

@@ -29,7 +29,9 @@ static char up(char c) { return (char)toupper((unsigned char)c); }
 int lap_begin_update(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t order,
                      double flops, int bad, int quick, const double *alpha)
 {
+    const int routine = L->c.routine; /* the entry's (LX_ENTRY) */
     memset(L, 0, sizeof *L);
+    L->c.routine = routine;
     L->c.kind = K_LAPACK;
     L->c.cplx = cplx;
     L->c.m = m > 0 ? m : 0;

@@ -54,6 +54,7 @@ void lap_end(const oz_slot *s, const lap_call *L, int64_t info);
         lap_call L;                                                            \
         int64_t inf = 0;                                                       \
         (void)C;                                                               \
+        L.c.routine = RI_##rtn;                                                \
         if (HANDLER) {                                                         \
             DONE;                                                              \
         } else {                                                               \

@@ -170,4 +170,12 @@
     L(zsyr2k, z, SYR2K)           \
     L(zher2k, z, HER2K)
 
+/* Every routine the shim knows, in one order: the counters' rows (RI_* in shim_internal.h)
+ * and OZBLAS_ROUTINES' bits (core/config.c). B(r, element) for OZ_SHIM_ROUTINES, L(r,
+ * element, shape) for the others. */
+#define OZ_SHIM_ALL_ROUTINES(B, L)                                                        \
+    OZ_SHIM_ROUTINES(B) OZ_SHIM_LAPACK_ROUTINES(L) OZ_SHIM_QR_ROUTINES(L)                 \
+        OZ_SHIM_BLAS3_ROUTINES(L) OZ_SHIM_GEN_ROUTINES(L) OZ_SHIM_EIGEN_ROUTINES(L)       \
+            OZ_SHIM_SVD_ROUTINES(L) OZ_SHIM_NONSYM_ROUTINES(L)
+
 #endif
