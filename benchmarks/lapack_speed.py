@@ -13,7 +13,8 @@ only; nominal: gebrd's 8/3 n^3, with vectors 4 n^3 more for U and V^H; dbdsdc in
 4/3 n^3 with vectors, 30 n^2 without; gesdd_tall: the 3n x n matrix, jobz S, nominal as
 dgesdd's QR-first path: geqrf, orgqr, gebrd and ormbr on R, the product Q U_R), gelsd (the
 n x n and 3n x n matrices, n/2 right-hand sides; nominal: gebrd of the whole matrix, Q^T B
-and P X as ormbr counts them), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
+and P X as ormbr counts them), geev (right eigenvectors; nominal 25 n^3 + 4/3 n^3) and gees
+(Schur vectors, unsorted; 25 n^3), one thread (the host LAPACK limited by threadpoolctl, the CPU executor by
 threads=1); the native cases with LAPACK's optimal workspace (a query first). Cases: ``native`` (the host LAPACK routine, SciPy's wrapper), ``blocked-native``
 (the blocked driver with every product native: the driver's own cost) and ``blocked-ozaki2``
 (the blocked driver with Ozaki II products, automatic precision). For each: time, GFLOPS on
@@ -167,6 +168,13 @@ def _cases(dt, a, s, b):
         sizes = [int(np.real(v)) for v in q[:-1]]
         cases[name] = ((lambda mat=mat, rhs=rhs, sizes=sizes: nat("gelsd")(mat, rhs, *sizes)),
                        (lambda kw, mat=mat, rhs=rhs: L.gelsd(mat, rhs, **kw)))
+    # the nonsymmetric eigenproblem: geev with right vectors, gees with Schur vectors (unsorted),
+    # native with LAPACK's optimal workspace (benchmarks/lapack_nonsym.py adds the host remainder)
+    lw = int(nat("geev_lwork")(a.shape[0], compute_vl=0)[0].real)
+    cases["geev"] = (lambda: nat("geev")(a, compute_vl=0, lwork=lw), lambda kw: L.geev(a, compute_vl=0, **kw))
+    sel = (lambda x: None) if dt == "z" else (lambda x, y: None)
+    lws = int(nat("gees")(sel, a, lwork=-1)[-2][0].real)
+    cases["gees"] = (lambda: nat("gees")(sel, a, lwork=lws), lambda kw: L.gees(None, a, **kw))
     return cases
 
 
@@ -183,7 +191,9 @@ def _flops(routine, dt, n, nrhs):
          # ormbr on R (8/3 n^3 + 4 n^3), the m x n x n product Q U_R
          "gesdd_tall": 6 * 3 * n**3 + 16 / 3 * n**3,
          # dgelsd's gebrd (4 m n^2 - 4/3 n^3), Q^T B and P X (ormbr's), m = n or 3n
-         "gelsd": 8 / 3 * n**3 + 4 * nrhs * n**2, "gelsd_tall": (12 - 4 / 3) * n**3 + 12 * nrhs * n**2}
+         "gelsd": 8 / 3 * n**3 + 4 * nrhs * n**2, "gelsd_tall": (12 - 4 / 3) * n**3 + 12 * nrhs * n**2,
+         # Golub and Van Loan's: T and Z 25 n^3; geev's right vectors 4/3 n^3 more (the layer's count)
+         "geev": (25 + 4 / 3) * n**3, "gees": 25 * n**3}
     return f[routine] * (4 if dt == "z" else 1)
 
 
@@ -196,7 +206,7 @@ def main(argv=None):
     p.add_argument("--routines", nargs="+", default=None,
                    choices=["getrf", "potrf", "getrs", "trsm", "geqrf", "sytrf", "gelqf", "gehrd", "gels",
                             "sygst", "trsyl", "syevd", "syevr", "sygvd", "gesdd", "gesdd_n", "gesdd_tall",
-                            "gelsd", "gelsd_tall"],
+                            "gelsd", "gelsd_tall", "geev", "gees"],
                    help="default: all")
     p.add_argument("--native-max", type=int, default=None,
                    help="time the host LAPACK routine only up to this n (trsyl's Level-1 code takes hours "

@@ -194,8 +194,9 @@ def cmd_libpath(argv=()) -> int:
 
 
 def _explain_lapack(argv) -> int:
-    """`ozblas explain getrf|potrf|sytrf|syevd|syevr|gesdd|gelsd N [--dtype d|z] [--profile NAME]
-    [--nb NB] [--m M] [--nrhs K] [--json]`: the LAPACK layer's (ozblas.lapack.explain)."""
+    """`ozblas explain getrf|potrf|sytrf|syevd|syevr|gesdd|gelsd|geev|gees N [--dtype d|z]
+    [--profile NAME] [--nb NB] [--m M] [--nrhs K] [--json]`: the LAPACK layer's
+    (ozblas.lapack.explain)."""
     from . import lapack, policy
 
     ap = argparse.ArgumentParser(prog=f"ozblas explain {argv[0]}",

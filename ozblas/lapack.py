@@ -38,7 +38,7 @@ from .api import _context, _device_options, _on_device, _options, _ptr, _xp
 
 __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri", "trtri", "trtrs",
            "trsm", "trmm", "geqrf", "orgqr", "ungqr", "ormqr", "unmqr", "gelqf", "orglq", "unglq",
-           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gelsd", "gelss", "gesdd", "gesvd", "gebrd",
+           "ormlq", "unmlq", "gehrd", "orghr", "unghr", "ormhr", "unmhr", "gels", "gelsy", "gelsd", "gelss", "gesdd", "gesvd", "geev", "gees", "gebrd",
            "orgbr", "ungbr", "ormbr", "unmbr", "symm", "hemm",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
@@ -755,6 +755,96 @@ def gesvd(a, compute_uv=1, full_matrices=1, lwork=None, overwrite_a=False, **kw)
     return _svd("gesvd", a, compute_uv, full_matrices, lwork, overwrite_a, kw)
 
 
+def geev(a, compute_vl=1, compute_vr=1, lwork=None, overwrite_a=False, **kw):
+    """Eigenvalues and left and right eigenvectors of a square nonsymmetric a (LAPACK's geev):
+    real a ``(wr, wi, vl, vr, info)`` as scipy.linalg.lapack.dgeev (a complex pair in two
+    columns of vl and vr, real and imaginary parts), complex a ``(w, vl, vr, info)`` as zgeev
+    (numpy.linalg.eig's and scipy.linalg.eig's routine). The vectors are normalized as LAPACK's
+    (unit 2-norm, the largest component real); not computed: 1 x n zeros. Balancing and the QR
+    iteration (hseqr) on the host, the Hessenberg reduction, Q and the back-transformation of
+    the eigenvectors as products. NumPy arrays only (host memory). info > 0: the QR iteration
+    did not converge (eigenvalues info..n-1 valid). lwork -1 is a workspace query (nothing
+    computed)."""
+    compute_vl, compute_vr = (_flag("geev", k, v) for k, v in (("compute_vl", compute_vl),
+                                                              ("compute_vr", compute_vr)))
+    dt, xp, opts = _start(kw, a)
+    if xp is not np:
+        raise ValueError("geev: host memory only (NumPy arrays)")
+    f = _fortran(a, dt, overwrite_a)
+    _square(f)
+    n = f.shape[0]
+    vl = np.zeros((n if compute_vl else 1, n), dtype=dt, order="F")
+    vr = np.zeros((n if compute_vr else 1, n), dtype=dt, order="F")
+    w = np.zeros(n, dtype=dt)
+    wi = np.zeros(n)
+    info = 0
+    if not _query(lwork):
+        jobs = (b"V" if compute_vl else b"N", b"V" if compute_vr else b"N")
+        wargs = (_ptr(w),) if dt == np.complex128 else (_ptr(w), _ptr(wi))
+        info = _call(_fn("geev", dt), *jobs, n, _ptr(f), _ld(f), *wargs, _ptr(vl), _ld(vl),
+                     _ptr(vr), _ld(vr), opts=opts)
+        if info < 0:
+            raise ValueError(f"geev: argument {-info} is not valid")
+    if dt == np.complex128:
+        return w, vl, vr, info
+    return w, wi, vl, vr, info
+
+
+def _select_callback(select, cplx, extra, errors):
+    """gees's select as the C API's ozblas_select_fn (an exception it raises kept in errors,
+    the eigenvalue then not selected)."""
+    @ffi.callback("int(void *, const double *, const double *)")
+    def cb(_, w, wi):
+        try:
+            return 1 if (select(complex(w[0], w[1]), *extra) if cplx else select(w[0], wi[0], *extra)) else 0
+        except BaseException as e:  # noqa: BLE001 - raised again once the driver returns
+            errors.append(e)
+            return 0
+    return cb
+
+
+def gees(select, a, compute_v=1, sort_t=0, lwork=None, select_extra_args=(), overwrite_a=False,
+         **kw):
+    """Schur factorization a = vs t vs^H (LAPACK's gees): real a ``(t, sdim, wr, wi, vs, work,
+    info)`` as scipy.linalg.lapack.dgees (t upper quasi-triangular), complex a ``(t, sdim, w,
+    vs, work, info)`` as zgees (scipy.linalg.schur's routine). sort_t 1: the eigenvalues for
+    which ``select(wr, wi, *select_extra_args)`` (complex: ``select(w, ...)``) is true moved to the top
+    left, sdim of them; 0: select is not called. compute_v 0: vs is 1 x n zeros. The QR
+    iteration and the reordering (trsen) on the host, the Hessenberg reduction and Q as
+    products. NumPy arrays only (host memory). work: one element, a workspace size a caller
+    may pass back (the driver's workspace is its own); lwork -1 is a query (nothing
+    computed). info > 0 as LAPACK's (n + 1: the reordering failed; n + 2: rounding changed the
+    selection)."""
+    compute_v, sort_t = (_flag("gees", k, v) for k, v in (("compute_v", compute_v), ("sort_t", sort_t)))
+    dt, xp, opts = _start(kw, a)
+    if xp is not np:
+        raise ValueError("gees: host memory only (NumPy arrays)")
+    f = _fortran(a, dt, overwrite_a)
+    _square(f)
+    n = f.shape[0]
+    cplx = dt == np.complex128
+    vs = np.zeros((n if compute_v else 1, n), dtype=dt, order="F")
+    w, wi = np.zeros(n, dtype=dt), np.zeros(n)
+    work = np.zeros(1, dtype=dt)
+    work[0] = max(1, 3 * n + n * (opts["nb"] or 64))
+    info, sdim = 0, 0
+    if not _query(lwork):
+        errors = []
+        cb = _select_callback(select, cplx, tuple(select_extra_args), errors) if sort_t else ffi.NULL
+        sd = ffi.new("int64_t *")
+        wargs = (_ptr(w),) if cplx else (_ptr(w), _ptr(wi))
+        info = _call(_fn("gees", dt), b"V" if compute_v else b"N", b"S" if sort_t else b"N", cb,
+                     ffi.NULL, n, _ptr(f), _ld(f), sd, *wargs, _ptr(vs), _ld(vs), opts=opts)
+        if errors:
+            raise errors[0]
+        if info < 0:
+            raise ValueError(f"gees: argument {-info} is not valid")
+        sdim = int(sd[0])
+    if cplx:
+        return f, sdim, w, vs, work, info
+    return f, sdim, w, wi, vs, work, info
+
+
 def gebrd(a, lwork=None, overwrite_a=False, **kw):
     """Bidiagonal reduction q^H a p = b in LAPACK's one-stage format: ``(c, d, e, tauq, taup,
     info)`` as LAPACK's dgebrd/zgebrd (b upper bidiagonal for m >= n, lower for m < n; d its
@@ -1327,7 +1417,7 @@ def ungtr(a, tau, lower=0, overwrite_a=False, **kw):
 # --------------------------------------------------------------------------------------------
 # `ozblas explain getrf N` / `ozblas explain potrf N` / `ozblas explain sytrf N`
 # --------------------------------------------------------------------------------------------
-EXPLAINED = ("getrf", "potrf", "sytrf", "syevd", "syevr", "gesdd", "gelsd")
+EXPLAINED = ("getrf", "potrf", "sytrf", "syevd", "syevr", "gesdd", "gelsd", "geev", "gees")
 MAX_EXPLAINED_STEPS = 65536
 
 
@@ -1354,11 +1444,13 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
     ex = 2 if p.has_device else 1
     nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
                                                             int(lib.ozblas_lapack_block_size(n, ex)))
+    if m is not None and (routine not in ("gesdd", "gelsd") or m < n):
+        raise ValueError(f"m={m} is not valid for {routine}; accepted: gesdd and gelsd "
+                         f"with m >= n = {n}")
     if routine in ("syevd", "syevr", "gesdd", "gelsd"):
-        if m is not None and (routine not in ("gesdd", "gelsd") or m < n):
-            raise ValueError(f"m={m} is not valid for {routine}; accepted: gesdd and gelsd "
-                             f"with m >= n = {n}")
         return _explain_eigen(routine, n, dtype, p, nb, m, nrhs)
+    if routine in ("geev", "gees"):
+        return _explain_nonsym(routine, n, dtype, p, nb)
     whole = policy.choose(n, n, n, dtype, "host", p)
     half = 1.0 if routine == "getrf" else 0.5
     step = nb - 1 if routine == "sytrf" and nb > 1 else nb
@@ -1482,20 +1574,77 @@ def _explain_eigen(routine, n, dtype, p, nb, m=None, nrhs=None):
                           "host": model["panels"] + model["chase"] + model["solver"]}}
 
 
+def _explain_nonsym(routine, n, dtype, p, nb):
+    """explain() for geev (right eigenvectors) and gees (Schur vectors) (lapack_geev.c): the
+    products of gehrd's panels (Y's rows above the panel, the update from the right, larfb's
+    pair from the left), orgqr's blocks forming Q, geev's back-transformation Z X_T; the
+    host's: hseqr by Golub and Van Loan's model (25 n^3 with Z, less the reduction's 10/3 n^3
+    and orghr's 4/3 n^3), geev's trevc3 (n^3 / 3), lahr2's panels (2 r^2 ib each, r the
+    trailing order)."""
+    from . import policy
+
+    z = dtype == "z"
+    f4 = 4 if z else 1
+    whole = policy.choose(n, n, n, dtype, "host", p)
+    updates, emulated, t_blocked, f_products = [], 0, 0.0, 0.0
+    host = f4 * (25 - 10 / 3 - 4 / 3 + (1 / 3 if routine == "geev" else 0)) * n**3
+
+    def add(label, m_, n_, k_):
+        nonlocal emulated, t_blocked, f_products
+        if min(m_, n_, k_) <= 0:
+            return
+        c = policy.choose(m_, n_, k_, dtype, "host", p)
+        updates.append({"m": m_, "k": k_, "shape": label, "choice": c["name"],
+                        "method": c["method"], "seconds": c["seconds"]})
+        emulated += c["method"] != "native"
+        t_blocked += c["seconds"]
+        f_products += (8 if z else 2) * m_ * n_ * k_
+
+    if n > nb:
+        for q in range(0, n - 1, nb):
+            ib, r = min(nb, n - 1 - q), n - q - 1
+            host += f4 * 2 * r * r * ib
+            add(f"gehrd panel {q}: Y above {q} x {ib} x {r}", q, ib, r)
+            add(f"gehrd panel {q}: right {n} x {n - q - ib} x {ib}", n, n - q - ib, ib)
+            add(f"gehrd panel {q}: left {ib} x {n - q - ib} x {r}", ib, n - q - ib, r)
+            add(f"gehrd panel {q}: left {r} x {n - q - ib} x {ib}", r, n - q - ib, ib)
+        for j in range(0, n - 1, nb):
+            ib, r = min(nb, n - 1 - j), n - 1 - j
+            add(f"orghr block {j}: {ib} x {r - ib} x {r}", ib, r - ib, r)
+            add(f"orghr block {j}: {r} x {r - ib} x {ib}", r, r - ib, ib)
+        if routine == "geev":
+            add(f"back-transformation {n} x {n} x {n}", n, n, n)
+    rate = p.host_zgemm if z else p.host_dgemm
+    flops = f4 * (25 + (4 / 3 if routine == "geev" else 0)) * n**3
+    t_blocked += host / rate
+    routed = whole["method"] != "native" and n > nb
+    return {"routine": dtype + routine, "n": n, "nb": nb, "band": "-", "profile": p.name,
+            "route": "blocked driver, hseqr on the host" if routed else "host LAPACK",
+            "why": (f"method auto's choice for a {n} x {n} x {n} product is {whole['name']}"
+                    + ("" if n > nb else f"; n <= nb = {nb}: one block")),
+            "updates": updates, "emulated_updates": emulated, "flops": flops,
+            "update_share": f_products / (f_products + host), "native_seconds": flops / rate,
+            "blocked_seconds": t_blocked, "host_flops": host, "product_flops": f_products}
+
+
 def format_explain(d: dict) -> str:
+    gf = f"{d['flops'] / 1e9:.3g} GFLOP"
+    if "band" in d:  # the two-stage drivers (band a number) and geev/gees (band "-")
+        nonsym = d["band"] == "-"
+        what = "lahr2's panels, hseqr, trevc3" if nonsym else "panels and bulge chasing"
+        host = f"host {d['host_flops'] / 1e9:.3g} GFLOP"
+        if d["update_share"] is not None:
+            work = (f"products: {len(d['updates'])} kinds, {d['emulated_updates']} of them emulated "
+                    f"by method auto; {100 * d['update_share']:.0f}% of the driver's flops "
+                    f"({'' if nonsym else 'band %s, ' % d['band']}{host}: {what}; LAPACK's count {gf})")
+        else:
+            work = f"band {d['band']} (the time model's choice); {host} in {what}; LAPACK's count {gf}"
+    else:
+        work = (f"trailing updates: {len(d['updates'])}, of which method auto emulates "
+                f"{d['emulated_updates']}; they are {100 * d['update_share']:.0f}% of the {gf}")
     lines = [f"{d['routine']} n={d['n']}, host operands; profile {d['profile']}; block size nb={d['nb']}",
              f"route: {d['route']} ({d['why']})",
-             (f"products: {len(d['updates'])} kinds, {d['emulated_updates']} of them emulated by "
-              f"method auto; {100 * d['update_share']:.0f}% of the driver's flops "
-              f"(band {d['band']}, "
-              f"host {d['host_flops'] / 1e9:.3g} GFLOP: panels and bulge chasing; LAPACK's count "
-              f"{d['flops'] / 1e9:.3g} GFLOP)" if "band" in d and d["update_share"] is not None else
-              f"band {d['band']} (the time model's choice); host {d['host_flops'] / 1e9:.3g} GFLOP "
-              f"in panels and bulge chasing; LAPACK's count {d['flops'] / 1e9:.3g} GFLOP"
-              if "band" in d else
-              f"trailing updates: {len(d['updates'])}, of which method auto emulates "
-              f"{d['emulated_updates']}; they are {100 * d['update_share']:.0f}% of the "
-              f"{d['flops'] / 1e9:.3g} GFLOP"),
+             work,
              f"predicted: host LAPACK {d['native_seconds'] * 1e3:.3g} ms (at the host DGEMM rate), "
              f"blocked driver {d['blocked_seconds'] * 1e3:.3g} ms"]
     if "remainder" in d:

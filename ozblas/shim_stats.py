@@ -45,7 +45,8 @@ def __getattr__(name):
         lists = _shim_lists()
         return sum((lists[k] for k in ("OZ_SHIM_LAPACK_ROUTINES", "OZ_SHIM_QR_ROUTINES",
                                        "OZ_SHIM_BLAS3_ROUTINES", "OZ_SHIM_GEN_ROUTINES",
-                                       "OZ_SHIM_EIGEN_ROUTINES", "OZ_SHIM_SVD_ROUTINES")), ())
+                                       "OZ_SHIM_EIGEN_ROUTINES", "OZ_SHIM_SVD_ROUTINES",
+                                       "OZ_SHIM_NONSYM_ROUTINES")), ())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -869,6 +869,47 @@ ozblas_status ozblas_zgelss(ozblas_context *ctx, int64_t m, int64_t n, int64_t n
                             int64_t lda, double *B, int64_t ldb, double *s, double rcond,
                             int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report);
+/* The nonsymmetric eigenproblem A X = X diag(w) (LAPACK's geev): jobvl, jobvr 'N' or 'V' (the
+ * left and right eigenvectors, n x n, normalized as LAPACK's: unit 2-norm, the largest
+ * component real; d: a complex pair in two columns, real and imaginary parts). d: wr, wi (host
+ * memory, n each); z: w (n complex, host memory). An order within one block is one call of the
+ * host geev; otherwise A scaled into range and balanced (the host gebal), the Hessenberg
+ * reduction and Q by the layer's gehrd and orghr (products), the QR iteration by the host
+ * hseqr with the Schur vectors Z accumulated, the eigenvectors of T by the host trevc3 and
+ * their back-transformation by Z as one product, the host gebak. Host memory only (device
+ * pointers: OZBLAS_ERR_INVALID_ARGUMENT). A is destroyed. info: 0, -i, or > 0 when hseqr
+ * did not converge (eigenvalues info+1..n are valid, no vectors). */
+ozblas_status ozblas_dgeev(ozblas_context *ctx, char jobvl, char jobvr, int64_t n, double *A,
+                           int64_t lda, double *wr, double *wi, double *VL, int64_t ldvl,
+                           double *VR, int64_t ldvr, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zgeev(ozblas_context *ctx, char jobvl, char jobvr, int64_t n, double *A,
+                           int64_t lda, double *w, double *VL, int64_t ldvl, double *VR,
+                           int64_t ldvr, int64_t *info, int64_t nb, const ozblas_options *opt,
+                           ozblas_lapack_report *report);
+/* gees's selection of an eigenvalue (nonzero: selected), called as LAPACK calls its select:
+ * d: w and wi point at the real and imaginary parts; z: w at the complex eigenvalue, wi NULL.
+ * arg: the caller's, passed through. */
+typedef int (*ozblas_select_fn)(void *arg, const double *w, const double *wi);
+/* The Schur factorization A = Z T Z^H (LAPACK's gees): T over A (d: upper quasi-triangular, a
+ * complex pair a standardized 2 x 2 block; z: upper triangular), with jobvs 'V' the Schur vectors
+ * in VS (n x n); sort 'S' moves the eigenvalues select chooses to the top left (sdim of them,
+ * a complex pair counted twice), 'N' leaves them unordered (sdim 0; select not called, may be
+ * NULL). d: wr, wi; z: w (host memory). An order within one block is one call of the host gees;
+ * otherwise A scaled into range and permuted (the host gebal 'P'), the Hessenberg reduction
+ * and Q by the layer's gehrd and orghr (products), the QR iteration by the host hseqr with
+ * Q accumulated into VS, the reordering by the host trsen (its updates of T and VS host
+ * work), the host gebak. Host memory only (device pointers: OZBLAS_ERR_INVALID_ARGUMENT).
+ * info: 0, -i, 1..n when hseqr did not converge, n + 1 when the reordering failed (trsen),
+ * n + 2 when rounding changed a selection after reordering (d, as LAPACK's). */
+ozblas_status ozblas_dgees(ozblas_context *ctx, char jobvs, char sort, ozblas_select_fn select,
+                           void *select_arg, int64_t n, double *A, int64_t lda, int64_t *sdim,
+                           double *wr, double *wi, double *VS, int64_t ldvs, int64_t *info,
+                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report);
+ozblas_status ozblas_zgees(ozblas_context *ctx, char jobvs, char sort, ozblas_select_fn select,
+                           void *select_arg, int64_t n, double *A, int64_t lda, int64_t *sdim,
+                           double *w, double *VS, int64_t ldvs, int64_t *info, int64_t nb,
+                           const ozblas_options *opt, ozblas_lapack_report *report);
 /* Level-3 BLAS as products (BLAS semantics: only the stored triangle of A read, beta = 0
  * never reads C; syr2k/her2k touch only the uplo triangle of C, her2k's diagonal real):
  * symm/hemm C := alpha A B + beta C (side 'L', A m x m) or alpha B A + beta C ('R', n x n);

@@ -236,7 +236,7 @@ dormqr zunmqr dgelqf zgelqf dorglq zunglq dormlq zunmlq dgehrd zgehrd dorghr zun
 dgels zgels dtrsm ztrsm dtrmm ztrmm dsymm zsymm zhemm dsyr2k zsyr2k zher2k dsygst zhegst dtrsyl
 ztrsyl dsyevd zheevd dsyev zheev dsyevr zheevr dsygvd zhegvd dsygv zhegv dsytrd zhetrd dormtr
 zunmtr dorgtr zungtr dgebrd zgebrd dorgbr zungbr dormbr zunmbr dgelsy zgelsy dgesdd zgesdd dgesvd
-zgesvd dgelsd zgelsd dgelss zgelss""".split()
+zgesvd dgelsd zgelsd dgelss zgelss dgeev zgeev dgees zgees""".split()
 
 
 def _spellings(routine):

@@ -308,6 +308,13 @@ OZ_SHIM_API double oz_gelsd_flops(int cplx, int64_t m, int64_t n, int64_t nrhs);
 OZ_SHIM_API int64_t oz_gesvd_check(char jobu, char jobvt, int64_t m, int64_t n, int64_t lda,
                                    int64_t ldu, int64_t ldvt);
 OZ_SHIM_API double oz_gesvd_flops(int cplx, char jobu, char jobvt, int64_t m, int64_t n);
+/* lapack/lapack_geev.c: the same for geev (cplx: zgeev's argument numbers) and gees */
+OZ_SHIM_API int64_t oz_geev_check(int cplx, char jobvl, char jobvr, int64_t n, int64_t lda,
+                                  int64_t ldvl, int64_t ldvr);
+OZ_SHIM_API double oz_geev_flops(int cplx, char jobvl, char jobvr, int64_t n);
+OZ_SHIM_API int64_t oz_gees_check(int cplx, char jobvs, char sort, int have_select, int64_t n,
+                                  int64_t lda, int64_t ldvs);
+OZ_SHIM_API double oz_gees_flops(int cplx, char jobvs, int64_t n);
 /* lapack/lapack_blas3.c: the same for symm, hemm, syr2k, her2k (column-major form; m, n:
  * C's; k: syr2k's inner dimension). */
 enum { OZ_L3_SYMM, OZ_L3_HEMM, OZ_L3_SYR2K, OZ_L3_HER2K };

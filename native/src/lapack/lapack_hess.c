@@ -163,6 +163,18 @@ static void lx_gehrd(oz_lx *x, lx_hh *q, hr_work *h, int64_t n, int64_t ilo, int
     }
 }
 
+ozblas_status lx_gehrd_run(oz_lx *x, lx_hh *q, int64_t n, int64_t ilo, int64_t ihi, double *A,
+                           int64_t lda, double *tau, int64_t *info)
+{
+    hr_work h;
+    int64_t nh = ihi - ilo + 1;
+    ozblas_status st = hr_alloc(x, &h, max1(n), nh <= x->nb ? n * n : nh * nh);
+    if (st == OZBLAS_OK)
+        lx_gehrd(x, q, &h, n, ilo, ihi, A, lda, tau, info);
+    hr_free(x, &h);
+    return st;
+}
+
 /* ---- orghr and ormhr --------------------------------------------------------------------- */
 
 /* dorghr's first step on the view (row 0: A; row 1: A transposed, whose shift is dorgbr's
@@ -259,12 +271,7 @@ static ozblas_status gehrd_body(ozblas_context *ctx, int cplx, int64_t n, int64_
         END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
     /* the host gehrd's optimal workspace: n nb + (nb + 1) nb, nb at most 64 */
     HH_WORK(max1(n), max1(n), n * 64 + 65 * 64)
-    hr_work h;
-    int64_t nh = ihi - ilo + 1;
-    ozblas_status st = hr_alloc(&x, &h, max1(n), nh <= x.nb ? n * n : nh * nh);
-    if (st == OZBLAS_OK)
-        lx_gehrd(&x, &q, &h, n, ilo, ihi, A, lda, tau, info);
-    hr_free(&x, &h);
+    ozblas_status st = lx_gehrd_run(&x, &q, n, ilo, ihi, A, lda, tau, info);
     HH_END_WITH(st);
 }
 

@@ -122,7 +122,7 @@ static void bdsqr(oz_lx *x, int wu, int wv, int64_t n, double *d, double *e, dou
 
 /* The factor that brings a largest element nrm into [small, 1 / small] as LAPACK's drivers
  * scale (1 for 0, NaN, or nrm in range). */
-static double into_range(double nrm, double small)
+double lx_into_range(double nrm, double small)
 {
     return nrm > 0.0 && nrm < small ? small / nrm : nrm > 1.0 / small ? 1.0 / small / nrm : 1.0;
 }
@@ -540,7 +540,7 @@ static ozblas_status two_stage(oz_lx *x, int sq, char ju, char jv, int64_t m, in
         return x->dev ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION;
     }
     double anrm = copy_mat(x, !tall, m, n, A, lda, W, M);
-    double sigma = into_range(anrm, sqrt(DBL_MIN) / DBL_EPSILON); /* dgesdd's range */
+    double sigma = lx_into_range(anrm, sqrt(DBL_MIN) / DBL_EPSILON); /* dgesdd's range */
     if (sigma != 1.0) {
         double sg[2] = {sigma, 0.0};
         lx_scale(x, M, N, sg, W, M);
@@ -965,12 +965,12 @@ static ozblas_status lstsq_two_stage(oz_lx *x, int sq, int64_t m, int64_t n, int
         *rank = 0;
         goto out;
     }
-    double sa = into_range(anrm, smlnum);
+    double sa = lx_into_range(anrm, smlnum);
     if (sa != 1.0) {
         double sg[2] = {sa, 0.0};
         lx_scale(x, M, N, sg, W, M);
     }
-    double sb = into_range(lx_max_abs(x, m, nrhs, B, ldb), smlnum);
+    double sb = lx_into_range(lx_max_abs(x, m, nrhs, B, ldb), smlnum);
     if (sb != 1.0) {
         double sg[2] = {sb, 0.0};
         lx_scale(x, m, nrhs, sg, B, ldb);

@@ -273,6 +273,17 @@ void lx_ormqr(oz_lx *x, lx_hh *q, int row, char side, char trans, int64_t m, int
 void lx_orghr(oz_lx *x, lx_hh *q, int row, int64_t n, int64_t ilo, int64_t ihi, double *A,
               int64_t lda, const double *tau, int64_t *info);
 
+/* The factor that brings a largest element nrm into [small, 1 / small] as LAPACK's drivers
+ * scale (1 for 0, NaN, or nrm in range; lapack_svd.c). */
+double lx_into_range(double nrm, double small);
+
+/* LAPACK's dgehrd (lapack_hess.c): the reduction to upper Hessenberg form of rows and columns
+ * ilo..ihi (1-based), its workspace its own; q: lx_hh_alloc'd with vrows, wdim >= n and the host
+ * gehrd's workspace (n 64 + 65 64 elements). OZBLAS_OK, OZBLAS_ERR_ALLOCATION or
+ * OZBLAS_ERR_DEVICE. */
+ozblas_status lx_gehrd_run(oz_lx *x, lx_hh *q, int64_t n, int64_t ilo, int64_t ihi, double *A,
+                           int64_t lda, double *tau, int64_t *info);
+
 /* After BEGIN: the Householder workspace (lx_hh_ready checked), or the entry returns
  * (HH_END_WITH frees it). */
 #define HH_WORK(vrows, wdim, lrw)                                                         \

@@ -148,6 +148,14 @@
     L(dgelss, d, DGELSS)        \
     L(zgelss, z, ZGELSS)
 
+/* The nonsymmetric eigenproblem's drivers (shim_nonsym.c), in the LAPACK forms above
+ * (OZ_SHIM_LAPACK_VARIANTS). */
+#define OZ_SHIM_NONSYM_ROUTINES(L) \
+    L(dgeev, d, DGEEV)             \
+    L(zgeev, z, ZGEEV)             \
+    L(dgees, d, DGEES)             \
+    L(zgees, z, ZGEES)
+
 /* The Level-3 BLAS routines the LAPACK layer's drivers compute (shim_level3.c), in every
  * form of OZ_SHIM_VARIANTS (Fortran and CBLAS, as the GEMMs). */
 #define OZ_SHIM_BLAS3_ROUTINES(L) \
@@ -168,6 +176,6 @@
 #define OZ_SHIM_ALL_ROUTINES(B, L)                                                        \
     OZ_SHIM_ROUTINES(B) OZ_SHIM_LAPACK_ROUTINES(L) OZ_SHIM_QR_ROUTINES(L)                 \
         OZ_SHIM_BLAS3_ROUTINES(L) OZ_SHIM_GEN_ROUTINES(L) OZ_SHIM_EIGEN_ROUTINES(L)       \
-            OZ_SHIM_SVD_ROUTINES(L)
+            OZ_SHIM_SVD_ROUTINES(L) OZ_SHIM_NONSYM_ROUTINES(L)
 
 #endif
