@@ -264,6 +264,15 @@ void lx_ormqr(oz_lx *x, lx_hh *q, int row, char side, char trans, int64_t m, int
 void lx_orghr(oz_lx *x, lx_hh *q, int row, int64_t n, int64_t ilo, int64_t ihi, double *A,
               int64_t lda, const double *tau, int64_t *info);
 
+/* dbdsdc (lapack_bdsdc.c) on the real bidiagonal (d, e) of order n, uplo 'U' or 'L', with
+ * vectors (vec: compq 'I', U and VT n x n, leading dimension n, host memory) or without:
+ * beyond LAPACK's leaf size 25 with vectors, divide and conquer whose merges' vector updates
+ * are real products at the normwise target; else the host dbdsdc. *info as dbdsdc's;
+ * x->failed on an allocation failure. lx_bdsdc_ready: the host routines it calls found. */
+int lx_bdsdc_ready(void);
+void lx_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, double *e, double *U,
+              double *VT, int64_t *info);
+
 /* After BEGIN: the Householder workspace (lx_hh_ready checked), or the entry returns
  * (HH_END_WITH frees it). */
 #define HH_WORK(vrows, wdim, lrw)                                                         \
