@@ -101,11 +101,13 @@ static double nrm2(int64_t k, const double *v)
 
 /* ---- one merge (dlasd1, dlasd3) ---------------------------------------------------------- */
 
-/* A merge's workspace: z (m), dsigma (n), U2 (n x n), VT2 (m x m), Q (n x n) doubles, and
- * idx, idxc, coltyp, idxp (n each) LAPACK integers, for the largest n (and m = n + 1). */
+/* A merge's workspace: z (m), dsigma (n), U2 (n x n), VT2 (m x m), Q (n x n) doubles,
+ * idx, idxc, coltyp, idxp (n each) LAPACK integers and jc (n), for the largest n (and m =
+ * n + 1). */
 typedef struct {
     double *z, *dsigma, *U2, *VT2, *Q;
     void *idx, *idxc, *coltyp, *idxp;
+    int64_t *jc; /* idxc 0-based, for the O(k^2) loops */
 } dc_work;
 
 /* The secular equation's roots into d (k) by the host dlasd4, U's and VT's first k columns
@@ -148,7 +150,7 @@ static int64_t secular(int64_t k, double *d, const double *dsigma, double *z, do
  * from its columns (ctot[1] + ctot[2]). */
 static void left_vectors(oz_lx *x, int64_t nl, int64_t nr, int64_t k, const double *dsigma,
                          const double *z, double *Q, double *U, int64_t ldu, double *VT,
-                         int64_t ldvt, const double *U2, int64_t ldu2, const void *idxc,
+                         int64_t ldvt, const double *U2, int64_t ldu2, const int64_t *jc,
                          const int64_t *ctot)
 {
     int64_t n = nl + nr + 1;
@@ -163,7 +165,7 @@ static void left_vectors(oz_lx *x, int64_t nl, int64_t nr, int64_t k, const doub
         double t = nrm2(k, u);
         Q[i * k] = u[0] / t;
         for (int64_t j = 1; j < k; j++)
-            Q[j + i * k] = u[iget(idxc, j) - 1] / t;
+            Q[j + i * k] = u[jc[j]] / t;
     }
     if (k == 2) {
         lx_gemm(x, 'N', 'N', n, k, k, ONE, U2, ldu2, Q, k, ZERO, U, ldu);
@@ -195,8 +197,8 @@ static void left_vectors(oz_lx *x, int64_t nl, int64_t nr, int64_t k, const doub
  * ctot[2]), the columns right of nl from the lower block's rows (1 + ctot[1] + ctot[2],
  * row 0 moved next to them). */
 static void right_vectors(oz_lx *x, int64_t nl, int64_t nr, int64_t sqre, int64_t k, double *Q,
-                          double *VT, int64_t ldvt, double *VT2, int64_t ldvt2, const void *idxc,
-                          const int64_t *ctot)
+                          double *VT, int64_t ldvt, double *VT2, int64_t ldvt2,
+                          const int64_t *jc, const int64_t *ctot)
 {
     int64_t m = nl + nr + 1 + sqre;
     for (int64_t i = 0; i < k; i++) {
@@ -204,7 +206,7 @@ static void right_vectors(oz_lx *x, int64_t nl, int64_t nr, int64_t sqre, int64_
         double t = nrm2(k, v);
         Q[i] = v[0] / t;
         for (int64_t j = 1; j < k; j++)
-            Q[i + j * k] = v[iget(idxc, j) - 1] / t;
+            Q[i + j * k] = v[jc[j]] / t;
     }
     if (k == 2) {
         lx_gemm(x, 'N', 'N', k, m, k, ONE, Q, k, VT2, ldvt2, ZERO, VT, ldvt);
@@ -265,9 +267,11 @@ static int64_t merge(oz_lx *x, dc_work *w, int64_t nl, int64_t nr, int64_t sqre,
         info = secular(k, d, w->dsigma, w->z, w->Q, U, ldu, VT, ldvt);
         if (info != 0)
             return info;
-        left_vectors(x, nl, nr, k, w->dsigma, w->z, w->Q, U, ldu, VT, ldvt, w->U2, n, w->idxc,
+        for (int64_t j = 0; j < k; j++)
+            w->jc[j] = iget(w->idxc, j) - 1;
+        left_vectors(x, nl, nr, k, w->dsigma, w->z, w->Q, U, ldu, VT, ldvt, w->U2, n, w->jc,
                      ctot);
-        right_vectors(x, nl, nr, sqre, k, w->Q, VT, ldvt, w->VT2, m, w->idxc, ctot);
+        right_vectors(x, nl, nr, sqre, k, w->Q, VT, ldvt, w->VT2, m, w->jc, ctot);
     }
     host_lascl(1.0, orgnrm, n, d);
     LX_F77(I n1 = (I)k, n2 = (I)(n - k), s1 = 1, s2 = -1;
@@ -324,7 +328,7 @@ static int dc_alloc(dc_work *w, int64_t n, double **work, void **iw)
 {
     int64_t m = n + 1;
     w->z = malloc(sizeof(double) * (size_t)(m + n + 2 * n * n + m * m + 4 * n));
-    *iw = malloc(8 * (size_t)(8 * n));
+    *iw = malloc(8 * (size_t)(9 * n));
     if (!w->z || !*iw) {
         free(w->z);
         free(*iw);
@@ -339,6 +343,7 @@ static int dc_alloc(dc_work *w, int64_t n, double **work, void **iw)
     w->idxc = iat(*iw, 5 * n);
     w->coltyp = iat(*iw, 6 * n);
     w->idxp = iat(*iw, 7 * n);
+    w->jc = (int64_t *)*iw + 8 * n;
     return 1;
 }
 
