@@ -1,6 +1,8 @@
 """ozblas_dbdsdc and gesdd's divide and conquer (native/src/lapack/lapack_bdsdc.c) on the CUDA
 executor: the merges' products staged from host memory, and U, VT as device pointers, give the
-CPU executor's bits. Marked ``gpu``: runs where a CUDA executor is usable, and here on the CPU
+CPU executor's bits (automatic precision: with a fixed count a product whose rows span more
+binades than the count covers runs natively, and native products are each executor's own).
+Marked ``gpu``: runs where a CUDA executor is usable, and here on the CPU
 emulation of the CUDA code (tests/cuda/emu/run_emu_tests.py).
 """
 
@@ -23,7 +25,7 @@ def _call(uplo, d, e, U, ldu, VT, ldvt, executor, rep):
     info = ffi.new("int64_t *")
     c = lambda a: ffi.cast("double *", a.ctypes.data)  # noqa: E731
     st = lib.ozblas_dbdsdc(_context(), uplo, b"I", n, c(d), c(e), U, ldu, VT, ldvt, info, 0,
-                           _options("ozaki2", 16, None, executor, None, None, None), rep)
+                           _options("ozaki2", None, None, executor, None, None, None), rep)
     assert st == 0 and info[0] == 0
     return d
 
