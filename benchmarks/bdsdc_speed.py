@@ -10,7 +10,7 @@ Ozaki II products (its report: products, product flops, host flops as the layer'
 ``gesdd`` through ozblas.lapack with native and Ozaki II products (Ozaki II at
 ``--ozaki2-sizes`` only: emulation on the CPU is slow). Run it under the build
 before the change (``--label before``: gesdd only, it has no ozblas_dbdsdc) and after
-(``--label after``): rows of a label replace that label's rows in the JSON. One run per case
+(``--label after``): rows of a label and size replace those in the JSON. One run per case
 (shared machine: single measurements).
 
     OZBLAS_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bdsdc_speed.py --label after
@@ -142,7 +142,8 @@ def main():
             run(n, args.label, rows, ("native", "ozaki2") if n in args.ozaki2_sizes else ("native",))
     path = RESULTS / "bdsdc_speed.json"
     old = json.loads(path.read_text()) if path.exists() else {"rows": [], "machines": {}}
-    old["rows"] = [r for r in old["rows"] if r["label"] != args.label] + rows
+    old["rows"] = [r for r in old["rows"]
+                   if r["label"] != args.label or r["n"] not in args.sizes] + rows
     old["machines"][args.label] = {**machine(), "commit": commit()}
     write_json("bdsdc_speed.json", old)
     keys = ["label", "case", "n", "seconds", "products", "product_flops", "host_flops"]

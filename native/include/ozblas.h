@@ -809,7 +809,8 @@ ozblas_status ozblas_dbdsdc(ozblas_context *ctx, char uplo, char compq, int64_t 
  * overwrites A, VT n x n; m < n: U m x m, VT overwrites A). s (min(m, n), real, host memory):
  * descending. An order min(m, n) within one block is one call of the host gesdd; otherwise a
  * two-stage bidiagonal reduction (QR and LQ panels by the host, their updates as products;
- * the band to bidiagonal by bulge chasing on the host), the host dbdsdc, and the
+ * the band to bidiagonal by bulge chasing on the host), dbdsdc (ozblas_dbdsdc: with vectors,
+ * its merges' products through ozblas), and the
  * back-transformations as products (m < n: the SVD of A^H). A is destroyed (jobz other than
  * 'O'). info: 0, -i (-4: A has a NaN, as LAPACK's), or > 0 when dbdsdc did not converge. */
 ozblas_status ozblas_dgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n, double *A,
