@@ -38,7 +38,11 @@ static void *d_fn[D_N]; /* found once */
 
 static void *dc_real(int r) { return lx_real_fn_cached(&d_fn[r], 0, d_names[r]); }
 
-int lx_bdsdc_ready(void)
+int lx_bdsdc_ready(void) { return dc_real(D_BDSDC) != NULL; }
+
+/* the divide and conquer's own host routines (a LAPACK that hides its auxiliaries leaves the
+   whole solve to its dbdsdc) */
+static int dc_ready(void)
 {
     for (int r = 0; r < D_N; r++)
         if (!dc_real(r))
@@ -463,7 +467,7 @@ static void dc_upper(oz_lx *x, int64_t n, double *d, double *e, double *U, doubl
 void lx_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, double *e, double *U,
               double *VT, int64_t *info)
 {
-    if (!vec || n <= SMLSIZ) {
+    if (!vec || n <= SMLSIZ || !dc_ready()) {
         host_bdsdc(x, uplo, vec, n, d, e, U, VT, info);
         return;
     }
