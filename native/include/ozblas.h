@@ -813,12 +813,24 @@ ozblas_status ozblas_zgelsy(ozblas_context *ctx, int64_t m, int64_t n, int64_t n
                             int64_t lda, double *B, int64_t ldb, int64_t *jpvt, double rcond,
                             int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
                             ozblas_lapack_report *report);
+/* The singular values and vectors of a real bidiagonal B = U S VT (LAPACK's dbdsdc): uplo
+ * 'U' or 'L' (d: n diagonal, e: n - 1 off-diagonal entries, host memory, destroyed; d gets the
+ * singular values, descending), compq 'I' (U, VT n x n) or 'N' (values only; U, VT not
+ * referenced); LAPACK's compact compq 'P' is not provided (info -2). Beyond 25 rows with
+ * vectors, divide and conquer whose merges' vector updates (dlasd3's DGEMMs) are products, the
+ * deflation and the secular equations on the host; otherwise the host dbdsdc. info: 0, -i, or
+ * > 0 when a secular equation or a leaf did not converge. */
+ozblas_status ozblas_dbdsdc(ozblas_context *ctx, char uplo, char compq, int64_t n, double *d,
+                            double *e, double *U, int64_t ldu, double *VT, int64_t ldvt,
+                            int64_t *info, int64_t nb, const ozblas_options *opt,
+                            ozblas_lapack_report *report);
 /* The singular value decomposition A = U S V^H (LAPACK's gesdd): jobz 'N' (s only), 'S' (U
  * m x min(m, n), VT = V^H min(m, n) x n), 'A' (U m x m, VT n x n) or 'O' (m >= n: U
  * overwrites A, VT n x n; m < n: U m x m, VT overwrites A). s (min(m, n), real, host memory):
  * descending. An order min(m, n) within one block is one call of the host gesdd; otherwise a
  * two-stage bidiagonal reduction (QR and LQ panels by the host, their updates as products;
- * the band to bidiagonal by bulge chasing on the host), the host dbdsdc, and the
+ * the band to bidiagonal by bulge chasing on the host), dbdsdc (ozblas_dbdsdc: with vectors,
+ * its merges' products through ozblas), and the
  * back-transformations as products (m < n: the SVD of A^H). A is destroyed (jobz other than
  * 'O'). info: 0, -i (-4: A has a NaN, as LAPACK's), or > 0 when dbdsdc did not converge. */
 ozblas_status ozblas_dgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n, double *A,

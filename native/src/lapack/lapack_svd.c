@@ -6,7 +6,9 @@
  *     reflector applied to the rest of the matrix as larfb's products (lapack_qr.c);
  *   stage 2 on the host, upper band to real upper bidiagonal by bulge chasing (the host
  *     larfg/larfx), every reflector of both sides kept (two lx_hous, lapack_band.c);
- *   the host dbdsdc on the bidiagonal (the singular vectors of a real bidiagonal are real);
+ *   the bidiagonal's SVD by divide and conquer with its merges' products through ozblas
+ *     (lapack_bdsdc.c; the host dbdsdc without vectors or at most 25 rows; the singular
+ *     vectors of a real bidiagonal are real);
  *   U = Q1 (Q2 U_B), V^H = (V_B^H P2^H) P1^H: stage 2's reflectors by lx_hous_apply and
  *     stage 1's by lx_ormqr (row 0 for the QR panels' Q1, row 1 for the LQ panels' P1), all
  *     products on the normwise target of Householder products.
@@ -29,7 +31,7 @@ static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
 
 /* ---- the host routines ------------------------------------------------------------------ */
 
-static void *s_bdsdc, *s_gesdd[2], *s_gesvd[2], *s_bdsqr[2]; /* found once */
+static void *s_gesdd[2], *s_gesvd[2], *s_bdsqr[2]; /* found once */
 
 /* sq: gesvd's (bdsqr, the host gesvd), else gesdd's */
 static int svd_ready(int cplx, int sq)
@@ -37,39 +39,8 @@ static int svd_ready(int cplx, int sq)
     return lx_hh_ready(cplx) && lx_band_ready(cplx) &&
            (sq ? lx_real_fn_cached(&s_bdsqr[0], 0, "bdsqr") &&
                      lx_real_fn_cached(&s_gesvd[cplx], cplx, "gesvd")
-               : lx_real_fn_cached(&s_bdsdc, 0, "bdsdc") &&
+               : lx_bdsdc_ready() &&
                      lx_real_fn_cached(&s_gesdd[cplx], cplx, "gesdd"));
-}
-
-/* dbdsdc on the real upper bidiagonal (d, e) of order n: compq 'I' (U_B, VT_B n x n) or 'N'.
- * Its flops counted as its divide and conquer's merges without deflation (4/3 n^3 with
- * vectors), its values-only dqds as 30 n^2. */
-static void bdsdc(oz_lx *x, int vec, int64_t n, double *d, double *e, double *UB, double *VTB,
-                  int64_t *info)
-{
-    double dn = (double)n;
-    /* counted as real flops whatever the element type: dbdsdc is real */
-    x->rep->host_flops += vec ? 4.0 / 3.0 * dn * dn * dn : 30.0 * dn * dn;
-    char uplo = 'U', compq = vec ? 'I' : 'N';
-    double *work = malloc(sizeof(double) * (size_t)(3 * n * n + 4 * n + 1));
-    if (!work) {
-        x->failed = 1;
-        return;
-    }
-    lx_clock clk = lx_tic(x);
-    LX_F77(I n4 = (I)n, l4 = (I)max1(n), inf4 = 0, iq = 0;
-        I *iw = malloc(sizeof(I) * (size_t)(8 * n + 1));
-        if (!iw)
-            x->failed = 1;
-        else
-            ((void (*)(const char *, const char *, const I *, double *, double *, double *,
-                       const I *, double *, const I *, double *, I *, double *, I *, I *,
-                       size_t, size_t))s_bdsdc)(&uplo, &compq, &n4, d, e, UB, &l4, VTB, &l4,
-                                                NULL, &iq, work, iw, &inf4, 1, 1);
-        *info = inf4;
-        free(iw););
-    lx_toc(x, clk, &x->rep->solver_seconds);
-    free(work);
 }
 
 /* The n x n identity of wd doubles per element (1: real, 2: complex) into I. */
@@ -397,8 +368,11 @@ static ozblas_status svd_tall(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
         goto out;
     if (sq)
         bdsqr(x, wu, wv, n, s, bd.e, UB, VTB, info);
-    else
-        bdsdc(x, vec, n, s, bd.e, UB, VTB, info);
+    else {
+        lx_clock clk = lx_tic(x); /* the merges' products are not the solver's host time */
+        lx_bdsdc(x, 'U', vec, n, s, bd.e, UB, VTB, info);
+        lx_toc(x, clk, &x->rep->solver_seconds);
+    }
     if (!vec || *info != 0 || x->failed)
         goto out;
     if (wu) { /* U = Q1 diag(Q2 U_B, I): stage 2 on the n columns of U_B only */

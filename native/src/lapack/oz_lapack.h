@@ -284,6 +284,16 @@ double lx_into_range(double nrm, double small);
 ozblas_status lx_gehrd_run(oz_lx *x, lx_hh *q, int64_t n, int64_t ilo, int64_t ihi, double *A,
                            int64_t lda, double *tau, int64_t *info);
 
+/* dbdsdc (lapack_bdsdc.c) on the real bidiagonal (d, e) of order n, uplo 'U' or 'L', with
+ * vectors (vec: compq 'I', U and VT n x n, leading dimension n, host memory) or without:
+ * beyond LAPACK's leaf size 25 with vectors, divide and conquer whose merges' vector updates
+ * are real products at the normwise target (where the host exports dlasdq, dlasd2, dlasd4,
+ * ...); else the host dbdsdc. *info as dbdsdc's; x->failed on an allocation failure.
+ * lx_bdsdc_ready: the host dbdsdc found. */
+int lx_bdsdc_ready(void);
+void lx_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, double *e, double *U,
+              double *VT, int64_t *info);
+
 /* After BEGIN: the Householder workspace (lx_hh_ready checked), or the entry returns
  * (HH_END_WITH frees it). */
 #define HH_WORK(vrows, wdim, lrw)                                                         \
