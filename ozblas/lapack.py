@@ -979,6 +979,7 @@ def _gst(a, b, itype, lower, overwrite_a, cplx, kw):
     """sygst/hegst; cplx: complex whatever the inputs' type."""
     if itype not in (1, 2, 3):
         raise ValueError(f"itype={itype!r} is not valid; accepted: 1, 2, 3")
+    lower = _flag("hegst" if cplx else "sygst", "lower", lower)
     dt, xp, opts = _start(kw, a, b)
     dt = np.complex128 if cplx else dt
     c = _fortran(a, dt, overwrite_a, xp=xp)
