@@ -76,7 +76,7 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t 
     }
     int64_t w = x->cplx ? 2 : 1;
     x->hcap = x->nb * (big > 1 ? big : 1);
-    x->hbuf[0] = malloc(sizeof(double) * (size_t)(2 * w * x->hcap));
+    x->hbuf[0] = oz_malloc(sizeof(double) * (size_t)(2 * w * x->hcap));
     x->hbuf[1] = x->hbuf[0] ? x->hbuf[0] + w * x->hcap : NULL;
     x->dpiv = oz_cuda_lx_alloc(x->opt, sizeof(int64_t) * (size_t)(big > x->nb ? big : x->nb));
     if (!x->hbuf[0] || !x->dpiv)
@@ -132,9 +132,9 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
     if (!(flags & LX_PRODUCTS) && !oz_real_lapack_ready())
         return OZBLAS_ERR_NO_HOST_BLAS;
     int64_t bn = x->nb < n ? x->nb : n, w = cplx ? 2 : 1;
-    x->work = malloc(sizeof(double) *
+    x->work = oz_malloc(sizeof(double) *
                      (size_t)(w * (bn * bn + (flags & LX_INVERSE ? n * bn : 0)) + 1));
-    x->piv32 = malloc(sizeof(int32_t) * (size_t)((n > x->nb ? n : x->nb) + 1));
+    x->piv32 = oz_malloc(sizeof(int32_t) * (size_t)((n > x->nb ? n : x->nb) + 1));
     if (!x->work || !x->piv32)
         return OZBLAS_ERR_ALLOCATION;
     return place(x, ops, nops, on, n, big);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ozblas.h"
+#include "../core/oz_internal.h" /* oz_malloc */
 
 /* One driver run. */
 typedef struct {
