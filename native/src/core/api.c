@@ -242,6 +242,11 @@ static ozblas_status emulated(const oz_executor **ex, int method, const oz_gemm_
                               const ozblas_options *opt, ozblas_report *rep)
 {
     ozblas_status st = emulate(ex, method, c, opt, rep);
+    if (st == OZBLAS_ERR_ALLOCATION) { /* C is untouched: the whole product natively */
+        oz_alloc_warn("an emulated product");
+        st = OZBLAS_OK;
+        rep->fallback = OZBLAS_FALLBACK_ALLOCATION;
+    }
     if (st == OZBLAS_OK && rep->fallback != OZBLAS_FALLBACK_NONE) {
         /* A bound describes an emulated result; after an ACCURACY fallback the maximum
          * count's says why, after any other there is none (the exponents defeated it). */

@@ -100,6 +100,34 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t 
     return OZBLAS_OK;
 }
 
+/* A host run's operands copied to x->kept (keep) and back (put_back, unless "back" is 0:
+ * then freed only): a run that ends with OZBLAS_ERR_ALLOCATION, wherever a workspace was
+ * refused (a product's included: lx_gemm), leaves them as they were, for the host routine to
+ * compute the whole call (the shim, ozblas.lapack: docs/lapack.md, "When memory runs out"). */
+static size_t kept_copy(oz_lx *x, lx_operand *ops, int nops, int back)
+{
+    size_t es = x->cplx ? 16 : 8, off = 0;
+    for (int i = 0; i < nops; i++)
+        for (int64_t j = 0; j < ops[i].cols && ops[i].rows > 0; j++, off += ops[i].rows * es) {
+            char *col = (char *)*ops[i].p + (size_t)(j * *ops[i].ld) * es;
+            if (x->kept)
+                memcpy(back ? col : (char *)x->kept + off, back ? (char *)x->kept + off : col,
+                       (size_t)ops[i].rows * es);
+        }
+    return off;
+}
+
+static ozblas_status keep(oz_lx *x, lx_operand *ops, int nops)
+{
+    size_t bytes = kept_copy(x, ops, nops, 0);
+    if (!bytes)
+        return OZBLAS_OK;
+    if (!(x->kept = oz_malloc(bytes)))
+        return OZBLAS_ERR_ALLOCATION;
+    kept_copy(x, ops, nops, 0);
+    return OZBLAS_OK;
+}
+
 /* The run: options (defaults when NULL), block size, an emptied report, workspace, and the
  * operands placed. n: the order the block size is for; big: the largest dimension of any
  * operand (the host buffers' size). */
@@ -137,7 +165,8 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
     x->piv32 = oz_malloc(sizeof(int32_t) * (size_t)((n > x->nb ? n : x->nb) + 1));
     if (!x->work || !x->piv32)
         return OZBLAS_ERR_ALLOCATION;
-    return place(x, ops, nops, on, n, big);
+    ozblas_status st = place(x, ops, nops, on, n, big);
+    return st == OZBLAS_OK && !x->dev ? keep(x, ops, nops) : st;
 }
 
 /* The end of a run (also of one begin refused): device results copied back to the caller
@@ -148,8 +177,11 @@ ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
                      ozblas_lapack_report *out)
 {
     size_t es = x->cplx ? 16 : 8;
+    /* a failure without its status: a device copy, or on a host run a host workspace */
     if (st == OZBLAS_OK && x->failed)
-        st = x->fail_status != OZBLAS_OK ? x->fail_status : OZBLAS_ERR_DEVICE;
+        st = x->fail_status != OZBLAS_OK ? x->fail_status
+             : x->dev                    ? OZBLAS_ERR_DEVICE
+                                         : OZBLAS_ERR_ALLOCATION;
     for (int i = 0; i < nops; i++) {
         lx_operand *o = &ops[i];
         if (!o->host)
@@ -162,6 +194,11 @@ ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
         *o->p = o->host;
         *o->ld = o->host_ld;
     }
+    if (st == OZBLAS_ERR_ALLOCATION) {
+        oz_alloc_warn("the LAPACK layer");
+        kept_copy(x, ops, nops, 1);
+    }
+    free(x->kept);
     if (x->dpiv)
         oz_cuda_lx_free(x->opt, x->dpiv);
     x->rep->seconds += now();

@@ -36,6 +36,8 @@ typedef struct {
     ozblas_options o; /* opt with its device resolved (opt points here) */
     ozblas_report *product; /* NULL, or the products' GEMM reports merged (lx_gemm) for a
                                caller that traces the run as one product (the shim's SYRK) */
+    double *kept; /* a host run: its operands as the caller passed them, put back when the
+                     run ends with OZBLAS_ERR_ALLOCATION (for the host routine) */
 } oz_lx;
 
 /* Element (i, j) of a column-major matrix with leading dimension ld. */
