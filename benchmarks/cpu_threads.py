@@ -6,7 +6,8 @@ that keeps small products on the calling thread switched off (the test-only hook
 (k = 8 and 32). Each time is the median of interleaved batches of calls. Prints the table and
 the crossover: the fewest elements (m k + k n + m n) from which 2 threads win at every larger
 size measured; half of it is the elements a thread should get at least
-(OZ_CPU_MIN_ELEMS_PER_THREAD in native/src/cpu/cpu_common.c). Writes
+(OZ_CPU_MIN_ELEMS_PER_THREAD in native/src/cpu/cpu_common.c). Then, with the rule on, the
+issue's case: an emulated syevd at n = 48 (nb 8) with 1 and with 2 threads. Writes
 benchmarks/results/cpu_threads.json. On a shared machine the crossover moves with the load:
 the JSON records the machine and the load average.
 """
@@ -45,6 +46,27 @@ def _time(a, b, threads, budget):
     return statistics.median(out)
 
 
+def _eigh(n=48, nb=8):
+    """The issue's case, with the rule on: ozblas.lapack.syevd at n = 48, nb = 8 (199 small
+    products), 1 and 2 threads alternating, best of 5 calls each, three rounds."""
+    from ozblas import lapack as L
+
+    a = np.random.default_rng(0).uniform(-1, 1, (n, n))
+    a = a + a.T
+    out = {1: [], 2: []}
+    for _ in range(3):
+        for t in (1, 2):
+            L.syevd(a, method="ozaki2", nb=nb, threads=t)
+            best = float("inf")
+            for _ in range(5):
+                t0 = time.perf_counter()
+                L.syevd(a, method="ozaki2", nb=nb, threads=t)
+                best = min(best, time.perf_counter() - t0)
+            out[t].append(best)
+    print(f"syevd n={n} nb={nb}: 1 thread {out[1]} s, 2 threads {out[2]} s")
+    return {"n": n, "nb": nb, "t1_s": out[1], "t2_s": out[2]}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--sizes", type=int, nargs="+", default=[16, 32, 48, 64, 96, 128, 192, 256, 384])
@@ -67,6 +89,7 @@ def main(argv=None):
                              "t1_s": t1, "t2_s": t2, "speedup_2": t1 / t2})
     finally:
         hook(-1)
+    eigh = _eigh()
     rows.sort(key=lambda r: r["elements"])
     cross = None
     for i, r in enumerate(rows):
@@ -78,7 +101,8 @@ def main(argv=None):
                   f"{r['speedup_2']:.2f}"] for r in rows]))
     print(f"2 threads win from {cross} elements on (per thread: {cross // 2 if cross else None})")
     path = write_json("cpu_threads.json", {"machine": machine(), "loadavg": os.getloadavg(),
-                                           "crossover_elements": cross, "results": rows}, args.out)
+                                           "crossover_elements": cross, "results": rows,
+                                           "syevd_rule_on": eigh}, args.out)
     print(f"wrote {path}")
 
 

@@ -2,7 +2,7 @@
  * free), the count that the device allocations share (oz_alloc_fault), and the test-only
  * fault injection point: the N-th allocation from now fails (tests/core/test_faults.py).
  * A workspace that cannot be allocated never ends a call: the product or the LAPACK call
- * is completed by the host routine (docs/accuracy.md, "When memory runs out"). */
+ * is completed by the host routine (docs/lapack.md, "When memory runs out"). */
 #include <stdio.h>
 #include <stdlib.h>
 
