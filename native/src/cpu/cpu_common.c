@@ -42,10 +42,11 @@ static int env_threads(int cap)
 }
 
 /* The elements (m k + k n + m n, twice for complex: what the OpenMP passes sweep) each
- * thread of a product gets at least, measured by benchmarks/cpu_threads.py (docs/
- * distributed.md, "Threads"): below twice this a product runs on the calling thread, where a
- * parallel region's wake-up and join (futex calls with OMP_WAIT_POLICY passive) cost more
- * than the pass. The integer products' own threads are the host BLAS's. */
+ * thread of a product gets at least (docs/distributed.md, "Threads": chosen, not a clean
+ * crossover; benchmarks/cpu_threads.py measures one): below twice this a product runs on the
+ * calling thread, where a parallel region's wake-up and join (futex calls with
+ * OMP_WAIT_POLICY passive) can cost more than the pass. The integer products' own threads are
+ * the host BLAS's. */
 #define OZ_CPU_MIN_ELEMS_PER_THREAD 32768
 /* oz_cpu_test_min_elements' value, -1: the constant. */
 static int64_t min_elems = -1;
