@@ -6,6 +6,7 @@ set(OZ_SOURCES
   src/core/dispatch.c
   src/core/config.c
   src/core/status.c
+  src/core/alloc.c
   src/core/policy_profiles.c
   src/core/policy_model.c
   src/core/policy_cache.c

@@ -1100,6 +1100,7 @@ def _gst(a, b, itype, lower, overwrite_a, cplx, kw):
     """sygst/hegst; cplx: complex whatever the inputs' type."""
     if itype not in (1, 2, 3):
         raise ValueError(f"itype={itype!r} is not valid; accepted: 1, 2, 3")
+    lower = _flag("hegst" if cplx else "sygst", "lower", lower)
     dt, xp, opts = _start(kw, a, b)
     dt = np.complex128 if cplx else dt
     c = _fortran(a, dt, overwrite_a, xp=xp)
@@ -1662,3 +1663,71 @@ def format_explain(d: dict) -> str:
                      f"  {u.get('shape') or 'update %d x %d x %d' % (u['m'], u['m'], u['k'])}: "
                      f"{u['choice']} ({u['seconds'] * 1e3:.3g} ms)")
     return "\n".join(lines)
+
+
+# ---- when memory runs out: the host routine (docs/lapack.md, "When memory runs out") ----------
+
+_OZBLAS_KW = ("method", "moduli", "scaling", "executor", "threads", "slices", "variant", "nb")
+
+
+def _host_call(name, fn, args, kw):
+    """SciPy's routine for a call that the C layer refused with OZBLAS_ERR_ALLOCATION (its
+    operands left as they were), with the same arguments; None where there is none: SciPy not
+    installed, device arrays, or a signature SciPy's routine does not take."""
+    import inspect
+
+    try:
+        from scipy.linalg import blas, lapack as host
+    except ImportError:
+        return None
+    bound = inspect.signature(fn).bind(*args, **kw)
+    given = {k: v for k, v in bound.arguments.items() if k != "kw"}
+    given.update({k: v for k, v in bound.arguments.get("kw", {}).items() if k not in _OZBLAS_KW})
+    arrays = [v for v in given.values() if hasattr(v, "dtype") and hasattr(v, "shape")]
+    if any(_on_device(a) for a in arrays):
+        return None
+    cplx = name.startswith(("he", "un")) or any(np.iscomplexobj(a) for a in arrays)
+    p = "z" if cplx else "d"
+    # ozblas's real names also take complex input (syevd: zheevd, orgqr: zungqr)
+    names = [p + name] + ([p + "he" + name[2:], p + "un" + name[2:]] if cplx else [])
+    f = next((getattr(m, s) for s in names for m in (host, blas) if hasattr(m, s)), None)
+    if f is None:
+        return None
+    given = {k: v for k, v in given.items() if v is not None}
+    if name == "gelsd":  # SciPy's takes its workspace sizes as required arguments
+        a, b = np.asarray(given["a"]), np.asarray(given["b"])
+        sizes = getattr(host, p + "gelsd_lwork")(a.shape[0], a.shape[1],
+                                                 1 if b.ndim == 1 else b.shape[1],
+                                                 given.get("cond", -1.0))
+        given["lwork"] = int(np.real(sizes[0]))
+        given.update({"size_rwork": int(sizes[1]), "size_iwork": int(sizes[2])} if cplx
+                     else {"size_iwork": int(sizes[1])})
+        given.pop("lwork_query", None)
+    try:
+        return f(**given)
+    except TypeError:  # an argument SciPy's routine does not have
+        return None
+
+
+def _host_on_allocation(fn):
+    import functools
+
+    @functools.wraps(fn)
+    def routine(*args, **kw):
+        try:
+            return fn(*args, **kw)
+        except OzblasError as e:
+            if e.status != "OZBLAS_ERR_ALLOCATION":
+                raise
+            out = _host_call(fn.__name__, fn, args, kw)
+            if out is None:
+                raise
+            return out
+
+    return routine
+
+
+for _name in __all__:
+    if _name != "last_report":
+        globals()[_name] = _host_on_allocation(globals()[_name])
+del _name

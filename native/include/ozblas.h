@@ -82,9 +82,11 @@ typedef enum {
     OZBLAS_FALLBACK_NOT_IMPLEMENTED = 5, /* the method asked for is not implemented in this build */
     OZBLAS_FALLBACK_ACCURACY = 6,       /* automatic precision: no count up to the maximum
                                            meets DGEMM-level accuracy for these inputs */
-    OZBLAS_FALLBACK_ENGINE = 7          /* the product engine asked for is not available on
+    OZBLAS_FALLBACK_ENGINE = 7,         /* the product engine asked for is not available on
                                            this executor or device (ozblas_engine_available
                                            says why) */
+    OZBLAS_FALLBACK_ALLOCATION = 8      /* a workspace (host or device) could not be
+                                           allocated: the whole product computed natively */
 } ozblas_fallback;
 
 /* What the result promises (ozblas_options.accuracy). */

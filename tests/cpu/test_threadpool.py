@@ -67,7 +67,7 @@ def test_cap_applies_to_explicit_thread_counts(monkeypatch):
 _THREADS_SCRIPT = r"""
 import json, os, numpy as np, ozblas, threadpoolctl
 tasks = lambda: len(os.listdir("/proc/self/task"))
-a = np.random.default_rng(0).standard_normal((96, 96))
+a = np.random.default_rng(0).standard_normal((160, 160))  # above the one-thread size (cpu_common.c)
 ozblas.matmul(a, a, method="native")  # the host BLAS's own threads, if it starts any
 n0 = tasks()
 with threadpoolctl.threadpool_limits(limits={"libozblas": 1}):

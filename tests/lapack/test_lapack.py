@@ -352,6 +352,9 @@ def _bad_option_calls():
         ("sytrf", lambda v: L.sytrf(a, lower=v), "lower", 2, "0, 1"),
         ("hetrs", lambda v: L.hetrs(a, piv, b, lower=v), "lower", 2, "0, 1"),
         ("sysv", lambda v: L.sysv(a, b, lower=v), "lower", 9, "0, 1"),
+        ("sygst", lambda v: L.sygst(a, a, lower=v), "lower", "U", "0, 1"),
+        ("sygst", lambda v: L.sygst(a, a, lower=v), "lower", 2, "0, 1"),
+        ("hegst", lambda v: L.hegst(a, a, lower=v), "lower", -1, "0, 1"),
     ]:
         calls.append(pytest.param(name, call, arg, value, accepted, id=f"{name}-{arg}-{value!r}"))
     return calls

@@ -21,7 +21,7 @@ ozblas_status ozblas_context_create(ozblas_context **ctx)
 {
     if (!ctx)
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    *ctx = calloc(1, sizeof **ctx);
+    *ctx = oz_calloc(1, sizeof **ctx);
     return *ctx ? OZBLAS_OK : OZBLAS_ERR_ALLOCATION;
 }
 
@@ -242,6 +242,11 @@ static ozblas_status emulated(const oz_executor **ex, int method, const oz_gemm_
                               const ozblas_options *opt, ozblas_report *rep)
 {
     ozblas_status st = emulate(ex, method, c, opt, rep);
+    if (st == OZBLAS_ERR_ALLOCATION) { /* C is untouched: the whole product natively */
+        oz_alloc_warn("an emulated product");
+        st = OZBLAS_OK;
+        rep->fallback = OZBLAS_FALLBACK_ALLOCATION;
+    }
     if (st == OZBLAS_OK && rep->fallback != OZBLAS_FALLBACK_NONE) {
         /* A bound describes an emulated result; after an ACCURACY fallback the maximum
          * count's says why, after any other there is none (the exponents defeated it). */
@@ -376,12 +381,12 @@ static ozblas_status batch_chunk(ozblas_context *ctx, const oz_gemm_call *proto,
                                  int64_t *merged, unsigned char *done)
 {
     ozblas_status st = OZBLAS_OK;
-    oz_gemm_call *calls = malloc(sizeof *calls * (size_t)nb);
-    oz_gemm_call **sel = malloc(sizeof *sel * (size_t)nb);
-    ozblas_report *reps = malloc(sizeof *reps * (size_t)nb), **selr = malloc(sizeof *selr * (size_t)nb);
-    int64_t *idx = malloc(sizeof *idx * (size_t)nb);
-    int *go = malloc(sizeof *go * (size_t)nb);
-    unsigned char *bdone = calloc((size_t)nb, 1), *batched = calloc((size_t)nb, 1);
+    oz_gemm_call *calls = oz_malloc(sizeof *calls * (size_t)nb);
+    oz_gemm_call **sel = oz_malloc(sizeof *sel * (size_t)nb);
+    ozblas_report *reps = oz_malloc(sizeof *reps * (size_t)nb), **selr = oz_malloc(sizeof *selr * (size_t)nb);
+    int64_t *idx = oz_malloc(sizeof *idx * (size_t)nb);
+    int *go = oz_malloc(sizeof *go * (size_t)nb);
+    unsigned char *bdone = oz_calloc((size_t)nb, 1), *batched = oz_calloc((size_t)nb, 1);
     ozblas_options opt, opt_b;
     const oz_executor *ex_b = NULL;
     int64_t ns = 0;
@@ -460,7 +465,7 @@ ozblas_status oz_gemm_batch(ozblas_context *ctx, int cplx, char transa, char tra
     total.bound = -1.0;
     if (!alpha || !beta || batch < 0 || (batch && (!A || !B || !C)))
         return OZBLAS_ERR_INVALID_ARGUMENT;
-    unsigned char *done = done_out ? done_out : calloc((size_t)(batch ? batch : 1), 1);
+    unsigned char *done = done_out ? done_out : oz_calloc((size_t)(batch ? batch : 1), 1);
     if (!done)
         return OZBLAS_ERR_ALLOCATION;
     memset(done, 0, (size_t)batch);
@@ -504,9 +509,9 @@ static ozblas_status gemm_strided(ozblas_context *ctx, int cplx, char transa, ch
         return oz_gemm_batch(ctx, cplx, transa, transb, m, n, k, alpha, NULL, lda, NULL, ldb,
                              beta, NULL, ldc, batch, opt, report, NULL);
     const int64_t w = cplx ? 2 : 1, chunk = batch < OZ_BATCH_CHUNK ? batch : OZ_BATCH_CHUNK;
-    const double **pa = malloc(sizeof *pa * (size_t)chunk);
-    const double **pb = malloc(sizeof *pb * (size_t)chunk);
-    double **pc = malloc(sizeof *pc * (size_t)chunk);
+    const double **pa = oz_malloc(sizeof *pa * (size_t)chunk);
+    const double **pb = oz_malloc(sizeof *pb * (size_t)chunk);
+    double **pc = oz_malloc(sizeof *pc * (size_t)chunk);
     ozblas_status st = pa && pb && pc ? OZBLAS_OK : OZBLAS_ERR_ALLOCATION;
     ozblas_report total, part;
     double t0 = oz_now();

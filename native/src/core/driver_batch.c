@@ -38,7 +38,7 @@ static ozblas_status auto_item(const oz_kernels *K, const oz_gemm_call *c,
     else if (st == OZBLAS_OK && n && r.fallback == OZBLAS_FALLBACK_NONE) {
         /* the walk's last count is the one returned: the probe's bits are n's */
         K->probe_sides(probe, &a, &b);
-        it->bits = malloc(sizeof(int) * (size_t)(c->m + c->n));
+        it->bits = oz_malloc(sizeof(int) * (size_t)(c->m + c->n));
         if (!it->bits) {
             st = OZBLAS_ERR_ALLOCATION;
         } else {
@@ -67,11 +67,11 @@ static ozblas_status run_group(const oz_executor *ex, oz_gemm_call *const *calls
     const int cx = calls[sel[0]]->is_complex, fast = opt->scaling == OZBLAS_SCALING_FAST;
     const int automatic = !opt->moduli;
     ozblas_status st = OZBLAS_OK;
-    const oz_gemm_call **gc = malloc(sizeof *gc * (size_t)ns);
-    const int **ba = malloc(sizeof *ba * (size_t)ns), **bb = malloc(sizeof *bb * (size_t)ns);
-    int *bad = malloc(sizeof *bad * (size_t)ns);
-    unsigned char *skip = malloc((size_t)ns);
-    oz_side *sa = malloc(sizeof *sa * (size_t)ns), *sb = malloc(sizeof *sb * (size_t)ns);
+    const oz_gemm_call **gc = oz_malloc(sizeof *gc * (size_t)ns);
+    const int **ba = oz_malloc(sizeof *ba * (size_t)ns), **bb = oz_malloc(sizeof *bb * (size_t)ns);
+    int *bad = oz_malloc(sizeof *bad * (size_t)ns);
+    unsigned char *skip = oz_malloc((size_t)ns);
+    oz_side *sa = oz_malloc(sizeof *sa * (size_t)ns), *sb = oz_malloc(sizeof *sb * (size_t)ns);
     if (!gc || !ba || !bb || !bad || !skip || !sa || !sb) {
         st = OZBLAS_ERR_ALLOCATION;
         goto out;
@@ -150,8 +150,8 @@ ozblas_status oz_ozaki2_batch(const oz_executor *ex, oz_gemm_call *const *calls,
         c0->k > (c0->is_complex ? OZ2_MAX_K / 2 : OZ2_MAX_K))
         return OZBLAS_OK; /* one by one (the single calls' ENGINE and TOO_LARGE_K fallbacks) */
     ozblas_status st = OZBLAS_OK;
-    batch_item *items = calloc((size_t)nb, sizeof *items);
-    int64_t *sel = malloc(sizeof *sel * (size_t)nb);
+    batch_item *items = oz_calloc((size_t)nb, sizeof *items);
+    int64_t *sel = oz_malloc(sizeof *sel * (size_t)nb);
     if (!items || !sel) {
         st = OZBLAS_ERR_ALLOCATION;
         goto out;

@@ -222,7 +222,7 @@ static double *host_copy(const oz_executor *dev, const ozblas_options *opt, cons
                          int64_t ld, int64_t rows, int64_t cols, int w, int copy)
 {
     const size_t es = sizeof(double) * (size_t)w;
-    double *H = malloc(es * (size_t)(rows * cols));
+    double *H = oz_malloc(es * (size_t)(rows * cols));
     if (H && copy && dev->copy(opt, H, es * (size_t)rows, X, es * (size_t)ld,
                                es * (size_t)rows, (size_t)cols)) {
         free(H);
@@ -295,22 +295,22 @@ static ozblas_status split_host(const oz_executor *ex, int method, const oz_gemm
     if (capped && span_a < SPLIT_BAND && span_b < SPLIT_BAND)
         return OZBLAS_OK; /* one band each: the part would be the whole call, over the cap */
     ozblas_status st = OZBLAS_OK;
-    S.a = malloc(sizeof(double) * w * mk);
-    S.b = malloc(sizeof(double) * w * kn);
-    S.da = malloc(sizeof(short) * w * mk);
-    S.db = malloc(sizeof(short) * w * kn);
+    S.a = oz_malloc(sizeof(double) * w * mk);
+    S.b = oz_malloc(sizeof(double) * w * kn);
+    S.da = oz_malloc(sizeof(short) * w * mk);
+    S.db = oz_malloc(sizeof(short) * w * kn);
     if (!S.a || !S.b || !S.da || !S.db)
         goto done; /* no memory for the split: the call's fallback stands */
     gather(c->A, c->lda, c->transa, S.cx, c->m, c->k, S.a);
     gather(c->B, c->ldb, c->transb, S.cx, c->k, c->n, S.b);
     offsets(S.a, c->m, 'N', S.cx, c->m, c->k, 1, S.da);
     offsets(S.b, c->k, 'N', S.cx, c->k, c->n, 0, S.db);
-    S.pa = malloc(sizeof(double) * w * mk);
-    S.pb = malloc(sizeof(double) * w * kn);
-    S.sa = malloc((size_t)c->k);
-    S.part = malloc(sizeof(double) * pw * w * mn);
-    S.s = calloc((size_t)(w * mn), sizeof(double));
-    S.t = calloc((size_t)(w * mn), sizeof(double));
+    S.pa = oz_malloc(sizeof(double) * w * mk);
+    S.pb = oz_malloc(sizeof(double) * w * kn);
+    S.sa = oz_malloc((size_t)c->k);
+    S.part = oz_malloc(sizeof(double) * pw * w * mn);
+    S.s = oz_calloc((size_t)(w * mn), sizeof(double));
+    S.t = oz_calloc((size_t)(w * mn), sizeof(double));
     if (!S.pa || !S.pb || !S.sa || !S.part || !S.s || !S.t)
         goto done;
     /* a side within one band stays whole; else bands of SPLIT_BAND, bisected as needed */

@@ -86,7 +86,7 @@ static ozblas_status gemm_dd(int cx, char transa, char transb, int64_t m, int64_
                     memset(out[p] + w * j * ld[p], 0, es * (size_t)m);
                 continue;
             }
-            if (!zero && !(zero = calloc((size_t)(m * n), es)))
+            if (!zero && !(zero = oz_calloc((size_t)(m * n), es)))
                 return OZBLAS_ERR_ALLOCATION;
             if (dev->copy(&opt, out[p], es * ld[p], zero, es * m, es * m, n)) {
                 free(zero);

@@ -165,6 +165,18 @@ int oz_env_cuda_verbose(void);
 /* Internal functions the preload shim (libozblas_preload.so, which links libozblas.so)
  * calls: exported from libozblas.so but not part of the public API in ozblas.h. */
 #define OZ_SHIM_API __attribute__((visibility("default")))
+/* Test-only entry points (tests/, benchmarks/ through ctypes): exported, not in ozblas.h. */
+#define OZ_TEST_HOOK __attribute__((visibility("default")))
+
+/* core/alloc.c: every host workspace comes from oz_malloc/oz_calloc (freed with free), and
+ * every device allocation asks oz_alloc_fault first (1: fail it): one count, which the
+ * test-only fault injection point of alloc.c makes fail at the N-th. oz_alloc_warn: the
+ * one warning line of a process whose call (what: e.g. "dgemm") went to the host routine
+ * for want of memory. */
+OZ_SHIM_API void *oz_malloc(size_t bytes);
+OZ_SHIM_API void *oz_calloc(size_t n, size_t size);
+int oz_alloc_fault(void);
+OZ_SHIM_API void oz_alloc_warn(const char *what);
 
 /* core/api.c: a batch of products of one shape, A_b = A[b], B_b = B[b], C_b = C[b] (host
  * arrays of pointers to host or device memory), as ozblas_dgemm_batched (cplx 0: alpha[0]

@@ -41,6 +41,7 @@ const char *ozblas_fallback_name(int f)
     case OZBLAS_FALLBACK_NOT_IMPLEMENTED: return "method not implemented";
     case OZBLAS_FALLBACK_ACCURACY: return "no count meets DGEMM-level accuracy";
     case OZBLAS_FALLBACK_ENGINE: return "engine not available on this executor or device";
+    case OZBLAS_FALLBACK_ALLOCATION: return "workspace could not be allocated";
     }
     return "unknown";
 }

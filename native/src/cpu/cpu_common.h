@@ -32,9 +32,26 @@ ozblas_status oz_host_gemm(char prec, char transa, char transb, int64_t m, int64
 ozblas_status oz_cpu_exact(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
                            int64_t ldlo, ozblas_report *report);
 
-/* OpenMP threads for a call: opt->threads, or all cores when 0. */
-int oz_cpu_threads(const ozblas_options *opt);
+/* OpenMP threads for an m x n x k product (cplx: complex): opt->threads, or all cores when
+ * 0, but one for each OZ_CPU_MIN_ELEMS_PER_THREAD elements of its operands and result at
+ * most (a small product runs on the calling thread; cpu_common.c). */
+int oz_cpu_threads(const ozblas_options *opt, int64_t m, int64_t n, int64_t k, int cplx);
 
+/* A parallel loop or region of nt threads with the clauses, or the same statement on the
+ * calling thread, outside any parallel region, when nt is 1: libgomp's team of one still
+ * wakes its barrier with a futex call, which the LAPACK layer's thousands of small products
+ * would pay (oz_cpu_threads). The loop (a for statement) must not ask for its thread's
+ * number outside a region: there it is the caller's own team's. */
+#define OZ_PRAGMA(x) _Pragma(#x)
+#define OZ_CPU_FOR(nt, clauses, ...)                                          \
+    do {                                                                       \
+        if ((nt) > 1) {                                                        \
+            OZ_PRAGMA(omp parallel for num_threads(nt) clauses)                \
+            __VA_ARGS__                                                        \
+        } else {                                                               \
+            __VA_ARGS__                                                        \
+        }                                                                      \
+    } while (0)
 /* C = A^T B (A k x m, B k x n, C m x n with ldc = m), exact small integers in float: the host
  * SGEMM, or a plain dot-product kernel when no host BLAS is loaded. */
 void oz_cpu_sgemm_tn(int nt, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,

@@ -18,13 +18,13 @@
 /* The nd limb planes of the k x cols matrix X (ld k) as E2M1 values: plane i at L + i * k * cols. */
 static void fp4_planes(int nt, const float *X, int64_t total, int nd, float *L)
 {
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t e = 0; e < total; e++) {
-        int c[OZ_FP4_MAX_LIMBS];
-        oz_fp4_limbs((int64_t)X[e], nd, c);
-        for (int i = 0; i < nd; i++)
-            L[e + i * total] = 0.5f * (float)c[i];
-    }
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t e = 0; e < total; e++) {
+            int c[OZ_FP4_MAX_LIMBS];
+            oz_fp4_limbs((int64_t)X[e], nd, c);
+            for (int i = 0; i < nd; i++)
+                L[e + i * total] = 0.5f * (float)c[i];
+        });
 }
 
 void oz_cpu_engine_product(int nt, int engine, int nd, int64_t m, int64_t n, int64_t k,
@@ -36,9 +36,9 @@ void oz_cpu_engine_product(int nt, int engine, int nd, int64_t m, int64_t n, int
         for (int64_t l0 = 0; l0 < k; l0 += OZ_CPU_KBLOCK) {
             int64_t kb = k - l0 < OZ_CPU_KBLOCK ? k - l0 : OZ_CPU_KBLOCK;
             oz_cpu_sgemm_tn(nt, m, n, kb, X + l0, k, Y + l0, k, P);
-#pragma omp parallel for num_threads(nt) schedule(static)
-            for (int64_t e = 0; e < mn; e++)
-                D[e] = l0 ? D[e] + P[e] : P[e];
+            OZ_CPU_FOR(nt, schedule(static),
+                for (int64_t e = 0; e < mn; e++)
+                    D[e] = l0 ? D[e] + P[e] : P[e];);
         }
         return;
     }
@@ -53,9 +53,9 @@ void oz_cpu_engine_product(int nt, int engine, int nd, int64_t m, int64_t n, int
                 const double wt = oz_fp4_weight(i, j);
                 const int first = l0 == 0 && i == 0 && j == 0;
                 /* exact: |4 P| < 144 K <= 2^24, times 13^4 at most, summed below 2^53 */
-#pragma omp parallel for num_threads(nt) schedule(static)
-                for (int64_t e = 0; e < mn; e++)
-                    D[e] = first ? wt * P[e] : D[e] + wt * P[e];
+                OZ_CPU_FOR(nt, schedule(static),
+                    for (int64_t e = 0; e < mn; e++)
+                        D[e] = first ? wt * P[e] : D[e] + wt * P[e];);
             }
     }
 }
@@ -66,8 +66,8 @@ int oz_cpu_engine_work_init(oz_cpu_engine_work *w, int engine, int nd, int64_t m
     memset(w, 0, sizeof *w);
     if (engine != OZ2_ENGINE_FP4)
         return 1;
-    w->LA = malloc(sizeof(float) * nd * k * m);
-    w->LB = malloc(sizeof(float) * nd * k * n);
+    w->LA = oz_malloc(sizeof(float) * nd * k * m);
+    w->LB = oz_malloc(sizeof(float) * nd * k * n);
     return w->LA && w->LB;
 }
 
@@ -89,10 +89,10 @@ ozblas_status ozblas_engine_gemm_int8(int engine, int64_t m, int64_t n, int64_t 
         return OZBLAS_ERR_INVALID_ARGUMENT;
     if (!m || !n)
         return OZBLAS_OK;
-    const int nt = oz_cpu_threads(NULL), nd = OZ_FP4_MAX_LIMBS;
-    float *X = malloc(sizeof(float) * (k * m + 1)), *Y = malloc(sizeof(float) * (k * n + 1));
-    float *P = malloc(sizeof(float) * m * n);
-    double *D = malloc(sizeof(double) * m * n);
+    const int nt = oz_cpu_threads(NULL, m, n, k, 0), nd = OZ_FP4_MAX_LIMBS;
+    float *X = oz_malloc(sizeof(float) * (k * m + 1)), *Y = oz_malloc(sizeof(float) * (k * n + 1));
+    float *P = oz_malloc(sizeof(float) * m * n);
+    double *D = oz_malloc(sizeof(double) * m * n);
     oz_cpu_engine_work w;
     int ok = oz_cpu_engine_work_init(&w, engine, nd, m, n, k) && X && Y && P && D;
     if (ok) {

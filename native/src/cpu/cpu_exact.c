@@ -39,14 +39,14 @@ static void side_free(side *s)
 
 static int side_stats(side *s, int64_t k, int nt)
 {
-    s->low = malloc(sizeof(int) * (size_t)s->outer);
-    s->top = malloc(sizeof(int) * (size_t)s->outer);
-    s->direct = malloc((size_t)s->outer);
+    s->low = oz_malloc(sizeof(int) * (size_t)s->outer);
+    s->top = oz_malloc(sizeof(int) * (size_t)s->outer);
+    s->direct = oz_malloc((size_t)s->outer);
     if (!s->low || !s->top || !s->direct)
         return 0;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t o = 0; o < s->outer; o++)
-        ozx_outer_stats(&s->v, o, k, &s->low[o], &s->top[o], &s->direct[o]);
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t o = 0; o < s->outer; o++)
+            ozx_outer_stats(&s->v, o, k, &s->low[o], &s->top[o], &s->direct[o]););
     return 1;
 }
 
@@ -55,24 +55,24 @@ static int side_integers(side *s, int64_t k, int nt)
 {
     size_t len = (size_t)(k * s->outer);
     for (int p = 0; p < (s->v.cx ? 2 : 1); p++) {
-        s->F[p] = malloc(sizeof(double) * len);
-        s->s[p] = malloc(sizeof(int16_t) * len);
+        s->F[p] = oz_malloc(sizeof(double) * len);
+        s->s[p] = oz_malloc(sizeof(int16_t) * len);
         if (!s->F[p] || !s->s[p])
             return 0;
     }
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t o = 0; o < s->outer; o++) {
-        int skip = s->direct[o] || s->top[o] == 0;
-        for (int64_t l = 0; l < k; l++) {
-            double x[2];
-            ozx_get(&s->v, o, l, &x[0], &x[1]);
-            for (int p = 0; p < (s->v.cx ? 2 : 1); p++) {
-                int sh = 0;
-                s->F[p][o * k + l] = skip ? 0.0 : ozx_integer(x[p], -s->low[o], &sh);
-                s->s[p][o * k + l] = (int16_t)sh; /* sh < top <= budget(64) < 2^15 */
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t o = 0; o < s->outer; o++) {
+            int skip = s->direct[o] || s->top[o] == 0;
+            for (int64_t l = 0; l < k; l++) {
+                double x[2];
+                ozx_get(&s->v, o, l, &x[0], &x[1]);
+                for (int p = 0; p < (s->v.cx ? 2 : 1); p++) {
+                    int sh = 0;
+                    s->F[p][o * k + l] = skip ? 0.0 : ozx_integer(x[p], -s->low[o], &sh);
+                    s->s[p][o * k + l] = (int16_t)sh; /* sh < top <= budget(64) < 2^15 */
+                }
             }
-        }
-    }
+        });
     return 1;
 }
 
@@ -80,12 +80,12 @@ static int side_integers(side *s, int64_t k, int nt)
 static void side_residues(side *s, int64_t k, double m, double inv, const double *pow2, int nt)
 {
     const int64_t len = k * s->outer;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t e = 0; e < len; e++) {
-        const int cx = s->v.cx;
-        ozx_residues(s->F[0][e], s->s[0][e], cx ? s->F[1][e] : 0.0, cx ? s->s[1][e] : 0, cx, m,
-                     inv, pow2, &s->re[e], cx ? &s->im[e] : NULL, cx ? &s->sum[e] : NULL);
-    }
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t e = 0; e < len; e++) {
+            const int cx = s->v.cx;
+            ozx_residues(s->F[0][e], s->s[0][e], cx ? s->F[1][e] : 0.0, cx ? s->s[1][e] : 0, cx, m,
+                         inv, pow2, &s->re[e], cx ? &s->im[e] : NULL, cx ? &s->sum[e] : NULL);
+        });
 }
 
 /* One entry from its residues: the usual limb counts as constants (unrolled loops). */
@@ -114,7 +114,7 @@ ozblas_status oz_cpu_exact(const oz_gemm_call *c, const ozblas_options *opt, dou
 {
     if (!oz_host_blas_get())
         return OZBLAS_ERR_NO_HOST_BLAS;
-    int nt = oz_cpu_threads(opt);
+    int nt = oz_cpu_threads(opt, c->m, c->n, c->k, c->is_complex);
     const int cx = c->is_complex, w = cx ? 2 : 1;
     const int64_t m = c->m, n = c->n, k = c->k;
     side a = {{c->A, c->lda, c->transa, 1, cx}, m, NULL, NULL, NULL, {NULL, NULL},
@@ -139,17 +139,17 @@ ozblas_status oz_cpu_exact(const oz_gemm_call *c, const ozblas_options *opt, dou
         goto done;
     if (T) {
         size_t ka = (size_t)(k * m), kb = (size_t)(k * n), mn = (size_t)(m * n);
-        a.re = malloc(sizeof(double) * ka);
-        b.re = malloc(sizeof(double) * kb);
+        a.re = oz_malloc(sizeof(double) * ka);
+        b.re = oz_malloc(sizeof(double) * kb);
         if (cx) {
-            a.im = malloc(sizeof(double) * ka);
-            a.sum = malloc(sizeof(double) * ka);
-            b.im = malloc(sizeof(double) * kb);
-            b.sum = malloc(sizeof(double) * kb);
+            a.im = oz_malloc(sizeof(double) * ka);
+            a.sum = oz_malloc(sizeof(double) * ka);
+            b.im = oz_malloc(sizeof(double) * kb);
+            b.sum = oz_malloc(sizeof(double) * kb);
         }
-        P = malloc(sizeof(double) * mn * (cx ? 3 : 1));
-        R = malloc(sizeof(float) * mn * (size_t)(w * N));
-        pow2 = malloc(sizeof(double) * (size_t)((ta > tb ? ta : tb) + 1));
+        P = oz_malloc(sizeof(double) * mn * (cx ? 3 : 1));
+        R = oz_malloc(sizeof(float) * mn * (size_t)(w * N));
+        pow2 = oz_malloc(sizeof(double) * (size_t)((ta > tb ? ta : tb) + 1));
         if (!a.re || !b.re || !P || !R || !pow2 || (cx && (!a.im || !a.sum || !b.im || !b.sum)))
             goto done;
         for (int t = 0; t < N; t++) {
@@ -177,10 +177,10 @@ ozblas_status oz_cpu_exact(const oz_gemm_call *c, const ozblas_options *opt, dou
                 const int first = kb0 == 0;
                 t0 = omp_get_wtime();
                 ph[2] += t0 - t1;
-#pragma omp parallel for num_threads(nt) schedule(static)
-                for (int64_t e = 0; e < m * n; e++)
-                    ozx_reduce(P[e], cx ? P[mn + e] : 0.0, cx ? P[2 * mn + e] : 0.0, cx, first,
-                               mt, inv, &Rr[e], cx ? &Ri[e] : NULL);
+                OZ_CPU_FOR(nt, schedule(static),
+                    for (int64_t e = 0; e < m * n; e++)
+                        ozx_reduce(P[e], cx ? P[mn + e] : 0.0, cx ? P[2 * mn + e] : 0.0, cx, first,
+                                   mt, inv, &Rr[e], cx ? &Ri[e] : NULL););
                 t1 = omp_get_wtime();
                 ph[3] += t1 - t0;
             }
@@ -192,23 +192,23 @@ ozblas_status oz_cpu_exact(const oz_gemm_call *c, const ozblas_options *opt, dou
     /* CRT (or a direct dot product) and the one rounding, entry by entry. */
     t0 = omp_get_wtime();
     int64_t direct = 0;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(+ : direct)
-    for (int64_t j = 0; j < n; j++) {
-        for (int64_t i = 0; i < m; i++) {
-            const int64_t e = i + j * m;
-            double v[2] = {0.0, 0.0}, vl[2] = {0.0, 0.0};
-            if (a.direct[i] || b.direct[j]) {
-                direct++;
-                ozx_direct_entry(&a.v, &b.v, i, j, k, lo != NULL, v, vl);
-            } else if (T && a.top[i] && b.top[j]) {
-                const int base = a.low[i] + b.low[j];
-                for (int p = 0; p < w; p++)
-                    crt_entry(T, R + (size_t)p * m * n + e, (int64_t)w * m * n, base, lo != NULL,
-                              &v[p], &vl[p]);
+    OZ_CPU_FOR(nt, schedule(dynamic, 1) reduction(+ : direct),
+        for (int64_t j = 0; j < n; j++) {
+            for (int64_t i = 0; i < m; i++) {
+                const int64_t e = i + j * m;
+                double v[2] = {0.0, 0.0}, vl[2] = {0.0, 0.0};
+                if (a.direct[i] || b.direct[j]) {
+                    direct++;
+                    ozx_direct_entry(&a.v, &b.v, i, j, k, lo != NULL, v, vl);
+                } else if (T && a.top[i] && b.top[j]) {
+                    const int base = a.low[i] + b.low[j];
+                    for (int p = 0; p < w; p++)
+                        crt_entry(T, R + (size_t)p * m * n + e, (int64_t)w * m * n, base, lo != NULL,
+                                  &v[p], &vl[p]);
+                }
+                ozx_store(&up, c->C, c->ldc, lo, ldlo, i, j, v, vl);
             }
-            ozx_store(&up, c->C, c->ldc, lo, ldlo, i, j, v, vl);
-        }
-    }
+        });
     ph[4] = omp_get_wtime() - t0;
     if (rep) {
         memcpy(rep->phase_seconds, ph, sizeof ph);

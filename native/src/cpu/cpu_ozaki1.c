@@ -117,20 +117,20 @@ static int split_side(int nt, const oz_gemm_call *c, int is_a, int s, int beta, 
     double sign = tr == 'C' ? -1.0 : 1.0;
     memset(sd, 0, sizeof *sd);
     sd->cols = cols;
-    sd->I = malloc((size_t)(cols * s * np * k));
-    sd->e = malloc(sizeof(int) * cols * s);
-    sd->top = malloc(sizeof(int) * cols);
-    double *work = malloc(sizeof(double) * 2 * np * k * nt);
+    sd->I = oz_malloc((size_t)(cols * s * np * k));
+    sd->e = oz_malloc(sizeof(int) * cols * s);
+    sd->top = oz_malloc(sizeof(int) * cols);
+    double *work = oz_malloc(sizeof(double) * 2 * np * k * nt);
     if (!sd->I || !sd->e || !sd->top || !work) {
         free(work);
         return 0;
     }
     int b = 0, ls = 0;
-#pragma omp parallel num_threads(nt) reduction(| : b, ls)
-    {
-        double *x = work + (int64_t)omp_get_thread_num() * 2 * np * k, *R = x + np * k;
-#pragma omp for schedule(static)
+    OZ_CPU_FOR(nt, schedule(static) reduction(| : b, ls),
         for (int64_t q = 0; q < cols; q++) {
+            /* the thread's scratch (outside a region: 0, whatever team the caller runs in) */
+            double *x = work + (int64_t)(nt > 1 ? omp_get_thread_num() : 0) * 2 * np * k;
+            double *R = x + np * k;
             double amax = 0.0;
             int fin = 1;
             for (int64_t l = 0; l < k; l++) {
@@ -155,8 +155,7 @@ static int split_side(int nt, const oz_gemm_call *c, int is_a, int s, int beta, 
             sd->top[q] = amax > 0.0 ? oz_exponent(amax) : INT_MIN;
             ls |= split_column(x, R, k, np, s, beta, variant, amax, sd->I + q * s * np * k,
                                sd->e + q * s);
-        }
-    }
+        });
     free(work);
     *bad |= b;
     *lost |= ls;
@@ -222,15 +221,15 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
     nbt = nbt < 1 ? 1 : nbt > n ? n : nbt;
     int64_t kbm = k < OZ1_KBLOCK ? k : OZ1_KBLOCK;
     int64_t T = mbt * nbt;
-    FA = malloc(sizeof(float) * s * np * mbt * kbm);
-    FB = malloc(sizeof(float) * np * nbt * kbm);
-    P = malloc(sizeof(float) * s * np * np * T);
-    X = malloc(sizeof(double) * npairs * np * T);
-    acc = malloc(sizeof(double) * np * T);
+    FA = oz_malloc(sizeof(float) * s * np * mbt * kbm);
+    FB = oz_malloc(sizeof(float) * np * nbt * kbm);
+    P = oz_malloc(sizeof(float) * s * np * np * T);
+    X = oz_malloc(sizeof(double) * npairs * np * T);
+    acc = oz_malloc(sizeof(double) * np * T);
     int okw = 1;
     if (o->engine == OZ2_ENGINE_FP4) { /* the limb planes of the largest stacked product */
-        PF = malloc(sizeof(float) * s * np * np * T);
-        D = malloc(sizeof(double) * s * np * np * T);
+        PF = oz_malloc(sizeof(float) * s * np * np * T);
+        D = oz_malloc(sizeof(double) * s * np * np * T);
         okw = PF && D &&
               oz_cpu_engine_work_init(&w, o->engine, OZ_FP4_MAX_LIMBS, s * np * mbt, np * nbt, kbm);
     }
@@ -247,24 +246,24 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
                 int64_t kb = k - l0 < OZ1_KBLOCK ? k - l0 : OZ1_KBLOCK;
                 int first = l0 == 0;
                 /* A slices of the tile for this block: column (p * np + t) * mt + il */
-#pragma omp parallel for num_threads(nt) schedule(static)
-                for (int64_t il = 0; il < mt; il++)
-                    for (int pt = 0; pt < s * np; pt++) {
-                        const int8_t *src = sa.I + ((i0 + il) * s * np + pt) * k + l0;
-                        float *dst = FA + (pt * mt + il) * kb;
-                        for (int64_t l = 0; l < kb; l++)
-                            dst[l] = src[l];
-                    }
-                for (int q = 0; q < s; q++) {
-                    int64_t rows = (int64_t)(s - q) * np * mt; /* stacked A_1..A_{s-q} */
-#pragma omp parallel for num_threads(nt) schedule(static)
-                    for (int64_t jl = 0; jl < ntl; jl++)
-                        for (int t = 0; t < np; t++) {
-                            const int8_t *src = sb.I + ((j0 + jl) * s * np + q * np + t) * k + l0;
-                            float *dst = FB + (t * ntl + jl) * kb;
+                OZ_CPU_FOR(nt, schedule(static),
+                    for (int64_t il = 0; il < mt; il++)
+                        for (int pt = 0; pt < s * np; pt++) {
+                            const int8_t *src = sa.I + ((i0 + il) * s * np + pt) * k + l0;
+                            float *dst = FA + (pt * mt + il) * kb;
                             for (int64_t l = 0; l < kb; l++)
                                 dst[l] = src[l];
-                        }
+                        });
+                for (int q = 0; q < s; q++) {
+                    int64_t rows = (int64_t)(s - q) * np * mt; /* stacked A_1..A_{s-q} */
+                    OZ_CPU_FOR(nt, schedule(static),
+                        for (int64_t jl = 0; jl < ntl; jl++)
+                            for (int t = 0; t < np; t++) {
+                                const int8_t *src = sb.I + ((j0 + jl) * s * np + q * np + t) * k + l0;
+                                float *dst = FB + (t * ntl + jl) * kb;
+                                for (int64_t l = 0; l < kb; l++)
+                                    dst[l] = src[l];
+                            });
                     oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_REDUCTION);
                     /* one call for both parts of B_q: P + t * rows * ntl is A^T B_q,part t */
                     if (o->engine == OZ2_ENGINE_FP4) { /* exact, and below 2^24: a float */
@@ -277,57 +276,57 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
                     }
                     oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
                     const float *P1 = P, *P2 = P + rows * ntl;
-#pragma omp parallel for num_threads(nt) schedule(static)
-                    for (int64_t jl = 0; jl < ntl; jl++)
-                        for (int p = 0; p < s - q; p++) {
-                            int64_t pi = oz1_pair_index(p, q);
-                            if (!cx) {
-                                const float *src = P1 + jl * rows + p * mt;
-                                double *dst = X + pi * Tt + jl * mt;
-                                for (int64_t il = 0; il < mt; il++)
-                                    dst[il] = (first ? 0.0 : dst[il]) + (double)src[il];
-                            } else {
-                                int64_t ar = jl * rows + 2 * p * mt, ai = ar + mt;
-                                double *dre = X + (2 * pi) * Tt + jl * mt;
-                                double *dim = X + (2 * pi + 1) * Tt + jl * mt;
-                                for (int64_t il = 0; il < mt; il++) {
-                                    double re = (double)P1[ar + il] - (double)P2[ai + il];
-                                    double im = (double)P2[ar + il] + (double)P1[ai + il];
-                                    dre[il] = (first ? 0.0 : dre[il]) + re;
-                                    dim[il] = (first ? 0.0 : dim[il]) + im;
+                    OZ_CPU_FOR(nt, schedule(static),
+                        for (int64_t jl = 0; jl < ntl; jl++)
+                            for (int p = 0; p < s - q; p++) {
+                                int64_t pi = oz1_pair_index(p, q);
+                                if (!cx) {
+                                    const float *src = P1 + jl * rows + p * mt;
+                                    double *dst = X + pi * Tt + jl * mt;
+                                    for (int64_t il = 0; il < mt; il++)
+                                        dst[il] = (first ? 0.0 : dst[il]) + (double)src[il];
+                                } else {
+                                    int64_t ar = jl * rows + 2 * p * mt, ai = ar + mt;
+                                    double *dre = X + (2 * pi) * Tt + jl * mt;
+                                    double *dim = X + (2 * pi + 1) * Tt + jl * mt;
+                                    for (int64_t il = 0; il < mt; il++) {
+                                        double re = (double)P1[ar + il] - (double)P2[ai + il];
+                                        double im = (double)P2[ar + il] + (double)P1[ai + il];
+                                        dre[il] = (first ? 0.0 : dre[il]) + re;
+                                        dim[il] = (first ? 0.0 : dim[il]) + im;
+                                    }
                                 }
-                            }
-                        }
+                            });
                     oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_REDUCTION);
                 }
             }
             /* FP64 accumulation: groups g + 2 from s + 1 down to 2, chunks by increasing p */
-#pragma omp parallel for num_threads(nt) schedule(static)
-            for (int64_t jl = 0; jl < ntl; jl++) {
-                double *a = acc + jl * mt * np;
-                for (int64_t l = 0; l < mt * np; l++)
-                    a[l] = 0.0;
-                const int *eb = sb.e + (j0 + jl) * s;
-                for (int g = s - 1; g >= 0; g--)
-                    for (int c0 = 0; c0 <= g; c0 += r) {
-                        int c1 = c0 + r - 1 < g ? c0 + r - 1 : g;
-                        for (int64_t il = 0; il < mt; il++) {
-                            int shift = sa.e[(i0 + il) * s + c0] + eb[g - c0];
-                            int scale = oz1_acc_scale(sa.e[(i0 + il) * s] + eb[0]);
-                            for (int t = 0; t < np; t++) {
-                                double xs = 0.0;
-                                for (int p = c0; p <= c1; p++)
-                                    xs = xs + X[(oz1_pair_index(p, g - p) * np + t) * Tt +
-                                                jl * mt + il];
-                                a[t * mt + il] = g ? oz1_accumulate(a[t * mt + il], xs, shift, scale)
-                                                   : oz1_accumulate_last(a[t * mt + il], xs, shift, scale);
+            OZ_CPU_FOR(nt, schedule(static),
+                for (int64_t jl = 0; jl < ntl; jl++) {
+                    double *a = acc + jl * mt * np;
+                    for (int64_t l = 0; l < mt * np; l++)
+                        a[l] = 0.0;
+                    const int *eb = sb.e + (j0 + jl) * s;
+                    for (int g = s - 1; g >= 0; g--)
+                        for (int c0 = 0; c0 <= g; c0 += r) {
+                            int c1 = c0 + r - 1 < g ? c0 + r - 1 : g;
+                            for (int64_t il = 0; il < mt; il++) {
+                                int shift = sa.e[(i0 + il) * s + c0] + eb[g - c0];
+                                int scale = oz1_acc_scale(sa.e[(i0 + il) * s] + eb[0]);
+                                for (int t = 0; t < np; t++) {
+                                    double xs = 0.0;
+                                    for (int p = c0; p <= c1; p++)
+                                        xs = xs + X[(oz1_pair_index(p, g - p) * np + t) * Tt +
+                                                    jl * mt + il];
+                                    a[t * mt + il] = g ? oz1_accumulate(a[t * mt + il], xs, shift, scale)
+                                                       : oz1_accumulate_last(a[t * mt + il], xs, shift, scale);
+                                }
                             }
                         }
-                    }
-                for (int64_t il = 0; il < mt; il++)
-                    oz_update_element(c->C + np * (i0 + il + (j0 + jl) * c->ldc), cx, a[il],
-                                      cx ? a[mt + il] : 0.0, c->alpha, c->beta, c->beta_zero);
-            }
+                    for (int64_t il = 0; il < mt; il++)
+                        oz_update_element(c->C + np * (i0 + il + (j0 + jl) * c->ldc), cx, a[il],
+                                          cx ? a[mt + il] : 0.0, c->alpha, c->beta, c->beta_zero);
+                });
             oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_FINAL);
         }
     }

@@ -43,29 +43,29 @@ static int pack(int nt, const oz_gemm_call *c, int is_a, packed *p)
     int64_t ld = is_a ? c->lda : c->ldb;
     memset(p, 0, sizeof *p);
     p->cols = cols;
-    p->re = malloc(sizeof(double) * k * cols);
-    p->im = c->is_complex ? malloc(sizeof(double) * k * cols) : NULL;
-    p->E = malloc(sizeof(int) * cols);
-    p->emin = malloc(sizeof(int) * cols);
-    p->bits = malloc(sizeof(int) * cols);
-    p->lsb = malloc(sizeof(int) * cols);
-    p->S = malloc(sizeof(uint64_t) * cols);
-    p->N1 = malloc(sizeof(uint64_t) * cols);
+    p->re = oz_malloc(sizeof(double) * k * cols);
+    p->im = c->is_complex ? oz_malloc(sizeof(double) * k * cols) : NULL;
+    p->E = oz_malloc(sizeof(int) * cols);
+    p->emin = oz_malloc(sizeof(int) * cols);
+    p->bits = oz_malloc(sizeof(int) * cols);
+    p->lsb = oz_malloc(sizeof(int) * cols);
+    p->S = oz_malloc(sizeof(uint64_t) * cols);
+    p->N1 = oz_malloc(sizeof(uint64_t) * cols);
     if (!p->re || (c->is_complex && !p->im) || !p->E || !p->emin || !p->bits || !p->lsb || !p->S ||
         !p->N1)
         return 0;
     double sign = tr == 'C' ? -1.0 : 1.0;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t q = 0; q < cols; q++)
-        for (int64_t l = 0; l < k; l++) {
-            int64_t idx = is_a ? oz_op_index(tr, q, l, ld) : oz_op_index(tr, l, q, ld);
-            if (c->is_complex) {
-                p->re[l + q * k] = X[2 * idx];
-                p->im[l + q * k] = sign * X[2 * idx + 1];
-            } else {
-                p->re[l + q * k] = X[idx];
-            }
-        }
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t q = 0; q < cols; q++)
+            for (int64_t l = 0; l < k; l++) {
+                int64_t idx = is_a ? oz_op_index(tr, q, l, ld) : oz_op_index(tr, l, q, ld);
+                if (c->is_complex) {
+                    p->re[l + q * k] = X[2 * idx];
+                    p->im[l + q * k] = sign * X[2 * idx + 1];
+                } else {
+                    p->re[l + q * k] = X[idx];
+                }
+            });
     return 1;
 }
 
@@ -73,36 +73,36 @@ static int pack(int nt, const oz_gemm_call *c, int is_a, packed *p)
 static int stats(int nt, packed *p, int64_t k)
 {
     int bad = 0;
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(| : bad)
-    for (int64_t q = 0; q < p->cols; q++) {
-        const double *re = p->re + q * k, *im = p->im ? p->im + q * k : NULL;
-        double amax = 0.0;
-        int emin = INT_MAX, lsb = INT_MAX;
-        for (int64_t l = 0; l < k; l++) {
-            oz2_stat_element(re[l], &amax, &emin, &bad);
-            oz2_lsb_element(re[l], &lsb);
-            if (im) {
-                oz2_stat_element(im[l], &amax, &emin, &bad);
-                oz2_lsb_element(im[l], &lsb);
-            }
-        }
-        int E = (amax > 0.0 && oz_is_finite(amax)) ? oz_exponent(amax) : 0;
-        uint64_t S = 0, N1 = 0;
-        if (amax > 0.0)
+    OZ_CPU_FOR(nt, schedule(static) reduction(| : bad),
+        for (int64_t q = 0; q < p->cols; q++) {
+            const double *re = p->re + q * k, *im = p->im ? p->im + q * k : NULL;
+            double amax = 0.0;
+            int emin = INT_MAX, lsb = INT_MAX;
             for (int64_t l = 0; l < k; l++) {
-                S += oz2_sq_term(re[l], E);
-                N1 += oz2_abs_term(re[l], E);
+                oz2_stat_element(re[l], &amax, &emin, &bad);
+                oz2_lsb_element(re[l], &lsb);
                 if (im) {
-                    S += oz2_sq_term(im[l], E);
-                    N1 += oz2_abs_term(im[l], E);
+                    oz2_stat_element(im[l], &amax, &emin, &bad);
+                    oz2_lsb_element(im[l], &lsb);
                 }
             }
-        p->E[q] = E;
-        p->emin[q] = emin;
-        p->lsb[q] = lsb;
-        p->S[q] = S;
-        p->N1[q] = N1;
-    }
+            int E = (amax > 0.0 && oz_is_finite(amax)) ? oz_exponent(amax) : 0;
+            uint64_t S = 0, N1 = 0;
+            if (amax > 0.0)
+                for (int64_t l = 0; l < k; l++) {
+                    S += oz2_sq_term(re[l], E);
+                    N1 += oz2_abs_term(re[l], E);
+                    if (im) {
+                        S += oz2_sq_term(im[l], E);
+                        N1 += oz2_abs_term(im[l], E);
+                    }
+                }
+            p->E[q] = E;
+            p->emin[q] = emin;
+            p->lsb[q] = lsb;
+            p->S[q] = S;
+            p->N1[q] = N1;
+        });
     return bad;
 }
 
@@ -111,22 +111,22 @@ static int stats(int nt, packed *p, int64_t k)
  * |A||B|, lower = a level's shift). */
 static float *small_matrix(int nt, const packed *p, int64_t k, int ushift, int lower)
 {
-    float *U = malloc(sizeof(float) * k * p->cols);
+    float *U = oz_malloc(sizeof(float) * k * p->cols);
     if (!U)
         return NULL;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t q = 0; q < p->cols; q++) {
-        int s = ushift - p->E[q];
-        for (int64_t l = 0; l < k; l++) {
-            double re = p->re[l + q * k], im = p->im ? p->im[l + q * k] : 0.0;
-            int u;
-            if (lower)
-                u = oz2_lbound(fmax(fabs(re), fabs(im)), p->E[q], lower);
-            else
-                u = oz2_ubound(re, s) + (p->im ? oz2_ubound(im, s) : 0);
-            U[l + q * k] = (float)u;
-        }
-    }
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t q = 0; q < p->cols; q++) {
+            int s = ushift - p->E[q];
+            for (int64_t l = 0; l < k; l++) {
+                double re = p->re[l + q * k], im = p->im ? p->im[l + q * k] : 0.0;
+                int u;
+                if (lower)
+                    u = oz2_lbound(fmax(fabs(re), fabs(im)), p->E[q], lower);
+                else
+                    u = oz2_ubound(re, s) + (p->im ? oz2_ubound(im, s) : 0);
+                U[l + q * k] = (float)u;
+            }
+        });
     return U;
 }
 
@@ -137,15 +137,15 @@ static double *small_product(int nt, const oz_gemm_call *c, const packed *pa, co
 {
     int64_t m = c->m, n = c->n, k = c->k;
     float *X = small_matrix(nt, pa, k, ushift, lower), *Y = small_matrix(nt, pb, k, ushift, lower);
-    double *G = calloc((size_t)(m * n), sizeof(double));
-    float *P = malloc(sizeof(float) * m * n);
+    double *G = oz_calloc((size_t)(m * n), sizeof(double));
+    float *P = oz_malloc(sizeof(float) * m * n);
     if (X && Y && G && P) {
         for (int64_t l0 = 0; l0 < k; l0 += kblock) {
             int64_t kb = k - l0 < kblock ? k - l0 : kblock;
             oz_cpu_sgemm_tn(nt, m, n, kb, X + l0, k, Y + l0, k, P);
-#pragma omp parallel for num_threads(nt) schedule(static)
-            for (int64_t e = 0; e < m * n; e++)
-                G[e] += P[e];
+            OZ_CPU_FOR(nt, schedule(static),
+                for (int64_t e = 0; e < m * n; e++)
+                    G[e] += P[e];);
         }
     } else {
         free(G);
@@ -178,26 +178,26 @@ static double *lower_product(int nt, const oz_gemm_call *c, const packed *pa, co
             P = NULL;
         }
         more = 0;
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(| : more)
-        for (int64_t j = 0; j < n; j++) {
-            const int rb = oz2_level_resolves(pb->E[j], pb->emin[j], p);
-            for (int64_t i = 0; i < m; i++) {
-                const int64_t e = i + j * m;
-                if (P)
-                    G[e] = oz2_lower_add(G[e], P[e], p);
-                more |= oz2_lower_unresolved(G[e], pa->N1[i], pb->N1[j],
-                                             oz2_level_resolves(pa->E[i], pa->emin[i], p), rb, p);
-            }
-        }
+        OZ_CPU_FOR(nt, schedule(static) reduction(| : more),
+            for (int64_t j = 0; j < n; j++) {
+                const int rb = oz2_level_resolves(pb->E[j], pb->emin[j], p);
+                for (int64_t i = 0; i < m; i++) {
+                    const int64_t e = i + j * m;
+                    if (P)
+                        G[e] = oz2_lower_add(G[e], P[e], p);
+                    more |= oz2_lower_unresolved(G[e], pa->N1[i], pb->N1[j],
+                                                 oz2_level_resolves(pa->E[i], pa->emin[i], p), rb, p);
+                }
+            });
         free(P);
     }
     *levels = p;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++)
-            G[i + j * m] = oz2_lower_final(G[i + j * m],
-                                           oz2_level_resolves(pa->E[i], pa->emin[i], p - 1),
-                                           oz2_level_resolves(pb->E[j], pb->emin[j], p - 1));
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++)
+                G[i + j * m] = oz2_lower_final(G[i + j * m],
+                                               oz2_level_resolves(pa->E[i], pa->emin[i], p - 1),
+                                               oz2_level_resolves(pb->E[j], pb->emin[j], p - 1)););
     return G;
 }
 
@@ -213,24 +213,24 @@ static void set_bits(int nt, const oz_gemm_call *c, const oz2_table *T, const do
             pa->bits[i] = oz2_bits_fast(T->budget / 2, pa->S[i]);
         return;
     }
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t i = 0; i < m; i++) {
-        int a = OZ2_MAX_BITS, csi = oz2_cs_half(pa->S[i]);
-        for (int64_t j = 0; j < n; j++) {
-            int h = oz2_bound_exp((uint64_t)G[i + j * m], ushift, csi, oz2_cs_half(pb->S[j]));
-            a = oz_min_int(a, oz2_bits_accurate_term(T->budget, h, pb->bits[j]));
-        }
-        pa->bits[i] = a;
-    }
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t j = 0; j < n; j++) {
-        int b = OZ2_MAX_BITS, csj = oz2_cs_half(pb->S[j]);
+    OZ_CPU_FOR(nt, schedule(static),
         for (int64_t i = 0; i < m; i++) {
-            int h = oz2_bound_exp((uint64_t)G[i + j * m], ushift, oz2_cs_half(pa->S[i]), csj);
-            b = oz_min_int(b, oz2_bits_accurate_term(T->budget, h, pa->bits[i]));
-        }
-        pb->bits[j] = b;
-    }
+            int a = OZ2_MAX_BITS, csi = oz2_cs_half(pa->S[i]);
+            for (int64_t j = 0; j < n; j++) {
+                int h = oz2_bound_exp((uint64_t)G[i + j * m], ushift, csi, oz2_cs_half(pb->S[j]));
+                a = oz_min_int(a, oz2_bits_accurate_term(T->budget, h, pb->bits[j]));
+            }
+            pa->bits[i] = a;
+        });
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t j = 0; j < n; j++) {
+            int b = OZ2_MAX_BITS, csj = oz2_cs_half(pb->S[j]);
+            for (int64_t i = 0; i < m; i++) {
+                int h = oz2_bound_exp((uint64_t)G[i + j * m], ushift, oz2_cs_half(pa->S[i]), csj);
+                b = oz_min_int(b, oz2_bits_accurate_term(T->budget, h, pa->bits[i]));
+            }
+            pb->bits[j] = b;
+        });
 }
 
 /* Automatic precision's refinement lists (ozaki2.h): per column of a packed side, the
@@ -250,26 +250,26 @@ static void top_free(top_lists *t)
 
 static int top_build(int nt, const packed *p, int64_t k, top_lists *t)
 {
-    t->idx = malloc(sizeof(int64_t) * OZ2_TOP * (size_t)p->cols);
-    t->cnt = malloc(sizeof(int) * (size_t)p->cols);
-    t->rest = malloc(sizeof(uint64_t) * (size_t)p->cols);
+    t->idx = oz_malloc(sizeof(int64_t) * OZ2_TOP * (size_t)p->cols);
+    t->cnt = oz_malloc(sizeof(int) * (size_t)p->cols);
+    t->rest = oz_malloc(sizeof(uint64_t) * (size_t)p->cols);
     if (!t->idx || !t->cnt || !t->rest)
         return 0;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t q = 0; q < p->cols; q++) {
-        const double *re = p->re + q * k, *im = p->im ? p->im + q * k : NULL;
-        double key[OZ2_TOP];
-        int64_t *idx = t->idx + q * OZ2_TOP;
-        int cnt = 0;
-        for (int64_t l = 0; l < k; l++)
-            oz2_top_insert(key, idx, &cnt, oz2_top_key(re[l], im ? im[l] : 0.0), l);
-        uint64_t rest = p->N1[q];
-        for (int s = 0; s < cnt; s++)
-            rest -= oz2_abs_term(re[idx[s]], p->E[q]) +
-                    (im ? oz2_abs_term(im[idx[s]], p->E[q]) : 0);
-        t->cnt[q] = cnt;
-        t->rest[q] = rest;
-    }
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t q = 0; q < p->cols; q++) {
+            const double *re = p->re + q * k, *im = p->im ? p->im + q * k : NULL;
+            double key[OZ2_TOP];
+            int64_t *idx = t->idx + q * OZ2_TOP;
+            int cnt = 0;
+            for (int64_t l = 0; l < k; l++)
+                oz2_top_insert(key, idx, &cnt, oz2_top_key(re[l], im ? im[l] : 0.0), l);
+            uint64_t rest = p->N1[q];
+            for (int s = 0; s < cnt; s++)
+                rest -= oz2_abs_term(re[idx[s]], p->E[q]) +
+                        (im ? oz2_abs_term(im[idx[s]], p->E[q]) : 0);
+            t->cnt[q] = cnt;
+            t->rest[q] = rest;
+        });
     return 1;
 }
 
@@ -311,23 +311,23 @@ static double max_ratio(int nt, const oz_gemm_call *c, int norm, const packed *p
     double r = 0.0;
     int64_t over = 0;
     if (norm) { /* the normwise target: no lower bound, nothing refined */
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : r)
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < m; i++) {
-                double v = oz2_norm_ratio(c->is_complex, oz2_norm_rootk(c->is_complex, c->k),
-                                          u[i], ub[j], pa->N1[i], pb->N1[j]);
-                r = v > r ? v : r;
-            }
+        OZ_CPU_FOR(nt, schedule(static) reduction(max : r),
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < m; i++) {
+                    double v = oz2_norm_ratio(c->is_complex, oz2_norm_rootk(c->is_complex, c->k),
+                                              u[i], ub[j], pa->N1[i], pb->N1[j]);
+                    r = v > r ? v : r;
+                });
         return r;
     }
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : r) reduction(+ : over)
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            double v = oz2_bound_ratio(c->is_complex, u[i], sa[i], ub[j], sb[j], pa->N1[i],
-                                       pb->N1[j], Glo[i + j * m]);
-            r = v > r ? v : r;
-            over += v > OZ2_AUTO_TARGET;
-        }
+    OZ_CPU_FOR(nt, schedule(static) reduction(max : r) reduction(+ : over),
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                double v = oz2_bound_ratio(c->is_complex, u[i], sa[i], ub[j], sb[j], pa->N1[i],
+                                           pb->N1[j], Glo[i + j * m]);
+                r = v > r ? v : r;
+                over += v > OZ2_AUTO_TARGET;
+            });
     if (!oz2_refine_asked(r, over, m * n))
         return r;
     if (!ta->idx && !(top_build(nt, pa, c->k, ta) && top_build(nt, pb, c->k, tb))) {
@@ -335,32 +335,32 @@ static double max_ratio(int nt, const oz_gemm_call *c, int norm, const packed *p
         return r;
     }
     r = 0.0;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(max : r)
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            double v = oz2_bound_ratio(c->is_complex, u[i], sa[i], ub[j], sb[j], pa->N1[i],
-                                       pb->N1[j], Glo[i + j * m]);
-            if (v > OZ2_AUTO_TARGET)
-                v = refined(c->is_complex, pa, pb, ta, tb, c->k, i, j,
-                            u[i] == 0.0 ? OZ2_EXACT : pa->bits[i],
-                            ub[j] == 0.0 ? OZ2_EXACT : pb->bits[j], u[i], ub[j],
-                            Glo[i + j * m], v);
-            r = v > r ? v : r;
-        }
+    OZ_CPU_FOR(nt, schedule(dynamic, 1) reduction(max : r),
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                double v = oz2_bound_ratio(c->is_complex, u[i], sa[i], ub[j], sb[j], pa->N1[i],
+                                           pb->N1[j], Glo[i + j * m]);
+                if (v > OZ2_AUTO_TARGET)
+                    v = refined(c->is_complex, pa, pb, ta, tb, c->k, i, j,
+                                u[i] == 0.0 ? OZ2_EXACT : pa->bits[i],
+                                ub[j] == 0.0 ? OZ2_EXACT : pb->bits[j], u[i], ub[j],
+                                Glo[i + j * m], v);
+                r = v > r ? v : r;
+            });
     return r;
 }
 
 static void scale(int nt, packed *p, int64_t k)
 {
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t q = 0; q < p->cols; q++) {
-        int e = p->bits[q] - p->E[q];
-        for (int64_t l = 0; l < k; l++) {
-            p->re[l + q * k] = oz2_scale(p->re[l + q * k], e);
-            if (p->im)
-                p->im[l + q * k] = oz2_scale(p->im[l + q * k], e);
-        }
-    }
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t q = 0; q < p->cols; q++) {
+            int e = p->bits[q] - p->E[q];
+            for (int64_t l = 0; l < k; l++) {
+                p->re[l + q * k] = oz2_scale(p->re[l + q * k], e);
+                if (p->im)
+                    p->im[l + q * k] = oz2_scale(p->im[l + q * k], e);
+            }
+        });
 }
 
 /* Residues of a packed matrix modulo m_t: R0 = re, R1 = im, R2 = re + im (Karatsuba). */
@@ -368,16 +368,16 @@ static void residues(int nt, const packed *p, int64_t k, double mt, double inv, 
                      float *R1, float *R2)
 {
     int64_t total = k * p->cols;
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t e = 0; e < total; e++) {
-        double a = oz2_residue(p->re[e], mt, inv);
-        R0[e] = (float)a;
-        if (p->im) {
-            double b = oz2_residue(p->im[e], mt, inv);
-            R1[e] = (float)b;
-            R2[e] = (float)oz2_residue_small(a + b, mt, inv);
-        }
-    }
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t e = 0; e < total; e++) {
+            double a = oz2_residue(p->re[e], mt, inv);
+            R0[e] = (float)a;
+            if (p->im) {
+                double b = oz2_residue(p->im[e], mt, inv);
+                R1[e] = (float)b;
+                R2[e] = (float)oz2_residue_small(a + b, mt, inv);
+            }
+        });
 }
 
 /* ---- automatic precision's probe ------------------------------------------------------- */
@@ -415,7 +415,7 @@ ozblas_status oz_cpu_probe_open(const oz_gemm_call *c, const ozblas_options *opt
     p->norm = opt->target == OZBLAS_TARGET_NORMWISE;
     if (!p->norm && !(p->Glo = lower_product(p->k.nt, c, &p->pa, &p->pb, products)))
         return OZBLAS_ERR_ALLOCATION;
-    p->terms = malloc(sizeof(double) * 2 * (c->m + c->n));
+    p->terms = oz_malloc(sizeof(double) * 2 * (c->m + c->n));
     if (!p->terms)
         return OZBLAS_ERR_ALLOCATION;
     /* *products: the lower-bound levels; the bound product is the call's own (o2_open takes
@@ -444,17 +444,17 @@ ozblas_status oz_cpu_probe_ratio(void *probe, int beta, int count, double *ratio
     const packed *pa = &p->pa, *pb = &p->pb;
     const int64_t m = c->m, n = c->n;
     double r = 0.0;
-#pragma omp parallel for num_threads(p->k.nt) schedule(static) reduction(max : r)
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            double v = p->norm ? oz1_norm_ratio(c->is_complex, count, beta, c->k,
-                                                oz2_norm_rootk(c->is_complex, c->k), pa->N1[i],
-                                                pb->N1[j])
-                               : oz1_bound_ratio(c->is_complex, count, beta, c->k, pa->E[i],
-                                                 pb->E[j], pa->emin[i], pb->emin[j], pa->N1[i],
-                                                 pb->N1[j], p->Glo[i + j * m]);
-            r = v > r ? v : r;
-        }
+    OZ_CPU_FOR(p->k.nt, schedule(static) reduction(max : r),
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                double v = p->norm ? oz1_norm_ratio(c->is_complex, count, beta, c->k,
+                                                    oz2_norm_rootk(c->is_complex, c->k), pa->N1[i],
+                                                    pb->N1[j])
+                                   : oz1_bound_ratio(c->is_complex, count, beta, c->k, pa->E[i],
+                                                     pb->E[j], pa->emin[i], pb->emin[j], pa->N1[i],
+                                                     pb->N1[j], p->Glo[i + j * m]);
+                r = v > r ? v : r;
+            });
     *ratio = r;
     return OZBLAS_OK;
 }
@@ -568,11 +568,11 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
     scale(nt, pb, k);
 
     int np = cx ? 3 : 1; /* residue products per modulus */
-    RA = malloc(sizeof(float) * k * m * np);
-    RB = malloc(sizeof(float) * k * n * np);
-    P = malloc(sizeof(float) * mn);
-    acc = malloc(sizeof(double) * mn * np);
-    R = malloc((size_t)T->n * mn * (cx ? 2 : 1));
+    RA = oz_malloc(sizeof(float) * k * m * np);
+    RB = oz_malloc(sizeof(float) * k * n * np);
+    P = oz_malloc(sizeof(float) * mn);
+    acc = oz_malloc(sizeof(double) * mn * np);
+    R = oz_malloc((size_t)T->n * mn * (cx ? 2 : 1));
     int okw = oz_cpu_engine_work_init(&w, T->engine, nd, m, n, k);
     if (!RA || !RB || !P || !acc || !R || !okw) {
         st = OZBLAS_ERR_ALLOCATION;
@@ -588,34 +588,34 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
             oz_cpu_engine_product(nt, T->engine, T->digits[t], m, n, k, RA + q * k * m,
                                   RB + q * k * n, P, acc + q * mn, &w);
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
-#pragma omp parallel for num_threads(nt) schedule(static)
-        for (int64_t e = 0; e < mn; e++) {
-            if (!cx) {
-                R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(acc[e], mt, inv);
-            } else {
-                double p1 = acc[e], p2 = acc[e + mn], p3 = acc[e + 2 * mn];
-                R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(p1 - p2, mt, inv);
-                R[(size_t)(T->n + t) * mn + e] = (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
-            }
-        }
+        OZ_CPU_FOR(nt, schedule(static),
+            for (int64_t e = 0; e < mn; e++) {
+                if (!cx) {
+                    R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(acc[e], mt, inv);
+                } else {
+                    double p1 = acc[e], p2 = acc[e + mn], p3 = acc[e + 2 * mn];
+                    R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(p1 - p2, mt, inv);
+                    R[(size_t)(T->n + t) * mn + e] = (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
+                }
+            });
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_REDUCTION);
     }
 
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t j = 0; j < n; j++) {
-        for (int64_t i = 0; i < m; i++) {
-            int shift = -(pa->bits[i] - pa->E[i]) - (pb->bits[j] - pb->E[j]);
-            const int8_t *r = R + i + j * m;
-            if (c->dd) {
-                oz2_crt_store_dd(T, r, mn, shift, cx, c->C + 2 * (cx ? 2 : 1) * (i + j * c->ldc));
-                continue;
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t j = 0; j < n; j++) {
+            for (int64_t i = 0; i < m; i++) {
+                int shift = -(pa->bits[i] - pa->E[i]) - (pb->bits[j] - pb->E[j]);
+                const int8_t *r = R + i + j * m;
+                if (c->dd) {
+                    oz2_crt_store_dd(T, r, mn, shift, cx, c->C + 2 * (cx ? 2 : 1) * (i + j * c->ldc));
+                    continue;
+                }
+                double xr = oz2_crt(T, r, mn, shift);
+                double xi = cx ? oz2_crt(T, r + (size_t)T->n * mn, mn, shift) : 0.0;
+                oz_update_element(c->C + (cx ? 2 : 1) * (i + j * c->ldc), cx, xr, xi, c->alpha,
+                                  c->beta, c->beta_zero);
             }
-            double xr = oz2_crt(T, r, mn, shift);
-            double xi = cx ? oz2_crt(T, r + (size_t)T->n * mn, mn, shift) : 0.0;
-            oz_update_element(c->C + (cx ? 2 : 1) * (i + j * c->ldc), cx, xr, xi, c->alpha,
-                              c->beta, c->beta_zero);
-        }
-    }
+        });
     oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_FINAL);
 done:
     oz_cpu_engine_work_free(&w);

@@ -232,6 +232,8 @@ void *ws_get(dev_state *s, size_t bytes)
         s->ws_size = 0;
     }
     void *p = NULL;
+    if (oz_alloc_fault()) /* the test-only fault injection point (core/alloc.c) */
+        return NULL;
     cudaError_t e = cudaMalloc(&p, bytes);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();

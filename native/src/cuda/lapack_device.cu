@@ -14,6 +14,8 @@ extern "C" void *oz_cuda_lx_alloc(const ozblas_options *opt, size_t bytes)
 {
     run_ctx r;
     void *p = NULL;
+    if (oz_alloc_fault()) /* the test-only fault injection point (core/alloc.c) */
+        return NULL;
     if (run_begin(&r, opt) == OZBLAS_OK && cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
         (void)cudaGetLastError();
         p = NULL;

@@ -68,7 +68,7 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t 
     }
     int64_t w = x->cplx ? 2 : 1;
     x->hcap = x->nb * (big > 1 ? big : 1);
-    x->hbuf[0] = malloc(sizeof(double) * (size_t)(2 * w * x->hcap));
+    x->hbuf[0] = oz_malloc(sizeof(double) * (size_t)(2 * w * x->hcap));
     x->hbuf[1] = x->hbuf[0] ? x->hbuf[0] + w * x->hcap : NULL;
     x->dpiv = oz_cuda_lx_alloc(x->opt, sizeof(int64_t) * (size_t)(big > x->nb ? big : x->nb));
     if (!x->hbuf[0] || !x->dpiv)
@@ -89,6 +89,34 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t 
                             (size_t)o->rows * es, (size_t)o->cols))
             return OZBLAS_ERR_DEVICE;
     }
+    return OZBLAS_OK;
+}
+
+/* A host run's operands copied to x->kept (keep) and back (put_back, unless "back" is 0:
+ * then freed only): a run that ends with OZBLAS_ERR_ALLOCATION, wherever a workspace was
+ * refused (a product's included: lx_gemm), leaves them as they were, for the host routine to
+ * compute the whole call (the shim, ozblas.lapack: docs/lapack.md, "When memory runs out"). */
+static size_t kept_copy(oz_lx *x, lx_operand *ops, int nops, int back)
+{
+    size_t es = x->cplx ? 16 : 8, off = 0;
+    for (int i = 0; i < nops; i++)
+        for (int64_t j = 0; j < ops[i].cols && ops[i].rows > 0; j++, off += ops[i].rows * es) {
+            char *col = (char *)*ops[i].p + (size_t)(j * *ops[i].ld) * es;
+            if (x->kept)
+                memcpy(back ? col : (char *)x->kept + off, back ? (char *)x->kept + off : col,
+                       (size_t)ops[i].rows * es);
+        }
+    return off;
+}
+
+static ozblas_status keep(oz_lx *x, lx_operand *ops, int nops)
+{
+    size_t bytes = kept_copy(x, ops, nops, 0);
+    if (!bytes)
+        return OZBLAS_OK;
+    if (!(x->kept = oz_malloc(bytes)))
+        return OZBLAS_ERR_ALLOCATION;
+    kept_copy(x, ops, nops, 0);
     return OZBLAS_OK;
 }
 
@@ -125,12 +153,13 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
     if (!(flags & LX_PRODUCTS) && !oz_real_lapack_ready())
         return OZBLAS_ERR_NO_HOST_BLAS;
     int64_t bn = x->nb < n ? x->nb : n, w = cplx ? 2 : 1;
-    x->work = malloc(sizeof(double) *
+    x->work = oz_malloc(sizeof(double) *
                      (size_t)(w * (bn * bn + (flags & LX_INVERSE ? n * bn : 0)) + 1));
-    x->piv32 = malloc(sizeof(int32_t) * (size_t)((n > x->nb ? n : x->nb) + 1));
+    x->piv32 = oz_malloc(sizeof(int32_t) * (size_t)((n > x->nb ? n : x->nb) + 1));
     if (!x->work || !x->piv32)
         return OZBLAS_ERR_ALLOCATION;
-    return place(x, ops, nops, on, n, big);
+    ozblas_status st = place(x, ops, nops, on, n, big);
+    return st == OZBLAS_OK && !x->dev ? keep(x, ops, nops) : st;
 }
 
 /* The end of a run (also of one begin refused): device results copied back to the caller
@@ -141,8 +170,11 @@ ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
                      ozblas_lapack_report *out)
 {
     size_t es = x->cplx ? 16 : 8;
+    /* a failure without its status: a device copy, or on a host run a host workspace */
     if (st == OZBLAS_OK && x->failed)
-        st = x->fail_status != OZBLAS_OK ? x->fail_status : OZBLAS_ERR_DEVICE;
+        st = x->fail_status != OZBLAS_OK ? x->fail_status
+             : x->dev                    ? OZBLAS_ERR_DEVICE
+                                         : OZBLAS_ERR_ALLOCATION;
     for (int i = 0; i < nops; i++) {
         lx_operand *o = &ops[i];
         if (!o->host)
@@ -155,6 +187,11 @@ ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
         *o->p = o->host;
         *o->ld = o->host_ld;
     }
+    if (st == OZBLAS_ERR_ALLOCATION) {
+        oz_alloc_warn("the LAPACK layer");
+        kept_copy(x, ops, nops, 1);
+    }
+    free(x->kept);
     if (x->dpiv)
         oz_cuda_lx_free(x->opt, x->dpiv);
     x->rep->seconds += lx_now();

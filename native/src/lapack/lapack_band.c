@@ -141,8 +141,8 @@ ozblas_status lx_he2hb(oz_lx *x, lx_hh *q, int64_t n, int64_t b, double *A, int6
     /* P, X (m x b), M, M2 (b x b), D (the diagonal tile) where the products read them; Dh
        the host tile */
     int64_t elems = 2 * mmax * b + 2 * b * b + t * t;
-    double *Dh = malloc(sizeof(double) * (size_t)(w * t * t + 1));
-    double *hws = x->dev ? NULL : malloc(sizeof(double) * (size_t)(w * elems + 1));
+    double *Dh = oz_malloc(sizeof(double) * (size_t)(w * t * t + 1));
+    double *hws = x->dev ? NULL : oz_malloc(sizeof(double) * (size_t)(w * elems + 1));
     double *ws = Dh && (x->dev || hws) ? lx_scratch(x, hws, elems) : NULL;
     if (!ws) {
         free(Dh);
@@ -181,7 +181,7 @@ ozblas_status lx_band_alloc(const oz_lx *x, lx_band *B, int64_t n, int64_t b)
     B->n = n;
     B->b = b;
     B->ld = 2 * b + 1;
-    B->ab = calloc((size_t)((x->cplx ? 2 : 1) * B->ld * (n > 0 ? n : 1)), sizeof(double));
+    B->ab = oz_calloc((size_t)((x->cplx ? 2 : 1) * B->ld * (n > 0 ? n : 1)), sizeof(double));
     return B->ab ? OZBLAS_OK : OZBLAS_ERR_ALLOCATION;
 }
 
@@ -214,8 +214,8 @@ ozblas_status lx_hous_alloc(const oz_lx *x, lx_hous *h, int64_t n, int64_t b, in
     h->off = off;
     h->sweeps = sweeps;
     h->kmax = b > 0 ? (n + b - 1) / b + 1 : 1;
-    h->v = malloc(sizeof(double) * (size_t)(w * lx_hous_pos(h, sweeps) + 1));
-    h->tau = calloc((size_t)(w * sweeps * h->kmax + 1), sizeof(double));
+    h->v = oz_malloc(sizeof(double) * (size_t)(w * lx_hous_pos(h, sweeps) + 1));
+    h->tau = oz_calloc((size_t)(w * sweeps * h->kmax + 1), sizeof(double));
     if (!h->v || !h->tau) {
         lx_hous_free(h);
         return OZBLAS_ERR_ALLOCATION;
@@ -250,8 +250,8 @@ void lx_sweeps(const oz_lx *x, int64_t sweeps, int64_t lag, lx_step_fn step, voi
 {
     int nt = oz_cpu_threads(x->opt);
     nt = sweeps < 2 * nt ? 1 : nt; /* too few sweeps to pipeline */
-    int64_t *done = calloc((size_t)(sweeps > 0 ? sweeps : 1), sizeof(int64_t));
-    double *work = malloc(sizeof(double) * (size_t)(nt * wlen + 1));
+    int64_t *done = oz_calloc((size_t)(sweeps > 0 ? sweeps : 1), sizeof(int64_t));
+    double *work = oz_malloc(sizeof(double) * (size_t)(nt * wlen + 1));
     if (!done || !work)
         nt = 1;
     double flops = 0.0;

@@ -331,8 +331,8 @@ static int64_t tree(oz_lx *x, dc_work *w, int64_t n, int64_t sqre, double *d, do
 static int dc_alloc(dc_work *w, int64_t n, double **work, void **iw)
 {
     int64_t m = n + 1;
-    w->z = malloc(sizeof(double) * (size_t)(m + n + 2 * n * n + m * m + 4 * n));
-    *iw = malloc(8 * (size_t)(9 * n));
+    w->z = oz_malloc(sizeof(double) * (size_t)(m + n + 2 * n * n + m * m + 4 * n));
+    *iw = oz_malloc(8 * (size_t)(9 * n));
     if (!w->z || !*iw) {
         free(w->z);
         free(*iw);
@@ -395,8 +395,8 @@ static void host_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, doubl
     /* real flops whatever the driver's element type (lx_host_flops would count complex) */
     x->rep->host_flops += vec ? 4.0 / 3.0 * dn * dn * dn : 30.0 * dn * dn;
     char compq = vec ? 'I' : 'N';
-    double *work = malloc(sizeof(double) * (size_t)(3 * n * n + 4 * n + 1));
-    void *iw = malloc(8 * (size_t)(8 * n + 1));
+    double *work = oz_malloc(sizeof(double) * (size_t)(3 * n * n + 4 * n + 1));
+    void *iw = oz_malloc(8 * (size_t)(8 * n + 1));
     if (!work || !iw)
         x->failed = 1;
     else
@@ -512,7 +512,7 @@ ozblas_status ozblas_dbdsdc(ozblas_context *ctx, char uplo, char compq, int64_t 
         END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
     if (n == 0)
         END();
-    double *B = vec ? malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
+    double *B = vec ? oz_malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
     if (vec && !B)
         END_WITH(OZBLAS_ERR_ALLOCATION);
     lx_bdsdc(&x, uplo, vec, n, d, e, B, vec ? B + n * n : NULL, info);

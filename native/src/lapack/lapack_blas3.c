@@ -117,7 +117,7 @@ static ozblas_status symm_body(ozblas_context *ctx, int cplx, int herm, char sid
         lx_scale(&x, m, n, beta, C, ldc);
         END();
     }
-    double *S = malloc(sizeof(double) * (size_t)((cplx ? 2 : 1) * K * min64(x.nb, K)));
+    double *S = oz_malloc(sizeof(double) * (size_t)((cplx ? 2 : 1) * K * min64(x.nb, K)));
     if (!S)
         END_WITH(OZBLAS_ERR_ALLOCATION);
     lx_symm(&x, S, herm, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);

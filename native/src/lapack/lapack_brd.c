@@ -90,8 +90,8 @@ static ozblas_status br_alloc(oz_lx *x, br_work *b, int64_t m, int64_t n)
 {
     int64_t w = x->cplx ? 2 : 1, nb = x->nb;
     memset(b, 0, sizeof *b);
-    b->X = malloc(sizeof(double) * (size_t)(w * ((m + n) * nb + max64(m, n)) + 1));
-    b->G = x->dev ? malloc(sizeof(double) * (size_t)(w * m * n + 1)) : NULL;
+    b->X = oz_malloc(sizeof(double) * (size_t)(w * ((m + n) * nb + max64(m, n)) + 1));
+    b->G = x->dev ? oz_malloc(sizeof(double) * (size_t)(w * m * n + 1)) : NULL;
     if (!b->X || (x->dev && !b->G))
         return OZBLAS_ERR_ALLOCATION;
     b->Y = b->X + w * m * nb;

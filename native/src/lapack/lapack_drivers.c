@@ -69,6 +69,12 @@ void lx_gemm(oz_lx *x, char ta, char tb, int64_t m, int64_t n, int64_t k, const 
             x->fail_status = st;
         }
     }
+    if (r.fallback == OZBLAS_FALLBACK_ALLOCATION && !x->failed) {
+        /* the product went native for want of memory: the whole call goes to the host
+           routine (lx_end puts the operands back), never a half-emulated result */
+        x->failed = 1;
+        x->fail_status = OZBLAS_ERR_ALLOCATION;
+    }
     ozblas_lapack_report *p = x->rep;
     p->product_seconds += lx_now() - t0;
     double f = (x->cplx ? 8.0 : 2.0) * (double)m * (double)n * (double)k;

@@ -111,7 +111,7 @@ static ozblas_status tridiagonal(oz_lx *x, const lx_ev *a, int64_t n, const doub
     const char jz = a->jobz, all = 'A';
     /* work: 18n (stemr), 5n (stein), 4n (stebz) */
     int64_t lwork = 18 * n + 6;
-    double *ee = malloc(sizeof(double) * (size_t)(2 * n + lwork + 2));
+    double *ee = oz_malloc(sizeof(double) * (size_t)(2 * n + lwork + 2));
     if (!ee)
         return OZBLAS_ERR_ALLOCATION;
     double *dd = ee + n, *work = dd + n;
@@ -125,7 +125,7 @@ static ozblas_status tridiagonal(oz_lx *x, const lx_ev *a, int64_t n, const doub
     }
     LX_F77(
         I n4 = (I)n, inf4 = 0, lw = (I)lwork, liw = (I)(10 * n + 3);
-        I *iw = malloc(sizeof(I) * (size_t)(10 * n + 3 + 2 * n));
+        I *iw = oz_malloc(sizeof(I) * (size_t)(10 * n + 3 + 2 * n));
         if (!iw) {
             free(ee);
             return OZBLAS_ERR_ALLOCATION;
@@ -283,13 +283,13 @@ static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, i
     lx_band B = {0};
     lx_hous h = {0};
     lx_hh q = {0};
-    double *hW = x->dev ? NULL : malloc(sizeof(double) * (size_t)(wd * n * n));
+    double *hW = x->dev ? NULL : oz_malloc(sizeof(double) * (size_t)(wd * n * n));
     double *Wm = x->dev || hW ? lx_scratch(x, hW, n * n) : NULL;
-    double *tau1 = malloc(sizeof(double) * (size_t)(wd * n));
-    double *d = malloc(sizeof(double) * (size_t)(2 * n)), *e = d ? d + n : NULL;
-    double *ZT = wantz ? malloc(sizeof(double) * (size_t)(n * n)) : NULL;
+    double *tau1 = oz_malloc(sizeof(double) * (size_t)(wd * n));
+    double *d = oz_malloc(sizeof(double) * (size_t)(2 * n)), *e = d ? d + n : NULL;
+    double *ZT = wantz ? oz_malloc(sizeof(double) * (size_t)(n * n)) : NULL;
     /* Vh and taus: lx_hous_apply's; hw: stage 2's work */
-    double *Vh = malloc(sizeof(double) * (size_t)(wd * ((b + LX_HOUS_VB) * LX_HOUS_VB +
+    double *Vh = oz_malloc(sizeof(double) * (size_t)(wd * ((b + LX_HOUS_VB) * LX_HOUS_VB +
                                                         LX_HOUS_VB + b + 1)));
     double *taus = Vh ? Vh + wd * (b + LX_HOUS_VB) * LX_HOUS_VB : NULL;
     double *hw = taus ? taus + wd * LX_HOUS_VB : NULL;
@@ -367,7 +367,7 @@ static ozblas_status host_driver(oz_lx *x, const lx_ev *a, int64_t n, double *A,
     if (x->failed)
         return OZBLAS_OK;
     int64_t lwork = 2 * n * n + 66 * n + 1, lrwork = 2 * n * n + 24 * n + 1, liwork = 10 * n + 3;
-    double *work = malloc(sizeof(double) * (size_t)(wd * lwork + lrwork));
+    double *work = oz_malloc(sizeof(double) * (size_t)(wd * lwork + lrwork));
     if (!work)
         return OZBLAS_ERR_ALLOCATION;
     double *rwork = work + wd * lwork;
@@ -378,7 +378,7 @@ static ozblas_status host_driver(oz_lx *x, const lx_ev *a, int64_t n, double *A,
     LX_F77(
         I n4 = (I)n, l4 = (I)la, lz4 = (I)lz, lw = (I)lwork, lrw = (I)lrwork, liw = (I)liwork;
         I inf4 = 0, m4 = 0, il4 = (I)a->il, iu4 = (I)a->iu;
-        I *iw = malloc(sizeof(I) * (size_t)(liwork + 2 * n));
+        I *iw = oz_malloc(sizeof(I) * (size_t)(liwork + 2 * n));
         if (!iw)
             st = OZBLAS_ERR_ALLOCATION;
         I *sup = iw ? iw + liwork : NULL;
@@ -799,7 +799,7 @@ static ozblas_status host_tr(oz_lx *x, int op, char side, char uplo, char trans,
     int64_t w = x->cplx ? 2 : 1, nq = op == OZ_TR_ORMTR ? (side == 'L' ? m : n) : n;
     int64_t la = lda, lc = ldc, lwork = 64 * (max64(m, n) + 1);
     int64_t copies = x->dev ? nq * nq + m * n : 0;
-    double *buf = malloc(sizeof(double) * (size_t)(w * (lwork + copies) + 1));
+    double *buf = oz_malloc(sizeof(double) * (size_t)(w * (lwork + copies) + 1));
     if (!buf)
         return OZBLAS_ERR_ALLOCATION;
     double *work = buf, *HA = A, *HC = C;
@@ -881,7 +881,7 @@ static ozblas_status sytrd_body(ozblas_context *ctx, int cplx, char uplo, int64_
     if (n <= x.nb)
         END_WITH(host_tr(&x, OZ_TR_SYTRD, 0, uplo, 0, n, n, A, lda, d, e, tau, NULL, 1, info));
     int64_t w = cplx ? 2 : 1;
-    double *Wh = malloc(sizeof(double) * (size_t)(w * (n * x.nb + (x.dev ? n * n : 0)) + 1));
+    double *Wh = oz_malloc(sizeof(double) * (size_t)(w * (n * x.nb + (x.dev ? n * n : 0)) + 1));
     double *W = Wh ? lx_scratch(&x, Wh, n * x.nb) : NULL;
     if (!W) {
         free(Wh);

@@ -90,7 +90,7 @@ static void hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_
             *info = inf4;);
         if (pass == 0) {
             lwork = (int64_t)qw[0] > n ? (int64_t)qw[0] : max1(n);
-            work = malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * lwork));
+            work = oz_malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * lwork));
             if (!work) {
                 x->failed = 1;
                 return;
@@ -109,7 +109,7 @@ static void trevc3(oz_lx *x, char side, int64_t n, double *T, int64_t ldt, doubl
 {
     void *f = ev_fn(x->cplx, R_TREVC3);
     int64_t wd = x->cplx ? 2 : 1, lwork = 3 * n + 2 * n * 64, lrw = n + 2 * n * 64;
-    double *work = malloc(sizeof(double) * (size_t)(wd * lwork + lrw + 1)), dn = (double)n;
+    double *work = oz_malloc(sizeof(double) * (size_t)(wd * lwork + lrw + 1)), dn = (double)n;
     double nov[2];
     if (!work) {
         x->failed = 1;
@@ -234,7 +234,7 @@ static ozblas_status ev_schur(oz_lx *x, lx_hh *q, ev_run *r, char bal, char job,
     int64_t wd = x->cplx ? 2 : 1, hinfo = 0;
     double small = sqrt(DBL_MIN) / DBL_EPSILON, nz[2];
     memset(r, 0, sizeof *r);
-    r->scale = malloc(sizeof(double) * (size_t)(n + wd * n));
+    r->scale = oz_malloc(sizeof(double) * (size_t)(n + wd * n));
     if (!r->scale)
         return OZBLAS_ERR_ALLOCATION;
     r->tau = r->scale + n;
@@ -287,7 +287,7 @@ static ozblas_status host_geev(oz_lx *x, char jl, char jr, int64_t n, double *A,
                                int64_t ldvr, int64_t *info)
 {
     void *f = ev_fn(x->cplx, R_GEEV);
-    double qw[2] = {0.0, 0.0}, *work = qw, *rwork = x->cplx ? malloc(sizeof(double) * (size_t)(2 * n)) : NULL;
+    double qw[2] = {0.0, 0.0}, *work = qw, *rwork = x->cplx ? oz_malloc(sizeof(double) * (size_t)(2 * n)) : NULL;
     int64_t lwork = -1;
     for (int pass = 0; pass < 2; pass++) {
         LX_F77(I n4 = (I)n, la = (I)lda, ll = (I)ldvl, lr = (I)ldvr, lw = (I)lwork, inf4 = 0;
@@ -306,7 +306,7 @@ static ozblas_status host_geev(oz_lx *x, char jl, char jr, int64_t n, double *A,
             *info = inf4;);
         if (pass == 0) {
             lwork = (int64_t)qw[0] > 4 * n ? (int64_t)qw[0] : 4 * max1(n);
-            work = malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * lwork));
+            work = oz_malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * lwork));
             if (!work || (x->cplx && !rwork)) {
                 free(rwork);
                 free(work == qw ? NULL : work);
@@ -329,7 +329,7 @@ static ozblas_status geev_blocked(oz_lx *x, lx_hh *q, int wl, int wr, int64_t n,
     ev_run r;
     int64_t wd = x->cplx ? 2 : 1;
     /* Z, then the eigenvectors of T: XT (right), YT (left) */
-    double *Z = wl || wr ? malloc(sizeof(double) * (size_t)(wd * n * n * (1 + wl + wr))) : NULL;
+    double *Z = wl || wr ? oz_malloc(sizeof(double) * (size_t)(wd * n * n * (1 + wl + wr))) : NULL;
     double *XT = Z ? Z + wd * n * n : NULL, *YT = XT && wl && wr ? XT + wd * n * n : XT;
     if ((wl || wr) && !Z)
         return OZBLAS_ERR_ALLOCATION;
@@ -447,8 +447,8 @@ static ozblas_status host_gees(oz_lx *x, char jobvs, char sort, ozblas_select_fn
     void *f = ev_fn(x->cplx, R_GEES), *s = x->cplx ? (lx_real_ilp64() ? (void *)sel_z64 : (void *)sel_z32)
                                                    : (lx_real_ilp64() ? (void *)sel_d64 : (void *)sel_d32);
     double qw[2] = {0.0, 0.0}, *work = qw;
-    double *rwork = malloc(sizeof(double) * (size_t)max1(n));
-    int64_t *bwork = malloc(sizeof(int64_t) * (size_t)max1(n)), lwork = -1; /* wide enough for I */
+    double *rwork = oz_malloc(sizeof(double) * (size_t)max1(n));
+    int64_t *bwork = oz_malloc(sizeof(int64_t) * (size_t)max1(n)), lwork = -1; /* wide enough for I */
     sel_now.fn = sel, sel_now.arg = arg;
     for (int pass = 0; pass < 2 && rwork && bwork; pass++) {
         LX_F77(I n4 = (I)n, la = (I)lda, lv = (I)ldvs, lw = (I)lwork, inf4 = 0, sd = 0;
@@ -465,7 +465,7 @@ static ozblas_status host_gees(oz_lx *x, char jobvs, char sort, ozblas_select_fn
             *info = inf4, *sdim = sd;);
         if (pass == 0) {
             lwork = (int64_t)qw[0] > 3 * n ? (int64_t)qw[0] : 3 * max1(n);
-            work = malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * lwork));
+            work = oz_malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * lwork));
             if (!work)
                 break;
         }
@@ -488,14 +488,14 @@ static void trsen(oz_lx *x, char compq, const int64_t *bsel, int64_t n, double *
     void *f = ev_fn(x->cplx, R_TRSEN);
     char job = 'N';
     double s = 0.0, sep = 0.0, nq[2];
-    double *work = malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * max1(n)));
+    double *work = oz_malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * max1(n)));
     if (!work) {
         x->failed = 1;
         return;
     }
     LX_F77(I n4 = (I)n, lt = (I)ldt, lq = compq == 'V' ? (I)ldq : 1, m4 = 0, inf4 = 0, lw = (I)max1(n);
         I iw = 0, liw = 1;
-        I *b = malloc(sizeof(I) * (size_t)max1(n));
+        I *b = oz_malloc(sizeof(I) * (size_t)max1(n));
         if (!b) {
             x->failed = 1;
         } else {
@@ -619,7 +619,7 @@ static ozblas_status gees_blocked(oz_lx *x, lx_hh *q, int wvs, int sort, ozblas_
     ozblas_status st = ev_schur(x, q, &r, 'P', 'S', wvs ? VS : NULL, ldvs, n, A, lda, w, wi, info);
     int64_t ieval = *info;
     if (st == OZBLAS_OK && !x->failed && sort && *info == 0) {
-        int64_t *bsel = malloc(sizeof(int64_t) * (size_t)max1(n));
+        int64_t *bsel = oz_malloc(sizeof(int64_t) * (size_t)max1(n));
         if (!bsel) {
             ev_free(&r);
             return OZBLAS_ERR_ALLOCATION;

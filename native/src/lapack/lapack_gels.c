@@ -301,11 +301,11 @@ static ozblas_status gy_alloc(oz_lx *x, gy_work *g, int64_t m, int64_t n, int64_
     real_ormrz(x, ct(x), n, nrhs, mn, n - mn, dummy, max1(mn), dummy, dummy, max1(n), q, -1);
     g->lwork = max64(g->lwork, (int64_t)q[0]);
     size_t el = (size_t)(w * (4 * mn + g->lwork) + 2 * n + 1);
-    g->tau = malloc(sizeof(double) * el);
-    g->jp = malloc(sizeof(int64_t) * (size_t)max1(n));
+    g->tau = oz_malloc(sizeof(double) * el);
+    g->jp = oz_malloc(sizeof(int64_t) * (size_t)max1(n));
     if (x->dev) {
-        g->G = malloc(sizeof(double) * (size_t)(w * m * n + 1));
-        g->GB = malloc(sizeof(double) * (size_t)(w * n * nrhs + 1));
+        g->G = oz_malloc(sizeof(double) * (size_t)(w * m * n + 1));
+        g->GB = oz_malloc(sizeof(double) * (size_t)(w * n * nrhs + 1));
     }
     if (!g->tau || !g->jp || (x->dev && (!g->G || !g->GB)))
         return OZBLAS_ERR_ALLOCATION;
@@ -462,7 +462,7 @@ static ozblas_status gels_body(ozblas_context *ctx, int cplx, char trans, int64_
     if (!gl_real(cplx, G_LANGE) || !gl_real(cplx, G_LASCL))
         END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
     HH_WORK(max1(mx), max1(max64(mx, nrhs)), 0)
-    double *tau = malloc(sizeof(double) * (size_t)((cplx ? 2 : 1) * max1(mn)));
+    double *tau = oz_malloc(sizeof(double) * (size_t)((cplx ? 2 : 1) * max1(mn)));
     if (!tau) {
         HH_END_WITH(OZBLAS_ERR_ALLOCATION);
     }

@@ -98,8 +98,8 @@ static ozblas_status hr_alloc(oz_lx *x, hr_work *h, int64_t n, int64_t g)
 {
     int64_t w = x->cplx ? 2 : 1, nb = x->nb;
     memset(h, 0, sizeof *h);
-    h->Y = malloc(sizeof(double) * (size_t)(w * (n * nb + nb * nb) + 1));
-    h->G = x->dev ? malloc(sizeof(double) * (size_t)(w * g + 1)) : NULL;
+    h->Y = oz_malloc(sizeof(double) * (size_t)(w * (n * nb + nb * nb) + 1));
+    h->G = x->dev ? oz_malloc(sizeof(double) * (size_t)(w * g + 1)) : NULL;
     if (!h->Y || (x->dev && !h->G))
         return OZBLAS_ERR_ALLOCATION;
     h->T = h->Y + w * n * nb;

@@ -101,7 +101,7 @@ ozblas_status lx_hh_alloc(oz_lx *x, lx_hh *q, int64_t vrows, int64_t wdim, int64
     memset(q, 0, sizeof *q);
     q->lrw = max64(lrw, 32 * max64(max64(wdim, vrows), nb)); /* the host's own blocking */
     int64_t nw = nb * wdim, nd = vrows * nb + nb * nb + nw;
-    q->V = malloc(sizeof(double) * (size_t)(w * (nd + q->lrw) + 1));
+    q->V = oz_malloc(sizeof(double) * (size_t)(w * (nd + q->lrw) + 1));
     if (!q->V)
         return OZBLAS_ERR_ALLOCATION;
     q->T = q->V + w * vrows * nb;

@@ -79,11 +79,13 @@ void lx_blk_getrf(oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_
 void lx_blk_laswp(oz_lx *x, int64_t n, double *A, int64_t lda, int64_t k1, int64_t k2,
                   const int64_t *ipiv, int64_t incx)
 {
+    if (x->failed) /* the pivots of a failed run are not to be trusted (lx_blk_getrf) */
+        return;
     if (!x->dev) {
         lx_real_laswp(x, n, A, lda, k1, k2, ipiv, incx);
         return;
     }
-    if (n <= 0 || k2 < k1 || x->failed)
+    if (n <= 0 || k2 < k1)
         return;
     if (oz_cuda_lx_copy(x->opt, x->dpiv + k1 - 1, sizeof(int64_t), ipiv + k1 - 1,
                         sizeof(int64_t), sizeof(int64_t), (size_t)(k2 - k1 + 1)) ||

@@ -290,10 +290,10 @@ static int dc_alloc(dc_ws *w, int64_t n, int64_t leaf, int nt)
     w->leaf = leaf;
     w->nt = nt;
     w->llw = 1 + 4 * leaf + leaf * leaf;
-    w->z = malloc(sizeof(double) * (size_t)(3 * n + 2 * n * n + w->llw));
-    w->indxq = malloc(sizeof(int64_t) * (size_t)(5 * n));
-    w->iw = malloc(sizeof(int64_t) * (size_t)(5 * n + 3));
-    w->col = malloc(sizeof(double) * (size_t)(nt * n));
+    w->z = oz_malloc(sizeof(double) * (size_t)(3 * n + 2 * n * n + w->llw));
+    w->indxq = oz_malloc(sizeof(int64_t) * (size_t)(5 * n));
+    w->iw = oz_malloc(sizeof(int64_t) * (size_t)(5 * n + 3));
+    w->col = oz_malloc(sizeof(double) * (size_t)(nt * n));
     if (!w->z || !w->indxq || !w->iw || !w->col) {
         dc_free(w);
         return 0;
@@ -424,7 +424,7 @@ ozblas_status ozblas_dstedc(ozblas_context *ctx, char compz, int64_t n, double *
     /* ZT: the tridiagonal eigenvectors on the host (Z itself for 'I' on host memory), T:
        compz 'V''s strips */
     int direct = compz == 'I' && !x.dev;
-    double *ZT = direct ? Z : malloc(sizeof(double) * (size_t)(n * n + x.nb * n));
+    double *ZT = direct ? Z : oz_malloc(sizeof(double) * (size_t)(n * n + x.nb * n));
     double *T = ZT && !direct ? lx_scratch(&x, ZT + n * n, x.nb * n) : NULL;
     if (!ZT || (!direct && !T)) {
         if (!direct)

@@ -58,7 +58,7 @@ static void host_bdsqr(oz_lx *x, int z, char uplo, int64_t n, int64_t ncvt, int6
                        int64_t ncc, double *d, double *e, double *VT, double *U, double *C,
                        int64_t ldc, int64_t *info)
 {
-    double nou[2], *work = malloc(sizeof(double) * (size_t)(4 * n + 1));
+    double nou[2], *work = oz_malloc(sizeof(double) * (size_t)(4 * n + 1));
     if (!work) {
         x->failed = 1;
         return;
@@ -282,9 +282,9 @@ ozblas_status lx_bd_reduce(oz_lx *x, lx_bd *bd, int vectors, int64_t m, int64_t 
     int64_t wd = x->cplx ? 2 : 1;
     int64_t b = lx_band_width(x, OZBLAS_LAPACK_BAND_SVD, m, n, vectors ? n : wdim);
     *bd = (lx_bd){.m = m, .n = n, .b = b, .W = W, .ldw = ldw};
-    ub_band B = {n, b, calloc((size_t)(wd * (3 * b + 1) * n + wd), sizeof(double))};
-    bd->tau = malloc(sizeof(double) * (size_t)(wd * 2 * n + n + 1));
-    bd->Vh = malloc(sizeof(double) * (size_t)(wd * ((b + LX_HOUS_VB) * LX_HOUS_VB +
+    ub_band B = {n, b, oz_calloc((size_t)(wd * (3 * b + 1) * n + wd), sizeof(double))};
+    bd->tau = oz_malloc(sizeof(double) * (size_t)(wd * 2 * n + n + 1));
+    bd->Vh = oz_malloc(sizeof(double) * (size_t)(wd * ((b + LX_HOUS_VB) * LX_HOUS_VB +
                                                     LX_HOUS_VB + 2 * b + 1)));
     ozblas_status st = OZBLAS_ERR_ALLOCATION;
     if (!B.g || !bd->tau || !bd->Vh || lx_hous_alloc(x, &bd->hl, n, b, 1, n - 1) ||
@@ -360,7 +360,7 @@ static ozblas_status svd_tall(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
 {
     lx_bd bd = {0};
     int vec = wu || wv;
-    double *UB = vec ? malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
+    double *UB = vec ? oz_malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
     double *VTB = UB ? UB + n * n : NULL;
     ozblas_status st = vec && !UB ? OZBLAS_ERR_ALLOCATION
                                   : lx_bd_reduce(x, &bd, vec, m, n, W, ldw, vec ? m : 0, s);
@@ -400,7 +400,7 @@ static ozblas_status qr_first(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
 {
     int64_t wd = x->cplx ? 2 : 1, qinfo = 0;
     lx_hh q = {0};
-    double *tau = malloc(sizeof(double) * (size_t)(wd * n));
+    double *tau = oz_malloc(sizeof(double) * (size_t)(wd * n));
     ozblas_status st = tau ? lx_hh_alloc(x, &q, m, max64(m, ucols), 0) : OZBLAS_ERR_ALLOCATION;
     if (st == OZBLAS_OK) {
         lx_geqrf(x, &q, 0, m, n, W, m, tau, &qinfo);
@@ -434,7 +434,7 @@ static ozblas_status host_svd(oz_lx *x, int sq, char ju, char jv, int64_t m, int
     double *HA = A, *HU = U, *HV = VT, *own = NULL;
     if (x->dev) { /* host copies: A, U, VT one after the other */
         la = max1(m), lu = max1(urows), lv = max1(vrows);
-        own = malloc(sizeof(double) * (size_t)(wd * (la * n + lu * ucols + lv * n) + 1));
+        own = oz_malloc(sizeof(double) * (size_t)(wd * (la * n + lu * ucols + lv * n) + 1));
         if (!own)
             return OZBLAS_ERR_ALLOCATION;
         HA = own, HU = HA + wd * la * n, HV = HU + wd * lu * ucols;
@@ -443,12 +443,12 @@ static ozblas_status host_svd(oz_lx *x, int sq, char ju, char jv, int64_t m, int
     /* generous workspace, so that the host takes its blocked paths */
     int64_t lwork = 4 * mn * mn + 6 * mn + 2 * mx + 64 * (m + n) + 1;
     int64_t lrwork = c ? 5 * mn * mn + 7 * mn + 1 : 0;
-    double *work = malloc(sizeof(double) * (size_t)(wd * lwork + lrwork + 1));
+    double *work = oz_malloc(sizeof(double) * (size_t)(wd * lwork + lrwork + 1));
     ozblas_status st = work ? OZBLAS_OK : OZBLAS_ERR_ALLOCATION;
     if (work && !x->failed)
         LX_F77(I m4 = (I)m, n4 = (I)n, la4 = (I)la, lu4 = (I)lu, lv4 = (I)lv, lw = (I)lwork;
             I inf4 = 0;
-            I *iw = malloc(sizeof(I) * (size_t)(8 * mn + 1));
+            I *iw = oz_malloc(sizeof(I) * (size_t)(8 * mn + 1));
             if (!iw)
                 st = OZBLAS_ERR_ALLOCATION;
             else if (sq && !c)
@@ -507,7 +507,7 @@ static ozblas_status two_stage(oz_lx *x, int sq, char ju, char jv, int64_t m, in
     int64_t uc = tu == 'A' ? M : N;
     /* W, then R (m >> n), then the tall problem's U and VT (m < n) */
     int64_t elems = M * N + N * N + (tall ? 0 : (wu ? M * uc : 0) + (wv ? N * N : 0));
-    double *host = x->dev ? NULL : malloc(sizeof(double) * (size_t)(wd * elems + 1));
+    double *host = x->dev ? NULL : oz_malloc(sizeof(double) * (size_t)(wd * elems + 1));
     double *W = x->dev || host ? lx_scratch(x, host, elems) : NULL;
     if (!W) {
         free(host);
@@ -754,8 +754,8 @@ static void bd_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, do
                          max64(s1, n * (1 + nrhs) + 2 * nrhs)
                    : 0;
     int64_t li = 3 * n * (nlvl + 1) + 11 * n;
-    double *work = malloc(sizeof(double) * (size_t)((c ? 2 * n * nrhs : lw) + lr + 1));
-    int64_t *iw = malloc(sizeof(int64_t) * (size_t)(li + 1));
+    double *work = oz_malloc(sizeof(double) * (size_t)((c ? 2 * n * nrhs : lw) + lr + 1));
+    int64_t *iw = oz_malloc(sizeof(int64_t) * (size_t)(li + 1));
     lx_clock clk = lx_tic(x);
     if (!work || !iw) {
         x->failed = 1;
@@ -824,7 +824,7 @@ static ozblas_status host_lstsq(oz_lx *x, int sq, int64_t m, int64_t n, int64_t 
     double *HA = A, *HB = B, *own = NULL;
     if (x->dev) {
         la = max1(m), lb = max1(mx);
-        own = malloc(sizeof(double) * (size_t)(wd * (la * n + lb * nrhs) + 1));
+        own = oz_malloc(sizeof(double) * (size_t)(wd * (la * n + lb * nrhs) + 1));
         if (!own)
             return OZBLAS_ERR_ALLOCATION;
         HA = own, HB = own + wd * la * n;
@@ -862,8 +862,8 @@ static ozblas_status host_lstsq(oz_lx *x, int sq, int64_t m, int64_t n, int64_t 
                            &inf4);
             lw = (I)wq[0] + 1;
             int64_t lr = c ? (sq ? 5 * mn : (int64_t)rq[0]) + 1 : 0, li = (int64_t)iq[0] + 1;
-            double *work = malloc(sizeof(double) * (size_t)(wd * lw + lr + 1));
-            I *iw = malloc(sizeof(I) * (size_t)(li + 8 * mn + 1));
+            double *work = oz_malloc(sizeof(double) * (size_t)(wd * lw + lr + 1));
+            I *iw = oz_malloc(sizeof(I) * (size_t)(li + 8 * mn + 1));
             if (!work || !iw)
                 st = OZBLAS_ERR_ALLOCATION;
             else if (sq && !c)
@@ -919,12 +919,12 @@ static ozblas_status lstsq_two_stage(oz_lx *x, int sq, int64_t m, int64_t n, int
     const double smlnum = DBL_MIN / DBL_EPSILON; /* dgelsd's range */
     /* W (M x N), R (N x N, QR first), gelss's VT_B (N x N) and C (N x nrhs) */
     int64_t elems = M * N + (qr ? N * N : 0) + (sq ? N * N + N * nrhs : 0);
-    double *host = x->dev ? NULL : malloc(sizeof(double) * (size_t)(wd * elems + 1));
+    double *host = x->dev ? NULL : oz_malloc(sizeof(double) * (size_t)(wd * elems + 1));
     double *W = x->dev || host ? lx_scratch(x, host, elems) : NULL;
     /* host: the small problem's C (N x nrhs; B itself for host memory) and gelss's VT_B */
     int64_t hc = x->dev ? N * nrhs : 0;
-    double *HC = malloc(sizeof(double) * (size_t)(wd * (hc + (sq ? N * N : 0)) + 1));
-    double *tau0 = malloc(sizeof(double) * (size_t)(wd * N + 1));
+    double *HC = oz_malloc(sizeof(double) * (size_t)(wd * (hc + (sq ? N * N : 0)) + 1));
+    double *tau0 = oz_malloc(sizeof(double) * (size_t)(wd * N + 1));
     lx_hh q0 = {0};
     lx_bd bd = {0};
     ozblas_status st = W && HC && tau0 ? OZBLAS_OK

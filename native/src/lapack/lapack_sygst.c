@@ -79,7 +79,7 @@ ozblas_status lx_sygst(oz_lx *x, int itype, char uplo, int64_t n, double *A, int
     }
     int herm = x->cplx;
     char ct = x->cplx ? 'C' : 'T';
-    double *S = malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * nb * nb)); /* hemm's */
+    double *S = oz_malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * nb * nb)); /* hemm's */
     if (!S)
         return OZBLAS_ERR_ALLOCATION;
 #define AT(M, i, j, ld) LX_AT(x, M, i, j, ld)

@@ -408,9 +408,9 @@ ozblas_status lx_sytrf(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
     int64_t we = x->cplx ? 2 : 1, nw = n * wnb, bn = min64(x->nb, n);
     /* a device run: W's device copy with the diagonal blocks' workspace; the host copy of
        the panel and the pivot column's pieces */
-    wmat w = {malloc(sizeof(double) * (size_t)(we * (nw + (x->dev ? nw + 2 * n : 0)))), wnb,
+    wmat w = {oz_malloc(sizeof(double) * (size_t)(we * (nw + (x->dev ? nw + 2 * n : 0)))), wnb,
               NULL, NULL};
-    int64_t *bpiv = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *bpiv = oz_malloc(sizeof(int64_t) * (size_t)n);
     if (!w.W || !bpiv) {
         free(w.W);
         free(bpiv);
@@ -493,8 +493,8 @@ static int64_t step(const int64_t *bpiv, int64_t i, int64_t *row, int64_t *next)
 static ozblas_status piv_load(const sy *s, const int64_t *ipiv, pivots *p)
 {
     int64_t n = s->n, row, next;
-    p->bpiv = malloc(sizeof(int64_t) * (size_t)(2 * n));
-    p->e = malloc(sizeof(double) * (size_t)((s->x->cplx ? 2 : 1) * 2 * n));
+    p->bpiv = oz_malloc(sizeof(int64_t) * (size_t)(2 * n));
+    p->e = oz_malloc(sizeof(double) * (size_t)((s->x->cplx ? 2 : 1) * 2 * n));
     if (!p->bpiv || !p->e)
         return OZBLAS_ERR_ALLOCATION;
     p->order = p->bpiv + n;
@@ -653,7 +653,7 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
     int we = x->cplx ? 2 : 1;
     pivots pv = {0};
     /* the n x n workspace where the matrices are */
-    double *Yh = x->dev ? NULL : malloc(sizeof(double) * (size_t)(we * n * n));
+    double *Yh = x->dev ? NULL : oz_malloc(sizeof(double) * (size_t)(we * n * n));
     double *Y = lx_scratch(x, Yh, n * n);
     ozblas_status st = Y ? piv_load(&s, ipiv, &pv) : x->dev ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION;
     for (int64_t i = 0; st == OZBLAS_OK && i < n && !*info; i++)

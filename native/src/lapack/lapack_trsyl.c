@@ -228,8 +228,8 @@ ozblas_status lx_trsyl(oz_lx *x, char ta, char tb, int isgn, int64_t m, int64_t 
     int64_t blk = x->nb < 256 ? x->nb : 256;
     syl s = {x, ta, tb, isgn, A, B, C, lda, ldb, ldc, max64(blk, 2), NULL, NULL, 0};
     int64_t e = (x->cplx ? 2 : 1) * s.nb * s.nb;
-    s.sums = malloc(sizeof(double) * (size_t)max64(m, n));
-    s.hbuf = x->dev ? malloc(sizeof(double) * (size_t)(3 * e)) : NULL;
+    s.sums = oz_malloc(sizeof(double) * (size_t)max64(m, n));
+    s.hbuf = x->dev ? oz_malloc(sizeof(double) * (size_t)(3 * e)) : NULL;
     if (!s.sums || (x->dev && !s.hbuf)) {
         free(s.sums);
         free(s.hbuf);

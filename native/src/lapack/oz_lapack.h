@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ozblas.h"
+#include "../core/oz_internal.h" /* oz_malloc */
 
 /* One driver run. */
 typedef struct {
@@ -36,6 +37,8 @@ typedef struct {
     ozblas_report *product; /* NULL, or the products' GEMM reports merged (lx_gemm) for a
                                caller that traces the run as one product (the shim's SYRK) */
     int exec; /* the executor the block size was chosen for (the band width's too) */
+    double *kept; /* a host run: its operands as the caller passed them, put back when the
+                     run ends with OZBLAS_ERR_ALLOCATION (for the host routine) */
 } oz_lx;
 
 /* Element (i, j) of a column-major matrix with leading dimension ld. */

@@ -352,9 +352,10 @@ static int cu_handle(cu_call *g, shim_call *c, shim_result *r)
     if (!cu_run_options(g->h, ptrs, r, &opt))
         return 0;
     const int64_t nb = g->batch, es = g->cplx ? 16 : 8;
-    const double **pa = malloc(sizeof *pa * (size_t)nb), **pb = malloc(sizeof *pb * (size_t)nb);
-    double **pc = malloc(sizeof *pc * (size_t)nb);
-    unsigned char *done = calloc((size_t)nb, 1);
+    const double **pa = oz_malloc(sizeof *pa * (size_t)nb);
+    const double **pb = oz_malloc(sizeof *pb * (size_t)nb);
+    double **pc = oz_malloc(sizeof *pc * (size_t)nb);
+    unsigned char *done = oz_calloc((size_t)nb, 1);
     int why = -1, ok = 0;
     if (!pa || !pb || !pc || !done) {
         r->why = N_FAILED;
@@ -1215,9 +1216,10 @@ static int lt_run(const lt_call *g, const shim_call *c, const ozblas_options *op
                   shim_result *r)
 {
     const int64_t nb = g->l[3].batch, es = g->cplx ? 16 : 8;
-    const double **pa = malloc(sizeof *pa * (size_t)nb), **pb = malloc(sizeof *pb * (size_t)nb);
-    double **pc = malloc(sizeof *pc * (size_t)nb);
-    unsigned char *done = calloc((size_t)nb, 1);
+    const double **pa = oz_malloc(sizeof *pa * (size_t)nb);
+    const double **pb = oz_malloc(sizeof *pb * (size_t)nb);
+    double **pc = oz_malloc(sizeof *pc * (size_t)nb);
+    unsigned char *done = oz_calloc((size_t)nb, 1);
     int ok = 0;
     if (!pa || !pb || !pc || !done) {
         r->why = N_FAILED;

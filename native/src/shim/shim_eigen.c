@@ -106,7 +106,7 @@ static int h_ev(lap_call *L, int cplx, const ev_call *c, void *m, void *isuppz, 
     if (c->kind == OZ_EV_SYEV)
         return LAP_RUN((cplx ? ozblas_zheev : ozblas_dsyev)(ctx, c->jobz, c->uplo, n, c->A,
                                                              c->lda, c->w, info, 0, LAP_OPT));
-    int64_t m64 = 0, *sup = malloc(sizeof(int64_t) * (size_t)(2 * max1(n)));
+    int64_t m64 = 0, *sup = oz_malloc(sizeof(int64_t) * (size_t)(2 * max1(n)));
     int ok = sup && LAP_RUN((cplx ? ozblas_zheevr : ozblas_dsyevr)(
                         ctx, c->jobz, c->range, c->uplo, n, c->A, c->lda, c->vl, c->vu, c->il,
                         c->iu, c->abstol, &m64, c->w, c->Z, c->ldz, sup, info, 0, LAP_OPT));

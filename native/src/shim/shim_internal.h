@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ozblas.h"
+#include "../core/oz_internal.h" /* oz_malloc */
 #include "shim_names.h"
 
 #define OZ_EXPORT __attribute__((visibility("default")))

@@ -173,7 +173,7 @@ void lap_end(const oz_slot *s, const lap_call *L, int64_t info)
 /* Pivots in the caller's integer type (4 or 8 bytes) and as the drivers' int64_t. */
 static int64_t *piv_in(const void *ipiv, int wide, int64_t n)
 {
-    int64_t *p = malloc(sizeof(int64_t) * (size_t)max1(n));
+    int64_t *p = oz_malloc(sizeof(int64_t) * (size_t)max1(n));
     if (p && ipiv)
         for (int64_t i = 0; i < n; i++)
             p[i] = wide ? ((const int64_t *)ipiv)[i] : ((const int32_t *)ipiv)[i];
@@ -353,7 +353,7 @@ static int h_sytrf(lap_call *L, int kind, int cplx, int herm, char uplo, int64_t
         /* the driver changes A while it runs and restores it; LAPACK's A is input only (it
            may be read-only memory), so the driver gets a copy */
         size_t col = sizeof(double) * (size_t)((cplx ? 2 : 1) * n);
-        double *Ac = malloc(col * (size_t)n);
+        double *Ac = oz_malloc(col * (size_t)n);
         for (int64_t j = 0; Ac && j < n; j++)
             memcpy((char *)Ac + col * (size_t)j, A + (cplx ? 2 : 1) * j * lda, col);
         ok = Ac && LAP_RUN((herm ? ozblas_zhetrs : cplx ? ozblas_zsytrs : ozblas_dsytrs)(

@@ -154,7 +154,7 @@ static int h_gelsy(lap_call *L, int cplx, int64_t m, int64_t n, int64_t nrhs, do
     int go = ls_begin(L, cplx, m, n, nrhs, A, lda, B, ldb, lwork, mw, oz_gelsy_flops(cplx, m, n, nrhs));
     if (go >= 0)
         return go;
-    int64_t *p = malloc(sizeof(int64_t) * (size_t)max1(n)), r = 0;
+    int64_t *p = oz_malloc(sizeof(int64_t) * (size_t)max1(n)), r = 0;
     for (int64_t i = 0; p && i < n; i++)
         p[i] = wide ? ((const int64_t *)jpvt)[i] : ((const int32_t *)jpvt)[i];
     int ok = p && LAP_RUN((cplx ? ozblas_zgelsy : ozblas_dgelsy)(shim_context(), m, n, nrhs, A, lda, B,
