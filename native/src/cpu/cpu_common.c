@@ -51,6 +51,14 @@ static int env_threads(int cap)
 /* oz_cpu_test_min_elements' value, -1: the constant. */
 static int64_t min_elems = -1;
 
+int oz_cpu_run_threads(const ozblas_options *opt)
+{
+    int nt = threads_for(opt, __atomic_load_n(&thread_cap, __ATOMIC_RELAXED));
+    if (nt > 1 && !__atomic_load_n(&omp_used, __ATOMIC_RELAXED))
+        __atomic_store_n(&omp_used, 1, __ATOMIC_RELAXED);
+    return nt;
+}
+
 int oz_cpu_threads(const ozblas_options *opt, int64_t m, int64_t n, int64_t k, int cplx)
 {
     int nt = threads_for(opt, __atomic_load_n(&thread_cap, __ATOMIC_RELAXED));

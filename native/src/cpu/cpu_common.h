@@ -37,6 +37,11 @@ ozblas_status oz_cpu_exact(const oz_gemm_call *call, const ozblas_options *opt, 
  * most (a small product runs on the calling thread; cpu_common.c). */
 int oz_cpu_threads(const ozblas_options *opt, int64_t m, int64_t n, int64_t k, int cplx);
 
+/* The host threads a whole run may use (opt->threads, or all cores when 0, within
+ * threadpoolctl's cap): the LAPACK layer's host work (bulge chase, divide-and-conquer merges)
+ * shares it by its own rule, not a product's. */
+int oz_cpu_run_threads(const ozblas_options *opt);
+
 /* A parallel loop or region of nt threads with the clauses, or the same statement on the
  * calling thread, outside any parallel region, when nt is 1: libgomp's team of one still
  * wakes its barrier with a futex call, which the LAPACK layer's thousands of small products

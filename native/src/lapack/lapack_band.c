@@ -248,7 +248,7 @@ int64_t lx_hous_pos(const lx_hous *h, int64_t s)
 void lx_sweeps(const oz_lx *x, int64_t sweeps, int64_t lag, lx_step_fn step, void *ctx,
                int64_t wlen, double *work1)
 {
-    int nt = oz_cpu_threads(x->opt);
+    int nt = oz_cpu_run_threads(x->opt);
     nt = sweeps < 2 * nt ? 1 : nt; /* too few sweeps to pipeline */
     int64_t *done = oz_calloc((size_t)(sweeps > 0 ? sweeps : 1), sizeof(int64_t));
     double *work = oz_malloc(sizeof(double) * (size_t)(nt * wlen + 1));

@@ -315,7 +315,7 @@ ozblas_status lx_stedc(oz_lx *x, int64_t n, double *d, double *e, double *Q, int
         return OZBLAS_OK;
     int64_t leaf = leaf_size(x->nb);
     dc_ws w;
-    if (!dc_alloc(&w, n, n <= leaf ? n : leaf, oz_cpu_threads(x->opt)))
+    if (!dc_alloc(&w, n, n <= leaf ? n : leaf, oz_cpu_run_threads(x->opt)))
         return OZBLAS_ERR_ALLOCATION;
     zero_block(n, n, Q, ldq);
     for (int64_t i = 0; i < n; i++)
