@@ -1667,7 +1667,7 @@ def format_explain(d: dict) -> str:
 
 # ---- when memory runs out: the host routine (docs/lapack.md, "When memory runs out") ----------
 
-_OZBLAS_KW = ("method", "moduli", "scaling", "executor", "threads", "slices", "variant", "nb")
+_OZ_KEYWORDS = ("method", "moduli", "scaling", "executor", "threads", "slices", "variant", "nb")
 
 
 def _host_call(name, fn, args, kw):
@@ -1682,7 +1682,7 @@ def _host_call(name, fn, args, kw):
         return None
     bound = inspect.signature(fn).bind(*args, **kw)
     given = {k: v for k, v in bound.arguments.items() if k != "kw"}
-    given.update({k: v for k, v in bound.arguments.get("kw", {}).items() if k not in _OZBLAS_KW})
+    given.update({k: v for k, v in bound.arguments.get("kw", {}).items() if k not in _OZ_KEYWORDS})
     arrays = [v for v in given.values() if hasattr(v, "dtype") and hasattr(v, "shape")]
     if any(_on_device(a) for a in arrays):
         return None
@@ -1703,6 +1703,8 @@ def _host_call(name, fn, args, kw):
         given.update({"size_rwork": int(sizes[1]), "size_iwork": int(sizes[2])} if cplx
                      else {"size_iwork": int(sizes[1])})
         given.pop("lwork_query", None)
+    if name == "gees":  # SciPy's names its callback by the type: dselect, zselect_extra_args
+        given = {(p + k if k.startswith("select") else k): v for k, v in given.items()}
     try:
         return f(**given)
     except TypeError:  # an argument SciPy's routine does not have

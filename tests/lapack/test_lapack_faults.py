@@ -1,6 +1,7 @@
 """A LAPACK-layer call that cannot get a workspace (its own, or one of its products'), at any
 point (tests/_faults.py fails each allocation of the call in turn): ozblas.lapack returns the
-host routine's result for the whole call, bit for bit and with its info (docs/lapack.md, "When
+host routine's result for the whole call, bit for bit and with its info, or, where the run can
+do without that workspace, its own result unchanged (docs/lapack.md, "When
 memory runs out"), and the C API returns OZBLAS_ERR_ALLOCATION with the operands as passed."""
 
 import numpy as np
@@ -13,6 +14,25 @@ from ozblas._native import ffi, lib
 from ozblas.api import _context
 
 N, EMU = 20, dict(method="ozaki2", nb=8)
+
+
+@pytest.fixture(autouse=True)
+def _products_by_the_rule():
+    """The library's own thread rule for these sweeps (tests/conftest.py shares every product
+    between threads so that thread counts can be compared): thousands of runs of tiny products
+    would otherwise each wake a team."""
+    import ctypes
+
+    from ozblas import _native
+
+    hook = getattr(ctypes.CDLL(str(_native.library_path())), "oz_cpu_test_min_elements", None)
+    if hook is None:
+        yield
+        return
+    hook.argtypes = [ctypes.c_int64]
+    hook(-1)
+    yield
+    hook(0)
 
 
 def _mats(dt):
@@ -38,6 +58,17 @@ CASES = {  # ours, the host routine called directly
     "gesdd": (lambda m, p: L.gesdd(m[0][:, :15], **EMU),
               lambda m, p: getattr(host, p + "gesdd")(m[0][:, :15])),
     "gelsd": (lambda m, p: L.gelsd(m[0], m[3], **EMU), lambda m, p: _gelsd_host(p, m[0], m[3])),
+    "syevr": (lambda m, p: L.syevr(m[2], **EMU),
+              lambda m, p: getattr(host, "dsyevr" if p == "d" else "zheevr")(m[2])),
+    "sygvd": (lambda m, p: L.sygvd(m[2], m[1], **EMU),
+              lambda m, p: getattr(host, "dsygvd" if p == "d" else "zhegvd")(m[2], m[1])),
+    "gesvd": (lambda m, p: L.gesvd(m[0][:, :15], **EMU),
+              lambda m, p: getattr(host, p + "gesvd")(m[0][:, :15])),
+    "gelss": (lambda m, p: L.gelss(m[0], m[3], **EMU),
+              lambda m, p: getattr(host, p + "gelss")(m[0], m[3])),
+    "geev": (lambda m, p: L.geev(m[0], **EMU), lambda m, p: getattr(host, p + "geev")(m[0])),
+    "gees": (lambda m, p: L.gees(lambda *w: 0, m[0], **EMU),
+             lambda m, p: getattr(host, p + "gees")(lambda *w: 0, m[0])),
 }
 
 
@@ -49,10 +80,12 @@ def test_every_allocation_failing_gives_the_host_routine(name, dt):
     want = native(m, p)
     emulated = ours(m, p)
     assert not all(np.array_equal(g, w) for g, w in zip(emulated, want))  # the test can tell
+    same = lambda got, ref: len(got) == len(ref) and all(  # noqa: E731
+        np.array_equal(np.asarray(g), np.asarray(w)) for g, w in zip(got, ref))
     for n, got in sweep(lambda: ours(m, p)):
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            assert np.array_equal(np.asarray(g), np.asarray(w)), (name, n)
+        # the host routine's result, or the emulated one unchanged where the run could do
+        # without that workspace (the bulge chase's per-thread buffers: one thread, same bits)
+        assert same(got, want) or same(got, emulated), (name, n)
 
 
 def test_c_api_leaves_the_operands_as_passed():

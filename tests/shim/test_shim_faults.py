@@ -44,7 +44,8 @@ want.update({k: v for k, v in np.load(out).items() if not k.startswith("dgemm")}
 same = lambda got, ref: all(np.array_equal(np.asarray(v), ref[i]) for i, v in enumerate(got))
 for name, f in calls.items():
     ref = [want[f"{name}_{i}"] for i in range(len(f()))]
-    if same(f(), ref):
+    routed = [np.asarray(v) for v in f()]
+    if same(routed, ref):
         print(name, "not routed")
     results = sweep(f)
     if name in ("dsyevd", "dgesdd", "dgelsd"):
@@ -55,7 +56,9 @@ for name, f in calls.items():
         ref = [np.asarray(v) for v in results[0][1]]
         if same(f(), ref):
             print(name, "not routed")
-    bad = [n for n, got in results if not same(got, ref)]
+    # or the routed result unchanged, where the run could do without that workspace (the
+    # bulge chase's per-thread buffers: one thread, the same bits)
+    bad = [n for n, got in results if not same(got, ref) and not same(got, routed)]
     print(name, "bad", bad[:5])
 """
 
