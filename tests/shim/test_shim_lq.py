@@ -140,10 +140,10 @@ def test_lq_hessenberg_gels_under_ozblas_run(tmp_path):
     _check(d, res, st, True)
     lines = (tmp_path / "trace.log").read_text().splitlines()
     routed = lambda sym: any(f"symbol={sym} " in x and "route=ozblas" in x for x in lines)  # noqa: E731
-    # NumPy's geev reaches the ILP64 names from inside the wheel's LAPACK (its lstsq the ILP64
-    # gelsd itself); SciPy's wrappers and cython_lapack the LP64 ones
-    for sym in ("scipy_dgelsd_64_", "scipy_zgelsd_64_", "scipy_dgehrd_64_",
-                "scipy_zgehrd_64_", "scipy_dorghr_64_", "scipy_dgehrd_", "scipy_dorghr_",
+    # NumPy's eig and lstsq reach the ILP64 geev and gelsd themselves (geev routed whole: its
+    # gehrd is the layer's own); SciPy's wrappers and cython_lapack the LP64 names
+    for sym in ("scipy_dgelsd_64_", "scipy_zgelsd_64_", "scipy_dgeev_64_",
+                "scipy_zgeev_64_", "scipy_dgehrd_", "scipy_dorghr_",
                 "scipy_zunghr_", "scipy_dgels_", "scipy_zgels_", "scipy_dgelqf_", "scipy_zunmlq_",
                 "scipy_dormhr_"):
         assert routed(sym), sym
