@@ -80,6 +80,9 @@ def _report_dict(r, device=0) -> dict:
         "int_gemms": r.int_gemms,
         # automatic precision split the call into this many part products (0: not split)
         "split_parts": r.split_parts,
+        # Ozaki II on complex data: integer products per modulus (2: the complex set of
+        # moduli 1 (mod 4); 3: Karatsuba)
+        "complex_products": r.complex_products if method == "ozaki2" and r.complex_products else None,
         "fp64_passes": r.fp64_passes,
         "bound": r.bound if r.bound >= 0 else None,
         "bits_a": (r.min_bits_a, r.max_bits_a) if emulated else None,
