@@ -402,4 +402,22 @@ def info() -> dict:
         "config": cfg,
         "config_error": cfg_error,
         "moduli": [lib.ozblas_ozaki2_modulus(i) for i in range(lib.ozblas_ozaki2_max_moduli())],
+        "complex": _complex_info(),
+    }
+
+
+def _complex_info() -> dict:
+    """How Ozaki II computes complex products (numerics/ozaki2.h OZ2_MAX_MODULI_CX)."""
+    moduli, t = [], 0
+    while lib.ozblas_ozaki2_complex_modulus(t):
+        moduli.append(lib.ozblas_ozaki2_complex_modulus(t))
+        t += 1
+    counts = {n: lib.ozblas_ozaki2_complex_count(lib.OZBLAS_ENGINE_INT8, n)
+              for n in range(2, lib.ozblas_ozaki2_max_moduli() + 1)}
+    return {
+        "algorithm": "two integer products per modulus on moduli 1 (mod 4) (INT8), Karatsuba's "
+                     "three beyond their bits and on FP4",
+        "moduli": moduli,
+        # moduli count n (real-set bits) -> moduli of the complex set taken (absent: Karatsuba)
+        "counts": {n: c for n, c in counts.items() if c},
     }
