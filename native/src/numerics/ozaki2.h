@@ -477,7 +477,8 @@ OZ_HD double oz2_scale(double x, int e)
 
 /* Symmetric residue of an integer-valued double |x| < 2^40 (the reduction of integer products
  * and of sums of residues): rounding by the 1.5 * 2^52 constant and plain operations, all
- * exact here, so it vectorises and gives the same value as oz2_residue. */
+ * exact here, so it vectorises and gives the same value as oz2_residue. Up to 2^50 too: the
+ * quotient is then off by at most one, which the two corrections undo (oz2_cx_join). */
 OZ_HD double oz2_residue_small(double x, double m, double inv)
 {
     const double magic = 6755399441055744.0;
@@ -523,10 +524,12 @@ OZ_HD double oz2_residue(double x, double m, double inv)
 
 /* ---- the complex set's steps 4 and 5 (OZ2_MAX_MODULI_CX) ---------------------------------
  * Residues of A+- = a_r +- i_m a_i from the parts' symmetric residues ra, rb (|ra +- i_m rb|
- * <= 127 + 120 * 127 < 2^14: exact), and the parts of C from the products' values P+-
- * (exact integers, |P| < 2^43 as for Karatsuba's differences): each reduced first, so
- * (s+ +- s-) times a symmetric constant stays below 2^15. Every result is the canonical
- * symmetric residue, so any k-blocking (a sum of residues reduced again) gives the same. */
+ * <= 127 + 120 * 127 < 2^14: exact), and the parts of C from the products' values P+-: exact
+ * integers, |P| <= k 120^2 < 2^42 (k <= 2^27 complex; an INT32 k-block on the GPU less), so
+ * (P+ +- P-) times a symmetric constant (|c| <= 120) is below 2^50, exact in double, and
+ * oz2_residue_small's quotient x * inv errs by under 1/100 there (x / m below 2^46): one
+ * correction step gives the canonical residue. Every result is the canonical symmetric
+ * residue, so any k-blocking (a sum of residues reduced again) gives the same. */
 OZ_HD int oz2_products_per_modulus(const oz2_table *T, int cx)
 {
     return cx ? (T->cx2 ? 2 : 3) : 1;
@@ -542,10 +545,8 @@ OZ_HD void oz2_cx_split(double ra, double rb, const oz2_table *T, int t, double 
 
 OZ_HD void oz2_cx_join(double pp, double pm, const oz2_table *T, int t, double *re, double *im)
 {
-    const double m = T->m[t], inv = T->inv[t];
-    const double sp = oz2_residue_small(pp, m, inv), sm = oz2_residue_small(pm, m, inv);
-    *re = oz2_residue_small((sp + sm) * T->inv2[t], m, inv);
-    *im = oz2_residue_small((sp - sm) * T->inv2ip[t], m, inv);
+    *re = oz2_residue_small((pp + pm) * T->inv2[t], T->m[t], T->inv[t]);
+    *im = oz2_residue_small((pp - pm) * T->inv2ip[t], T->m[t], T->inv[t]);
 }
 
 /* ---- step 6: CRT ------------------------------------------------------------------------ */
