@@ -118,6 +118,7 @@ static ozblas_status run_group(const oz_executor *ex, oz_gemm_call *const *calls
             const int64_t i = sel[s + x];
             ozblas_report *rep = reps[i];
             rep->engine = opt->engine;
+            rep->moduli = T->n; /* the table's: a complex call's may be the complex set's */
             rep->int_gemms = T->n * oz2_products_per_modulus(T, cx) + (fast ? 0 : 1) +
                              items[i].products;
             rep->engine_products = T->products * oz2_products_per_modulus(T, cx);
