@@ -369,7 +369,8 @@ static void residues(int nt, const packed *p, int64_t k, const oz2_table *T, int
                      float *R1, float *R2)
 {
     const int64_t total = k * p->cols;
-    const double mt = T->m[t], inv = T->inv[t];
+    const double mt = T->m[t], inv = T->inv[t], ip = T->ip[t];
+    const int two = T->cx2;
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t e = 0; e < total; e++) {
         double a = oz2_residue(p->re[e], mt, inv);
@@ -378,9 +379,9 @@ static void residues(int nt, const packed *p, int64_t k, const oz2_table *T, int
             continue;
         }
         double b = oz2_residue(p->im[e], mt, inv);
-        if (T->cx2) {
+        if (two) {
             double plus, minus;
-            oz2_cx_split(a, b, T, t, &plus, &minus);
+            oz2_cx_split(a, b, ip, mt, inv, &plus, &minus);
             R0[e] = (float)plus;
             R1[e] = (float)minus;
         } else {
@@ -590,7 +591,7 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
         goto done;
     }
     for (int t = 0; t < T->n; t++) {
-        double mt = T->m[t], inv = T->inv[t];
+        const double mt = T->m[t], inv = T->inv[t], inv2 = T->inv2[t], inv2ip = T->inv2ip[t];
         residues(nt, pa, k, T, t, RA, RA + k * m, RA + 2 * k * m);
         residues(nt, pb, k, T, t, RB, RB + k * n, RB + 2 * k * n);
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_SPLIT);
@@ -603,9 +604,9 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
         for (int64_t e = 0; e < mn; e++) {
             if (!cx) {
                 R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(acc[e], mt, inv);
-            } else if (T->cx2) {
+            } else if (np == 2) {
                 double re, im;
-                oz2_cx_join(acc[e], acc[e + mn], T, t, &re, &im);
+                oz2_cx_join(acc[e], acc[e + mn], inv2, inv2ip, mt, inv, &re, &im);
                 R[(size_t)t * mn + e] = (int8_t)re;
                 R[(size_t)(T->n + t) * mn + e] = (int8_t)im;
             } else {

@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(256)
                     if (CX) {
                         rb[x] = oz2_residue(b[x], mt, inv);
                         if (T.cx2) /* ra, rb become the residues of re + i_m im, re - i_m im */
-                            oz2_cx_split(ra[x], rb[x], &T, t, &ra[x], &rb[x]);
+                            oz2_cx_split(ra[x], rb[x], T.ip[t], mt, inv, &ra[x], &rb[x]);
                         else
                             rs[x] = oz2_residue_small(ra[x] + rb[x], mt, inv);
                     }
@@ -531,9 +531,10 @@ __global__ void __launch_bounds__(256)
  * Four consecutive rows per thread (mpad % 4 == 0). Real: R = residue(C) (first k-block) or
  * residue(residue(C) + R). Complex (Karatsuba, planes p1 = re re, p2 = im im,
  * p3 = (re+im)(re+im)): re = residue(p1 - p2), im = residue(p3 - p1 - p2); on the complex
- * set (planes P+, P-) re, im = oz2_cx_join(P+, P-); accumulated the same way into Rr and Ri (oz2_residue_small, as the CPU: |values| < 2^32 here). Each result
- * is the canonical symmetric residue of the exact integer sum, whatever the k-blocking, so
- * it equals the CPU's, whose blocks are shorter. */
+ * set (planes P+, P-) re, im = oz2_cx_join(P+, P-); accumulated the same way into Rr and
+ * Ri (oz2_residue_small, as the CPU: |values| < 2^32 here). Each result is the canonical
+ * symmetric residue of the exact integer sum, whatever the k-blocking, so it equals the
+ * CPU's, whose blocks are shorter. */
 template <bool CX>
 __device__ __forceinline__ void oz_reduce4(const int *C32, int64_t plane_c, int64_t g,
                                            int8_t *Rr, int8_t *Ri, const oz2_table &T, int t,
@@ -561,7 +562,7 @@ __device__ __forceinline__ void oz_reduce4(const int *C32, int64_t plane_c, int6
         for (int u = 0; u < 4; u++) {
             double d1 = vr[u], d2 = v2[u], d3 = v3[u], wr, wi;
             if (T.cx2) {
-                oz2_cx_join(d1, d2, &T, t, &wr, &wi);
+                oz2_cx_join(d1, d2, T.inv2[t], T.inv2ip[t], mt, inv, &wr, &wi);
             } else {
                 wr = oz2_residue_small(d1 - d2, mt, inv);
                 wi = oz2_residue_small(d3 - d1 - d2, mt, inv);

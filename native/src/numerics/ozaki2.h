@@ -535,18 +535,20 @@ OZ_HD int oz2_products_per_modulus(const oz2_table *T, int cx)
     return cx ? (T->cx2 ? 2 : 3) : 1;
 }
 
-OZ_HD void oz2_cx_split(double ra, double rb, const oz2_table *T, int t, double *plus,
+/* The constants come as values (ip = T->ip[t], ...), so an executor's loop keeps them in
+ * registers: its int8 stores could otherwise alias the table and reload them. */
+OZ_HD void oz2_cx_split(double ra, double rb, double ip, double m, double inv, double *plus,
                         double *minus)
 {
-    const double ip = T->ip[t];
-    *plus = oz2_residue_small(ra + ip * rb, T->m[t], T->inv[t]);
-    *minus = oz2_residue_small(ra - ip * rb, T->m[t], T->inv[t]);
+    *plus = oz2_residue_small(ra + ip * rb, m, inv);
+    *minus = oz2_residue_small(ra - ip * rb, m, inv);
 }
 
-OZ_HD void oz2_cx_join(double pp, double pm, const oz2_table *T, int t, double *re, double *im)
+OZ_HD void oz2_cx_join(double pp, double pm, double inv2, double inv2ip, double m, double inv,
+                       double *re, double *im)
 {
-    *re = oz2_residue_small((pp + pm) * T->inv2[t], T->m[t], T->inv[t]);
-    *im = oz2_residue_small((pp - pm) * T->inv2ip[t], T->m[t], T->inv[t]);
+    *re = oz2_residue_small((pp + pm) * inv2, m, inv);
+    *im = oz2_residue_small((pp - pm) * inv2ip, m, inv);
 }
 
 /* ---- step 6: CRT ------------------------------------------------------------------------ */
