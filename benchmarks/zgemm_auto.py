@@ -66,7 +66,7 @@ def main(argv=None):
     old = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     labels = old.get("labels", {})
     labels[args.label] = {"machine": machine(), "m": args.m, "rows": rows}
-    print(f"wrote {write_json(RESULTS.name, {'labels': labels}, None)}")
+    print(f"wrote {write_json(RESULTS.name, {'machine': machine(), 'labels': labels}, None)}")
 
 
 if __name__ == "__main__":

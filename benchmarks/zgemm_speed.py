@@ -80,7 +80,7 @@ def main(argv=None):
     labels = old.get("labels", {})
     labels[args.label] = {"machine": machine(), "moduli": args.moduli, "scaling": args.scaling,
                           "threads": args.threads, "runs": runs}
-    print(f"wrote {write_json(RESULTS.name, {'labels': labels}, None)}")
+    print(f"wrote {write_json(RESULTS.name, {'machine': machine(), 'labels': labels}, None)}")
 
 
 if __name__ == "__main__":
