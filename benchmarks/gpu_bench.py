@@ -314,6 +314,9 @@ def time_ozblas(n, cplx, method, moduli=None, scaling=None, reps=3, cap=0):
         "method_used": info.get("method"),
         "fallback": info.get("fallback"),
         "int_gemms": info.get("int_gemms"),
+        # ZGEMM: the moduli taken and integer products per modulus (2: the complex set)
+        "moduli_used": info.get("moduli"),
+        "complex_products": info.get("complex_products"),
         "seconds": times,
         "seconds_median": med,
         "tflops_e2e": flops(n, cplx) / med / 1e12,

@@ -111,6 +111,21 @@ def _gpu(d):
     return _table(["kind", "dtype", "n", "moduli/slices", "scaling/variant", "TFLOPS", "median s"], rows)
 
 
+def _zgemm_speed(d):
+    rows = [[label, r["n"], r["dgemm_int_gemms"], r["zgemm_int_gemms"], f"{r['cpu_time_ratio']:.2f}",
+             f"{r['time_ratio']:.2f}"] for label, v in d.get("labels", {}).items() for r in v["runs"]]
+    return _table(["build", "n", "DGEMM int_gemms", "ZGEMM int_gemms", "ZGEMM/DGEMM CPU time",
+                   "ZGEMM/DGEMM wall"], rows)
+
+
+def _zgemm_auto(d):
+    rows = [[label, r["k"], r["phi"], r["parts"], r["moduli"], r.get("complex_products") or "-",
+             r["int_gemms"]] for label, v in d.get("labels", {}).items() for r in v["rows"]
+            if r["scaling"] == "accurate"]
+    return _table(["build", "k", "phi", "parts", "moduli", "products per modulus", "int_gemms"],
+                  rows)
+
+
 HEADLINES = [  # (file name prefix, what the file holds, headline)
     ("accuracy_engines", "Ozaki II on the INT8 and FP4 engines (CPU model), bits of accuracy", _engines),
     ("accuracy", "the fewest moduli and slices reaching native DGEMM's err_ab, m = n = 128", _accuracy),
@@ -122,6 +137,8 @@ HEADLINES = [  # (file name prefix, what the file holds, headline)
     ("lapack_speed", "the LAPACK layer's blocked drivers against the host LAPACK (n >= 2048)", _lapack_speed),
     ("lapack_suites", "SciPy's and NumPy's test modules natively and under ozblas", _suites),
     ("blas_suites", "SciPy's BLAS and matrix-function test modules natively and under ozblas", _suites),
+    ("zgemm_speed", "ZGEMM against DGEMM on Ozaki II, CPU executor, one thread, 14 moduli", _zgemm_speed),
+    ("zgemm_auto", "ZGEMM's automatic precision, accurate scaling, 64 x k x 64", _zgemm_auto),
     ("h200_", "a device check on an NVIDIA H200 (products with n >= 8192)", _gpu),
 ]
 

@@ -80,6 +80,9 @@ def _report_dict(r, device=0) -> dict:
         "int_gemms": r.int_gemms,
         # automatic precision split the call into this many part products (0: not split)
         "split_parts": r.split_parts,
+        # Ozaki II on complex data: integer products per modulus (2: the complex set of
+        # moduli 1 (mod 4); 3: Karatsuba)
+        "complex_products": r.complex_products if method == "ozaki2" and r.complex_products else None,
         "fp64_passes": r.fp64_passes,
         "bound": r.bound if r.bound >= 0 else None,
         "bits_a": (r.min_bits_a, r.max_bits_a) if emulated else None,
@@ -402,4 +405,22 @@ def info() -> dict:
         "config": cfg,
         "config_error": cfg_error,
         "moduli": [lib.ozblas_ozaki2_modulus(i) for i in range(lib.ozblas_ozaki2_max_moduli())],
+        "complex": _complex_info(),
+    }
+
+
+def _complex_info() -> dict:
+    """How Ozaki II computes complex products (numerics/ozaki2.h OZ2_MAX_MODULI_CX)."""
+    moduli, t = [], 0
+    while lib.ozblas_ozaki2_complex_modulus(t):
+        moduli.append(lib.ozblas_ozaki2_complex_modulus(t))
+        t += 1
+    counts = {n: lib.ozblas_ozaki2_complex_count(lib.OZBLAS_ENGINE_INT8, n)
+              for n in range(2, lib.ozblas_ozaki2_max_moduli() + 1)}
+    return {
+        "algorithm": "two integer products per modulus on moduli 1 (mod 4) (INT8), Karatsuba's "
+                     "three beyond their bits and on FP4",
+        "moduli": moduli,
+        # moduli count n (real-set bits) -> moduli of the complex set taken (absent: Karatsuba)
+        "counts": {n: c for n, c in counts.items() if c},
     }

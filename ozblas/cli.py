@@ -98,6 +98,9 @@ def cmd_info(args) -> int:
     print("\n".join(_install_lines(d["build"], d["driver"])))
     print(f"host BLAS  {d['host_blas'] or 'none found'}")
     print(f"CUDA       {d['cuda']}")
+    cx = d["complex"]
+    print(f"complex    {cx['algorithm']}: {len(cx['moduli'])} moduli, for counts up to "
+          f"{max(cx['counts'])} (ZGEMM int_gemms: 2 per modulus taken)")
     rows = [[name, "yes" if e["available"] else "no", e["reason"] or ""] for name, e in d["executors"].items()]
     print(_table(["executor", "available", "reason"], rows))
     if d["config_error"]:

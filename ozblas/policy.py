@@ -457,6 +457,20 @@ def _accuracy_reasons(s: dict) -> list[str]:
     return out
 
 
+def _complex_reason(s: dict) -> str:
+    """How a complex call's integer products are counted (ozaki2_table.c oz2_table_call)."""
+    nm = _count(s["moduli"], "moduli") or lib.ozblas_policy_planning_moduli()
+    if s["engine"] != "int8":
+        return (f"complex on {s['engine']}: Karatsuba, 3 integer products per modulus (the "
+                "two-product complex set, moduli 1 (mod 4), is INT8's)")
+    cnt = lib.ozblas_ozaki2_complex_count(lib.OZBLAS_ENGINE_INT8, nm)
+    if cnt:
+        return (f"complex: the bits of {nm} moduli take {cnt} moduli 1 (mod 4), 2 integer "
+                f"products each ({2 * cnt} products, against Karatsuba's {3 * nm})")
+    return (f"complex: {nm} moduli need more bits than the 22 moduli 1 (mod 4) hold: Karatsuba, "
+            f"3 integer products per modulus ({3 * nm} products)")
+
+
 def _fp4_limb_products(moduli: int) -> int:
     """Limb products of one real Ozaki II product with that many FP4 moduli."""
     return sum(lib.ozblas_ozaki2_engine_limbs(lib.OZBLAS_ENGINE_FP4, t) ** 2 for t in range(moduli))
@@ -533,6 +547,8 @@ def explain(m, n, k, dtype="d", where="host", profile=None, moduli=None, slices=
         reasons.append(f"device FP64 {p.dev_dgemm / 1e12:.3g} TFLOPS, INT8 {p.dev_int8 / 1e12:.4g} "
                        f"TOPS (effective): FP64:INT8 = 1:{p.fp64_int8_ratio:.0f}{fp4}")
     reasons += _accuracy_reasons(s)
+    if dtype == "z":
+        reasons.append(_complex_reason(s))
     if where == "host" and p.has_device:
         t = next(c for c in cands if c["executor"] == "device")["breakdown"]["transfers"]
         reasons.append(f"data on the host: device candidates pay {t * 1e3:.3g} ms of transfers")

@@ -192,6 +192,9 @@ typedef struct {
                         products it was split into by exponent band (core/driver_split.c;
                         moduli/slices then the largest part's count, int_gemms their sum);
                         0: not split */
+    int complex_products; /* Ozaki II on complex data: integer products per modulus, 2 (the
+                             complex set, ozblas_ozaki2_complex_count) or 3 (Karatsuba);
+                             0 otherwise */
 } ozblas_report;
 
 /* A context: a handle for state a later version may keep per caller (today it holds none:
@@ -384,6 +387,13 @@ int ozblas_ozaki2_engine_auto_hint(int engine); /* automatic precision's first c
 int ozblas_ozaki2_engine_modulus(int engine, int index);
 int ozblas_ozaki2_engine_budget_bits(int engine, int n);
 int ozblas_ozaki2_engine_limbs(int engine, int index);
+/* The complex set (two integer products per modulus instead of Karatsuba's three; moduli
+ * 1 (mod 4), numerics/ozaki2.h OZ2_MAX_MODULI_CX): modulus index (0 out of range), its
+ * budget at count moduli (-1 out of range), and the count of it a complex call with moduli
+ * count n takes on engine (0: Karatsuba on the engine's own set). */
+int ozblas_ozaki2_complex_modulus(int index);
+int ozblas_ozaki2_complex_budget_bits(int count);
+int ozblas_ozaki2_complex_count(int engine, int n);
 /* C = A^T B of k x m and k x n INT8 matrices (column-major) into INT32, exactly, through the
  * CPU executor's engine model: OZBLAS_ENGINE_INT8 (FP32 SGEMM on k-blocks) or
  * OZBLAS_ENGINE_FP4 (three base-13 limbs per value, nine limb products, FP32 accumulation

@@ -30,6 +30,22 @@ def moduli(n: int, engine: str = "int8") -> list[int]:
     return [lib.ozblas_ozaki2_engine_modulus(ENGINES.index(engine), t) for t in range(n)]
 
 
+def _table(eng: int, cplx: bool, n: int):
+    """ozaki2_table.c oz2_table_call: (moduli, budget, two) of the table a call with moduli
+    count n takes; two: the complex set's two products per modulus (ozaki2.h
+    OZ2_MAX_MODULI_CX), else the engine's set (Karatsuba for complex)."""
+    cnt = lib.ozblas_ozaki2_complex_count(eng, n) if cplx else 0
+    if cnt:
+        return ([lib.ozblas_ozaki2_complex_modulus(t) for t in range(cnt)],
+                lib.ozblas_ozaki2_complex_budget_bits(cnt), True)
+    return (moduli(n, ENGINES[eng]), lib.ozblas_ozaki2_engine_budget_bits(eng, n), False)
+
+
+def _i_m(m: int) -> int:
+    """The smallest i with i^2 = -1 (mod m) (any root gives the same parts of C)."""
+    return next(i for i in range(1, m) if (i * i + 1) % m == 0)
+
+
 def _stats(parts: list[np.ndarray], axis: int):
     """Per row (axis=1) or column (axis=0): E, smallest nonzero exponent, nonfinite flag."""
     bad = any(not np.all(np.isfinite(p)) for p in parts)
@@ -370,8 +386,7 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
         state = {}
 
         def meets(nmod):
-            ba, bb = _bits(lib.ozblas_ozaki2_engine_budget_bits(eng, nmod), scaling, cs_a, cs_b,
-                           G, ushift)
+            ba, bb = _bits(_table(eng, cplx, nmod)[1], scaling, cs_a, cs_b, G, ushift)
             # the bound covers elements the count loses entirely (driver_auto.c meets)
             state["bits"] = (ba, bb)
             state["ratio"] = _max_ratio(cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a,
@@ -381,16 +396,16 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
         moduli = auto_count(2, lib.ozblas_ozaki2_engine_max_moduli(eng),
                             lib.ozblas_ozaki2_engine_auto_hint(eng), meets)
         if info is not None:
-            info.update(moduli=moduli, bound=_report_bound(cplx, state["ratio"]))
+            info.update(moduli=len(_table(eng, cplx, moduli)[0]) if moduli else 0,
+                        bound=_report_bound(cplx, state["ratio"]))
         if not moduli:
             return None, "no count meets DGEMM-level accuracy"
         bits_a, bits_b = state["bits"]
     else:
-        bits_a, bits_b = _bits(lib.ozblas_ozaki2_engine_budget_bits(eng, moduli), scaling, cs_a,
-                               cs_b, G, ushift)
+        bits_a, bits_b = _bits(_table(eng, cplx, moduli)[1], scaling, cs_a, cs_b, G, ushift)
         if _loses(Ea, emin_a, bits_a) or _loses(Eb, emin_b, bits_b):
             return None, "exponent range beyond the scaling"
-    ms = globals()["moduli"](moduli, engine)
+    ms, _, two = _table(eng, cplx, moduli)
     ea = bits_a - Ea
     eb = bits_b - Eb
     sa = [np.trunc(np.ldexp(p, ea[:, None])) for p in pa]
@@ -401,6 +416,12 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
         rb = [_residue(p, mt) for p in sb]
         if not cplx:
             res_re.append(_sym(_product(ra[0], rb[0], mt, engine), mt))
+        elif two:  # A+- = A_r +- i A_i; C_r = (P+ + P-) / 2, C_i = (P+ - P-) / (2 i)
+            i = _i_m(mt)
+            pp = _product(_sym(ra[0] + i * ra[1], mt), _sym(rb[0] + i * rb[1], mt), mt, engine)
+            pm = _product(_sym(ra[0] - i * ra[1], mt), _sym(rb[0] - i * rb[1], mt), mt, engine)
+            res_re.append(_sym((pp + pm) * pow(2, -1, mt), mt))
+            res_im.append(_sym((pp - pm) * pow(2 * i, -1, mt), mt))
         else:
             t1 = _product(ra[0], rb[0], mt, engine)
             t2 = _product(ra[1], rb[1], mt, engine)

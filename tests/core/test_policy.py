@@ -124,9 +124,12 @@ def test_k_beyond_the_bounds_does_not_meet_the_target():
 
 
 def test_complex_costs_more_than_real():
+    """Four real products natively, three per modulus by Karatsuba; two per modulus on the
+    INT8 complex set (issue 34), which still needs more moduli for the same bits."""
     for c_d, c_z in zip(policy.estimate(8192, 8192, 8192, "d", "device", "h200"),
                         policy.estimate(8192, 8192, 8192, "z", "device", "h200")):
-        assert c_z["seconds"] > 2.5 * c_d["seconds"]
+        two = c_z["method"] == "ozaki2" and c_z["engine"] == "int8"
+        assert c_z["seconds"] > (2.0 if two else 2.5) * c_d["seconds"], c_z["name"]
 
 
 # -- the fit to our H200 measurements ---------------------------------------------------------
@@ -147,6 +150,8 @@ def test_model_reproduces_measured_h200_phases():
             assert c["seconds"] == pytest.approx(r["seconds_median"], rel=0.25)
             checked += 1
         elif r["kind"] == "ozblas_ozaki2_device_arrays":
+            if dt == "z" and lib.ozblas_ozaki2_complex_count(lib.OZBLAS_ENGINE_INT8, r["moduli"]):
+                continue  # measured by Karatsuba; the model now prices the complex set (issue 34)
             cands = policy.estimate(n, n, n, dt, "device", p, moduli=r["moduli"])
             c = next(c for c in cands if c["scaling"] == r["scaling"])
             assert c["seconds"] == pytest.approx(r["seconds_median"], rel=0.25)

@@ -35,7 +35,7 @@ pytestmark = [
 ]
 
 _REPORT_KEYS = ("method", "moduli", "scaling", "fallback", "int_gemms", "fp64_passes",
-                "bits_a", "bits_b")
+                "bits_a", "bits_b", "complex_products")
 
 
 def assert_same_report(rc, rp, what=""):
@@ -535,15 +535,17 @@ def test_int8_products_through_cached_cublaslt_plans(cplx):
     assert_same_bits(first, ozblas.matmul(a, b, **dict(kw, executor="cpu")), "cpu")
 
 
-@pytest.mark.parametrize("cplx", [False, True], ids=["d", "z"])
-def test_every_modulus_in_one_product(cplx):
+@pytest.mark.parametrize("cplx,moduli", [(False, 12), (True, 12), (True, 20)],
+                         ids=["d", "z", "z-karatsuba"])
+def test_every_modulus_in_one_product(cplx, moduli):
     """A product that fits whole (n <= 4096): every modulus' INT8 products one batched call
     and one reduction launch (plus accurate scaling's bound product), against one per
-    modulus with the hook off: the same bits."""
+    modulus with the hook off: the same bits. Complex: 12 moduli take the complex set's 13,
+    two products each; 20 Karatsuba's three."""
     dt = np.complex128 if cplx else np.float64
     a, b = _mats(30, 44, 26, 1.0, dt, 46)
     few = _hook("oz_cuda_test_few_launches", ctypes.c_int)
-    kw = dict(method="ozaki2", moduli=12, scaling="accurate", executor="cuda")
+    kw = dict(method="ozaki2", moduli=moduli, scaling="accurate", executor="cuda")
     _i8_columns(0)
     one = ozblas.matmul(a, b, **kw)
     calls_one = _i8_columns(0)
@@ -553,7 +555,8 @@ def test_every_modulus_in_one_product(cplx):
         calls_per = _i8_columns(0)
     finally:
         few(1)
-    assert (calls_one, calls_per) == (2, 12 * (3 if cplx else 1) + 1)
+    products = {(False, 12): 12, (True, 12): 13 * 2, (True, 20): 20 * 3}[cplx, moduli]
+    assert (calls_one, calls_per) == (2, products + 1)
     assert_same_bits(one, per, "one product per modulus")
     assert_same_bits(one, ozblas.matmul(a, b, **dict(kw, executor="cpu")), "cpu")
 

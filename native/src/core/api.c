@@ -38,6 +38,21 @@ int ozblas_ozaki2_engine_limbs(int engine, int index)
     const oz2_table *T = oz2_table_get(engine, oz2_max_moduli(engine));
     return T && index >= 0 && index < T->n ? T->digits[index] : -1;
 }
+int ozblas_ozaki2_complex_modulus(int index)
+{
+    const oz2_table *T = oz2_cx_table(OZ2_MAX_MODULI_CX);
+    return index >= 0 && index < T->n ? T->mi[index] : 0;
+}
+int ozblas_ozaki2_complex_budget_bits(int count)
+{
+    const oz2_table *T = oz2_cx_table(count);
+    return T ? T->budget : -1;
+}
+int ozblas_ozaki2_complex_count(int engine, int n)
+{
+    const oz2_table *T = oz2_table_call(engine, 1, n);
+    return T && T->cx2 ? T->n : 0;
+}
 int ozblas_ozaki2_engine_budget_bits(int engine, int n)
 {
     const oz2_table *T = oz2_table_get(engine, n);
@@ -358,6 +373,7 @@ static void merge_report(ozblas_report *into, const ozblas_report *r, int64_t *n
     into->slices = oz_max_int(into->slices, r->slices);
     into->bound = into->bound > r->bound ? into->bound : r->bound;
     into->split_parts = oz_max_int(into->split_parts, r->split_parts);
+    into->complex_products = oz_max_int(into->complex_products, r->complex_products);
     if (into->fallback == OZBLAS_FALLBACK_NONE && r->fallback != OZBLAS_FALLBACK_NONE) {
         into->fallback = r->fallback;
         into->method = r->method;

@@ -44,9 +44,9 @@ static ozblas_status auto_item(const oz_kernels *K, const oz_gemm_call *c,
         } else {
             memcpy(it->bits, a.bits, sizeof(int) * (size_t)c->m);
             memcpy(it->bits + c->m, b.bits, sizeof(int) * (size_t)c->n);
-            it->T = oz2_table_get(opt->engine, n);
+            it->T = oz2_table_call(opt->engine, c->is_complex, n);
             r.bound = oz2_report_bound(c->is_complex, ratio);
-            r.moduli = n;
+            r.moduli = it->T->n;
             r.phase_seconds[OZBLAS_PHASE_STATS] += oz_now() - t0;
             *rep = r;
         }
@@ -118,8 +118,11 @@ static ozblas_status run_group(const oz_executor *ex, oz_gemm_call *const *calls
             const int64_t i = sel[s + x];
             ozblas_report *rep = reps[i];
             rep->engine = opt->engine;
-            rep->int_gemms = T->n * (cx ? 3 : 1) + (fast ? 0 : 1) + items[i].products;
-            rep->engine_products = T->products * (cx ? 3 : 1);
+            rep->moduli = T->n; /* the table's: a complex call's may be the complex set's */
+            rep->int_gemms = T->n * oz2_products_per_modulus(T, cx) + (fast ? 0 : 1) +
+                             items[i].products;
+            rep->engine_products = T->products * oz2_products_per_modulus(T, cx);
+            rep->complex_products = cx ? oz2_products_per_modulus(T, cx) : 0;
             rep->fp64_passes = 1;
             if (first) /* the batch's phase times go to its first product's report */
                 for (int p = 0; p < OZBLAS_PHASE_COUNT; p++)
@@ -159,7 +162,7 @@ ozblas_status oz_ozaki2_batch(const oz_executor *ex, oz_gemm_call *const *calls,
     for (int64_t i = 0; i < nb && st == OZBLAS_OK; i++) {
         reps[i]->engine = opt->engine;
         if (opt->moduli)
-            items[i].T = oz2_table_get(opt->engine, opt->moduli);
+            items[i].T = oz2_table_call(opt->engine, calls[i]->is_complex, opt->moduli);
         else
             st = auto_item(ex->kernels, calls[i], opt, &items[i], reps[i]);
     }

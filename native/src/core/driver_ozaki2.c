@@ -22,7 +22,7 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozbl
         rep->fallback = OZBLAS_FALLBACK_TOO_LARGE_K;
         return OZBLAS_OK;
     }
-    const oz2_table *T = opt->moduli ? oz2_table_get(opt->engine, opt->moduli) : NULL;
+    const oz2_table *T = opt->moduli ? oz2_table_call(opt->engine, cx, opt->moduli) : NULL;
     void *probe = NULL, *run = NULL;
     int probe_products = 0, bad = 0;
     double t_probe = 0.0;
@@ -39,8 +39,7 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozbl
         rep->bound = oz2_report_bound(cx, ratio);
         if (!n)
             goto done;
-        T = oz2_table_get(opt->engine, n);
-        rep->moduli = n;
+        T = oz2_table_call(opt->engine, cx, n);
         t_probe = oz_now() - t0;
     }
     st = K->o2_open(c, opt, T, probe, &run, &bad, &a, &b, rep);
@@ -58,8 +57,10 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozbl
     st = K->o2_products(run, rep);
     if (st != OZBLAS_OK)
         goto done;
-    rep->int_gemms = T->n * (cx ? 3 : 1) + (fast ? 0 : 1) + probe_products;
-    rep->engine_products = T->products * (cx ? 3 : 1);
+    rep->moduli = T->n;
+    rep->complex_products = cx ? oz2_products_per_modulus(T, cx) : 0;
+    rep->int_gemms = T->n * oz2_products_per_modulus(T, cx) + (fast ? 0 : 1) + probe_products;
+    rep->engine_products = T->products * oz2_products_per_modulus(T, cx);
     rep->fp64_passes = 1;
     rep->phase_seconds[OZBLAS_PHASE_STATS] += t_probe;
 done:

@@ -381,6 +381,10 @@ int oz2_auto_hint(int engine);  /* automatic precision's first count on an engin
 int oz2_modulus(int engine, int t);
 /* cached, thread-safe; NULL outside 2..oz2_max_moduli(engine) */
 const oz2_table *oz2_table_get(int engine, int n);
+/* the table a call with moduli count n takes (complex on INT8: the complex set where it
+ * reaches n's budget, numerics/ozaki2_table.c); NULL as oz2_table_get */
+const oz2_table *oz2_table_call(int engine, int cx, int n);
+const oz2_table *oz2_cx_table(int n); /* the complex set's n moduli; NULL outside 2..22 */
 
 /* core/symbol_lookup.c: the first definition of a symbol among the loaded objects, skipping every ozblas library
  * (libozblas.so, libozblas_preload.so: those that export oz_ozblas_library_marker).

@@ -93,6 +93,11 @@ static const pass_costs CPU_COSTS = {
 #define OZ2_Z_RESIDUE_MOD 3.0
 #define OZ2_Z_REDUCE 2.5
 #define OZ2_Z_CRT 2.0
+/* On the complex set (two products per modulus, oz2_table_call): two residue sets per
+ * modulus, and a reduction reading two products (Karatsuba's factors scaled by the sets and
+ * products read: not measured on a GPU yet). */
+#define OZ2_Z2_RESIDUE_MOD 2.0
+#define OZ2_Z2_REDUCE (OZ2_Z_REDUCE * 4.0 / 5.0)
 
 #define EMU_PER_PRODUCT_S 8e-6  /* per integer product launched on the device */
 
@@ -197,9 +202,13 @@ static void ozaki2(const problem *q, int executor, int engine, int moduli, int s
     const pass_costs *pc = dev ? &DEVICE_COSTS : &CPU_COSTS;
     /* the bound product G stays on INT8 (its values exceed the FP4 limbs' range) */
     double bw = dev ? p->dev_mem_bw : p->cpu_pass_bw, rate8 = engine_rate(p, dev, OZBLAS_ENGINE_INT8);
-    double rate = engine_rate(p, dev, engine), calls = moduli * (q->cx ? 3 : 1);
-    double zf = q->cx ? 2 : 1, prods = oz2_table_get(engine, moduli)->products * (q->cx ? 3 : 1);
-    double N = moduli;
+    /* the table the call takes: on INT8 a complex call's moduli count maps to the complex set */
+    const oz2_table *T = oz2_table_call(engine, q->cx, moduli);
+    const int per = oz2_products_per_modulus(T, q->cx);
+    double N = T->n, rate = engine_rate(p, dev, engine), calls = N * per;
+    double zf = q->cx ? 2 : 1, prods = T->products * per;
+    double zres = !q->cx ? 1 : T->cx2 ? OZ2_Z2_RESIDUE_MOD : OZ2_Z_RESIDUE_MOD;
+    double zred = !q->cx ? 1 : T->cx2 ? OZ2_Z2_REDUCE : OZ2_Z_REDUCE;
     c->method = OZBLAS_METHOD_OZAKI2;
     c->engine = engine;
     c->count = moduli;
@@ -210,12 +219,11 @@ static void ozaki2(const problem *q, int executor, int engine, int moduli, int s
         stats += (zf * q->ab * pc->acc_ab + q->cc * pc->acc_c) / bw + 2 * q->mnk / rate8;
     part(c, OZBLAS_PART_STATS, stats);
     part(c, OZBLAS_PART_RESIDUES,
-         q->ab * (zf * pc->residue_ab + (q->cx ? OZ2_Z_RESIDUE_MOD : 1) * N * pc->residue_ab_mod) / bw);
+         q->ab * (zf * pc->residue_ab + zres * N * pc->residue_ab_mod) / bw);
     part(c, OZBLAS_PART_INT_PRODUCTS,
          prods * 2 * q->mnk / rate + engine_passes(q, pc, engine, calls, prods, bw));
     part(c, OZBLAS_PART_REDUCTION,
-         q->cc * N * (pc->reduce_c_mod + kblocks(q, pc) * pc->reduce_c_mod_block) *
-             (q->cx ? OZ2_Z_REDUCE : 1) / bw);
+         q->cc * N * (pc->reduce_c_mod + kblocks(q, pc) * pc->reduce_c_mod_block) * zred / bw);
     part(c, OZBLAS_PART_CRT, q->cc * (pc->crt_c + N * pc->crt_c_mod) * (q->cx ? OZ2_Z_CRT : 1) / bw);
     part(c, OZBLAS_PART_OVERHEAD,
          dev ? p->dev_emu_call_s + (prods + acc) * EMU_PER_PRODUCT_S : p->cpu_call_s);

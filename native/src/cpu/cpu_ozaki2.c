@@ -363,17 +363,29 @@ static void scale(int nt, packed *p, int64_t k)
         });
 }
 
-/* Residues of a packed matrix modulo m_t: R0 = re, R1 = im, R2 = re + im (Karatsuba). */
-static void residues(int nt, const packed *p, int64_t k, double mt, double inv, float *R0,
+/* Residues of a packed matrix modulo m_t: R0 = re, R1 = im, R2 = re + im (Karatsuba), or on
+ * the complex set R0 = re + i_m im, R1 = re - i_m im (ozaki2.h oz2_cx_split). */
+static void residues(int nt, const packed *p, int64_t k, const oz2_table *T, int t, float *R0,
                      float *R1, float *R2)
 {
-    int64_t total = k * p->cols;
+    const int64_t total = k * p->cols;
+    const double mt = T->m[t], inv = T->inv[t], ip = T->ip[t];
+    const int two = T->cx2;
     OZ_CPU_FOR(nt, schedule(static),
         for (int64_t e = 0; e < total; e++) {
             double a = oz2_residue(p->re[e], mt, inv);
-            R0[e] = (float)a;
-            if (p->im) {
-                double b = oz2_residue(p->im[e], mt, inv);
+            if (!p->im) {
+                R0[e] = (float)a;
+                continue;
+            }
+            double b = oz2_residue(p->im[e], mt, inv);
+            if (two) {
+                double plus, minus;
+                oz2_cx_split(a, b, ip, mt, inv, &plus, &minus);
+                R0[e] = (float)plus;
+                R1[e] = (float)minus;
+            } else {
+                R0[e] = (float)a;
                 R1[e] = (float)b;
                 R2[e] = (float)oz2_residue_small(a + b, mt, inv);
             }
@@ -567,7 +579,7 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
     scale(nt, pa, k);
     scale(nt, pb, k);
 
-    int np = cx ? 3 : 1; /* residue products per modulus */
+    const int np = oz2_products_per_modulus(T, cx); /* residue products per modulus */
     RA = oz_malloc(sizeof(float) * k * m * np);
     RB = oz_malloc(sizeof(float) * k * n * np);
     P = oz_malloc(sizeof(float) * mn);
@@ -579,9 +591,9 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
         goto done;
     }
     for (int t = 0; t < T->n; t++) {
-        double mt = T->m[t], inv = T->inv[t];
-        residues(nt, pa, k, mt, inv, RA, RA + k * m, RA + 2 * k * m);
-        residues(nt, pb, k, mt, inv, RB, RB + k * n, RB + 2 * k * n);
+        const double mt = T->m[t], inv = T->inv[t], inv2 = T->inv2[t], inv2ip = T->inv2ip[t];
+        residues(nt, pa, k, T, t, RA, RA + k * m, RA + 2 * k * m);
+        residues(nt, pb, k, T, t, RB, RB + k * n, RB + 2 * k * n);
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_SPLIT);
         /* exact products (k < 2^28 products of at most 2^14 stay below 2^53 in double) */
         for (int q = 0; q < np; q++)
@@ -592,10 +604,16 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
             for (int64_t e = 0; e < mn; e++) {
                 if (!cx) {
                     R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(acc[e], mt, inv);
+                } else if (np == 2) {
+                    double re, im;
+                    oz2_cx_join(acc[e], acc[e + mn], inv2, inv2ip, mt, inv, &re, &im);
+                    R[(size_t)t * mn + e] = (int8_t)re;
+                    R[(size_t)(T->n + t) * mn + e] = (int8_t)im;
                 } else {
                     double p1 = acc[e], p2 = acc[e + mn], p3 = acc[e + 2 * mn];
                     R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(p1 - p2, mt, inv);
-                    R[(size_t)(T->n + t) * mn + e] = (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
+                    R[(size_t)(T->n + t) * mn + e] =
+                        (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
                 }
             });
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_REDUCTION);

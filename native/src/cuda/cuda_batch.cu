@@ -174,7 +174,7 @@ static ozblas_status cuda_o2b_open(const oz_gemm_call *const *calls, int64_t nb,
     o.T = T;
     o.fast = opt->scaling == OZBLAS_SCALING_FAST;
     o.cx = c->is_complex;
-    o.np = o.cx ? 3 : 1;
+    o.np = oz2_products_per_modulus(T, o.cx);
     o.ushift = o.cx ? 4 : 5;
     o.m = c->m, o.n = c->n, o.k = c->k;
     o.mp = oz_up4(o.m), o.npd = oz_up4(o.n), o.kp = oz_up16(o.k);
@@ -322,12 +322,12 @@ static ozblas_status cuda_o2b_products(void *run, const unsigned char *skip,
             const int64_t groups = nb * pc / 4;
             if (cx)
                 oz_launch(grid1(groups, 256), 256, r->st, oz_k_reduce<true>, (const int *)o->C32,
-                          nb * pc, groups, o->R + t * nb * pc, o->R + (N + t) * nb * pc, T->m[t],
-                          T->inv[t], l0 == 0);
+                          nb * pc, groups, o->R + t * nb * pc, o->R + (N + t) * nb * pc, *T, t,
+                          l0 == 0);
             else
                 oz_launch(grid1(groups, 256), 256, r->st, oz_k_reduce<false>,
                           (const int *)o->C32, nb * pc, groups, o->R + t * nb * pc,
-                          (int8_t *)NULL, T->m[t], T->inv[t], l0 == 0);
+                          (int8_t *)NULL, *T, t, l0 == 0);
             CKL();
             CK(tl_mark(&o->tl, OZBLAS_PHASE_REDUCTION, r->st));
         }

@@ -321,11 +321,11 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
                     if (cx)
                         oz_launch(grid1(groups, 256), 256, r->st, oz_k_reduce<true>, (const int *)o->C32,
                                   plane_c, groups, o->R + (size_t)tm * plane_c,
-                                  o->R + (size_t)(N + tm) * plane_c, T->m[tm], T->inv[tm], first);
+                                  o->R + (size_t)(N + tm) * plane_c, *T, tm, first);
                     else
                         oz_launch(grid1(groups, 256), 256, r->st, oz_k_reduce<false>, (const int *)o->C32,
                                   plane_c, groups, o->R + (size_t)tm * plane_c, (int8_t *)NULL,
-                                  T->m[tm], T->inv[tm], first);
+                                  *T, tm, first);
                     CKL();
                     CK(tl_mark(&o->tl, OZBLAS_PHASE_REDUCTION, r->st));
                 } else if (o->multi_g) {
@@ -435,7 +435,7 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
     o.T = T;
     o.fast = opt->scaling == OZBLAS_SCALING_FAST;
     o.cx = c->is_complex;
-    o.np = o.cx ? 3 : 1;
+    o.np = oz2_products_per_modulus(T, o.cx);
     o.nr = o.cx ? 2 : 1;
     o.ushift = o.cx ? 4 : 5;
     o.pa.cols = m;

@@ -172,7 +172,8 @@ static __global__ void oz_k_fill_int(int *x, int64_t n, int v)
  * LBOUND writes oz2_lbound(max(|re|, |im|), E_q, shift) (<= 127; shift passed as ushift).
  * RESIDUE scales by 2^(bits_q - E_q) (oz2_scale) and writes the symmetric residues modulo
  * every modulus of T into int8 planes: plane t (real) or 3t, 3t+1, 3t+2 (complex: re, im,
- * residue(re + im) for Karatsuba), each plane kpad * cols_pad bytes. */
+ * residue(re + im) for Karatsuba), or 2t, 2t+1 (the complex set: re +- i_m im, oz2_cx_split),
+ * each plane kpad * cols_pad bytes. */
 
 enum { OZ_PACK_UBOUND = 0, OZ_PACK_RESIDUE = 1, OZ_PACK_LBOUND = 2 };
 
@@ -195,7 +196,7 @@ __global__ void __launch_bounds__(256)
                                                                    const double *im) {
         int8_t *o = out + q * kpad + l;
         if (q >= cols) { /* padding columns (IMMA wants m, n multiples of 4): zeros */
-            const int planes = MODE == OZ_PACK_RESIDUE ? T.n * (CX ? 3 : 1) : 1;
+            const int planes = MODE == OZ_PACK_RESIDUE ? T.n * oz2_products_per_modulus(&T, CX) : 1;
             for (int t = 0; t < planes; t++)
                 oz_store4(o + t * plane, 0, 0, 0, 0);
         } else if (MODE == OZ_PACK_UBOUND) {
@@ -222,6 +223,7 @@ __global__ void __launch_bounds__(256)
                 a[x] = oz_scale_dev(re[x], e, p2, use_mul);
                 b[x] = CX ? oz_scale_dev(im[x], e, p2, use_mul) : 0.0;
             }
+            const int np = oz2_products_per_modulus(&T, CX);
             for (int t = 0; t < T.n; t++) {
                 const double mt = T.m[t], inv = T.inv[t];
                 double ra[4], rb[4], rs[4];
@@ -230,14 +232,18 @@ __global__ void __launch_bounds__(256)
                     ra[x] = oz2_residue(a[x], mt, inv);
                     if (CX) {
                         rb[x] = oz2_residue(b[x], mt, inv);
-                        rs[x] = oz2_residue_small(ra[x] + rb[x], mt, inv);
+                        if (T.cx2) /* ra, rb become the residues of re + i_m im, re - i_m im */
+                            oz2_cx_split(ra[x], rb[x], T.ip[t], mt, inv, &ra[x], &rb[x]);
+                        else
+                            rs[x] = oz2_residue_small(ra[x] + rb[x], mt, inv);
                     }
                 }
-                int8_t *ot = o + (CX ? 3 * t : t) * plane;
+                int8_t *ot = o + np * t * plane;
                 oz_store4(ot, (int)ra[0], (int)ra[1], (int)ra[2], (int)ra[3]);
                 if (CX) {
                     oz_store4(ot + plane, (int)rb[0], (int)rb[1], (int)rb[2], (int)rb[3]);
-                    oz_store4(ot + 2 * plane, (int)rs[0], (int)rs[1], (int)rs[2], (int)rs[3]);
+                    if (!T.cx2)
+                        oz_store4(ot + 2 * plane, (int)rs[0], (int)rs[1], (int)rs[2], (int)rs[3]);
                 }
             }
         }
@@ -524,15 +530,17 @@ __global__ void __launch_bounds__(256)
 /* ---- step 5: reduction of an integer product modulo m_t -----------------------------------
  * Four consecutive rows per thread (mpad % 4 == 0). Real: R = residue(C) (first k-block) or
  * residue(residue(C) + R). Complex (Karatsuba, planes p1 = re re, p2 = im im,
- * p3 = (re+im)(re+im)): re = residue(p1 - p2), im = residue(p3 - p1 - p2), accumulated the
- * same way into Rr and Ri (oz2_residue_small, as the CPU: |values| < 2^32 here). Each result
- * is the canonical symmetric residue of the exact integer sum, whatever the k-blocking, so
- * it equals the CPU's, whose blocks are shorter. */
+ * p3 = (re+im)(re+im)): re = residue(p1 - p2), im = residue(p3 - p1 - p2); on the complex
+ * set (planes P+, P-) re, im = oz2_cx_join(P+, P-); accumulated the same way into Rr and
+ * Ri (oz2_residue_small, as the CPU: |values| < 2^32 here). Each result is the canonical
+ * symmetric residue of the exact integer sum, whatever the k-blocking, so it equals the
+ * CPU's, whose blocks are shorter. */
 template <bool CX>
 __device__ __forceinline__ void oz_reduce4(const int *C32, int64_t plane_c, int64_t g,
-                                           int8_t *Rr, int8_t *Ri, double mt, double inv,
+                                           int8_t *Rr, int8_t *Ri, const oz2_table &T, int t,
                                            int first)
 {
+    const double mt = T.m[t], inv = T.inv[t];
     const int4 p1 = reinterpret_cast<const int4 *>(C32)[g];
     int vr[4] = {p1.x, p1.y, p1.z, p1.w};
     char4 old_r = first ? make_char4(0, 0, 0, 0) : reinterpret_cast<const char4 *>(Rr)[g];
@@ -546,15 +554,19 @@ __device__ __forceinline__ void oz_reduce4(const int *C32, int64_t plane_c, int6
         }
     } else {
         const int4 p2 = reinterpret_cast<const int4 *>(C32 + plane_c)[g];
-        const int4 p3 = reinterpret_cast<const int4 *>(C32 + 2 * plane_c)[g];
+        const int4 p3 = T.cx2 ? p2 : reinterpret_cast<const int4 *>(C32 + 2 * plane_c)[g];
         int v2[4] = {p2.x, p2.y, p2.z, p2.w}, v3[4] = {p3.x, p3.y, p3.z, p3.w};
         char4 old_i = first ? make_char4(0, 0, 0, 0) : reinterpret_cast<const char4 *>(Ri)[g];
         signed char oi[4] = {old_i.x, old_i.y, old_i.z, old_i.w};
 #pragma unroll
         for (int u = 0; u < 4; u++) {
-            double d1 = vr[u], d2 = v2[u], d3 = v3[u];
-            double wr = oz2_residue_small(d1 - d2, mt, inv);
-            double wi = oz2_residue_small(d3 - d1 - d2, mt, inv);
+            double d1 = vr[u], d2 = v2[u], d3 = v3[u], wr, wi;
+            if (T.cx2) {
+                oz2_cx_join(d1, d2, T.inv2[t], T.inv2ip[t], mt, inv, &wr, &wi);
+            } else {
+                wr = oz2_residue_small(d1 - d2, mt, inv);
+                wi = oz2_residue_small(d3 - d1 - d2, mt, inv);
+            }
             outr[u] = (signed char)(first ? wr : oz2_residue_small(wr + (double)orr[u], mt, inv));
             outi[u] = (signed char)(first ? wi : oz2_residue_small(wi + (double)oi[u], mt, inv));
         }
@@ -565,16 +577,16 @@ __device__ __forceinline__ void oz_reduce4(const int *C32, int64_t plane_c, int6
 
 template <bool CX>
 __global__ void oz_k_reduce(const int *C32, int64_t plane_c, int64_t groups, int8_t *Rr,
-                            int8_t *Ri, double mt, double inv, int first)
+                            int8_t *Ri, const __grid_constant__ oz2_table T, int t, int first)
 {
     const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (g < groups)
-        oz_reduce4<CX>(C32, plane_c, g, Rr, Ri, mt, inv, first);
+        oz_reduce4<CX>(C32, plane_c, g, Rr, Ri, T, t, first);
 }
 
 /* Every modulus at once (one k-block; modulus t = blockIdx.y): its products at
- * C32 + t np plane_c (np planes: 1 real, 3 complex), its residues into planes t and T.n + t
- * of R. */
+ * C32 + t np plane_c (np planes: oz2_products_per_modulus), its residues into planes t and
+ * T.n + t of R. */
 template <bool CX>
 __global__ void oz_k_reduce_moduli(const int *C32, int64_t plane_c, int64_t groups, int8_t *R,
                                    const __grid_constant__ oz2_table T)
@@ -582,8 +594,8 @@ __global__ void oz_k_reduce_moduli(const int *C32, int64_t plane_c, int64_t grou
     const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int t = blockIdx.y;
     if (g < groups)
-        oz_reduce4<CX>(C32 + (int64_t)t * (CX ? 3 : 1) * plane_c, plane_c, g, R + t * plane_c,
-                       CX ? R + (T.n + t) * plane_c : (int8_t *)NULL, T.m[t], T.inv[t], 1);
+        oz_reduce4<CX>(C32 + (int64_t)t * oz2_products_per_modulus(&T, CX) * plane_c, plane_c, g,
+                       R + t * plane_c, CX ? R + (T.n + t) * plane_c : (int8_t *)NULL, T, t, 1);
 }
 
 /* ---- step 6: CRT, unscaling and the BLAS update, one kernel -------------------------------

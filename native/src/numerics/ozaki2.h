@@ -27,6 +27,22 @@
 #define OZ2_MAX_MODULI 49      /* the longest list (INT8's: GEMMul8's 20, then 29 primes) */
 #define OZ2_MAX_MODULI_INT8 49
 #define OZ2_MAX_MODULI_FP4 28
+/* The complex set (INT8): complex products in two integer products per modulus instead of
+ * Karatsuba's three. A modulus m with an i_m, i_m^2 = -1 (mod m), maps a complex residue to
+ * two real ones, A+- = A_r +- i_m A_i (mod m); P+- = A+- B+- (mod m) are ordinary products and
+ *   C_r = (P+ + P-) / 2,  C_i = (P+ - P-) / (2 i_m)   (mod m).
+ * So m must be odd (2 invertible; mod 2, A+ = A- and the parts are lost) and every prime
+ * factor of m must be 1 (mod 4) (-1 is a square mod p^e exactly then). With symmetric
+ * residues in INT8, m <= 255: 241, 233, 229, 221 = 13 17, 205 = 5 41, 197, 193, 181, 173,
+ * 157, 149, 137, 113, 109, 101, 97, 89, 73, 61, 53, 37, 29, taken largest first and pairwise
+ * coprime (205 and 37 or 185 = 5 37 and 41 give the same product): every prime 1 (mod 4)
+ * below 256 once, 22 moduli, M < 2^153 (budget 151 bits: the real set's 19 moduli have 146,
+ * its 20 154). The uniqueness condition is the Karatsuba path's, per part: 2 max (|A'||B'|)_ij < M with |A'|
+ * the modulus |re| + |im| bound (accurate scaling's UA), since |C'_r|, |C'_i| <= (|A'||B'|).
+ * A count needing more bits than 150 keeps Karatsuba on the real set (oz2_table_call). FP4
+ * does not take it: its moduli are at most 113 and the ones 1 (mod 4) with base-13 limbs
+ * (13, 113, 109, 101, 97, 89, 85, 73, ...) reach fewer than 80 bits, short of DGEMM level. */
+#define OZ2_MAX_MODULI_CX 22
 /* Automatic precision's first count on each engine, and the counts the policy and
  * `ozblas calibrate` plan with (ozblas_policy_planning_moduli, ozblas_ozaki2_engine_auto_hint):
  * the count most calls take (benchmarks/accuracy.py --engines: INT8 16 to 18, FP4 22 to 24
@@ -48,7 +64,11 @@
 typedef struct {
     int n;                                   /* moduli count */
     int engine;                              /* OZ2_ENGINE_INT8 or OZ2_ENGINE_FP4 */
-    int digits[OZ2_MAX_MODULI];              /* FP4: base-13 limbs per residue (fp4.h); 0 on INT8 */
+    int8_t digits[OZ2_MAX_MODULI];           /* FP4: base-13 limbs per residue (fp4.h); 0 on INT8 */
+    int cx2;                                 /* 1: the complex set (two products per modulus) */
+    int8_t ip[OZ2_MAX_MODULI];               /* cx2: i_p, i_p^2 = -1 (mod m_t), symmetric */
+    int8_t inv2[OZ2_MAX_MODULI];             /* cx2: 2^-1 (mod m_t), symmetric */
+    int8_t inv2ip[OZ2_MAX_MODULI];           /* cx2: (2 i_p)^-1 (mod m_t), symmetric */
     int products;                            /* engine products per residue product, summed
                                                 over the moduli (INT8: n; FP4: sum digits^2) */
     int budget;                              /* bitlen(M) - 2: 2^budget <= M/2 */
@@ -58,7 +78,9 @@ typedef struct {
     double inv[OZ2_MAX_MODULI];              /* fl(1 / m_t) */
     uint32_t w[OZ2_MAX_MODULI][OZ2_LIMBS];   /* CRT weights (M/m_t) * ((M/m_t)^-1 mod m_t) */
     uint32_t M[OZ2_LIMBS];                   /* product of the moduli */
-    uint32_t half[OZ2_LIMBS];                /* M / 2 (M is even: 256 or 8 is the first modulus) */
+    uint32_t half[OZ2_LIMBS];                /* floor(M / 2) (M is even but for the complex
+                                                set, whose results stay below 2^budget <=
+                                                (M - 1) / 2: the ranges agree there) */
     double Md;                               /* M rounded to double, for quotient estimates */
 } oz2_table;
 
@@ -455,7 +477,8 @@ OZ_HD double oz2_scale(double x, int e)
 
 /* Symmetric residue of an integer-valued double |x| < 2^40 (the reduction of integer products
  * and of sums of residues): rounding by the 1.5 * 2^52 constant and plain operations, all
- * exact here, so it vectorises and gives the same value as oz2_residue. */
+ * exact here, so it vectorises and gives the same value as oz2_residue. Up to 2^50 too: the
+ * quotient is then off by at most one, which the two corrections undo (oz2_cx_join). */
 OZ_HD double oz2_residue_small(double x, double m, double inv)
 {
     const double magic = 6755399441055744.0;
@@ -497,6 +520,35 @@ OZ_HD double oz2_residue(double x, double m, double inv)
         e -= s;
     }
     return r;
+}
+
+/* ---- the complex set's steps 4 and 5 (OZ2_MAX_MODULI_CX) ---------------------------------
+ * Residues of A+- = a_r +- i_m a_i from the parts' symmetric residues ra, rb (|ra +- i_m rb|
+ * <= 127 + 120 * 127 < 2^14: exact), and the parts of C from the products' values P+-: exact
+ * integers, |P| <= k 120^2 < 2^42 (k <= 2^27 complex; an INT32 k-block on the GPU less), so
+ * (P+ +- P-) times a symmetric constant (|c| <= 120) is below 2^50, exact in double, and
+ * oz2_residue_small's quotient x * inv errs by under 1/100 there (x / m below 2^46): one
+ * correction step gives the canonical residue. Every result is the canonical symmetric
+ * residue, so any k-blocking (a sum of residues reduced again) gives the same. */
+OZ_HD int oz2_products_per_modulus(const oz2_table *T, int cx)
+{
+    return cx ? (T->cx2 ? 2 : 3) : 1;
+}
+
+/* The constants come as values (ip = T->ip[t], ...), so an executor's loop keeps them in
+ * registers: its int8 stores could otherwise alias the table and reload them. */
+OZ_HD void oz2_cx_split(double ra, double rb, double ip, double m, double inv, double *plus,
+                        double *minus)
+{
+    *plus = oz2_residue_small(ra + ip * rb, m, inv);
+    *minus = oz2_residue_small(ra - ip * rb, m, inv);
+}
+
+OZ_HD void oz2_cx_join(double pp, double pm, double inv2, double inv2ip, double m, double inv,
+                       double *re, double *im)
+{
+    *re = oz2_residue_small((pp + pm) * inv2, m, inv);
+    *im = oz2_residue_small((pp - pm) * inv2ip, m, inv);
 }
 
 /* ---- step 6: CRT ------------------------------------------------------------------------ */

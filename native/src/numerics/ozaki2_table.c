@@ -9,12 +9,15 @@
  * largest primes coprime to them (calls whose rows span many binades need more than 20);
  * symmetric residues fit INT8. FP4: the moduli with the most bits per limb product (numerics/fp4.h):
  * the one-limb 8, 13, 9, 7, then the largest two-limb ones (<= 113) coprime to them. */
-static const int oz2_moduli[2][OZ2_MAX_MODULI] = {
+#define OZ2_SET_CX 2 /* the complex set's row (ozaki2.h OZ2_MAX_MODULI_CX), after the engines' */
+static const int oz2_moduli[3][OZ2_MAX_MODULI] = {
     {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211, 199, 197, 193, 191, 181,
      179, 173, 167, 163, 157, 151, 149, 139, 137, 131, 127, 113, 109, 107, 103, 101, 97, 89,
      83, 79, 73, 71, 67, 61, 59, 53, 47, 43, 41, 37, 29},
     {8, 13, 9, 7, 113, 109, 107, 103, 101, 97, 95, 89, 83, 79, 73, 71, 67, 61, 59, 53, 47, 43,
-     41, 37, 31, 29, 23, 17}};
+     41, 37, 31, 29, 23, 17},
+    {241, 233, 229, 221, 205, 197, 193, 181, 173, 157, 149, 137, 113, 109, 101, 97, 89, 73, 61,
+     53, 37, 29}};
 
 /* The CUDA kernels take a table by value (__grid_constant__): with their other arguments it
  * must stay within CUDA's 4 KB of kernel parameters. */
@@ -47,12 +50,42 @@ static int limbs_bitlen(const uint32_t *x)
     return 0;
 }
 
-static void oz2_table_init(oz2_table *T, int engine, int n)
+/* x^-1 (mod m) for x coprime to m, by search (m <= 256, once per table). */
+static uint32_t inv_mod(uint32_t x, uint32_t m)
 {
-    const int *moduli = oz2_moduli[engine];
+    for (uint32_t c = 1; c < m; c++)
+        if ((x % m) * c % m == 1)
+            return c;
+    return 0;
+}
+
+/* v (mod m) as a symmetric residue, the executors' range (oz2_residue_small). */
+static int8_t sym_mod(uint32_t v, uint32_t m)
+{
+    const int r = (int)(v % m);
+    return (int8_t)(2 * r >= (int)m ? r - (int)m : r);
+}
+
+/* The complex set's constants of modulus m: the smallest i with i^2 = -1 (mod m), and the
+ * inverses of 2 and 2 i. */
+static void cx_constants(oz2_table *T, int t, uint32_t m)
+{
+    uint32_t i = 1;
+    while ((i * i + 1) % m)
+        i++;
+    T->ip[t] = sym_mod(i, m);
+    T->inv2[t] = sym_mod(inv_mod(2, m), m);
+    T->inv2ip[t] = sym_mod(inv_mod(2 * i, m), m);
+}
+
+static void oz2_table_init(oz2_table *T, int set, int n)
+{
+    const int *moduli = oz2_moduli[set];
+    const int engine = set == OZ2_SET_CX ? OZ2_ENGINE_INT8 : set;
     memset(T, 0, sizeof *T);
     T->n = n;
     T->engine = engine;
+    T->cx2 = set == OZ2_SET_CX;
     T->M[0] = 1;
     for (int t = 0; t < n; t++) {
         T->m[t] = moduli[t];
@@ -61,6 +94,8 @@ static void oz2_table_init(oz2_table *T, int engine, int n)
         T->digits[t] = engine == OZ2_ENGINE_FP4 ? oz_fp4_residue_limbs(moduli[t]) : 0;
         T->products += engine == OZ2_ENGINE_FP4 ? T->digits[t] * T->digits[t] : 1;
         oz_limbs_mul_small(T->M, OZ2_LIMBS, (uint32_t)moduli[t]);
+        if (T->cx2)
+            cx_constants(T, t, (uint32_t)moduli[t]);
     }
     for (int t = 0; t < n; t++) {
         uint32_t Mt[OZ2_LIMBS];
@@ -69,12 +104,7 @@ static void oz2_table_init(oz2_table *T, int engine, int n)
         uint32_t tmp[OZ2_LIMBS];
         memcpy(tmp, Mt, sizeof tmp);
         uint32_t mt_mod = oz_limbs_div_small(tmp, OZ2_LIMBS, (uint32_t)moduli[t]);
-        uint32_t y = 0;
-        for (uint32_t c = 1; c < (uint32_t)moduli[t]; c++)
-            if ((mt_mod * c) % (uint32_t)moduli[t] == 1) {
-                y = c;
-                break;
-            }
+        const uint32_t y = inv_mod(mt_mod, (uint32_t)moduli[t]);
         oz_limbs_mul_small(Mt, OZ2_LIMBS, y); /* (M/m_t) y_t < M */
         memcpy(T->w[t], Mt, sizeof Mt);
     }
@@ -92,18 +122,45 @@ static void oz2_table_init(oz2_table *T, int engine, int n)
 }
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static oz2_table tables[2][OZ2_MAX_MODULI + 1];
-static int table_ready[2][OZ2_MAX_MODULI + 1];
+static oz2_table tables[3][OZ2_MAX_MODULI + 1];
+static int table_ready[3][OZ2_MAX_MODULI + 1];
+
+static const oz2_table *table_of(int set, int n)
+{
+    pthread_mutex_lock(&table_lock);
+    if (!table_ready[set][n]) {
+        oz2_table_init(&tables[set][n], set, n);
+        table_ready[set][n] = 1;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return &tables[set][n];
+}
 
 const oz2_table *oz2_table_get(int engine, int n)
 {
     if (n < 2 || n > oz2_max_moduli(engine))
         return NULL;
-    pthread_mutex_lock(&table_lock);
-    if (!table_ready[engine][n]) {
-        oz2_table_init(&tables[engine][n], engine, n);
-        table_ready[engine][n] = 1;
+    return table_of(engine, n);
+}
+
+const oz2_table *oz2_cx_table(int n)
+{
+    return n >= 2 && n <= OZ2_MAX_MODULI_CX ? table_of(OZ2_SET_CX, n) : NULL;
+}
+
+/* The one place a complex call's algorithm is decided: moduli count n asks for the real set's
+ * n-moduli budget; on INT8 a complex call takes the fewest moduli of the complex set (two
+ * products per modulus) whose budget is at least that, and Karatsuba on the real set (three)
+ * where even all 22 fall short (n >= 20: ozaki2.h OZ2_MAX_MODULI_CX). */
+const oz2_table *oz2_table_call(int engine, int cx, int n)
+{
+    const oz2_table *T = oz2_table_get(engine, n);
+    if (!T || !cx || engine != OZ2_ENGINE_INT8)
+        return T;
+    for (int c = 2; c <= OZ2_MAX_MODULI_CX; c++) {
+        const oz2_table *X = oz2_cx_table(c);
+        if (X->budget >= T->budget)
+            return X;
     }
-    pthread_mutex_unlock(&table_lock);
-    return &tables[engine][n];
+    return T;
 }

@@ -1,0 +1,130 @@
+"""Ozaki II's complex products in two integer products per modulus (numerics/ozaki2.h
+OZ2_MAX_MODULI_CX): the complex set's moduli, the count a call takes, the products it
+issues, and its accuracy against the exact oracle (mpmath), automatic precision included."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ozblas
+from ozblas import reference
+from ozblas._native import lib, load
+from ozblas.testing import err_ab, exact_matmul, make_matrix
+
+from _compare import assert_same_bits, native_error
+
+U = 2.0**-53
+INT8, FP4 = 0, 1
+
+
+def _primes(m):
+    out, p = [], 2
+    while p * p <= m:
+        while m % p == 0:
+            out.append(p)
+            m //= p
+        p += 1
+    return out + ([m] if m > 1 else [])
+
+
+def _complex_set():
+    load()
+    ms = []
+    while lib.ozblas_ozaki2_complex_modulus(len(ms)):
+        ms.append(lib.ozblas_ozaki2_complex_modulus(len(ms)))
+    return ms
+
+
+def test_the_complex_set_has_a_square_root_of_minus_one_and_fits_int8():
+    ms = _complex_set()
+    assert len(ms) == 22
+    for i, m in enumerate(ms):
+        assert m % 2 == 1 and m <= 255  # 2 invertible; symmetric residues in [-127, 127]
+        assert all(p % 4 == 1 for p in _primes(m))  # -1 is a square mod m
+        assert any((x * x + 1) % m == 0 for x in range(m))
+        assert all(math.gcd(m, q) == 1 for q in ms[:i])
+    assert ms == sorted(ms, reverse=True)  # the most bits per product first
+    for c in range(2, 23):
+        assert lib.ozblas_ozaki2_complex_budget_bits(c) == math.prod(ms[:c]).bit_length() - 2
+    assert lib.ozblas_ozaki2_complex_budget_bits(23) == -1
+
+
+def test_a_complex_call_takes_the_fewest_moduli_reaching_the_real_budget():
+    load()
+    for n in range(2, lib.ozblas_ozaki2_engine_max_moduli(INT8) + 1):
+        want = lib.ozblas_ozaki2_engine_budget_bits(INT8, n)
+        c = lib.ozblas_ozaki2_complex_count(INT8, n)
+        reach = [x for x in range(2, 23) if lib.ozblas_ozaki2_complex_budget_bits(x) >= want]
+        assert c == (reach[0] if reach else 0), n
+        assert (c != 0) == (n <= 19), n  # 22 moduli: 151 bits, the real set's 19 have 146
+    assert all(lib.ozblas_ozaki2_complex_count(FP4, n) == 0 for n in range(2, 29))
+
+
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("moduli", [8, 14, 19, 20])
+def test_int_gemms_two_per_modulus_and_karatsuba_beyond(moduli, scaling):
+    a = make_matrix(9, 70, 1.0, seed=1, dtype=np.complex128)
+    b = make_matrix(70, 5, 1.0, seed=2, dtype=np.complex128)
+    c, info = ozblas.matmul(a, b, method="ozaki2", moduli=moduli, scaling=scaling,
+                            executor="cpu", return_info=True)
+    assert info["fallback"] is None
+    cnt = lib.ozblas_ozaki2_complex_count(INT8, moduli)
+    per = 2 if cnt else 3
+    assert info["complex_products"] == per
+    assert info["moduli"] == (cnt or moduli)
+    assert info["int_gemms"] == per * info["moduli"] + (scaling == "accurate")
+    assert info["engine_products"] == per * info["moduli"]
+    _, real = ozblas.matmul(a.real, b.real, method="ozaki2", moduli=moduli, scaling=scaling,
+                            executor="cpu", return_info=True)
+    assert real["complex_products"] is None
+    exact = exact_matmul(a, b)
+    if moduli >= 19:  # 146+ bits: native level at phi = 1
+        assert err_ab(c, exact, a, b) <= max(native_error(a, b, exact), U)
+
+
+def _parts(m, n, phi, seed, re_scale, im_scale):
+    """A complex matrix whose real and imaginary parts differ in magnitude (exact powers of
+    two, so the oracle sees the same values)."""
+    re = make_matrix(m, n, phi, seed=seed)
+    im = make_matrix(m, n, phi, seed=seed + 7)
+    return np.ldexp(re, re_scale) + 1j * np.ldexp(im, im_scale)
+
+
+@pytest.mark.parametrize("phi", [0.5, 1.0, 2.0, 4.0, 8.0])
+@pytest.mark.parametrize("scales", [(0, 0), (0, -30), (20, -20), (-40, 5)])
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+def test_auto_precision_keeps_the_dgemm_level_bound(phi, scales, scaling):
+    m, k, n = 24, 300, 20
+    a = _parts(m, k, phi, 11, *scales)
+    b = _parts(k, n, phi, 23, scales[1], scales[0])
+    exact = exact_matmul(a, b)
+    c, info = ozblas.matmul(a, b, method="ozaki2", moduli="auto", scaling=scaling,
+                            executor="cpu", return_info=True)
+    assert info["bound"] is not None
+    err = err_ab(c, exact, a, b)
+    if info["fallback"] is None:
+        assert info["complex_products"] in (2, 3)
+        assert err <= info["bound"] + U, (err, info)
+        assert err <= max(native_error(a, b, exact), U), (err, info)
+        assert info["int_gemms"] >= info["complex_products"] * info["moduli"]
+    else:  # the call split by exponent band, or native with the reason
+        assert info["fallback"] in ("no count meets DGEMM-level accuracy",), info
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 40), st.integers(1, 7), st.sampled_from([4, 9, 15, 19]),
+       st.sampled_from(["fast", "accurate"]), st.integers(-60, 60), st.integers(0, 2**31))
+def test_the_executor_equals_the_reference_bit_for_bit(m, k, n, moduli, scaling, shift, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (m, k)) + 1j * np.ldexp(rng.uniform(-1, 1, (m, k)), shift)
+    b = np.ldexp(rng.uniform(-1, 1, (k, n)), -shift) + 1j * rng.uniform(-1, 1, (k, n))
+    ref, fallback = reference.ozaki2(a, b, moduli=moduli, scaling=scaling)
+    c, info = ozblas.matmul(a, b, method="ozaki2", moduli=moduli, scaling=scaling,
+                            executor="cpu", return_info=True)
+    if fallback is not None:
+        assert info["fallback"] is not None
+        return
+    assert info["complex_products"] == 2
+    assert_same_bits(c, ref)
