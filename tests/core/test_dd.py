@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import ozblas
 from ozblas._native import ffi, lib
 from ozblas.reference.exact import exact
-from ozblas.testing import make_matrix
+from ozblas.testing import make_matrix, standard_normal
 
 BOUND = Fraction(1, 2**106)
 ETA = Fraction(1, 2**1075)
@@ -263,10 +263,10 @@ def operands(draw):
     def mat(r, c):
         seed = draw(st.integers(0, 2**32 - 1))
         rng = np.random.default_rng(seed)
-        x = rng.standard_normal((r, c)) * np.exp2(rng.integers(-spread, spread + 1, (r, c)))
+        x = standard_normal(rng, (r, c)) * np.exp2(rng.integers(-spread, spread + 1, (r, c)))
         x[rng.random((r, c)) < 0.2] = 0.0
         if cx:
-            y = rng.standard_normal((r, c)) * np.exp2(rng.integers(-spread, spread + 1, (r, c)))
+            y = standard_normal(rng, (r, c)) * np.exp2(rng.integers(-spread, spread + 1, (r, c)))
             return x + 1j * y
         return x
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from ozblas import reference
 from ozblas._native import lib
 from ozblas.api import _gemm, _options
-from ozblas.testing import exact_matmul, make_matrix
+from ozblas.testing import exact_matmul, make_matrix, standard_normal
 
 U = 2.0**-53
 
@@ -36,10 +36,10 @@ def _bits(x):
 def _graded(m, k, seed, dt, span=300):
     """Rows whose entries span `span` binades (eigenvector-like), and ordinary columns."""
     rng = np.random.default_rng(seed)
-    a = rng.standard_normal((m, k)) * 2.0 ** rng.integers(-span, 1, (m, k)).astype(float)
+    a = standard_normal(rng, (m, k)) * 2.0 ** rng.integers(-span, 1, (m, k)).astype(float)
     if dt == np.complex128:
         e = rng.integers(-span, 1, (m, k)).astype(float)
-        a = a + 1j * rng.standard_normal((m, k)) * 2.0**e
+        a = a + 1j * standard_normal(rng, (m, k)) * 2.0**e
     return a
 
 

@@ -7,16 +7,17 @@ import pytest
 
 import ozblas
 from ozblas.api import _gemm, _options
+from ozblas.testing import standard_normal
 
 pytestmark = [pytest.mark.gpu]
 
 
 def _graded(m, k, seed, cplx, span):
     rng = np.random.default_rng(seed)
-    a = rng.standard_normal((m, k)) * 2.0 ** rng.integers(-span, 1, (m, k)).astype(float)
+    a = standard_normal(rng, (m, k)) * 2.0 ** rng.integers(-span, 1, (m, k)).astype(float)
     if cplx:
         e = rng.integers(-span, 1, (m, k)).astype(float)
-        a = a + 1j * rng.standard_normal((m, k)) * 2.0**e
+        a = a + 1j * standard_normal(rng, (m, k)) * 2.0**e
     return a
 
 

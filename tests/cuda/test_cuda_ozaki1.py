@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ozblas
-from ozblas.testing import make_matrix
+from ozblas.testing import make_matrix, standard_normal
 
 import _compare
 from _compare import _mats, _operand, assert_same_bits, both_gemm, both_matmul
@@ -165,9 +165,9 @@ def test_leading_dimensions_larger_than_rows():
     m, k, n = 13, 9, 11
     lda, ldb, ldc = 17, 12, 15
     rng = np.random.default_rng(5)
-    A = np.asfortranarray(rng.standard_normal((lda, k)))
-    B = np.asfortranarray(rng.standard_normal((ldb, n)))
-    C0 = np.asfortranarray(rng.standard_normal((ldc, n)))
+    A = np.asfortranarray(standard_normal(rng, (lda, k)))
+    B = np.asfortranarray(standard_normal(rng, (ldb, n)))
+    C0 = np.asfortranarray(standard_normal(rng, (ldc, n)))
     for variant in range(4):
         outs = {}
         for ex, code in (("cpu", 1), ("cuda", 2)):

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import ozblas
-from ozblas.testing import make_matrix
+from ozblas.testing import make_matrix, standard_normal
 
 import _compare
 from _compare import assert_same_bits
@@ -277,9 +277,9 @@ def test_leading_dimensions_larger_than_rows_tiled():
 
     lda, ldb, ldc = M + 5, K + 3, M + 7
     rng = np.random.default_rng(5)
-    A = np.asfortranarray(rng.standard_normal((lda, K)))
-    B = np.asfortranarray(rng.standard_normal((ldb, N)))
-    C0 = np.asfortranarray(rng.standard_normal((ldc, N)))
+    A = np.asfortranarray(standard_normal(rng, (lda, K)))
+    B = np.asfortranarray(standard_normal(rng, (ldb, N)))
+    C0 = np.asfortranarray(standard_normal(rng, (ldc, N)))
     outs = {}
     for ex, code in (("cpu", 1), ("cuda", 2)):
         opt = ffi.new("ozblas_options *")

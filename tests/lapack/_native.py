@@ -7,6 +7,7 @@ import ctypes
 
 import numpy as np
 from scipy.linalg import cython_lapack
+from ozblas.testing import standard_normal
 
 _get_name = ctypes.pythonapi.PyCapsule_GetName
 _get_name.restype, _get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
@@ -106,8 +107,8 @@ def lwork_infos(n=40, seed=3):
             f = ctypes.CFUNCTYPE(None, *sig)(_get_ptr(cap, _get_name(cap)))
             infos = []
             for less in (1, 0):
-                a = np.asfortranarray(rng.standard_normal((n, n + 10)).astype(dt))
-                c = np.asfortranarray(rng.standard_normal((n + 10, 3)).astype(dt))
+                a = np.asfortranarray(standard_normal(rng, (n, n + 10)).astype(dt))
+                c = np.asfortranarray(standard_normal(rng, (n + 10, 3)).astype(dt))
                 tau = np.full(n + 10, 0.5, dtype=dt)
                 info = ctypes.c_int(0)
                 if name in ("gelqf", "orglq"):

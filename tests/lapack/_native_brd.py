@@ -9,6 +9,7 @@ import numpy as np
 from scipy.linalg import cython_lapack
 
 from _native import _get_name, _get_ptr, _i, _p
+from ozblas.testing import standard_normal
 
 _I = ctypes.POINTER(ctypes.c_int)
 _P = ctypes.c_void_p
@@ -88,8 +89,8 @@ def lwork_infos(m=30, n=20, seed=3):
             f = ctypes.CFUNCTYPE(None, *sig)(_get_ptr(cap, _get_name(cap)))
             infos = []
             for less in (1, 0):
-                a = np.asfortranarray(rng.standard_normal((m, n)).astype(dt))
-                c = np.asfortranarray(rng.standard_normal((m, 3)).astype(dt))
+                a = np.asfortranarray(standard_normal(rng, (m, n)).astype(dt))
+                c = np.asfortranarray(standard_normal(rng, (m, 3)).astype(dt))
                 v = np.full(m, 0.5, dtype=dt)
                 r = np.zeros(m)
                 jp = np.zeros(n, dtype=np.int32)
@@ -150,7 +151,7 @@ def gesdd_lwork_infos(shapes=((30, 20), (20, 30), (70, 20), (20, 70)), seed=4):
             for jobz in "NOSA":
                 least = gesdd_minwork(cplx, jobz, m, n)
                 for lw in (least - 1, least):
-                    a = np.asfortranarray(rng.standard_normal((m, n)).astype(dt))
+                    a = np.asfortranarray(standard_normal(rng, (m, n)).astype(dt))
                     s = np.zeros(min(m, n))
                     u, vt = np.zeros((m, m), dt, order="F"), np.zeros((n, n), dt, order="F")
                     w, iw = np.zeros(lw, dtype=dt), np.zeros(8 * min(m, n), dtype=np.int32)
@@ -190,8 +191,8 @@ def lstsq_lwork_infos(shapes=((30, 20), (20, 30), (20, 70), (60, 20)), nrhs=2, s
         for m, n in shapes:
             least = lstsq_minwork(name, m, n, nrhs)
             for lw in (least - 1, least):
-                a = np.asfortranarray(rng.standard_normal((m, n)).astype(dt))
-                b = np.asfortranarray(rng.standard_normal((max(m, n), nrhs)).astype(dt))
+                a = np.asfortranarray(standard_normal(rng, (m, n)).astype(dt))
+                b = np.asfortranarray(standard_normal(rng, (max(m, n), nrhs)).astype(dt))
                 s, rank, info = np.zeros(min(m, n)), ctypes.c_int(0), ctypes.c_int(0)
                 w, iw = np.zeros(lw, dtype=dt), np.zeros(10000, dtype=np.int32)
                 rw = np.zeros(100000)
@@ -221,7 +222,7 @@ def gesvd_lwork_infos(shapes=((30, 20), (20, 30)), jobs=("NN", "SS", "AA", "OS",
             least = 2 * mn + mx if cplx else max(3 * mn + mx, 5 * mn)
             for ju, jv in jobs:
                 for lw in (least - 1, least):
-                    a = np.asfortranarray(rng.standard_normal((m, n)).astype(dt))
+                    a = np.asfortranarray(standard_normal(rng, (m, n)).astype(dt))
                     s, info = np.zeros(mn), ctypes.c_int(0)
                     u, vt = np.zeros((m, m), dt, order="F"), np.zeros((n, n), dt, order="F")
                     w, rw = np.zeros(lw, dtype=dt), np.zeros(5 * mn)

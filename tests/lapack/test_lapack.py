@@ -25,9 +25,9 @@ DTYPES = [np.float64, np.complex128]
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
+    a = standard_normal(rng, (m, n))
     if dt == np.complex128:
-        a = a + 1j * rng.standard_normal((m, n))
+        a = a + 1j * standard_normal(rng, (m, n))
     return a
 
 
@@ -239,7 +239,7 @@ def test_leading_dimension_larger_than_the_matrix(rng):
     and some of OpenBLAS's kernels, Sandybridge's, round differently with another leading
     dimension.)"""
     m, n, pad = 29, 23, 5
-    a = rng.standard_normal((m, n))
+    a = standard_normal(rng, (m, n))
     big = np.full((m + pad, n), 7.0, order="F")
     big[:m] = a
     ipiv = np.zeros(n, dtype=np.int64)
@@ -251,7 +251,7 @@ def test_leading_dimension_larger_than_the_matrix(rng):
     nlu, npiv, _ = la.dgetrf(a)
     _within(_lu_error(a, big[:m], ipiv[:n] - 1), _lu_error(a, nlu, npiv), "strided getrf")
     assert np.all(big[m:] == 7.0)
-    b = rng.standard_normal((n, 3))
+    b = standard_normal(rng, (n, 3))
     bb = np.full((n + pad, 3), 7.0, order="F")
     bb[:n] = b
     sq, sp, _ = L.getrf(a[:n], **EMU)  # a square factorization for the solve
@@ -377,7 +377,7 @@ def test_threads_do_not_change_bits(rng):
 
 def test_block_size_from_the_environment(monkeypatch, rng):
     monkeypatch.setenv("OZBLAS_LAPACK_NB", "16")
-    L.getrf(rng.standard_normal((40, 40)), method="ozaki2")
+    L.getrf(standard_normal(rng, (40, 40)), method="ozaki2")
     assert L.last_report()["nb"] == 16
     monkeypatch.setenv("OZBLAS_LAPACK_NB", "many")
     with pytest.raises(ValueError, match="OZBLAS_LAPACK_NB"):

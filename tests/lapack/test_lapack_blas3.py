@@ -15,15 +15,15 @@ import scipy.linalg.blas as sb
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context
-from ozblas.testing import exact_matmul
+from ozblas.testing import exact_matmul, standard_normal
 
 NB = 8
 EMU = dict(method="ozaki2", nb=NB)
 
 
 def _mat(rng, m, n, z):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if z else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if z else a
 
 
 def _within(err, native, what):

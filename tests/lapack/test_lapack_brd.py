@@ -19,6 +19,7 @@ import _native_brd as N
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 NB = 4
 EMU = dict(method="ozaki2", nb=NB)
@@ -30,8 +31,8 @@ SHAPES = [(1, 1), (1, 6), (6, 1), (NB, NB), (NB + 1, NB + 1), (3 * NB + 5, 2 * N
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if dt == np.complex128 else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if dt == np.complex128 else a
 
 
 def _bidiag(d, e, m, n):

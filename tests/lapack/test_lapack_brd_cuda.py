@@ -12,6 +12,7 @@ from test_lapack_cuda import _bits, _cupy_check, _host_and_device_runs
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.gpu
 NB = 4
@@ -19,8 +20,8 @@ KW = dict(method="ozaki2", moduli=16, nb=NB)
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if dt == np.complex128 else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if dt == np.complex128 else a
 
 
 def _same(want, got):
@@ -104,10 +105,10 @@ def test_brd_cupy_arrays():
     """CuPy arrays in, CuPy arrays out, the CPU executor's bits (skipped without CuPy)."""
     cp = pytest.importorskip("cupy")
     rng = np.random.default_rng(7)
-    a = rng.standard_normal((3 * NB + 5, 2 * NB + 3))
+    a = standard_normal(rng, (3 * NB + 5, 2 * NB + 3))
     dev = L.gebrd(cp.asarray(a), **KW)
     assert dev[-1] == 0 and L.last_report()["device"] == "device"
     _cupy_check(cp, dev[:5], L.gebrd(a, executor="cpu", **KW)[:5])
-    b = rng.standard_normal((3 * NB + 5, 2))
+    b = standard_normal(rng, (3 * NB + 5, 2))
     dev = L.gelsy(cp.asarray(a), cp.asarray(b), None, 1e-10, **KW)
     _cupy_check(cp, dev[:3], L.gelsy(a, b, None, 1e-10, executor="cpu", **KW)[:3])

@@ -13,14 +13,15 @@ import numpy as np
 import pytest
 
 from ozblas import lapack as L
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.gpu
 NB = 8
 
 
 def _mat(rng, n, m, dt):
-    a = rng.standard_normal((n, m))
-    return a + 1j * rng.standard_normal((n, m)) if dt == np.complex128 else a
+    a = standard_normal(rng, (n, m))
+    return a + 1j * standard_normal(rng, (n, m)) if dt == np.complex128 else a
 
 
 @pytest.mark.parametrize("dt", [np.float64, np.complex128])
@@ -294,9 +295,9 @@ def test_cupy_arrays_in_ozblas_lapack():
     cp = pytest.importorskip("cupy")
     rng = np.random.default_rng(5)
     n = 2 * NB + 5
-    a = rng.standard_normal((n, n))
+    a = standard_normal(rng, (n, n))
     s = a @ a.T + n * np.eye(n)
-    b = rng.standard_normal((n, 2))
+    b = standard_normal(rng, (n, 2))
     kw = dict(method="ozaki2", moduli=16, nb=NB)
     lu, piv, info = L.getrf(cp.asarray(a), **kw)
     assert isinstance(lu, cp.ndarray) and isinstance(piv, cp.ndarray) and info == 0

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
-from ozblas.testing import exact_matmul
+from ozblas.testing import exact_matmul, exp, standard_normal
 
 NB = 8
 EMU = dict(method="ozaki2", nb=NB)
@@ -32,9 +32,9 @@ STRUCTURES = ["random", "clustered", "repeated", "graded", "diagonal", "zero_row
 
 
 def _hermitian(n, dt, rng):
-    a = rng.standard_normal((n, n))
+    a = standard_normal(rng, (n, n))
     if dt == np.complex128:
-        a = a + 1j * rng.standard_normal((n, n))
+        a = a + 1j * standard_normal(rng, (n, n))
     return (a + a.conj().T) / 2
 
 
@@ -50,7 +50,7 @@ def _matrix(structure, n, dt, seed=3):
     if structure == "random":
         a = _hermitian(n, dt, rng)
     elif structure == "diagonal":
-        a = np.diag(rng.standard_normal(n)).astype(dt)
+        a = np.diag(standard_normal(rng, n)).astype(dt)
     elif structure == "zero_row":
         a = _hermitian(n, dt, rng)
         a[n // 2, :] = 0
@@ -289,7 +289,7 @@ def test_ormtr(dt, side, trans, lower):
     q, _ = L.orgtr(c, tau, lower=lower, nb=HOST)
     opq = q if trans == "N" else q.conj().T
     rng = np.random.default_rng(4)
-    x = rng.standard_normal((n, 5) if side == "L" else (5, n)).astype(dt)
+    x = standard_normal(rng, (n, 5) if side == "L" else (5, n)).astype(dt)
     want = exact_matmul(opq, x) if side == "L" else exact_matmul(x, opq)
     got, info = L.ormtr(side, trans, c, tau, x, lower=lower, **EMU)
     rep = L.last_report()
@@ -370,7 +370,7 @@ def _generalized(n, dt, itype, cond_b=1.0, seed=5):
     rng = np.random.default_rng([seed, n, itype, dt == np.complex128, int(np.log10(cond_b))])
     a = _hermitian(n, dt, rng)
     q = _unitary(n, dt, rng)
-    b = (q * np.logspace(0, np.log10(cond_b), n)) @ q.conj().T
+    b = (q * exp(np.linspace(0.0, np.log10(cond_b), n) * 2.302585092994046)) @ q.conj().T
     b = (b + b.conj().T) / 2
     for x in (a, b):
         x.setflags(write=False)

@@ -14,6 +14,7 @@ from test_lapack_cuda import _bits, _cupy_check, _host_and_device_runs
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.gpu
 NB = 4
@@ -21,9 +22,9 @@ KW = dict(method="ozaki2", moduli=16, nb=NB)
 
 
 def _herm(rng, n, dt):
-    a = rng.standard_normal((n, n))
+    a = standard_normal(rng, (n, n))
     if dt == np.complex128:
-        a = a + 1j * rng.standard_normal((n, n))
+        a = a + 1j * standard_normal(rng, (n, n))
     return (a + a.conj().T) / 2
 
 
@@ -48,7 +49,7 @@ def _eigen_calls(n, dt, kw):
     w = np.linalg.eigvalsh(a)
     run(L.syevr, a, range="V", vl=w[1] - 1e-3, vu=w[n // 2] + 1e-3)
     run(L.syevr, a, compute_v=0, range="I", il=1, iu=2)
-    g = rng.standard_normal((n, n))
+    g = standard_normal(rng, (n, n))
     b = g @ g.T + n * np.eye(n)  # the generalized problem: potrf, sygst, the eigensolver
     for itype, uplo in ((1, "L"), (2, "U"), (3, "L")):
         run(L.sygvd, a, b, itype=itype, uplo=uplo)
@@ -137,7 +138,7 @@ def test_one_stage_resident_equal_cpu(dt):
     whole-matrix host copies) uploaded once: the CPU executor's bits."""
     n = 3 * NB + 5
     a = _herm(np.random.default_rng(11), n, dt)
-    x = np.random.default_rng(12).standard_normal((n, 3)).astype(dt)
+    x = standard_normal(np.random.default_rng(12), (n, 3)).astype(dt)
     for lower in (0, 1):
         outs = []
         for ex in ("cpu", "cuda"):

@@ -30,8 +30,8 @@ SHAPES = [(1, 1), (NB, NB), (NB + 1, NB + 1), (3 * NB + 5, 3 * NB + 5), (3 * (NB
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if dt == np.complex128 else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if dt == np.complex128 else a
 
 
 def _native(dt):

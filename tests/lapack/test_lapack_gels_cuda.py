@@ -12,6 +12,7 @@ from test_lapack_cuda import _bits, _cupy_check, _host_and_device_runs
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.gpu
 NB = 4
@@ -19,8 +20,8 @@ KW = dict(method="ozaki2", moduli=16, nb=NB)
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if dt == np.complex128 else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if dt == np.complex128 else a
 
 
 @pytest.mark.parametrize("dt", [np.float64, np.complex128])
@@ -75,7 +76,7 @@ def test_gels_cupy_arrays():
     """CuPy arrays in, CuPy arrays out, the CPU executor's bits (skipped without CuPy)."""
     cp = pytest.importorskip("cupy")
     rng = np.random.default_rng(7)
-    a, b = rng.standard_normal((3 * NB + 5, 2 * NB + 3)), rng.standard_normal((3 * NB + 5, 2))
+    a, b = standard_normal(rng, (3 * NB + 5, 2 * NB + 3)), standard_normal(rng, (3 * NB + 5, 2))
     dev = L.gels(cp.asarray(a), cp.asarray(b), **KW)
     assert dev[2] == 0 and L.last_report()["device"] == "device"
     _cupy_check(cp, dev[:2], L.gels(a, b, executor="cpu", **KW)[:2])

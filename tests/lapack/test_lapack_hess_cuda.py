@@ -12,6 +12,7 @@ from test_lapack_cuda import _bits, _cupy_check, _host_and_device_runs
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.gpu
 NB = 4
@@ -21,8 +22,8 @@ CASES = [(1, 0, 0), (NB, 0, NB - 1), (NB + 1, 0, NB), (3 * NB + 5, 0, 3 * NB + 4
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if dt == np.complex128 else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if dt == np.complex128 else a
 
 
 def _hess_calls(n, lo, hi, dt, kw):
@@ -98,7 +99,7 @@ def test_hess_device_pointers_through_the_c_api(rng, cx, lo, hi):
 def test_hess_cupy_arrays():
     """CuPy arrays in, CuPy arrays out, the CPU executor's bits (skipped without CuPy)."""
     cp = pytest.importorskip("cupy")
-    a = np.random.default_rng(7).standard_normal((3 * NB + 5, 3 * NB + 5))
+    a = standard_normal(np.random.default_rng(7), (3 * NB + 5, 3 * NB + 5))
     dev = L.gehrd(cp.asarray(a), **KW)
     assert dev[2] == 0 and L.last_report()["device"] == "device"
     want = L.gehrd(a, executor="cpu", **KW)

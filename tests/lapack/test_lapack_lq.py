@@ -28,8 +28,8 @@ SHAPES = [(1, 1), (NB - 1, NB - 1), (NB, NB), (NB + 1, NB + 1), (3 * NB + 5, 3 *
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if dt == np.complex128 else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if dt == np.complex128 else a
 
 
 def _within(ratio, native, what):
@@ -106,7 +106,7 @@ def test_ormlq_every_case(rng, dt, side, trans, m, n, k):
 
 
 def test_workspace_query_and_lapack_shapes(rng):
-    a = rng.standard_normal((20, 30))
+    a = standard_normal(rng, (20, 30))
     lq, tau, work, info = L.gelqf(a, lwork=-1, nb=NB)
     assert info == 0 and work.shape == (1,) and work[0] >= 20  # at least a correct size
     assert np.array_equal(lq, a)  # nothing computed
@@ -114,7 +114,7 @@ def test_workspace_query_and_lapack_shapes(rng):
     assert work.shape == (100,) and work[0] == 20 * NB  # LAPACK's optimal m nb
     q, work, info = L.orglq(lq, tau, lwork=-1, nb=NB)
     assert info == 0 and work[0] >= 20
-    c = rng.standard_normal((30, 4))
+    c = standard_normal(rng, (30, 4))
     cq, work, info = L.ormlq("L", "T", lq, tau, c, lwork=-1, nb=NB)
     assert info == 0 and np.array_equal(cq, c)
 

@@ -24,6 +24,7 @@ from test_lapack_svd import STRUCTURES, _matrix
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 NB = 8
 EMU = dict(method="ozaki2", nb=NB)
@@ -38,8 +39,8 @@ SHAPES = [(NB + 1, NB + 1), (29, 29), (20, 14), (14, 20), (39, 13), (13, 39), (9
 
 
 def _rhs(rng, rows, nrhs, dt):
-    b = rng.standard_normal((rows, nrhs))
-    return b + 1j * rng.standard_normal((rows, nrhs)) if dt == np.complex128 else b
+    b = standard_normal(rng, (rows, nrhs))
+    return b + 1j * standard_normal(rng, (rows, nrhs)) if dt == np.complex128 else b
 
 
 def _native(driver, a, b, cond):

@@ -13,6 +13,7 @@ from test_lapack_cuda import _bits, _cupy_check, _host_and_device_runs
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.gpu
 NB = 4
@@ -22,8 +23,8 @@ SHAPES = [(3, 2), (13, 13), (13, 10), (10, 13), (17, 6), (6, 17)]
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if dt == np.complex128 else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if dt == np.complex128 else a
 
 
 @pytest.mark.parametrize("driver", ["gelsd", "gelss"])

@@ -26,8 +26,8 @@ SHAPES = [(1, 1), (NB - 1, NB - 1), (NB, NB), (NB + 1, NB + 1), (3 * NB + 5, 3 *
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if dt == np.complex128 else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if dt == np.complex128 else a
 
 
 def _native(name, dt):
@@ -109,7 +109,7 @@ def test_ormqr_every_case(rng, dt, side, trans, m, n, k):
 
 
 def test_workspace_query_and_scipy_shapes(rng):
-    a = rng.standard_normal((30, 20))
+    a = standard_normal(rng, (30, 20))
     qr, tau, work, info = L.geqrf(a, lwork=-1, nb=NB)
     assert info == 0 and work.shape == (1,) and work[0] >= 20  # at least a correct size
     assert np.array_equal(qr, a)  # nothing computed

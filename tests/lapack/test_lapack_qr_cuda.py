@@ -12,6 +12,7 @@ from test_lapack_cuda import _bits, _cupy_check, _host_and_device_runs
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.gpu
 NB = 4
@@ -21,8 +22,8 @@ SHAPES = [(1, 1), (NB - 1, NB - 1), (NB + 1, NB + 1), (3 * NB + 5, 3 * NB + 5),
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if dt == np.complex128 else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if dt == np.complex128 else a
 
 
 def _qr_calls(m, n, dt, kw):
@@ -102,8 +103,8 @@ def test_qr_cupy_arrays():
     cannot run on the emulation: skipped there)."""
     cp = pytest.importorskip("cupy")
     rng = np.random.default_rng(7)
-    a = rng.standard_normal((3 * NB + 5, 2 * NB + 3))
-    c = rng.standard_normal((3 * NB + 5, 2))
+    a = standard_normal(rng, (3 * NB + 5, 2 * NB + 3))
+    c = standard_normal(rng, (3 * NB + 5, 2))
     dev = L.geqrf(cp.asarray(a), **KW)
     assert dev[3] == 0 and L.last_report()["device"] == "device"
     want = L.geqrf(a, executor="cpu", **KW)

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 NB = 8
 EMU = dict(method="ozaki2", nb=NB)
@@ -35,9 +36,9 @@ STRUCTURES = ["random", "rank_deficient", "zero", "graded", "clustered"]
 
 
 def _gaussian(m, n, dt, rng):
-    a = rng.standard_normal((m, n))
+    a = standard_normal(rng, (m, n))
     if dt == np.complex128:
-        a = a + 1j * rng.standard_normal((m, n))
+        a = a + 1j * standard_normal(rng, (m, n))
     return a
 
 

@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 NB = 8
 EMU = dict(method="ozaki2", nb=NB)
@@ -26,8 +27,8 @@ U = 2.0**-53
 
 
 def _mat(rng, n, m, dt):
-    a = rng.standard_normal((n, m))
-    return a + 1j * rng.standard_normal((n, m)) if dt == np.complex128 else a
+    a = standard_normal(rng, (n, m))
+    return a + 1j * standard_normal(rng, (n, m)) if dt == np.complex128 else a
 
 
 def _problem(rng, n, dt, cond=None):

@@ -13,6 +13,7 @@ from test_lapack_cuda import _bits, _cupy_check, _host_and_device_runs
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.gpu
 NB = 4
@@ -21,8 +22,8 @@ SIZES = [1, NB - 1, NB + 1, 3 * NB + 5]
 
 
 def _mat(rng, m, n, dt):
-    a = rng.standard_normal((m, n))
-    return a + 1j * rng.standard_normal((m, n)) if dt == np.complex128 else a
+    a = standard_normal(rng, (m, n))
+    return a + 1j * standard_normal(rng, (m, n)) if dt == np.complex128 else a
 
 
 def _schur(rng, n, dt):
@@ -111,14 +112,14 @@ def test_cupy_arrays():
     cp = pytest.importorskip("cupy")
     rng = np.random.default_rng(7)
     n = 3 * NB + 5
-    a = rng.standard_normal((n, n))
+    a = standard_normal(rng, (n, n))
     a = a + a.T
     c = sl.cholesky(a @ a + n * np.eye(n))
     got = L.sygst(cp.asarray(a), cp.asarray(c), itype=2, **KW)
     assert L.last_report()["device"] == "device"
     _cupy_check(cp, got[:1], L.sygst(a, c, itype=2, executor="cpu", **KW)[:1])
     t, s = _schur(rng, n, np.float64), _schur(rng, n - 3, np.float64)
-    q = rng.standard_normal((n, n - 3))
+    q = standard_normal(rng, (n, n - 3))
     x, scale, info = L.trsyl(cp.asarray(t), cp.asarray(s), cp.asarray(q), tranb="T", **KW)
     want = L.trsyl(t, s, q, tranb="T", executor="cpu", **KW)
     _cupy_check(cp, [x], want[:1])

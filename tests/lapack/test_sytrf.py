@@ -19,6 +19,7 @@ from scipy.linalg._decomp_ldl import (_ldl_construct_tri_factor, _ldl_get_d_and_
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 NB = 8
 SIZES = [1, NB - 1, NB, NB + 1, 3 * NB + 5]
@@ -35,9 +36,9 @@ def _within(err, native, what):
 
 
 def _sym(rng, n, kind):
-    a = rng.standard_normal((n, n))
+    a = standard_normal(rng, (n, n))
     if kind != "d":
-        a = a + 1j * rng.standard_normal((n, n))
+        a = a + 1j * standard_normal(rng, (n, n))
     return a + (a.conj().T if kind == "zhe" else a.T)
 
 
@@ -74,7 +75,7 @@ def test_factor_solve_inverse(rng, kind, n, zero_diagonal, lower):
     a = _sym(rng, n, kind)
     if zero_diagonal:
         a[np.diag_indices(n)] = 0
-    b = rng.standard_normal((n, 3)) + (1j * rng.standard_normal((n, 3)) if kind != "d" else 0)
+    b = standard_normal(rng, (n, 3)) + (1j * standard_normal(rng, (n, 3)) if kind != "d" else 0)
     ldu, ipiv, info = _ours(kind, "trf")(a, lower=lower, **EMU)
     rep = L.last_report()
     nldu, nipiv, ninfo = _native(kind, "trf")(a, lower=lower)
@@ -109,7 +110,7 @@ def test_leading_dimension_larger_than_the_matrix(rng, kind):
     rows beyond n untouched."""
     n, pad = 3 * NB + 5, 5
     a = _sym(rng, n, kind)
-    b = rng.standard_normal((n, 3)) + 0 * a[:, :3]
+    b = standard_normal(rng, (n, 3)) + 0 * a[:, :3]
     big, bb = (np.full((n + pad, m.shape[1]), 7.0, dtype=a.dtype, order="F") for m in (a, b))
     big[:n], bb[:n] = a, b
     p = {"d": "dsy", "zsy": "zsy", "zhe": "zhe"}[kind]

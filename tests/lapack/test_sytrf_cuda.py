@@ -11,6 +11,7 @@ from test_lapack_cuda import _bits, _cupy_check, _host_and_device_runs
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.gpu
 NB = 8
@@ -19,9 +20,9 @@ NB = 8
 @pytest.mark.parametrize("kind", ["d", "zsy", "zhe"])
 def test_sytrf_family_cuda_equal_cpu(rng, kind):
     n = 2 * NB + 5
-    a = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if kind != "d" else 0)
+    a = standard_normal(rng, (n, n)) + (1j * standard_normal(rng, (n, n)) if kind != "d" else 0)
     a = a + (a.conj().T if kind == "zhe" else a.T)
-    b = rng.standard_normal((n, 3)) + 0j * (kind != "d")
+    b = standard_normal(rng, (n, 3)) + 0j * (kind != "d")
     p = "he" if kind == "zhe" else "sy"
     runs = {}
     for ex in ("cpu", "cuda"):
@@ -42,7 +43,7 @@ def test_sytrf_family_cuda_equal_cpu(rng, kind):
 # ---- device-resident runs and device pointers (docs/lapack.md, "On the GPU") -------------
 
 def _sym(rng, n, kind, zero_diagonal=False):
-    a = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if kind != "d" else 0)
+    a = standard_normal(rng, (n, n)) + (1j * standard_normal(rng, (n, n)) if kind != "d" else 0)
     a = a + (a.conj().T if kind == "zhe" else a.T)
     if zero_diagonal:  # 2x2 pivots forced
         np.fill_diagonal(a, 0)
@@ -53,7 +54,7 @@ def _bk_calls(kind, n, lower, zero_diagonal, kw):
     """sytrf, sytrs, sytri and sysv (or the he forms): outputs and reports."""
     rng = np.random.default_rng(n * 10 + lower)
     a = _sym(rng, n, kind, zero_diagonal)
-    b = rng.standard_normal((n, 3)) + 0j * (kind != "d")
+    b = standard_normal(rng, (n, 3)) + 0j * (kind != "d")
     p = "he" if kind == "zhe" else "sy"
     out, reps = [], []
 
@@ -112,7 +113,7 @@ def test_bunch_kaufman_device_pointers_through_the_c_api(rng, kind):
     n, ld = 3 * NB + 5, 3 * NB + 8
     dt = np.float64 if kind == "d" else np.complex128
     a = np.asfortranarray(np.vstack([_sym(rng, n, kind), np.zeros((ld - n, n))]).astype(dt))
-    b = np.asfortranarray(rng.standard_normal((ld, 2)).astype(dt))
+    b = np.asfortranarray(standard_normal(rng, (ld, 2)).astype(dt))
     p = {"d": "dsy", "zsy": "zsy", "zhe": "zhe"}[kind]
     f = lambda name: getattr(lib, f"ozblas_{p}{name}")  # noqa: E731
     info = ffi.new("int64_t *")
@@ -141,7 +142,7 @@ def test_bunch_kaufman_cupy_arrays():
     rng = np.random.default_rng(9)
     n = 3 * NB + 5
     a = _sym(rng, n, "d")
-    b = rng.standard_normal((n, 2))
+    b = standard_normal(rng, (n, 2))
     kw = dict(method="ozaki2", moduli=16, nb=NB)
     dev = L.sytrf(cp.asarray(a), **kw)
     assert dev[2] == 0 and L.last_report()["device"] == "device"

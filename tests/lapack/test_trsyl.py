@@ -19,7 +19,7 @@ from hypothesis import given, settings, strategies as st
 from ozblas import lapack as L
 from ozblas._native import ffi, lib
 from ozblas.api import _context, _options
-from ozblas.testing import exact_matmul
+from ozblas.testing import exact_matmul, standard_normal
 
 NB = 8
 EMU = dict(method="ozaki2", nb=NB)
@@ -29,8 +29,8 @@ TRANS = {np.float64: ["N", "T", "C"], np.complex128: ["N", "C"]}
 
 
 def _mat(rng, n, m, dt):
-    a = rng.standard_normal((n, m))
-    return a + 1j * rng.standard_normal((n, m)) if dt == np.complex128 else a
+    a = standard_normal(rng, (n, m))
+    return a + 1j * standard_normal(rng, (n, m)) if dt == np.complex128 else a
 
 
 def _schur(rng, n, dt):
@@ -88,9 +88,9 @@ def test_trsyl_against_native(dt, m, n, isgn):
 
 def _split_on_2x2(rng, n):
     """A real Schur form with a 2x2 block on every block boundary of NB (rows p-1, p)."""
-    t = np.triu(rng.standard_normal((n, n)))
+    t = np.triu(standard_normal(rng, (n, n)))
     for p in range(NB, n, NB):
-        t[p - 1, p - 1] = t[p, p] = rng.standard_normal()
+        t[p - 1, p - 1] = t[p, p] = standard_normal(rng)
         t[p - 1, p], t[p, p - 1] = 2.0, -0.5  # complex eigenvalues t_pp +- i
     return np.asfortranarray(t)
 
@@ -102,8 +102,8 @@ def test_trsyl_2x2_blocks_on_the_boundaries(ta, tb):
     rng = np.random.default_rng(3)
     m, n = 4 * NB + 3, 3 * NB + 1
     a, b = _split_on_2x2(rng, m), _split_on_2x2(rng, n)
-    _check(a, b, rng.standard_normal((m, n)), ta, tb, 1)
-    _check(a, b, rng.standard_normal((m, n)), ta, tb, -1)
+    _check(a, b, standard_normal(rng, (m, n)), ta, tb, 1)
+    _check(a, b, standard_normal(rng, (m, n)), ta, tb, -1)
 
 
 @pytest.mark.parametrize("dt", [np.float64, np.complex128])
@@ -269,10 +269,10 @@ def test_host_lapack_families(tmp_path, family):
                     f"-L{lib}", "-l:libozblas.so", f"-Wl,-rpath,{lib}", "-ldl"], check=True)
     rng = np.random.default_rng(2)
     m, n = 29, 21
-    a, b, c = _schur(rng, m, np.float64), _schur(rng, n, np.float64), rng.standard_normal((m, n))
-    s = rng.standard_normal((n, n))
+    a, b, c = _schur(rng, m, np.float64), _schur(rng, n, np.float64), standard_normal(rng, (m, n))
+    s = standard_normal(rng, (n, n))
     s = s + s.T
-    g = rng.standard_normal((n, n))
+    g = standard_normal(rng, (n, n))
     u = sl.cholesky(g @ g.T + n * np.eye(n), lower=True)
     with open(tmp_path / "in", "wb") as f:
         for x in (a, b, c, s, u):

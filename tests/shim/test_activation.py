@@ -22,7 +22,7 @@ import pytest
 import ozblas
 from ozblas import activation
 from ozblas._native import lib
-from ozblas.testing import err_ab, exact_matmul
+from ozblas.testing import err_ab, exact_matmul, exp, standard_normal
 
 TOL = 1e-15  # err_ab of Ozaki II with 16 moduli (exact product rounded once)
 ROUTED = dict(method="ozaki2", moduli=16)
@@ -104,10 +104,10 @@ def _first_load(path) -> int:
 @pytest.fixture(scope="module")
 def inputs():
     rng = np.random.default_rng(11)
-    return dict(a=rng.standard_normal((40, 56)), b=rng.standard_normal((56, 48)),
-                za=rng.standard_normal((40, 56)) + 1j * rng.standard_normal((40, 56)),
-                zb=rng.standard_normal((56, 48)) - 1j * rng.standard_normal((56, 48)),
-                s=rng.standard_normal((48, 64)) * np.exp(rng.standard_normal((48, 64))))
+    return dict(a=standard_normal(rng, (40, 56)), b=standard_normal(rng, (56, 48)),
+                za=standard_normal(rng, (40, 56)) + 1j * standard_normal(rng, (40, 56)),
+                zb=standard_normal(rng, (56, 48)) - 1j * standard_normal(rng, (56, 48)),
+                s=standard_normal(rng, (48, 64)) * exp(standard_normal(rng, (48, 64))))
 
 
 def _multiarray_path() -> str:
@@ -241,7 +241,7 @@ json.dump(dict(first=first, second=second, newly=newly, same=after == before), o
 
 
 def test_modules_imported_after_activation_are_routed(tmp_path):
-    x = np.random.default_rng(5).standard_normal((30, 30)) / 8
+    x = standard_normal(np.random.default_rng(5), (30, 30)) / 8
     np.save(tmp_path / "x.npy", x)
     body = """
 import sys, numpy as np

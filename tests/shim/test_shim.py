@@ -19,7 +19,7 @@ import pytest
 
 from ozblas import cli, config, shim
 from ozblas._native import lib
-from ozblas.testing import err_ab, exact_matmul
+from ozblas.testing import err_ab, exact_matmul, exp, standard_normal
 
 TOL = 1e-15  # err_ab of Ozaki II with 16 moduli (exact product rounded once)
 
@@ -70,10 +70,10 @@ def _ok(proc):
 @pytest.fixture(scope="module")
 def inputs():
     rng = np.random.default_rng(7)
-    d = dict(a=rng.standard_normal((40, 56)), b=rng.standard_normal((56, 48)),
-             za=rng.standard_normal((40, 56)) + 1j * rng.standard_normal((40, 56)),
-             zb=rng.standard_normal((56, 48)) - 1j * rng.standard_normal((56, 48)),
-             s=rng.standard_normal((48, 64)) * np.exp(rng.standard_normal((48, 64))))
+    d = dict(a=standard_normal(rng, (40, 56)), b=standard_normal(rng, (56, 48)),
+             za=standard_normal(rng, (40, 56)) + 1j * standard_normal(rng, (40, 56)),
+             zb=standard_normal(rng, (56, 48)) - 1j * standard_normal(rng, (56, 48)),
+             s=standard_normal(rng, (48, 64)) * exp(standard_normal(rng, (48, 64))))
     return d
 
 
@@ -240,8 +240,8 @@ def test_disable_passes_everything_through(tmp_path, inputs):
 
 def test_eight_threads_at_once(tmp_path):
     rng = np.random.default_rng(3)
-    a = rng.standard_normal((8, 32, 40))
-    b = rng.standard_normal((8, 40, 36))
+    a = standard_normal(rng, (8, 32, 40))
+    b = standard_normal(rng, (8, 40, 36))
     np.savez(tmp_path / "in.npz", a=a, b=b)
     body = """
         import sys, threading, numpy as np
@@ -423,7 +423,7 @@ def test_missing_real_routine_is_a_message_not_a_crash(tmp_path):
 def test_expm_is_routed_and_accurate(tmp_path):
     from ozblas.demo import expm_reference, has_extended_precision
 
-    m = np.random.default_rng(5).standard_normal((64, 64)) / 4
+    m = standard_normal(np.random.default_rng(5), (64, 64)) / 4
     np.save(tmp_path / "m.npy", m)
     body = """
         import sys, numpy as np, scipy.linalg

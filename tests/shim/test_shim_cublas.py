@@ -25,6 +25,7 @@ import pytest
 
 import ozblas
 from ozblas import shim
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
@@ -1202,8 +1203,8 @@ def test_cupy_solve_triangular_is_routed(tmp_path):
     pytest.importorskip("cupyx.scipy.linalg")
     rng = np.random.default_rng(4)
     n = 300
-    t = np.tril(rng.standard_normal((n, n))) + n * np.eye(n)
-    b = rng.standard_normal((n, 40))
+    t = np.tril(standard_normal(rng, (n, n))) + n * np.eye(n)
+    b = standard_normal(rng, (n, 40))
     np.savez(tmp_path / "in.npz", t=t, b=b)
     (tmp_path / "child.py").write_text(TRSM_CHILD)
     trace = tmp_path / "trace.log"
@@ -1327,9 +1328,9 @@ def test_cupy_solvers_inner_calls_are_routed_and_right(tmp_path):
     pytest.importorskip("cupy")
     rng = np.random.default_rng(5)
     n = 1024
-    a = rng.standard_normal((n, n))
-    b = rng.standard_normal((n, 8))
-    g = rng.standard_normal((n, n))
+    a = standard_normal(rng, (n, n))
+    b = standard_normal(rng, (n, 8))
+    g = standard_normal(rng, (n, n))
     spd = g @ g.T + n * np.eye(n)
     np.savez(tmp_path / "in.npz", a=a, b=b, s=spd)
     (tmp_path / "child.py").write_text(SOLVER_CHILD)

@@ -16,6 +16,7 @@ import pytest
 import scipy.linalg as sl
 from _lapack_child import run_child, run_preloaded, within as _within
 from test_shim_lapack import CHILD as LAPACK_CHILD
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
@@ -60,9 +61,9 @@ def _inputs(path):
     rng = np.random.default_rng(7)
     d = {}
     for dt in ("d", "z"):
-        a = rng.standard_normal((N, N)) + (1j * rng.standard_normal((N, N)) if dt == "z" else 0)
+        a = standard_normal(rng, (N, N)) + (1j * standard_normal(rng, (N, N)) if dt == "z" else 0)
         d[dt + "a"] = (a + a.conj().T) / 2
-        g = rng.standard_normal((N, N)) + (1j * rng.standard_normal((N, N)) if dt == "z" else 0)
+        g = standard_normal(rng, (N, N)) + (1j * standard_normal(rng, (N, N)) if dt == "z" else 0)
         d[dt + "b"] = g @ g.conj().T + N * np.eye(N)
     np.savez(path / "inputs.npz", **d)
     return d
@@ -178,11 +179,12 @@ def test_ormtr_orgtr_through_the_shim(tmp_path):
     import ctypes, json
     import numpy as np, scipy.linalg.lapack as la
     import ozblas.shim as s
+    from ozblas.testing import standard_normal
     lib = ctypes.CDLL(s.library_path())
     i, n = ctypes.c_int32, 53
     rng = np.random.default_rng(3)
-    a = rng.standard_normal((n, n)); a = a + a.T
-    x = rng.standard_normal((n, 4))
+    a = standard_normal(rng, (n, n)); a = a + a.T
+    x = standard_normal(rng, (n, 4))
     P = lambda v: v.ctypes.data_as(ctypes.POINTER(ctypes.c_double))  # noqa: E731
     one = ctypes.c_size_t(1)
     out = {}

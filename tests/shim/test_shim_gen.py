@@ -15,6 +15,7 @@ import pytest
 import scipy.linalg as sl
 
 from _lapack_child import run_child, run_preloaded, within as _within
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
@@ -60,8 +61,8 @@ def _inputs(path):
     d = {}
     for dt in ("d", "z"):
         def m(r, c):
-            x = rng.standard_normal((r, c))
-            return x + 1j * rng.standard_normal((r, c)) if dt == "z" else x
+            x = standard_normal(rng, (r, c))
+            return x + 1j * standard_normal(rng, (r, c)) if dt == "z" else x
         a, b = m(N, N), m(N + 7, N + 7)
         g = m(N, N)
         h = m(N, N)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from ozblas.testing import exact_matmul
+from ozblas.testing import exact_matmul, standard_normal
 
 from _lapack_child import run_child, run_preloaded, within as _within
 
@@ -81,8 +81,8 @@ def _inputs(path):
     d = {}
     for dt in ("d", "z"):
         def m(r, c):
-            x = rng.standard_normal((r, c))
-            return x + 1j * rng.standard_normal((r, c)) if dt == "z" else x
+            x = standard_normal(rng, (r, c))
+            return x + 1j * standard_normal(rng, (r, c)) if dt == "z" else x
         a = m(N, N) + 2 * np.eye(N)
         s = a @ a.conj().T + N * np.eye(N)
         sing = a.copy()

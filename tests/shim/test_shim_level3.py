@@ -14,7 +14,7 @@ import pytest
 import scipy.linalg as sl
 import scipy.linalg.blas as sb
 
-from ozblas.testing import exact_matmul
+from ozblas.testing import exact_matmul, standard_normal
 
 from _lapack_child import run_child, run_preloaded, within as _within
 
@@ -110,8 +110,8 @@ def _inputs(path):
     d = {}
     for dt in ("d", "z"):
         def m(r, c):
-            x = rng.standard_normal((r, c))
-            return x + 1j * rng.standard_normal((r, c)) if dt == "z" else x
+            x = standard_normal(rng, (r, c))
+            return x + 1j * standard_normal(rng, (r, c)) if dt == "z" else x
         d.update({dt + "a": m(M, N), dt + "s": m(M, M), dt + "b": m(M, 30), dt + "c": m(M, 30),
                   dt + "t": np.triu(m(M, M)) + 8 * np.eye(M)})
     np.savez(path / "inputs.npz", **d)

@@ -21,6 +21,7 @@ from _lapack_child import CALLS_TAIL, LAPACK_TESTS, calls_head, run_child
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 sys.path.insert(0, str(LAPACK_TESTS))
 import _native as N  # noqa: E402
+from ozblas.testing import standard_normal
 
 U = np.finfo(np.float64).eps / 2
 
@@ -56,8 +57,8 @@ def _inputs(path):
     d = {}
     for dt in ("d", "z"):
         def m(r, c):
-            x = rng.standard_normal((r, c))
-            return x + 1j * rng.standard_normal((r, c)) if dt == "z" else x
+            x = standard_normal(rng, (r, c))
+            return x + 1j * standard_normal(rng, (r, c)) if dt == "z" else x
         d.update({dt + "a": m(53, 53), dt + "w": m(37, 70), dt + "b": m(70, 3)})
     np.savez(path / "inputs.npz", **d)
     return d

@@ -23,6 +23,7 @@ from _lapack_child import CALLS_TAIL, LAPACK_TESTS, calls_head, run_child
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 sys.path.insert(0, str(LAPACK_TESTS))
 import _native_brd as N  # noqa: E402
+from ozblas.testing import standard_normal
 
 U = np.finfo(np.float64).eps / 2
 FLOOR = 4.0
@@ -69,10 +70,10 @@ def _inputs(path):
     d = {}
     for dt in ("d", "z"):
         def m(r, c):
-            x = rng.standard_normal((r, c))
-            return x + 1j * rng.standard_normal((r, c)) if dt == "z" else x
-        d.update({dt + "t": m(70, 37), dt + "low": (rng.standard_normal((60, 9)) @
-                                                   rng.standard_normal((9, 40))).astype(m(1, 1).dtype),
+            x = standard_normal(rng, (r, c))
+            return x + 1j * standard_normal(rng, (r, c)) if dt == "z" else x
+        d.update({dt + "t": m(70, 37), dt + "low": (standard_normal(rng, (60, 9)) @
+                                                   standard_normal(rng, (9, 40))).astype(m(1, 1).dtype),
                   dt + "b": m(70, 3)})
     np.savez(path / "inputs.npz", **d)
     return d

@@ -14,6 +14,7 @@ import pytest
 import scipy.linalg as sl
 from _lapack_child import run_child, run_preloaded, within as _within
 from test_shim_lapack import CHILD as LAPACK_CHILD, _nrm
+from ozblas.testing import standard_normal
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="LD_PRELOAD is Linux")
 
@@ -57,7 +58,7 @@ def _inputs(path):
     rng = np.random.default_rng(5)
     d = {}
     for dt in ("d", "z"):
-        a, b = (rng.standard_normal(s) + (1j * rng.standard_normal(s) if dt == "z" else 0)
+        a, b = (standard_normal(rng, s) + (1j * standard_normal(rng, s) if dt == "z" else 0)
                 for s in [(N, N), (N, 3)])
         d[dt + "b"] = b
         for kind, mat in [("sym", a + a.T), ("her", a + a.conj().T)]:
