@@ -94,7 +94,9 @@ def check_against_host(uplo, d, e, method="ozaki2"):
     assert np.all(s >= 0) and np.all(np.diff(s) <= 0)
     for got, want in zip(_measures(b, s, u, vt), _measures(b, s0, u0, vt0)):
         assert got <= 4 * want + n * U, (got, want)
-    assert np.max(np.abs(s - s0), initial=0.0) <= 8 * U * np.linalg.norm(b)
+    # each side's values are those of B + E with ||E|| = O(n u ||B||) (Weyl): a bound in n, not
+    # a constant the host kernel's rounding can exceed (it did, at n = 37 under OpenBLAS Haswell)
+    assert np.max(np.abs(s - s0), initial=0.0) <= 2 * n * U * np.linalg.norm(b)
     return rep
 
 
@@ -147,7 +149,7 @@ def test_native_products_and_values_only():
     s, _, _, info, st_, rep = oz_dbdsdc("U", d, e, compq="N")
     s0 = host_dbdsdc("U", d, e)[0]
     assert st_ == 0 and info == 0 and rep.products == 0
-    assert np.max(np.abs(s - s0)) <= 8 * U * np.linalg.norm(_bidiagonal("U", d, e))
+    assert np.max(np.abs(s - s0)) <= 2 * len(d) * U * np.linalg.norm(_bidiagonal("U", d, e))
 
 
 def test_zero_bidiagonal_and_leading_dimensions():
