@@ -1,6 +1,6 @@
 /* The singular values and vectors of a real upper bidiagonal (LAPACK's dbdsdc with compq 'I')
  * by divide and conquer whose merges' singular-vector updates are ozblas products (issue 32,
- * DESIGN.md section 10, "The host remainder is the time"). The structure is LAPACK's:
+ * docs/design/lapack.md, "The host remainder"). The structure is LAPACK's:
  *
  *   dbdsdc: scale to a largest entry of 1, tiny diagonal entries raised to eps, a split at
  *     every negligible off-diagonal entry, each piece by dlasd0, unscale, sort descending;

@@ -1,6 +1,6 @@
 /* The band width of the two-stage reductions (lapack_eigen.c, lapack_svd.c), one rule for
  * both: the width whose predicted time of the whole driver is least on the executor in use
- * (DESIGN.md section 10, "The host remainder is the time"). A wider band makes stage 1's
+ * (docs/design/lapack.md, "The host remainder"). A wider band makes stage 1's
  * products fatter (inner dimension b: each emulated product splits its operands once for
  * more arithmetic) and stage 2's back-transformation blocks longer, but costs the host
  * O(n^2 b) in the bulge chase and the panels; a narrower band the reverse. The products are
