@@ -80,38 +80,36 @@ static void host_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, 
     free(iw);
 }
 
-/* R (n x ncols real, leading dimension n) from C's real parts (real C) or [Re C, Im C]
- * (complex C, ncols = 2 nrhs); back = 1: the reverse. */
-static void split(int cplx, int back, int64_t n, int64_t nrhs, double *C, int64_t ldc,
-                  double *R)
+/* R (n x 2 nrhs real, leading dimension n) := [Re C, Im C] for the complex C; back = 1: the
+ * reverse. */
+static void split(int back, int64_t n, int64_t nrhs, double *C, int64_t ldc, double *R)
 {
     for (int64_t j = 0; j < nrhs; j++)
         for (int64_t i = 0; i < n; i++) {
-            double *c = C + (cplx ? 2 : 1) * (i + j * ldc), *r = R + i + j * n;
+            double *c = C + 2 * (i + j * ldc), *r = R + i + j * n;
             if (back) {
                 c[0] = r[0];
-                if (cplx)
-                    c[1] = r[n * nrhs];
+                c[1] = r[n * nrhs];
             } else {
                 r[0] = c[0];
-                if (cplx)
-                    r[n * nrhs] = c[1];
+                r[n * nrhs] = c[1];
             }
         }
 }
 
-/* The explicit route (see the top). U_B, V_B^T, R and Y in one host allocation. */
+/* The explicit route (see the top). U_B, V_B^T, Y and a complex C's parts R in one host
+ * allocation; a real C is R itself. */
 static void explicit_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, double *e,
                            double *C, int64_t ldc, double rcond, int64_t *rank, int64_t *info)
 {
     int cplx = x->cplx;
-    int64_t nc = (cplx ? 2 : 1) * nrhs;
-    double *U = oz_malloc(sizeof(double) * (size_t)(2 * n * n + 2 * n * nc));
+    int64_t nc = (cplx ? 2 : 1) * nrhs, ldr = cplx ? n : ldc;
+    double *U = oz_malloc(sizeof(double) * (size_t)(2 * n * n + (cplx ? 2 : 1) * n * nc));
     if (!U) {
         x->failed = 1;
         return;
     }
-    double *VT = U + n * n, *R = VT + n * n, *Y = R + n * nc;
+    double *VT = U + n * n, *Y = VT + n * n, *R = cplx ? Y + n * nc : C;
     lx_bdsdc(x, uplo, 1, n, d, e, U, VT, info);
     if (*info == 0 && !x->failed) {
         double rcnd = rcond <= 0.0 || rcond >= 1.0 ? DBL_EPSILON / 2 : rcond;
@@ -120,26 +118,28 @@ static void explicit_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double 
         while (r < n && d[r] > tol)
             r++;
         *rank = r;
-        split(cplx, 0, n, nrhs, C, ldc, R);
+        if (cplx)
+            split(0, n, nrhs, C, ldc, R);
         /* real products at the normwise target: U_B and V_B orthogonal, so a per-column
            error eps ||c_j|| is dlalsd's own (numerics/ozaki2.h) */
         int target = x->o.target;
         x->cplx = 0;
         x->o.target = OZBLAS_TARGET_NORMWISE;
         if (r > 0) {
-            lx_gemm(x, 'T', 'N', r, nc, n, ONE, U, n, R, n, ZERO, Y, r); /* U_B^T C */
+            lx_gemm(x, 'T', 'N', r, nc, n, ONE, U, n, R, ldr, ZERO, Y, r); /* U_B^T C */
             for (int64_t j = 0; j < nc; j++)
                 for (int64_t i = 0; i < r; i++)
                     Y[i + j * r] /= d[i];
-            lx_gemm(x, 'T', 'N', n, nc, r, ONE, VT, n, Y, r, ZERO, R, n); /* V_B (S^+ ...) */
+            lx_gemm(x, 'T', 'N', n, nc, r, ONE, VT, n, Y, r, ZERO, R, ldr); /* V_B (S^+ ...) */
             x->rep->host_flops += (double)(r * nc);
         } else {
-            memset(R, 0, sizeof(double) * (size_t)(n * nc));
+            for (int64_t j = 0; j < nc; j++)
+                memset(R + j * ldr, 0, sizeof(double) * (size_t)n);
         }
         x->cplx = cplx;
         x->o.target = target;
-        if (!x->failed)
-            split(cplx, 1, n, nrhs, C, ldc, R);
+        if (cplx && !x->failed)
+            split(1, n, nrhs, C, ldc, R);
     }
     free(U);
 }
