@@ -29,11 +29,12 @@ static void *s_lalsd[2]; /* found once */
 
 int lx_lalsd_ready(int cplx) { return lx_real_fn_cached(&s_lalsd[cplx], cplx, "lalsd") != NULL; }
 
-/* The explicit route from this many real columns of C (nrhs, twice for complex) per n/8 rows:
- * measured at n = 1024 and 2048 (lapack_speed.py --remainder, one thread), the host dlalsd
- * takes about 3 ms per column at n = 2048, the explicit route's host part (the merges'
- * deflation and secular equations) about 0.45 s: equal near n/16 columns; n/8 leaves room
- * for the products that the explicit route adds on a CPU executor. */
+/* The explicit route from n/8 real columns of C (nrhs, twice for complex): from the parts
+ * measured at n = 2048 (lapack_speed.py --remainder, 3n x n, n/2 right-hand sides, one
+ * thread), the host dlalsd takes about 3.2 ms per column, the explicit route about 0.3 s of
+ * host time (the merges' deflation and secular equations) and 18 GFLOP of merge products
+ * (0.5 s at one thread's native DGEMM rate) plus 4 n^2 flops per column: equal near n/7
+ * columns with native products, near n/20 counting the host alone (a GPU's products). */
 static int explicit_route(int64_t n, int64_t ncols) { return 8 * ncols >= n; }
 
 /* The host dlalsd (smlsiz 25, ilaenv's in the reference LAPACK and OpenBLAS). Its flops, a
