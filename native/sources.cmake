@@ -42,6 +42,7 @@ set(OZ_SOURCES
   src/lapack/lapack_svd.c
   src/lapack/lapack_geev.c
   src/lapack/lapack_bdsdc.c
+  src/lapack/lapack_lalsd.c
   src/lapack/lapack_brd.c
   src/lapack/lapack_blas3.c
   src/lapack/lapack_sygst.c

@@ -691,8 +691,8 @@ def _lstsq(name, a, b, cond, lwork, overwrite_a, overwrite_b, kw):
 
 def gelsd(a, b, lwork=None, size_iwork=None, cond=-1.0, overwrite_a=False, overwrite_b=False, **kw):
     """Minimum-norm least squares for an a of any rank through its singular value
-    decomposition (the bidiagonal problem by the host's divide and conquer, lalsd): ``(x, s,
-    rank, info)`` as scipy.linalg.lapack.dgelsd/zgelsd (numpy.linalg.lstsq's and
+    decomposition (the bidiagonal problem by the divide and conquer with product merges and
+    two products, or for few right-hand sides by the host lalsd): ``(x, s, rank, info)`` as scipy.linalg.lapack.dgelsd/zgelsd (numpy.linalg.lstsq's and
     scipy.linalg.lstsq's routine). b has max(m, n) rows (a vector: one right-hand side); x's
     first n rows are the solution (m > n, rank n: the squares of rows n..m-1 sum to the
     residual); s a's singular values, descending; rank the number above cond s[0] (cond < 0:

@@ -297,6 +297,16 @@ int lx_bdsdc_ready(void);
 void lx_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, double *e, double *U,
               double *VT, int64_t *info);
 
+/* gelsd's bidiagonal least-squares solve (lapack_lalsd.c, LAPACK's dlalsd/zlalsd): C (host,
+ * n x nrhs, the element type's) := the minimum-norm solution for the real bidiagonal (d, e;
+ * uplo 'U' or 'L', order n), d := its singular values descending, the rank by dlalsd's rcond
+ * rule; for many right-hand sides by the singular vectors of lx_bdsdc and two products, else
+ * the host dlalsd. *info as dlalsd's; x->failed on an allocation failure. lx_lalsd_ready:
+ * the host dlalsd/zlalsd found. */
+int lx_lalsd_ready(int cplx);
+void lx_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, double *e, double *C,
+              int64_t ldc, double rcond, int64_t *rank, int64_t *info);
+
 /* After BEGIN: the Householder workspace (lx_hh_ready checked), or the entry returns
  * (HH_END_WITH frees it). */
 #define HH_WORK(vrows, wdim, lrw)                                                         \
