@@ -113,6 +113,7 @@ typedef struct {
     double *sr, *si;      /* shifts (and eigenvalues) by row, n each */
     double *U, *T, *W;    /* a window's U and host copy (wmax^2 each); products' W (wmax n) */
     double *hw;           /* the host routines' workspace, lhw doubles */
+    int64_t *ulo, *uhi;   /* a chase window's U: column j nonzero in rows ulo[j]..uhi[j] */
     int64_t wmax, lhw, nmin;
     double flops_chase, flops_win;
 } hs_run;
@@ -274,25 +275,41 @@ static int64_t hs_aed(hs_run *r, int64_t ktop, int64_t kbot, int64_t nw, int64_t
 
 /* ---- the sweep ---------------------------------------------------------------------------- */
 
-/* M's rows r0..r1 of columns c..c+len-1 := themselves times I - tau v v^T (sign 1), or those
- * columns' rows as rows c.. of M^T's (sign 0: rows c..c+len-1, columns r0..r1, from the
- * left); the flops */
-static double hs_reflect(int right, double *M, int64_t ld, int64_t c, int len, int64_t r0,
-                         int64_t r1, const double *v, double tau)
+/* Rows c..c+len-1 of M's columns j0..j1 := (I - tau v v^T) times them (v[0] = 1); the flops */
+static double hs_left(double *M, int64_t ld, int64_t c, int len, int64_t j0, int64_t j1,
+                      const double *v, double tau)
 {
-    if (tau == 0.0 || r1 < r0)
+    if (tau == 0.0 || j1 < j0)
         return 0.0;
-    for (int64_t i = r0; i <= r1; i++) {
-        double *m0 = right ? M + i + c * ld : M + c + i * ld;
-        int64_t st = right ? ld : 1;
-        double d = 0.0;
-        for (int j = 0; j < len; j++)
-            d += m0[j * st] * v[j];
-        d *= tau;
-        for (int j = 0; j < len; j++)
-            m0[j * st] -= d * v[j];
+    for (int64_t j = j0; j <= j1; j++) {
+        double *m = M + c + j * ld, t = m[0] + v[1] * m[1] + (len == 3 ? v[2] * m[2] : 0.0);
+        t *= tau;
+        m[0] -= t, m[1] -= t * v[1];
+        if (len == 3)
+            m[2] -= t * v[2];
     }
-    return 4.0 * len * (double)(r1 - r0 + 1);
+    return 4.0 * len * (double)(j1 - j0 + 1);
+}
+
+/* Rows i0..i1 of M's columns c..c+len-1 := them times I - tau v v^T (v[0] = 1), column by
+ * column (contiguous); the flops */
+static double hs_right(double *M, int64_t ld, int64_t c, int len, int64_t i0, int64_t i1,
+                       const double *v, double tau)
+{
+    if (tau == 0.0 || i1 < i0)
+        return 0.0;
+    double *m0 = M + c * ld, *m1 = m0 + ld, *m2 = m1 + ld, v1 = v[1], v2 = len == 3 ? v[2] : 0.0;
+    if (len == 3)
+        for (int64_t i = i0; i <= i1; i++) {
+            double t = tau * (m0[i] + v1 * m1[i] + v2 * m2[i]);
+            m0[i] -= t, m1[i] -= t * v1, m2[i] -= t * v2;
+        }
+    else
+        for (int64_t i = i0; i <= i1; i++) {
+            double t = tau * (m0[i] + v1 * m1[i]);
+            m0[i] -= t, m1[i] -= t * v1;
+        }
+    return 4.0 * len * (double)(i1 - i0 + 1);
 }
 
 /* One step of a bulge at k (ktop - 1: introduced with the shifts (sr, si) pair) in the
@@ -325,10 +342,18 @@ static void hs_step(hs_run *r, int64_t ktop, int64_t kbot, int64_t w0, int64_t w
             HH(k + 1 + i, k) = 0.0;
     }
     v[0] = 1.0;
-    int64_t c = k + 1, rb = k + 4 < kbot ? k + 4 : kbot;
-    r->flops_chase += hs_reflect(0, H, ldh, c, len, c, w1, v, tau) +
-                      hs_reflect(1, H, ldh, c, len, w0, rb, v, tau) +
-                      hs_reflect(1, r->U, nw, c - w0, len, 0, nw - 1, v, tau);
+    /* U's columns c..c+len-1 (window-local) are nonzero in the union of their row ranges */
+    int64_t c = k + 1, rb = k + 4 < kbot ? k + 4 : kbot, lc = c - w0, lo = r->ulo[lc],
+            hi = r->uhi[lc];
+    for (int i = 1; i < len; i++) {
+        lo = r->ulo[lc + i] < lo ? r->ulo[lc + i] : lo;
+        hi = r->uhi[lc + i] > hi ? r->uhi[lc + i] : hi;
+    }
+    for (int i = 0; i < len; i++)
+        r->ulo[lc + i] = lo, r->uhi[lc + i] = hi;
+    r->flops_chase += hs_left(H, ldh, c, len, c, w1, v, tau) +
+                      hs_right(H, ldh, c, len, w0, rb, v, tau) +
+                      hs_right(r->U, nw, lc, len, lo, hi, v, tau);
 #undef HH
 }
 
@@ -347,7 +372,7 @@ static void hs_sweep(hs_run *r, int64_t ktop, int64_t kbot, int64_t ns, const do
         lx_clock c = lx_tic(r->x);
         memset(r->U, 0, sizeof(double) * (size_t)(nw * nw));
         for (int64_t i = 0; i < nw; i++)
-            r->U[i + i * nw] = 1.0;
+            r->U[i + i * nw] = 1.0, r->ulo[i] = r->uhi[i] = i;
         for (int moved = 1; moved;) {
             moved = 0;
             for (int64_t b = 0; b < nbm; b++) {
@@ -531,7 +556,7 @@ void lx_hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_t ih
     r.lhw = (int64_t)q + 3 * r.wmax + 64 * r.wmax;
     size_t w2 = (size_t)(r.wmax * r.wmax);
     r.U = oz_malloc(sizeof(double) * (2 * w2 + (size_t)(r.wmax * n + 2 * n + r.lhw)));
-    int64_t *pos = oz_malloc(sizeof(int64_t) * (size_t)(nh / 2 + 1));
+    int64_t *pos = oz_malloc(sizeof(int64_t) * (size_t)(nh / 2 + 1 + 2 * r.wmax));
     if (!r.U || !pos) {
         free(r.U);
         free(pos);
@@ -539,6 +564,7 @@ void lx_hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_t ih
         return;
     }
     r.T = r.U + w2, r.W = r.T + w2, r.sr = r.W + r.wmax * n, r.si = r.sr + n, r.hw = r.si + n;
+    r.ulo = pos + nh / 2 + 1, r.uhi = r.ulo + r.wmax;
     *info = hs_iterate(&r, pos);
     int64_t lo = *info > 0 ? *info : ilo - 1;
     hs_eig_blocks(H, ldh, lo, ihi - 1, wr, wi);
