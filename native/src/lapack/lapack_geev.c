@@ -4,9 +4,9 @@
  *   A scaled into range as dgeev does, balanced by the host gebal ('B' for geev, 'P' for gees),
  *   reduced to Hessenberg form by the layer's gehrd (lapack_hess.c: products) and Q formed by
  *   its orghr (products);
- *   the QR iteration by the host hseqr on the Hessenberg matrix, Q accumulated into the Schur
- *   vectors Z (job 'S', compz 'V'). This is where the emulated multishift QR (issue 35's
- *   hseqr) goes: for now the host's, about two thirds of geev's flops with vectors;
+ *   the QR iteration on the Hessenberg matrix, Q accumulated into the Schur vectors Z (job
+ *   'S', compz 'V'): d by lapack_hseqr.c's multishift QR (its updates of H and Z products),
+ *   z by the host hseqr;
  *   geev: the eigenvectors of T by the host trevc3 (howmny 'A': T's own, no back-
  *   transformation), then X = Z X_T as one product, the host gebak, the normalization dgeev
  *   does (unit 2-norm, the largest component real);
