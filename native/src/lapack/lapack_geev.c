@@ -70,7 +70,7 @@ static void gebak(const oz_lx *x, char job, char side, int64_t n, int64_t ilo, i
 static void hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_t ihi, double *H,
                   int64_t ldh, double *w, double *wi, double *Z, int64_t ldz, int64_t *info)
 {
-    if (!x->cplx && lx_hseqr_ready()) { /* the emulated one (lapack_hseqr.c) */
+    if (!x->cplx && lx_hseqr_takes(n, ilo, ihi, H, ldh)) { /* the emulated one (lapack_hseqr.c) */
         lx_hseqr(x, job, compz, n, ilo, ihi, H, ldh, w, wi, Z, ldz, info);
         return;
     }

@@ -44,6 +44,17 @@ int lx_hseqr_ready(void)
     return 1;
 }
 
+int lx_hseqr_takes(int64_t n, int64_t ilo, int64_t ihi, const double *H, int64_t ldh)
+{
+    if (!lx_hseqr_ready() || ilo < 1 || ihi < ilo || ihi > n)
+        return 0;
+    for (int64_t j = ilo - 1; j < ihi; j++)
+        for (int64_t i = ilo - 1; i <= j + 1 && i < ihi; i++)
+            if (!isfinite(H[i + j * ldh]))
+                return 0;
+    return 1;
+}
+
 /* dlarfg: (alpha; x) -> (beta; 0) by I - tau v v^T, v = (1; x) on return (n - 1 at v) */
 static void larfg(int64_t n, double *alpha, double *v, double *tau)
 {
