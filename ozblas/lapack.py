@@ -1575,13 +1575,40 @@ def _explain_eigen(routine, n, dtype, p, nb, m=None, nrhs=None):
                           "host": model["panels"] + model["chase"] + model["solver"]}}
 
 
+def _hseqr_shifts(nh):
+    """iparmq's number of shifts (lapack_hseqr.c's hs_nshifts)"""
+    import math
+
+    ns = (2 if nh < 30 else 4 if nh < 60 else 10 if nh < 150 else
+          max(10, nh // round(math.log2(nh))) if nh < 590 else 64 if nh < 3000 else 128)
+    return max(2, ns - ns % 2)
+
+
+def _explain_hseqr(n, nb, add):
+    """The products of lapack_hseqr.c's sweeps and AED windows through add (counted once per
+    kind, times their number: add's count) and its host flops (see _explain_nonsym)."""
+    ns = _hseqr_shifts(n)
+    nw, naed = min(3 * ns + 8, n), min(ns if n <= 500 else 3 * ns // 2, n)
+    sweeps, windows = max(1, n // ns), max(1, -(-n // max(1, 3 * ns // 2)))
+    add(f"hseqr windows: H right/above {nw} x {n} x {nw} ({sweeps} sweeps of {windows})",
+        nw, n, nw, sweeps * windows)
+    add(f"hseqr windows: Z {n} x {nw} x {nw}", n, nw, nw, sweeps * windows)
+    add(f"hseqr AED: H and Z {n} x {naed} x {naed} ({sweeps} windows)", 2 * n, naed, naed, sweeps)
+    return 36 * ns * n**2 + sweeps * 20 * naed**3 + 20 * min(nb, n) ** 3
+
+
 def _explain_nonsym(routine, n, dtype, p, nb):
     """explain() for geev (right eigenvectors) and gees (Schur vectors) (lapack_geev.c): the
     products of gehrd's panels (Y's rows above the panel, the update from the right, larfb's
     pair from the left), orgqr's blocks forming Q, geev's back-transformation Z X_T; the
     host's: hseqr by Golub and Van Loan's model (25 n^3 with Z, less the reduction's 10/3 n^3
     and orghr's 4/3 n^3), geev's trevc3 (n^3 / 3), lahr2's panels (2 r^2 ib each, r the
-    trailing order)."""
+    trailing order). d: hseqr is lapack_hseqr.c's multishift QR, modeled with n / ns sweeps
+    (ns shifts, iparmq's rule) of windows of 3 ns + 8 rows that advance 1.5 ns rows, each
+    window's U applied to about 2 n columns and rows of H and Z, one AED window of 1.5 ns
+    (ns below 590 rows) per sweep: its products, and on the host the windows' chase
+    (36 ns n^2), the AED windows' Schur forms (20 (1.5 ns)^3 each) and the last block's
+    (20 nb^3). The number of sweeps is the model's guess (random matrices take about that)."""
     from . import policy
 
     z = dtype == "z"
@@ -1590,16 +1617,16 @@ def _explain_nonsym(routine, n, dtype, p, nb):
     updates, emulated, t_blocked, f_products = [], 0, 0.0, 0.0
     host = f4 * (25 - 10 / 3 - 4 / 3 + (1 / 3 if routine == "geev" else 0)) * n**3
 
-    def add(label, m_, n_, k_):
+    def add(label, m_, n_, k_, count=1):
         nonlocal emulated, t_blocked, f_products
         if min(m_, n_, k_) <= 0:
             return
         c = policy.choose(m_, n_, k_, dtype, "host", p)
         updates.append({"m": m_, "k": k_, "shape": label, "choice": c["name"],
-                        "method": c["method"], "seconds": c["seconds"]})
+                        "method": c["method"], "seconds": count * c["seconds"]})
         emulated += c["method"] != "native"
-        t_blocked += c["seconds"]
-        f_products += (8 if z else 2) * m_ * n_ * k_
+        t_blocked += count * c["seconds"]
+        f_products += count * (8 if z else 2) * m_ * n_ * k_
 
     if n > nb:
         for q in range(0, n - 1, nb):
@@ -1615,12 +1642,16 @@ def _explain_nonsym(routine, n, dtype, p, nb):
             add(f"orghr block {j}: {r} x {r - ib} x {ib}", r, r - ib, ib)
         if routine == "geev":
             add(f"back-transformation {n} x {n} x {n}", n, n, n)
+        if not z:
+            host -= (25 - 10 / 3 - 4 / 3) * n**3
+            host += _explain_hseqr(n, nb, add)
     rate = p.host_zgemm if z else p.host_dgemm
     flops = f4 * (25 + (4 / 3 if routine == "geev" else 0)) * n**3
     t_blocked += host / rate
     routed = whole["method"] != "native" and n > nb
     return {"routine": dtype + routine, "n": n, "nb": nb, "band": "-", "profile": p.name,
-            "route": "blocked driver, hseqr on the host" if routed else "host LAPACK",
+            "route": ("host LAPACK" if not routed else "blocked driver, hseqr on the host" if z
+                      else "blocked driver, multishift hseqr"),
             "why": (f"method auto's choice for a {n} x {n} x {n} product is {whole['name']}"
                     + ("" if n > nb else f"; n <= nb = {nb}: one block")),
             "updates": updates, "emulated_updates": emulated, "flops": flops,

@@ -287,6 +287,17 @@ double lx_into_range(double nrm, double small);
 ozblas_status lx_gehrd_run(oz_lx *x, lx_hh *q, int64_t n, int64_t ilo, int64_t ihi, double *A,
                            int64_t lda, double *tau, int64_t *info);
 
+/* LAPACK's dhseqr (lapack_hseqr.c: the small-bulge multishift QR with aggressive early
+ * deflation, the updates of H and Z beyond its small windows as products) for double on host
+ * memory: job 'E' or 'S', compz 'N' or 'V', ilo and ihi 1-based, *info as dhseqr's;
+ * x->failed when its workspace cannot be had. lx_hseqr_ready: its host routines found;
+ * lx_hseqr_takes: those, 1 <= ilo <= ihi <= n and H's Hessenberg part of rows and columns
+ * ilo..ihi finite (else the host routine's: its argument errors, its answer to NaN). */
+int lx_hseqr_ready(void);
+int lx_hseqr_takes(int64_t n, int64_t ilo, int64_t ihi, const double *H, int64_t ldh);
+void lx_hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_t ihi, double *H,
+              int64_t ldh, double *wr, double *wi, double *Z, int64_t ldz, int64_t *info);
+
 /* dbdsdc (lapack_bdsdc.c) on the real bidiagonal (d, e) of order n, uplo 'U' or 'L', with
  * vectors (vec: compq 'I', U and VT n x n, leading dimension n, host memory) or without:
  * beyond LAPACK's leaf size 25 with vectors, divide and conquer whose merges' vector updates
