@@ -46,7 +46,7 @@
 #define OZX_ACC_LIMBS 134       /* 32 * 134 > 2148 + 2048 + 40 (k < 2^40) + a sign bit */
 #define OZX_ACC_FLUSH (1 << 29) /* products between carry propagations: each adds < 2^33 */
 
-typedef struct {
+typedef struct ozx_table {
     int n;                                 /* moduli count */
     int budget;                            /* bitlen(M) - 2: 2^budget <= M/2 */
     int limbs;                             /* limbs of sum_t u_t w_t and its sign */
@@ -582,7 +582,7 @@ OZ_HD void ozx_direct_entry(const ozx_opv *a, const ozx_opv *b, int64_t i, int64
 /* How the rounded entries reach C: with lo (ldlo) the double-double pair as it is; plain
  * (alpha = 1, beta = 0) RN(p) itself, since the complex update (1 + 0i)(x + iy) would turn
  * a signed zero x = -0 into +0 when y < 0; otherwise alpha RN(p) + beta C as BLAS does. */
-typedef struct {
+typedef struct ozx_update {
     double alpha[2], beta[2];
     int beta_zero, plain, cx;
 } ozx_update;
