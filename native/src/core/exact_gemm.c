@@ -36,6 +36,44 @@ static int64_t direct_entries(const oz_xside *a, const oz_xside *b)
     return da * b->n + db * a->n - da * db;
 }
 
+/* Step 2 (ozx_choose_count, which marks the rows and columns too wide for the largest count
+ * direct) and the table: for complex, K's complex family (two products per modulus) where
+ * it leaves no more entries direct than Karatsuba's family and needs fewer products.
+ * *planes: the integer products per modulus and k-block. */
+static ozblas_status choose_table(const oz_exact_kernels *K, const oz_gemm_call *c,
+                                  oz_xside *a, oz_xside *b, int *N, int *ta, int *tb,
+                                  int *planes, const ozx_table **T)
+{
+    const int cx = c->is_complex;
+    char *dir2 = NULL;
+    if (cx && K->table_cx) { /* the directs before the first choice marks any */
+        if (!(dir2 = oz_malloc((size_t)(a->n + b->n))))
+            return OZBLAS_ERR_ALLOCATION;
+        memcpy(dir2, a->dir, (size_t)a->n);
+        memcpy(dir2 + a->n, b->dir, (size_t)b->n);
+    }
+    *N = ozx_choose_count(K->table, K->max_moduli, c->k, cx, a->top, a->dir, a->n, b->top,
+                          b->dir, b->n, ta, tb);
+    *planes = cx ? 3 : 1;
+    const ozx_table *(*get)(int) = K->table;
+    if (dir2) {
+        int ta2, tb2;
+        const int N2 = ozx_choose_count(K->table_cx, K->max_moduli_cx, c->k, cx, a->top, dir2,
+                                        a->n, b->top, dir2 + a->n, b->n, &ta2, &tb2);
+        if (2 * N2 < 3 * *N && !memcmp(dir2, a->dir, (size_t)a->n) &&
+            !memcmp(dir2 + a->n, b->dir, (size_t)b->n)) {
+            *N = N2;
+            *ta = ta2;
+            *tb = tb2;
+            *planes = 2;
+            get = K->table_cx;
+        }
+        free(dir2);
+    }
+    *T = *N ? get(*N) : NULL;
+    return *N && !*T ? OZBLAS_ERR_ALLOCATION : OZBLAS_OK;
+}
+
 /* The steps of numerics/exact.h on executor kernels K: statistics (K), the count for K's
  * moduli, the integers and per modulus their residues (K), each k-block's integer products
  * and their reduction (K), the CRT or exact dot product of each entry with its one rounding
@@ -45,7 +83,9 @@ static ozblas_status exact_drive(const oz_exact_kernels *K, const oz_gemm_call *
                                  const ozblas_options *opt, double *lo, int64_t ldlo,
                                  ozblas_report *rep)
 {
-    const int cx = c->is_complex, planes = cx ? 3 : 1; /* complex: Karatsuba */
+    const int cx = c->is_complex;
+    int planes = 1;
+    const ozx_table *T = NULL;
     void *run = NULL;
     double *pow2 = NULL;
     oz_xside a, b;
@@ -55,11 +95,10 @@ static ozblas_status exact_drive(const oz_exact_kernels *K, const oz_gemm_call *
     if (st != OZBLAS_OK)
         goto done;
     const double t0 = oz_now();
-    N = ozx_choose_count(K->table, K->max_moduli, c->k, cx, a.top, a.dir, a.n, b.top, b.dir,
-                         b.n, &ta, &tb);
-    const ozx_table *T = N ? K->table(N) : NULL;
+    if ((st = choose_table(K, c, &a, &b, &N, &ta, &tb, &planes, &T)) != OZBLAS_OK)
+        goto done;
     const int pw = (ta > tb ? ta : tb) + 1;
-    if (N && (!T || !(pow2 = pow2_table(T, pw)))) {
+    if (N && !(pow2 = pow2_table(T, pw))) {
         st = OZBLAS_ERR_ALLOCATION;
         goto done;
     }
@@ -88,6 +127,7 @@ static ozblas_status exact_drive(const oz_exact_kernels *K, const oz_gemm_call *
     rep->method = OZBLAS_METHOD_OZAKI2;
     rep->moduli = N;
     rep->int_gemms = (int)(N * nkb * planes);
+    rep->complex_products = cx ? planes : 0;
     rep->fp64_passes = N ? 1 : 0;
     rep->direct_entries = direct;
     rep->max_bits_a = ta;
@@ -225,6 +265,7 @@ ozblas_status ozblas_zgemm_dd(ozblas_context *ctx, char transa, char transb, int
 
 int ozblas_exact_max_moduli(void) { return OZX_MAX_MODULI; }
 int ozblas_exact_modulus(int index) { return ozx_modulus(index); }
+int ozblas_exact_modulus_cx(int index) { return ozx_modulus_cx(index); }
 int ozblas_exact_budget_bits(int n)
 {
     const ozx_table *T = ozx_table_get(n);

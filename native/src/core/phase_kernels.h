@@ -106,9 +106,12 @@ struct ozx_update;
 
 struct oz_exact_kernels {
     /* The integer engine: its moduli (table(n): the cached table of the first n, n up to
-     * max_moduli) and the k-block its products stay exact in. */
+     * max_moduli), its complex family (table_cx, up to max_moduli_cx: two products per
+     * modulus; NULL: Karatsuba only) and the k-block its products stay exact in. */
     const struct ozx_table *(*table)(int n);
     int max_moduli;
+    const struct ozx_table *(*table_cx)(int n);
+    int max_moduli_cx;
     int64_t kblock;
     /* Step 1 over the whole call (lo, ldlo: the double-double's low parts; NULL for accuracy
      * "correct"); a and b get top and dir, valid until close. */
@@ -120,7 +123,8 @@ struct oz_exact_kernels {
      * (symmetric) for e < pw, owned by the driver until close. */
     ozblas_status (*integers)(void *run, const struct ozx_table *T, const double *pow2, int pw,
                               ozblas_report *rep);
-    /* Step 3 for modulus t: both sides' residue planes (1; complex 3: re, im, re + im). */
+    /* Step 3 for modulus t: both sides' residue planes (1; complex 3: re, im, re + im; on a
+     * complex family, T->cx2, 2: A+ and A-). */
     ozblas_status (*residues)(void *run, int t, ozblas_report *rep);
     /* Step 4: plane p's integer product over the k-block [l0, l0 + kl), kl <= kblock. */
     ozblas_status (*product)(void *run, int p, int64_t l0, int64_t kl, ozblas_report *rep);

@@ -76,10 +76,21 @@ static int side_integers(side *s, int64_t k, int nt)
     return 1;
 }
 
-/* This modulus' residues (and for complex the Karatsuba sums re + im). */
-static void side_residues(side *s, int64_t k, double m, double inv, const double *pow2, int nt)
+/* Modulus t's residues: re (and for complex im and the Karatsuba sums re + im), or on a
+ * complex family A+ into re and A- into im. */
+static void side_residues(side *s, int64_t k, const ozx_table *T, int t, const double *pow2,
+                          int nt)
 {
     const int64_t len = k * s->outer;
+    const double m = T->m[t], inv = T->inv[t];
+    if (T->cx2) {
+        const double ip = T->ip[t];
+        OZ_CPU_FOR(nt, schedule(static),
+            for (int64_t e = 0; e < len; e++)
+                ozx_residues_pm(s->F[0][e], s->s[0][e], s->F[1][e], s->s[1][e], m, inv, pow2, ip,
+                                &s->re[e], &s->im[e]););
+        return;
+    }
     OZ_CPU_FOR(nt, schedule(static),
         for (int64_t e = 0; e < len; e++) {
             const int cx = s->v.cx;
@@ -173,13 +184,14 @@ static ozblas_status cpu_x_integers(void *run, const ozx_table *T, const double 
         sd[q]->re = oz_malloc(sizeof(double) * len);
         if (cx) {
             sd[q]->im = oz_malloc(sizeof(double) * len);
-            sd[q]->sum = oz_malloc(sizeof(double) * len);
+            if (!T->cx2)
+                sd[q]->sum = oz_malloc(sizeof(double) * len);
         }
-        if (!sd[q]->re || (cx && (!sd[q]->im || !sd[q]->sum)))
+        if (!sd[q]->re || (cx && (!sd[q]->im || (!T->cx2 && !sd[q]->sum))))
             return OZBLAS_ERR_ALLOCATION;
     }
     const size_t mn = (size_t)(m * n);
-    x->P = oz_malloc(sizeof(double) * mn * (cx ? 3 : 1));
+    x->P = oz_malloc(sizeof(double) * mn * (cx ? (T->cx2 ? 2 : 3) : 1));
     x->R = oz_malloc(sizeof(float) * mn * (size_t)((cx ? 2 : 1) * T->n));
     if (!x->P || !x->R)
         return OZBLAS_ERR_ALLOCATION;
@@ -192,8 +204,8 @@ static ozblas_status cpu_x_residues(void *run, int t, ozblas_report *rep)
     xrun *x = run;
     const double t0 = omp_get_wtime();
     const double *p2 = x->pow2 + (size_t)t * (size_t)x->pw;
-    side_residues(&x->a, x->c->k, x->T->m[t], x->T->inv[t], p2, x->nt);
-    side_residues(&x->b, x->c->k, x->T->m[t], x->T->inv[t], p2, x->nt);
+    side_residues(&x->a, x->c->k, x->T, t, p2, x->nt);
+    side_residues(&x->b, x->c->k, x->T, t, p2, x->nt);
     add_seconds(rep, OZBLAS_PHASE_SPLIT, t0);
     return OZBLAS_OK;
 }
@@ -218,6 +230,14 @@ static ozblas_status cpu_x_reduce(void *run, int t, int first, ozblas_report *re
     const int64_t mn = x->c->m * x->c->n;
     const double *P = x->P;
     float *Rr = x->R + (size_t)((cx ? 2 : 1) * t) * (size_t)mn, *Ri = cx ? Rr + mn : NULL;
+    if (x->T->cx2) {
+        const double inv2 = x->T->inv2[t], inv2ip = x->T->inv2ip[t];
+        OZ_CPU_FOR(x->nt, schedule(static),
+            for (int64_t e = 0; e < mn; e++)
+                ozx_reduce_pm(P[e], P[mn + e], first, mt, inv, inv2, inv2ip, &Rr[e], &Ri[e]););
+        add_seconds(rep, OZBLAS_PHASE_REDUCTION, t0);
+        return OZBLAS_OK;
+    }
     OZ_CPU_FOR(x->nt, schedule(static),
         for (int64_t e = 0; e < mn; e++)
             ozx_reduce(P[e], cx ? P[mn + e] : 0.0, cx ? P[2 * mn + e] : 0.0, cx, first, mt, inv,
@@ -271,5 +291,5 @@ static void cpu_x_close(void *run)
 }
 
 const oz_exact_kernels oz_cpu_exact_kernels = {
-    ozx_table_get, OZX_MAX_MODULI, OZX_KBLOCK, cpu_x_open, cpu_x_integers, cpu_x_residues,
+    ozx_table_get, OZX_MAX_MODULI, ozx_table_get_cx, OZX_CX_MAX_MODULI, OZX_KBLOCK, cpu_x_open, cpu_x_integers, cpu_x_residues,
     cpu_x_product, cpu_x_reduce, cpu_x_finish, cpu_x_close};

@@ -5,14 +5,15 @@
  * the CPU's (cpu/cpu_exact.c): the per-row and per-column statistics, the integers
  * A'_il = a_il 2^-low_i, their residues, the reduction of each k-block's integer products,
  * the CRT, the direct (long-accumulator) entries, the one rounding and the update. Only the
- * integer engine differs: the CPU's host DGEMM needs
- * residues below 2^21 (moduli below 2^22, q m^2 / 4 <= 2^53); here the products are INT8 x
+ * integer engine differs: the CPU's host DGEMM needs residues below 2^21 (moduli below
+ * 2^22, q m^2 / 4 <= 2^53); here the products are INT8 x
  * INT8 -> INT32 through cublasGemmEx, so the moduli are exact.h's INT8 family (odd, coprime,
  * below 256: |residue| <= 127) and a k-block of OZ_KBLOCK = 65536 stays exact (65536 127^2 <
  * 2^31). The count is chosen by the same function for that family (budget 332 bits with all
  * 48 moduli, against about 1400 on the CPU), so more rows and columns may go direct here;
  * every entry is still the exact product rounded once, so the result is the CPU executor's
- * bit for bit.
+ * bit for bit. Complex products take the INT8 complex family (22 moduli, 151 bits, two
+ * products per modulus) where the driver finds it holds every row and column the 48 do.
  *
  * Memory: one piece of the cached workspace for the operands and the statistics, then one
  * allocation (once the count is known) for the integers (10 bytes per element of op(A) and
@@ -82,6 +83,20 @@ static __global__ void ozx_k_residues(const double *F0, const double *F1, const 
     }
 }
 
+/* The same on a complex family: A+ into R0, A- into R1. */
+static __global__ void ozx_k_residues_pm(const double *F0, const double *F1, const int16_t *s0,
+                                         const int16_t *s1, int64_t len, double m, double inv,
+                                         const double *pow2, double ip, int8_t *R0, int8_t *R1)
+{
+    int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= len)
+        return;
+    double plus, minus;
+    ozx_residues_pm(F0[e], s0[e], F1[e], s1[e], m, inv, pow2, ip, &plus, &minus);
+    R0[e] = (int8_t)plus;
+    R1[e] = (int8_t)minus;
+}
+
 /* Step 4's reduction of one k-block's products (planes of ld mp) into the residues of C
  * (compact, m x n; the imaginary part mn further). */
 static __global__ void ozx_k_reduce(const int *P, int64_t plane, int64_t mp, int64_t m,
@@ -95,6 +110,19 @@ static __global__ void ozx_k_reduce(const int *P, int64_t plane, int64_t mp, int
     ozx_reduce((double)P[ep], cx ? (double)P[plane + ep] : 0.0,
                cx ? (double)P[2 * plane + ep] : 0.0, cx, first, md, inv, &Rr[e],
                cx ? &Ri[e] : NULL);
+}
+
+/* The same on a complex family (planes P+, P-). */
+static __global__ void ozx_k_reduce_pm(const int *P, int64_t plane, int64_t mp, int64_t m,
+                                       int64_t n, int first, double md, double inv, double inv2,
+                                       double inv2ip, float *Rr, float *Ri)
+{
+    int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= m * n)
+        return;
+    const int64_t i = e % m, j = e / m, ep = i + j * mp;
+    ozx_reduce_pm((double)P[ep], (double)P[plane + ep], first, md, inv, inv2, inv2ip, &Rr[e],
+                  &Ri[e]);
 }
 
 /* The per-side data the final kernel reads. */
@@ -140,7 +168,7 @@ typedef struct {
     char *hdir;
     double *F[2];
     int16_t *s[2];
-    int8_t *R; /* this modulus' residue planes (1, or 3 for complex) */
+    int8_t *R; /* this modulus' residue planes (1; complex 3, or 2 on a complex family) */
 } xside;
 
 static void xside_carve(xside *s, carve *cv)
@@ -150,12 +178,12 @@ static void xside_carve(xside *s, carve *cv)
     s->dir = (char *)carve_take(cv, (size_t)s->outer);
 }
 
-/* The count-dependent buffers (cv->base NULL: only the size). */
-static void big_carve(xside *a, xside *b, int cx, int64_t kp, int N, int pw, int64_t m,
+/* The count-dependent buffers for np residue planes (cv->base NULL: only the size). */
+static void big_carve(xside *a, xside *b, int cx, int np, int64_t kp, int N, int pw, int64_t m,
                       int64_t n, int lo_buf, carve *cv, ozx_table **T, double **pow2, int **P,
                       float **R, double **lo)
 {
-    const int w = cx ? 2 : 1, np = cx ? 3 : 1;
+    const int w = cx ? 2 : 1;
     xside *sd[2] = {a, b};
     for (int q = 0; q < 2; q++) {
         const size_t len = (size_t)(sd[q]->pad * kp);
@@ -279,6 +307,7 @@ static ozblas_status cuda_x_integers(void *run, const ozx_table *T, const double
     run_ctx &r = x.rc;
     const int64_t m = x.c->m, n = x.c->n, k = x.c->k, kp = x.kp;
     const int N = T ? T->n : 0, lo_buf = x.lo && !x.lo_dev;
+    const int np = x.cx ? (T && T->cx2 ? 2 : 3) : 1;
     ozblas_status st = OZBLAS_OK;
     carve cv = {NULL, 0};
     xside *sd[2] = {&x.a, &x.b};
@@ -286,7 +315,7 @@ static ozblas_status cuda_x_integers(void *run, const ozx_table *T, const double
     x.pw = pw;
     CK(cudaMemcpyAsync(x.a.dir, x.a.hdir, (size_t)m, cudaMemcpyHostToDevice, r.st));
     CK(cudaMemcpyAsync(x.b.dir, x.b.hdir, (size_t)n, cudaMemcpyHostToDevice, r.st));
-    big_carve(&x.a, &x.b, x.cx, kp, N, pw, m, n, lo_buf, &cv, &x.dT, &x.dpow2, &x.P, &x.R,
+    big_carve(&x.a, &x.b, x.cx, np, kp, N, pw, m, n, lo_buf, &cv, &x.dT, &x.dpow2, &x.P, &x.R,
               &x.lo_d);
     if (cudaMalloc((void **)&x.big, cv.off) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -295,7 +324,7 @@ static ozblas_status cuda_x_integers(void *run, const ozx_table *T, const double
     }
     cv.base = x.big;
     cv.off = 0;
-    big_carve(&x.a, &x.b, x.cx, kp, N, pw, m, n, lo_buf, &cv, &x.dT, &x.dpow2, &x.P, &x.R,
+    big_carve(&x.a, &x.b, x.cx, np, kp, N, pw, m, n, lo_buf, &cv, &x.dT, &x.dpow2, &x.P, &x.R,
               &x.lo_d);
     if (!lo_buf)
         x.lo_d = x.lo;
@@ -327,6 +356,15 @@ static ozblas_status cuda_x_residues(void *run, int t, ozblas_report *)
     for (int q = 0; q < 2; q++) {
         xside *s = sd[q];
         const int64_t len = s->pad * x.kp;
+        if (x.T->cx2) {
+            oz_launch(grid1(len, 256), 256, x.rc.st, ozx_k_residues_pm, (const double *)s->F[0],
+                      (const double *)s->F[1], (const int16_t *)s->s[0],
+                      (const int16_t *)s->s[1], len, x.T->m[t], x.T->inv[t],
+                      (const double *)(x.dpow2 + (size_t)t * (size_t)x.pw), x.T->ip[t], s->R,
+                      s->R + len);
+            CKL();
+            continue;
+        }
         oz_launch(grid1(len, 256), 256, x.rc.st, ozx_k_residues, (const double *)s->F[0],
                   (const double *)s->F[1], (const int16_t *)s->s[0], (const int16_t *)s->s[1],
                   len, x.cx, x.T->m[t], x.T->inv[t],
@@ -356,9 +394,14 @@ static ozblas_status cuda_x_reduce(void *run, int t, int first, ozblas_report *)
     ozblas_status st = OZBLAS_OK;
     const int64_t m = x.c->m, n = x.c->n;
     float *Rr = x.R + (size_t)((x.cx ? 2 : 1) * t) * (size_t)(m * n);
-    oz_launch(grid1(m * n, 256), 256, x.rc.st, ozx_k_reduce, (const int *)x.P, x.a.pad * x.b.pad,
-              x.a.pad, m, n, x.cx, first, x.T->m[t], x.T->inv[t], Rr,
-              x.cx ? Rr + m * n : (float *)NULL);
+    if (x.T->cx2)
+        oz_launch(grid1(m * n, 256), 256, x.rc.st, ozx_k_reduce_pm, (const int *)x.P,
+                  x.a.pad * x.b.pad, x.a.pad, m, n, first, x.T->m[t], x.T->inv[t],
+                  x.T->inv2[t], x.T->inv2ip[t], Rr, Rr + m * n);
+    else
+        oz_launch(grid1(m * n, 256), 256, x.rc.st, ozx_k_reduce, (const int *)x.P,
+                  x.a.pad * x.b.pad, x.a.pad, m, n, x.cx, first, x.T->m[t], x.T->inv[t], Rr,
+                  x.cx ? Rr + m * n : (float *)NULL);
     CKL();
 done:
     return st;
@@ -410,5 +453,6 @@ static void cuda_x_close(void *run)
 }
 
 extern "C" const oz_exact_kernels cuda_exact_kernels = {
-    ozx_table_get_i8, OZX_I8_MAX_MODULI, OZ_KBLOCK, cuda_x_open, cuda_x_integers,
+    ozx_table_get_i8, OZX_I8_MAX_MODULI, ozx_table_get_i8_cx, OZX_I8_CX_MAX_MODULI, OZ_KBLOCK,
+    cuda_x_open, cuda_x_integers,
     cuda_x_residues, cuda_x_product, cuda_x_reduce, cuda_x_finish, cuda_x_close};
