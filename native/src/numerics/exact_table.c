@@ -48,24 +48,6 @@ static uint32_t gcd32(uint32_t a, uint32_t b)
     return a;
 }
 
-static void i8_init(void)
-{
-    int t = 0;
-    for (uint32_t v = 255; t < OZX_I8_MAX_MODULI && v > 2; v -= 2) {
-        int coprime = 1;
-        for (int u = 0; u < t && coprime; u++)
-            coprime = gcd32(v, moduli_i8[u]) == 1;
-        if (coprime)
-            moduli_i8[t++] = v;
-    }
-}
-
-int ozx_modulus_i8(int t)
-{
-    pthread_once(&i8_once, i8_init);
-    return (t >= 0 && t < OZX_I8_MAX_MODULI) ? (int)moduli_i8[t] : 0;
-}
-
 /* -1 is a square modulo v (odd): every prime factor of v is 1 (mod 4). */
 static int has_sqrt_minus_one(uint32_t v)
 {
@@ -79,6 +61,28 @@ static int has_sqrt_minus_one(uint32_t v)
     return v == 1 || v % 4 == 1;
 }
 
+/* The INT8 families: odd numbers below 256 (with a square root of -1: cx) taken from 255 down
+ * while coprime to those taken, count of them into out. */
+static void i8_family(uint32_t *out, int count, int cx)
+{
+    int t = 0;
+    for (uint32_t v = 255; t < count && v > 2; v -= 2) {
+        int ok = !cx || has_sqrt_minus_one(v);
+        for (int u = 0; u < t && ok; u++)
+            ok = gcd32(v, out[u]) == 1;
+        if (ok)
+            out[t++] = v;
+    }
+}
+
+static void i8_init(void) { i8_family(moduli_i8, OZX_I8_MAX_MODULI, 0); }
+
+int ozx_modulus_i8(int t)
+{
+    pthread_once(&i8_once, i8_init);
+    return (t >= 0 && t < OZX_I8_MAX_MODULI) ? (int)moduli_i8[t] : 0;
+}
+
 static pthread_once_t cx_once = PTHREAD_ONCE_INIT;
 static uint32_t moduli_cx[OZX_CX_MAX_MODULI], moduli_i8_cx[OZX_I8_CX_MAX_MODULI];
 
@@ -88,14 +92,7 @@ static void cx_init(void)
     for (uint32_t v = (uint32_t)OZX_MODULUS_LIMIT - 3; t < OZX_CX_MAX_MODULI; v -= 4)
         if (is_prime(v)) /* v = 1 (mod 4) throughout */
             moduli_cx[t++] = v;
-    t = 0;
-    for (uint32_t v = 255; t < OZX_I8_CX_MAX_MODULI && v > 2; v -= 2) {
-        int ok = has_sqrt_minus_one(v);
-        for (int u = 0; u < t && ok; u++)
-            ok = gcd32(v, moduli_i8_cx[u]) == 1;
-        if (ok)
-            moduli_i8_cx[t++] = v;
-    }
+    i8_family(moduli_i8_cx, OZX_I8_CX_MAX_MODULI, 1);
 }
 
 int ozx_modulus_cx(int t)
