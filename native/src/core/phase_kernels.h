@@ -1,5 +1,5 @@
-/* The seam between the scheme drivers (core/driver_ozaki2.c, driver_ozaki1.c, driver_auto.c)
- * and the executors: each executor supplies these phase kernels over its own memory (CPU:
+/* The seam between the scheme drivers (core/driver_ozaki2.c, driver_ozaki1.c, driver_auto.c,
+ * and exact_gemm.c for the exact products) and the executors: each executor supplies these phase kernels over its own memory (CPU:
  * host arrays and threads; CUDA: device buffers and kernels). The driver owns everything
  * that is the same on every executor: the prologue (k too large), automatic precision's walk
  * over the count, the order of the fallbacks, the term count, the report. A kernel only
