@@ -428,10 +428,12 @@ ozblas_status ozblas_zgemm_dd(ozblas_context *ctx, char transa, char transb,
                               double *Chi, int64_t ldchi, double *Clo, int64_t ldclo,
                               const ozblas_options *opt, ozblas_report *report);
 /* The exact products' moduli (for the NumPy reference and the tests): how many, the t-th
- * (0 outside), and budget(n) = bitlen(prod of the first n) - 2 (-1 outside). */
+ * (0 outside), and budget(n) = bitlen(prod of the first n) - 2 (-1 outside); the t-th of
+ * the complex family (two products per modulus; 0 outside). */
 int ozblas_exact_max_moduli(void);
 int ozblas_exact_modulus(int index);
 int ozblas_exact_budget_bits(int n);
+int ozblas_exact_modulus_cx(int index);
 
 /* The preload shim's call counters (OZBLAS_SUMMARY prints them, ozblas.stats() reads
  * them). One cell per routine, route and detail; counts of this process only (a forked

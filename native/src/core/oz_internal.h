@@ -45,6 +45,7 @@ typedef struct {
  * only through this table (oz_executor_get), never by name. */
 typedef struct oz_kernels oz_kernels;
 typedef struct oz_batch_kernels oz_batch_kernels;
+typedef struct oz_exact_kernels oz_exact_kernels;
 typedef struct oz_executor oz_executor;
 struct oz_executor {
     int id; /* an ozblas_executor */
@@ -55,10 +56,9 @@ struct oz_executor {
     /* Whether the product engine (one of kernels->engines) runs on device device now, with
      * the reason in why (NULL: every engine of kernels->engines always does). */
     int (*engine_usable)(int engine, int device, char *why, size_t why_len);
-    /* The exact product (accuracy "correct", or with lo the double-double one) on this
-     * executor (cpu/cpu_exact.c, cuda/cuda_exact.cu); NULL: none. */
-    ozblas_status (*exact)(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
-                           int64_t ldlo, ozblas_report *report);
+    /* The exact products' kernels (accuracy "correct" and the double-double products;
+     * core/phase_kernels.h, driven by core/exact_gemm.c); NULL: none. */
+    const oz_exact_kernels *exact;
     /* Ozaki II over a batch of products (core/phase_kernels.h); NULL: the executor runs a
      * batch one product at a time. */
     const oz_batch_kernels *batch;

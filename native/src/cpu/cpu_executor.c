@@ -31,5 +31,5 @@ const oz_executor oz_cpu_executor = {
     .available = cpu_available,
     .native = cpu_native,
     .kernels = &cpu_kernels,
-    .exact = oz_cpu_exact,
+    .exact = &oz_cpu_exact_kernels,
 };

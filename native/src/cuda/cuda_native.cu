@@ -457,7 +457,7 @@ static oz_executor make_cuda_executor(void)
     e.native = cuda_native;
     e.kernels = &cuda_kernels;
     e.engine_usable = cuda_engine_usable;
-    e.exact = cuda_exact_gemm;
+    e.exact = &cuda_exact_kernels;
     e.batch = &cuda_batch_kernels;
     e.owns = oz_cuda_on_device;
     e.scale = oz_cuda_scale;
