@@ -190,7 +190,7 @@ def _call(fn, *args, opts):
 
 def _opts(kw, xp=np, arrays=()):
     nb = kw.pop("nb", None)
-    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else config.from_env().lapack_nb
+    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else 0  # 0: the library's
     o = _options(kw.pop("method", None), kw.pop("moduli", None), kw.pop("scaling", None),
                  kw.pop("executor", None), kw.pop("threads", None), kw.pop("slices", None),
                  kw.pop("variant", None))
@@ -200,6 +200,17 @@ def _opts(kw, xp=np, arrays=()):
     # the largest dimension of the call: as nb, every order of it is one block
     whole = max((max(np.shape(a) if xp is np else a.shape, default=1) for a in arrays), default=1)
     return {"nb": nb, "opt": o, "whole": max(int(whole), 1)}
+
+
+def _block_size(n, opts=None, executor=None) -> int:
+    """The block size of a call of order n: its nb= (opts, from _opts), else the library's
+    choice (OZBLAS_LAPACK_NB, else its size rule) for the executor the call's options plan
+    for (ozblas_lapack_executor; device arrays run with executor cuda), or for executor."""
+    if opts and opts["nb"]:
+        return opts["nb"]
+    if executor is None:
+        executor = lib.ozblas_lapack_executor(opts["opt"], ffi.NULL)
+    return int(lib.ozblas_lapack_block_size(n, executor))
 
 
 def _start(kw, *arrays):
@@ -411,7 +422,7 @@ def _geqrf(name, a, lwork, overwrite_a, kw):
     m, n = qr.shape
     tau = np.zeros(max(1, min(m, n)), dtype=dt)
     out = lambda t: t[:min(m, n)] if xp is np else xp.asarray(t[:min(m, n)])  # noqa: E731
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(m, n), 1))
+    nb = _block_size(min(m, n), opts)
     nw = n if name == "geqrf" else m
     if _query(lwork):
         return qr, out(tau), _work(1, nw, nb, dt, xp), 0
@@ -440,7 +451,7 @@ def _orgqr(name, a, tau, lwork, overwrite_a, kw):
     m, n = q.shape
     t = _host_vector(tau, dt)
     k = t.shape[0]
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
+    nb = _block_size(k, opts)
     nw = n if name in ("orgqr", "ungqr") else m  # LAPACK's optimal work: n nb, or m nb (LQ)
     if _query(lwork):
         return q, _work(1, nw, nb, dt, xp), 0
@@ -479,7 +490,7 @@ def _ormqr(name, side, trans, a, tau, c, lwork, overwrite_c, kw):
     m, n = x.shape
     k = t.shape[0]
     nw = n if side == b"L" else m
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
+    nb = _block_size(k, opts)
     if _query(lwork):
         return x, _work(1, nw, nb, dt, xp), 0
     info = _call(_fn(name, dt), side, trans, m, n, k, _ptr(f), _ld(f),
@@ -592,7 +603,7 @@ def _ormhr(name, side, trans, a, tau, c, lo, hi, lwork, overwrite_c, kw):
         raise ValueError(f"tau must have {nq - 1} entries for a of order {nq}, got {t.shape[0]}")
     ilo, ihi = _lo_hi(lo, hi, nq)
     nw = n if str(side).upper() == "L" else m
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(max(ihi - ilo, 0), 1))
+    nb = _block_size(max(ihi - ilo, 0), opts)
     if _query(lwork):
         return x, _work(1, nw, nb, dt, xp), 0
     t = np.concatenate([t, np.zeros(1, dtype=dt)])
@@ -826,7 +837,7 @@ def gees(select, a, compute_v=1, sort_t=0, lwork=None, select_extra_args=(), ove
     vs = np.zeros((n if compute_v else 1, n), dtype=dt, order="F")
     w, wi = np.zeros(n, dtype=dt), np.zeros(n)
     work = np.zeros(1, dtype=dt)
-    work[0] = max(1, 3 * n + n * (opts["nb"] or 64))
+    work[0] = max(1, 3 * n + n * _block_size(n, opts))
     info, sdim = 0, 0
     if not _query(lwork):
         errors = []
@@ -879,7 +890,7 @@ def _orgbr(name, vect, a, tau, k, lwork, overwrite_a, kw):
     if t.shape[0] - 1 < min(m if vect == b"Q" else n, k):
         raise ValueError(f"{name}: tau must have min({'m' if vect == b'Q' else 'n'}, k) = "
                          f"{min(m if vect == b'Q' else n, k)} entries, got {t.shape[0] - 1}")
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(m, n, k), 1))
+    nb = _block_size(min(m, n, k), opts)
     if _query(lwork):
         return q, _work(1, min(m, n), nb, dt, xp), 0
     info = _call(_fn(name, dt), vect, m, n, k, _ptr(q), _ld(q), _ptr(t), opts=opts)
@@ -924,7 +935,7 @@ def _ormbr(name, vect, side, trans, a, tau, c, k, lwork, overwrite_c, kw):
         raise ValueError(f"{name}: tau must have min(nq, k) = {min(nq, k)} entries, got "
                          f"{t.shape[0] - 1}")
     nw = n if side == b"L" else m
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(nq, k), 1))
+    nb = _block_size(min(nq, k), opts)
     if _query(lwork):
         return x, _work(1, nw, nb, dt, xp), 0
     info = _call(_fn(name, dt), vect, side, trans, m, n, k, _ptr(f), _ld(f), _ptr(t), _ptr(x),
@@ -1443,8 +1454,7 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
     policy.check_dims(n=n)
     p = policy._profile(profile)
     ex = 2 if p.has_device else 1
-    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
-                                                            int(lib.ozblas_lapack_block_size(n, ex)))
+    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else _block_size(n, executor=ex)
     if m is not None and (routine not in ("gesdd", "gelsd") or m < n):
         raise ValueError(f"m={m} is not valid for {routine}; accepted: gesdd and gelsd "
                          f"with m >= n = {n}")

@@ -1101,6 +1101,11 @@ ozblas_status ozblas_zungtr(ozblas_context *ctx, char uplo, int64_t n, double *A
 /* The block size nb = 0 chooses for a factorization of size n on an executor
  * (OZBLAS_LAPACK_NB when set and valid). */
 int64_t ozblas_lapack_block_size(int64_t n, int executor);
+/* The executor whose block size a LAPACK-layer call with options opt (NULL: the defaults)
+ * takes, A one of its matrices (NULL: host memory): the executor its products run on,
+ * except under method auto with executor auto, where each product is the policy's and host
+ * matrices stay on the host (the CPU's). */
+int ozblas_lapack_executor(const ozblas_options *opt, const void *A);
 
 /* ---- In-process activation ------------------------------------------------------------
  * Defined in libozblas_preload.so (the preload shim), not in libozblas.so; ozblas.activate()

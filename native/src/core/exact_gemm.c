@@ -146,12 +146,8 @@ ozblas_status oz_exact_run(const oz_gemm_call *c, const ozblas_options *opt, dou
     const void *more[3] = {c->B, c->C, lo};
     for (int p = 0; p < 3 && !dev; p++)
         dev = oz_memory_owner(more[p]);
-    /* executor auto: where the operands are (the policy has no cost model for exact
-       products, so host operands stay on the host) */
     const oz_executor *host = oz_executor_get(OZ_HOST_EXECUTOR);
-    const oz_executor *ex = opt->executor != OZBLAS_EXECUTOR_AUTO ? oz_executor_get(opt->executor)
-                            : dev                                 ? dev
-                                                                  : host;
+    const oz_executor *ex = oz_executor_for(opt, 1, dev);
     if (ex != host && (!ex || !ex->available(NULL, 0) || !ex->exact))
         return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
     if (dev && ex != dev)

@@ -73,6 +73,17 @@ struct oz_executor {
      * on opt->device, waited for; 0 on success. */
     int (*copy)(const ozblas_options *opt, void *dst, size_t dpitch, const void *src,
                 size_t spitch, size_t width, size_t rows);
+    /* What the LAPACK layer keeps in its memory for a run (lapack/lapack_api.c,
+     * lapack_seam.c), each on opt->device and opt->stream, waited for. mem_alloc: NULL when
+     * the device is short or unusable; mem_budget: the bytes a call may plan with, or why
+     * opt's device cannot be used; laswp: LAPACK's row interchanges k1..k2 (1-based) on A
+     * in its memory with the pivots at dpiv (its memory too, indexed as ipiv), 0 on
+     * success. */
+    void *(*mem_alloc)(const ozblas_options *opt, size_t bytes);
+    void (*mem_free)(const ozblas_options *opt, void *p);
+    ozblas_status (*mem_budget)(const ozblas_options *opt, size_t *bytes);
+    int (*laswp)(const ozblas_options *opt, int cplx, int64_t n, double *A, int64_t lda,
+                 int64_t k1, int64_t k2, const int64_t *dpiv, int64_t incx);
     /* 1 when every device opt->devices lists exists here (all: at least one); else 0 and
      * why names the missing one. */
     int (*devices_check)(const ozblas_options *opt, char *why, size_t len);
@@ -116,6 +127,14 @@ const oz_executor *oz_memory_owner(const void *p);
 /* The executor that executor auto starts from: the CUDA executor where it is usable, else
  * the host's. */
 const oz_executor *oz_executor_auto(void);
+/* The one rule of which executor a call runs on, before method auto's policy picks per
+ * product (gemm_route, oz_exact_run, the LAPACK layer's runs): the executor asked for (NULL
+ * when not built); under executor auto the one whose memory the operands are in (owner:
+ * oz_memory_owner of one of them, NULL for host memory), else the host's for an exact
+ * product (exact: accuracy "correct" or a double-double product; the policy has no cost
+ * model for them), else oz_executor_auto's. */
+const oz_executor *oz_executor_for(const ozblas_options *opt, int exact,
+                                   const oz_executor *owner);
 /* The name and driver version of GPU dev (the CUDA executor's device_identity); 0 without
  * one. */
 int oz_gpu_identity(int dev, char *name, size_t name_len, int *driver);

@@ -28,6 +28,7 @@ typedef struct {
        the call); blocks for the host reach it through two host buffers of hcap elements,
        pivots for laswp through dpiv (device memory, max(n, nb) of them) */
     int dev;
+    const oz_executor *devex; /* the executor whose memory that is (x->dev) */
     int failed; /* a device copy or a product failed: the result is not to be used */
     ozblas_status fail_status; /* the product's status (OK: a copy failed) */
     double *hbuf[2];
