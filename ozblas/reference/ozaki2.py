@@ -139,6 +139,14 @@ def _bits(budget, scaling, cs_a, cs_b, G, ushift):
     return bits_a, bits_b
 
 
+def _herm_bits(herm, bits_a, bits_b):
+    """ozaki2.h oz2_herm_bits: a Hermitian product keeps the smaller bits on both sides."""
+    if not herm:
+        return bits_a, bits_b
+    both = np.minimum(bits_a, bits_b)
+    return both, both.copy()
+
+
 def _loses(E, emin, bits) -> bool:
     big = np.iinfo(np.int64).max
     return bool(np.any((emin != big) & (emin < E - bits)))
@@ -355,12 +363,16 @@ def _product(x, y, m, engine):
 
 
 def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c=None,
-           info: dict | None = None, engine: str = "int8", target: str = "entrywise"):
+           info: dict | None = None, engine: str = "int8", target: str = "entrywise",
+           herm: bool = False):
     """alpha a @ b + beta c by Ozaki II. Returns (result, fallback) where fallback is None or
     the reason the C executors would compute this call natively (result is then None).
     moduli "auto" (or 0) takes the fewest moduli whose bound meets the target ("entrywise":
     DGEMM-level; "normwise": ozblas_options.target's OZBLAS_TARGET_NORMWISE); info, if given,
-    receives the moduli count and the bound, as the C report states them."""
+    receives the moduli count and the bound, as the C report states them. herm: b is a's
+    conjugate transpose read from the same memory (C's oz_gemm_call.herm): both sides keep
+    the smaller bits (ozaki2.h oz2_herm_bits), and on the complex set one product per
+    modulus, P = A+ (A-)^T, gives P+ = P and P- = P^T."""
     if target not in ("entrywise", "normwise"):
         raise ValueError(f"target must be 'entrywise' or 'normwise', got {target!r}")
     a, b, cplx = operands(a, b, alpha, beta)
@@ -386,7 +398,8 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
         state = {}
 
         def meets(nmod):
-            ba, bb = _bits(_table(eng, cplx, nmod)[1], scaling, cs_a, cs_b, G, ushift)
+            ba, bb = _herm_bits(herm, *_bits(_table(eng, cplx, nmod)[1], scaling, cs_a, cs_b,
+                                             G, ushift))
             # the bound covers elements the count loses entirely (driver_auto.c meets)
             state["bits"] = (ba, bb)
             state["ratio"] = _max_ratio(cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a,
@@ -402,7 +415,8 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
             return None, "no count meets DGEMM-level accuracy"
         bits_a, bits_b = state["bits"]
     else:
-        bits_a, bits_b = _bits(_table(eng, cplx, moduli)[1], scaling, cs_a, cs_b, G, ushift)
+        bits_a, bits_b = _herm_bits(herm, *_bits(_table(eng, cplx, moduli)[1], scaling, cs_a,
+                                                 cs_b, G, ushift))
         if _loses(Ea, emin_a, bits_a) or _loses(Eb, emin_b, bits_b):
             return None, "exponent range beyond the scaling"
     ms, _, two = _table(eng, cplx, moduli)
@@ -418,8 +432,15 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
             res_re.append(_sym(_product(ra[0], rb[0], mt, engine), mt))
         elif two:  # A+- = A_r +- i A_i; C_r = (P+ + P-) / 2, C_i = (P+ - P-) / (2 i)
             i = _i_m(mt)
-            pp = _product(_sym(ra[0] + i * ra[1], mt), _sym(rb[0] + i * rb[1], mt), mt, engine)
-            pm = _product(_sym(ra[0] - i * ra[1], mt), _sym(rb[0] - i * rb[1], mt), mt, engine)
+            if herm:  # b's B+ is (A-)^T: one product, P- = P+^T
+                pp = _product(_sym(ra[0] + i * ra[1], mt), _sym(ra[0] - i * ra[1], mt).T, mt,
+                              engine)
+                pm = pp.T
+            else:
+                pp = _product(_sym(ra[0] + i * ra[1], mt), _sym(rb[0] + i * rb[1], mt), mt,
+                              engine)
+                pm = _product(_sym(ra[0] - i * ra[1], mt), _sym(rb[0] - i * rb[1], mt), mt,
+                              engine)
             res_re.append(_sym((pp + pm) * pow(2, -1, mt), mt))
             res_im.append(_sym((pp - pm) * pow(2 * i, -1, mt), mt))
         else:

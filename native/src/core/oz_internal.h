@@ -37,6 +37,9 @@ typedef struct {
     int dd;   /* Ozaki II leaves op(A) op(B) unrounded, alpha 1 and beta 0 ignored: entry
                  (i, j) at C + 2w (i + j ldc) (w 1 real, 2 complex) as hi, lo of the real
                  part, then of the imaginary part (oz2_crt_store_dd) */
+    int herm; /* op(B) is op(A)^H, the same matrix (m = n): C is Hermitian. Set by the Ozaki II
+                 driver alone (oz_ozaki2); the executors then keep both sides' bits equal and,
+                 on the complex set, take one product per modulus (ozaki2.h oz2_herm_bits) */
 } oz_gemm_call;
 
 /* An executor runs calls somewhere: natively, or the phases of the Ozaki schemes through
