@@ -617,3 +617,52 @@ def test_split_complex_parts_apart_like_cpu(method):
     keys = ("method", "moduli", "slices", "fallback", "bits_a", "bits_b")
     _compare.assert_same_report(rc, rp, keys, f"split {method}")
     assert_same_bits(cc, cp, f"split {method}")
+
+
+# ---- Hermitian products (op(B) = op(A)^H from one array: ozaki2.h oz2_herm_bits) --------------
+
+
+def _herm(a, ta, executor, **kw):
+    """op(A) op(A)^H through ozblas.zgemm with a passed as both operands."""
+    n = a.shape[0] if ta == 0 else a.shape[1]
+    c = np.zeros((n, n), dtype=np.complex128, order="F")
+    return ozblas.zgemm(1.0, a, a, 0.0, c, ta, 2 - ta, executor=executor, **kw)
+
+
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("moduli", [13, 20, "auto"])
+@pytest.mark.parametrize("ta", [0, 2])
+def test_hermitian_product_like_cpu(ta, moduli, scaling):
+    """Both sides' bits equal, one product per modulus on the complex set (P- = P+^T: a
+    transpose of P+ instead of the second product), Karatsuba's three beyond it: the CPU
+    executor's bits and report."""
+    a = np.asfortranarray(make_matrix(*((37, 53) if ta == 0 else (53, 37)), 1.0, seed=5,
+                                      dtype=np.complex128))
+    kw = dict(method="ozaki2", moduli=moduli, scaling=scaling, return_info=True)
+    cc, rc = _herm(a, ta, "cuda", **kw)
+    cp, rp = _herm(a, ta, "cpu", **kw)
+    assert rp["fallback"] is None
+    assert rp["complex_products"] == (3 if moduli == 20 else 1)
+    assert_same_report(rc, rp, f"ta={ta}")
+    assert_same_bits(cc, cp, f"ta={ta}")
+    assert np.all(np.diag(cc).imag == 0)
+
+
+def test_hermitian_product_in_one_launch_or_one_per_modulus():
+    """A Hermitian product that fits whole: every modulus' P+ one batched call (then P- by
+    transposes), or one product per modulus with the hook off; the same bits as the CPU."""
+    a = np.asfortranarray(make_matrix(30, 44, 1.0, seed=46, dtype=np.complex128))
+    few = _hook("oz_cuda_test_few_launches", ctypes.c_int)
+    kw = dict(method="ozaki2", moduli=12, scaling="accurate")
+    _i8_columns(0)
+    one = _herm(a, 0, "cuda", **kw)
+    calls_one = _i8_columns(0)
+    few(0)
+    try:
+        per = _herm(a, 0, "cuda", **kw)
+        calls_per = _i8_columns(0)
+    finally:
+        few(1)
+    assert (calls_one, calls_per) == (2, 13 + 1)  # the complex set's 13 moduli, one each
+    assert_same_bits(one, per, "one product per modulus")
+    assert_same_bits(one, _herm(a, 0, "cpu", **kw), "cpu")

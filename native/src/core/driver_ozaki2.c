@@ -53,6 +53,7 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *call,
         T = oz2_table_call(opt->engine, cx, n);
         t_probe = oz_now() - t0;
     }
+    rep->complex_products = 0; /* o2_open states the products per modulus its run takes */
     st = K->o2_open(c, opt, T, probe, &run, &bad, &a, &b, rep);
     if (st != OZBLAS_OK)
         goto done;
@@ -69,7 +70,10 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *call,
     if (st != OZBLAS_OK)
         goto done;
     rep->moduli = T->n;
-    const int per = oz2_products_per_call_modulus(T, cx, c->herm);
+    /* a Hermitian product takes one product per modulus where the run could (the CUDA
+       executor: in one tile), else the table's */
+    const int per = cx && rep->complex_products ? rep->complex_products
+                                                : oz2_products_per_modulus(T, cx);
     rep->complex_products = cx ? per : 0;
     rep->int_gemms = T->n * per + (fast ? 0 : 1) + probe_products;
     rep->engine_products = T->products * per;

@@ -605,6 +605,7 @@ ozblas_status oz_cpu_o2_open(const oz_gemm_call *c, const ozblas_options *opt,
     }
     oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_STATS);
     sides_of(&o->pa, &o->pb, a, b);
+    rep->complex_products = c->is_complex ? oz2_products_per_call_modulus(T, 1, c->herm) : 0;
     return OZBLAS_OK;
 }
 
