@@ -23,6 +23,7 @@ MAX_K = 1 << 28
 
 
 ENGINES = ("int8", "fp4")
+CX_MODULI = 22  # ozaki2.h OZ2_MAX_MODULI_CX
 
 
 def moduli(n: int, engine: str = "int8") -> list[int]:
@@ -39,6 +40,34 @@ def _table(eng: int, cplx: bool, n: int):
         return ([lib.ozblas_ozaki2_complex_modulus(t) for t in range(cnt)],
                 lib.ozblas_ozaki2_complex_budget_bits(cnt), True)
     return (moduli(n, ENGINES[eng]), lib.ozblas_ozaki2_engine_budget_bits(eng, n), False)
+
+
+def _rung(eng: int, cplx: bool, r: int):
+    """ozaki2_table.c oz2_auto_table: automatic precision's rung r as _table's triple. A
+    complex call on INT8 walks the complex set's counts (2 to 22), then Karatsuba on the real
+    counts past it (rung 23: the first real count the complex set cannot hold); every other
+    call the real counts."""
+    if not (cplx and eng == 0):
+        return _table(eng, cplx, r)
+    if r <= CX_MODULI:
+        return ([lib.ozblas_ozaki2_complex_modulus(t) for t in range(r)],
+                lib.ozblas_ozaki2_complex_budget_bits(r), True)
+    return _table(eng, False, _first_karatsuba(eng) + r - CX_MODULI - 1)
+
+
+def _first_karatsuba(eng: int) -> int:
+    n = 2
+    while n < lib.ozblas_ozaki2_engine_max_moduli(eng) and lib.ozblas_ozaki2_complex_count(eng, n):
+        n += 1
+    return n
+
+
+def auto_rung(eng: int, cplx: bool, n: int) -> int:
+    """ozaki2_table.c oz2_auto_rung: the rung of real count n."""
+    if not (cplx and eng == 0) or n < 2:
+        return n
+    k = _first_karatsuba(eng)
+    return lib.ozblas_ozaki2_complex_count(eng, n) if n < k else CX_MODULI + 1 + n - k
 
 
 def _i_m(m: int) -> int:
@@ -398,7 +427,7 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
         state = {}
 
         def meets(nmod):
-            ba, bb = _herm_bits(herm, *_bits(_table(eng, cplx, nmod)[1], scaling, cs_a, cs_b,
+            ba, bb = _herm_bits(herm, *_bits(_rung(eng, cplx, nmod)[1], scaling, cs_a, cs_b,
                                              G, ushift))
             # the bound covers elements the count loses entirely (driver_auto.c meets)
             state["bits"] = (ba, bb)
@@ -406,20 +435,21 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
                                         lsb_b, (pa, pb, state), norm_rootk(cplx, k))
             return state["ratio"] <= TARGET
 
-        moduli = auto_count(2, lib.ozblas_ozaki2_engine_max_moduli(eng),
-                            lib.ozblas_ozaki2_engine_auto_hint(eng), meets)
+        rung = auto_count(2, auto_rung(eng, cplx, lib.ozblas_ozaki2_engine_max_moduli(eng)),
+                          auto_rung(eng, cplx, lib.ozblas_ozaki2_engine_auto_hint(eng)), meets)
         if info is not None:
-            info.update(moduli=len(_table(eng, cplx, moduli)[0]) if moduli else 0,
+            info.update(moduli=len(_rung(eng, cplx, rung)[0]) if rung else 0,
                         bound=_report_bound(cplx, state["ratio"]))
-        if not moduli:
+        if not rung:
             return None, "no count meets DGEMM-level accuracy"
         bits_a, bits_b = state["bits"]
+        ms, _, two = _rung(eng, cplx, rung)
     else:
         bits_a, bits_b = _herm_bits(herm, *_bits(_table(eng, cplx, moduli)[1], scaling, cs_a,
                                                  cs_b, G, ushift))
         if _loses(Ea, emin_a, bits_a) or _loses(Eb, emin_b, bits_b):
             return None, "exponent range beyond the scaling"
-    ms, _, two = _table(eng, cplx, moduli)
+        ms, _, two = _table(eng, cplx, moduli)
     ea = bits_a - Ea
     eb = bits_b - Eb
     sa = [np.trunc(np.ldexp(p, ea[:, None])) for p in pa]

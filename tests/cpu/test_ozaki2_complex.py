@@ -201,3 +201,23 @@ def test_zherk_in_one_block_is_the_hermitian_product():
     low = np.tril(np.ones((n, n), bool))
     assert_same_bits(c[low], want[low])
     assert np.all(c[~low] == 0)
+
+
+def test_auto_precision_walks_the_complex_set_itself():
+    """Automatic precision walks the complex set's own counts (ozaki2_table.c oz2_auto_table),
+    so it can stop at a count no real count maps to (6, 17 and 22 are no real count's fewest
+    reaching moduli): here 17, where real count 15 maps to 16 and 16 to 18. The reference's
+    walk gives the same count and bits, within the bound and native's error."""
+    load()
+    assert 17 not in {lib.ozblas_ozaki2_complex_count(INT8, n) for n in range(2, 20)}
+    a = make_matrix(64, 1024, 0.5, seed=1) + 1j * np.ldexp(make_matrix(64, 1024, 0.5, seed=2), -30)
+    b = make_matrix(1024, 64, 0.5, seed=3) + 1j * np.ldexp(make_matrix(1024, 64, 0.5, seed=4), -30)
+    c, info = ozblas.matmul(a, b, method="ozaki2", moduli="auto", scaling="fast",
+                            executor="cpu", return_info=True)
+    assert (info["moduli"], info["complex_products"]) == (17, 2)
+    rinfo = {}
+    ref, fallback = reference.ozaki2(a, b, moduli="auto", scaling="fast", info=rinfo)
+    assert fallback is None and rinfo["moduli"] == 17
+    assert_same_bits(c, ref)
+    exact = exact_matmul(a, b)
+    assert err_ab(c, exact, a, b) <= min(info["bound"], max(native_error(a, b, exact), U))

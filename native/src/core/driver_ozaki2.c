@@ -50,7 +50,7 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *call,
         rep->bound = oz2_report_bound(cx, ratio);
         if (!n)
             goto done;
-        T = oz2_table_call(opt->engine, cx, n);
+        T = oz2_auto_table(opt->engine, cx, n);
         t_probe = oz_now() - t0;
     }
     rep->complex_products = 0; /* o2_open states the products per modulus its run takes */
