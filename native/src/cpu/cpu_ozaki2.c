@@ -374,43 +374,94 @@ static void scale(int nt, packed *p, int64_t k)
         });
 }
 
+/* Whether every scaled value of a packed side lies below 2^96 (|x| < 2^(bits + 1) on a
+ * nonzero row): then oz2_residue is oz2_residue96, branch-free, whose loops vectorize. */
+static int below96(const packed *p)
+{
+    for (int64_t q = 0; q < p->cols; q++)
+        if (p->S[q] && p->bits[q] > 94)
+            return 0;
+    return 1;
+}
+
+/* The residues of one column's k values (re, im: NULL for real) modulo m_t into R0, R1, R2
+ * as residues() lays them out. The narrow loops carry omp simd: GCC's -O2 cost model leaves
+ * loops of unknown length scalar, and these are most of the split's time. */
+static void residue_run(const double *re, const double *im, int64_t len, int narrow, int cx2,
+                        double mt, double inv, double ip, float *R0, float *R1, float *R2)
+{
+    if (!im && narrow) {
+#pragma omp simd
+        for (int64_t l = 0; l < len; l++)
+            R0[l] = (float)oz2_residue96(re[l], mt, inv);
+    } else if (!im) {
+        for (int64_t l = 0; l < len; l++)
+            R0[l] = (float)oz2_residue(re[l], mt, inv);
+    } else if (cx2 && narrow) {
+#pragma omp simd
+        for (int64_t l = 0; l < len; l++) {
+            double plus, minus;
+            oz2_cx_split(oz2_residue96(re[l], mt, inv), oz2_residue96(im[l], mt, inv), ip, mt,
+                         inv, &plus, &minus);
+            R0[l] = (float)plus;
+            R1[l] = (float)minus;
+        }
+    } else if (cx2) {
+        for (int64_t l = 0; l < len; l++) {
+            double plus, minus;
+            oz2_cx_split(oz2_residue(re[l], mt, inv), oz2_residue(im[l], mt, inv), ip, mt, inv,
+                         &plus, &minus);
+            R0[l] = (float)plus;
+            R1[l] = (float)minus;
+        }
+    } else {
+        for (int64_t l = 0; l < len; l++) {
+            const double a = oz2_residue(re[l], mt, inv), b = oz2_residue(im[l], mt, inv);
+            R0[l] = (float)a;
+            R1[l] = (float)b;
+            R2[l] = (float)oz2_residue_small(a + b, mt, inv);
+        }
+    }
+}
+
 /* Residues of a packed matrix modulo m_t: R0 = re, R1 = im, R2 = re + im (Karatsuba), or on
- * the complex set R0 = re + i_m im, R1 = re - i_m im (ozaki2.h oz2_cx_split). One loop per
- * case, so that each vectorizes. */
+ * the complex set R0 = re + i_m im, R1 = re - i_m im (ozaki2.h oz2_cx_split). */
 static void residues(int nt, const packed *p, int64_t k, const oz2_table *T, int t, float *R0,
                      float *R1, float *R2)
 {
-    const int64_t total = k * p->cols;
     const double mt = T->m[t], inv = T->inv[t], ip = T->ip[t];
-    const double *re = p->re, *im = p->im;
-    if (!im) {
-        OZ_CPU_FOR(nt, schedule(static),
-            for (int64_t e = 0; e < total; e++)
-                R0[e] = (float)oz2_residue(re[e], mt, inv););
-    } else if (T->cx2) {
-        OZ_CPU_FOR(nt, schedule(static),
-            for (int64_t e = 0; e < total; e++) {
-                double plus, minus;
-                oz2_cx_split(oz2_residue(re[e], mt, inv), oz2_residue(im[e], mt, inv), ip, mt,
-                             inv, &plus, &minus);
-                R0[e] = (float)plus;
-                R1[e] = (float)minus;
-            });
-    } else {
-        OZ_CPU_FOR(nt, schedule(static),
-            for (int64_t e = 0; e < total; e++) {
-                double a = oz2_residue(re[e], mt, inv), b = oz2_residue(im[e], mt, inv);
-                R0[e] = (float)a;
-                R1[e] = (float)b;
-                R2[e] = (float)oz2_residue_small(a + b, mt, inv);
-            });
-    }
+    const int narrow = below96(p), cx2 = T->cx2;
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t q = 0; q < p->cols; q++) {
+            const int64_t o = q * k;
+            residue_run(p->re + o, p->im ? p->im + o : NULL, k, narrow, cx2, mt, inv, ip, R0 + o,
+                        p->im ? R1 + o : NULL, p->im && !cx2 ? R2 + o : NULL);
+        });
 }
 
 /* Modulus t's residues of C from its products' values (acc: np planes of m x n): real,
  * Karatsuba's three, the complex set's P+ and P-, or a Hermitian product's one P (P- = P^T,
  * ozaki2.h oz2_products_per_call_modulus), read in square blocks so that P^T stays in cache. */
 #define JOIN_BLOCK 64
+
+/* A run of one plane (pm NULL: real) or of the complex set's two, omp simd as residue_run. */
+static void join_run(const double *pp, const double *pm, int64_t len, double mt, double inv,
+                     double inv2, double inv2ip, int8_t *Rr, int8_t *Ri)
+{
+    if (!pm) {
+#pragma omp simd
+        for (int64_t i = 0; i < len; i++)
+            Rr[i] = (int8_t)oz2_residue_small(pp[i], mt, inv);
+        return;
+    }
+#pragma omp simd
+    for (int64_t i = 0; i < len; i++) {
+        double re, im;
+        oz2_cx_join(pp[i], pm[i], inv2, inv2ip, mt, inv, &re, &im);
+        Rr[i] = (int8_t)re;
+        Ri[i] = (int8_t)im;
+    }
+}
 static void join(int nt, const oz2_table *T, int t, int np, int cx, int herm, int64_t m,
                  int64_t n, const double *acc, int8_t *R)
 {
@@ -429,18 +480,11 @@ static void join(int nt, const oz2_table *T, int t, int np, int cx, int herm, in
                             Rr[i + j * m] = (int8_t)re;
                             Ri[i + j * m] = (int8_t)im;
                         });
-    } else if (!cx) {
+    } else if (!cx || np == 2) { /* by columns, each a vectorized run */
         OZ_CPU_FOR(nt, schedule(static),
-            for (int64_t e = 0; e < mn; e++)
-                Rr[e] = (int8_t)oz2_residue_small(acc[e], mt, inv););
-    } else if (np == 2) {
-        OZ_CPU_FOR(nt, schedule(static),
-            for (int64_t e = 0; e < mn; e++) {
-                double re, im;
-                oz2_cx_join(acc[e], acc[e + mn], inv2, inv2ip, mt, inv, &re, &im);
-                Rr[e] = (int8_t)re;
-                Ri[e] = (int8_t)im;
-            });
+            for (int64_t j = 0; j < n; j++)
+                join_run(acc + j * m, cx ? acc + mn + j * m : NULL, m, mt, inv, inv2, inv2ip,
+                         Rr + j * m, Ri + j * m););
     } else {
         OZ_CPU_FOR(nt, schedule(static),
             for (int64_t e = 0; e < mn; e++) {
