@@ -186,7 +186,9 @@ OZ_HD int oz2_loses_element(int E, int emin, int bits)
  * span still bounds the ratio: |a_il| >= 2^emin_i, so
  * |delta a_il| <= 2^(E_i - emin_i - alpha_i) |a_il|. The bound falls as the moduli count
  * grows, so the fewest moduli meeting it are found by a walk from the usual count
- * (oz_auto_count). Both executors compute these terms with the same element functions. */
+ * (oz_auto_count); a complex call on INT8 walks the complex set's own counts, then
+ * Karatsuba's (ozaki2_table.c oz2_auto_table: the bound is this one for each table's bits,
+ * c = 2). Both executors compute these terms with the same element functions. */
 #define OZ2_AUTO_TARGET 0x1p-53 /* u: the unit roundoff of double */
 #define OZ2_LSHIFT 6            /* level 0's magnitudes floor(|x| 2^(6 - E)) <= 127 */
 #define OZ2_LSHIFT2 11          /* level 1: min(127, floor(|x| 2^(11 - E))) (measured: 11
