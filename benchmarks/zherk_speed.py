@@ -10,7 +10,6 @@ benchmarks/results/zherk_speed.json, keeping the runs of other labels already th
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -23,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ozblas._native import ffi, lib  # noqa: E402
 from ozblas.api import _context, _options  # noqa: E402
 from ozblas.testing import make_matrix  # noqa: E402
-from _common import machine, table, write_json  # noqa: E402
+from _common import machine, speed_parser, table, write_json  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "zherk_speed.json"
 
@@ -43,14 +42,8 @@ def _rk(name, a, nb, opt):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--sizes", type=int, nargs="+", default=[1024])
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--moduli", type=int, default=14)
-    p.add_argument("--scaling", default="fast")
-    p.add_argument("--threads", type=int, default=1)
+    p = speed_parser(__doc__)
     p.add_argument("--nb", type=int, default=0)
-    p.add_argument("--label", default="after")
     args = p.parse_args(argv)
     opt = _options("ozaki2", args.moduli, args.scaling, "cpu", args.threads)
     runs = []
