@@ -326,15 +326,17 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
             for (int64_t b = 0; b < nsub; b++) {
                 const int64_t l0 = b * kblock, kb = oz_min64(kblock, lcp - l0);
                 const int first = x.L == 0 && b == 0;
-                for (int q = 0; q < (prod ? np : 1); q++)
-                    if (q == 1 && o->herm) {
+                for (int q = 0; q < (prod ? np : 1); q++) {
+                    if (q == 1 && o->herm) { /* P- = P+^T */
                         herm_transpose(o, mip, plane_c, 1);
                         CKL();
-                    } else
+                        continue;
+                    }
                     CKB(gemm_engine(r, prod ? T->engine : OZBLAS_ENGINE_INT8, T->digits[tm], o->W4,
                                     mip, njp, kb, o->RA + (size_t)(tm * np + q) * plane_a + l0, lcp,
                                     o->RB + (size_t)(tm * np + q) * plane_b + l0, lcp,
                                     o->C32 + (size_t)q * plane_c, mip));
+                }
                 CK(tl_mark(&o->tl, prod ? OZBLAS_PHASE_INT_PRODUCTS : OZBLAS_PHASE_STATS, r->st));
                 if (prod) {
                     const int64_t groups = plane_c / 4;
