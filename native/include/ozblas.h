@@ -193,8 +193,8 @@ typedef struct {
                         moduli/slices then the largest part's count, int_gemms their sum);
                         0: not split */
     int complex_products; /* Ozaki II on complex data: integer products per modulus, 2 (the
-                             complex set, ozblas_ozaki2_complex_count) or 3 (Karatsuba);
-                             0 otherwise */
+                             complex set, ozblas_ozaki2_complex_count), 1 (the complex set
+                             on op(A) op(A)^H from one array) or 3 (Karatsuba); 0 otherwise */
 } ozblas_report;
 
 /* A context: a handle for state a later version may keep per caller (today it holds none:

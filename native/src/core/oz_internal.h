@@ -37,6 +37,9 @@ typedef struct {
     int dd;   /* Ozaki II leaves op(A) op(B) unrounded, alpha 1 and beta 0 ignored: entry
                  (i, j) at C + 2w (i + j ldc) (w 1 real, 2 complex) as hi, lo of the real
                  part, then of the imaginary part (oz2_crt_store_dd) */
+    int herm; /* op(B) is op(A)^H, the same matrix (m = n): C is Hermitian. Set by the Ozaki II
+                 driver alone (oz_ozaki2); the executors then keep both sides' bits equal and,
+                 on the complex set, take one product per modulus (ozaki2.h oz2_herm_bits) */
 } oz_gemm_call;
 
 /* An executor runs calls somewhere: natively, or the phases of the Ozaki schemes through
@@ -403,6 +406,10 @@ const oz2_table *oz2_table_get(int engine, int n);
 /* the table a call with moduli count n takes (complex on INT8: the complex set where it
  * reaches n's budget, numerics/ozaki2_table.c); NULL as oz2_table_get */
 const oz2_table *oz2_table_call(int engine, int cx, int n);
+/* automatic precision's ladder (ozaki2_table.c): the table of rung r, and the rung of the
+ * real count n (the first whose budget reaches n's; n itself for real calls and FP4) */
+const oz2_table *oz2_auto_table(int engine, int cx, int rung);
+int oz2_auto_rung(int engine, int cx, int n);
 const oz2_table *oz2_cx_table(int n); /* the complex set's n moduli; NULL outside 2..22 */
 
 /* core/symbol_lookup.c: the first definition of a symbol among the loaded objects, skipping every ozblas library
