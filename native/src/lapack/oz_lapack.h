@@ -232,6 +232,8 @@ typedef struct {
     int64_t lrw;
     double *dV, *dT; /* V and T where the products read them (themselves for host memory) */
     double *W;       /* the products' middle term: nb x wdim (or wdim x nb) */
+    double *VT, *dVT; /* V T of the last block (host, where the products read it), r x ib */
+    int64_t vt_r;     /* VT's rows; 0: not made for the last block */
 } lx_hh;
 
 /* 1 when the host geqrf, larft, orgqr/ungqr, gelqf and orglq/unglq are loaded */
@@ -248,7 +250,8 @@ void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int
                  int64_t ib, const double *tau, const double *T, int64_t ldt);
 /* C (mr x nc) := op(H) C (side 'L', H of order mr) or C op(H) ('R', order nc), trans 'N' or
  * the conjugate transpose, H the last lx_hh_block's (ib reflectors): two GEMMs around a trmm
- * with T (LAPACK's larfb). */
+ * with T (LAPACK's larfb), or, where C is wider than H's order, two GEMMs with V and V T
+ * (V T made once per block: order x ib^2 host flops instead of the trmm's width x ib^2). */
 void lx_larfb(oz_lx *x, lx_hh *q, char side, char trans, int64_t mr, int64_t nc, int64_t ib,
               double *C, int64_t ldc);
 /* The host geqrf (gen 0) or orgqr (gen 1) on the view's m x n block at A (gelqf, orglq of
