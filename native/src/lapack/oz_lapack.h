@@ -79,10 +79,11 @@ void lx_blk_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t 
 /* The report's host_flops += f (4 f for complex): a host routine's count. */
 void lx_host_flops(const oz_lx *x, double f);
 /* The monotonic clock, s. lx_tic/lx_toc: *part (one of the report's host parts,
- * panel/chase/solver_seconds) += the wall time between them less the products' inside. */
+ * panel/chase/solver/back_seconds) += the wall time between them less the products' and the
+ * panels' inside (the parts do not overlap). */
 double lx_now(void);
 typedef struct {
-    double t0, p0;
+    double t0, p0, h0;
 } lx_clock;
 lx_clock lx_tic(const oz_lx *x);
 void lx_toc(const oz_lx *x, lx_clock c, double *part);
