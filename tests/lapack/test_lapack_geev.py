@@ -354,3 +354,24 @@ def test_explain_matches_the_run(routine, n, nb):
     r = subprocess.run([sys.executable, "-m", "ozblas", "explain", routine, "3000", "--profile",
                         "h200", "--dtype", "z"], capture_output=True, text=True)
     assert r.returncode == 0 and f"z{routine} n=3000" in r.stdout and "hseqr" in r.stdout
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("step", [0.5, 0.02])
+def test_geev_strongly_balanced_runs_on_the_host(dt, step):
+    """Columns graded by 10^(-step j): gebal's D spans about 10^(step n) (n = 64: 1e31 at step
+    0.5, 1e2 at 0.02). gebak scales the vectors' rows by D, so the products' normwise error
+    would reach their small entries: beyond a spread of 2^20 the host geev runs, and either way
+    the residuals stay within 4x native's plus 2."""
+    n = 64
+    g = 10.0 ** (-step * np.arange(n))
+    a = np.asfortranarray(make_matrix(n, n, 1.0, seed=n, dtype=dt) * g[None, :])
+    w, wi, vl, vr, info = _unpack(L.geev(a, **EMU), dt)
+    rep = L.last_report()
+    assert info == 0
+    if step == 0.5:
+        assert rep["products"] == 0 and rep["emulated"] == 0
+    else:
+        assert rep["emulated"] > 0
+    nat = _unpack(getattr(la, ("z" if dt == np.complex128 else "d") + "geev")(a), dt)
+    against_native(f"graded columns {step}", a, (w, wi, vl, vr), nat[:4])
