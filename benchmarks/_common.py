@@ -54,3 +54,17 @@ def table(headers, rows) -> str:
     w = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     line = lambda r: "  ".join(c.rjust(x) for c, x in zip(r, w))
     return "\n".join([line(cells[0]), line(["-" * x for x in w])] + [line(r) for r in cells[1:]])
+
+
+def speed_parser(doc):
+    """The options of the fixed-count speed comparisons (zgemm_speed.py, zherk_speed.py)."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=doc)
+    p.add_argument("--sizes", type=int, nargs="+", default=[1024])
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--moduli", type=int, default=14)
+    p.add_argument("--scaling", default="fast")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--label", default="after")
+    return p

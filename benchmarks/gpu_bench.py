@@ -7,7 +7,9 @@ timeout still leaves what was done):
     the true native figure; and ``ozblas.matmul(method="native", executor="cuda")`` on
     host arrays), Ozaki II fast/accurate with 14 and 16 moduli (12..16 at one size) for
     n = 1024 .. 16384 (16384: native, fast-14 and accurate-14 only);
-  * ZGEMM Ozaki II fast-14 at 4096 and 8192 (16384 if time allows);
+  * ZGEMM Ozaki II fast-14 at 4096 and 8192 (16384 if time allows), and ZHERK's product
+    A A^H (one array as both operands: one integer product per modulus where C is one tile)
+    at 4096 and 8192;
   * accuracy (err_ab against the exact oracle of ozblas.testing) at 256 x 1024 x 256,
     phi = 0.5 and 1, for native cuBLAS and Ozaki II fast/accurate 14/16;
   * cuBLAS's own FP64 emulation (CUBLAS_EMULATE_DOUBLE_PRECISION=1, its default strategy and
@@ -329,6 +331,38 @@ def time_ozblas(n, cplx, method, moduli=None, scaling=None, reps=3, cap=0):
     return run
 
 
+def time_ozblas_herk(n, moduli, scaling, reps=3):
+    """ZHERK's product C = A A^H on host arrays: ozblas.zgemm with A as both operands (the
+    driver's Hermitian case: both sides' bits equal, P- = P+^T in one tile). TFLOPS count
+    the full 8 n^3 it computes."""
+    import ozblas
+
+    a = np.asfortranarray(inputs(n, True)[0])
+    c = np.zeros((n, n), dtype=np.complex128, order="F")
+    kw = dict(method="ozaki2", moduli=moduli, scaling=scaling, executor=EXECUTOR,
+              return_info=True)
+    ozblas.zgemm(1.0, a, a, 0.0, c, 0, 2, **kw)  # warm-up
+    times, phases = [], []
+    for _ in range(reps):
+        t = time.perf_counter()
+        _, info = ozblas.zgemm(1.0, a, a, 0.0, c, 0, 2, **kw)
+        times.append(time.perf_counter() - t)
+        if info.get("phase_seconds"):
+            phases.append(list(info["phase_seconds"]))
+    med = statistics.median(times)
+    run = {"kind": "ozblas_ozaki2_herk", "dtype": "z", "n": n, "moduli": moduli,
+           "scaling": scaling, "plan": hooks().plan(), "executor": info.get("executor"),
+           "fallback": info.get("fallback"), "int_gemms": info.get("int_gemms"),
+           "moduli_used": info.get("moduli"), "complex_products": info.get("complex_products"),
+           "seconds": times, "seconds_median": med, "tflops_e2e": flops(n, True) / med / 1e12}
+    if phases:
+        dev = statistics.median(sum(p) for p in phases)
+        run.update(phase_seconds_median=[statistics.median(p[i] for p in phases)
+                                         for i in range(5)],
+                   device_seconds=dev, tflops_device=flops(n, True) / dev / 1e12)
+    return run
+
+
 def time_ozblas_device(n, cplx, moduli, scaling, reps=3, method="ozaki2", i8_columns=0,
                        path=None):
     """Ozaki II (or Ozaki I: moduli = slices, scaling = variant) on CuPy arrays already on
@@ -641,6 +675,8 @@ def plan(quick, device_only=False):
     add(("ozaki2", 4096, True, 14, "fast"))
     add(("cupy", 4096, True, None, None))
     add(("ozaki2", 8192, True, 14, "fast"))
+    add(("ozaki2_herk", 4096, True, 14, "fast"))
+    add(("ozaki2_herk", 8192, True, 14, "fast"))
     add(("emulation", 8192))
     for n in (4096, 2048, 1024):
         add(("cupy", n, False, None, None))
@@ -755,6 +791,8 @@ def main():
                 run = time_ozblas_device(n, cplx, moduli, scaling, path={"lt": False})
             elif kind == "ozaki2_dev_per_modulus":
                 run = time_ozblas_device(n, cplx, moduli, scaling, path={"few": False})
+            elif kind == "ozaki2_herk":
+                run = time_ozblas_herk(n, moduli, scaling)
             elif kind == "ozaki2_tiled":
                 run = time_ozblas(n, cplx, "ozaki2", moduli, scaling, cap=TILED_CAP)
             else:
@@ -794,6 +832,8 @@ def _label(r):
         where += " per modulus"
     if r["kind"].endswith("_tiled"):
         where = f" (tiled, cap {r['workspace_cap'] / 2**30:.0f} GiB)"
+    if r["kind"].endswith("_herk"):
+        where = f" A A^H ({r.get('complex_products')} per modulus)"
     method = "ozaki1" if r["kind"].startswith("ozblas_ozaki1") else "ozaki2"
     moduli = r["moduli"] or f"auto({r.get('moduli_used')})"
     return f"{r['dtype']} n={r['n']} {method} {r['scaling']}-{moduli}{where}"

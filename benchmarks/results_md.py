@@ -126,6 +126,16 @@ def _zgemm_auto(d):
                   rows)
 
 
+def _exact_complex(d):
+    rows = [[r["build"], r["n"], r["zcorrect_int_gemms"], r["zcorrect_complex_products"],
+             f"{r['zcorrect_cpu_seconds']:.3f}", r["dcorrect_int_gemms"],
+             f"{r['dcorrect_cpu_seconds']:.3f}", r["zdd_int_gemms"], f"{r['zdd_cpu_seconds']:.3f}"]
+            for r in d.get("results", [])]
+    return _table(["build", "n", "complex int_gemms", "products per modulus", "complex CPU s",
+                   "real int_gemms", "real CPU s", "complex dd int_gemms", "complex dd CPU s"],
+                  rows)
+
+
 HEADLINES = [  # (file name prefix, what the file holds, headline)
     ("accuracy_engines", "Ozaki II on the INT8 and FP4 engines (CPU model), bits of accuracy", _engines),
     ("accuracy", "the fewest moduli and slices reaching native DGEMM's err_ab, m = n = 128", _accuracy),
@@ -139,6 +149,7 @@ HEADLINES = [  # (file name prefix, what the file holds, headline)
     ("blas_suites", "SciPy's BLAS and matrix-function test modules natively and under ozblas", _suites),
     ("zgemm_speed", "ZGEMM against DGEMM on Ozaki II, CPU executor, one thread, 14 moduli", _zgemm_speed),
     ("zgemm_auto", "ZGEMM's automatic precision, accurate scaling, 64 x k x 64", _zgemm_auto),
+    ("exact_complex", "exact complex products (accuracy correct, matmul_dd), CPU executor, one thread", _exact_complex),
     ("h200_", "a device check on an NVIDIA H200 (products with n >= 8192)", _gpu),
 ]
 

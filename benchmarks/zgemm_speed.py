@@ -10,7 +10,6 @@ runs of other labels already there (--label before: the build without the comple
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -22,19 +21,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ozblas  # noqa: E402
 from ozblas.testing import make_matrix  # noqa: E402
-from _common import machine, table, write_json  # noqa: E402
+from _common import machine, speed_parser, table, write_json  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "zgemm_speed.json"
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--sizes", type=int, nargs="+", default=[1024])
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--moduli", type=int, default=14)
-    p.add_argument("--scaling", default="fast")
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--label", default="after")
+    p = speed_parser(__doc__)
     args = p.parse_args(argv)
     kw = dict(method="ozaki2", moduli=args.moduli, scaling=args.scaling, executor="cpu",
               threads=args.threads, return_info=True)

@@ -41,7 +41,9 @@ set(OZ_SOURCES
   src/lapack/lapack_gels.c
   src/lapack/lapack_svd.c
   src/lapack/lapack_geev.c
+  src/lapack/lapack_hseqr.c
   src/lapack/lapack_bdsdc.c
+  src/lapack/lapack_lalsd.c
   src/lapack/lapack_brd.c
   src/lapack/lapack_blas3.c
   src/lapack/lapack_sygst.c

@@ -190,7 +190,7 @@ def _call(fn, *args, opts):
 
 def _opts(kw, xp=np, arrays=()):
     nb = kw.pop("nb", None)
-    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else config.from_env().lapack_nb
+    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else 0  # 0: the library's
     o = _options(kw.pop("method", None), kw.pop("moduli", None), kw.pop("scaling", None),
                  kw.pop("executor", None), kw.pop("threads", None), kw.pop("slices", None),
                  kw.pop("variant", None))
@@ -200,6 +200,17 @@ def _opts(kw, xp=np, arrays=()):
     # the largest dimension of the call: as nb, every order of it is one block
     whole = max((max(np.shape(a) if xp is np else a.shape, default=1) for a in arrays), default=1)
     return {"nb": nb, "opt": o, "whole": max(int(whole), 1)}
+
+
+def _block_size(n, opts=None, executor=None) -> int:
+    """The block size of a call of order n: its nb= (opts, from _opts), else the library's
+    choice (OZBLAS_LAPACK_NB, else its size rule) for the executor the call's options plan
+    for (ozblas_lapack_executor; device arrays run with executor cuda), or for executor."""
+    if opts and opts["nb"]:
+        return opts["nb"]
+    if executor is None:
+        executor = lib.ozblas_lapack_executor(opts["opt"], ffi.NULL)
+    return int(lib.ozblas_lapack_block_size(n, executor))
 
 
 def _start(kw, *arrays):
@@ -411,7 +422,7 @@ def _geqrf(name, a, lwork, overwrite_a, kw):
     m, n = qr.shape
     tau = np.zeros(max(1, min(m, n)), dtype=dt)
     out = lambda t: t[:min(m, n)] if xp is np else xp.asarray(t[:min(m, n)])  # noqa: E731
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(m, n), 1))
+    nb = _block_size(min(m, n), opts)
     nw = n if name == "geqrf" else m
     if _query(lwork):
         return qr, out(tau), _work(1, nw, nb, dt, xp), 0
@@ -440,7 +451,7 @@ def _orgqr(name, a, tau, lwork, overwrite_a, kw):
     m, n = q.shape
     t = _host_vector(tau, dt)
     k = t.shape[0]
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
+    nb = _block_size(k, opts)
     nw = n if name in ("orgqr", "ungqr") else m  # LAPACK's optimal work: n nb, or m nb (LQ)
     if _query(lwork):
         return q, _work(1, nw, nb, dt, xp), 0
@@ -479,7 +490,7 @@ def _ormqr(name, side, trans, a, tau, c, lwork, overwrite_c, kw):
     m, n = x.shape
     k = t.shape[0]
     nw = n if side == b"L" else m
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(k, 1))
+    nb = _block_size(k, opts)
     if _query(lwork):
         return x, _work(1, nw, nb, dt, xp), 0
     info = _call(_fn(name, dt), side, trans, m, n, k, _ptr(f), _ld(f),
@@ -592,7 +603,7 @@ def _ormhr(name, side, trans, a, tau, c, lo, hi, lwork, overwrite_c, kw):
         raise ValueError(f"tau must have {nq - 1} entries for a of order {nq}, got {t.shape[0]}")
     ilo, ihi = _lo_hi(lo, hi, nq)
     nw = n if str(side).upper() == "L" else m
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(max(ihi - ilo, 0), 1))
+    nb = _block_size(max(ihi - ilo, 0), opts)
     if _query(lwork):
         return x, _work(1, nw, nb, dt, xp), 0
     t = np.concatenate([t, np.zeros(1, dtype=dt)])
@@ -691,8 +702,8 @@ def _lstsq(name, a, b, cond, lwork, overwrite_a, overwrite_b, kw):
 
 def gelsd(a, b, lwork=None, size_iwork=None, cond=-1.0, overwrite_a=False, overwrite_b=False, **kw):
     """Minimum-norm least squares for an a of any rank through its singular value
-    decomposition (the bidiagonal problem by the host's divide and conquer, lalsd): ``(x, s,
-    rank, info)`` as scipy.linalg.lapack.dgelsd/zgelsd (numpy.linalg.lstsq's and
+    decomposition (the bidiagonal problem by the divide and conquer with product merges and
+    two products, or for few right-hand sides by the host lalsd): ``(x, s, rank, info)`` as scipy.linalg.lapack.dgelsd/zgelsd (numpy.linalg.lstsq's and
     scipy.linalg.lstsq's routine). b has max(m, n) rows (a vector: one right-hand side); x's
     first n rows are the solution (m > n, rank n: the squares of rows n..m-1 sum to the
     residual); s a's singular values, descending; rank the number above cond s[0] (cond < 0:
@@ -826,7 +837,7 @@ def gees(select, a, compute_v=1, sort_t=0, lwork=None, select_extra_args=(), ove
     vs = np.zeros((n if compute_v else 1, n), dtype=dt, order="F")
     w, wi = np.zeros(n, dtype=dt), np.zeros(n)
     work = np.zeros(1, dtype=dt)
-    work[0] = max(1, 3 * n + n * (opts["nb"] or 64))
+    work[0] = max(1, 3 * n + n * _block_size(n, opts))
     info, sdim = 0, 0
     if not _query(lwork):
         errors = []
@@ -879,7 +890,7 @@ def _orgbr(name, vect, a, tau, k, lwork, overwrite_a, kw):
     if t.shape[0] - 1 < min(m if vect == b"Q" else n, k):
         raise ValueError(f"{name}: tau must have min({'m' if vect == b'Q' else 'n'}, k) = "
                          f"{min(m if vect == b'Q' else n, k)} entries, got {t.shape[0] - 1}")
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(m, n, k), 1))
+    nb = _block_size(min(m, n, k), opts)
     if _query(lwork):
         return q, _work(1, min(m, n), nb, dt, xp), 0
     info = _call(_fn(name, dt), vect, m, n, k, _ptr(q), _ld(q), _ptr(t), opts=opts)
@@ -924,7 +935,7 @@ def _ormbr(name, vect, side, trans, a, tau, c, k, lwork, overwrite_c, kw):
         raise ValueError(f"{name}: tau must have min(nq, k) = {min(nq, k)} entries, got "
                          f"{t.shape[0] - 1}")
     nw = n if side == b"L" else m
-    nb = opts["nb"] or int(lib.ozblas_lapack_block_size(min(nq, k), 1))
+    nb = _block_size(min(nq, k), opts)
     if _query(lwork):
         return x, _work(1, nw, nb, dt, xp), 0
     info = _call(_fn(name, dt), vect, side, trans, m, n, k, _ptr(f), _ld(f), _ptr(t), _ptr(x),
@@ -1443,8 +1454,7 @@ def explain(routine: str, n: int, dtype: str = "d", profile=None, nb: int | None
     policy.check_dims(n=n)
     p = policy._profile(profile)
     ex = 2 if p.has_device else 1
-    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else (config.from_env().lapack_nb or
-                                                            int(lib.ozblas_lapack_block_size(n, ex)))
+    nb = config.parse("OZBLAS_LAPACK_NB", nb, "nb") if nb is not None else _block_size(n, executor=ex)
     if m is not None and (routine not in ("gesdd", "gelsd") or m < n):
         raise ValueError(f"m={m} is not valid for {routine}; accepted: gesdd and gelsd "
                          f"with m >= n = {n}")
@@ -1575,13 +1585,40 @@ def _explain_eigen(routine, n, dtype, p, nb, m=None, nrhs=None):
                           "host": model["panels"] + model["chase"] + model["solver"]}}
 
 
+def _hseqr_shifts(nh):
+    """iparmq's number of shifts (lapack_hseqr.c's hs_nshifts)"""
+    import math
+
+    ns = (2 if nh < 30 else 4 if nh < 60 else 10 if nh < 150 else
+          max(10, nh // round(math.log2(nh))) if nh < 590 else 64 if nh < 3000 else 128)
+    return max(2, ns - ns % 2)
+
+
+def _explain_hseqr(n, nb, add):
+    """The products of lapack_hseqr.c's sweeps and AED windows through add (counted once per
+    kind, times their number: add's count) and its host flops (see _explain_nonsym)."""
+    ns = _hseqr_shifts(n)
+    nw, naed = min(3 * ns + 8, n), min(ns if n <= 500 else 3 * ns // 2, n)
+    sweeps, windows = max(1, n // ns), max(1, -(-n // max(1, 3 * ns // 2)))
+    add(f"hseqr windows: H right/above {nw} x {n} x {nw} ({sweeps} sweeps of {windows})",
+        nw, n, nw, sweeps * windows)
+    add(f"hseqr windows: Z {n} x {nw} x {nw}", n, nw, nw, sweeps * windows)
+    add(f"hseqr AED: H and Z {n} x {naed} x {naed} ({sweeps} windows)", 2 * n, naed, naed, sweeps)
+    return 36 * ns * n**2 + sweeps * 20 * naed**3 + 20 * min(nb, n) ** 3
+
+
 def _explain_nonsym(routine, n, dtype, p, nb):
     """explain() for geev (right eigenvectors) and gees (Schur vectors) (lapack_geev.c): the
     products of gehrd's panels (Y's rows above the panel, the update from the right, larfb's
     pair from the left), orgqr's blocks forming Q, geev's back-transformation Z X_T; the
     host's: hseqr by Golub and Van Loan's model (25 n^3 with Z, less the reduction's 10/3 n^3
     and orghr's 4/3 n^3), geev's trevc3 (n^3 / 3), lahr2's panels (2 r^2 ib each, r the
-    trailing order)."""
+    trailing order). d: hseqr is lapack_hseqr.c's multishift QR, modeled with n / ns sweeps
+    (ns shifts, iparmq's rule) of windows of 3 ns + 8 rows that advance 1.5 ns rows, each
+    window's U applied to about 2 n columns and rows of H and Z, one AED window of 1.5 ns
+    (ns below 590 rows) per sweep: its products, and on the host the windows' chase
+    (36 ns n^2), the AED windows' Schur forms (20 (1.5 ns)^3 each) and the last block's
+    (20 nb^3). The number of sweeps is the model's guess (random matrices take about that)."""
     from . import policy
 
     z = dtype == "z"
@@ -1590,16 +1627,16 @@ def _explain_nonsym(routine, n, dtype, p, nb):
     updates, emulated, t_blocked, f_products = [], 0, 0.0, 0.0
     host = f4 * (25 - 10 / 3 - 4 / 3 + (1 / 3 if routine == "geev" else 0)) * n**3
 
-    def add(label, m_, n_, k_):
+    def add(label, m_, n_, k_, count=1):
         nonlocal emulated, t_blocked, f_products
         if min(m_, n_, k_) <= 0:
             return
         c = policy.choose(m_, n_, k_, dtype, "host", p)
         updates.append({"m": m_, "k": k_, "shape": label, "choice": c["name"],
-                        "method": c["method"], "seconds": c["seconds"]})
+                        "method": c["method"], "seconds": count * c["seconds"]})
         emulated += c["method"] != "native"
-        t_blocked += c["seconds"]
-        f_products += (8 if z else 2) * m_ * n_ * k_
+        t_blocked += count * c["seconds"]
+        f_products += count * (8 if z else 2) * m_ * n_ * k_
 
     if n > nb:
         for q in range(0, n - 1, nb):
@@ -1615,12 +1652,16 @@ def _explain_nonsym(routine, n, dtype, p, nb):
             add(f"orghr block {j}: {r} x {r - ib} x {ib}", r, r - ib, ib)
         if routine == "geev":
             add(f"back-transformation {n} x {n} x {n}", n, n, n)
+        if not z:
+            host -= (25 - 10 / 3 - 4 / 3) * n**3
+            host += _explain_hseqr(n, nb, add)
     rate = p.host_zgemm if z else p.host_dgemm
     flops = f4 * (25 + (4 / 3 if routine == "geev" else 0)) * n**3
     t_blocked += host / rate
     routed = whole["method"] != "native" and n > nb
     return {"routine": dtype + routine, "n": n, "nb": nb, "band": "-", "profile": p.name,
-            "route": "blocked driver, hseqr on the host" if routed else "host LAPACK",
+            "route": ("host LAPACK" if not routed else "blocked driver, hseqr on the host" if z
+                      else "blocked driver, multishift hseqr"),
             "why": (f"method auto's choice for a {n} x {n} x {n} product is {whole['name']}"
                     + ("" if n > nb else f"; n <= nb = {nb}: one block")),
             "updates": updates, "emulated_updates": emulated, "flops": flops,

@@ -193,8 +193,8 @@ typedef struct {
                         moduli/slices then the largest part's count, int_gemms their sum);
                         0: not split */
     int complex_products; /* Ozaki II on complex data: integer products per modulus, 2 (the
-                             complex set, ozblas_ozaki2_complex_count) or 3 (Karatsuba);
-                             0 otherwise */
+                             complex set, ozblas_ozaki2_complex_count), 1 (the complex set
+                             on op(A) op(A)^H from one array) or 3 (Karatsuba); 0 otherwise */
 } ozblas_report;
 
 /* A context: a handle for state a later version may keep per caller (today it holds none:
@@ -428,10 +428,12 @@ ozblas_status ozblas_zgemm_dd(ozblas_context *ctx, char transa, char transb,
                               double *Chi, int64_t ldchi, double *Clo, int64_t ldclo,
                               const ozblas_options *opt, ozblas_report *report);
 /* The exact products' moduli (for the NumPy reference and the tests): how many, the t-th
- * (0 outside), and budget(n) = bitlen(prod of the first n) - 2 (-1 outside). */
+ * (0 outside), and budget(n) = bitlen(prod of the first n) - 2 (-1 outside); the t-th of
+ * the complex family (two products per modulus; 0 outside). */
 int ozblas_exact_max_moduli(void);
 int ozblas_exact_modulus(int index);
 int ozblas_exact_budget_bits(int n);
+int ozblas_exact_modulus_cx(int index);
 
 /* The preload shim's call counters (OZBLAS_SUMMARY prints them, ozblas.stats() reads
  * them). One cell per routine, route and detail; counts of this process only (a forked
@@ -1099,6 +1101,11 @@ ozblas_status ozblas_zungtr(ozblas_context *ctx, char uplo, int64_t n, double *A
 /* The block size nb = 0 chooses for a factorization of size n on an executor
  * (OZBLAS_LAPACK_NB when set and valid). */
 int64_t ozblas_lapack_block_size(int64_t n, int executor);
+/* The executor whose block size a LAPACK-layer call with options opt (NULL: the defaults)
+ * takes, A one of its matrices (NULL: host memory): the executor its products run on,
+ * except under method auto with executor auto, where each product is the policy's and host
+ * matrices stay on the host (the CPU's). */
+int ozblas_lapack_executor(const ozblas_options *opt, const void *A);
 
 /* ---- In-process activation ------------------------------------------------------------
  * Defined in libozblas_preload.so (the preload shim), not in libozblas.so; ozblas.activate()

@@ -23,6 +23,7 @@ MAX_K = 1 << 28
 
 
 ENGINES = ("int8", "fp4")
+CX_MODULI = 22  # ozaki2.h OZ2_MAX_MODULI_CX
 
 
 def moduli(n: int, engine: str = "int8") -> list[int]:
@@ -39,6 +40,34 @@ def _table(eng: int, cplx: bool, n: int):
         return ([lib.ozblas_ozaki2_complex_modulus(t) for t in range(cnt)],
                 lib.ozblas_ozaki2_complex_budget_bits(cnt), True)
     return (moduli(n, ENGINES[eng]), lib.ozblas_ozaki2_engine_budget_bits(eng, n), False)
+
+
+def _rung(eng: int, cplx: bool, r: int):
+    """ozaki2_table.c oz2_auto_table: automatic precision's rung r as _table's triple. A
+    complex call on INT8 walks the complex set's counts (2 to 22), then Karatsuba on the real
+    counts past it (rung 23: the first real count the complex set cannot hold); every other
+    call the real counts."""
+    if not (cplx and eng == 0):
+        return _table(eng, cplx, r)
+    if r <= CX_MODULI:
+        return ([lib.ozblas_ozaki2_complex_modulus(t) for t in range(r)],
+                lib.ozblas_ozaki2_complex_budget_bits(r), True)
+    return _table(eng, False, _first_karatsuba(eng) + r - CX_MODULI - 1)
+
+
+def _first_karatsuba(eng: int) -> int:
+    n = 2
+    while n < lib.ozblas_ozaki2_engine_max_moduli(eng) and lib.ozblas_ozaki2_complex_count(eng, n):
+        n += 1
+    return n
+
+
+def auto_rung(eng: int, cplx: bool, n: int) -> int:
+    """ozaki2_table.c oz2_auto_rung: the rung of real count n."""
+    if not (cplx and eng == 0) or n < 2:
+        return n
+    k = _first_karatsuba(eng)
+    return lib.ozblas_ozaki2_complex_count(eng, n) if n < k else CX_MODULI + 1 + n - k
 
 
 def _i_m(m: int) -> int:
@@ -137,6 +166,14 @@ def _bits(budget, scaling, cs_a, cs_b, G, ushift):
     bits_a = np.minimum((budget - h - beta0[None, :]).min(axis=1), MAX_BITS)
     bits_b = np.minimum((budget - h - bits_a[:, None]).min(axis=0), MAX_BITS)
     return bits_a, bits_b
+
+
+def _herm_bits(herm, bits_a, bits_b):
+    """ozaki2.h oz2_herm_bits: a Hermitian product keeps the smaller bits on both sides."""
+    if not herm:
+        return bits_a, bits_b
+    both = np.minimum(bits_a, bits_b)
+    return both, both.copy()
 
 
 def _loses(E, emin, bits) -> bool:
@@ -355,12 +392,16 @@ def _product(x, y, m, engine):
 
 
 def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c=None,
-           info: dict | None = None, engine: str = "int8", target: str = "entrywise"):
+           info: dict | None = None, engine: str = "int8", target: str = "entrywise",
+           herm: bool = False):
     """alpha a @ b + beta c by Ozaki II. Returns (result, fallback) where fallback is None or
     the reason the C executors would compute this call natively (result is then None).
     moduli "auto" (or 0) takes the fewest moduli whose bound meets the target ("entrywise":
     DGEMM-level; "normwise": ozblas_options.target's OZBLAS_TARGET_NORMWISE); info, if given,
-    receives the moduli count and the bound, as the C report states them."""
+    receives the moduli count and the bound, as the C report states them. herm: b is a's
+    conjugate transpose read from the same memory (C's oz_gemm_call.herm): both sides keep
+    the smaller bits (ozaki2.h oz2_herm_bits), and on the complex set one product per
+    modulus, P = A+ (A-)^T, gives P+ = P and P- = P^T."""
     if target not in ("entrywise", "normwise"):
         raise ValueError(f"target must be 'entrywise' or 'normwise', got {target!r}")
     a, b, cplx = operands(a, b, alpha, beta)
@@ -386,26 +427,29 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
         state = {}
 
         def meets(nmod):
-            ba, bb = _bits(_table(eng, cplx, nmod)[1], scaling, cs_a, cs_b, G, ushift)
+            ba, bb = _herm_bits(herm, *_bits(_rung(eng, cplx, nmod)[1], scaling, cs_a, cs_b,
+                                             G, ushift))
             # the bound covers elements the count loses entirely (driver_auto.c meets)
             state["bits"] = (ba, bb)
             state["ratio"] = _max_ratio(cplx, ba, bb, Ea, Eb, emin_a, emin_b, Na, Nb, Glo, lsb_a,
                                         lsb_b, (pa, pb, state), norm_rootk(cplx, k))
             return state["ratio"] <= TARGET
 
-        moduli = auto_count(2, lib.ozblas_ozaki2_engine_max_moduli(eng),
-                            lib.ozblas_ozaki2_engine_auto_hint(eng), meets)
+        rung = auto_count(2, auto_rung(eng, cplx, lib.ozblas_ozaki2_engine_max_moduli(eng)),
+                          auto_rung(eng, cplx, lib.ozblas_ozaki2_engine_auto_hint(eng)), meets)
         if info is not None:
-            info.update(moduli=len(_table(eng, cplx, moduli)[0]) if moduli else 0,
+            info.update(moduli=len(_rung(eng, cplx, rung)[0]) if rung else 0,
                         bound=_report_bound(cplx, state["ratio"]))
-        if not moduli:
+        if not rung:
             return None, "no count meets DGEMM-level accuracy"
         bits_a, bits_b = state["bits"]
+        ms, _, two = _rung(eng, cplx, rung)
     else:
-        bits_a, bits_b = _bits(_table(eng, cplx, moduli)[1], scaling, cs_a, cs_b, G, ushift)
+        bits_a, bits_b = _herm_bits(herm, *_bits(_table(eng, cplx, moduli)[1], scaling, cs_a,
+                                                 cs_b, G, ushift))
         if _loses(Ea, emin_a, bits_a) or _loses(Eb, emin_b, bits_b):
             return None, "exponent range beyond the scaling"
-    ms, _, two = _table(eng, cplx, moduli)
+        ms, _, two = _table(eng, cplx, moduli)
     ea = bits_a - Ea
     eb = bits_b - Eb
     sa = [np.trunc(np.ldexp(p, ea[:, None])) for p in pa]
@@ -418,8 +462,15 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
             res_re.append(_sym(_product(ra[0], rb[0], mt, engine), mt))
         elif two:  # A+- = A_r +- i A_i; C_r = (P+ + P-) / 2, C_i = (P+ - P-) / (2 i)
             i = _i_m(mt)
-            pp = _product(_sym(ra[0] + i * ra[1], mt), _sym(rb[0] + i * rb[1], mt), mt, engine)
-            pm = _product(_sym(ra[0] - i * ra[1], mt), _sym(rb[0] - i * rb[1], mt), mt, engine)
+            if herm:  # b's B+ is (A-)^T: one product, P- = P+^T
+                pp = _product(_sym(ra[0] + i * ra[1], mt), _sym(ra[0] - i * ra[1], mt).T, mt,
+                              engine)
+                pm = pp.T
+            else:
+                pp = _product(_sym(ra[0] + i * ra[1], mt), _sym(rb[0] + i * rb[1], mt), mt,
+                              engine)
+                pm = _product(_sym(ra[0] - i * ra[1], mt), _sym(rb[0] - i * rb[1], mt), mt,
+                              engine)
             res_re.append(_sym((pp + pm) * pow(2, -1, mt), mt))
             res_im.append(_sym((pp - pm) * pow(2 * i, -1, mt), mt))
         else:

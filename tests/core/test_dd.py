@@ -132,6 +132,7 @@ def test_equals_reference_and_counts(dtype):
     hi, lo, info = ozblas.matmul_dd(a, b, return_info=True)
     assert same(hi, rh) and same(lo, rl)
     assert info["moduli"] == rinfo["moduli"]
+    assert info["complex_products"] == rinfo["complex_products"]
     assert info["direct_entries"] == rinfo["direct_entries"] == 5
     check_dd(hi, lo, oracle(a, b))
     # issue 24: the report says what the pair promises (it said accuracy "dgemm", no bound)
@@ -149,12 +150,18 @@ def test_threads_do_not_change_bits():
     assert same(one[0], two[0]) and same(one[1], two[1])
 
 
-def test_long_inner_dimension_is_blocked():
-    a = make_matrix(2, 2500, 1, seed=9)
-    b = make_matrix(2500, 3, 1, seed=10)
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_long_inner_dimension_is_blocked(dtype):
+    a = make_matrix(2, 2500, 1, seed=9, dtype=dtype)
+    b = make_matrix(2500, 3, 1, seed=10, dtype=dtype)
     hi, lo, info = ozblas.matmul_dd(a, b, return_info=True)
-    assert info["int_gemms"] == 2 * info["moduli"]  # two k-blocks of at most 2048
+    # two k-blocks of at most 2048; complex: two products per modulus (the complex family)
+    per = 2 if dtype == np.complex128 else 1
+    assert info["complex_products"] == (2 if per == 2 else None)
+    assert info["int_gemms"] == 2 * per * info["moduli"]
     check_dd(hi, lo, oracle(a, b))
+    (rh, rl), rinfo = exact(a, b, dd=True)
+    assert same(hi, rh) and same(lo, rl) and info["moduli"] == rinfo["moduli"]
 
 
 def test_double_double_operands():

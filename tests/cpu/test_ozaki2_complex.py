@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import ozblas
 from ozblas import reference
-from ozblas._native import lib, load
+from ozblas._native import ffi, lib, load
+from ozblas.api import _context, _options
 from ozblas.testing import err_ab, exact_matmul, make_matrix
 
 from _compare import assert_same_bits, native_error
@@ -128,3 +129,95 @@ def test_the_executor_equals_the_reference_bit_for_bit(m, k, n, moduli, scaling,
         return
     assert info["complex_products"] == 2
     assert_same_bits(c, ref)
+
+
+# ---- Hermitian products: one integer product per modulus (ozaki2.h oz2_products_per_call_modulus)
+
+
+def _zgemm_same(a, trans, moduli, scaling):
+    """C = op(A) op(A)^H through ozblas_zgemm with A passed as both operands (the driver's
+    Hermitian case): (C, report)."""
+    af = np.asfortranarray(a)
+    n = a.shape[0] if trans == "N" else a.shape[1]
+    k = a.shape[1] if trans == "N" else a.shape[0]
+    c = np.zeros((n, n), dtype=np.complex128, order="F")
+    rep = ffi.new("ozblas_report *")
+    one, zero = ffi.new("double[2]", [1.0, 0.0]), ffi.new("double[2]", [0.0, 0.0])
+    p = ffi.cast("double *", af.ctypes.data)
+    ta, tb = (b"N", b"C") if trans == "N" else (b"C", b"N")
+    st = lib.ozblas_zgemm(ffi.NULL, ta, tb, n, n, k, one, p, max(1, a.shape[0]), p,
+                          max(1, a.shape[0]), zero, ffi.cast("double *", c.ctypes.data), n,
+                          _options("ozaki2", moduli, scaling, "cpu", None), rep)
+    assert st == 0
+    return c, rep
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 40), st.sampled_from([4, 9, 14, 19, "auto"]),
+       st.sampled_from(["fast", "accurate"]), st.sampled_from("NC"), st.integers(-60, 60),
+       st.integers(0, 2**31))
+def test_a_hermitian_product_takes_one_product_per_modulus(n, k, moduli, scaling, trans, shift,
+                                                           seed):
+    """op(A) op(A)^H from one array: the reference's one-product algorithm bit for bit (the
+    same as its two products with the smaller bits on both sides), an exactly real diagonal,
+    one product per modulus on the complex set, within the reported bound of the oracle."""
+    shape = (n, k) if trans == "N" else (k, n)
+    a = make_matrix(*shape, 1.0, seed=seed % 1000) + 1j * np.ldexp(
+        make_matrix(*shape, 1.0, seed=seed % 1000 + 1), shift)
+    x = a if trans == "N" else a.conj().T
+    c, rep = _zgemm_same(a, trans, moduli, scaling)
+    ref, fallback = reference.ozaki2(x, x.conj().T, moduli=moduli, scaling=scaling, herm=True)
+    if fallback is not None:
+        assert rep.fallback != 0
+        return
+    assert rep.fallback == 0
+    assert_same_bits(c, ref)
+    assert np.all(np.diag(c).imag == 0)
+    cx2 = moduli == "auto" or lib.ozblas_ozaki2_complex_count(INT8, moduli) != 0
+    assert rep.complex_products == (1 if cx2 else 3)
+    assert rep.int_gemms >= rep.complex_products * rep.moduli
+    exact = exact_matmul(x, x.conj().T)
+    assert err_ab(c, exact, x, x.conj().T) <= (rep.bound if rep.bound > 0 else 1.0) + U
+
+
+def test_zherk_in_one_block_is_the_hermitian_product():
+    """ZHERK of one block (nb >= n: the LAPACK layer's diagonal-block product) is the
+    Hermitian product's triangle, and costs one product per modulus."""
+    from ozblas._native import ffi
+    from ozblas.api import _context, _options
+
+    n, k = 33, 70
+    a = _parts(n, k, 1.0, 5, 0, -20)
+    want, rep = _zgemm_same(a, "N", 14, "fast")
+    assert rep.complex_products == 1 and rep.int_gemms == rep.moduli
+    af = np.asfortranarray(a)
+    c = np.zeros((n, n), dtype=np.complex128, order="F")
+    info = ffi.new("int64_t *")
+    lrep = ffi.new("ozblas_lapack_report *")
+    st = lib.ozblas_zherk(_context(), b"L", b"N", n, k, 1.0, ffi.cast("double *", af.ctypes.data),
+                          n, 0.0, ffi.cast("double *", c.ctypes.data), n, info, n,
+                          _options("ozaki2", 14, "fast", "cpu", None), lrep)
+    assert st == 0 and info[0] == 0 and lrep.emulated == 1
+    low = np.tril(np.ones((n, n), bool))
+    assert_same_bits(c[low], want[low])
+    assert np.all(c[~low] == 0)
+
+
+def test_auto_precision_walks_the_complex_set_itself():
+    """Automatic precision walks the complex set's own counts (ozaki2_table.c oz2_auto_table),
+    so it can stop at a count no real count maps to (6, 17 and 22 are no real count's fewest
+    reaching moduli): here 17, where real count 15 maps to 16 and 16 to 18. The reference's
+    walk gives the same count and bits, within the bound and native's error."""
+    load()
+    assert 17 not in {lib.ozblas_ozaki2_complex_count(INT8, n) for n in range(2, 20)}
+    a = make_matrix(64, 1024, 0.5, seed=1) + 1j * np.ldexp(make_matrix(64, 1024, 0.5, seed=2), -30)
+    b = make_matrix(1024, 64, 0.5, seed=3) + 1j * np.ldexp(make_matrix(1024, 64, 0.5, seed=4), -30)
+    c, info = ozblas.matmul(a, b, method="ozaki2", moduli="auto", scaling="fast",
+                            executor="cpu", return_info=True)
+    assert (info["moduli"], info["complex_products"]) == (17, 2)
+    rinfo = {}
+    ref, fallback = reference.ozaki2(a, b, moduli="auto", scaling="fast", info=rinfo)
+    assert fallback is None and rinfo["moduli"] == 17
+    assert_same_bits(c, ref)
+    exact = exact_matmul(a, b)
+    assert err_ab(c, exact, a, b) <= min(info["bound"], max(native_error(a, b, exact), U))

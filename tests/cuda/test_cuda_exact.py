@@ -46,7 +46,10 @@ def _check_matmul(a, b, what):
 def test_correct_equals_cpu_and_oracle(cplx, phi):
     a, b = _pair(9, 37, 7, phi, cplx, seed=int(10 * phi) + cplx)
     rc = _check_matmul(a, b, f"cplx={cplx} phi={phi}")
-    assert rc["moduli"] > 0 and rc["int_gemms"] == rc["moduli"] * (3 if cplx else 1)
+    assert rc["moduli"] > 0 and rc["int_gemms"] == rc["moduli"] * (rc["complex_products"] or 1)
+    # complex: two products per modulus where the INT8 complex family (22 moduli, 151 bits)
+    # holds every row and column (phi 0: 16 moduli), Karatsuba on the 48 moduli beyond
+    assert rc["complex_products"] == ((2 if phi == 0 else 3) if cplx else None)
     assert rc["accuracy"] == "correct" and rc["devices"] == [0]
 
 
@@ -123,12 +126,15 @@ def test_adversarial(cplx, name):
         assert rc["direct_entries"] > 0
 
 
+@pytest.mark.parametrize("cplx", [False, True])
 @pytest.mark.parametrize("k", [2100, 65600])
-def test_k_above_a_block(k):
+def test_k_above_a_block(k, cplx):
     # 2100: two of the CPU's k-blocks (2048); 65600: two of the GPU's INT8 blocks (65536)
-    a, b = _pair(2, k, 3, 0.5, False, seed=k)
-    rc = _check_matmul(a, b, f"k={k}")
-    assert rc["int_gemms"] == rc["moduli"] * (2 if k > 65536 else 1)
+    a, b = _pair(2, k, 3, 0.5, cplx, seed=k)
+    rc = _check_matmul(a, b, f"k={k} cplx={cplx}")
+    assert rc["int_gemms"] == rc["moduli"] * (2 if k > 65536 else 1) * (rc["complex_products"] or 1)
+    # complex at k = 65600: log2(2k) takes 18 of the complex family's 151 bits, too few
+    assert rc["complex_products"] == ((2 if k < 65536 else 3) if cplx else None)
 
 
 def _rn(p: Fraction) -> float:

@@ -375,11 +375,28 @@ def test_auto_precision_same_count_bound_and_bits(cplx, scaling, phi, mkn):
 
 # Issue 14's refined bound (ozaki2.h, automatic precision's refinement): the moduli each input
 # took before it (main at fdb12e6, CPU executor; fast, accurate scaling). A count below these
-# shows that the refinement ran on the input; the GPU must then take the same count.
+# shows that the refinement ran on the input; the GPU must then take the same count. Real
+# counts: a complex call's count on the complex set is compared by its bits (_budget).
 _UNREFINED = {("phi4", False): (21, 21), ("phi4", True): (21, 21), ("phi8", False): (29, 28),
               ("phi8", True): (28, 28), ("k12", False): (32, 32), ("k12", True): (26, 26),
               ("zeros", False): (27, 27), ("zeros", True): (29, 29), ("long", False): (21, 21),
               ("long", True): (21, 21)}
+
+
+def _budget_of_real(count):
+    from ozblas._native import lib
+
+    return lib.ozblas_ozaki2_engine_budget_bits(0, count)
+
+
+def _budget(rep):
+    """The bits of the table a report's count names: a complex call that took two products
+    per modulus walked the complex set (oz2_auto_table), whose counts are not real counts."""
+    from ozblas._native import lib
+
+    if rep.get("complex_products") == 2:
+        return lib.ozblas_ozaki2_complex_budget_bits(rep["moduli"])
+    return _budget_of_real(rep["moduli"])
 
 
 def _papers_matrix(m, n, phi, seed, dt):
@@ -443,7 +460,8 @@ def test_auto_precision_refined_bound_like_cpu(case, cplx):
     cpu = {}
     for accurate, scaling in enumerate(("fast", "accurate")):
         cpu[scaling] = cp, rp = fn(1.0, a0, b0, executor="cpu", scaling=scaling, **kw)
-        assert rp["fallback"] is None and rp["moduli"] < _UNREFINED[case, cplx][accurate], rp
+        assert rp["fallback"] is None, rp
+        assert _budget(rp) < _budget_of_real(_UNREFINED[case, cplx][accurate]), rp
     ts = range(3) if cplx else range(2)  # 'C' is 'T' for real operands
     pairs = [(ta, tb) for ta in ts for tb in ts] if case in ("phi4", "phi8") else [(0, 0), (1, 1)]
     for ta, tb in pairs:
@@ -617,3 +635,52 @@ def test_split_complex_parts_apart_like_cpu(method):
     keys = ("method", "moduli", "slices", "fallback", "bits_a", "bits_b")
     _compare.assert_same_report(rc, rp, keys, f"split {method}")
     assert_same_bits(cc, cp, f"split {method}")
+
+
+# ---- Hermitian products (op(B) = op(A)^H from one array: ozaki2.h oz2_herm_bits) --------------
+
+
+def _herm(a, ta, executor, **kw):
+    """op(A) op(A)^H through ozblas.zgemm with a passed as both operands."""
+    n = a.shape[0] if ta == 0 else a.shape[1]
+    c = np.zeros((n, n), dtype=np.complex128, order="F")
+    return ozblas.zgemm(1.0, a, a, 0.0, c, ta, 2 - ta, executor=executor, **kw)
+
+
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("moduli", [13, 20, "auto"])
+@pytest.mark.parametrize("ta", [0, 2])
+def test_hermitian_product_like_cpu(ta, moduli, scaling):
+    """Both sides' bits equal, one product per modulus on the complex set (P- = P+^T: a
+    transpose of P+ instead of the second product), Karatsuba's three beyond it: the CPU
+    executor's bits and report."""
+    a = np.asfortranarray(make_matrix(*((37, 53) if ta == 0 else (53, 37)), 1.0, seed=5,
+                                      dtype=np.complex128))
+    kw = dict(method="ozaki2", moduli=moduli, scaling=scaling, return_info=True)
+    cc, rc = _herm(a, ta, "cuda", **kw)
+    cp, rp = _herm(a, ta, "cpu", **kw)
+    assert rp["fallback"] is None
+    assert rp["complex_products"] == (3 if moduli == 20 else 1)
+    assert_same_report(rc, rp, f"ta={ta}")
+    assert_same_bits(cc, cp, f"ta={ta}")
+    assert np.all(np.diag(cc).imag == 0)
+
+
+def test_hermitian_product_in_one_launch_or_one_per_modulus():
+    """A Hermitian product that fits whole: every modulus' P+ one batched call (then P- by
+    transposes), or one product per modulus with the hook off; the same bits as the CPU."""
+    a = np.asfortranarray(make_matrix(30, 44, 1.0, seed=46, dtype=np.complex128))
+    few = _hook("oz_cuda_test_few_launches", ctypes.c_int)
+    kw = dict(method="ozaki2", moduli=12, scaling="accurate")
+    _i8_columns(0)
+    one = _herm(a, 0, "cuda", **kw)
+    calls_one = _i8_columns(0)
+    few(0)
+    try:
+        per = _herm(a, 0, "cuda", **kw)
+        calls_per = _i8_columns(0)
+    finally:
+        few(1)
+    assert (calls_one, calls_per) == (2, 13 + 1)  # the complex set's 13 moduli, one each
+    assert_same_bits(one, per, "one product per modulus")
+    assert_same_bits(one, _herm(a, 0, "cpu", **kw), "cpu")

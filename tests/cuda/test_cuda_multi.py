@@ -193,3 +193,20 @@ def test_split_calls_give_the_one_device_bits(shape):
     assert rp["split_parts"] >= 2 and rm["split_parts"] == rp["split_parts"], (rm, rp)
     assert len(rm["devices"]) >= 2, rm
     assert_same_bits(many, cpu, "cuda:all vs cpu")
+
+
+@pytest.mark.parametrize("ta", [0, 2])
+def test_a_hermitian_product_over_devices_gives_the_cpu_bits(ta):
+    """op(A) op(A)^H from one array (the driver's Hermitian case): the whole product's equal
+    bits on both sides reach every device's tile (a tile is no Hermitian product itself)."""
+    need(2)
+    a = np.asfortranarray(make_matrix(*((90, 24) if ta == 0 else (24, 90)), 2.0, seed=14,
+                                      dtype=np.complex128))
+    c = np.zeros((90, 90), dtype=np.complex128, order="F")
+    kw = dict(method="ozaki2", scaling="accurate")
+    cpu, rp = _gemm(np.complex128, "cpu", a, a, c, ta, 2 - ta, **kw)
+    many, rm = _gemm(np.complex128, "cuda:all", a, a, c, ta, 2 - ta, **kw)
+    assert rp["complex_products"] == 1
+    assert_same_bits(many, cpu, "cuda:all vs cpu")
+    for key in ("moduli", "bits_a", "bits_b", "bound"):
+        assert rm[key] == rp[key], key

@@ -354,3 +354,24 @@ def test_split_call_tiled_equals_cpu():
     assert plan["nI"] * plan["nJ"] > 1 and rc["executor"] == "cuda", (plan, rc)
     assert rc["split_parts"] == rp["split_parts"] and rc["bound"] == rp["bound"]
     assert_same_bits(cc, cp, "split tiled")
+
+
+@pytest.mark.parametrize("regime", ["tiles", "ksplit-streamed"])
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+def test_hermitian_product_tiled_equals_cpu(regime, scaling):
+    """op(A) op(A)^H from one array in tiles: the Hermitian product's equal bits on both
+    sides (taken from the whole product), two products per modulus as C is in several tiles
+    (P- of a tile is P+ of another); the CPU's bits, which take one."""
+    a = np.asfortranarray(make_matrix(M, K, 1.0, seed=7, dtype=np.complex128))
+    c = np.zeros((M, M), dtype=np.complex128, order="F")
+    kw = dict(method="ozaki2", moduli=14, scaling=scaling, return_info=True)
+    with workspace_cap(CAPS[("z", "ozaki2")][regime]):
+        cc, rc = ozblas.zgemm(1.0, a, a, 0.0, c.copy(order="F"), 0, 2, executor="cuda", **kw)
+        plan = hooks().last_plan()
+    cp, rp = ozblas.zgemm(1.0, a, a, 0.0, c.copy(order="F"), 0, 2, executor="cpu", **kw)
+    assert rp["complex_products"] == 1
+    assert plan["nI"] * plan["nJ"] > 1, plan  # (one tile: test_cuda_executor's)
+    assert rc["complex_products"] == 2
+    for key in ("moduli", "bits_a", "bits_b", "fallback"):
+        assert rc[key] == rp[key], key
+    assert_same_bits(cc, cp, regime)

@@ -386,6 +386,40 @@ def test_block_size_from_the_environment(monkeypatch, rng):
     assert lib.ozblas_lapack_block_size(1000, 1) == 256
 
 
+def test_block_size_of_a_query_is_the_runs(monkeypatch, rng):
+    """A workspace query's block size is the one the call then runs with: nb= as given,
+    else the library's (OZBLAS_LAPACK_NB, else the size rule for the executor the options
+    plan for: the CUDA executor's under a forced method where a GPU is usable)."""
+    a = standard_normal(rng, (40, 30))
+    monkeypatch.delenv("OZBLAS_LAPACK_NB", raising=False)
+    for kw in ({}, {"method": "ozaki2"}, {"executor": "cpu"}, {"nb": 7}):
+        work = L.geqrf(a, lwork=-1, **kw)[2]
+        L.geqrf(a, **kw)
+        assert work[0] == 30 * L.last_report()["nb"], kw
+    assert L.last_report()["nb"] == 7
+    monkeypatch.setenv("OZBLAS_LAPACK_NB", "12")
+    assert L.geqrf(a, lwork=-1)[2][0] == 30 * 12 and L.geqrf(a, lwork=-1, nb=5)[2][0] == 30 * 5
+    with pytest.raises(ValueError, match="nb"):
+        L.geqrf(a, lwork=-1, nb=0)
+
+
+def test_lapack_executor_rule():
+    """ozblas_lapack_executor: the executor asked for (cuda even where not built: its block
+    size, and the run fails as unavailable); executor auto: the host's under method auto
+    and for exact products, else the CUDA executor where usable."""
+    gpu = lib.ozblas_executor_available(lib.OZBLAS_EXECUTOR_CUDA, ffi.NULL, 0)
+    cpu, cuda = lib.OZBLAS_EXECUTOR_CPU, lib.OZBLAS_EXECUTOR_CUDA
+    assert lib.ozblas_lapack_executor(ffi.NULL, ffi.NULL) == cpu
+    cases = [(dict(executor="cpu"), cpu), (dict(executor="cpu", method="ozaki2"), cpu),
+             (dict(executor="cuda"), cuda), (dict(), cpu), (dict(accuracy="correct"), cpu),
+             (dict(method="ozaki2"), cuda if gpu else cpu),
+             (dict(method="native"), cuda if gpu else cpu)]
+    for kw, want in cases:
+        o = _options(kw.get("method"), None, None, kw.get("executor"), None,
+                     accuracy=kw.get("accuracy"))
+        assert lib.ozblas_lapack_executor(o, ffi.NULL) == want, kw
+
+
 @settings(max_examples=15, deadline=None)
 @given(m=st.integers(1, 40), n=st.integers(1, 40), nb=st.integers(1, 12),
        phi=st.sampled_from([0.0, 1.0, 4.0]), seed=st.integers(0, 2**31))

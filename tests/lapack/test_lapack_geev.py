@@ -115,14 +115,21 @@ def _run(kind, n, dt):
     nw, nwi, nvl, nvr, ninfo = nat
     assert info == ninfo == 0
     assert (vl.shape, vl.dtype, vr.shape, vr.dtype) == (nvl.shape, nvl.dtype, nvr.shape, nvr.dtype)
+    against_native(f"{kind} {n}", a, (w, wi, vl, vr), (nw, nwi, nvl, nvr))
+    return w, wi, vl, vr
+
+
+def against_native(label, a, ours, nat):
+    """geev's (w, wi, vl, vr) against native's on a: the residuals within 4x native's plus 2,
+    the eigenvalues within the first-order bound"""
+    (w, wi, vl, vr), (nw, nwi, nvl, nvr) = ours, nat
     x, y = _complex_vectors(vr, wi), _complex_vectors(vl, wi)
     nx, ny = _complex_vectors(nvr, nwi), _complex_vectors(nvl, nwi)
     ours, native = _residuals(a, w, x, y), _residuals(a, nw, nx, ny)
     for k, v in ours.items():
-        assert v <= 4 * native[k] + 2.0, f"{kind} {n} {k}: {v:.3g} vs native {native[k]:.3g}"
+        assert v <= 4 * native[k] + 2.0, f"{label} {k}: {v:.3g} vs native {native[k]:.3g}"
     _check_values(a, w, nw, nx / np.linalg.norm(nx, axis=0), ny / np.linalg.norm(ny, axis=0),
                   ours, native)
-    return w, wi, vl, vr
 
 
 def _normalized(v, wi):
@@ -172,7 +179,12 @@ def test_geev_scaled_into_range(dt, factor):
     fw, fwi, fvl, fvr, _ = _unpack(L.geev(a, **EMU), dt)
     assert info == 0
     assert np.allclose(w / factor, fw, rtol=1e-13, atol=0)
-    assert np.allclose(vr, fvr, rtol=0, atol=1e-13)
+    # the scaling into range is not a power of two: the QR iteration's rounding differs, and
+    # a vector (a complex pair's two columns together) may come out negated
+    for j in range(vr.shape[1]):
+        k = j - 1 if j > 0 and dt != np.complex128 and wi[j] < 0 else j
+        sgn = np.sign(np.vdot(fvr[:, k], vr[:, k]).real)
+        assert np.allclose(sgn * vr[:, j], fvr[:, j], rtol=0, atol=1e-13)
 
 
 def test_geev_argument_errors_and_query():
@@ -321,9 +333,9 @@ def test_gees_scaled_into_range(dt, factor):
 @pytest.mark.parametrize("routine", ["geev", "gees"])
 @pytest.mark.parametrize("n, nb", [(64, 8), (100, 16)])
 def test_explain_matches_the_run(routine, n, nb):
-    """`ozblas explain geev|gees N`: its products' flops are the run's but for the small
-    products it leaves out (the rows above a gehrd panel's reflectors: at most 5% here), its
-    host flops the run's model plus lahr2's panels (within 5%)."""
+    """`ozblas explain geev|gees N`: its products' and host flops those of the run within a
+    factor 2 (hseqr's multishift QR takes as many sweeps as the matrix needs: explain's model
+    guesses n / ns), hseqr's windows among its products."""
     import subprocess
     import sys
 
@@ -335,8 +347,9 @@ def test_explain_matches_the_run(routine, n, nb):
     rep = L.last_report()
     d = L.explain(routine, n, "d", "h200", nb=nb)
     assert d["routine"] == "d" + routine and d["nb"] == nb and d["updates"]
-    assert 0.95 * rep["product_flops"] <= d["product_flops"] <= rep["product_flops"]
-    assert abs(d["host_flops"] - rep["host_flops"]) <= 0.05 * rep["host_flops"]
+    assert 0.5 * rep["product_flops"] <= d["product_flops"] <= 2 * rep["product_flops"]
+    assert 0.5 * rep["host_flops"] <= d["host_flops"] <= 2 * rep["host_flops"]
+    assert any(u["shape"].startswith("hseqr") for u in d["updates"])
     assert L.explain(routine, 100, "z", "h200")["route"] == "host LAPACK"  # one block
     r = subprocess.run([sys.executable, "-m", "ozblas", "explain", routine, "3000", "--profile",
                         "h200", "--dtype", "z"], capture_output=True, text=True)

@@ -1,6 +1,7 @@
 """Least squares through the singular value decomposition (native/src/lapack/lapack_svd.c
-through ozblas.lapack): gelsd (the bidiagonal problem by the host lalsd) and gelss (by the
-host bdsqr, V^H into a).
+through ozblas.lapack): gelsd (the bidiagonal problem by lapack_lalsd.c: explicit vectors and
+two products, or the host lalsd for few right-hand sides) and gelss (by the host bdsqr, V^H
+into a).
 
 Emulation forced (Ozaki II), small blocks (NB), d and z; square, tall and wide below and
 above the QR-first threshold (1.6), very tall and very wide, one small dimension (the host

@@ -71,10 +71,15 @@ static void scale_c(const oz_gemm_call *c)
 static ozblas_status gemm_body(ozblas_context *ctx, oz_gemm_call *c,
                                const ozblas_options *opt_in, ozblas_report *rep_out);
 
-static int on_device(const oz_gemm_call *c)
+/* The executor whose memory the operands are in (NULL: host memory). */
+static const oz_executor *owner(const oz_gemm_call *c)
 {
-    return oz_memory_owner(c->A) || oz_memory_owner(c->B) || oz_memory_owner(c->C);
+    const oz_executor *e = oz_memory_owner(c->A);
+    e = e ? e : oz_memory_owner(c->B);
+    return e ? e : oz_memory_owner(c->C);
 }
+
+static int on_device(const oz_gemm_call *c) { return owner(c) != NULL; }
 
 /* Floating-point exception flags: an emulated product raises flags inside its own steps
  * (scaling, CRT, the CUDA runtime's host code) that say nothing about the result, and
@@ -193,10 +198,9 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
     rep->accuracy = opt->accuracy;
 
     opt->device = ozblas_device_for(opt); /* executor auto: the launcher's local rank's GPU */
-    if (opt->executor == OZBLAS_EXECUTOR_AUTO) {
-        *ex = oz_executor_auto();
-    } else {
-        *ex = oz_executor_get(opt->executor);
+    const oz_executor *mem = owner(c);
+    *ex = oz_executor_for(opt, opt->accuracy == OZBLAS_ACCURACY_CORRECT, mem);
+    if (opt->executor != OZBLAS_EXECUTOR_AUTO) {
         if (!*ex || !(*ex)->available(NULL, 0)) {
             *st = OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
             return GO_DONE;
@@ -210,7 +214,7 @@ static int gemm_route(oz_gemm_call *c, const ozblas_options *opt_in, ozblas_opti
     rep->method = OZBLAS_METHOD_NATIVE;
     c->beta_zero = c->beta[0] == 0.0 && c->beta[1] == 0.0;
 
-    const int device = (*ex)->owns != NULL, dev = device && on_device(c);
+    const int device = (*ex)->owns != NULL, dev = device && mem;
     const oz_dispatch_in in = {c->is_complex, c->m, c->n, c->k, c->alpha, c->beta, dev,
                                device ? usable : NULL, NULL, 1, 1, 0, 0, 0};
     oz_dispatch d;

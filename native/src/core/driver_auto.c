@@ -53,7 +53,7 @@ typedef struct {
     void *probe;
     int beta;
     int engine;        /* Ozaki II: the engine whose moduli tables the walk takes */
-    int cx;            /* complex: the tables oz2_table_call gives it */
+    int cx;            /* complex: the ladder of oz2_auto_table */
     double ratio;      /* of the last count tried */
     ozblas_status st;  /* a kernel's failure: the walk then stops */
 } walk;
@@ -66,7 +66,7 @@ static int meets(int n, void *arg)
     walk *w = arg;
     if (w->st != OZBLAS_OK)
         return 1;
-    if (!w->beta && (w->st = w->K->probe_bits(w->probe, oz2_table_call(w->engine, w->cx, n))) != OZBLAS_OK)
+    if (!w->beta && (w->st = w->K->probe_bits(w->probe, oz2_auto_table(w->engine, w->cx, n))) != OZBLAS_OK)
         return 1;
     if ((w->st = w->K->probe_ratio(w->probe, w->beta, n, &w->ratio)) != OZBLAS_OK)
         return 1;
@@ -90,9 +90,13 @@ ozblas_status oz_auto_choose(const oz_kernels *K, const oz_gemm_call *c,
         return OZBLAS_OK;
     }
     walk w = {K, *probe, beta, opt->engine, c->is_complex, 0.0, OZBLAS_OK};
-    const int most = beta ? OZ1_MAX_SLICES : oz2_max_moduli(opt->engine);
-    const int hi = c->max_count ? oz_min_int(c->max_count, most) : most;
-    const int hint = beta ? OZ1_PLAN_SLICES : oz2_auto_hint(opt->engine);
+    /* Ozaki II walks the rungs of oz2_auto_table; counts (max_count, the hint) are real
+       counts, taken to their rungs */
+    const int e = opt->engine, cx = c->is_complex;
+    const int most = beta ? OZ1_MAX_SLICES : oz2_auto_rung(e, cx, oz2_max_moduli(e));
+    const int cap = beta || !c->max_count ? c->max_count : oz2_auto_rung(e, cx, c->max_count);
+    const int hi = cap ? oz_min_int(cap, most) : most;
+    const int hint = beta ? OZ1_PLAN_SLICES : oz2_auto_rung(e, cx, oz2_auto_hint(e));
     int n = oz_auto_count(2, hi, oz_min_int(hint, hi), meets, &w);
     if (w.st != OZBLAS_OK)
         return w.st;

@@ -44,7 +44,7 @@ static ozblas_status auto_item(const oz_kernels *K, const oz_gemm_call *c,
         } else {
             memcpy(it->bits, a.bits, sizeof(int) * (size_t)c->m);
             memcpy(it->bits + c->m, b.bits, sizeof(int) * (size_t)c->n);
-            it->T = oz2_table_call(opt->engine, c->is_complex, n);
+            it->T = oz2_auto_table(opt->engine, c->is_complex, n);
             r.bound = oz2_report_bound(c->is_complex, ratio);
             r.moduli = it->T->n;
             r.phase_seconds[OZBLAS_PHASE_STATS] += oz_now() - t0;

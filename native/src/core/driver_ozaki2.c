@@ -8,9 +8,20 @@
  * executor's kernels do the work (core/phase_kernels.h). */
 #include "phase_kernels.h"
 
-ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozblas_options *opt,
-                        ozblas_report *rep)
+/* Whether op(B) is op(A)^H read from the same memory (the LAPACK layer's HERK blocks, a
+ * caller's zgemm(A, A, 'N', 'C')): then C is Hermitian (oz_gemm_call.herm). */
+static int hermitian(const oz_gemm_call *c)
 {
+    return c->is_complex && c->m == c->n && c->A == c->B && c->lda == c->ldb &&
+           ((c->transa == 'N' && c->transb == 'C') || (c->transa == 'C' && c->transb == 'N'));
+}
+
+ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *call,
+                        const ozblas_options *opt, ozblas_report *rep)
+{
+    oz_gemm_call h = *call;
+    h.herm = hermitian(call);
+    const oz_gemm_call *c = &h;
     const oz_kernels *K = ex->kernels;
     const int cx = c->is_complex, fast = opt->scaling == OZBLAS_SCALING_FAST;
     rep->engine = opt->engine;
@@ -39,9 +50,10 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozbl
         rep->bound = oz2_report_bound(cx, ratio);
         if (!n)
             goto done;
-        T = oz2_table_call(opt->engine, cx, n);
+        T = oz2_auto_table(opt->engine, cx, n);
         t_probe = oz_now() - t0;
     }
+    rep->complex_products = 0; /* o2_open states the products per modulus its run takes */
     st = K->o2_open(c, opt, T, probe, &run, &bad, &a, &b, rep);
     if (st != OZBLAS_OK)
         goto done;
@@ -58,9 +70,13 @@ ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *c, const ozbl
     if (st != OZBLAS_OK)
         goto done;
     rep->moduli = T->n;
-    rep->complex_products = cx ? oz2_products_per_modulus(T, cx) : 0;
-    rep->int_gemms = T->n * oz2_products_per_modulus(T, cx) + (fast ? 0 : 1) + probe_products;
-    rep->engine_products = T->products * oz2_products_per_modulus(T, cx);
+    /* a Hermitian product takes one product per modulus where the run could (the CUDA
+       executor: in one tile), else the table's */
+    const int per = cx && rep->complex_products ? rep->complex_products
+                                                : oz2_products_per_modulus(T, cx);
+    rep->complex_products = cx ? per : 0;
+    rep->int_gemms = T->n * per + (fast ? 0 : 1) + probe_products;
+    rep->engine_products = T->products * per;
     rep->fp64_passes = 1;
     rep->phase_seconds[OZBLAS_PHASE_STATS] += t_probe;
 done:

@@ -1,6 +1,7 @@
 /* Executor lookup, by the table (executor_table.c) and never by name: which executors can
- * run here, whose memory a pointer is, which executor auto starts from, and which may compete
- * for a call under method auto (the one rule the C API, the preload shim and ozblas.policy
+ * run here, whose memory a pointer is, which executor a call runs on (the one rule the C
+ * API's products, the exact products and the LAPACK layer share), and which may compete for
+ * a call under method auto (the one rule the C API, the preload shim and ozblas.policy
  * share). */
 #include <stdio.h>
 
@@ -25,6 +26,16 @@ const oz_executor *oz_executor_auto(void)
 {
     const oz_executor *e = oz_executor_get(OZBLAS_EXECUTOR_CUDA);
     return e && e->available(NULL, 0) ? e : oz_executor_get(OZ_HOST_EXECUTOR);
+}
+
+const oz_executor *oz_executor_for(const ozblas_options *opt, int exact,
+                                   const oz_executor *owner)
+{
+    if (opt->executor != OZBLAS_EXECUTOR_AUTO)
+        return oz_executor_get(opt->executor);
+    if (owner)
+        return owner;
+    return exact ? oz_executor_get(OZ_HOST_EXECUTOR) : oz_executor_auto();
 }
 
 int oz_gpu_identity(int dev, char *name, size_t name_len, int *driver)

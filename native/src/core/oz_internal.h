@@ -37,6 +37,9 @@ typedef struct {
     int dd;   /* Ozaki II leaves op(A) op(B) unrounded, alpha 1 and beta 0 ignored: entry
                  (i, j) at C + 2w (i + j ldc) (w 1 real, 2 complex) as hi, lo of the real
                  part, then of the imaginary part (oz2_crt_store_dd) */
+    int herm; /* op(B) is op(A)^H, the same matrix (m = n): C is Hermitian. Set by the Ozaki II
+                 driver alone (oz_ozaki2); the executors then keep both sides' bits equal and,
+                 on the complex set, take one product per modulus (ozaki2.h oz2_herm_bits) */
 } oz_gemm_call;
 
 /* An executor runs calls somewhere: natively, or the phases of the Ozaki schemes through
@@ -45,6 +48,7 @@ typedef struct {
  * only through this table (oz_executor_get), never by name. */
 typedef struct oz_kernels oz_kernels;
 typedef struct oz_batch_kernels oz_batch_kernels;
+typedef struct oz_exact_kernels oz_exact_kernels;
 typedef struct oz_executor oz_executor;
 struct oz_executor {
     int id; /* an ozblas_executor */
@@ -55,10 +59,9 @@ struct oz_executor {
     /* Whether the product engine (one of kernels->engines) runs on device device now, with
      * the reason in why (NULL: every engine of kernels->engines always does). */
     int (*engine_usable)(int engine, int device, char *why, size_t why_len);
-    /* The exact product (accuracy "correct", or with lo the double-double one) on this
-     * executor (cpu/cpu_exact.c, cuda/cuda_exact.cu); NULL: none. */
-    ozblas_status (*exact)(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
-                           int64_t ldlo, ozblas_report *report);
+    /* The exact products' kernels (accuracy "correct" and the double-double products;
+     * core/phase_kernels.h, driven by core/exact_gemm.c); NULL: none. */
+    const oz_exact_kernels *exact;
     /* Ozaki II over a batch of products (core/phase_kernels.h); NULL: the executor runs a
      * batch one product at a time. */
     const oz_batch_kernels *batch;
@@ -73,6 +76,17 @@ struct oz_executor {
      * on opt->device, waited for; 0 on success. */
     int (*copy)(const ozblas_options *opt, void *dst, size_t dpitch, const void *src,
                 size_t spitch, size_t width, size_t rows);
+    /* What the LAPACK layer keeps in its memory for a run (lapack/lapack_api.c,
+     * lapack_seam.c), each on opt->device and opt->stream, waited for. mem_alloc: NULL when
+     * the device is short or unusable; mem_budget: the bytes a call may plan with, or why
+     * opt's device cannot be used; laswp: LAPACK's row interchanges k1..k2 (1-based) on A
+     * in its memory with the pivots at dpiv (its memory too, indexed as ipiv), 0 on
+     * success. */
+    void *(*mem_alloc)(const ozblas_options *opt, size_t bytes);
+    void (*mem_free)(const ozblas_options *opt, void *p);
+    ozblas_status (*mem_budget)(const ozblas_options *opt, size_t *bytes);
+    int (*laswp)(const ozblas_options *opt, int cplx, int64_t n, double *A, int64_t lda,
+                 int64_t k1, int64_t k2, const int64_t *dpiv, int64_t incx);
     /* 1 when every device opt->devices lists exists here (all: at least one); else 0 and
      * why names the missing one. */
     int (*devices_check)(const ozblas_options *opt, char *why, size_t len);
@@ -116,6 +130,14 @@ const oz_executor *oz_memory_owner(const void *p);
 /* The executor that executor auto starts from: the CUDA executor where it is usable, else
  * the host's. */
 const oz_executor *oz_executor_auto(void);
+/* The one rule of which executor a call runs on, before method auto's policy picks per
+ * product (gemm_route, oz_exact_run, the LAPACK layer's runs): the executor asked for (NULL
+ * when not built); under executor auto the one whose memory the operands are in (owner:
+ * oz_memory_owner of one of them, NULL for host memory), else the host's for an exact
+ * product (exact: accuracy "correct" or a double-double product; the policy has no cost
+ * model for them), else oz_executor_auto's. */
+const oz_executor *oz_executor_for(const ozblas_options *opt, int exact,
+                                   const oz_executor *owner);
 /* The name and driver version of GPU dev (the CUDA executor's device_identity); 0 without
  * one. */
 int oz_gpu_identity(int dev, char *name, size_t name_len, int *driver);
@@ -384,6 +406,10 @@ const oz2_table *oz2_table_get(int engine, int n);
 /* the table a call with moduli count n takes (complex on INT8: the complex set where it
  * reaches n's budget, numerics/ozaki2_table.c); NULL as oz2_table_get */
 const oz2_table *oz2_table_call(int engine, int cx, int n);
+/* automatic precision's ladder (ozaki2_table.c): the table of rung r, and the rung of the
+ * real count n (the first whose budget reaches n's; n itself for real calls and FP4) */
+const oz2_table *oz2_auto_table(int engine, int cx, int rung);
+int oz2_auto_rung(int engine, int cx, int n);
 const oz2_table *oz2_cx_table(int n); /* the complex set's n moduli; NULL outside 2..22 */
 
 /* core/symbol_lookup.c: the first definition of a symbol among the loaded objects, skipping every ozblas library

@@ -1,5 +1,5 @@
-/* The seam between the scheme drivers (core/driver_ozaki2.c, driver_ozaki1.c, driver_auto.c)
- * and the executors: each executor supplies these phase kernels over its own memory (CPU:
+/* The seam between the scheme drivers (core/driver_ozaki2.c, driver_ozaki1.c, driver_auto.c,
+ * and exact_gemm.c for the exact products) and the executors: each executor supplies these phase kernels over its own memory (CPU:
  * host arrays and threads; CUDA: device buffers and kernels). The driver owns everything
  * that is the same on every executor: the prologue (k too large), automatic precision's walk
  * over the count, the order of the fallbacks, the term count, the report. A kernel only
@@ -88,6 +88,54 @@ struct oz_batch_kernels {
     ozblas_status (*products)(void *run, const unsigned char *skip, ozblas_report *rep);
     void (*close)(void *run);
     unsigned engines; /* the product engines (bit 1 << ozblas_engine) batches run on */
+};
+
+/* Exact products (numerics/exact.h: accuracy "correct" and the double-double products; the
+ * driver is core/exact_gemm.c, which owns the steps' order, the moduli count, the k-blocks,
+ * the planes per modulus and the report). Per side, on the host: step 1's bits and whether
+ * each row of op(A) (column of op(B)) is direct; the driver marks more of them direct (too
+ * wide for the count) before exact_integers reads dir. */
+typedef struct {
+    int64_t n;    /* m or n */
+    const int *top; /* |A'_il| < 2^top_i (ozx_outer_stats) */
+    char *dir;      /* Inf/NaN, later also too wide: the entries by exact dot products */
+} oz_xside;
+
+struct ozx_table;
+struct ozx_update;
+
+struct oz_exact_kernels {
+    /* The integer engine: its moduli (table(n): the cached table of the first n, n up to
+     * max_moduli), its complex family (table_cx, up to max_moduli_cx: two products per
+     * modulus; NULL: Karatsuba only) and the k-block its products stay exact in. */
+    const struct ozx_table *(*table)(int n);
+    int max_moduli;
+    const struct ozx_table *(*table_cx)(int n);
+    int max_moduli_cx;
+    int64_t kblock;
+    /* Step 1 over the whole call (lo, ldlo: the double-double's low parts; NULL for accuracy
+     * "correct"); a and b get top and dir, valid until close. */
+    ozblas_status (*open)(const oz_gemm_call *c, const ozblas_options *opt, double *lo,
+                          int64_t ldlo, void **run, oz_xside *a, oz_xside *b,
+                          ozblas_report *rep);
+    /* Step 3's set-up for table T (NULL: count 0, no entry by the CRT) and dir as the driver
+     * left it: the integers of every other row and column; pow2[t pw + e] = 2^e mod m_t
+     * (symmetric) for e < pw, owned by the driver until close. */
+    ozblas_status (*integers)(void *run, const struct ozx_table *T, const double *pow2, int pw,
+                              ozblas_report *rep);
+    /* Step 3 for modulus t: both sides' residue planes (1; complex 3: re, im, re + im; on a
+     * complex family, T->cx2, 2: A+ and A-). */
+    ozblas_status (*residues)(void *run, int t, ozblas_report *rep);
+    /* Step 4: plane p's integer product over the k-block [l0, l0 + kl), kl <= kblock. */
+    ozblas_status (*product)(void *run, int p, int64_t l0, int64_t kl, ozblas_report *rep);
+    /* The k-block's products (every plane) reduced modulo m_t into the residues of C,
+     * added to the earlier k-blocks' unless first (ozx_reduce). */
+    ozblas_status (*reduce)(void *run, int t, int first, ozblas_report *rep);
+    /* Steps 5 to 7 and the update: each entry by the CRT, or where its row or column is
+     * direct (any: some is) by its exact dot product, rounded once and stored by up. */
+    ozblas_status (*finish)(void *run, const struct ozx_update *up, int any_direct,
+                            ozblas_report *rep);
+    void (*close)(void *run);
 };
 
 /* An executor's kernels are named P##probe_open ... P##o1_close: declared by

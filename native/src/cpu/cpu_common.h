@@ -28,9 +28,8 @@ ozblas_status oz_host_gemm(char prec, char transa, char transb, int64_t m, int64
                            const void *alpha, const void *A, int64_t lda, const void *B,
                            int64_t ldb, const void *beta, void *C, int64_t ldc);
 
-/* cpu_exact.c: the CPU executor's exact entry (oz_executor.exact). */
-ozblas_status oz_cpu_exact(const oz_gemm_call *call, const ozblas_options *opt, double *lo,
-                           int64_t ldlo, ozblas_report *report);
+/* cpu_exact.c: the CPU executor's exact-product kernels (oz_executor.exact). */
+extern const oz_exact_kernels oz_cpu_exact_kernels;
 
 /* OpenMP threads for an m x n x k product (cplx: complex): opt->threads, or all cores when
  * 0, but one for each OZ_CPU_MIN_ELEMS_PER_THREAD elements of its operands and result at

@@ -1,5 +1,5 @@
-/* The CPU executor's exact products (numerics/exact.h; the driver that chooses the executor
- * is core/exact_gemm.c): accuracy "correct" (every entry of op(A) op(B) rounded once, then
+/* The CPU executor's exact-product kernels (numerics/exact.h; the driver is
+ * core/exact_gemm.c): accuracy "correct" (every entry of op(A) op(B) rounded once, then
  * alpha and beta as BLAS applies them) and the double-double products. The exact integer
  * engine is the host DGEMM on residues of at most 21 bits, in k-blocks of 2048: every
  * partial sum an integer below 2^53, exact in any summation order (a GEMM that used
@@ -11,7 +11,7 @@
 #include "cpu_common.h"
 #include "../numerics/exact.h"
 
-/* One operand as the driver sees it: the rows of op(A) (is_a) or the columns of op(B), each
+/* One operand as the kernels see it: the rows of op(A) (is_a) or the columns of op(B), each
  * an "outer" index with k inner elements. */
 typedef struct {
     ozx_opv v;
@@ -76,10 +76,21 @@ static int side_integers(side *s, int64_t k, int nt)
     return 1;
 }
 
-/* This modulus' residues (and for complex the Karatsuba sums re + im). */
-static void side_residues(side *s, int64_t k, double m, double inv, const double *pow2, int nt)
+/* Modulus t's residues: re (and for complex im and the Karatsuba sums re + im), or on a
+ * complex family A+ into re and A- into im. */
+static void side_residues(side *s, int64_t k, const ozx_table *T, int t, const double *pow2,
+                          int nt)
 {
     const int64_t len = k * s->outer;
+    const double m = T->m[t], inv = T->inv[t];
+    if (T->cx2) {
+        const double ip = T->ip[t];
+        OZ_CPU_FOR(nt, schedule(static),
+            for (int64_t e = 0; e < len; e++)
+                ozx_residues_pm(s->F[0][e], s->s[0][e], s->F[1][e], s->s[1][e], m, inv, pow2, ip,
+                                &s->re[e], &s->im[e]););
+        return;
+    }
     OZ_CPU_FOR(nt, schedule(static),
         for (int64_t e = 0; e < len; e++) {
             const int cx = s->v.cx;
@@ -106,126 +117,179 @@ static void crt_entry(const ozx_table *T, const float *r, int64_t stride, int ba
     }
 }
 
-/* The driver. With lo == NULL: accuracy "correct", c->C = alpha RN(op(A) op(B)) + beta C.
- * Otherwise the double-double op(A) op(B): hi into c->C (ldc), lo into lo (ldlo); alpha and
- * beta are not used. rep (may be NULL) gets the count and the products issued. */
-ozblas_status oz_cpu_exact(const oz_gemm_call *c, const ozblas_options *opt, double *lo,
-                           int64_t ldlo, ozblas_report *rep)
+/* One call's state between the driver's kernel calls. */
+typedef struct {
+    const oz_gemm_call *c;
+    int nt;
+    double *lo;
+    int64_t ldlo;
+    side a, b;
+    const ozx_table *T;
+    const double *pow2; /* the driver's: pow2[t pw + e] */
+    int pw;
+    double *P; /* one k-block's products, a plane of m n each */
+    float *R;  /* the residues of C: per modulus its real part, then its imaginary part */
+} xrun;
+
+static void add_seconds(ozblas_report *rep, int phase, double t0)
 {
+    rep->phase_seconds[phase] += omp_get_wtime() - t0;
+}
+
+static ozblas_status cpu_x_open(const oz_gemm_call *c, const ozblas_options *opt, double *lo,
+                                int64_t ldlo, void **run, oz_xside *a, oz_xside *b,
+                                ozblas_report *rep)
+{
+    const double t0 = omp_get_wtime();
     if (!oz_host_blas_get())
         return OZBLAS_ERR_NO_HOST_BLAS;
-    int nt = oz_cpu_threads(opt, c->m, c->n, c->k, c->is_complex);
-    const int cx = c->is_complex, w = cx ? 2 : 1;
-    const int64_t m = c->m, n = c->n, k = c->k;
-    side a = {{c->A, c->lda, c->transa, 1, cx}, m, NULL, NULL, NULL, {NULL, NULL},
-              {NULL, NULL}, NULL, NULL, NULL};
-    side b = {{c->B, c->ldb, c->transb, 0, cx}, n, NULL, NULL, NULL, {NULL, NULL},
-              {NULL, NULL}, NULL, NULL, NULL};
-    ozblas_status st = OZBLAS_ERR_ALLOCATION;
-    double *P = NULL, *pow2 = NULL;
-    float *R = NULL;
-    double ph[5] = {0, 0, 0, 0, 0}, t0 = omp_get_wtime(), t1;
-    if (!side_stats(&a, k, nt) || !side_stats(&b, k, nt))
-        goto done;
+    xrun *x = oz_calloc(1, sizeof *x);
+    *run = x;
+    if (!x)
+        return OZBLAS_ERR_ALLOCATION;
+    const int cx = c->is_complex;
+    x->c = c;
+    x->nt = oz_cpu_threads(opt, c->m, c->n, c->k, cx);
+    x->lo = lo;
+    x->ldlo = ldlo;
+    x->a.v = (ozx_opv){c->A, c->lda, c->transa, 1, cx};
+    x->a.outer = c->m;
+    x->b.v = (ozx_opv){c->B, c->ldb, c->transb, 0, cx};
+    x->b.outer = c->n;
+    if (!side_stats(&x->a, c->k, x->nt) || !side_stats(&x->b, c->k, x->nt))
+        return OZBLAS_ERR_ALLOCATION;
+    *a = (oz_xside){c->m, x->a.top, x->a.direct};
+    *b = (oz_xside){c->n, x->b.top, x->b.direct};
+    add_seconds(rep, OZBLAS_PHASE_STATS, t0);
+    return OZBLAS_OK;
+}
 
-    int ta, tb;
-    const int N = ozx_choose_count(ozx_table_get, OZX_MAX_MODULI, k, cx, a.top, a.direct, m,
-                                   b.top, b.direct, n, &ta, &tb);
-    const ozx_table *T = N ? ozx_table_get(N) : NULL;
-    t1 = omp_get_wtime();
-    ph[0] = t1 - t0;
-    const int64_t nkb = (k + OZX_KBLOCK - 1) / OZX_KBLOCK;
-    if (T && (!side_integers(&a, k, nt) || !side_integers(&b, k, nt)))
-        goto done;
-    if (T) {
-        size_t ka = (size_t)(k * m), kb = (size_t)(k * n), mn = (size_t)(m * n);
-        a.re = oz_malloc(sizeof(double) * ka);
-        b.re = oz_malloc(sizeof(double) * kb);
+static ozblas_status cpu_x_integers(void *run, const ozx_table *T, const double *pow2, int pw,
+                                    ozblas_report *rep)
+{
+    xrun *x = run;
+    const double t0 = omp_get_wtime();
+    const int64_t m = x->c->m, n = x->c->n, k = x->c->k;
+    const int cx = x->c->is_complex;
+    x->T = T;
+    x->pow2 = pow2;
+    x->pw = pw;
+    if (!T)
+        return OZBLAS_OK;
+    if (!side_integers(&x->a, k, x->nt) || !side_integers(&x->b, k, x->nt))
+        return OZBLAS_ERR_ALLOCATION;
+    side *sd[2] = {&x->a, &x->b};
+    for (int q = 0; q < 2; q++) {
+        const size_t len = (size_t)(k * sd[q]->outer);
+        sd[q]->re = oz_malloc(sizeof(double) * len);
         if (cx) {
-            a.im = oz_malloc(sizeof(double) * ka);
-            a.sum = oz_malloc(sizeof(double) * ka);
-            b.im = oz_malloc(sizeof(double) * kb);
-            b.sum = oz_malloc(sizeof(double) * kb);
+            sd[q]->im = oz_malloc(sizeof(double) * len);
+            if (!T->cx2)
+                sd[q]->sum = oz_malloc(sizeof(double) * len);
         }
-        P = oz_malloc(sizeof(double) * mn * (cx ? 3 : 1));
-        R = oz_malloc(sizeof(float) * mn * (size_t)(w * N));
-        pow2 = oz_malloc(sizeof(double) * (size_t)((ta > tb ? ta : tb) + 1));
-        if (!a.re || !b.re || !P || !R || !pow2 || (cx && (!a.im || !a.sum || !b.im || !b.sum)))
-            goto done;
-        for (int t = 0; t < N; t++) {
-            const double mt = T->m[t], inv = T->inv[t];
-            pow2[0] = 1.0;
-            for (int e = 1; e <= (ta > tb ? ta : tb); e++)
-                pow2[e] = ozx_mod(2.0 * pow2[e - 1], mt, inv);
-            t0 = omp_get_wtime();
-            side_residues(&a, k, mt, inv, pow2, nt);
-            side_residues(&b, k, mt, inv, pow2, nt);
-            t1 = omp_get_wtime();
-            ph[1] += t1 - t0;
-            float *Rr = R + (size_t)(w * t) * mn, *Ri = cx ? Rr + mn : NULL;
-            for (int64_t kb0 = 0; kb0 < nkb; kb0++) {
-                int64_t l0 = kb0 * OZX_KBLOCK, kl = k - l0 < OZX_KBLOCK ? k - l0 : OZX_KBLOCK;
-                const double *ops_a[3] = {a.re + l0, a.im ? a.im + l0 : NULL,
-                                          a.sum ? a.sum + l0 : NULL};
-                const double *ops_b[3] = {b.re + l0, b.im ? b.im + l0 : NULL,
-                                          b.sum ? b.sum + l0 : NULL};
-                const double one = 1.0, zero = 0.0;
-                for (int p = 0; p < (cx ? 3 : 1); p++)
-                    if ((st = oz_host_gemm('d', 'T', 'N', m, n, kl, &one, ops_a[p], k, ops_b[p], k,
-                                           &zero, P + (size_t)p * mn, m)) != OZBLAS_OK)
-                        goto done;
-                const int first = kb0 == 0;
-                t0 = omp_get_wtime();
-                ph[2] += t0 - t1;
-                OZ_CPU_FOR(nt, schedule(static),
-                    for (int64_t e = 0; e < m * n; e++)
-                        ozx_reduce(P[e], cx ? P[mn + e] : 0.0, cx ? P[2 * mn + e] : 0.0, cx, first,
-                                   mt, inv, &Rr[e], cx ? &Ri[e] : NULL););
-                t1 = omp_get_wtime();
-                ph[3] += t1 - t0;
-            }
-        }
+        if (!sd[q]->re || (cx && (!sd[q]->im || (!T->cx2 && !sd[q]->sum))))
+            return OZBLAS_ERR_ALLOCATION;
     }
+    const size_t mn = (size_t)(m * n);
+    x->P = oz_malloc(sizeof(double) * mn * (cx ? (T->cx2 ? 2 : 3) : 1));
+    x->R = oz_malloc(sizeof(float) * mn * (size_t)((cx ? 2 : 1) * T->n));
+    if (!x->P || !x->R)
+        return OZBLAS_ERR_ALLOCATION;
+    add_seconds(rep, OZBLAS_PHASE_SPLIT, t0);
+    return OZBLAS_OK;
+}
 
-    const ozx_update up = {{c->alpha[0], c->alpha[1]}, {c->beta[0], c->beta[1]}, c->beta_zero,
-                           c->alpha[0] == 1.0 && c->alpha[1] == 0.0 && c->beta_zero, cx};
-    /* CRT (or a direct dot product) and the one rounding, entry by entry. */
-    t0 = omp_get_wtime();
-    int64_t direct = 0;
-    OZ_CPU_FOR(nt, schedule(dynamic, 1) reduction(+ : direct),
+static ozblas_status cpu_x_residues(void *run, int t, ozblas_report *rep)
+{
+    xrun *x = run;
+    const double t0 = omp_get_wtime();
+    const double *p2 = x->pow2 + (size_t)t * (size_t)x->pw;
+    side_residues(&x->a, x->c->k, x->T, t, p2, x->nt);
+    side_residues(&x->b, x->c->k, x->T, t, p2, x->nt);
+    add_seconds(rep, OZBLAS_PHASE_SPLIT, t0);
+    return OZBLAS_OK;
+}
+
+static ozblas_status cpu_x_product(void *run, int p, int64_t l0, int64_t kl, ozblas_report *rep)
+{
+    xrun *x = run;
+    const double t0 = omp_get_wtime(), one = 1.0, zero = 0.0;
+    const int64_t m = x->c->m, n = x->c->n, k = x->c->k;
+    const double *pa[3] = {x->a.re, x->a.im, x->a.sum}, *pb[3] = {x->b.re, x->b.im, x->b.sum};
+    ozblas_status st = oz_host_gemm('d', 'T', 'N', m, n, kl, &one, pa[p] + l0, k, pb[p] + l0, k,
+                                    &zero, x->P + (size_t)p * (size_t)(m * n), m);
+    add_seconds(rep, OZBLAS_PHASE_INT_PRODUCTS, t0);
+    return st;
+}
+
+static ozblas_status cpu_x_reduce(void *run, int t, int first, ozblas_report *rep)
+{
+    xrun *x = run;
+    const double t0 = omp_get_wtime(), mt = x->T->m[t], inv = x->T->inv[t];
+    const int cx = x->c->is_complex;
+    const int64_t mn = x->c->m * x->c->n;
+    const double *P = x->P;
+    float *Rr = x->R + (size_t)((cx ? 2 : 1) * t) * (size_t)mn, *Ri = cx ? Rr + mn : NULL;
+    if (x->T->cx2) {
+        const double inv2 = x->T->inv2[t], inv2ip = x->T->inv2ip[t];
+        OZ_CPU_FOR(x->nt, schedule(static),
+            for (int64_t e = 0; e < mn; e++)
+                ozx_reduce_pm(P[e], P[mn + e], first, mt, inv, inv2, inv2ip, &Rr[e], &Ri[e]););
+        add_seconds(rep, OZBLAS_PHASE_REDUCTION, t0);
+        return OZBLAS_OK;
+    }
+    OZ_CPU_FOR(x->nt, schedule(static),
+        for (int64_t e = 0; e < mn; e++)
+            ozx_reduce(P[e], cx ? P[mn + e] : 0.0, cx ? P[2 * mn + e] : 0.0, cx, first, mt, inv,
+                       &Rr[e], cx ? &Ri[e] : NULL););
+    add_seconds(rep, OZBLAS_PHASE_REDUCTION, t0);
+    return OZBLAS_OK;
+}
+
+/* Entry by entry: the CRT or a direct dot product, the one rounding, the update. */
+static ozblas_status cpu_x_finish(void *run, const ozx_update *up, int any_direct,
+                                  ozblas_report *rep)
+{
+    xrun *x = run;
+    (void)any_direct;
+    const double t0 = omp_get_wtime();
+    const oz_gemm_call *c = x->c;
+    const int64_t m = c->m, n = c->n, k = c->k, mn = m * n;
+    const int w = c->is_complex ? 2 : 1;
+    const side *a = &x->a, *b = &x->b;
+    const ozx_table *T = x->T;
+    double *lo = x->lo;
+    const int64_t ldlo = x->ldlo;
+    OZ_CPU_FOR(x->nt, schedule(dynamic, 1),
         for (int64_t j = 0; j < n; j++) {
             for (int64_t i = 0; i < m; i++) {
                 const int64_t e = i + j * m;
                 double v[2] = {0.0, 0.0}, vl[2] = {0.0, 0.0};
-                if (a.direct[i] || b.direct[j]) {
-                    direct++;
-                    ozx_direct_entry(&a.v, &b.v, i, j, k, lo != NULL, v, vl);
-                } else if (T && a.top[i] && b.top[j]) {
-                    const int base = a.low[i] + b.low[j];
+                if (a->direct[i] || b->direct[j]) {
+                    ozx_direct_entry(&a->v, &b->v, i, j, k, lo != NULL, v, vl);
+                } else if (T && a->top[i] && b->top[j]) {
+                    const int base = a->low[i] + b->low[j];
                     for (int p = 0; p < w; p++)
-                        crt_entry(T, R + (size_t)p * m * n + e, (int64_t)w * m * n, base, lo != NULL,
+                        crt_entry(T, x->R + (size_t)p * mn + e, (int64_t)w * mn, base, lo != NULL,
                                   &v[p], &vl[p]);
                 }
-                ozx_store(&up, c->C, c->ldc, lo, ldlo, i, j, v, vl);
+                ozx_store(up, c->C, c->ldc, lo, ldlo, i, j, v, vl);
             }
         });
-    ph[4] = omp_get_wtime() - t0;
-    if (rep) {
-        memcpy(rep->phase_seconds, ph, sizeof ph);
-        rep->method = OZBLAS_METHOD_OZAKI2;
-        rep->moduli = N;
-        rep->int_gemms = (int)(N * nkb * (cx ? 3 : 1));
-        rep->fp64_passes = N ? 1 : 0;
-        rep->direct_entries = direct;
-        rep->max_bits_a = ta;
-        rep->max_bits_b = tb;
-    }
-    st = OZBLAS_OK;
-done:
-    side_free(&a);
-    side_free(&b);
-    free(P);
-    free(R);
-    free(pow2);
-    return st;
+    add_seconds(rep, OZBLAS_PHASE_FINAL, t0);
+    return OZBLAS_OK;
 }
+
+static void cpu_x_close(void *run)
+{
+    xrun *x = run;
+    side_free(&x->a);
+    side_free(&x->b);
+    free(x->P);
+    free(x->R);
+    free(x);
+}
+
+const oz_exact_kernels oz_cpu_exact_kernels = {
+    ozx_table_get, OZX_MAX_MODULI, ozx_table_get_cx, OZX_CX_MAX_MODULI, OZX_KBLOCK, cpu_x_open, cpu_x_integers, cpu_x_residues,
+    cpu_x_product, cpu_x_reduce, cpu_x_finish, cpu_x_close};

@@ -24,12 +24,12 @@ static ozblas_status cpu_native(const oz_gemm_call *c, const ozblas_options *opt
 static const oz_kernels cpu_kernels =
     OZ_KERNEL_TABLE(oz_cpu_, (1u << OZBLAS_ENGINE_INT8) | (1u << OZBLAS_ENGINE_FP4));
 
-/* Host memory only: no device entries (owns, scale, copy, ...). */
+/* Host memory only: no device entries (owns, scale, copy, mem_alloc, laswp, ...). */
 const oz_executor oz_cpu_executor = {
     .id = OZBLAS_EXECUTOR_CPU,
     .name = "cpu",
     .available = cpu_available,
     .native = cpu_native,
     .kernels = &cpu_kernels,
-    .exact = oz_cpu_exact,
+    .exact = &oz_cpu_exact_kernels,
 };

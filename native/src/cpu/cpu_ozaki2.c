@@ -201,18 +201,11 @@ static double *lower_product(int nt, const oz_gemm_call *c, const packed *pa, co
     return G;
 }
 
-/* Step 2 for the moduli of T: fast, or accurate from the product bound G. */
-static void set_bits(int nt, const oz_gemm_call *c, const oz2_table *T, const double *G,
-                     int ushift, packed *pa, packed *pb)
+/* Accurate scaling from the product bound G (pb->bits holding the fast scaling's beta_j). */
+static void accurate_bits(int nt, const oz_gemm_call *c, const oz2_table *T, const double *G,
+                          int ushift, packed *pa, packed *pb)
 {
     int64_t m = c->m, n = c->n;
-    for (int64_t j = 0; j < n; j++)
-        pb->bits[j] = oz2_bits_fast(T->budget - T->budget / 2, pb->S[j]);
-    if (!G) {
-        for (int64_t i = 0; i < m; i++)
-            pa->bits[i] = oz2_bits_fast(T->budget / 2, pa->S[i]);
-        return;
-    }
     OZ_CPU_FOR(nt, schedule(static),
         for (int64_t i = 0; i < m; i++) {
             int a = OZ2_MAX_BITS, csi = oz2_cs_half(pa->S[i]);
@@ -231,6 +224,24 @@ static void set_bits(int nt, const oz_gemm_call *c, const oz2_table *T, const do
             }
             pb->bits[j] = b;
         });
+}
+
+/* Step 2 for the moduli of T: fast, or accurate from the product bound G. */
+static void set_bits(int nt, const oz_gemm_call *c, const oz2_table *T, const double *G,
+                     int ushift, packed *pa, packed *pb)
+{
+    int64_t m = c->m, n = c->n;
+    for (int64_t j = 0; j < n; j++)
+        pb->bits[j] = oz2_bits_fast(T->budget - T->budget / 2, pb->S[j]);
+    if (!G) {
+        for (int64_t i = 0; i < m; i++)
+            pa->bits[i] = oz2_bits_fast(T->budget / 2, pa->S[i]);
+    } else {
+        accurate_bits(nt, c, T, G, ushift, pa, pb);
+    }
+    if (c->herm) /* a Hermitian product: the same bits on both sides (m = n) */
+        for (int64_t i = 0; i < m; i++)
+            pa->bits[i] = pb->bits[i] = oz2_herm_bits(pa->bits[i], pb->bits[i]);
 }
 
 /* Automatic precision's refinement lists (ozaki2.h): per column of a packed side, the
@@ -363,33 +374,125 @@ static void scale(int nt, packed *p, int64_t k)
         });
 }
 
+/* Whether every scaled value of a packed side lies below 2^96 (|x| < 2^(bits + 1) on a
+ * nonzero row): then oz2_residue is oz2_residue96, branch-free, whose loops vectorize. */
+static int below96(const packed *p)
+{
+    for (int64_t q = 0; q < p->cols; q++)
+        if (p->S[q] && p->bits[q] > 94)
+            return 0;
+    return 1;
+}
+
+/* The residues of one column's k values (re, im: NULL for real) modulo m_t into R0, R1, R2
+ * as residues() lays them out. The narrow loops carry omp simd: GCC's -O2 cost model leaves
+ * loops of unknown length scalar, and these are most of the split's time. */
+static void residue_run(const double *re, const double *im, int64_t len, int narrow, int cx2,
+                        double mt, double inv, double ip, float *R0, float *R1, float *R2)
+{
+    if (!im && narrow) {
+#pragma omp simd
+        for (int64_t l = 0; l < len; l++)
+            R0[l] = (float)oz2_residue96(re[l], mt, inv);
+    } else if (!im) {
+        for (int64_t l = 0; l < len; l++)
+            R0[l] = (float)oz2_residue(re[l], mt, inv);
+    } else if (cx2 && narrow) {
+#pragma omp simd
+        for (int64_t l = 0; l < len; l++) {
+            double plus, minus;
+            oz2_cx_split(oz2_residue96(re[l], mt, inv), oz2_residue96(im[l], mt, inv), ip, mt,
+                         inv, &plus, &minus);
+            R0[l] = (float)plus;
+            R1[l] = (float)minus;
+        }
+    } else if (cx2) {
+        for (int64_t l = 0; l < len; l++) {
+            double plus, minus;
+            oz2_cx_split(oz2_residue(re[l], mt, inv), oz2_residue(im[l], mt, inv), ip, mt, inv,
+                         &plus, &minus);
+            R0[l] = (float)plus;
+            R1[l] = (float)minus;
+        }
+    } else {
+        for (int64_t l = 0; l < len; l++) {
+            const double a = oz2_residue(re[l], mt, inv), b = oz2_residue(im[l], mt, inv);
+            R0[l] = (float)a;
+            R1[l] = (float)b;
+            R2[l] = (float)oz2_residue_small(a + b, mt, inv);
+        }
+    }
+}
+
 /* Residues of a packed matrix modulo m_t: R0 = re, R1 = im, R2 = re + im (Karatsuba), or on
  * the complex set R0 = re + i_m im, R1 = re - i_m im (ozaki2.h oz2_cx_split). */
 static void residues(int nt, const packed *p, int64_t k, const oz2_table *T, int t, float *R0,
                      float *R1, float *R2)
 {
-    const int64_t total = k * p->cols;
     const double mt = T->m[t], inv = T->inv[t], ip = T->ip[t];
-    const int two = T->cx2;
+    const int narrow = below96(p), cx2 = T->cx2;
     OZ_CPU_FOR(nt, schedule(static),
-        for (int64_t e = 0; e < total; e++) {
-            double a = oz2_residue(p->re[e], mt, inv);
-            if (!p->im) {
-                R0[e] = (float)a;
-                continue;
-            }
-            double b = oz2_residue(p->im[e], mt, inv);
-            if (two) {
-                double plus, minus;
-                oz2_cx_split(a, b, ip, mt, inv, &plus, &minus);
-                R0[e] = (float)plus;
-                R1[e] = (float)minus;
-            } else {
-                R0[e] = (float)a;
-                R1[e] = (float)b;
-                R2[e] = (float)oz2_residue_small(a + b, mt, inv);
-            }
+        for (int64_t q = 0; q < p->cols; q++) {
+            const int64_t o = q * k;
+            residue_run(p->re + o, p->im ? p->im + o : NULL, k, narrow, cx2, mt, inv, ip, R0 + o,
+                        p->im ? R1 + o : NULL, p->im && !cx2 ? R2 + o : NULL);
         });
+}
+
+/* Modulus t's residues of C from its products' values (acc: np planes of m x n): real,
+ * Karatsuba's three, the complex set's P+ and P-, or a Hermitian product's one P (P- = P^T,
+ * ozaki2.h oz2_products_per_call_modulus), read in square blocks so that P^T stays in cache. */
+#define JOIN_BLOCK 64
+
+/* A run of one plane (pm NULL: real) or of the complex set's two, omp simd as residue_run. */
+static void join_run(const double *pp, const double *pm, int64_t len, double mt, double inv,
+                     double inv2, double inv2ip, int8_t *Rr, int8_t *Ri)
+{
+    if (!pm) {
+#pragma omp simd
+        for (int64_t i = 0; i < len; i++)
+            Rr[i] = (int8_t)oz2_residue_small(pp[i], mt, inv);
+        return;
+    }
+#pragma omp simd
+    for (int64_t i = 0; i < len; i++) {
+        double re, im;
+        oz2_cx_join(pp[i], pm[i], inv2, inv2ip, mt, inv, &re, &im);
+        Rr[i] = (int8_t)re;
+        Ri[i] = (int8_t)im;
+    }
+}
+static void join(int nt, const oz2_table *T, int t, int np, int cx, int herm, int64_t m,
+                 int64_t n, const double *acc, int8_t *R)
+{
+    const int64_t mn = m * n;
+    const double mt = T->m[t], inv = T->inv[t], inv2 = T->inv2[t], inv2ip = T->inv2ip[t];
+    int8_t *Rr = R + (size_t)t * mn, *Ri = R + (size_t)(T->n + t) * mn;
+    if (herm) {
+        OZ_CPU_FOR(nt, schedule(static),
+            for (int64_t j0 = 0; j0 < n; j0 += JOIN_BLOCK)
+                for (int64_t i0 = 0; i0 < m; i0 += JOIN_BLOCK)
+                    for (int64_t j = j0; j < n && j < j0 + JOIN_BLOCK; j++)
+                        for (int64_t i = i0; i < m && i < i0 + JOIN_BLOCK; i++) {
+                            double re, im;
+                            oz2_cx_join(acc[i + j * m], acc[j + i * m], inv2, inv2ip, mt, inv,
+                                        &re, &im);
+                            Rr[i + j * m] = (int8_t)re;
+                            Ri[i + j * m] = (int8_t)im;
+                        });
+    } else if (!cx || np == 2) { /* by columns, each a vectorized run */
+        OZ_CPU_FOR(nt, schedule(static),
+            for (int64_t j = 0; j < n; j++)
+                join_run(acc + j * m, cx ? acc + mn + j * m : NULL, m, mt, inv, inv2, inv2ip,
+                         Rr + j * m, Ri + j * m););
+    } else {
+        OZ_CPU_FOR(nt, schedule(static),
+            for (int64_t e = 0; e < mn; e++) {
+                const double p1 = acc[e], p2 = acc[e + mn], p3 = acc[e + 2 * mn];
+                Rr[e] = (int8_t)oz2_residue_small(p1 - p2, mt, inv);
+                Ri[e] = (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
+            });
+    }
 }
 
 /* ---- automatic precision's probe ------------------------------------------------------- */
@@ -546,6 +649,7 @@ ozblas_status oz_cpu_o2_open(const oz_gemm_call *c, const ozblas_options *opt,
     }
     oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_STATS);
     sides_of(&o->pa, &o->pb, a, b);
+    rep->complex_products = c->is_complex ? oz2_products_per_call_modulus(T, 1, c->herm) : 0;
     return OZBLAS_OK;
 }
 
@@ -576,46 +680,36 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
     int nd = 0; /* the most limbs a residue takes (FP4) */
     for (int t = 0; t < T->n; t++)
         nd = oz_max_int(nd, T->digits[t]);
+    /* a Hermitian product on the complex set: op(B)'s residues are op(A)'s, swapped and
+       transposed, and P- = P+^T (ozaki2.h oz2_products_per_call_modulus) */
+    const int herm = cx && c->herm && T->cx2;
+    const int np = oz2_products_per_call_modulus(T, cx, c->herm); /* products per modulus */
+    const int planes = oz2_products_per_modulus(T, cx);             /* residue planes */
     scale(nt, pa, k);
-    scale(nt, pb, k);
-
-    const int np = oz2_products_per_modulus(T, cx); /* residue products per modulus */
-    RA = oz_malloc(sizeof(float) * k * m * np);
-    RB = oz_malloc(sizeof(float) * k * n * np);
+    if (!herm)
+        scale(nt, pb, k);
+    RA = oz_malloc(sizeof(float) * k * m * planes);
+    RB = herm ? NULL : oz_malloc(sizeof(float) * k * n * planes);
     P = oz_malloc(sizeof(float) * mn);
     acc = oz_malloc(sizeof(double) * mn * np);
     R = oz_malloc((size_t)T->n * mn * (cx ? 2 : 1));
     int okw = oz_cpu_engine_work_init(&w, T->engine, nd, m, n, k);
-    if (!RA || !RB || !P || !acc || !R || !okw) {
+    if (!RA || (!herm && !RB) || !P || !acc || !R || !okw) {
         st = OZBLAS_ERR_ALLOCATION;
         goto done;
     }
     for (int t = 0; t < T->n; t++) {
-        const double mt = T->m[t], inv = T->inv[t], inv2 = T->inv2[t], inv2ip = T->inv2ip[t];
         residues(nt, pa, k, T, t, RA, RA + k * m, RA + 2 * k * m);
-        residues(nt, pb, k, T, t, RB, RB + k * n, RB + 2 * k * n);
+        if (!herm)
+            residues(nt, pb, k, T, t, RB, RB + k * n, RB + 2 * k * n);
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_SPLIT);
-        /* exact products (k < 2^28 products of at most 2^14 stay below 2^53 in double) */
+        /* exact products (k < 2^28 products of at most 2^14 stay below 2^53 in double);
+           Hermitian: P = X+ (X-)^T, X- being op(B)'s B+ transposed */
         for (int q = 0; q < np; q++)
             oz_cpu_engine_product(nt, T->engine, T->digits[t], m, n, k, RA + q * k * m,
-                                  RB + q * k * n, P, acc + q * mn, &w);
+                                  herm ? RA + k * m : RB + q * k * n, P, acc + q * mn, &w);
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
-        OZ_CPU_FOR(nt, schedule(static),
-            for (int64_t e = 0; e < mn; e++) {
-                if (!cx) {
-                    R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(acc[e], mt, inv);
-                } else if (np == 2) {
-                    double re, im;
-                    oz2_cx_join(acc[e], acc[e + mn], inv2, inv2ip, mt, inv, &re, &im);
-                    R[(size_t)t * mn + e] = (int8_t)re;
-                    R[(size_t)(T->n + t) * mn + e] = (int8_t)im;
-                } else {
-                    double p1 = acc[e], p2 = acc[e + mn], p3 = acc[e + 2 * mn];
-                    R[(size_t)t * mn + e] = (int8_t)oz2_residue_small(p1 - p2, mt, inv);
-                    R[(size_t)(T->n + t) * mn + e] =
-                        (int8_t)oz2_residue_small(p3 - p1 - p2, mt, inv);
-                }
-            });
+        join(nt, T, t, np, cx, herm, m, n, acc, R);
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_REDUCTION);
     }
 

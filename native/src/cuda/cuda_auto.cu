@@ -20,6 +20,7 @@ typedef struct {
     run_ctx rc, *r;      /* r: &rc */
     oz2_dside pa, pb;
     int fast, cx, ushift, norm; /* norm: the normwise target (ozaki2.h), no lower bound */
+    int herm;                   /* oz_gemm_call.herm: both sides' bits equal */
     int64_t mpad, k;
     long long *G64;      /* accurate scaling's bound product (NULL when not asked for) */
     double *Glo;         /* combined lower-bound product */
@@ -204,6 +205,7 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
     pb.hemin = au->hbuf + 3 * m + n;
     pb.hbits = au->hbuf + 3 * m + 2 * n;
     au->fast = fast;
+    au->herm = c->herm;
     au->norm = opt->target == OZBLAS_TARGET_NORMWISE;
     au->cx = cx;
     au->ushift = ushift;
@@ -300,6 +302,10 @@ ozblas_status cuda_probe_bits(void *probe, const oz2_table *T)
         CKL();
         oz_launch(grid1(n, 8), blk32x8(), rr->st, oz_k_bits_col<long long>, a->G64, a->mpad, m, n,
                   T->budget, a->ushift, pa->S, pb->S, pa->bits, pb->bits);
+        CKL();
+    }
+    if (a->herm) {
+        oz_launch(grid1(m, 256), 256, rr->st, oz_k_bits_herm, pa->bits, pb->bits, m);
         CKL();
     }
     CK(cudaMemcpyAsync(pa->hbits, pa->bits, 4 * m, cudaMemcpyDeviceToHost, rr->st));

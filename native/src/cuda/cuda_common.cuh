@@ -350,9 +350,8 @@ int oz_cuda_fp4_usable(int dev, char *why, size_t len);
  * the call's stream and returns 1 (*e: the copies' status); 0 elsewhere. */
 int oz_multi_bits(run_ctx *r, int *bits_a, int64_t m, int *bits_b, int64_t n, cudaError_t *e);
 
-/* cuda_exact.cu: the executor's exact products (oz_executor.exact). */
-ozblas_status cuda_exact_gemm(const oz_gemm_call *c, const ozblas_options *opt, double *lo,
-                              int64_t ldlo, ozblas_report *rep);
+/* cuda_exact.cu: the executor's exact-product kernels (oz_executor.exact). */
+extern "C" const oz_exact_kernels cuda_exact_kernels;
 
 /* cuda_device.cu: 1 when CUDA can run here (why: the reason when not). */
 int oz_cuda_available(char *why, size_t len);

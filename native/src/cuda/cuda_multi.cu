@@ -193,6 +193,7 @@ struct multi_run {
 static oz_gemm_call sub_call(const oz_gemm_call *c, int cols, int64_t q0, int64_t qn)
 {
     oz_gemm_call s = *c;
+    s.herm = 0; /* a part is not Hermitian; it takes the whole product's (equal) bits */
     const int64_t w = c->is_complex ? 2 : 1; /* doubles per element */
     if (cols) {
         s.n = qn;

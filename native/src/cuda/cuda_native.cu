@@ -457,11 +457,15 @@ static oz_executor make_cuda_executor(void)
     e.native = cuda_native;
     e.kernels = &cuda_kernels;
     e.engine_usable = cuda_engine_usable;
-    e.exact = cuda_exact_gemm;
+    e.exact = &cuda_exact_kernels;
     e.batch = &cuda_batch_kernels;
     e.owns = oz_cuda_on_device;
     e.scale = oz_cuda_scale;
     e.copy = oz_cuda_lx_copy;
+    e.mem_alloc = oz_cuda_lx_alloc;
+    e.mem_free = oz_cuda_lx_free;
+    e.mem_budget = oz_cuda_lx_budget;
+    e.laswp = oz_cuda_lx_laswp;
     e.devices_check = oz_cuda_devices_check;
     e.spread = oz_cuda_multi_executor;
     e.describe = oz_cuda_describe;

@@ -33,6 +33,8 @@ typedef struct {
     const oz2_table *T;
     run_ctx rc, *r; /* r: &rc */
     int fast, cx, np, nr, ushift;
+    int herm; /* a Hermitian product in one tile on the complex set: P- = P+^T, one product
+                 per modulus (ozaki2.h oz2_products_per_call_modulus) */
     mat A, B, C;
     oz2_dside pa, pb;
     oz_tiling t;
@@ -234,6 +236,13 @@ static void o2_bits_tile(o2_run *o, int mode, const o2_step *x)
     }
 }
 
+/* P- = P+^T for count planes of a Hermitian product (C32: P+, P- of each modulus). */
+static void herm_transpose(const o2_run *o, int64_t mp, int64_t plane_c, int count)
+{
+    dim3 grid((unsigned)((mp + 31) / 32), (unsigned)((mp + 7) / 8), (unsigned)count);
+    oz_launch(grid, blk32x8(), o->r->st, oz_k_herm_transpose, o->C32, mp, plane_c, 2 * plane_c);
+}
+
 /* One side's block of step x (is_a: A's rows x.i0.., else B's columns x.j0..; view v) cut
  * into residues (products sweep) or the bound's slices, then released. */
 static ozblas_status o2_cut(o2_run *o, int prod, int is_a, mat_view *v, const o2_step *x,
@@ -293,9 +302,16 @@ static ozblas_status o2_step_products(o2_run *o, int prod, const o2_step *xp, in
     const o2_step x = *xp;
     const int64_t nsub = (lcp + kblock - 1) / kblock;
     const int rounds = !prod ? 1 : o->all ? 0 : N; /* one per modulus, or the bound's */
-    if (prod && o->all) { /* one k-block: every residue plane's product at once */
+    if (prod && o->all && o->herm) { /* one k-block: every P+ at once, then P- */
+        CKB(gemm_i8_batched(r, mip, njp, lcp, o->RA, lcp, 2 * plane_a, o->RB, lcp,
+                            2 * plane_b, o->C32, mip, 2 * plane_c, (int64_t)N));
+        herm_transpose(o, mip, plane_c, N);
+        CKL();
+    } else if (prod && o->all) { /* one k-block: every residue plane's product at once */
         CKB(gemm_i8_batched(r, mip, njp, lcp, o->RA, lcp, plane_a, o->RB, lcp, plane_b,
                             o->C32, mip, plane_c, (int64_t)N * np));
+    }
+    if (prod && o->all) {
         CK(tl_mark(&o->tl, OZBLAS_PHASE_INT_PRODUCTS, r->st));
         const int64_t groups = plane_c / 4;
         dim3 grid((unsigned)grid1(groups, 256), (unsigned)N);
@@ -312,11 +328,17 @@ static ozblas_status o2_step_products(o2_run *o, int prod, const o2_step *xp, in
         for (int64_t b = 0; b < nsub; b++) {
             const int64_t l0 = b * kblock, kb = oz_min64(kblock, lcp - l0);
             const int first = x.L == 0 && b == 0;
-            for (int q = 0; q < (prod ? np : 1); q++)
+            for (int q = 0; q < (prod ? np : 1); q++) {
+                if (q == 1 && o->herm) { /* P- = P+^T */
+                    herm_transpose(o, mip, plane_c, 1);
+                    CKL();
+                    continue;
+                }
                 CKB(gemm_engine(r, prod ? T->engine : OZBLAS_ENGINE_INT8, T->digits[tm], o->W4,
                                 mip, njp, kb, o->RA + (size_t)(tm * np + q) * plane_a + l0, lcp,
                                 o->RB + (size_t)(tm * np + q) * plane_b + l0, lcp,
                                 o->C32 + (size_t)q * plane_c, mip));
+            }
             CK(tl_mark(&o->tl, prod ? OZBLAS_PHASE_INT_PRODUCTS : OZBLAS_PHASE_STATS, r->st));
             if (prod) {
                 const int64_t groups = plane_c / 4;
@@ -344,6 +366,7 @@ done:
  * the accurate scaling. Products sweep: residues, integer products reduced modulo each m_t
  * (k-blocks accumulated), CRT and the update of the tile of C. While step s runs on the
  * device, the host uploads step s + 1's blocks and downloads the previous tile of C. */
+
 static ozblas_status o2_sweep(o2_run *o, int mode)
 {
     ozblas_status st = OZBLAS_OK;
@@ -456,7 +479,7 @@ done:
 /* Phase 0 over the whole product, then the bits; the driver reads E, emin and bits. */
 ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, const oz2_table *T,
                            void *probe, void **run, int *bad, oz_side *a, oz_side *b,
-                           ozblas_report * /* rep: the phase times come with the products */)
+                           ozblas_report *rep /* the phase times come with the products */)
 {
     /* probe (automatic precision): its workspace is the one this call reuses, so only its
      * host copies of the bits for T are taken over */
@@ -481,6 +504,7 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
     /* the tiling is planned for T's moduli; a product that fits whole then takes the room
      * for every modulus' INT32 products at once where it may (o2_few_launches) */
     void *ws = oz_tiled_ws<o2_run, o2_apply, o2_carve>(&r, c, 1, &o);
+    o.herm = c->herm && o.np == 2 && o.t.nI == 1 && o.t.nJ == 1; /* P+ and P- in one tile */
     if (ws && o2_few_launches(&o)) {
         o.all = 1;
         size_t all = oz_tile_bytes_of<o2_run, o2_apply, o2_carve>(&o.t, &o);
@@ -556,8 +580,13 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
         if (st != OZBLAS_OK)
             goto done;
     }
+    if (c->herm) {
+        oz_launch(grid1(m, 256), 256, r.st, oz_k_bits_herm, pa->bits, pb->bits, m);
+        CKL();
+    }
     CK(tl_mark(&o.tl, OZBLAS_PHASE_STATS, r.st));
     CK(cudaMemcpyAsync(o.hbuf, o.i4, 12 * (size_t)(m + n), cudaMemcpyDeviceToHost, r.st));
+    rep->complex_products = o.cx ? (o.herm ? 1 : o.np) : 0;
     CK(cudaStreamSynchronize(r.st));
     oz2_dside_host(pa, a);
     oz2_dside_host(pb, b);

@@ -156,6 +156,26 @@ static __global__ void oz_k_bits_fast(const unsigned long long *S, int *bits, in
         bits[q] = oz2_bits_fast(half_budget, (uint64_t)S[q]);
 }
 
+/* A Hermitian product's bits (oz_gemm_call.herm): both sides the smaller (oz2_herm_bits). */
+static __global__ void oz_k_bits_herm(int *a, int *b, int64_t n)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        a[i] = b[i] = oz2_herm_bits(a[i], b[i]);
+}
+
+/* A Hermitian product's P- = P+^T (ozaki2.h oz2_products_per_call_modulus): plane z's P+
+ * at C32 + z stride (mp x mp, padding included: its residues are 0 on both sides), its P-
+ * one plane further. */
+static __global__ void oz_k_herm_transpose(int *C32, int64_t mp, int64_t plane, int64_t stride)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t j = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+    int *P = C32 + (int64_t)blockIdx.z * stride;
+    if (i < mp && j < mp)
+        P[plane + j + i * mp] = P[i + j * mp];
+}
+
 static __global__ void oz_k_fill_int(int *x, int64_t n, int v)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,8 +1,9 @@
-/* The LAPACK layer's device memory (src/lapack/lapack_seam.c): allocations, 2-D copies
- * between host and device and the row interchanges of laswp (diagonal blocks go to the host
- * routine through the seam; cuBLAS's own trsm/trmm are not used). Each runs on opt's device
- * and stream and waits for its work, so the drivers see the same ordering as with host memory
- * (every ozblas product also waits for its stream before it returns). Plain C linkage: declared in oz_cuda.h, stubs in no_cuda.c. */
+/* The LAPACK layer's device memory (src/lapack/lapack_api.c, lapack_seam.c, through the
+ * executor's entries): allocations, 2-D copies between host and device and the row
+ * interchanges of laswp (diagonal blocks go to the host routine through the seam; cuBLAS's
+ * own trsm/trmm are not used). Each runs on opt's device and stream and waits for its work,
+ * so the drivers see the same ordering as with host memory (every ozblas product also waits
+ * for its stream before it returns). Plain C linkage: declared in oz_cuda.h. */
 #include <stdint.h>
 #include <string.h>
 

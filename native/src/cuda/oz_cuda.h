@@ -1,8 +1,7 @@
-/* The CUDA executor's entry points for the rest of the library (plain C linkage). core/
- * reaches the executor only through the executor table (executor_table.c lists
- * oz_cuda_executor(); its device entries are the functions below); the LAPACK layer's seam
- * (lapack/lapack_seam.c) calls the oz_cuda_lx_* functions. cuda/no_cuda.c stands in for all
- * of them in a library built without CUDA. */
+/* The CUDA executor's entry points (plain C linkage). The rest of the library (core/, the
+ * LAPACK layer) reaches the executor only through the executor table (executor_table.c
+ * lists oz_cuda_executor(); its device entries are the functions below); cuda/no_cuda.c
+ * stands in for oz_cuda_executor() in a library built without CUDA. */
 #ifndef OZ_CUDA_H
 #define OZ_CUDA_H
 
@@ -42,10 +41,11 @@ int oz_cuda_device_count(void);
 ozblas_status oz_cuda_scale(const ozblas_options *opt, int cplx, int64_t m, int64_t n,
                             const double *beta, double *C, int64_t ldc);
 
-/* The LAPACK layer's device memory (lapack_device.cu; src/lapack/lapack_seam.c), on
- * opt->device and opt->stream, each waited for. alloc: NULL when the device is short or
- * unusable; budget: the bytes a call may plan with, or why opt's device cannot be used; copy: a 2-D copy between any
- * of host and device memory (widths and pitches in bytes); laswp: LAPACK's row interchanges
+/* The LAPACK layer's device memory (lapack_device.cu; the executor's mem_alloc, mem_free,
+ * mem_budget, copy and laswp entries, core/oz_internal.h), on opt->device and opt->stream,
+ * each waited for. alloc: NULL when the device is short or unusable; budget: the bytes a
+ * call may plan with, or why opt's device cannot be used; copy: a 2-D copy between any of
+ * host and device memory (widths and pitches in bytes); laswp: LAPACK's row interchanges
  * k1..k2 (1-based) on device A with the pivots at dpiv (device memory, indexed as ipiv).
  * copy and laswp return 0 on success. */
 void *oz_cuda_lx_alloc(const ozblas_options *opt, size_t bytes);

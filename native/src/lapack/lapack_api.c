@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "../core/oz_internal.h"
-#include "../cuda/oz_cuda.h"
 #include "oz_lapack.h"
 
 int64_t ozblas_lapack_block_size(int64_t n, int executor)
@@ -21,44 +20,57 @@ int64_t ozblas_lapack_block_size(int64_t n, int executor)
     return executor == OZBLAS_EXECUTOR_CUDA ? 1024 : 256;
 }
 
-/* The executor the run's products take, which also picks the block size: CUDA for
- * operands in device memory or when asked for, and (executor auto) when usable with a forced
- * method (gemm_body's rule); else the CPU's (method auto with executor auto decides per
- * product, and host operands stay on the host). */
-static int run_executor(const ozblas_options *opt, int on_device)
+/* The executor a run plans for (its block size, where its matrices live): its products'
+ * executor by core's rule (oz_executor_for), except under method auto with executor auto,
+ * where each product is the policy's and host operands stay on the host. owner: the
+ * executor whose memory the operands are in (NULL: host memory). NULL: the executor asked
+ * for is not built. */
+static const oz_executor *run_executor(const ozblas_options *opt, const oz_executor *owner)
 {
-    /* exact products with host operands stay on the host unless executor cuda is asked for
-       (oz_exact_run's rule: the policy has no cost model for them) */
-    if (opt->accuracy == OZBLAS_ACCURACY_CORRECT && !on_device &&
-        opt->executor != OZBLAS_EXECUTOR_CUDA)
-        return OZBLAS_EXECUTOR_CPU;
-    const oz_executor *cu = oz_cuda_executor();
-    int usable = cu && cu->available(NULL, 0);
-    if (on_device || opt->executor == OZBLAS_EXECUTOR_CUDA ||
-        (usable && opt->executor == OZBLAS_EXECUTOR_AUTO && opt->method != OZBLAS_METHOD_AUTO))
-        return usable ? OZBLAS_EXECUTOR_CUDA : opt->executor;
-    return OZBLAS_EXECUTOR_CPU;
+    if (!owner && opt->method == OZBLAS_METHOD_AUTO && opt->executor == OZBLAS_EXECUTOR_AUTO)
+        return oz_executor_get(OZ_HOST_EXECUTOR);
+    return oz_executor_for(opt, opt->accuracy == OZBLAS_ACCURACY_CORRECT, owner);
+}
+
+/* The run's executor as an id (one not built: the id asked for, whose block size it keeps) */
+static int run_executor_id(const ozblas_options *opt, const oz_executor *owner)
+{
+    const oz_executor *e = run_executor(opt, owner);
+    return e ? e->id : opt->executor;
+}
+
+int ozblas_lapack_executor(const ozblas_options *opt, const void *A)
+{
+    ozblas_options o;
+    if (!opt)
+        ozblas_options_init(&o);
+    return run_executor_id(opt ? opt : &o, oz_memory_owner(A));
 }
 
 /* Where the run's matrices live (docs/lapack.md, "On the GPU"): operands already in
- * device memory are used there; host operands whose products run on the CUDA executor are
+ * device memory are used there; host operands whose products run on a device executor are
  * uploaded once, when their copies take at most half of the memory a call may plan with
  * (the rest for the products' workspace; else the host blocked path, each product staged,
  * and the report says so); anything else stays on the host. Mixed host and device operands
- * are refused. */
-static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t n, int64_t big)
+ * are refused. owner: the device operands' executor (NULL: host operands). */
+static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, const oz_executor *owner,
+                           int64_t n, int64_t big)
 {
     size_t es = x->cplx ? 16 : 8, bytes = 0;
     for (int i = 0; i < nops; i++)
         bytes += (size_t)(ops[i].rows * ops[i].cols) * es;
     if (on && on != nops)
         return OZBLAS_ERR_INVALID_ARGUMENT;
+    x->devex = owner;
     if (!on) {
         /* one block is one host routine: nothing to gain on the device */
-        if (!bytes || n <= x->nb || run_executor(x->opt, 0) != OZBLAS_EXECUTOR_CUDA)
+        if (!bytes || n <= x->nb || x->exec == OZ_HOST_EXECUTOR)
             return OZBLAS_OK;
+        x->devex = oz_executor_get(x->exec);
+        if (!x->devex || !x->devex->mem_budget) /* not built */
+            return OZBLAS_ERR_EXECUTOR_UNAVAILABLE;
         size_t budget = 0;
-        ozblas_status st = oz_cuda_lx_budget(x->opt, &budget);
+        ozblas_status st = x->devex->mem_budget(x->opt, &budget);
         if (st != OZBLAS_OK) /* opt's device does not exist: as a product would fail */
             return st;
         if (2 * bytes > budget) {
@@ -70,7 +82,7 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t 
     x->hcap = x->nb * (big > 1 ? big : 1);
     x->hbuf[0] = oz_malloc(sizeof(double) * (size_t)(2 * w * x->hcap));
     x->hbuf[1] = x->hbuf[0] ? x->hbuf[0] + w * x->hcap : NULL;
-    x->dpiv = oz_cuda_lx_alloc(x->opt, sizeof(int64_t) * (size_t)(big > x->nb ? big : x->nb));
+    x->dpiv = x->devex->mem_alloc(x->opt, sizeof(int64_t) * (size_t)(big > x->nb ? big : x->nb));
     if (!x->hbuf[0] || !x->dpiv)
         return x->hbuf[0] ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION;
     x->dev = 1;
@@ -78,15 +90,15 @@ static ozblas_status place(oz_lx *x, lx_operand *ops, int nops, int on, int64_t 
     for (int i = 0; i < nops && !on; i++) {
         lx_operand *o = &ops[i];
         int64_t rows = o->rows > 1 ? o->rows : 1;
-        double *d = oz_cuda_lx_alloc(x->opt, (size_t)(rows * o->cols) * es);
+        double *d = x->devex->mem_alloc(x->opt, (size_t)(rows * o->cols) * es);
         if (!d)
             return OZBLAS_ERR_DEVICE;
         o->host = *o->p;
         o->host_ld = *o->ld;
         *o->p = d;
         *o->ld = rows;
-        if (oz_cuda_lx_copy(x->opt, d, (size_t)rows * es, o->host, (size_t)o->host_ld * es,
-                            (size_t)o->rows * es, (size_t)o->cols))
+        if (x->devex->copy(x->opt, d, (size_t)rows * es, o->host, (size_t)o->host_ld * es,
+                           (size_t)o->rows * es, (size_t)o->cols))
             return OZBLAS_ERR_DEVICE;
     }
     return OZBLAS_OK;
@@ -143,9 +155,13 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
     x->opt = opt;
     x->cplx = cplx;
     int on = 0;
-    for (int i = 0; i < nops; i++)
-        on += oz_cuda_on_device(*ops[i].p);
-    x->exec = run_executor(opt, on);
+    const oz_executor *owner = NULL;
+    for (int i = 0; i < nops; i++) {
+        const oz_executor *e = oz_memory_owner(*ops[i].p);
+        on += e != NULL;
+        owner = owner ? owner : e;
+    }
+    x->exec = run_executor_id(opt, owner);
     x->nb = nb > 0 ? nb : ozblas_lapack_block_size(n, x->exec);
     x->rep = rep;
     rep->nb = x->nb;
@@ -158,7 +174,7 @@ ozblas_status lx_begin(oz_lx *x, ozblas_context *ctx, int cplx, int64_t n, int64
     x->piv32 = oz_malloc(sizeof(int32_t) * (size_t)((n > x->nb ? n : x->nb) + 1));
     if (!x->work || !x->piv32)
         return OZBLAS_ERR_ALLOCATION;
-    ozblas_status st = place(x, ops, nops, on, n, big);
+    ozblas_status st = place(x, ops, nops, on, owner, n, big);
     return st == OZBLAS_OK && !x->dev ? keep(x, ops, nops) : st;
 }
 
@@ -180,10 +196,10 @@ ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
         if (!o->host)
             continue;
         if (st == OZBLAS_OK && o->out &&
-            oz_cuda_lx_copy(x->opt, o->host, (size_t)o->host_ld * es, *o->p, (size_t)*o->ld * es,
-                            (size_t)o->rows * es, (size_t)o->cols))
+            x->devex->copy(x->opt, o->host, (size_t)o->host_ld * es, *o->p,
+                           (size_t)*o->ld * es, (size_t)o->rows * es, (size_t)o->cols))
             st = OZBLAS_ERR_DEVICE;
-        oz_cuda_lx_free(x->opt, *o->p);
+        x->devex->mem_free(x->opt, *o->p);
         *o->p = o->host;
         *o->ld = o->host_ld;
     }
@@ -193,7 +209,7 @@ ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
     }
     free(x->kept);
     if (x->dpiv)
-        oz_cuda_lx_free(x->opt, x->dpiv);
+        x->devex->mem_free(x->opt, x->dpiv);
     x->rep->seconds += lx_now();
     x->rep->host_seconds = x->rep->seconds - x->rep->product_seconds;
     free(x->work);
@@ -410,7 +426,6 @@ static ozblas_status trtrs_body(ozblas_context *ctx, int cplx, char uplo, char t
                                 int64_t ldb, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    static const double one[2] = {1.0, 0.0};
     CHECK(.op = OZ_LF_TRTRS, .uplo = uplo, .trans = trans, .diag = diag, .n = n, .nrhs = nrhs,
           .lda = lda, .ldb = ldb);
     BEGIN(cplx, n, oz_lapack_flops(OZ_LF_TRTRS, cplx, n, n, nrhs), max3(n, nrhs, 1),
@@ -418,7 +433,7 @@ static ozblas_status trtrs_body(ozblas_context *ctx, int cplx, char uplo, char t
     if (up(diag) == 'N')
         *info = lx_zero_diagonal(&x, n, A, lda);
     if (!*info)
-        lx_trsm(&x, 'L', up(uplo), up(trans), up(diag), n, nrhs, one, A, lda, B, ldb);
+        lx_trsm(&x, 'L', up(uplo), up(trans), up(diag), n, nrhs, ONE, A, lda, B, ldb);
     END();
 }
 

@@ -2,13 +2,13 @@
  * diagonal blocks, the row interchanges, and the few element loops (lapack_drivers.c). With
  * host memory each goes straight to the host; with device memory (x->dev) the block is
  * copied to a host buffer, handed to the same host routine and copied back (the MAGMA way),
- * and laswp runs on the device. The host routine is the same in both, so a device run gives
- * the host run's bits wherever its products do. A failed copy sets x->failed: the run's
- * result is then not to be used (lapack_api.c reports OZBLAS_ERR_DEVICE). */
+ * and laswp runs on the device, each through that executor's entries (x->devex). The host
+ * routine is the same in both, so a device run gives the host run's bits wherever its
+ * products do. A failed copy sets x->failed: the run's result is then not to be used
+ * (lapack_api.c reports OZBLAS_ERR_DEVICE). */
 #include <string.h>
 #include <time.h>
 
-#include "../cuda/oz_cuda.h"
 #include "oz_lapack.h"
 
 static size_t es(const oz_lx *x) { return x->cplx ? 16 : 8; }
@@ -46,7 +46,7 @@ double *lx_fetch(oz_lx *x, int slot, const double *A, int64_t lda, int64_t rows,
         return H;
     }
     if (copy && rows > 0 && cols > 0 &&
-        oz_cuda_lx_copy(x->opt, H, (size_t)*ldh * es(x), A, (size_t)lda * es(x),
+        x->devex->copy(x->opt, H, (size_t)*ldh * es(x), A, (size_t)lda * es(x),
                         (size_t)rows * es(x), (size_t)cols))
         x->failed = 1;
     return H;
@@ -57,7 +57,7 @@ void lx_store(oz_lx *x, const double *H, int64_t ldh, double *A, int64_t lda, in
 {
     if (!x->dev || rows <= 0 || cols <= 0 || x->failed)
         return;
-    if (oz_cuda_lx_copy(x->opt, A, (size_t)lda * es(x), H, (size_t)ldh * es(x),
+    if (x->devex->copy(x->opt, A, (size_t)lda * es(x), H, (size_t)ldh * es(x),
                         (size_t)rows * es(x), (size_t)cols))
         x->failed = 1;
 }
@@ -87,9 +87,9 @@ void lx_blk_laswp(oz_lx *x, int64_t n, double *A, int64_t lda, int64_t k1, int64
     }
     if (n <= 0 || k2 < k1)
         return;
-    if (oz_cuda_lx_copy(x->opt, x->dpiv + k1 - 1, sizeof(int64_t), ipiv + k1 - 1,
+    if (x->devex->copy(x->opt, x->dpiv + k1 - 1, sizeof(int64_t), ipiv + k1 - 1,
                         sizeof(int64_t), sizeof(int64_t), (size_t)(k2 - k1 + 1)) ||
-        oz_cuda_lx_laswp(x->opt, x->cplx, n, A, lda, k1, k2, x->dpiv, incx))
+        x->devex->laswp(x->opt, x->cplx, n, A, lda, k1, k2, x->dpiv, incx))
         x->failed = 1;
 }
 
@@ -157,7 +157,7 @@ double *lx_fetch_to(oz_lx *x, double *H, int64_t ldh, const double *A, int64_t l
     }
     *ld = ldh;
     if (!x->failed && rows > 0 && cols > 0 &&
-        oz_cuda_lx_copy(x->opt, H, (size_t)ldh * es(x), A, (size_t)lda * es(x),
+        x->devex->copy(x->opt, H, (size_t)ldh * es(x), A, (size_t)lda * es(x),
                         (size_t)rows * es(x), (size_t)cols))
         x->failed = 1;
     return H;
@@ -167,7 +167,7 @@ double *lx_scratch(oz_lx *x, double *host, int64_t elems)
 {
     if (!x->dev)
         return host;
-    double *d = oz_cuda_lx_alloc(x->opt, (size_t)(elems > 0 ? elems : 1) * es(x));
+    double *d = x->devex->mem_alloc(x->opt, (size_t)(elems > 0 ? elems : 1) * es(x));
     if (!d)
         x->failed = 1;
     return d;
@@ -176,5 +176,5 @@ double *lx_scratch(oz_lx *x, double *host, int64_t elems)
 void lx_scratch_free(oz_lx *x, double *d)
 {
     if (x->dev && d)
-        oz_cuda_lx_free(x->opt, d);
+        x->devex->mem_free(x->opt, d);
 }

@@ -677,54 +677,12 @@ LX_DZ(gesvd, gesvd,
 
 /* ---- least squares through the bidiagonal (gelsd, gelss) ----------------------------------- */
 
+/* gelss's (sq 1: bdsqr, the host gelss) or gelsd's (lapack_lalsd.c, bdsdc, the host gelsd) */
 static int lstsq_ready(int cplx, int sq)
 {
-    static const int ids[2][2][2] = {{{LXH_dlalsd, LXH_dgelsd}, {LXH_bdsqr, LXH_dgelss}},
-                                     {{LXH_zlalsd, LXH_zgelsd}, {LXH_bdsqr, LXH_zgelss}}};
-    return lx_hh_ready(cplx) && lx_band_ready(cplx) && lx_host_all(cplx, ids[cplx][sq], 2);
-}
-
-/* gelsd's bidiagonal solve: the host lalsd on the bidiagonal (d, e; uplo 'U' or 'L', order n)
- * and C (host, n x nrhs): C := its minimum-norm solution, d := the singular values
- * (descending), the rank. smlsiz 25 is ilaenv's in the reference LAPACK and OpenBLAS. Its
- * flops, a model: it forms no singular vectors; each level of its tree costs the secular
- * equations' O(k^2) per node of order k and two k x k products per column of C, and the
- * nodes' k^2 sum to at most n^2 per level and 2 n^2 over all: 30 n^2 + 8 n^2 nrhs (twice the
- * second term for complex C, solved as its real and imaginary parts). */
-static void bd_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, double *e,
-                     double *C, int64_t ldc, double rcond, int64_t *rank, int64_t *info)
-{
-    const int64_t smlsiz = 25;
-    int c = x->cplx;
-    int64_t nlvl = (int64_t)(log((double)n / (double)(smlsiz + 1)) / log(2.0)) + 1; /* LAPACK's */
-    nlvl = nlvl > 0 ? nlvl : 0;
-    double dn = (double)n;
-    x->rep->host_flops += 30.0 * dn * dn + (c ? 16.0 : 8.0) * dn * dn * (double)nrhs;
-    int64_t s1 = (smlsiz + 1) * (smlsiz + 1);
-    int64_t lw = 9 * n + 2 * n * smlsiz + 8 * n * (nlvl + 1) + n * nrhs + s1;
-    int64_t lr = c ? 9 * n + 2 * n * smlsiz + 8 * n * (nlvl + 1) + 3 * smlsiz * nrhs +
-                         max64(s1, n * (1 + nrhs) + 2 * nrhs)
-                   : 0;
-    int64_t li = 3 * n * (nlvl + 1) + 11 * n;
-    double *work = oz_malloc(sizeof(double) * (size_t)((c ? 2 * n * nrhs : lw) + lr + 1));
-    int64_t *iw = oz_malloc(sizeof(int64_t) * (size_t)(li + 1));
-    lx_clock clk = lx_tic(x);
-    if (!work || !iw) {
-        x->failed = 1;
-    } else {
-        LX_F77(I s4 = (I)smlsiz, n4 = (I)n, r4 = (I)nrhs, l4 = (I)ldc, rk = 0, inf4 = 0;
-            if (!c)
-                LX_HOST(0, dlalsd)(&uplo, &s4, &n4, &r4, d, e, C, &l4, &rcond, &rk, work, (I *)iw,
-                                   &inf4, 1);
-            else
-                LX_HOST(1, zlalsd)(&uplo, &s4, &n4, &r4, d, e, C, &l4, &rcond, &rk, work,
-                                   work + 2 * n * nrhs, (I *)iw, &inf4, 1);
-            *rank = rk;
-            *info = inf4;);
-    }
-    lx_toc(x, clk, &x->rep->solver_seconds);
-    free(work);
-    free(iw);
+    static const int ids[2][2] = {{LXH_dgelsd, LXH_dgelss}, {LXH_zgelsd, LXH_zgelss}};
+    return lx_hh_ready(cplx) && lx_band_ready(cplx) && lx_host_fn(cplx, ids[cplx][sq]) &&
+           (sq ? lx_host_fn(cplx, LXH_bdsqr) != NULL : lx_lalsd_ready(cplx) && lx_bdsdc_ready());
 }
 
 /* gelss's bidiagonal solve: the host bdsqr on (d, e) with VT := I (n x n, the element type's,
@@ -913,15 +871,14 @@ static ozblas_status lstsq_two_stage(oz_lx *x, int sq, int64_t m, int64_t n, int
     if (sq)
         bd_bdsqr(x, tall ? 'U' : 'L', N, nrhs, s, bd.e, VT, C, ldc, rcond, rank, info);
     else
-        bd_lalsd(x, tall ? 'U' : 'L', N, nrhs, s, bd.e, C, ldc, rcond, rank, info);
+        lx_lalsd(x, tall ? 'U' : 'L', N, nrhs, s, bd.e, C, ldc, rcond, rank, info);
     if (*info != 0 || x->failed)
         goto out;
     if (sq) { /* X_B = VT_B^H C as a product: both into the scratch, the product into B */
-        static const double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
         double *SV = W + wd * (M * N + (qr ? N * N : 0)), *SC = SV + wd * N * N;
         put_host(x, VT, N, N, N, SV, N);
         put_host(x, C, ldc, N, nrhs, SC, N);
-        lx_gemm(x, ct(x), 'N', N, nrhs, N, one, SV, N, SC, N, zero, B, ldb);
+        lx_gemm(x, ct(x), 'N', N, nrhs, N, ONE, SV, N, SC, N, ZERO, B, ldb);
         /* V^H = [VT_B 0] F^H (and Q0^H) into A's first N rows */
         put_host(x, VT, N, N, N, A, lda);
         lx_zero(x, N, forder - N, LX_AT(x, A, 0, N, lda), lda);

@@ -228,6 +228,12 @@
     X(zhseqr, "", "zhseqr", void, (const char *, const char *, const LXI *, const LXI *,       \
                                    const LXI *, double *, const LXI *, double *, double *,     \
                                    const LXI *, double *, const LXI *, LXI *, size_t, size_t)) \
+    X(trexc, "dtrexc", "", void, (const char *, const LXI *, double *, const LXI *, double *,    \
+                                  const LXI *, LXI *, LXI *, double *, LXI *, size_t))          \
+    X(ormhr, "dormhr", "zunmhr", void, (const char *, const char *, const LXI *, const LXI *,  \
+                                        const LXI *, const LXI *, const double *, const LXI *, \
+                                        const double *, double *, const LXI *, double *,       \
+                                        const LXI *, LXI *, size_t, size_t))                   \
     X(dtrevc3, "dtrevc3", "", void, (const char *, const char *, const LXI *, const LXI *,     \
                                      double *, const LXI *, double *, const LXI *, double *,   \
                                      const LXI *, const LXI *, LXI *, double *, const LXI *,   \

@@ -28,6 +28,7 @@ typedef struct {
        the call); blocks for the host reach it through two host buffers of hcap elements,
        pivots for laswp through dpiv (device memory, max(n, nb) of them) */
     int dev;
+    const oz_executor *devex; /* the executor whose memory that is (x->dev) */
     int failed; /* a device copy or a product failed: the result is not to be used */
     ozblas_status fail_status; /* the product's status (OK: a copy failed) */
     double *hbuf[2];
@@ -274,6 +275,17 @@ double lx_into_range(double nrm, double small);
 ozblas_status lx_gehrd_run(oz_lx *x, lx_hh *q, int64_t n, int64_t ilo, int64_t ihi, double *A,
                            int64_t lda, double *tau, int64_t *info);
 
+/* LAPACK's dhseqr (lapack_hseqr.c: the small-bulge multishift QR with aggressive early
+ * deflation, the updates of H and Z beyond its small windows as products) for double on host
+ * memory: job 'E' or 'S', compz 'N' or 'V', ilo and ihi 1-based, *info as dhseqr's;
+ * x->failed when its workspace cannot be had. lx_hseqr_ready: its host routines found;
+ * lx_hseqr_takes: those, 1 <= ilo <= ihi <= n and H's Hessenberg part of rows and columns
+ * ilo..ihi finite (else the host routine's: its argument errors, its answer to NaN). */
+int lx_hseqr_ready(void);
+int lx_hseqr_takes(int64_t n, int64_t ilo, int64_t ihi, const double *H, int64_t ldh);
+void lx_hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_t ihi, double *H,
+              int64_t ldh, double *wr, double *wi, double *Z, int64_t ldz, int64_t *info);
+
 /* dbdsdc (lapack_bdsdc.c) on the real bidiagonal (d, e) of order n, uplo 'U' or 'L', with
  * vectors (vec: compq 'I', U and VT n x n, leading dimension n, host memory) or without:
  * beyond LAPACK's leaf size 25 with vectors, divide and conquer whose merges' vector updates
@@ -283,6 +295,16 @@ ozblas_status lx_gehrd_run(oz_lx *x, lx_hh *q, int64_t n, int64_t ilo, int64_t i
 int lx_bdsdc_ready(void);
 void lx_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, double *e, double *U,
               double *VT, int64_t *info);
+
+/* gelsd's bidiagonal least-squares solve (lapack_lalsd.c, LAPACK's dlalsd/zlalsd): C (host,
+ * n x nrhs, the element type's) := the minimum-norm solution for the real bidiagonal (d, e;
+ * uplo 'U' or 'L', order n), d := its singular values descending, the rank by dlalsd's rcond
+ * rule; for many right-hand sides by the singular vectors of lx_bdsdc and two products, else
+ * the host dlalsd. *info as dlalsd's; x->failed on an allocation failure. lx_lalsd_ready:
+ * the host dlalsd/zlalsd found. */
+int lx_lalsd_ready(int cplx);
+void lx_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, double *e, double *C,
+              int64_t ldc, double rcond, int64_t *rank, int64_t *info);
 
 /* After BEGIN: the Householder workspace (lx_hh_ready checked), or the entry returns
  * (HH_END_WITH frees it). */

@@ -16,15 +16,24 @@
  *                products in a long accumulator (step 6) instead.
  *   3. residues: A'_il mod m_t, symmetric, |r| <= (m_t - 1) / 2 < 2^21, from the significand
  *                and a table of 2^s mod m_t (exact double arithmetic with fma).
- *   4. products: one DGEMM per modulus (three per modulus for complex: Karatsuba) per k-block
- *                of at most OZX_KBLOCK: q m^2 / 4 <= 2^11 2^42 = 2^53, so every partial sum is
- *                an integer of at most 53 bits and the DGEMM is exact in any order.
+ *   4. products: one DGEMM per modulus (three per modulus for complex: Karatsuba; or two on
+ *                the complex family, below) per k-block of at most OZX_KBLOCK: q m^2 / 4 <=
+ *                2^11 2^42 = 2^53, so every partial sum is an integer of at most 53 bits and
+ *                the DGEMM is exact in any order.
  *   5. CRT:      X_ij from its residues in multi-word integers, exactly.
  *   6. direct:   sum_l a_il b_lj exactly in a fixed-point accumulator spanning every product of
  *                two doubles (2^-2148 .. 2^2048, plus 2^40 terms of headroom).
  *   7. rounding: the exact value X_ij 2^(low_i + low_j) rounded once to nearest-even, to a
  *                double (subnormal and overflowing results included), or to hi = RN(X),
  *                lo = RN(X - hi).
+ * Complex products in two integer products per modulus (ozaki2.h's complex set, the same
+ * algebra): on a family of moduli m with an i_m, i_m^2 = -1 (mod m) (m odd, every prime
+ * factor 1 mod 4), A+- = A'_r +- i_m A'_i and B+- likewise (mod m), P+- = A+- B+- are two
+ * ordinary integer products of residues in the same range as the parts', and
+ *   X_r = (P+ + P-) / 2,  X_i = (P+ - P-) / (2 i_m)   (mod m),
+ * since (a_r + i a_i)(b_r + i b_i) = (a_r b_r - a_i b_i) + i (a_r b_i + a_i b_r) with i^2 = -1.
+ * The count's condition is Karatsuba's (|X_r|, |X_i| < 2 k 2^(top_i + top_j)); the driver
+ * takes this family where it holds every row and column the other does in fewer products.
  * Double-double bound: hi + lo = X (1 + d) + eta with |d| <= 2^-106 and |eta| <= 2^-1075
  * (lo underflows), proof at ozx_round_dd; so |hi + lo - P_ij| <= 2^-106 |P_ij| + 2^-1075,
  * which is within 2^-100 (|A||B|)_ij wherever that is above 2^-969. Exact results are
@@ -46,8 +55,12 @@
 #define OZX_ACC_LIMBS 134       /* 32 * 134 > 2148 + 2048 + 40 (k < 2^40) + a sign bit */
 #define OZX_ACC_FLUSH (1 << 29) /* products between carry propagations: each adds < 2^33 */
 
-typedef struct {
+typedef struct ozx_table {
     int n;                                 /* moduli count */
+    int cx2;                               /* a complex family: the three below are set */
+    double ip[OZX_MAX_MODULI];             /* i_m, i_m^2 = -1 (mod m_t), symmetric */
+    double inv2[OZX_MAX_MODULI];           /* 2^-1 (mod m_t), symmetric */
+    double inv2ip[OZX_MAX_MODULI];         /* (2 i_m)^-1 (mod m_t), symmetric */
     int budget;                            /* bitlen(M) - 2: 2^budget <= M/2 */
     int limbs;                             /* limbs of sum_t u_t w_t and its sign */
     double m[OZX_MAX_MODULI];              /* moduli */
@@ -66,12 +79,23 @@ typedef struct {
  * INT32 product is exact while k 127^2 < 2^31. 48 moduli: budget 332 bits. */
 #define OZX_I8_MAX_MODULI 48
 
+/* The complex families (two products per modulus): the FP64 engine's, the largest primes
+ * 1 (mod 4) below 2^22 (64: budget about 1400 bits, as the real family's); the INT8 engine's,
+ * the odd numbers below 256 whose prime factors are all 1 (mod 4), taken greedily from 255
+ * down while coprime to those taken: ozaki2.h's complex set, 22 moduli, budget 151 bits. */
+#define OZX_CX_MAX_MODULI 64
+#define OZX_I8_CX_MAX_MODULI 22
+
 /* numerics/exact_table.c: the t-th modulus (0 outside), the cached table of the first n;
- * the same for the INT8 moduli (_i8). */
+ * the same for the INT8 moduli (_i8) and the complex families (_cx). */
 int ozx_modulus(int t);
 const ozx_table *ozx_table_get(int n);
 int ozx_modulus_i8(int t);
 const ozx_table *ozx_table_get_i8(int n);
+int ozx_modulus_cx(int t);
+const ozx_table *ozx_table_get_cx(int n);
+int ozx_modulus_i8_cx(int t);
+const ozx_table *ozx_table_get_i8_cx(int n);
 
 /* Step 2 for one family of tables (get, up to maxn moduli): rows of op(A) (top_a, m) and
  * columns of op(B) (top_b, n) too wide for the largest count are marked direct (dir_a,
@@ -248,6 +272,32 @@ OZ_HD void ozx_residues(double Fr, int sr, double Fi, int si, int cx, double m, 
         *im = ri;
         *sum = ozx_add_mod(rr, ri, m);
     }
+}
+
+/* The same on a complex family (T->cx2, modulus t): the residues of A+- = re +- i_m im,
+ * each |.| < 2^21 and |i_m im| < 2^42, so the sums are exact. */
+OZ_HD void ozx_residues_pm(double Fr, int sr, double Fi, int si, double m, double inv,
+                           const double *pow2, double ip, double *plus, double *minus)
+{
+    double rr = ozx_residue(Fr, sr, m, inv, pow2), ri = ozx_residue(Fi, si, m, inv, pow2);
+    *plus = ozx_mod(rr + ip * ri, m, inv);
+    *minus = ozx_mod(rr - ip * ri, m, inv);
+}
+
+/* One entry of a k-block's products P+- on a complex family reduced modulo m into the parts
+ * of X (below 2^22 times a constant below 2^21: exact), added to the earlier k-blocks'
+ * residues in *rr, *ri unless first. */
+OZ_HD void ozx_reduce_pm(double pp, double pm, int first, double m, double inv, double inv2,
+                         double inv2ip, float *rr, float *ri)
+{
+    double vp = ozx_mod(pp, m, inv), vm = ozx_mod(pm, m, inv);
+    double vr = ozx_mod((vp + vm) * inv2, m, inv), vi = ozx_mod((vp - vm) * inv2ip, m, inv);
+    if (!first) {
+        vr = ozx_add_mod(vr, *rr, m);
+        vi = ozx_add_mod(vi, *ri, m);
+    }
+    *rr = (float)vr;
+    *ri = (float)vi;
 }
 
 /* One entry of a k-block's exact integer products (p1; for complex p2, p3: Karatsuba, re =
@@ -582,7 +632,7 @@ OZ_HD void ozx_direct_entry(const ozx_opv *a, const ozx_opv *b, int64_t i, int64
 /* How the rounded entries reach C: with lo (ldlo) the double-double pair as it is; plain
  * (alpha = 1, beta = 0) RN(p) itself, since the complex update (1 + 0i)(x + iy) would turn
  * a signed zero x = -0 into +0 when y < 0; otherwise alpha RN(p) + beta C as BLAS does. */
-typedef struct {
+typedef struct ozx_update {
     double alpha[2], beta[2];
     int beta_zero, plain, cx;
 } ozx_update;

@@ -186,7 +186,9 @@ OZ_HD int oz2_loses_element(int E, int emin, int bits)
  * span still bounds the ratio: |a_il| >= 2^emin_i, so
  * |delta a_il| <= 2^(E_i - emin_i - alpha_i) |a_il|. The bound falls as the moduli count
  * grows, so the fewest moduli meeting it are found by a walk from the usual count
- * (oz_auto_count). Both executors compute these terms with the same element functions. */
+ * (oz_auto_count); a complex call on INT8 walks the complex set's own counts, then
+ * Karatsuba's (ozaki2_table.c oz2_auto_table: the bound is this one for each table's bits,
+ * c = 2). Both executors compute these terms with the same element functions. */
 #define OZ2_AUTO_TARGET 0x1p-53 /* u: the unit roundoff of double */
 #define OZ2_LSHIFT 6            /* level 0's magnitudes floor(|x| 2^(6 - E)) <= 127 */
 #define OZ2_LSHIFT2 11          /* level 1: min(127, floor(|x| 2^(11 - E))) (measured: 11
@@ -533,6 +535,37 @@ OZ_HD double oz2_residue(double x, double m, double inv)
 OZ_HD int oz2_products_per_modulus(const oz2_table *T, int cx)
 {
     return cx ? (T->cx2 ? 2 : 3) : 1;
+}
+
+/* HERK on the complex set: one product per modulus. For C = op(A) op(A)^H (the same matrix
+ * on both sides, m = n; an executor knows it from oz_gemm_call.herm) let X = op(A), so op(B)
+ * = X^H and its packed parts are B_r = X_r^T, B_i = -X_i^T. With the same bits on row i of
+ * X and column i of X^H (oz2_herm_bits), trunc(-x) = -trunc(x) and the symmetric residue of
+ * -x being minus that of x (every modulus of the set is odd, so [-(m-1)/2, (m-1)/2] has no
+ * lone end), the scaled residues satisfy R(B_r) = R(X_r)^T, R(B_i) = -R(X_i)^T, and so
+ *   B+ = R(B_r) + i_m R(B_i) = (R(X_r) - i_m R(X_i))^T = (X-)^T,   B- = (X+)^T   (mod m),
+ * the split of oz2_cx_split reduced to the same canonical residues. Hence
+ *   P+ = X+ B+ = X+ (X-)^T,   P- = X- B- = X- (X+)^T = (X+ (X-)^T)^T = (P+)^T,
+ * exactly, as integers (the products are exact). One product P = X+ (X-)^T gives both:
+ *   C_r(i, j) = (P(i, j) + P(j, i)) / 2,   C_i(i, j) = (P(i, j) - P(j, i)) / (2 i_m)  (mod m),
+ * bit for bit what the two products give (oz2_cx_join of P(i, j), P(j, i)); the diagonal's
+ * imaginary part is (P(i, i) - P(i, i)) / (2 i_m) = 0 exactly, as HERK wants. Its cost is
+ * still n^2 k per modulus, twice DSYRK's n (n + 1) k / 2: C has n^2 real unknowns (C_r's
+ * triangle and C_i's strict one) against DSYRK's n (n + 1) / 2, each an integer dot product
+ * of length k, so no triangle of P alone can give them (C(i, j) needs P(i, j) and P(j, i)).
+ * Karatsuba's three products have no such relation to use. */
+OZ_HD int oz2_products_per_call_modulus(const oz2_table *T, int cx, int herm)
+{
+    return cx && herm && T->cx2 ? 1 : oz2_products_per_modulus(T, cx);
+}
+
+/* The bits of index i on both sides of a Hermitian product: the smaller of the two, so each
+ * side keeps at most the bits step 2 gave it and 2 max (|A'||B'|)_ij < M still holds (every
+ * entry's bound is monotone in alpha_i and beta_j); automatic precision's bound is computed
+ * for these bits (the probe sets them), so its ratio is the call's. */
+OZ_HD int oz2_herm_bits(int alpha, int beta)
+{
+    return oz_min_int(alpha, beta);
 }
 
 /* The constants come as values (ip = T->ip[t], ...), so an executor's loop keeps them in

@@ -164,3 +164,40 @@ const oz2_table *oz2_table_call(int engine, int cx, int n)
     }
     return T;
 }
+
+/* Automatic precision's ladder (issue 34): rung r names a table, the budgets rising with r,
+ * so the walk (oz_auto_count) stops at the cheapest table whose bound holds. Real calls and
+ * FP4: rung r is the real set's count r. A complex call on INT8 walks the complex set's own
+ * counts first, rungs 2 to 22, then Karatsuba on the real counts beyond the complex set's 151
+ * bits (20, 21, ...: rungs 23, 24, ...). Walking real counts mapped to the complex set
+ * (oz2_table_call) skips complex counts between two real budgets, costing up to a modulus;
+ * the bound, for the table's budget, is the same function of the bits either way. */
+static int first_karatsuba(int engine)
+{
+    int n = 2;
+    while (n < oz2_max_moduli(engine) && oz2_table_call(engine, 1, n)->cx2)
+        n++;
+    return n;
+}
+
+static int ladder_cx(int engine, int cx)
+{
+    return cx && engine == OZ2_ENGINE_INT8;
+}
+
+const oz2_table *oz2_auto_table(int engine, int cx, int rung)
+{
+    if (!ladder_cx(engine, cx))
+        return oz2_table_get(engine, rung);
+    if (rung <= OZ2_MAX_MODULI_CX)
+        return oz2_cx_table(rung);
+    return oz2_table_get(engine, first_karatsuba(engine) + rung - OZ2_MAX_MODULI_CX - 1);
+}
+
+int oz2_auto_rung(int engine, int cx, int n)
+{
+    if (!ladder_cx(engine, cx) || n < 2)
+        return n;
+    const int k = first_karatsuba(engine);
+    return n < k ? oz2_table_call(engine, 1, n)->n : OZ2_MAX_MODULI_CX + 1 + n - k;
+}

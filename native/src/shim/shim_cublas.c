@@ -705,6 +705,7 @@ static int cu_tr_handle(const cu_tr *g, shim_call *c, shim_result *r)
         r->why = N_OUT_OF_PLACE;
         return 0;
     }
+    /* the run's executor: device operands run with executor cuda (cu_stream_options) */
     if (K <= ozblas_lapack_block_size(K, OZBLAS_EXECUTOR_CUDA)) {
         r->why = N_ONE_BLOCK;
         return 0;

@@ -61,7 +61,8 @@ int lap_begin_update(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int
     }
     if (L->r.executor == OZBLAS_EXECUTOR_CUDA)
         L->opt.executor = OZBLAS_EXECUTOR_CUDA;
-    if (order >= 0 && order <= ozblas_lapack_block_size(order, L->opt.executor)) {
+    if (order >= 0 &&
+        order <= ozblas_lapack_block_size(order, ozblas_lapack_executor(&L->opt, NULL))) {
         L->r.why = N_ONE_BLOCK; /* the driver would be one call of the real routine */
         return 0;
     }

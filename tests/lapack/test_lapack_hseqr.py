@@ -1,0 +1,93 @@
+"""The emulated QR iteration dhseqr (native/src/lapack/lapack_hseqr.c: small-bulge multishift QR
+with aggressive early deflation, the windows' updates of H and Z as products), through the
+drivers that call it: dgeev and dgees.
+
+With nb = NB the active block goes to the host whole at NB rows (at least 12), so the orders
+below cross that threshold, the shift counts' steps (2 shifts below 30 rows, 4 below 60, 10
+below 150, n / log2 n beyond) and the windows' sizes. Each result is held to native LAPACK's on the same input
+(SciPy's dgeev/dgees) by the backward errors ||A V - V diag(w)|| / (||A|| ||V||), ||Z^T A Z - T||
+/ ||A|| and ||Z^T Z - I|| in units of n u: at most 4x native's plus 2; T quasi-triangular with
+standardized 2 x 2 blocks; the eigenvalues matched to native's as sets within the first-order
+bound (test_lapack_geev's measures)."""
+
+import numpy as np
+import pytest
+import scipy.linalg.lapack as la
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ozblas import lapack as L
+from test_lapack_geev import KINDS, U, _matrix, _schur_measures, against_native
+
+NB = 8
+EMU = dict(method="ozaki2", nb=NB)
+
+
+def _quasi_triangular(t, wr, wi):
+    """T upper quasi-triangular, its 2 x 2 blocks standardized, wr/wi read off them"""
+    assert not np.tril(t, -2).any()
+    sub = np.diag(t, -1)
+    assert not np.any((sub[:-1] != 0) & (sub[1:] != 0))  # no two adjacent: blocks of 2 at most
+    for i in np.nonzero(sub)[0]:
+        b = t[i:i + 2, i:i + 2]
+        assert b[0, 0] == b[1, 1] == wr[i] == wr[i + 1] and b[0, 1] * b[1, 0] < 0
+        assert wi[i] > 0 and wi[i] == -wi[i + 1]
+    assert np.array_equal(wr[wi == 0], np.diag(t)[wi == 0])
+
+
+def _check(kind, n, seed=3, method="ozaki2"):
+    a = _matrix(kind, n, np.float64, seed=seed)
+    # gees: the Schur form and vectors
+    t, sdim, wr, wi, vs, work, info = L.gees(None, a, **dict(EMU, method=method))
+    rep = L.last_report()
+    nt, nsdim, nwr, nwi, nvs, nwork, ninfo = la.dgees(lambda x, y: None, a)
+    assert info == ninfo == 0
+    if n > NB:
+        assert rep["products"] > 0 and (rep["emulated"] > 0) == (method != "native")
+    ours, native = _schur_measures(a, t, vs), _schur_measures(a, nt, nvs)
+    for k, v in ours.items():
+        assert v <= 4 * native[k] + 2.0, f"{kind} {n} {k}: {v:.3g} vs native {native[k]:.3g}"
+    _quasi_triangular(t, wr, wi)
+    # geev: right and left vectors
+    wr, wi, vl, vr, info = L.geev(a, **dict(EMU, method=method))
+    nwr, nwi, nvl, nvr, ninfo = la.dgeev(a)
+    assert info == ninfo == 0
+    against_native(f"{kind} {n}", a, (wr + 1j * wi, wi, vl, vr), (nwr + 1j * nwi, nwi, nvl, nvr))
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("n", [12, 13, 29, 30, 61])
+def test_hseqr_kinds_around_thresholds(kind, n):
+    _check(kind, n)
+
+
+def test_hseqr_twenty_shifts():
+    """n / log2 n shifts from 150 rows (20 here), native products: the algorithm's test"""
+    _check("complex_pairs", 151, method="native")
+
+
+@settings(max_examples=6, deadline=None)
+@given(kind=st.sampled_from(KINDS), n=st.integers(9, 64), seed=st.integers(0, 2**16))
+def test_hseqr_property(kind, n, seed):
+    _check(kind, n, seed)
+
+
+def test_hseqr_values_only_and_isolated_rows():
+    """job 'E' (geev without vectors: only the active block's rows updated) gives the
+    eigenvalues of the full run; a matrix gebal splits (zero rows and columns: ilo > 1,
+    ihi < n) keeps the isolated eigenvalues exactly"""
+    a = _matrix("random", 40, np.float64)
+    wr, wi, _, _, info = L.geev(a, compute_vl=0, compute_vr=0, **EMU)
+    fwr, fwi, _, _, _ = L.geev(a, **EMU)
+    assert info == 0
+    assert np.allclose(np.sort_complex(wr + 1j * wi), np.sort_complex(fwr + 1j * fwi),
+                       rtol=0, atol=1e3 * 40 * U * np.linalg.norm(a))
+    b = np.zeros((44, 44))
+    b[2:42, 2:42] = a
+    b[0, 0], b[1, 1], b[42, 42], b[43, 43] = 7.0, -3.0, 0.25, 5.0
+    b[0, 5], b[30, 43] = 1.0, 2.0
+    t, sdim, wr, wi, vs, work, info = L.gees(None, np.asfortranarray(b), **EMU)
+    assert info == 0
+    for v in (7.0, -3.0, 0.25, 5.0):
+        assert np.any((wr == v) & (wi == 0))
+    ours = _schur_measures(b, t, vs)
+    assert ours["schur"] <= 50 and ours["orth"] <= 50
