@@ -354,7 +354,8 @@ def _plot_remainder(results, path, tag):
     nat = np.array([r["native_s"] for r in results])
     ax.bar(x - 0.2, np.ones(len(results)), 0.4, label="native LAPACK driver", color="gray")
     bottom = np.zeros(len(results))
-    for key, color in (("panels", "tab:orange"), ("chase", "tab:red"), ("solver", "tab:purple")):
+    for key, color in (("panels", "tab:orange"), ("chase", "tab:red"), ("solver", "tab:purple"),
+                       ("back", "tab:green")):
         v = np.array([r["host_parts_s"][key] for r in results]) / nat
         ax.bar(x + 0.2, v, 0.4, bottom=bottom, color=color, label=f"host: {key}")
         bottom += v

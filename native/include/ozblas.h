@@ -524,6 +524,8 @@ typedef struct {
     double chase_seconds;   /*   stage 2's bulge chasing (eigensolvers, SVD, gelsd) */
     double solver_seconds;  /*   the tridiagonal/bidiagonal solver (stedc, stemr, bdsdc,
                                bdsqr, lalsd), less any products it issues */
+    double back_seconds;    /*   the two-stage back-transformations' host work (stage 2's
+                               reflectors made explicit blocks; larft: panel_seconds) */
     int64_t band;           /* the two-stage reductions' band width (ozblas_lapack_band_width);
                                0 when none ran */
 } ozblas_lapack_report;

@@ -381,6 +381,7 @@ void lx_hous_apply(oz_lx *x, lx_hh *q, const lx_hous *h, char side, char trans,
         return;
     /* Q C and C Q^H: groups in reverse order of creation; Q^H C and C Q: in order */
     int reverse = (side == 'L') == (trans == 'N');
+    lx_clock clk = lx_tic(x);
     for (int64_t gi = 0; gi < ng && !x->failed; gi++) {
         int64_t s0 = (reverse ? ng - 1 - gi : gi) * vb, nv = min64(vb, h->sweeps - s0);
         for (int64_t ki = 0; ki < h->kmax && !x->failed; ki++) {
@@ -394,4 +395,5 @@ void lx_hous_apply(oz_lx *x, lx_hh *q, const lx_hous *h, char side, char trans,
                 lx_larfb(x, q, 'R', trans, ncols, rows, cols, LX_AT(x, C, 0, r0, ldc), ldc);
         }
     }
+    lx_toc(x, clk, &x->rep->back_seconds);
 }

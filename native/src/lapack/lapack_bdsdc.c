@@ -119,17 +119,22 @@ static int64_t secular(int64_t k, double *d, const double *dsigma, double *z, do
         if (info != 0)
             return info;
     }
-    /* U(i, j) = dsigma_i - sigma_j, VT(i, j) = dsigma_i + sigma_j (dlasd4's delta, work) */
-    for (int64_t i = 0; i < k; i++) {
-        double zi = U[i + (k - 1) * ldu] * VT[i + (k - 1) * ldvt];
-        for (int64_t j = 0; j < i; j++)
-            zi *= U[i + j * ldu] * VT[i + j * ldvt] / (dsigma[i] - dsigma[j]) /
-                  (dsigma[i] + dsigma[j]);
-        for (int64_t j = i; j < k - 1; j++)
-            zi *= U[i + j * ldu] * VT[i + j * ldvt] / (dsigma[i] - dsigma[j + 1]) /
-                  (dsigma[i] + dsigma[j + 1]);
-        z[i] = copysign(sqrt(fabs(zi)), q[i]);
+    /* U(i, j) = dsigma_i - sigma_j, VT(i, j) = dsigma_i + sigma_j (dlasd4's delta, work).
+       z_i = U(i, k-1) VT(i, k-1) times the factors of columns j = 0..k-2 in that order
+       (dsigma_j for j < i, dsigma_j+1 from i on), as dlasd3 takes them, but column by
+       column for all i at once (the running products in z, whose values dlasd4 has used):
+       the O(k^2) loop reads U and VT down their columns, not across them. */
+    for (int64_t i = 0; i < k; i++)
+        z[i] = U[i + (k - 1) * ldu] * VT[i + (k - 1) * ldvt];
+    for (int64_t j = 0; j < k - 1; j++) {
+        const double *u = U + j * ldu, *v = VT + j * ldvt;
+        for (int64_t i = 0; i <= j; i++)
+            z[i] *= u[i] * v[i] / (dsigma[i] - dsigma[j + 1]) / (dsigma[i] + dsigma[j + 1]);
+        for (int64_t i = j + 1; i < k; i++)
+            z[i] *= u[i] * v[i] / (dsigma[i] - dsigma[j]) / (dsigma[i] + dsigma[j]);
     }
+    for (int64_t i = 0; i < k; i++)
+        z[i] = copysign(sqrt(fabs(z[i])), q[i]);
     return 0;
 }
 

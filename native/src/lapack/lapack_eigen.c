@@ -303,8 +303,10 @@ static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, i
             sort_pairs(n, *m, w, ZT);
         lx_put_real(x, n, *m, ZT, Z, ldz);
         lx_hous_apply(x, &q, &h, 'L', 'N', *m, Z, ldz, Vh, taus);
+        lx_clock back = lx_tic(x);
         lx_ormqr(x, &q, 0, 'L', 'N', n - b, *m, n - b, LX_AT(x, Wm, b, 0, ldw), ldw, tau1,
                  LX_AT(x, Z, b, 0, ldz), ldz);
+        lx_toc(x, back, &x->rep->back_seconds);
     }
     st = OZBLAS_OK;
 out:

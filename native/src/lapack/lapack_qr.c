@@ -56,18 +56,20 @@ ozblas_status lx_hh_alloc(oz_lx *x, lx_hh *q, int64_t vrows, int64_t wdim, int64
     int64_t w = x->cplx ? 2 : 1, nb = x->nb;
     memset(q, 0, sizeof *q);
     q->lrw = max64(lrw, 32 * max64(max64(wdim, vrows), nb)); /* the host's own blocking */
-    int64_t nw = nb * wdim, nd = vrows * nb + nb * nb + nw;
+    int64_t nw = nb * wdim, nd = 2 * vrows * nb + nb * nb + nw;
     q->V = oz_malloc(sizeof(double) * (size_t)(w * (nd + q->lrw) + 1));
     if (!q->V)
         return OZBLAS_ERR_ALLOCATION;
     q->T = q->V + w * vrows * nb;
     q->W = q->T + w * nb * nb;
-    q->rw = q->W + w * nw;
+    q->VT = q->W + w * nw;
+    q->rw = q->VT + w * vrows * nb;
     q->dV = lx_scratch(x, q->V, nd);
     if (!q->dV)
         return OZBLAS_ERR_DEVICE;
     q->dT = q->dV + w * vrows * nb;
     q->W = q->dT + w * nb * nb;
+    q->dVT = q->W + w * nw;
     return OZBLAS_OK;
 }
 
@@ -103,6 +105,19 @@ void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int
     }
     lx_store(x, q->V, r, q->dV, r, r, ib);
     lx_store(x, q->T, ib, q->dT, ib, ib, ib);
+    q->vt_r = 0;
+}
+
+/* q->VT (r x ib) := V T of the last block, on the host, and where the products read it */
+static void make_vt(oz_lx *x, lx_hh *q, int64_t r, int64_t ib)
+{
+    if (q->vt_r == r)
+        return;
+    memcpy(q->VT, q->V, sizeof(double) * (size_t)((x->cplx ? 2 : 1) * r * ib));
+    lx_real_trmm(x, 'R', 'U', 'N', 'N', r, ib, ONE, q->T, ib, q->VT, r);
+    lx_host_flops(x, (double)r * (double)ib * (double)ib);
+    lx_store(x, q->VT, r, q->dVT, r, r, ib);
+    q->vt_r = r;
 }
 
 void lx_larfb(oz_lx *x, lx_hh *q, char side, char trans, int64_t mr, int64_t nc, int64_t ib,
@@ -112,6 +127,19 @@ void lx_larfb(oz_lx *x, lx_hh *q, char side, char trans, int64_t mr, int64_t nc,
     if (mr <= 0 || nc <= 0)
         return;
     char op = trans == 'N' ? 'N' : ct(x);
+    if ((side == 'L' ? nc : mr) > r) {
+        /* H = I - V T V^H = I - (V T) V^H, H^H = I - V (V T)^H: no trmm with the width */
+        make_vt(x, q, r, ib);
+        const double *P = op == 'N' ? q->dVT : q->dV, *R = op == 'N' ? q->dV : q->dVT;
+        if (side == 'L') { /* C -= R (P^H C) */
+            lx_gemm(x, ct(x), 'N', ib, nc, r, ONE, R, r, C, ldc, ZERO, q->W, ib);
+            lx_gemm(x, 'N', 'N', r, nc, ib, MONE, P, r, q->W, ib, ONE, C, ldc);
+        } else { /* C -= (C P) R^H */
+            lx_gemm(x, 'N', 'N', mr, ib, r, ONE, C, ldc, P, r, ZERO, q->W, mr);
+            lx_gemm(x, 'N', ct(x), mr, r, ib, MONE, q->W, mr, R, r, ONE, C, ldc);
+        }
+        return;
+    }
     if (side == 'L') {
         lx_gemm(x, ct(x), 'N', ib, nc, r, ONE, q->dV, r, C, ldc, ZERO, q->W, ib);
         lx_trmm(x, 'L', 'U', op, 'N', ib, nc, ONE, q->dT, ib, q->W, ib);

@@ -25,11 +25,15 @@ double lx_now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-lx_clock lx_tic(const oz_lx *x) { return (lx_clock){lx_now(), x->rep->product_seconds}; }
+lx_clock lx_tic(const oz_lx *x)
+{
+    return (lx_clock){lx_now(), x->rep->product_seconds, x->rep->panel_seconds};
+}
 
 void lx_toc(const oz_lx *x, lx_clock c, double *part)
 {
-    *part += lx_now() - c.t0 - (x->rep->product_seconds - c.p0);
+    double inner = x->rep->product_seconds - c.p0 + x->rep->panel_seconds - c.h0;
+    *part += lx_now() - c.t0 - inner;
 }
 
 double *lx_fetch(oz_lx *x, int slot, const double *A, int64_t lda, int64_t rows, int64_t cols,

@@ -313,6 +313,7 @@ void lx_bd_stage1(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t
                   double *C, int64_t ldc)
 {
     int64_t wd = x->cplx ? 2 : 1, n = bd->n, b = bd->b, l = side == 'L';
+    lx_clock clk = lx_tic(x);
     if (vect == 'Q') {
         int64_t m = bd->m;
         lx_ormqr(x, &bd->q, 0, side, trans, l ? m : nother, l ? nother : m, n, bd->W, bd->ldw,
@@ -322,6 +323,7 @@ void lx_bd_stage1(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t
                  LX_AT(x, bd->W, 0, b, bd->ldw), bd->ldw, bd->tau + wd * n,
                  l ? LX_AT(x, C, b, 0, ldc) : LX_AT(x, C, 0, b, ldc), ldc);
     }
+    lx_toc(x, clk, &x->rep->back_seconds);
 }
 
 void lx_bd_apply(oz_lx *x, lx_bd *bd, char vect, char side, char trans, int64_t nother,

@@ -86,10 +86,11 @@ void lx_blk_trtri(oz_lx *x, char uplo, char diag, int64_t n, double *A, int64_t 
 /* The report's host_flops += f (4 f for complex): a host routine's count. */
 void lx_host_flops(const oz_lx *x, double f);
 /* The monotonic clock, s. lx_tic/lx_toc: *part (one of the report's host parts,
- * panel/chase/solver_seconds) += the wall time between them less the products' inside. */
+ * panel/chase/solver/back_seconds) += the wall time between them less the products' and the
+ * panels' inside (the parts do not overlap). */
 double lx_now(void);
 typedef struct {
-    double t0, p0;
+    double t0, p0, h0;
 } lx_clock;
 lx_clock lx_tic(const oz_lx *x);
 void lx_toc(const oz_lx *x, lx_clock c, double *part);
@@ -220,6 +221,8 @@ typedef struct {
     int64_t lrw;
     double *dV, *dT; /* V and T where the products read them (themselves for host memory) */
     double *W;       /* the products' middle term: nb x wdim (or wdim x nb) */
+    double *VT, *dVT; /* V T of the last block (host, where the products read it), r x ib */
+    int64_t vt_r;     /* VT's rows; 0: not made for the last block */
 } lx_hh;
 
 /* 1 when the host geqrf, larft, orgqr/ungqr, gelqf and orglq/unglq are loaded */
@@ -236,7 +239,8 @@ void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int
                  int64_t ib, const double *tau, const double *T, int64_t ldt);
 /* C (mr x nc) := op(H) C (side 'L', H of order mr) or C op(H) ('R', order nc), trans 'N' or
  * the conjugate transpose, H the last lx_hh_block's (ib reflectors): two GEMMs around a trmm
- * with T (LAPACK's larfb). */
+ * with T (LAPACK's larfb), or, where C is wider than H's order, two GEMMs with V and V T
+ * (V T made once per block: order x ib^2 host flops instead of the trmm's width x ib^2). */
 void lx_larfb(oz_lx *x, lx_hh *q, char side, char trans, int64_t mr, int64_t nc, int64_t ib,
               double *C, int64_t ldc);
 /* The host geqrf (gen 0) or orgqr (gen 1) on the view's m x n block at A (gelqf, orglq of
