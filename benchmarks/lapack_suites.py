@@ -2,7 +2,8 @@
 
 Each module runs twice in fresh processes: plainly, and under
 ``ozblas run`` with OZBLAS_METHOD=ozaki2, OZBLAS_MIN_SIZE=0 and a small OZBLAS_LAPACK_NB
-(default 4, so that their small matrices reach the blocked drivers). The pytest outcome
+(default 4, so that their small matrices reach the blocked drivers; ``--nb 0`` leaves it
+unset, the layer's own size rule). The pytest outcome
 counts (passed, failed, skipped, xfailed, ...) of the two runs must be the same; the
 script prints both, the shim's summary line, and writes benchmarks/results/lapack_suites.json.
 Too slow for the test suite on this machine (minutes), hence a script.
@@ -55,7 +56,9 @@ def _run(module, emulated, nb, timeout, keyword=None):
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", select,
            "-m", "not slow", _path(module)]
     if emulated:
-        env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0", OZBLAS_LAPACK_NB=str(nb))
+        env.update(OZBLAS_METHOD="ozaki2", OZBLAS_MIN_SIZE="0")
+        if nb:
+            env["OZBLAS_LAPACK_NB"] = str(nb)
         cmd = [sys.executable, "-m", "ozblas", "run", "--summary", "--", *cmd]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd="/")
     lines = p.stderr.splitlines()
@@ -127,7 +130,7 @@ def plot(rows, path):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--modules", nargs="+", default=MODULES)
-    ap.add_argument("--nb", type=int, default=4)
+    ap.add_argument("--nb", type=int, default=4, help="OZBLAS_LAPACK_NB (0: unset, the layer's size rule)")
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("-k", dest="keyword", default=None, help="pytest -k expression (default: all)")
     ap.add_argument("--out", type=Path, default=None)

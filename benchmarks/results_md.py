@@ -101,7 +101,8 @@ def _suites(d):
         return ", ".join(f"{v} {k}" for k, v in sorted(c.items()))
     rows = [[r["module"], counts(r["native"]), counts(r["emulated"])] for r in d.get("results", [])]
     return _table(["module", "native", "under ozblas"], rows) + [
-        "", f"Same outcome counts both ways: {d.get('same_counts')}."]
+        "", (f"OZBLAS_LAPACK_NB {d['nb'] or 'unset (the size rule)'}. " if "nb" in d else "")
+        + f"Same outcome counts both ways: {d.get('same_counts')}."]
 
 
 def _gpu(d):
