@@ -171,6 +171,40 @@ static char *trim(char *s)
     return s;
 }
 
+/* The key = value lines of buf (blank lines and # comments skipped) into vals, seen[i] set
+ * for each key found, *last the index of the last one (-1: none); an unknown key, one twice,
+ * or one after the end line is an error. */
+static ozblas_status parse_lines(char *buf, char vals[][256], int *seen, int *last, char *why,
+                                 size_t why_len)
+{
+    *last = -1;
+    for (char *line = buf, *next; *line; line = next) {
+        next = strchr(line, '\n');
+        *next++ = 0;
+        char *l = trim(line);
+        if (!*l || *l == '#')
+            continue;
+        char *eq = strchr(l, '=');
+        if (!eq)
+            return fail(why, why_len, "line \"%.60s\" is not key = value%s", l, "");
+        *eq = 0;
+        char *key = trim(l), *val = trim(eq + 1);
+        int i = 0;
+        while (i < N_KEYS && strcmp(KEYS[i].key, key))
+            i++;
+        if (i == N_KEYS)
+            return fail(why, why_len, "unknown key \"%.60s\"%s", key, "");
+        if (seen[i])
+            return fail(why, why_len, "key \"%s\" appears twice%s", key, "");
+        if (*last >= 0 && !strcmp(KEYS[*last].key, "end"))
+            return fail(why, why_len, "key \"%s\" after the end line%s", key, "");
+        seen[i] = 1;
+        *last = i;
+        oz_copy_str(vals[i], sizeof vals[i], val);
+    }
+    return OZBLAS_OK;
+}
+
 ozblas_status ozblas_policy_cache_read(const char *path, const ozblas_machine_id *id,
                                        ozblas_profile *out, char *why, size_t why_len)
 {
@@ -212,41 +246,10 @@ ozblas_status ozblas_policy_cache_read(const char *path, const ozblas_machine_id
         goto done;
     }
     char vals[N_KEYS][256];
-    int seen[N_KEYS];
+    int seen[N_KEYS], last;
     memset(seen, 0, sizeof seen);
-    int last = -1;
-    for (char *line = buf, *next; *line; line = next) {
-        next = strchr(line, '\n');
-        *next++ = 0;
-        char *l = trim(line);
-        if (!*l || *l == '#')
-            continue;
-        char *eq = strchr(l, '=');
-        if (!eq) {
-            st = fail(why, why_len, "line \"%.60s\" is not key = value%s", l, "");
-            goto done;
-        }
-        *eq = 0;
-        char *key = trim(l), *val = trim(eq + 1);
-        int i = 0;
-        while (i < N_KEYS && strcmp(KEYS[i].key, key))
-            i++;
-        if (i == N_KEYS) {
-            st = fail(why, why_len, "unknown key \"%.60s\"%s", key, "");
-            goto done;
-        }
-        if (seen[i]) {
-            st = fail(why, why_len, "key \"%s\" appears twice%s", key, "");
-            goto done;
-        }
-        if (last >= 0 && !strcmp(KEYS[last].key, "end")) {
-            st = fail(why, why_len, "key \"%s\" after the end line%s", key, "");
-            goto done;
-        }
-        seen[i] = 1;
-        last = i;
-        oz_copy_str(vals[i], sizeof vals[i], val);
-    }
+    if ((st = parse_lines(buf, vals, seen, &last, why, why_len)) != OZBLAS_OK)
+        goto done;
     if (last < 0 || strcmp(KEYS[last].key, "end") || strcmp(vals[last], "ok")) {
         st = fail(why, why_len, "truncated (no final \"end = ok\" line)%s%s", "", "");
         goto done;

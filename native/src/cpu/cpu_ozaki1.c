@@ -198,6 +198,73 @@ void oz_cpu_o1_close(void *run)
     free(o);
 }
 
+/* X's pair sums of the tile (mt x ntl, Tt elements per pair and part) += the products of
+ * this k block with B's slice q (P: the stacked A_1..A_{s-q} times both parts of B_q, rows
+ * rows); first: the tile's first k block (X := the products). */
+static void o1_add_pairs(const cpu_o1 *o, int q, int64_t rows, int64_t mt, int64_t ntl,
+                         int64_t Tt, int first, const float *P, double *X)
+{
+    const int nt = o->k.nt, s = o->s, cx = o->k.c->is_complex;
+    const float *P1 = P, *P2 = P + rows * ntl;
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t jl = 0; jl < ntl; jl++)
+            for (int p = 0; p < s - q; p++) {
+                int64_t pi = oz1_pair_index(p, q);
+                if (!cx) {
+                    const float *src = P1 + jl * rows + p * mt;
+                    double *dst = X + pi * Tt + jl * mt;
+                    for (int64_t il = 0; il < mt; il++)
+                        dst[il] = (first ? 0.0 : dst[il]) + (double)src[il];
+                } else {
+                    int64_t ar = jl * rows + 2 * p * mt, ai = ar + mt;
+                    double *dre = X + (2 * pi) * Tt + jl * mt;
+                    double *dim = X + (2 * pi + 1) * Tt + jl * mt;
+                    for (int64_t il = 0; il < mt; il++) {
+                        double re = (double)P1[ar + il] - (double)P2[ai + il];
+                        double im = (double)P2[ar + il] + (double)P1[ai + il];
+                        dre[il] = (first ? 0.0 : dre[il]) + re;
+                        dim[il] = (first ? 0.0 : dim[il]) + im;
+                    }
+                }
+            });
+}
+
+/* The tile at (i0, j0) of C (mt x ntl) from its pair sums X: the FP64 accumulation, groups
+ * g + 2 from s + 1 down to 2, chunks of r by increasing p, then C's update. */
+static void o1_accumulate_tile(const cpu_o1 *o, int r, int64_t i0, int64_t j0, int64_t mt,
+                               int64_t ntl, int64_t Tt, const double *X, double *acc)
+{
+    const oz_gemm_call *c = o->k.c;
+    const int nt = o->k.nt, s = o->s, cx = c->is_complex, np = cx ? 2 : 1;
+    const oz1_side sa = o->sa, sb = o->sb;
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t jl = 0; jl < ntl; jl++) {
+            double *a = acc + jl * mt * np;
+            for (int64_t l = 0; l < mt * np; l++)
+                a[l] = 0.0;
+            const int *eb = sb.e + (j0 + jl) * s;
+            for (int g = s - 1; g >= 0; g--)
+                for (int c0 = 0; c0 <= g; c0 += r) {
+                    int c1 = c0 + r - 1 < g ? c0 + r - 1 : g;
+                    for (int64_t il = 0; il < mt; il++) {
+                        int shift = sa.e[(i0 + il) * s + c0] + eb[g - c0];
+                        int scale = oz1_acc_scale(sa.e[(i0 + il) * s] + eb[0]);
+                        for (int t = 0; t < np; t++) {
+                            double xs = 0.0;
+                            for (int p = c0; p <= c1; p++)
+                                xs = xs + X[(oz1_pair_index(p, g - p) * np + t) * Tt +
+                                            jl * mt + il];
+                            a[t * mt + il] = g ? oz1_accumulate(a[t * mt + il], xs, shift, scale)
+                                               : oz1_accumulate_last(a[t * mt + il], xs, shift, scale);
+                        }
+                    }
+                }
+            for (int64_t il = 0; il < mt; il++)
+                oz_update_element(c->C + np * (i0 + il + (j0 + jl) * c->ldc), cx, a[il],
+                                  cx ? a[mt + il] : 0.0, c->alpha, c->beta, c->beta_zero);
+        });
+}
+
 ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep)
 {
     cpu_o1 *o = run;
@@ -275,58 +342,11 @@ ozblas_status oz_cpu_o1_products(void *run, int r, int terms, ozblas_report *rep
                         oz_cpu_sgemm_tn(nt, rows, np * ntl, kb, FA, kb, FB, kb, P);
                     }
                     oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
-                    const float *P1 = P, *P2 = P + rows * ntl;
-                    OZ_CPU_FOR(nt, schedule(static),
-                        for (int64_t jl = 0; jl < ntl; jl++)
-                            for (int p = 0; p < s - q; p++) {
-                                int64_t pi = oz1_pair_index(p, q);
-                                if (!cx) {
-                                    const float *src = P1 + jl * rows + p * mt;
-                                    double *dst = X + pi * Tt + jl * mt;
-                                    for (int64_t il = 0; il < mt; il++)
-                                        dst[il] = (first ? 0.0 : dst[il]) + (double)src[il];
-                                } else {
-                                    int64_t ar = jl * rows + 2 * p * mt, ai = ar + mt;
-                                    double *dre = X + (2 * pi) * Tt + jl * mt;
-                                    double *dim = X + (2 * pi + 1) * Tt + jl * mt;
-                                    for (int64_t il = 0; il < mt; il++) {
-                                        double re = (double)P1[ar + il] - (double)P2[ai + il];
-                                        double im = (double)P2[ar + il] + (double)P1[ai + il];
-                                        dre[il] = (first ? 0.0 : dre[il]) + re;
-                                        dim[il] = (first ? 0.0 : dim[il]) + im;
-                                    }
-                                }
-                            });
+                    o1_add_pairs(o, q, rows, mt, ntl, Tt, first, P, X);
                     oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_REDUCTION);
                 }
             }
-            /* FP64 accumulation: groups g + 2 from s + 1 down to 2, chunks by increasing p */
-            OZ_CPU_FOR(nt, schedule(static),
-                for (int64_t jl = 0; jl < ntl; jl++) {
-                    double *a = acc + jl * mt * np;
-                    for (int64_t l = 0; l < mt * np; l++)
-                        a[l] = 0.0;
-                    const int *eb = sb.e + (j0 + jl) * s;
-                    for (int g = s - 1; g >= 0; g--)
-                        for (int c0 = 0; c0 <= g; c0 += r) {
-                            int c1 = c0 + r - 1 < g ? c0 + r - 1 : g;
-                            for (int64_t il = 0; il < mt; il++) {
-                                int shift = sa.e[(i0 + il) * s + c0] + eb[g - c0];
-                                int scale = oz1_acc_scale(sa.e[(i0 + il) * s] + eb[0]);
-                                for (int t = 0; t < np; t++) {
-                                    double xs = 0.0;
-                                    for (int p = c0; p <= c1; p++)
-                                        xs = xs + X[(oz1_pair_index(p, g - p) * np + t) * Tt +
-                                                    jl * mt + il];
-                                    a[t * mt + il] = g ? oz1_accumulate(a[t * mt + il], xs, shift, scale)
-                                                       : oz1_accumulate_last(a[t * mt + il], xs, shift, scale);
-                                }
-                            }
-                        }
-                    for (int64_t il = 0; il < mt; il++)
-                        oz_update_element(c->C + np * (i0 + il + (j0 + jl) * c->ldc), cx, a[il],
-                                          cx ? a[mt + il] : 0.0, c->alpha, c->beta, c->beta_zero);
-                });
+            o1_accumulate_tile(o, r, i0, j0, mt, ntl, Tt, X, acc);
             oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_FINAL);
         }
     }

@@ -77,6 +77,94 @@ done:
     return st;
 }
 
+/* The probe's device workspace besides the sides' and lists' (carved with them). */
+typedef struct {
+    int *d_bad;
+    int8_t *XA, *XB; /* a bound's slices of op(A), op(B) */
+    int *C32;
+    double *G2;      /* a lower-bound level's product */
+} probe_ws;
+
+/* One pass of the carve (cv->base NULL: a dry run that only counts) of the matrices, the
+ * sides, the refinement's lists and w. */
+static void probe_carve(cuda_probe *au, carve *cv, mat *A, mat *B, int64_t m, int64_t n,
+                        int64_t k, int64_t mpad, int64_t npad, int64_t kpad, int fast,
+                        probe_ws *w)
+{
+    const int64_t plane_c = mpad * npad;
+    mat_carve(A, cv);
+    mat_carve(B, cv);
+    oz2_dside *sd[2] = {&au->pa, &au->pb};
+    for (int s = 0; s < 2; s++) {
+        oz2_dside *p = sd[s];
+        p->cols = s ? n : m;
+        p->cols_pad = s ? npad : mpad;
+        p->amax = (unsigned long long *)carve_take(cv, 8 * p->cols);
+        p->S = (unsigned long long *)carve_take(cv, 8 * p->cols);
+        p->E = (int *)carve_take(cv, 4 * p->cols);
+        p->emin = (int *)carve_take(cv, 4 * p->cols);
+        p->bits = (int *)carve_take(cv, 4 * p->cols);
+        p->lsb = (int *)carve_take(cv, 4 * p->cols);
+    }
+    au->N1a = (unsigned long long *)carve_take(cv, 8 * m);
+    au->N1b = (unsigned long long *)carve_take(cv, 8 * n);
+    au->d_ratio = (unsigned long long *)carve_take(cv, 16);
+    oz2_dtops *td[2] = {&au->ta, &au->tb};
+    for (int s = 0; s < 2; s++) {
+        td[s]->idx = (int64_t *)carve_take(cv, 8 * OZ2_TOP * sd[s]->cols);
+        td[s]->cnt = (int *)carve_take(cv, 4 * sd[s]->cols);
+        td[s]->rest = (unsigned long long *)carve_take(cv, 8 * sd[s]->cols);
+    }
+    int64_t seg, parts = top_segments(m, k, &seg) * m, parts_b = top_segments(n, k, &seg) * n;
+    parts = parts > parts_b ? parts : parts_b; /* one side at a time */
+    au->pkey = (double *)carve_take(cv, 8 * OZ2_TOP * parts);
+    au->pidx = (int64_t *)carve_take(cv, 8 * OZ2_TOP * parts);
+    au->pcnt = (int *)carve_take(cv, 4 * parts);
+    w->d_bad = (int *)carve_take(cv, 4);
+    w->XA = (int8_t *)carve_take(cv, (size_t)kpad * mpad);
+    w->XB = (int8_t *)carve_take(cv, (size_t)kpad * npad);
+    w->C32 = (int *)carve_take(cv, (size_t)plane_c * 4);
+    au->G64 = fast ? NULL : (long long *)carve_take(cv, (size_t)plane_c * 8);
+    au->Glo = (double *)carve_take(cv, (size_t)plane_c * 8);
+    w->G2 = (double *)carve_take(cv, (size_t)plane_c * 8);
+}
+
+/* The lower-bound levels (a level more while an entry asks for one: cpu_ozaki2.c
+ * lower_product), combined into au->Glo; their count in *levels. */
+static ozblas_status lower_levels(cuda_probe *au, const probe_ws *w, int64_t m, int64_t n,
+                                  int64_t k, int64_t npad, int64_t kpad, int *levels)
+{
+    ozblas_status st = OZBLAS_OK;
+    run_ctx &r = au->rc;
+    oz2_dside &pa = au->pa, &pb = au->pb;
+    const int cx = au->cx;
+    const int64_t mpad = au->mpad;
+    for (int more = !au->norm; more && *levels < OZ2_MAX_LEVELS; (*levels)++) {
+        const int p = *levels;
+        OZ_DISPATCH(pa.lc, cx, launch_lbound, &pa, k, kpad, oz2_level_shift(p), w->XA, r.st);
+        CKL();
+        OZ_DISPATCH(pb.lc, cx, launch_lbound, &pb, k, kpad, oz2_level_shift(p), w->XB, r.st);
+        CKL();
+        st = small_product(&r, mpad, npad, kpad, OZ_KBLOCK, w->XA, w->XB, w->C32, NULL,
+                           p ? w->G2 : au->Glo);
+        if (st != OZBLAS_OK)
+            goto done;
+        CK(cudaMemsetAsync(w->d_bad, 0, 4, r.st));
+        oz_launch(grid1(m * n, 256), 256, r.st, oz_k_lower_level, au->Glo, p ? w->G2 : NULL, p, m,
+                  m * n, mpad, pa.E, pa.emin, au->N1a, pb.E, pb.emin, au->N1b, w->d_bad);
+        CKL();
+        CK(cudaMemcpyAsync(&more, w->d_bad, 4, cudaMemcpyDeviceToHost, r.st));
+        CK(cudaStreamSynchronize(r.st));
+    }
+    if (!au->norm) {
+        oz_launch(grid1(m * n, 256), 256, r.st, oz_k_lower_final, au->Glo, *levels - 1, m, m * n,
+                  mpad, pa.E, pa.emin, pb.E, pb.emin);
+        CKL();
+    }
+done:
+    return st;
+}
+
 ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
                               int bound_product, void **probe, int *bad, int *products)
 {
@@ -84,18 +172,14 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
     const int fast = !bound_product, cx = c->is_complex;
     const int ushift = cx ? 4 : 5;
     const int64_t kpad = (k + 15) / 16 * 16, mpad = (m + 3) / 4 * 4, npad = (n + 3) / 4 * 4;
-    const int64_t plane_c = mpad * npad;
     cuda_probe *au;
     ozblas_status st = oz_run_new(probe, opt, &au);
     if (!au)
         return st;
     run_ctx &r = au->rc;
     oz2_dside &pa = au->pa, &pb = au->pb;
-    int *d_bad = NULL;
     mat A, B, C; /* C: only where it lives */
-    int8_t *XA = NULL, *XB = NULL;
-    int *C32 = NULL;
-    double *G2 = NULL;
+    probe_ws w = {NULL, NULL, NULL, NULL, NULL};
     int levels = 0;
     size_t total;
     char *ws = NULL;
@@ -105,41 +189,7 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
         return OZBLAS_ERR_INVALID_ARGUMENT;
     for (int pass = 0; pass < 2; pass++) { /* a dry run of the carve, then the real one */
         carve cv = {pass ? ws : NULL, 0};
-        mat_carve(&A, &cv);
-        mat_carve(&B, &cv);
-        oz2_dside *sd[2] = {&pa, &pb};
-        for (int s = 0; s < 2; s++) {
-            oz2_dside *p = sd[s];
-            p->cols = s ? n : m;
-            p->cols_pad = s ? npad : mpad;
-            p->amax = (unsigned long long *)carve_take(&cv, 8 * p->cols);
-            p->S = (unsigned long long *)carve_take(&cv, 8 * p->cols);
-            p->E = (int *)carve_take(&cv, 4 * p->cols);
-            p->emin = (int *)carve_take(&cv, 4 * p->cols);
-            p->bits = (int *)carve_take(&cv, 4 * p->cols);
-            p->lsb = (int *)carve_take(&cv, 4 * p->cols);
-        }
-        au->N1a = (unsigned long long *)carve_take(&cv, 8 * m);
-        au->N1b = (unsigned long long *)carve_take(&cv, 8 * n);
-        au->d_ratio = (unsigned long long *)carve_take(&cv, 16);
-        oz2_dtops *td[2] = {&au->ta, &au->tb};
-        for (int s = 0; s < 2; s++) {
-            td[s]->idx = (int64_t *)carve_take(&cv, 8 * OZ2_TOP * sd[s]->cols);
-            td[s]->cnt = (int *)carve_take(&cv, 4 * sd[s]->cols);
-            td[s]->rest = (unsigned long long *)carve_take(&cv, 8 * sd[s]->cols);
-        }
-        int64_t seg, parts = top_segments(m, k, &seg) * m, parts_b = top_segments(n, k, &seg) * n;
-        parts = parts > parts_b ? parts : parts_b; /* one side at a time */
-        au->pkey = (double *)carve_take(&cv, 8 * OZ2_TOP * parts);
-        au->pidx = (int64_t *)carve_take(&cv, 8 * OZ2_TOP * parts);
-        au->pcnt = (int *)carve_take(&cv, 4 * parts);
-        d_bad = (int *)carve_take(&cv, 4);
-        XA = (int8_t *)carve_take(&cv, (size_t)kpad * mpad);
-        XB = (int8_t *)carve_take(&cv, (size_t)kpad * npad);
-        C32 = (int *)carve_take(&cv, (size_t)plane_c * 4);
-        au->G64 = fast ? NULL : (long long *)carve_take(&cv, (size_t)plane_c * 8);
-        au->Glo = (double *)carve_take(&cv, (size_t)plane_c * 8);
-        G2 = (double *)carve_take(&cv, (size_t)plane_c * 8);
+        probe_carve(au, &cv, &A, &B, m, n, k, mpad, npad, kpad, fast, &w);
         if (pass)
             break;
         total = cv.off;
@@ -181,12 +231,12 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
         oz_launch(grid1(p->cols, 256), 256, r.st, oz_k_fill_int, p->lsb, p->cols, INT_MAX);
         CKL();
     }
-    CK(cudaMemsetAsync(d_bad, 0, 4, r.st));
-    OZ_DISPATCH(pa.lc, cx, launch_stats, &pa, k, d_bad, r.st);
+    CK(cudaMemsetAsync(w.d_bad, 0, 4, r.st));
+    OZ_DISPATCH(pa.lc, cx, launch_stats, &pa, k, w.d_bad, r.st);
     CKL();
-    OZ_DISPATCH(pb.lc, cx, launch_stats, &pb, k, d_bad, r.st);
+    OZ_DISPATCH(pb.lc, cx, launch_stats, &pb, k, w.d_bad, r.st);
     CKL();
-    CK(cudaMemcpyAsync(bad, d_bad, 4, cudaMemcpyDeviceToHost, r.st));
+    CK(cudaMemcpyAsync(bad, w.d_bad, 4, cudaMemcpyDeviceToHost, r.st));
     CK(cudaStreamSynchronize(r.st));
     if (*bad)
         goto done;
@@ -205,35 +255,17 @@ ozblas_status cuda_probe_open(const oz_gemm_call *c, const ozblas_options *opt,
     /* accurate scaling's bound product, then the lower-bound levels (a level more while an
      * entry asks for one: cpu_ozaki2.c lower_product) */
     if (!fast) {
-        OZ_DISPATCH(pa.lc, cx, launch_ubound, &pa, k, kpad, ushift, XA, r.st);
+        OZ_DISPATCH(pa.lc, cx, launch_ubound, &pa, k, kpad, ushift, w.XA, r.st);
         CKL();
-        OZ_DISPATCH(pb.lc, cx, launch_ubound, &pb, k, kpad, ushift, XB, r.st);
+        OZ_DISPATCH(pb.lc, cx, launch_ubound, &pb, k, kpad, ushift, w.XB, r.st);
         CKL();
-        st = small_product(&r, mpad, npad, kpad, OZ_KBLOCK_BOUND, XA, XB, C32, au->G64, NULL);
+        st = small_product(&r, mpad, npad, kpad, OZ_KBLOCK_BOUND, w.XA, w.XB, w.C32, au->G64, NULL);
         if (st != OZBLAS_OK)
             goto done;
     }
-    for (int more = !au->norm; more && levels < OZ2_MAX_LEVELS; levels++) {
-        const int p = levels;
-        OZ_DISPATCH(pa.lc, cx, launch_lbound, &pa, k, kpad, oz2_level_shift(p), XA, r.st);
-        CKL();
-        OZ_DISPATCH(pb.lc, cx, launch_lbound, &pb, k, kpad, oz2_level_shift(p), XB, r.st);
-        CKL();
-        st = small_product(&r, mpad, npad, kpad, OZ_KBLOCK, XA, XB, C32, NULL, p ? G2 : au->Glo);
-        if (st != OZBLAS_OK)
-            goto done;
-        CK(cudaMemsetAsync(d_bad, 0, 4, r.st));
-        oz_launch(grid1(m * n, 256), 256, r.st, oz_k_lower_level, au->Glo, p ? G2 : NULL, p, m,
-                  m * n, mpad, pa.E, pa.emin, au->N1a, pb.E, pb.emin, au->N1b, d_bad);
-        CKL();
-        CK(cudaMemcpyAsync(&more, d_bad, 4, cudaMemcpyDeviceToHost, r.st));
-        CK(cudaStreamSynchronize(r.st));
-    }
-    if (!au->norm) {
-        oz_launch(grid1(m * n, 256), 256, r.st, oz_k_lower_final, au->Glo, levels - 1, m, m * n,
-                  mpad, pa.E, pa.emin, pb.E, pb.emin);
-        CKL();
-    }
+    st = lower_levels(au, &w, m, n, k, npad, kpad, &levels);
+    if (st != OZBLAS_OK)
+        goto done;
     CK(cudaMemcpyAsync(pa.hE, pa.E, 4 * m, cudaMemcpyDeviceToHost, r.st));
     CK(cudaMemcpyAsync(pa.hemin, pa.emin, 4 * m, cudaMemcpyDeviceToHost, r.st));
     CK(cudaMemcpyAsync(pb.hE, pb.E, 4 * n, cudaMemcpyDeviceToHost, r.st));

@@ -236,16 +236,136 @@ static void o2_bits_tile(o2_run *o, int mode, const o2_step *x)
     }
 }
 
-/* One sweep over the tiles. Bound sweeps: G = UA^T UB per tile, then the tile's part of
- * the accurate scaling. Products sweep: residues, integer products reduced modulo each m_t
- * (k-blocks accumulated), CRT and the update of the tile of C. While step s runs on the
- * device, the host uploads step s + 1's blocks and downloads the previous tile of C. */
 /* P- = P+^T for count planes of a Hermitian product (C32: P+, P- of each modulus). */
 static void herm_transpose(const o2_run *o, int64_t mp, int64_t plane_c, int count)
 {
     dim3 grid((unsigned)((mp + 31) / 32), (unsigned)((mp + 7) / 8), (unsigned)count);
     oz_launch(grid, blk32x8(), o->r->st, oz_k_herm_transpose, o->C32, mp, plane_c, 2 * plane_c);
 }
+
+/* One side's block of step x (is_a: A's rows x.i0.., else B's columns x.j0..; view v) cut
+ * into residues (products sweep) or the bound's slices, then released. */
+static ozblas_status o2_cut(o2_run *o, int prod, int is_a, mat_view *v, const o2_step *x,
+                            int64_t lcp, int64_t plane)
+{
+    ozblas_status st = OZBLAS_OK;
+    run_ctx *r = o->r;
+    const int cx = o->cx;
+    int8_t *R = is_a ? o->RA : o->RB;
+    const oz2_dside sp = is_a ? side_part(&o->pa, o->c, 1, v, x->i0, x->mi)
+                              : side_part(&o->pb, o->c, 0, v, x->j0, x->nj);
+    if (prod)
+        OZ_DISPATCH(sp.lc, cx, launch_residues, &sp, x->lc, lcp, R, plane, o->T, r->st);
+    else
+        OZ_DISPATCH(sp.lc, cx, launch_ubound, &sp, x->lc, lcp, o->ushift, R, r->st);
+    CKL();
+    CK(mat_release(r, is_a ? &o->A : &o->B, v));
+done:
+    return st;
+}
+
+/* Step x's blocks of A and B (those it does not share with the previous step) uploaded
+ * and cut (o2_cut). */
+static ozblas_status o2_step_sides(o2_run *o, int prod, int64_t s, const o2_step *x,
+                                   int64_t lcp, int64_t plane_a, int64_t plane_b)
+{
+    ozblas_status st = OZBLAS_OK;
+    run_ctx *r = o->r;
+    const int na = needs_a(&o->t, x), nb = needs_b(&o->t, s);
+    mat_view va, vb;
+    const oz_blk ba = blk_a(o, x), bb = blk_b(o, x);
+    if (na)
+        CK(mat_block(r, &o->A, &ba, 1, &va));
+    if (nb)
+        CK(mat_block(r, &o->B, &bb, 1, &vb));
+    CK(tl_mark(&o->tl, -1, r->st)); /* the waits for uploads are no phase's */
+    if (na && (st = o2_cut(o, prod, 1, &va, x, lcp, plane_a)) != OZBLAS_OK)
+        goto done;
+    if (nb && (st = o2_cut(o, prod, 0, &vb, x, lcp, plane_b)) != OZBLAS_OK)
+        goto done;
+    CK(tl_mark(&o->tl, prod ? OZBLAS_PHASE_SPLIT : OZBLAS_PHASE_STATS, r->st));
+done:
+    return st;
+}
+
+/* Step x's integer products, in sub-blocks of kblock exact in INT32: reduced modulo each
+ * m_t (products sweep), or accumulated into the bound's G. */
+static ozblas_status o2_step_products(o2_run *o, int prod, const o2_step *xp, int64_t mip,
+                                      int64_t njp, int64_t lcp, int64_t plane_a,
+                                      int64_t plane_b, int64_t plane_c)
+{
+    ozblas_status st = OZBLAS_OK;
+    const oz2_table *T = o->T;
+    run_ctx *r = o->r;
+    const int N = T->n, np = o->np, cx = o->cx;
+    const int64_t kblock = prod ? OZ_KBLOCK : OZ_KBLOCK_BOUND;
+    const o2_step x = *xp;
+    const int64_t nsub = (lcp + kblock - 1) / kblock;
+    const int rounds = !prod ? 1 : o->all ? 0 : N; /* one per modulus, or the bound's */
+    if (prod && o->all && o->herm) { /* one k-block: every P+ at once, then P- */
+        CKB(gemm_i8_batched(r, mip, njp, lcp, o->RA, lcp, 2 * plane_a, o->RB, lcp,
+                            2 * plane_b, o->C32, mip, 2 * plane_c, (int64_t)N));
+        herm_transpose(o, mip, plane_c, N);
+        CKL();
+    } else if (prod && o->all) { /* one k-block: every residue plane's product at once */
+        CKB(gemm_i8_batched(r, mip, njp, lcp, o->RA, lcp, plane_a, o->RB, lcp, plane_b,
+                            o->C32, mip, plane_c, (int64_t)N * np));
+    }
+    if (prod && o->all) {
+        CK(tl_mark(&o->tl, OZBLAS_PHASE_INT_PRODUCTS, r->st));
+        const int64_t groups = plane_c / 4;
+        dim3 grid((unsigned)grid1(groups, 256), (unsigned)N);
+        if (cx)
+            oz_launch(grid, 256, r->st, oz_k_reduce_moduli<true>, (const int *)o->C32,
+                      plane_c, groups, o->R, *T);
+        else
+            oz_launch(grid, 256, r->st, oz_k_reduce_moduli<false>, (const int *)o->C32,
+                      plane_c, groups, o->R, *T);
+        CKL();
+        CK(tl_mark(&o->tl, OZBLAS_PHASE_REDUCTION, r->st));
+    }
+    for (int tm = 0; tm < rounds; tm++)
+        for (int64_t b = 0; b < nsub; b++) {
+            const int64_t l0 = b * kblock, kb = oz_min64(kblock, lcp - l0);
+            const int first = x.L == 0 && b == 0;
+            for (int q = 0; q < (prod ? np : 1); q++) {
+                if (q == 1 && o->herm) { /* P- = P+^T */
+                    herm_transpose(o, mip, plane_c, 1);
+                    CKL();
+                    continue;
+                }
+                CKB(gemm_engine(r, prod ? T->engine : OZBLAS_ENGINE_INT8, T->digits[tm], o->W4,
+                                mip, njp, kb, o->RA + (size_t)(tm * np + q) * plane_a + l0, lcp,
+                                o->RB + (size_t)(tm * np + q) * plane_b + l0, lcp,
+                                o->C32 + (size_t)q * plane_c, mip));
+            }
+            CK(tl_mark(&o->tl, prod ? OZBLAS_PHASE_INT_PRODUCTS : OZBLAS_PHASE_STATS, r->st));
+            if (prod) {
+                const int64_t groups = plane_c / 4;
+                if (cx)
+                    oz_launch(grid1(groups, 256), 256, r->st, oz_k_reduce<true>, (const int *)o->C32,
+                              plane_c, groups, o->R + (size_t)tm * plane_c,
+                              o->R + (size_t)(N + tm) * plane_c, *T, tm, first);
+                else
+                    oz_launch(grid1(groups, 256), 256, r->st, oz_k_reduce<false>, (const int *)o->C32,
+                              plane_c, groups, o->R + (size_t)tm * plane_c, (int8_t *)NULL,
+                              *T, tm, first);
+                CKL();
+                CK(tl_mark(&o->tl, OZBLAS_PHASE_REDUCTION, r->st));
+            } else if (o->multi_g) {
+                oz_launch(grid1(plane_c, 256), 256, r->st, oz_k_acc64, (const int *)o->C32,
+                          o->G64, plane_c, first);
+                CKL();
+            }
+        }
+done:
+    return st;
+}
+
+/* One sweep over the tiles. Bound sweeps: G = UA^T UB per tile, then the tile's part of
+ * the accurate scaling. Products sweep: residues, integer products reduced modulo each m_t
+ * (k-blocks accumulated), CRT and the update of the tile of C. While step s runs on the
+ * device, the host uploads step s + 1's blocks and downloads the previous tile of C. */
 
 static ozblas_status o2_sweep(o2_run *o, int mode)
 {
@@ -254,10 +374,8 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
     const oz2_table *T = o->T;
     const oz_tiling *t = &o->t;
     run_ctx *r = o->r;
-    const int prod = mode == O2_PRODUCTS, N = T->n, np = o->np, cx = o->cx;
-    const int label = prod ? OZBLAS_PHASE_SPLIT : OZBLAS_PHASE_STATS;
+    const int prod = mode == O2_PRODUCTS, cx = o->cx;
     const int64_t steps = t->nI * t->nJ * t->nL;
-    const int64_t kblock = prod ? OZ_KBLOCK : OZ_KBLOCK_BOUND;
     mat_view vc = {NULL, 0, 0}, vprev = {NULL, 0, 0};
     oz_blk bprev = {0, 0, 0, 0};
     int pending = 0;
@@ -270,92 +388,11 @@ static ozblas_status o2_sweep(o2_run *o, int mode)
         const o2_step x = step_at(t, c, s);
         const int64_t mip = oz_up4(x.mi), njp = oz_up4(x.nj), lcp = oz_up16(x.lc);
         const int64_t plane_a = lcp * mip, plane_b = lcp * njp, plane_c = mip * njp;
-        const int na = needs_a(t, &x), nb = needs_b(t, s);
-        mat_view va, vb;
-        const oz_blk ba = blk_a(o, &x), bb = blk_b(o, &x);
-        if (na)
-            CK(mat_block(r, &o->A, &ba, 1, &va));
-        if (nb)
-            CK(mat_block(r, &o->B, &bb, 1, &vb));
-        CK(tl_mark(&o->tl, -1, r->st)); /* the waits for uploads are no phase's */
-        if (na) {
-            const oz2_dside sp = side_part(&o->pa, c, 1, &va, x.i0, x.mi);
-            if (prod)
-                OZ_DISPATCH(sp.lc, cx, launch_residues, &sp, x.lc, lcp, o->RA, plane_a, T, r->st);
-            else
-                OZ_DISPATCH(sp.lc, cx, launch_ubound, &sp, x.lc, lcp, o->ushift, o->RA, r->st);
-            CKL();
-            CK(mat_release(r, &o->A, &va));
-        }
-        if (nb) {
-            const oz2_dside sp = side_part(&o->pb, c, 0, &vb, x.j0, x.nj);
-            if (prod)
-                OZ_DISPATCH(sp.lc, cx, launch_residues, &sp, x.lc, lcp, o->RB, plane_b, T, r->st);
-            else
-                OZ_DISPATCH(sp.lc, cx, launch_ubound, &sp, x.lc, lcp, o->ushift, o->RB, r->st);
-            CKL();
-            CK(mat_release(r, &o->B, &vb));
-        }
-        CK(tl_mark(&o->tl, label, r->st));
-        /* the integer products of this k-block, in sub-blocks exact in INT32 */
-        const int64_t nsub = (lcp + kblock - 1) / kblock;
-        if (prod && o->all && o->herm) { /* one k-block: every P+ at once, then P- */
-            CKB(gemm_i8_batched(r, mip, njp, lcp, o->RA, lcp, 2 * plane_a, o->RB, lcp,
-                                2 * plane_b, o->C32, mip, 2 * plane_c, (int64_t)N));
-            herm_transpose(o, mip, plane_c, N);
-            CKL();
-        } else if (prod && o->all) { /* one k-block: every residue plane's product at once */
-            CKB(gemm_i8_batched(r, mip, njp, lcp, o->RA, lcp, plane_a, o->RB, lcp, plane_b,
-                                o->C32, mip, plane_c, (int64_t)N * np));
-        }
-        if (prod && o->all) {
-            CK(tl_mark(&o->tl, OZBLAS_PHASE_INT_PRODUCTS, r->st));
-            const int64_t groups = plane_c / 4;
-            dim3 grid((unsigned)grid1(groups, 256), (unsigned)N);
-            if (cx)
-                oz_launch(grid, 256, r->st, oz_k_reduce_moduli<true>, (const int *)o->C32,
-                          plane_c, groups, o->R, *T);
-            else
-                oz_launch(grid, 256, r->st, oz_k_reduce_moduli<false>, (const int *)o->C32,
-                          plane_c, groups, o->R, *T);
-            CKL();
-            CK(tl_mark(&o->tl, OZBLAS_PHASE_REDUCTION, r->st));
-        }
-        const int rounds = !prod ? 1 : o->all ? 0 : N; /* one per modulus, or the bound's */
-        for (int tm = 0; tm < rounds; tm++)
-            for (int64_t b = 0; b < nsub; b++) {
-                const int64_t l0 = b * kblock, kb = oz_min64(kblock, lcp - l0);
-                const int first = x.L == 0 && b == 0;
-                for (int q = 0; q < (prod ? np : 1); q++) {
-                    if (q == 1 && o->herm) { /* P- = P+^T */
-                        herm_transpose(o, mip, plane_c, 1);
-                        CKL();
-                        continue;
-                    }
-                    CKB(gemm_engine(r, prod ? T->engine : OZBLAS_ENGINE_INT8, T->digits[tm], o->W4,
-                                    mip, njp, kb, o->RA + (size_t)(tm * np + q) * plane_a + l0, lcp,
-                                    o->RB + (size_t)(tm * np + q) * plane_b + l0, lcp,
-                                    o->C32 + (size_t)q * plane_c, mip));
-                }
-                CK(tl_mark(&o->tl, prod ? OZBLAS_PHASE_INT_PRODUCTS : OZBLAS_PHASE_STATS, r->st));
-                if (prod) {
-                    const int64_t groups = plane_c / 4;
-                    if (cx)
-                        oz_launch(grid1(groups, 256), 256, r->st, oz_k_reduce<true>, (const int *)o->C32,
-                                  plane_c, groups, o->R + (size_t)tm * plane_c,
-                                  o->R + (size_t)(N + tm) * plane_c, *T, tm, first);
-                    else
-                        oz_launch(grid1(groups, 256), 256, r->st, oz_k_reduce<false>, (const int *)o->C32,
-                                  plane_c, groups, o->R + (size_t)tm * plane_c, (int8_t *)NULL,
-                                  *T, tm, first);
-                    CKL();
-                    CK(tl_mark(&o->tl, OZBLAS_PHASE_REDUCTION, r->st));
-                } else if (o->multi_g) {
-                    oz_launch(grid1(plane_c, 256), 256, r->st, oz_k_acc64, (const int *)o->C32,
-                              o->G64, plane_c, first);
-                    CKL();
-                }
-            }
+        st = o2_step_sides(o, prod, s, &x, lcp, plane_a, plane_b);
+        if (st == OZBLAS_OK)
+            st = o2_step_products(o, prod, &x, mip, njp, lcp, plane_a, plane_b, plane_c);
+        if (st != OZBLAS_OK)
+            goto done;
         if (x.L == t->nL - 1) {
             if (!prod) {
                 o2_bits_tile(o, mode, &x);

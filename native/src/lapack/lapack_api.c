@@ -220,9 +220,6 @@ ozblas_status lx_end(oz_lx *x, ozblas_status st, lx_operand *ops, int nops,
     return st;
 }
 
-static char up(char c) { return (char)toupper((unsigned char)c); }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-
 /* netlib's argument checks, in each routine's order: the kind of check and the argument's
  * position (xerbla's number). Kinds: s side, u uplo, t trans, d diag, m m >= 0, n n >= 0,
  * r nrhs >= 0, a lda >= max(1, rows of A), b ldb >= max(1, rows of B), w lwork >= n,
@@ -429,7 +426,6 @@ static ozblas_status trtrs_body(ozblas_context *ctx, int cplx, char uplo, char t
                                 int64_t ldb, int64_t *info, int64_t nb,
                                 const ozblas_options *opt, ozblas_lapack_report *report)
 {
-    static const double one[2] = {1.0, 0.0};
     CHECK(.op = OZ_LF_TRTRS, .uplo = uplo, .trans = trans, .diag = diag, .n = n, .nrhs = nrhs,
           .lda = lda, .ldb = ldb);
     BEGIN(cplx, n, oz_lapack_flops(OZ_LF_TRTRS, cplx, n, n, nrhs), max3(n, nrhs, 1),
@@ -437,7 +433,7 @@ static ozblas_status trtrs_body(ozblas_context *ctx, int cplx, char uplo, char t
     if (up(diag) == 'N')
         *info = lx_zero_diagonal(&x, n, A, lda);
     if (!*info)
-        lx_trsm(&x, 'L', up(uplo), up(trans), up(diag), n, nrhs, one, A, lda, B, ldb);
+        lx_trsm(&x, 'L', up(uplo), up(trans), up(diag), n, nrhs, ONE, A, lda, B, ldb);
     END();
 }
 
@@ -468,8 +464,8 @@ static ozblas_status tr3_body(ozblas_context *ctx, int cplx, int mult, char side
 static ozblas_status syrk_body(ozblas_context *ctx, int cplx, int herm, char uplo, char trans,
                                int64_t n, int64_t k, const double *alpha, double *A, int64_t lda,
                                const double *beta, double *C, int64_t ldc, int64_t *info,
-                               int64_t nb, const ozblas_options *opt,
-                               ozblas_lapack_report *report, ozblas_report *product)
+                               ozblas_report *product, int64_t nb, const ozblas_options *opt,
+                               ozblas_lapack_report *report)
 {
     uplo = up(uplo);
     trans = up(trans);
@@ -498,200 +494,55 @@ ozblas_status oz_syrk_call(ozblas_context *ctx, int cplx, int herm, char uplo, c
     memset(product, 0, sizeof *product);
     product->bound = -1.0;
     return syrk_body(ctx, cplx, herm, uplo, trans, n, k, alpha, (double *)A, lda, beta, C, ldc,
-                     &info, 0, opt, NULL, product);
+                     &info, product, 0, opt, NULL);
 }
 
 /* ---- the d and z entries --------------------------------------------------------------- */
 
-ozblas_status ozblas_dgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
-                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return getrf_body(ctx, 0, m, n, A, lda, ipiv, info, nb, opt, report);
-}
-ozblas_status ozblas_zgetrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
-                            int64_t *ipiv, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return getrf_body(ctx, 1, m, n, A, lda, ipiv, info, nb, opt, report);
-}
-ozblas_status ozblas_dgetrs(ozblas_context *ctx, char trans, int64_t n, int64_t nrhs,
-                            const double *A, int64_t lda, const int64_t *ipiv, double *B,
-                            int64_t ldb, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return getrs_body(ctx, 0, trans, n, nrhs, (double *)A, lda, ipiv, B, ldb, info, nb, opt, report);
-}
-ozblas_status ozblas_zgetrs(ozblas_context *ctx, char trans, int64_t n, int64_t nrhs,
-                            const double *A, int64_t lda, const int64_t *ipiv, double *B,
-                            int64_t ldb, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return getrs_body(ctx, 1, trans, n, nrhs, (double *)A, lda, ipiv, B, ldb, info, nb, opt, report);
-}
-ozblas_status ozblas_dgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
-                           int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return gesv_body(ctx, 0, n, nrhs, A, lda, ipiv, B, ldb, info, nb, opt, report);
-}
-ozblas_status ozblas_zgesv(ozblas_context *ctx, int64_t n, int64_t nrhs, double *A, int64_t lda,
-                           int64_t *ipiv, double *B, int64_t ldb, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return gesv_body(ctx, 1, n, nrhs, A, lda, ipiv, B, ldb, info, nb, opt, report);
-}
-ozblas_status ozblas_dgetri(ozblas_context *ctx, int64_t n, double *A, int64_t lda,
-                            const int64_t *ipiv, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return getri_body(ctx, 0, n, A, lda, ipiv, info, nb, opt, report);
-}
-ozblas_status ozblas_zgetri(ozblas_context *ctx, int64_t n, double *A, int64_t lda,
-                            const int64_t *ipiv, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return getri_body(ctx, 1, n, A, lda, ipiv, info, nb, opt, report);
-}
-ozblas_status ozblas_dpotrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
-                            int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return potrf_body(ctx, 0, OZ_LF_POTRF, uplo, n, A, lda, info, nb, opt, report);
-}
-ozblas_status ozblas_zpotrf(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
-                            int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return potrf_body(ctx, 1, OZ_LF_POTRF, uplo, n, A, lda, info, nb, opt, report);
-}
-ozblas_status ozblas_dpotrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,
-                            const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return potrs_body(ctx, 0, OZ_LF_POTRS, uplo, n, nrhs, (double *)A, lda, B, ldb, info, nb, opt,
-                      report);
-}
-ozblas_status ozblas_zpotrs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,
-                            const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return potrs_body(ctx, 1, OZ_LF_POTRS, uplo, n, nrhs, (double *)A, lda, B, ldb, info, nb, opt,
-                      report);
-}
-ozblas_status ozblas_dposv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
-                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return potrs_body(ctx, 0, OZ_LF_POSV, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
-}
-ozblas_status ozblas_zposv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs, double *A,
-                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return potrs_body(ctx, 1, OZ_LF_POSV, uplo, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
-}
-ozblas_status ozblas_dpotri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
-                            int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return potrf_body(ctx, 0, OZ_LF_POTRI, uplo, n, A, lda, info, nb, opt, report);
-}
-ozblas_status ozblas_zpotri(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
-                            int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return potrf_body(ctx, 1, OZ_LF_POTRI, uplo, n, A, lda, info, nb, opt, report);
-}
-ozblas_status ozblas_dtrtri(ozblas_context *ctx, char uplo, char diag, int64_t n, double *A,
-                            int64_t lda, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return trtri_body(ctx, 0, uplo, diag, n, A, lda, info, nb, opt, report);
-}
-ozblas_status ozblas_ztrtri(ozblas_context *ctx, char uplo, char diag, int64_t n, double *A,
-                            int64_t lda, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return trtri_body(ctx, 1, uplo, diag, n, A, lda, info, nb, opt, report);
-}
-ozblas_status ozblas_dtrtrs(ozblas_context *ctx, char uplo, char trans, char diag, int64_t n,
-                            int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
-                            int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return trtrs_body(ctx, 0, uplo, trans, diag, n, nrhs, (double *)A, lda, B, ldb, info, nb, opt, report);
-}
-ozblas_status ozblas_ztrtrs(ozblas_context *ctx, char uplo, char trans, char diag, int64_t n,
-                            int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
-                            int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return trtrs_body(ctx, 1, uplo, trans, diag, n, nrhs, (double *)A, lda, B, ldb, info, nb, opt, report);
-}
-ozblas_status ozblas_dtrsm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
-                           int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
-                           double *B, int64_t ldb, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    const double al[2] = {alpha, 0.0};
-    return tr3_body(ctx, 0, 0, side, uplo, transa, diag, m, n, al, (double *)A, lda, B, ldb, info, nb, opt,
-                    report);
-}
-ozblas_status ozblas_ztrsm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
-                           int64_t m, int64_t n, const double *alpha, const double *A,
-                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return tr3_body(ctx, 1, 0, side, uplo, transa, diag, m, n, alpha, (double *)A, lda, B, ldb, info, nb,
-                    opt, report);
-}
-ozblas_status ozblas_dtrmm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
-                           int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
-                           double *B, int64_t ldb, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    const double al[2] = {alpha, 0.0};
-    return tr3_body(ctx, 0, 1, side, uplo, transa, diag, m, n, al, (double *)A, lda, B, ldb, info, nb, opt,
-                    report);
-}
-ozblas_status ozblas_ztrmm(ozblas_context *ctx, char side, char uplo, char transa, char diag,
-                           int64_t m, int64_t n, const double *alpha, const double *A,
-                           int64_t lda, double *B, int64_t ldb, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return tr3_body(ctx, 1, 1, side, uplo, transa, diag, m, n, alpha, (double *)A, lda, B, ldb, info, nb,
-                    opt, report);
-}
+LX_DZ(getrf, getrf, (int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv, int64_t *info),
+      getrf_body, m, n, A, lda, ipiv, info)
+LX_DZ(getrs, getrs,
+      (char trans, int64_t n, int64_t nrhs, const double *A, int64_t lda, const int64_t *ipiv,
+       double *B, int64_t ldb, int64_t *info),
+      getrs_body, trans, n, nrhs, (double *)A, lda, ipiv, B, ldb, info)
+LX_DZ(gesv, gesv,
+      (int64_t n, int64_t nrhs, double *A, int64_t lda, int64_t *ipiv, double *B, int64_t ldb,
+       int64_t *info),
+      gesv_body, n, nrhs, A, lda, ipiv, B, ldb, info)
+LX_DZ(getri, getri, (int64_t n, double *A, int64_t lda, const int64_t *ipiv, int64_t *info),
+      getri_body, n, A, lda, ipiv, info)
+LX_DZ(potrf, potrf, (char uplo, int64_t n, double *A, int64_t lda, int64_t *info), potrf_body,
+      OZ_LF_POTRF, uplo, n, A, lda, info)
+LX_DZ(potrs, potrs,
+      (char uplo, int64_t n, int64_t nrhs, const double *A, int64_t lda, double *B, int64_t ldb,
+       int64_t *info),
+      potrs_body, OZ_LF_POTRS, uplo, n, nrhs, (double *)A, lda, B, ldb, info)
+LX_DZ(posv, posv,
+      (char uplo, int64_t n, int64_t nrhs, double *A, int64_t lda, double *B, int64_t ldb,
+       int64_t *info),
+      potrs_body, OZ_LF_POSV, uplo, n, nrhs, A, lda, B, ldb, info)
+LX_DZ(potri, potri, (char uplo, int64_t n, double *A, int64_t lda, int64_t *info), potrf_body,
+      OZ_LF_POTRI, uplo, n, A, lda, info)
+LX_DZ(trtri, trtri, (char uplo, char diag, int64_t n, double *A, int64_t lda, int64_t *info),
+      trtri_body, uplo, diag, n, A, lda, info)
+LX_DZ(trtrs, trtrs,
+      (char uplo, char trans, char diag, int64_t n, int64_t nrhs, const double *A, int64_t lda,
+       double *B, int64_t ldb, int64_t *info),
+      trtrs_body, uplo, trans, diag, n, nrhs, (double *)A, lda, B, ldb, info)
+/* trsm (mult 0) and trmm (1): dtrsm's real alpha */
+#define TR3_PARAMS(alpha_t)                                                                    \
+    (char side, char uplo, char transa, char diag, int64_t m, int64_t n, alpha_t alpha,         \
+     const double *A, int64_t lda, double *B, int64_t ldb, int64_t *info)
+#define TR3_ARGS(mult, al) mult, side, uplo, transa, diag, m, n, al, (double *)A, lda, B, ldb, info
+LX_API(ozblas_dtrsm, TR3_PARAMS(double), tr3_body, 0, TR3_ARGS(0, lx_re(alpha).v))
+LX_API(ozblas_ztrsm, TR3_PARAMS(const double *), tr3_body, 1, TR3_ARGS(0, alpha))
+LX_API(ozblas_dtrmm, TR3_PARAMS(double), tr3_body, 0, TR3_ARGS(1, lx_re(alpha).v))
+LX_API(ozblas_ztrmm, TR3_PARAMS(const double *), tr3_body, 1, TR3_ARGS(1, alpha))
 /* dsyrk and zherk: real alpha and beta */
-static ozblas_status rk_real(ozblas_context *ctx, int cplx, char uplo, char trans, int64_t n,
-                             int64_t k, double alpha, const double *A, int64_t lda, double beta,
-                             double *C, int64_t ldc, int64_t *info, int64_t nb,
-                             const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
-    return syrk_body(ctx, cplx, cplx, uplo, trans, n, k, al, (double *)A, lda, be, C, ldc, info,
-                     nb, opt, report, NULL);
-}
-ozblas_status ozblas_dsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
-                           double alpha, const double *A, int64_t lda, double beta, double *C,
-                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
-                           ozblas_lapack_report *report)
-{
-    return rk_real(ctx, 0, uplo, trans, n, k, alpha, A, lda, beta, C, ldc, info, nb, opt, report);
-}
-ozblas_status ozblas_zsyrk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
-                           const double *alpha, const double *A, int64_t lda,
-                           const double *beta, double *C, int64_t ldc, int64_t *info,
-                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return syrk_body(ctx, 1, 0, uplo, trans, n, k, alpha, (double *)A, lda, beta, C, ldc, info,
-                     nb, opt, report, NULL);
-}
-ozblas_status ozblas_zherk(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
-                           double alpha, const double *A, int64_t lda, double beta, double *C,
-                           int64_t ldc, int64_t *info, int64_t nb, const ozblas_options *opt,
-                           ozblas_lapack_report *report)
-{
-    return rk_real(ctx, 1, uplo, trans, n, k, alpha, A, lda, beta, C, ldc, info, nb, opt, report);
-}
+#define RK_PARAMS(scalar_t)                                                                    \
+    (char uplo, char trans, int64_t n, int64_t k, scalar_t alpha, const double *A, int64_t lda, \
+     scalar_t beta, double *C, int64_t ldc, int64_t *info)
+#define RK_ARGS(al, be) uplo, trans, n, k, al, (double *)A, lda, be, C, ldc, info, NULL
+LX_API(ozblas_dsyrk, RK_PARAMS(double), syrk_body, 0, 0, RK_ARGS(lx_re(alpha).v, lx_re(beta).v))
+LX_API(ozblas_zsyrk, RK_PARAMS(const double *), syrk_body, 1, 0, RK_ARGS(alpha, beta))
+LX_API(ozblas_zherk, RK_PARAMS(double), syrk_body, 1, 1, RK_ARGS(lx_re(alpha).v, lx_re(beta).v))

@@ -24,42 +24,19 @@
 #include "../cpu/cpu_common.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
 static const double MHALF[2] = {-0.5, 0.0};
-
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
 
 /* ---- the host routines of stage 2 -------------------------------------------------------- */
 
-enum { B_LARFG, B_LARFX, B_LARFY, B_N };
-static const char *const b_names[B_N] = {"larfg", "larfx", "larfy"};
-static void *b_fn[2][B_N]; /* atomic; found once */
+static const int b_ids[] = {LXH_larfg, LXH_larfx, LXH_larfy};
 
-static void *b_real(int cplx, int r)
-{
-    void *f = __atomic_load_n(&b_fn[cplx][r], __ATOMIC_ACQUIRE);
-    if (!f && (f = lx_real_fn(cplx, b_names[r])))
-        __atomic_store_n(&b_fn[cplx][r], f, __ATOMIC_RELEASE);
-    return f;
-}
-
-int lx_band_ready(int cplx)
-{
-    for (int r = 0; r < B_N; r++)
-        if (!b_real(cplx, r))
-            return 0;
-    return 1;
-}
+int lx_band_ready(int cplx) { return lx_host_all(cplx, b_ids, 3); }
 
 /* H^H (alpha; x) = (beta; 0), H = I - tau v v^H, v = (1; x) on return */
 void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau)
 {
     lx_host_flops(x, 3.0 * (double)n);
-    void *f = b_real(x->cplx, B_LARFG);
-    LX_F77(I n4 = (I)n, one = 1;
-        ((void (*)(const I *, double *, double *, const I *, double *))f)(&n4, alpha, v, &one,
-                                                                         tau););
+    LX_F77(I n4 = (I)n, one = 1; LX_HOST(x->cplx, larfg)(&n4, alpha, v, &one, tau););
 }
 
 /* C (m x n) := H C (side 'L') or C H ('R'), H = I - tau v v^H */
@@ -67,10 +44,8 @@ void lx_larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
                   const double *tau, double *C, int64_t ldc, double *work)
 {
     lx_host_flops(x, 4.0 * (double)m * (double)n);
-    void *f = b_real(x->cplx, B_LARFX);
     LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)ldc;
-        ((void (*)(const char *, const I *, const I *, const double *, const double *, double *,
-                   const I *, double *, size_t))f)(&side, &m4, &n4, v, tau, C, &l4, work, 1););
+           LX_HOST(x->cplx, larfx)(&side, &m4, &n4, v, tau, C, &l4, work, 1););
 }
 
 /* The lower triangle of the Hermitian C (order n) := H C H^H, H = I - tau v v^H */
@@ -78,11 +53,9 @@ static void larfy(const oz_lx *x, int64_t n, const double *v, const double *tau,
                   int64_t ldc, double *work)
 {
     lx_host_flops(x, 4.0 * (double)n * (double)n);
-    void *f = b_real(x->cplx, B_LARFY);
     const char lo = 'L';
     LX_F77(I n4 = (I)n, l4 = (I)ldc, one = 1;
-        ((void (*)(const char *, const I *, const double *, const I *, const double *, double *,
-                   const I *, double *, size_t))f)(&lo, &n4, v, &one, tau, C, &l4, work, 1););
+           LX_HOST(x->cplx, larfy)(&lo, &n4, v, &one, tau, C, &l4, work, 1););
 }
 
 /* ---- stage 1 ------------------------------------------------------------------------------ */

@@ -27,27 +27,17 @@
 
 enum { SMLSIZ = 25 }; /* LAPACK's ilaenv(9) leaf size */
 
-static const double ONE[2] = {1.0, 0.0}, ZERO[2] = {0.0, 0.0};
-
 /* ---- the host routines ------------------------------------------------------------------- */
 
-enum { D_BDSDC, D_LASDQ, D_LASDT, D_LASD2, D_LASD4, D_LAMRG, D_LASCL, D_N };
-static const char *const d_names[D_N] = {"bdsdc", "lasdq", "lasdt", "lasd2",
-                                         "lasd4", "lamrg", "lascl"};
-static void *d_fn[D_N]; /* found once */
-
-static void *dc_real(int r) { return lx_real_fn_cached(&d_fn[r], 0, d_names[r]); }
-
-int lx_bdsdc_ready(void) { return dc_real(D_BDSDC) != NULL; }
+int lx_bdsdc_ready(void) { return lx_host_fn(0, LXH_bdsdc) != NULL; }
 
 /* the divide and conquer's own host routines (a LAPACK that hides its auxiliaries leaves the
    whole solve to its dbdsdc) */
 static int dc_ready(void)
 {
-    for (int r = 0; r < D_N; r++)
-        if (!dc_real(r))
-            return 0;
-    return 1;
+    static const int ids[] = {LXH_bdsdc, LXH_lasdq, LXH_lasdt, LXH_lasd2,
+                              LXH_lasd4, LXH_lamrg, LXH_lascl};
+    return lx_host_all(0, ids, sizeof ids / sizeof *ids);
 }
 
 /* LAPACK's integer arrays, int64_t (ILP64) or int32_t elements: 8 bytes each allocated. */
@@ -72,10 +62,8 @@ static int64_t host_lasdq(int64_t sqre, int64_t n, double *d, double *e, double 
     char uplo = 'U';
     LX_F77(I sq = (I)sqre, n4 = (I)n, nc = (I)(n + sqre), zero = 0, lv = (I)ldvt, lu = (I)ldu;
            I one = 1, inf4 = 0;
-           ((void (*)(const char *, const I *, const I *, const I *, const I *, const I *,
-                      double *, double *, double *, const I *, double *, const I *, double *,
-                      const I *, double *, I *, size_t))dc_real(D_LASDQ))(
-               &uplo, &sq, &n4, &nc, &n4, &zero, d, e, VT, &lv, U, &lu, U, &one, work, &inf4, 1);
+           LX_HOST(0, lasdq)(&uplo, &sq, &n4, &nc, &n4, &zero, d, e, VT, &lv, U, &lu, U, &one, work,
+                             &inf4, 1);
            info = inf4;);
     return info;
 }
@@ -85,9 +73,7 @@ static void host_lascl(double cfrom, double cto, int64_t n, double *v)
 {
     char g = 'G';
     LX_F77(I zero = 0, n4 = (I)n, one = 1, inf4 = 0;
-           ((void (*)(const char *, const I *, const I *, const double *, const double *,
-                      const I *, const I *, double *, const I *, I *, size_t))dc_real(D_LASCL))(
-               &g, &zero, &zero, &cfrom, &cto, &n4, &one, v, &n4, &inf4, 1););
+           LX_HOST(0, lascl)(&g, &zero, &zero, &cfrom, &cto, &n4, &one, v, &n4, &inf4, 1););
 }
 
 /* The 2-norm of v (k elements), scaled by its largest magnitude against overflow */
@@ -127,9 +113,8 @@ static int64_t secular(int64_t k, double *d, const double *dsigma, double *z, do
     for (int64_t j = 0; j < k; j++) {
         int64_t info = 0;
         LX_F77(I k4 = (I)k, j4 = (I)(j + 1), inf4 = 0;
-               ((void (*)(const I *, const I *, const double *, const double *, double *,
-                          const double *, double *, double *, I *))dc_real(D_LASD4))(
-                   &k4, &j4, dsigma, z, U + j * ldu, &rho, d + j, VT + j * ldvt, &inf4);
+               LX_HOST(0, lasd4)(&k4, &j4, dsigma, z, U + j * ldu, &rho, d + j, VT + j * ldvt,
+                                 &inf4);
                info = inf4;);
         if (info != 0)
             return info;
@@ -253,12 +238,9 @@ static int64_t merge(oz_lx *x, dc_work *w, int64_t nl, int64_t nr, int64_t sqre,
     beta /= orgnrm;
     LX_F77(I nl4 = (I)nl, nr4 = (I)nr, sq = (I)sqre, k4 = 0, lu = (I)ldu, lv = (I)ldvt;
            I lu2 = (I)n, lv2 = (I)m, inf4 = 0;
-           ((void (*)(const I *, const I *, const I *, I *, double *, double *, const double *,
-                      const double *, double *, const I *, double *, const I *, double *,
-                      double *, const I *, double *, const I *, I *, I *, I *, I *, I *,
-                      I *))dc_real(D_LASD2))(&nl4, &nr4, &sq, &k4, d, w->z, &alpha, &beta, U,
-                                            &lu, VT, &lv, w->dsigma, w->U2, &lu2, w->VT2, &lv2,
-                                            w->idxp, w->idx, w->idxc, idxq, w->coltyp, &inf4);
+           LX_HOST(0, lasd2)(&nl4, &nr4, &sq, &k4, d, w->z, &alpha, &beta, U, &lu, VT, &lv,
+                             w->dsigma, w->U2, &lu2, w->VT2, &lv2, w->idxp, w->idx, w->idxc, idxq,
+                             w->coltyp, &inf4);
            k = k4; info = inf4;);
     if (info != 0)
         return info;
@@ -284,8 +266,7 @@ static int64_t merge(oz_lx *x, dc_work *w, int64_t nl, int64_t nr, int64_t sqre,
     }
     host_lascl(1.0, orgnrm, n, d);
     LX_F77(I n1 = (I)k, n2 = (I)(n - k), s1 = 1, s2 = -1;
-           ((void (*)(const I *, const I *, const double *, const I *, const I *,
-                      I *))dc_real(D_LAMRG))(&n1, &n2, d, &s1, &s2, idxq););
+           LX_HOST(0, lamrg)(&n1, &n2, d, &s1, &s2, idxq););
     return 0;
 }
 
@@ -301,8 +282,7 @@ static int64_t tree(oz_lx *x, dc_work *w, int64_t n, int64_t sqre, double *d, do
     void *inode = iw, *ndiml = iat(iw, n), *ndimr = iat(iw, 2 * n), *idxq = iat(iw, 3 * n);
     int64_t nlvl = 0, nd = 0, info = 0;
     LX_F77(I n4 = (I)n, lv = 0, nd4 = 0, ms = SMLSIZ;
-           ((void (*)(const I *, I *, I *, I *, I *, I *, const I *))dc_real(D_LASDT))(
-               &n4, &lv, &nd4, inode, ndiml, ndimr, &ms);
+           LX_HOST(0, lasdt)(&n4, &lv, &nd4, inode, ndiml, ndimr, &ms);
            nlvl = lv; nd = nd4;);
     for (int64_t i = (nd + 1) / 2 - 1; i < nd && info == 0; i++) { /* the leaves */
         int64_t ic = iget(inode, i) - 1, nl = iget(ndiml, i), nr = iget(ndimr, i);
@@ -406,11 +386,8 @@ static void host_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, doubl
         x->failed = 1;
     else
         LX_F77(I n4 = (I)n, l4 = (I)(n > 1 ? n : 1), inf4 = 0, iq = 0;
-               ((void (*)(const char *, const char *, const I *, double *, double *, double *,
-                          const I *, double *, const I *, double *, I *, double *, I *, I *,
-                          size_t, size_t))dc_real(D_BDSDC))(&uplo, &compq, &n4, d, e, U, &l4,
-                                                            VT, &l4, NULL, &iq, work, iw, &inf4,
-                                                            1, 1);
+               LX_HOST(0, bdsdc)(&uplo, &compq, &n4, d, e, U, &l4, VT, &l4, NULL, &iq, work, iw,
+                                 &inf4, 1, 1);
                *info = inf4;);
     free(work);
     free(iw);

@@ -14,14 +14,11 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
 static int64_t max3(int64_t a, int64_t b, int64_t c)
 {
     int64_t m = a > b ? a : b;
     return m > c ? m : c;
 }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static int is_zero(const double *a) { return a[0] == 0.0 && a[1] == 0.0; }
 static int is_one(const double *a) { return a[0] == 1.0 && a[1] == 0.0; }
 
@@ -149,57 +146,22 @@ static ozblas_status syr2k_body(ozblas_context *ctx, int cplx, int herm, char up
     END();
 }
 
-ozblas_status ozblas_dsymm(ozblas_context *ctx, char side, char uplo, int64_t m, int64_t n,
-                           double alpha, const double *A, int64_t lda, const double *B,
-                           int64_t ldb, double beta, double *C, int64_t ldc, int64_t *info,
-                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
-    return symm_body(ctx, 0, 0, side, uplo, m, n, al, (double *)A, lda, (double *)B, ldb, be, C,
-                     ldc, info, nb, opt, report);
-}
-ozblas_status ozblas_zsymm(ozblas_context *ctx, char side, char uplo, int64_t m, int64_t n,
-                           const double *alpha, const double *A, int64_t lda, const double *B,
-                           int64_t ldb, const double *beta, double *C, int64_t ldc,
-                           int64_t *info, int64_t nb, const ozblas_options *opt,
-                           ozblas_lapack_report *report)
-{
-    return symm_body(ctx, 1, 0, side, uplo, m, n, alpha, (double *)A, lda, (double *)B, ldb, beta,
-                     C, ldc, info, nb, opt, report);
-}
-ozblas_status ozblas_zhemm(ozblas_context *ctx, char side, char uplo, int64_t m, int64_t n,
-                           const double *alpha, const double *A, int64_t lda, const double *B,
-                           int64_t ldb, const double *beta, double *C, int64_t ldc,
-                           int64_t *info, int64_t nb, const ozblas_options *opt,
-                           ozblas_lapack_report *report)
-{
-    return symm_body(ctx, 1, 1, side, uplo, m, n, alpha, (double *)A, lda, (double *)B, ldb, beta,
-                     C, ldc, info, nb, opt, report);
-}
-ozblas_status ozblas_dsyr2k(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
-                            double alpha, const double *A, int64_t lda, const double *B,
-                            int64_t ldb, double beta, double *C, int64_t ldc, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    const double al[2] = {alpha, 0.0}, be[2] = {beta, 0.0};
-    return syr2k_body(ctx, 0, 0, uplo, trans, n, k, al, (double *)A, lda, (double *)B, ldb, be, C,
-                      ldc, info, nb, opt, report);
-}
-ozblas_status ozblas_zsyr2k(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
-                            const double *alpha, const double *A, int64_t lda, const double *B,
-                            int64_t ldb, const double *beta, double *C, int64_t ldc,
-                            int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return syr2k_body(ctx, 1, 0, uplo, trans, n, k, alpha, (double *)A, lda, (double *)B, ldb, beta,
-                      C, ldc, info, nb, opt, report);
-}
-ozblas_status ozblas_zher2k(ozblas_context *ctx, char uplo, char trans, int64_t n, int64_t k,
-                            const double *alpha, const double *A, int64_t lda, const double *B,
-                            int64_t ldb, double beta, double *C, int64_t ldc, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    const double be[2] = {beta, 0.0};
-    return syr2k_body(ctx, 1, 1, uplo, trans, n, k, alpha, (double *)A, lda, (double *)B, ldb, be,
-                      C, ldc, info, nb, opt, report);
-}
+/* the d and z entries: dsymm's and dsyr2k's real scalars, zher2k's real beta */
+#define SYMM_PARAMS(scalar_t)                                                                  \
+    (char side, char uplo, int64_t m, int64_t n, scalar_t alpha, const double *A, int64_t lda, \
+     const double *B, int64_t ldb, scalar_t beta, double *C, int64_t ldc, int64_t *info)
+#define SYMM_ARGS(al, be) side, uplo, m, n, al, (double *)A, lda, (double *)B, ldb, be, C, ldc, info
+LX_API(ozblas_dsymm, SYMM_PARAMS(double), symm_body, 0, 0,
+       SYMM_ARGS(lx_re(alpha).v, lx_re(beta).v))
+LX_API(ozblas_zsymm, SYMM_PARAMS(const double *), symm_body, 1, 0, SYMM_ARGS(alpha, beta))
+LX_API(ozblas_zhemm, SYMM_PARAMS(const double *), symm_body, 1, 1, SYMM_ARGS(alpha, beta))
+#define R2K_PARAMS(alpha_t, beta_t)                                                            \
+    (char uplo, char trans, int64_t n, int64_t k, alpha_t alpha, const double *A, int64_t lda,  \
+     const double *B, int64_t ldb, beta_t beta, double *C, int64_t ldc, int64_t *info)
+#define R2K_ARGS(al, be) uplo, trans, n, k, al, (double *)A, lda, (double *)B, ldb, be, C, ldc, info
+LX_API(ozblas_dsyr2k, R2K_PARAMS(double, double), syr2k_body, 0, 0,
+       R2K_ARGS(lx_re(alpha).v, lx_re(beta).v))
+LX_API(ozblas_zsyr2k, R2K_PARAMS(const double *, const double *), syr2k_body, 1, 0,
+       R2K_ARGS(alpha, beta))
+LX_API(ozblas_zher2k, R2K_PARAMS(const double *, double), syr2k_body, 1, 1,
+       R2K_ARGS(alpha, lx_re(beta).v))

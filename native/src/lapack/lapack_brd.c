@@ -23,59 +23,27 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0};
-
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
-
 /* ---- the host routines ------------------------------------------------------------------- */
 
-enum { B_LABRD, B_GEBD2, B_N };
-static const char *const b_names[B_N] = {"labrd", "gebd2"};
-static void *b_fn[2][B_N]; /* found once */
+static const int br_ids[] = {LXH_labrd, LXH_gebd2};
 
-static void *br_real(int cplx, int r) { return lx_real_fn_cached(&b_fn[cplx][r], cplx, b_names[r]); }
-
-static int br_ready(int cplx) { return br_real(cplx, B_LABRD) && br_real(cplx, B_GEBD2); }
-
-typedef int32_t i32;
-typedef int64_t i64;
+static int br_ready(int cplx) { return lx_host_all(cplx, br_ids, 2); }
 
 /* labrd(m, n, nb, A, lda, d, e, tauq, taup, X, ldx, Y, ldy) */
 static void real_labrd(const oz_lx *x, int64_t m, int64_t n, int64_t nb, double *A, int64_t lda,
                        double *d, double *e, double *tauq, double *taup, double *X, int64_t ldx,
                        double *Y, int64_t ldy)
 {
-    void *f = br_real(x->cplx, B_LABRD);
-    if (lx_real_ilp64()) {
-        ((void (*)(const i64 *, const i64 *, const i64 *, double *, const i64 *, double *,
-                   double *, double *, double *, double *, const i64 *, double *,
-                   const i64 *))f)(&m, &n, &nb, A, &lda, d, e, tauq, taup, X, &ldx, Y, &ldy);
-        return;
-    }
-    i32 m4 = (i32)m, n4 = (i32)n, b4 = (i32)nb, la = (i32)lda, lx = (i32)ldx, ly = (i32)ldy;
-    ((void (*)(const i32 *, const i32 *, const i32 *, double *, const i32 *, double *, double *,
-               double *, double *, double *, const i32 *, double *, const i32 *))f)(
-        &m4, &n4, &b4, A, &la, d, e, tauq, taup, X, &lx, Y, &ly);
+    LX_F77(I m4 = (I)m, n4 = (I)n, b4 = (I)nb, la = (I)lda, lx = (I)ldx, ly = (I)ldy;
+           LX_HOST(x->cplx, labrd)(&m4, &n4, &b4, A, &la, d, e, tauq, taup, X, &lx, Y, &ly););
 }
 
 /* gebd2(m, n, A, lda, d, e, tauq, taup, work, info) */
 static void real_gebd2(const oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, double *d,
                        double *e, double *tauq, double *taup, double *work)
 {
-    void *f = br_real(x->cplx, B_GEBD2);
-    if (lx_real_ilp64()) {
-        i64 info = 0;
-        ((void (*)(const i64 *, const i64 *, double *, const i64 *, double *, double *, double *,
-                   double *, double *, i64 *))f)(&m, &n, A, &lda, d, e, tauq, taup, work, &info);
-        return;
-    }
-    i32 m4 = (i32)m, n4 = (i32)n, la = (i32)lda, info = 0;
-    ((void (*)(const i32 *, const i32 *, double *, const i32 *, double *, double *, double *,
-               double *, double *, i32 *))f)(&m4, &n4, A, &la, d, e, tauq, taup, work, &info);
+    LX_F77(I m4 = (I)m, n4 = (I)n, la = (I)lda, info = 0;
+           LX_HOST(x->cplx, gebd2)(&m4, &n4, A, &la, d, e, tauq, taup, work, &info););
 }
 
 /* ---- gebrd ------------------------------------------------------------------------------ */
@@ -304,43 +272,15 @@ static ozblas_status ormbr_body(ozblas_context *ctx, int cplx, char vect, char s
     HH_END_WITH(OZBLAS_OK);
 }
 
-ozblas_status ozblas_dgebrd(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
-                            double *d, double *e, double *tauq, double *taup, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return gebrd_body(ctx, 0, m, n, A, lda, d, e, tauq, taup, info, nb, opt, report);
-}
-ozblas_status ozblas_zgebrd(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
-                            double *d, double *e, double *tauq, double *taup, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return gebrd_body(ctx, 1, m, n, A, lda, d, e, tauq, taup, info, nb, opt, report);
-}
-ozblas_status ozblas_dorgbr(ozblas_context *ctx, char vect, int64_t m, int64_t n, int64_t k,
-                            double *A, int64_t lda, const double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return orgbr_body(ctx, 0, vect, m, n, k, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_zungbr(ozblas_context *ctx, char vect, int64_t m, int64_t n, int64_t k,
-                            double *A, int64_t lda, const double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return orgbr_body(ctx, 1, vect, m, n, k, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_dormbr(ozblas_context *ctx, char vect, char side, char trans, int64_t m,
-                            int64_t n, int64_t k, const double *A, int64_t lda, const double *tau,
-                            double *C, int64_t ldc, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return ormbr_body(ctx, 0, vect, side, trans, m, n, k, A, lda, tau, C, ldc, info, nb, opt,
-                      report);
-}
-ozblas_status ozblas_zunmbr(ozblas_context *ctx, char vect, char side, char trans, int64_t m,
-                            int64_t n, int64_t k, const double *A, int64_t lda, const double *tau,
-                            double *C, int64_t ldc, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return ormbr_body(ctx, 1, vect, side, trans, m, n, k, A, lda, tau, C, ldc, info, nb, opt,
-                      report);
-}
+LX_DZ(gebrd, gebrd,
+      (int64_t m, int64_t n, double *A, int64_t lda, double *d, double *e, double *tauq,
+       double *taup, int64_t *info),
+      gebrd_body, m, n, A, lda, d, e, tauq, taup, info)
+LX_DZ(orgbr, ungbr,
+      (char vect, int64_t m, int64_t n, int64_t k, double *A, int64_t lda, const double *tau,
+       int64_t *info),
+      orgbr_body, vect, m, n, k, A, lda, tau, info)
+LX_DZ(ormbr, unmbr,
+      (char vect, char side, char trans, int64_t m, int64_t n, int64_t k, const double *A,
+       int64_t lda, const double *tau, double *C, int64_t ldc, int64_t *info),
+      ormbr_body, vect, side, trans, m, n, k, A, lda, tau, C, ldc, info)

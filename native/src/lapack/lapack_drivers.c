@@ -9,12 +9,7 @@
 
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
-
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
 /* The (conjugate) transpose character of the element type. */
-static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
 
 /* The run's products as one GEMM report: the first product's, or the first that fell back
  * (as a strided batch shows it), with the largest count and bound and the sums of the

@@ -22,12 +22,6 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static const double ONE[2] = {1.0, 0.0};
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-
 /* ---- arguments, flops -------------------------------------------------------------------- */
 
 int64_t oz_ev_check(int kind, char jobz, char range, char uplo, int64_t n, int64_t lda,
@@ -69,32 +63,17 @@ double oz_ev_flops(int kind, int cplx, char jobz, int64_t n, int64_t m)
 
 /* ---- the host routines -------------------------------------------------------------------- */
 
-/* the tridiagonal routines (real), and the drivers themselves for an order within a block */
-enum { T_STERF, T_STEQR, T_STEMR, T_STEBZ, T_STEIN, T_N };
-static const char *const t_names[T_N] = {"sterf", "steqr", "stemr", "stebz", "stein"};
-static const char *const drv_names[2][3] = {{"syevd", "syev", "syevr"},
-                                            {"heevd", "heev", "heevr"}};
-static void *t_fn[T_N], *drv_fn[2][3]; /* atomic; found once */
-
-static void *find(void **slot, int cplx, const char *name)
-{
-    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!f && (f = lx_real_fn(cplx, name)))
-        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
-    return f;
-}
+/* the tridiagonal routines (real), and the drivers themselves for an order within a block
+   (by kind: OZ_EV_SYEVD, OZ_EV_SYEV, OZ_EV_SYEVR) */
+static const int t_ids[] = {LXH_sterf, LXH_steqr, LXH_stemr, LXH_stebz, LXH_stein};
+static const int drv_ids[2][3] = {{LXH_dsyevd, LXH_dsyev, LXH_dsyevr},
+                                  {LXH_zheevd, LXH_zheev, LXH_zheevr}};
 
 static int ev_ready(int cplx)
 {
-    for (int r = 0; r < T_N; r++)
-        if (!find(&t_fn[r], 0, t_names[r]))
-            return 0;
-    for (int k = 0; k < 3; k++)
-        if (!find(&drv_fn[cplx][k], cplx, drv_names[cplx][k]))
-            return 0;
-    return lx_hh_ready(cplx) && lx_band_ready(cplx);
+    return lx_host_all(0, t_ids, 5) && lx_host_all(cplx, drv_ids[cplx], 3) && lx_hh_ready(cplx) &&
+           lx_band_ready(cplx);
 }
-
 
 /* The tridiagonal problem (d, e: n, host memory; both kept) as the LAPACK driver solves it
  * (syevd's stedc: lapack_stedc.c's, whose merges are products of the run x): *m eigenvalues
@@ -135,26 +114,20 @@ static ozblas_status tridiagonal(oz_lx *x, const lx_ev *a, int64_t n, const doub
         if (!wantz && (a->kind != OZ_EV_SYEVR || a->range == 'A' ||
                        (a->range == 'I' && a->il == 1 && a->iu == n))) {
             memcpy(w, d, sizeof(double) * (size_t)n);
-            ((void (*)(const I *, double *, double *, I *))t_fn[T_STERF])(&n4, w, ee, &inf4);
+            LX_HOST(0, sterf)(&n4, w, ee, &inf4);
             done = 1;
         } else if (a->kind == OZ_EV_SYEV) {
             const char comp = 'I';
             memcpy(w, d, sizeof(double) * (size_t)n);
-            ((void (*)(const char *, const I *, double *, double *, double *, const I *,
-                       double *, I *, size_t))t_fn[T_STEQR])(&comp, &n4, w, ee, ZT, &n4, work,
-                                                           &inf4, 1);
+            LX_HOST(0, steqr)(&comp, &n4, w, ee, ZT, &n4, work, &inf4, 1);
             done = 1;
         } else if (a->range == 'A' || (a->range == 'I' && a->il == 1 && a->iu == n)) {
             /* dsyevr: stemr for every eigenvalue; on failure stebz and stein */
             I m4 = 0, il4 = (I)a->il, iu4 = (I)a->iu;
             I tryrac = a->abstol <= 2.0 * (double)n * DBL_EPSILON;
             memcpy(dd, d, sizeof(double) * (size_t)n);
-            ((void (*)(const char *, const char *, const I *, double *, double *, const double *,
-                       const double *, const I *, const I *, I *, double *, double *, const I *,
-                       const I *, I *, I *, double *, const I *, I *, const I *, I *, size_t,
-                       size_t))t_fn[T_STEMR])(&jz, &all, &n4, dd, ee, &a->vl, &a->vu, &il4,
-                                              &iu4, &m4, w, ZT, &n4, &n4, sup, &tryrac, work,
-                                              &lw, iw, &liw, &inf4, 1, 1);
+            LX_HOST(0, stemr)(&jz, &all, &n4, dd, ee, &a->vl, &a->vu, &il4, &iu4, &m4, w, ZT, &n4,
+                              &n4, sup, &tryrac, work, &lw, iw, &liw, &inf4, 1, 1);
             if (inf4 == 0) {
                 for (int64_t i = 0; i < 2 * n; i++)
                     isuppz[i] = sup[i];
@@ -166,17 +139,11 @@ static ozblas_status tridiagonal(oz_lx *x, const lx_ev *a, int64_t n, const doub
             const char order = wantz ? 'B' : 'E';
             I m4 = 0, nsplit = 0, il4 = (I)a->il, iu4 = (I)a->iu;
             I *iblock = iw, *isplit = iw + n, *iwo = iw + 2 * n, *ifail = iw + 5 * n;
-            ((void (*)(const char *, const char *, const I *, const double *, const double *,
-                       const I *, const I *, const double *, const double *, const double *,
-                       I *, I *, double *, I *, I *, double *, I *, I *, size_t,
-                       size_t))t_fn[T_STEBZ])(&a->range, &order, &n4, &vll, &vuu, &il4, &iu4,
-                                              &abstll, d, e, &m4, &nsplit, w, iblock, isplit,
-                                              work, iwo, &inf4, 1, 1);
+            LX_HOST(0, stebz)(&a->range, &order, &n4, &vll, &vuu, &il4, &iu4, &abstll, d, e, &m4,
+                              &nsplit, w, iblock, isplit, work, iwo, &inf4, 1, 1);
             if (wantz && m4 > 0)
-                ((void (*)(const I *, const double *, const double *, const I *, const double *,
-                           const I *, const I *, double *, const I *, double *, I *, I *,
-                           I *))t_fn[T_STEIN])(&n4, d, e, &m4, w, iblock, isplit, ZT, &n4, work,
-                                               iwo, ifail, &inf4);
+                LX_HOST(0, stein)(&n4, d, e, &m4, w, iblock, isplit, ZT, &n4, work, iwo, ifail,
+                                  &inf4);
             *m = m4;
         }
         *info = inf4;
@@ -373,7 +340,6 @@ static ozblas_status host_driver(oz_lx *x, const lx_ev *a, int64_t n, double *A,
     if (!work)
         return OZBLAS_ERR_ALLOCATION;
     double *rwork = work + wd * lwork;
-    void *f = drv_fn[c][a->kind];
     const char *jz = &a->jobz, *rg = &a->range, *ul = &a->uplo;
     ozblas_status st = OZBLAS_OK;
     *m = n;
@@ -385,36 +351,21 @@ static ozblas_status host_driver(oz_lx *x, const lx_ev *a, int64_t n, double *A,
             st = OZBLAS_ERR_ALLOCATION;
         I *sup = iw ? iw + liwork : NULL;
         if (iw && a->kind == OZ_EV_SYEVD && !c)
-            ((void (*)(const char *, const char *, const I *, double *, const I *, double *,
-                       double *, const I *, I *, const I *, I *, size_t, size_t))f)(
-                jz, ul, &n4, HA, &l4, w, work, &lw, iw, &liw, &inf4, 1, 1);
+            LX_HOST(0, dsyevd)(jz, ul, &n4, HA, &l4, w, work, &lw, iw, &liw, &inf4, 1, 1);
         else if (iw && a->kind == OZ_EV_SYEVD)
-            ((void (*)(const char *, const char *, const I *, double *, const I *, double *,
-                       double *, const I *, double *, const I *, I *, const I *, I *, size_t,
-                       size_t))f)(jz, ul, &n4, HA, &l4, w, work, &lw, rwork, &lrw, iw, &liw,
-                                  &inf4, 1, 1);
+            LX_HOST(1, zheevd)(jz, ul, &n4, HA, &l4, w, work, &lw, rwork, &lrw, iw, &liw, &inf4, 1,
+                               1);
         else if (iw && a->kind == OZ_EV_SYEV && !c)
-            ((void (*)(const char *, const char *, const I *, double *, const I *, double *,
-                       double *, const I *, I *, size_t, size_t))f)(jz, ul, &n4, HA, &l4, w,
-                                                                   work, &lw, &inf4, 1, 1);
+            LX_HOST(0, dsyev)(jz, ul, &n4, HA, &l4, w, work, &lw, &inf4, 1, 1);
         else if (iw && a->kind == OZ_EV_SYEV)
-            ((void (*)(const char *, const char *, const I *, double *, const I *, double *,
-                       double *, const I *, double *, I *, size_t, size_t))f)(
-                jz, ul, &n4, HA, &l4, w, work, &lw, rwork, &inf4, 1, 1);
+            LX_HOST(1, zheev)(jz, ul, &n4, HA, &l4, w, work, &lw, rwork, &inf4, 1, 1);
         else if (iw && !c)
-            ((void (*)(const char *, const char *, const char *, const I *, double *, const I *,
-                       const double *, const double *, const I *, const I *, const double *,
-                       I *, double *, double *, const I *, I *, double *, const I *, I *,
-                       const I *, I *, size_t, size_t, size_t))f)(
-                jz, rg, ul, &n4, HA, &l4, &a->vl, &a->vu, &il4, &iu4, &a->abstol, &m4, w, HZ,
-                &lz4, sup, work, &lw, iw, &liw, &inf4, 1, 1, 1);
+            LX_HOST(0, dsyevr)(jz, rg, ul, &n4, HA, &l4, &a->vl, &a->vu, &il4, &iu4, &a->abstol,
+                               &m4, w, HZ, &lz4, sup, work, &lw, iw, &liw, &inf4, 1, 1, 1);
         else if (iw)
-            ((void (*)(const char *, const char *, const char *, const I *, double *, const I *,
-                       const double *, const double *, const I *, const I *, const double *,
-                       I *, double *, double *, const I *, I *, double *, const I *, double *,
-                       const I *, I *, const I *, I *, size_t, size_t, size_t))f)(
-                jz, rg, ul, &n4, HA, &l4, &a->vl, &a->vu, &il4, &iu4, &a->abstol, &m4, w, HZ,
-                &lz4, sup, work, &lw, rwork, &lrw, iw, &liw, &inf4, 1, 1, 1);
+            LX_HOST(1, zheevr)(jz, rg, ul, &n4, HA, &l4, &a->vl, &a->vu, &il4, &iu4, &a->abstol,
+                               &m4, w, HZ, &lz4, sup, work, &lw, rwork, &lrw, iw, &liw, &inf4, 1, 1,
+                               1);
         if (iw && a->kind == OZ_EV_SYEVR) {
             *m = m4;
             for (int64_t i = 0; wantz && i < 2 * m4; i++)
@@ -501,48 +452,15 @@ static ozblas_status evr(ozblas_context *ctx, int cplx, char jobz, char range, c
     return ev_body(ctx, cplx, a, n, A, lda, m, w, Z, ldz, isuppz, info, nb, opt, report);
 }
 
-ozblas_status ozblas_dsyevd(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
-                            int64_t lda, double *w, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return evd(ctx, 0, OZ_EV_SYEVD, jobz, uplo, n, A, lda, w, info, nb, opt, report);
-}
-ozblas_status ozblas_zheevd(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
-                            int64_t lda, double *w, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return evd(ctx, 1, OZ_EV_SYEVD, jobz, uplo, n, A, lda, w, info, nb, opt, report);
-}
-ozblas_status ozblas_dsyev(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
-                           int64_t lda, double *w, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return evd(ctx, 0, OZ_EV_SYEV, jobz, uplo, n, A, lda, w, info, nb, opt, report);
-}
-ozblas_status ozblas_zheev(ozblas_context *ctx, char jobz, char uplo, int64_t n, double *A,
-                           int64_t lda, double *w, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return evd(ctx, 1, OZ_EV_SYEV, jobz, uplo, n, A, lda, w, info, nb, opt, report);
-}
-ozblas_status ozblas_dsyevr(ozblas_context *ctx, char jobz, char range, char uplo, int64_t n,
-                            double *A, int64_t lda, double vl, double vu, int64_t il,
-                            int64_t iu, double abstol, int64_t *m, double *w, double *Z,
-                            int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return evr(ctx, 0, jobz, range, uplo, n, A, lda, vl, vu, il, iu, abstol, m, w, Z, ldz,
-               isuppz, info, nb, opt, report);
-}
-ozblas_status ozblas_zheevr(ozblas_context *ctx, char jobz, char range, char uplo, int64_t n,
-                            double *A, int64_t lda, double vl, double vu, int64_t il,
-                            int64_t iu, double abstol, int64_t *m, double *w, double *Z,
-                            int64_t ldz, int64_t *isuppz, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return evr(ctx, 1, jobz, range, uplo, n, A, lda, vl, vu, il, iu, abstol, m, w, Z, ldz,
-               isuppz, info, nb, opt, report);
-}
+#define EVD_PARAMS \
+    (char jobz, char uplo, int64_t n, double *A, int64_t lda, double *w, int64_t *info)
+LX_DZ(syevd, heevd, EVD_PARAMS, evd, OZ_EV_SYEVD, jobz, uplo, n, A, lda, w, info)
+LX_DZ(syev, heev, EVD_PARAMS, evd, OZ_EV_SYEV, jobz, uplo, n, A, lda, w, info)
+LX_DZ(syevr, heevr,
+      (char jobz, char range, char uplo, int64_t n, double *A, int64_t lda, double vl, double vu,
+       int64_t il, int64_t iu, double abstol, int64_t *m, double *w, double *Z, int64_t ldz,
+       int64_t *isuppz, int64_t *info),
+      evr, jobz, range, uplo, n, A, lda, vl, vu, il, iu, abstol, m, w, Z, ldz, isuppz, info)
 
 /* ---- the generalized problem: sygvd/hegvd, sygv/hegv -----------------------------------------
  * A x = lambda B x (itype 1), A B x = lambda x (2), B A x = lambda x (3), B positive definite:
@@ -609,38 +527,11 @@ static ozblas_status gv_body(ozblas_context *ctx, int cplx, int kind, int64_t it
     END();
 }
 
-ozblas_status ozblas_dsygvd(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
-                            double *A, int64_t lda, double *B, int64_t ldb, double *w,
-                            int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return gv_body(ctx, 0, OZ_EV_SYEVD, itype, jobz, uplo, n, A, lda, B, ldb, w, info, nb, opt,
-                   report);
-}
-ozblas_status ozblas_zhegvd(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
-                            double *A, int64_t lda, double *B, int64_t ldb, double *w,
-                            int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return gv_body(ctx, 1, OZ_EV_SYEVD, itype, jobz, uplo, n, A, lda, B, ldb, w, info, nb, opt,
-                   report);
-}
-ozblas_status ozblas_dsygv(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
-                           double *A, int64_t lda, double *B, int64_t ldb, double *w,
-                           int64_t *info, int64_t nb, const ozblas_options *opt,
-                           ozblas_lapack_report *report)
-{
-    return gv_body(ctx, 0, OZ_EV_SYEV, itype, jobz, uplo, n, A, lda, B, ldb, w, info, nb, opt,
-                   report);
-}
-ozblas_status ozblas_zhegv(ozblas_context *ctx, int64_t itype, char jobz, char uplo, int64_t n,
-                           double *A, int64_t lda, double *B, int64_t ldb, double *w,
-                           int64_t *info, int64_t nb, const ozblas_options *opt,
-                           ozblas_lapack_report *report)
-{
-    return gv_body(ctx, 1, OZ_EV_SYEV, itype, jobz, uplo, n, A, lda, B, ldb, w, info, nb, opt,
-                   report);
-}
+#define GV_PARAMS                                                                              \
+    (int64_t itype, char jobz, char uplo, int64_t n, double *A, int64_t lda, double *B,         \
+     int64_t ldb, double *w, int64_t *info)
+LX_DZ(sygvd, hegvd, GV_PARAMS, gv_body, OZ_EV_SYEVD, itype, jobz, uplo, n, A, lda, B, ldb, w, info)
+LX_DZ(sygv, hegv, GV_PARAMS, gv_body, OZ_EV_SYEV, itype, jobz, uplo, n, A, lda, B, ldb, w, info)
 
 /* ---- LAPACK's one-stage format: sytrd/hetrd, ormtr/unmtr, orgtr/ungtr ----------------------
  * sytrd (called directly) keeps LAPACK's output: A's reflectors in the one-stage form that
@@ -651,18 +542,9 @@ ozblas_status ozblas_zhegv(ozblas_context *ctx, int64_t itype, char jobz, char u
  * A(1:, 0:) as LAPACK's dormtr/dorgtr call them (products); uplo 'U' (QL-form reflectors) is
  * one call of the host routine. An order at most nb is one call of the host routine. */
 
-enum { O_LATRD, O_TD2, O_TRD, O_ORMTR, O_ORGTR, O_N };
-static const char *const o_names[2][O_N] = {{"latrd", "sytd2", "sytrd", "ormtr", "orgtr"},
-                                            {"latrd", "hetd2", "hetrd", "unmtr", "ungtr"}};
-static void *o_fn[2][O_N]; /* atomic; found once */
+static const int o_ids[] = {LXH_latrd, LXH_sytd2, LXH_sytrd, LXH_ormtr, LXH_orgtr};
 
-static int o_ready(int cplx)
-{
-    for (int r = 0; r < O_N; r++)
-        if (!find(&o_fn[cplx][r], cplx, o_names[cplx][r]))
-            return 0;
-    return lx_hh_ready(cplx);
-}
+static int o_ready(int cplx) { return lx_host_all(cplx, o_ids, 5) && lx_hh_ready(cplx); }
 
 int64_t oz_tr_check(int op, int cplx, char side, char uplo, char trans, int64_t m, int64_t n,
                     int64_t lda, int64_t ldc)
@@ -699,23 +581,18 @@ double oz_tr_flops(int op, int cplx, char side, int64_t m, int64_t n)
 static void host_latrd(const oz_lx *x, char uplo, int64_t k, int64_t nb, double *A, int64_t lda,
                        double *e, double *tau, double *W, int64_t ldw)
 {
-    void *f = o_fn[x->cplx][O_LATRD];
     lx_host_flops(x, 2.0 * (double)k * (double)k * (double)nb);
     LX_F77(I k4 = (I)k, b4 = (I)nb, l4 = (I)lda, w4 = (I)ldw;
-           ((void (*)(const char *, const I *, const I *, double *, const I *, double *,
-                      double *, double *, const I *, size_t))f)(&uplo, &k4, &b4, A, &l4, e, tau,
-                                                                W, &w4, 1););
+           LX_HOST(x->cplx, latrd)(&uplo, &k4, &b4, A, &l4, e, tau, W, &w4, 1););
 }
 
 /* the host sytd2/hetd2 (unblocked) on the order-k block at A */
 static void host_td2(const oz_lx *x, char uplo, int64_t k, double *A, int64_t lda, double *d,
                      double *e, double *tau)
 {
-    void *f = o_fn[x->cplx][O_TD2];
     lx_host_flops(x, 4.0 / 3.0 * (double)k * (double)k * (double)k);
     LX_F77(I k4 = (I)k, l4 = (I)lda, inf4 = 0;
-           ((void (*)(const char *, const I *, double *, const I *, double *, double *, double *,
-                      I *, size_t))f)(&uplo, &k4, A, &l4, d, e, tau, &inf4, 1););
+           LX_HOST(x->cplx, sytd2)(&uplo, &k4, A, &l4, d, e, tau, &inf4, 1););
 }
 
 /* The blocked dsytrd/zhetrd (nx = nb). H: a host buffer of n x n elements for device
@@ -810,23 +687,15 @@ static ozblas_status host_tr(oz_lx *x, int op, char side, char uplo, char trans,
         if (op == OZ_TR_ORMTR)
             HC = lx_fetch_to(x, buf + w * (lwork + nq * nq), max1(m), C, ldc, m, n, &lc);
     }
-    void *f = o_fn[x->cplx][op == OZ_TR_SYTRD ? O_TRD : op == OZ_TR_ORMTR ? O_ORMTR : O_ORGTR];
     if (!x->failed)
         LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)la, c4 = (I)lc, w4 = (I)lwork, inf4 = 0;
                if (op == OZ_TR_SYTRD)
-                   ((void (*)(const char *, const I *, double *, const I *, double *, double *,
-                              double *, double *, const I *, I *, size_t))f)(
-                       &uplo, &n4, HA, &l4, d, e, tau, work, &w4, &inf4, 1);
+                   LX_HOST(x->cplx, sytrd)(&uplo, &n4, HA, &l4, d, e, tau, work, &w4, &inf4, 1);
                else if (op == OZ_TR_ORMTR)
-                   ((void (*)(const char *, const char *, const char *, const I *, const I *,
-                              const double *, const I *, const double *, double *, const I *,
-                              double *, const I *, I *, size_t, size_t, size_t))f)(
-                       &side, &uplo, &trans, &m4, &n4, HA, &l4, tau, HC, &c4, work, &w4, &inf4,
-                       1, 1, 1);
+                   LX_HOST(x->cplx, ormtr)(&side, &uplo, &trans, &m4, &n4, HA, &l4, tau, HC, &c4,
+                                           work, &w4, &inf4, 1, 1, 1);
                else
-                   ((void (*)(const char *, const I *, double *, const I *, const double *,
-                              double *, const I *, I *, size_t))f)(&uplo, &n4, HA, &l4, tau,
-                                                                   work, &w4, &inf4, 1);
+                   LX_HOST(x->cplx, orgtr)(&uplo, &n4, HA, &l4, tau, work, &w4, &inf4, 1);
                *info = inf4;);
     lx_host_flops(x, oz_tr_flops(op, 0, side, m, n));
     if (op == OZ_TR_ORMTR)
@@ -953,43 +822,14 @@ static ozblas_status orgtr_body(ozblas_context *ctx, int cplx, char uplo, int64_
     END_WITH(st);
 }
 
-ozblas_status ozblas_dsytrd(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
-                            double *d, double *e, double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return sytrd_body(ctx, 0, uplo, n, A, lda, d, e, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_zhetrd(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
-                            double *d, double *e, double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return sytrd_body(ctx, 1, uplo, n, A, lda, d, e, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_dormtr(ozblas_context *ctx, char side, char uplo, char trans, int64_t m,
-                            int64_t n, const double *A, int64_t lda, const double *tau,
-                            double *C, int64_t ldc, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return ormtr_body(ctx, 0, side, uplo, trans, m, n, (double *)A, lda, tau, C, ldc, info, nb,
-                      opt, report);
-}
-ozblas_status ozblas_zunmtr(ozblas_context *ctx, char side, char uplo, char trans, int64_t m,
-                            int64_t n, const double *A, int64_t lda, const double *tau,
-                            double *C, int64_t ldc, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return ormtr_body(ctx, 1, side, uplo, trans, m, n, (double *)A, lda, tau, C, ldc, info, nb,
-                      opt, report);
-}
-ozblas_status ozblas_dorgtr(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
-                            const double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return orgtr_body(ctx, 0, uplo, n, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_zungtr(ozblas_context *ctx, char uplo, int64_t n, double *A, int64_t lda,
-                            const double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return orgtr_body(ctx, 1, uplo, n, A, lda, tau, info, nb, opt, report);
-}
+LX_DZ(sytrd, hetrd,
+      (char uplo, int64_t n, double *A, int64_t lda, double *d, double *e, double *tau,
+       int64_t *info),
+      sytrd_body, uplo, n, A, lda, d, e, tau, info)
+LX_DZ(ormtr, unmtr,
+      (char side, char uplo, char trans, int64_t m, int64_t n, const double *A, int64_t lda,
+       const double *tau, double *C, int64_t ldc, int64_t *info),
+      ormtr_body, side, uplo, trans, m, n, (double *)A, lda, tau, C, ldc, info)
+LX_DZ(orgtr, ungtr,
+      (char uplo, int64_t n, double *A, int64_t lda, const double *tau, int64_t *info),
+      orgtr_body, uplo, n, A, lda, tau, info)

@@ -22,45 +22,27 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, ZERO[2] = {0.0, 0.0};
-
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-
 /* ---- the host routines ------------------------------------------------------------------ */
 
-enum { R_GEBAL, R_GEBAK, R_HSEQR, R_TREVC3, R_GEEV, R_GEES, R_TRSEN, R_N };
-static const char *const r_names[R_N] = {"gebal", "gebak", "hseqr", "trevc3", "geev", "gees", "trsen"};
-static void *r_fn[2][R_N]; /* found once */
+static const int ev_ids[2][7] = {
+    {LXH_gebal, LXH_gebak, LXH_dhseqr, LXH_dtrevc3, LXH_dgeev, LXH_dgees, LXH_dtrsen},
+    {LXH_gebal, LXH_gebak, LXH_zhseqr, LXH_ztrevc3, LXH_zgeev, LXH_zgees, LXH_ztrsen}};
 
-static void *ev_fn(int cplx, int r) { return lx_real_fn_cached(&r_fn[cplx][r], cplx, r_names[r]); }
-
-static int ev_ready(int cplx)
-{
-    for (int r = 0; r < R_N; r++)
-        if (!ev_fn(cplx, r))
-            return 0;
-    return 1;
-}
+static int ev_ready(int cplx) { return lx_host_all(cplx, ev_ids[cplx], 7); }
 
 static void gebal(const oz_lx *x, char job, int64_t n, double *A, int64_t lda, int64_t *ilo,
                   int64_t *ihi, double *scale)
 {
-    void *f = ev_fn(x->cplx, R_GEBAL);
     LX_F77(I n4 = (I)n, l4 = (I)lda, lo = 0, hi = 0, inf4 = 0;
-        ((void (*)(const char *, const I *, double *, const I *, I *, I *, double *, I *,
-                   size_t))f)(&job, &n4, A, &l4, &lo, &hi, scale, &inf4, 1);
+        LX_HOST(x->cplx, gebal)(&job, &n4, A, &l4, &lo, &hi, scale, &inf4, 1);
         *ilo = lo, *ihi = hi;);
 }
 
 static void gebak(const oz_lx *x, char job, char side, int64_t n, int64_t ilo, int64_t ihi,
                   const double *scale, double *V, int64_t ldv)
 {
-    void *f = ev_fn(x->cplx, R_GEBAK);
     LX_F77(I n4 = (I)n, lo = (I)ilo, hi = (I)ihi, l4 = (I)ldv, inf4 = 0;
-        ((void (*)(const char *, const char *, const I *, const I *, const I *, const double *,
-                   const I *, double *, const I *, I *, size_t, size_t))f)(
-            &job, &side, &n4, &lo, &hi, scale, &n4, V, &l4, &inf4, 1, 1););
+        LX_HOST(x->cplx, gebak)(&job, &side, &n4, &lo, &hi, scale, &n4, V, &l4, &inf4, 1, 1););
 }
 
 /* The host hseqr (job 'E' or 'S'; compz 'N' or 'V'), its workspace as its query asks. w: wr
@@ -74,23 +56,17 @@ static void hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_
         lx_hseqr(x, job, compz, n, ilo, ihi, H, ldh, w, wi, Z, ldz, info);
         return;
     }
-    void *f = ev_fn(x->cplx, R_HSEQR);
     double qw[2] = {0.0, 0.0}, *work = qw, dn = (double)n;
     int64_t lwork = -1;
     for (int pass = 0; pass < 2; pass++) {
         LX_F77(I n4 = (I)n, lo = (I)ilo, hi = (I)ihi, lh = (I)ldh, lz = (I)ldz, lw = (I)lwork;
             I inf4 = 0;
             if (x->cplx)
-                ((void (*)(const char *, const char *, const I *, const I *, const I *, double *,
-                           const I *, double *, double *, const I *, double *, const I *, I *,
-                           size_t, size_t))f)(&job, &compz, &n4, &lo, &hi, H, &lh, w, Z, &lz,
-                                              work, &lw, &inf4, 1, 1);
+                LX_HOST(1, zhseqr)(&job, &compz, &n4, &lo, &hi, H, &lh, w, Z, &lz, work, &lw, &inf4,
+                                   1, 1);
             else
-                ((void (*)(const char *, const char *, const I *, const I *, const I *, double *,
-                           const I *, double *, double *, double *, const I *, double *,
-                           const I *, I *, size_t, size_t))f)(&job, &compz, &n4, &lo, &hi, H,
-                                                              &lh, w, wi, Z, &lz, work, &lw,
-                                                              &inf4, 1, 1);
+                LX_HOST(0, dhseqr)(&job, &compz, &n4, &lo, &hi, H, &lh, w, wi, Z, &lz, work, &lw,
+                                   &inf4, 1, 1);
             *info = inf4;);
         if (pass == 0) {
             lwork = (int64_t)qw[0] > n ? (int64_t)qw[0] : max1(n);
@@ -111,7 +87,6 @@ static void hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_
 static void trevc3(oz_lx *x, char side, int64_t n, double *T, int64_t ldt, double *YT,
                    double *XT)
 {
-    void *f = ev_fn(x->cplx, R_TREVC3);
     int64_t wd = x->cplx ? 2 : 1, lwork = 3 * n + 2 * n * 64, lrw = n + 2 * n * 64;
     double *work = oz_malloc(sizeof(double) * (size_t)(wd * lwork + lrw + 1)), dn = (double)n;
     double nov[2];
@@ -124,17 +99,11 @@ static void trevc3(oz_lx *x, char side, int64_t n, double *T, int64_t ldt, doubl
         double *VL = side == 'R' ? nov : YT, *VR = side == 'L' ? nov : XT;
         char howmny = 'A';
         if (x->cplx)
-            ((void (*)(const char *, const char *, const I *, const I *, double *, const I *,
-                       double *, const I *, double *, const I *, const I *, I *, double *,
-                       const I *, double *, const I *, I *, size_t, size_t))f)(
-                &side, &howmny, &sel, &n4, T, &lt, VL, &ll, VR, &lr, &n4, &m4, work, &lw,
-                work + wd * lwork, &lr4, &inf4, 1, 1);
+            LX_HOST(1, ztrevc3)(&side, &howmny, &sel, &n4, T, &lt, VL, &ll, VR, &lr, &n4, &m4, work,
+                                &lw, work + wd * lwork, &lr4, &inf4, 1, 1);
         else
-            ((void (*)(const char *, const char *, const I *, const I *, double *, const I *,
-                       double *, const I *, double *, const I *, const I *, I *, double *,
-                       const I *, I *, size_t, size_t))f)(&side, &howmny, &sel, &n4, T, &lt, VL,
-                                                          &ll, VR, &lr, &n4, &m4, work, &lw,
-                                                          &inf4, 1, 1););
+            LX_HOST(0, dtrevc3)(&side, &howmny, &sel, &n4, T, &lt, VL, &ll, VR, &lr, &n4, &m4, work,
+                                &lw, &inf4, 1, 1););
     free(work);
     lx_host_flops(x, (side == 'B' ? 2.0 : 1.0) * dn * dn * dn / 3.0);
 }
@@ -290,23 +259,16 @@ static ozblas_status host_geev(oz_lx *x, char jl, char jr, int64_t n, double *A,
                                double *w, double *wi, double *VL, int64_t ldvl, double *VR,
                                int64_t ldvr, int64_t *info)
 {
-    void *f = ev_fn(x->cplx, R_GEEV);
     double qw[2] = {0.0, 0.0}, *work = qw, *rwork = x->cplx ? oz_malloc(sizeof(double) * (size_t)(2 * n)) : NULL;
     int64_t lwork = -1;
     for (int pass = 0; pass < 2; pass++) {
         LX_F77(I n4 = (I)n, la = (I)lda, ll = (I)ldvl, lr = (I)ldvr, lw = (I)lwork, inf4 = 0;
             if (x->cplx)
-                ((void (*)(const char *, const char *, const I *, double *, const I *, double *,
-                           double *, const I *, double *, const I *, double *, const I *,
-                           double *, I *, size_t, size_t))f)(&jl, &jr, &n4, A, &la, w, VL, &ll,
-                                                             VR, &lr, work, &lw, rwork, &inf4,
-                                                             1, 1);
+                LX_HOST(1, zgeev)(&jl, &jr, &n4, A, &la, w, VL, &ll, VR, &lr, work, &lw, rwork,
+                                  &inf4, 1, 1);
             else
-                ((void (*)(const char *, const char *, const I *, double *, const I *, double *,
-                           double *, double *, const I *, double *, const I *, double *,
-                           const I *, I *, size_t, size_t))f)(&jl, &jr, &n4, A, &la, w, wi, VL,
-                                                              &ll, VR, &lr, work, &lw, &inf4,
-                                                              1, 1);
+                LX_HOST(0, dgeev)(&jl, &jr, &n4, A, &la, w, wi, VL, &ll, VR, &lr, work, &lw, &inf4,
+                                  1, 1);
             *info = inf4;);
         if (pass == 0) {
             lwork = (int64_t)qw[0] > 4 * n ? (int64_t)qw[0] : 4 * max1(n);
@@ -441,22 +403,15 @@ static ozblas_status geev_body(ozblas_context *ctx, int cplx, char jobvl, char j
     HH_END_WITH(st);
 }
 
-ozblas_status ozblas_dgeev(ozblas_context *ctx, char jobvl, char jobvr, int64_t n, double *A,
-                           int64_t lda, double *wr, double *wi, double *VL, int64_t ldvl,
-                           double *VR, int64_t ldvr, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return geev_body(ctx, 0, jobvl, jobvr, n, A, lda, wr, wi, VL, ldvl, VR, ldvr, info, nb, opt,
-                     report);
-}
-ozblas_status ozblas_zgeev(ozblas_context *ctx, char jobvl, char jobvr, int64_t n, double *A,
-                           int64_t lda, double *w, double *VL, int64_t ldvl, double *VR,
-                           int64_t ldvr, int64_t *info, int64_t nb, const ozblas_options *opt,
-                           ozblas_lapack_report *report)
-{
-    return geev_body(ctx, 1, jobvl, jobvr, n, A, lda, w, NULL, VL, ldvl, VR, ldvr, info, nb, opt,
-                     report);
-}
+/* the d and z entries: dgeev's eigenvalues in wr, wi, zgeev's in w */
+LX_API(ozblas_dgeev,
+       (char jobvl, char jobvr, int64_t n, double *A, int64_t lda, double *wr, double *wi,
+        double *VL, int64_t ldvl, double *VR, int64_t ldvr, int64_t *info),
+       geev_body, 0, jobvl, jobvr, n, A, lda, wr, wi, VL, ldvl, VR, ldvr, info)
+LX_API(ozblas_zgeev,
+       (char jobvl, char jobvr, int64_t n, double *A, int64_t lda, double *w, double *VL,
+        int64_t ldvl, double *VR, int64_t ldvr, int64_t *info),
+       geev_body, 1, jobvl, jobvr, n, A, lda, w, NULL, VL, ldvl, VR, ldvr, info)
 
 /* ---- gees ------------------------------------------------------------------------------ */
 
@@ -476,8 +431,8 @@ static ozblas_status host_gees(oz_lx *x, char jobvs, char sort, ozblas_select_fn
                                int64_t n, double *A, int64_t lda, int64_t *sdim, double *w,
                                double *wi, double *VS, int64_t ldvs, int64_t *info)
 {
-    void *f = ev_fn(x->cplx, R_GEES), *s = x->cplx ? (lx_real_ilp64() ? (void *)sel_z64 : (void *)sel_z32)
-                                                   : (lx_real_ilp64() ? (void *)sel_d64 : (void *)sel_d32);
+    void *s = x->cplx ? (lx_real_ilp64() ? (void *)sel_z64 : (void *)sel_z32)
+                      : (lx_real_ilp64() ? (void *)sel_d64 : (void *)sel_d32);
     double qw[2] = {0.0, 0.0}, *work = qw;
     double *rwork = oz_malloc(sizeof(double) * (size_t)max1(n));
     int64_t *bwork = oz_malloc(sizeof(int64_t) * (size_t)max1(n)), lwork = -1; /* wide enough for I */
@@ -485,15 +440,11 @@ static ozblas_status host_gees(oz_lx *x, char jobvs, char sort, ozblas_select_fn
     for (int pass = 0; pass < 2 && rwork && bwork; pass++) {
         LX_F77(I n4 = (I)n, la = (I)lda, lv = (I)ldvs, lw = (I)lwork, inf4 = 0, sd = 0;
             if (x->cplx)
-                ((void (*)(const char *, const char *, void *, const I *, double *, const I *, I *,
-                           double *, double *, const I *, double *, const I *, double *, I *, I *,
-                           size_t, size_t))f)(&jobvs, &sort, s, &n4, A, &la, &sd, w, VS, &lv, work,
-                                              &lw, rwork, (I *)bwork, &inf4, 1, 1);
+                LX_HOST(1, zgees)(&jobvs, &sort, s, &n4, A, &la, &sd, w, VS, &lv, work, &lw, rwork,
+                                  (I *)bwork, &inf4, 1, 1);
             else
-                ((void (*)(const char *, const char *, void *, const I *, double *, const I *, I *,
-                           double *, double *, double *, const I *, double *, const I *, I *, I *,
-                           size_t, size_t))f)(&jobvs, &sort, s, &n4, A, &la, &sd, w, wi, VS, &lv,
-                                              work, &lw, (I *)bwork, &inf4, 1, 1);
+                LX_HOST(0, dgees)(&jobvs, &sort, s, &n4, A, &la, &sd, w, wi, VS, &lv, work, &lw,
+                                  (I *)bwork, &inf4, 1, 1);
             *info = inf4, *sdim = sd;);
         if (pass == 0) {
             lwork = (int64_t)qw[0] > 3 * n ? (int64_t)qw[0] : 3 * max1(n);
@@ -517,7 +468,6 @@ static ozblas_status host_gees(oz_lx *x, char jobvs, char sort, ozblas_select_fn
 static void trsen(oz_lx *x, char compq, const int64_t *bsel, int64_t n, double *T, int64_t ldt,
                   double *Q, int64_t ldq, double *w, double *wi, int64_t *m, int64_t *icond)
 {
-    void *f = ev_fn(x->cplx, R_TRSEN);
     char job = 'N';
     double s = 0.0, sep = 0.0, nq[2];
     double *work = oz_malloc(sizeof(double) * (size_t)((x->cplx ? 2 : 1) * max1(n)));
@@ -534,17 +484,11 @@ static void trsen(oz_lx *x, char compq, const int64_t *bsel, int64_t n, double *
             for (int64_t i = 0; i < n; i++)
                 b[i] = (I)bsel[i];
             if (x->cplx)
-                ((void (*)(const char *, const char *, const I *, const I *, double *, const I *,
-                           double *, const I *, double *, I *, double *, double *, double *,
-                           const I *, I *, size_t, size_t))f)(&job, &compq, b, &n4, T, &lt,
-                                                              compq == 'V' ? Q : nq, &lq, w, &m4,
-                                                              &s, &sep, work, &lw, &inf4, 1, 1);
+                LX_HOST(1, ztrsen)(&job, &compq, b, &n4, T, &lt, compq == 'V' ? Q : nq, &lq, w, &m4,
+                                   &s, &sep, work, &lw, &inf4, 1, 1);
             else
-                ((void (*)(const char *, const char *, const I *, const I *, double *, const I *,
-                           double *, const I *, double *, double *, I *, double *, double *,
-                           double *, const I *, I *, const I *, I *, size_t, size_t))f)(
-                    &job, &compq, b, &n4, T, &lt, compq == 'V' ? Q : nq, &lq, w, wi, &m4, &s,
-                    &sep, work, &lw, &iw, &liw, &inf4, 1, 1);
+                LX_HOST(0, dtrsen)(&job, &compq, b, &n4, T, &lt, compq == 'V' ? Q : nq, &lq, w, wi,
+                                   &m4, &s, &sep, work, &lw, &iw, &liw, &inf4, 1, 1);
             *m = m4, *icond = inf4;
             free(b);
         });
@@ -735,19 +679,13 @@ static ozblas_status gees_body(ozblas_context *ctx, int cplx, char jobvs, char s
     HH_END_WITH(st);
 }
 
-ozblas_status ozblas_dgees(ozblas_context *ctx, char jobvs, char sort, ozblas_select_fn select,
-                           void *select_arg, int64_t n, double *A, int64_t lda, int64_t *sdim,
-                           double *wr, double *wi, double *VS, int64_t ldvs, int64_t *info,
-                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return gees_body(ctx, 0, jobvs, sort, select, select_arg, n, A, lda, sdim, wr, wi, VS, ldvs,
-                     info, nb, opt, report);
-}
-ozblas_status ozblas_zgees(ozblas_context *ctx, char jobvs, char sort, ozblas_select_fn select,
-                           void *select_arg, int64_t n, double *A, int64_t lda, int64_t *sdim,
-                           double *w, double *VS, int64_t ldvs, int64_t *info, int64_t nb,
-                           const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return gees_body(ctx, 1, jobvs, sort, select, select_arg, n, A, lda, sdim, w, NULL, VS, ldvs,
-                     info, nb, opt, report);
-}
+/* dgees's eigenvalues in wr, wi, zgees's in w */
+LX_API(ozblas_dgees,
+       (char jobvs, char sort, ozblas_select_fn select, void *select_arg, int64_t n, double *A,
+        int64_t lda, int64_t *sdim, double *wr, double *wi, double *VS, int64_t ldvs,
+        int64_t *info),
+       gees_body, 0, jobvs, sort, select, select_arg, n, A, lda, sdim, wr, wi, VS, ldvs, info)
+LX_API(ozblas_zgees,
+       (char jobvs, char sort, ozblas_select_fn select, void *select_arg, int64_t n, double *A,
+        int64_t lda, int64_t *sdim, double *w, double *VS, int64_t ldvs, int64_t *info),
+       gees_body, 1, jobvs, sort, select, select_arg, n, A, lda, sdim, w, NULL, VS, ldvs, info)

@@ -21,39 +21,21 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0};
-
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
-
 /* ---- the host routines ------------------------------------------------------------------- */
 
-enum { G_LANGE, G_LASCL, G_GEQP3, G_LAIC1, G_TZRZF, G_ORMRZ, G_N };
-static const char *const g_names[2][G_N] = {
-    {"lange", "lascl", "geqp3", "laic1", "tzrzf", "ormrz"},
-    {"lange", "lascl", "geqp3", "laic1", "tzrzf", "unmrz"}};
-static void *g_fn[2][G_N]; /* found once */
-
-static void *gl_real(int cplx, int r) { return lx_real_fn_cached(&g_fn[cplx][r], cplx, g_names[cplx][r]); }
-
-typedef int32_t i32;
-typedef int64_t i64;
+/* gels's (the first two) and gelsy's */
+static const int g_ids[2][6] = {
+    {LXH_lange, LXH_lascl, LXH_dgeqp3, LXH_laic1, LXH_tzrzf, LXH_ormrz},
+    {LXH_lange, LXH_lascl, LXH_zgeqp3, LXH_laic1, LXH_tzrzf, LXH_ormrz}};
 
 /* lange('M', m, n, A, lda, work): the largest |a_ij| (NaN when one is) */
 static double real_lange(const oz_lx *x, int64_t m, int64_t n, const double *A, int64_t lda)
 {
-    void *f = gl_real(x->cplx, G_LANGE);
     const char norm = 'M';
-    double work[1];
-    if (lx_real_ilp64())
-        return ((double (*)(const char *, const i64 *, const i64 *, const double *, const i64 *,
-                            double *, size_t))f)(&norm, &m, &n, A, &lda, work, 1);
-    i32 m4 = (i32)m, n4 = (i32)n, l4 = (i32)lda;
-    return ((double (*)(const char *, const i32 *, const i32 *, const double *, const i32 *,
-                        double *, size_t))f)(&norm, &m4, &n4, A, &l4, work, 1);
+    double work[1], r = 0.0;
+    LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)lda;
+           r = LX_HOST(x->cplx, lange)(&norm, &m4, &n4, A, &l4, work, 1););
+    return r;
 }
 
 /* lascl(type, 0, 0, cfrom, cto, m, n, A, lda, info): A := A cto / cfrom without over- or
@@ -61,18 +43,8 @@ static double real_lange(const oz_lx *x, int64_t m, int64_t n, const double *A, 
 static void real_lascl(const oz_lx *x, char type, double cfrom, double cto, int64_t m,
                        int64_t n, double *A, int64_t lda)
 {
-    void *f = gl_real(x->cplx, G_LASCL);
-    if (lx_real_ilp64()) {
-        i64 zero = 0, info = 0;
-        ((void (*)(const char *, const i64 *, const i64 *, const double *, const double *,
-                   const i64 *, const i64 *, double *, const i64 *, i64 *, size_t))f)(
-            &type, &zero, &zero, &cfrom, &cto, &m, &n, A, &lda, &info, 1);
-        return;
-    }
-    i32 zero = 0, info = 0, m4 = (i32)m, n4 = (i32)n, l4 = (i32)lda;
-    ((void (*)(const char *, const i32 *, const i32 *, const double *, const double *,
-               const i32 *, const i32 *, double *, const i32 *, i32 *, size_t))f)(
-        &type, &zero, &zero, &cfrom, &cto, &m4, &n4, A, &l4, &info, 1);
+    LX_F77(I zero = 0, info = 0, m4 = (I)m, n4 = (I)n, l4 = (I)lda;
+           LX_HOST(x->cplx, lascl)(&type, &zero, &zero, &cfrom, &cto, &m4, &n4, A, &l4, &info, 1););
 }
 
 /* geqp3(m, n, A, lda, jpvt, tau, work, lwork, [rwork,] info): jpvt as the host's integers
@@ -80,27 +52,11 @@ static void real_lascl(const oz_lx *x, char type, double cfrom, double cto, int6
 static void real_geqp3(const oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, void *jp,
                        double *tau, double *work, int64_t lwork, double *rwork)
 {
-    void *f = gl_real(x->cplx, G_GEQP3);
-    if (lx_real_ilp64()) {
-        i64 info = 0;
-        if (x->cplx)
-            ((void (*)(const i64 *, const i64 *, double *, const i64 *, void *, double *,
-                       double *, const i64 *, double *, i64 *))f)(&m, &n, A, &lda, jp, tau, work,
-                                                                  &lwork, rwork, &info);
-        else
-            ((void (*)(const i64 *, const i64 *, double *, const i64 *, void *, double *,
-                       double *, const i64 *, i64 *))f)(&m, &n, A, &lda, jp, tau, work, &lwork,
-                                                        &info);
-        return;
-    }
-    i32 m4 = (i32)m, n4 = (i32)n, l4 = (i32)lda, w4 = (i32)lwork, info = 0;
-    if (x->cplx)
-        ((void (*)(const i32 *, const i32 *, double *, const i32 *, void *, double *, double *,
-                   const i32 *, double *, i32 *))f)(&m4, &n4, A, &l4, jp, tau, work, &w4, rwork,
-                                                    &info);
-    else
-        ((void (*)(const i32 *, const i32 *, double *, const i32 *, void *, double *, double *,
-                   const i32 *, i32 *))f)(&m4, &n4, A, &l4, jp, tau, work, &w4, &info);
+    LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)lda, w4 = (I)lwork, info = 0;
+           if (x->cplx)
+               LX_HOST(1, zgeqp3)(&m4, &n4, A, &l4, jp, tau, work, &w4, rwork, &info);
+           else
+               LX_HOST(0, dgeqp3)(&m4, &n4, A, &l4, jp, tau, work, &w4, &info););
 }
 
 /* laic1(job, j, x, sest, w, gamma, sestpr, s, c): one step of the incremental condition
@@ -109,33 +65,16 @@ static void real_laic1(const oz_lx *x, int64_t job, int64_t j, const double *xv,
                        const double *w, const double *gamma, double *sestpr, double *s,
                        double *c)
 {
-    void *f = gl_real(x->cplx, G_LAIC1);
-    if (lx_real_ilp64()) {
-        ((void (*)(const i64 *, const i64 *, const double *, const double *, const double *,
-                   const double *, double *, double *, double *))f)(&job, &j, xv, &sest, w,
-                                                                     gamma, sestpr, s, c);
-        return;
-    }
-    i32 job4 = (i32)job, j4 = (i32)j;
-    ((void (*)(const i32 *, const i32 *, const double *, const double *, const double *,
-               const double *, double *, double *, double *))f)(&job4, &j4, xv, &sest, w, gamma,
-                                                                 sestpr, s, c);
+    LX_F77(I job4 = (I)job, j4 = (I)j;
+           LX_HOST(x->cplx, laic1)(&job4, &j4, xv, &sest, w, gamma, sestpr, s, c););
 }
 
 /* tzrzf(m, n, A, lda, tau, work, lwork, info) */
 static void real_tzrzf(const oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda,
                        double *tau, double *work, int64_t lwork)
 {
-    void *f = gl_real(x->cplx, G_TZRZF);
-    if (lx_real_ilp64()) {
-        i64 info = 0;
-        ((void (*)(const i64 *, const i64 *, double *, const i64 *, double *, double *,
-                   const i64 *, i64 *))f)(&m, &n, A, &lda, tau, work, &lwork, &info);
-        return;
-    }
-    i32 m4 = (i32)m, n4 = (i32)n, l4 = (i32)lda, w4 = (i32)lwork, info = 0;
-    ((void (*)(const i32 *, const i32 *, double *, const i32 *, double *, double *, const i32 *,
-               i32 *))f)(&m4, &n4, A, &l4, tau, work, &w4, &info);
+    LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)lda, w4 = (I)lwork, info = 0;
+           LX_HOST(x->cplx, tzrzf)(&m4, &n4, A, &l4, tau, work, &w4, &info););
 }
 
 /* ormrz('L', trans, m, n, k, l, A, lda, tau, C, ldc, work, lwork, info) */
@@ -143,22 +82,11 @@ static void real_ormrz(const oz_lx *x, char trans, int64_t m, int64_t n, int64_t
                        const double *A, int64_t lda, const double *tau, double *C, int64_t ldc,
                        double *work, int64_t lwork)
 {
-    void *f = gl_real(x->cplx, G_ORMRZ);
     const char side = 'L';
-    if (lx_real_ilp64()) {
-        i64 info = 0;
-        ((void (*)(const char *, const char *, const i64 *, const i64 *, const i64 *,
-                   const i64 *, const double *, const i64 *, const double *, double *,
-                   const i64 *, double *, const i64 *, i64 *, size_t, size_t))f)(
-            &side, &trans, &m, &n, &k, &l, A, &lda, tau, C, &ldc, work, &lwork, &info, 1, 1);
-        return;
-    }
-    i32 m4 = (i32)m, n4 = (i32)n, k4 = (i32)k, l4 = (i32)l, la = (i32)lda, lc = (i32)ldc,
-        w4 = (i32)lwork, info = 0;
-    ((void (*)(const char *, const char *, const i32 *, const i32 *, const i32 *, const i32 *,
-               const double *, const i32 *, const double *, double *, const i32 *, double *,
-               const i32 *, i32 *, size_t, size_t))f)(&side, &trans, &m4, &n4, &k4, &l4, A, &la,
-                                                      tau, C, &lc, work, &w4, &info, 1, 1);
+    LX_F77(I m4 = (I)m, n4 = (I)n, k4 = (I)k, l4 = (I)l, la = (I)lda, lc = (I)ldc;
+           I w4 = (I)lwork, info = 0;
+           LX_HOST(x->cplx, ormrz)(&side, &trans, &m4, &n4, &k4, &l4, A, &la, tau, C, &lc, work,
+                                   &w4, &info, 1, 1););
 }
 
 /* ---- the driver -------------------------------------------------------------------------- */
@@ -459,7 +387,7 @@ static ozblas_status gels_body(ozblas_context *ctx, int cplx, char trans, int64_
     int64_t mn = min64(m, n), mx = max64(m, n);
     BEGIN(cplx, mn, oz_gels_flops(cplx, m, n, nrhs), max1(max64(mx, nrhs)),
           LX_OP(A, lda, m, n, 1), LX_OP(B, ldb, mx, nrhs, 1))
-    if (!gl_real(cplx, G_LANGE) || !gl_real(cplx, G_LASCL))
+    if (!lx_host_all(cplx, g_ids[cplx], 2))
         END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
     HH_WORK(max1(mx), max1(max64(mx, nrhs)), 0)
     double *tau = oz_malloc(sizeof(double) * (size_t)((cplx ? 2 : 1) * max1(mn)));
@@ -471,18 +399,10 @@ static ozblas_status gels_body(ozblas_context *ctx, int cplx, char trans, int64_
     HH_END_WITH(OZBLAS_OK);
 }
 
-ozblas_status ozblas_dgels(ozblas_context *ctx, char trans, int64_t m, int64_t n, int64_t nrhs,
-                           double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
-                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return gels_body(ctx, 0, trans, m, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
-}
-ozblas_status ozblas_zgels(ozblas_context *ctx, char trans, int64_t m, int64_t n, int64_t nrhs,
-                           double *A, int64_t lda, double *B, int64_t ldb, int64_t *info,
-                           int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return gels_body(ctx, 1, trans, m, n, nrhs, A, lda, B, ldb, info, nb, opt, report);
-}
+LX_DZ(gels, gels,
+      (char trans, int64_t m, int64_t n, int64_t nrhs, double *A, int64_t lda, double *B,
+       int64_t ldb, int64_t *info),
+      gels_body, trans, m, n, nrhs, A, lda, B, ldb, info)
 
 int64_t oz_gelsy_check(int64_t m, int64_t n, int64_t nrhs, int64_t lda, int64_t ldb)
 {
@@ -508,9 +428,8 @@ static ozblas_status gelsy_body(ozblas_context *ctx, int cplx, int64_t m, int64_
     int64_t mn = min64(m, n), mx = max64(m, n);
     BEGIN(cplx, mn, oz_gelsy_flops(cplx, m, n, nrhs), max1(max64(mx, nrhs)),
           LX_OP(A, lda, m, n, 1), LX_OP(B, ldb, mx, nrhs, 1))
-    for (int r = 0; r < G_N; r++)
-        if (!gl_real(cplx, r))
-            END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
+    if (!lx_host_all(cplx, g_ids[cplx], 6))
+        END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
     HH_WORK(max1(m), max1(nrhs), 0)
     gy_work g;
     ozblas_status st = OZBLAS_OK;
@@ -521,19 +440,7 @@ static ozblas_status gelsy_body(ozblas_context *ctx, int cplx, int64_t m, int64_
     HH_END_WITH(st);
 }
 
-ozblas_status ozblas_dgelsy(ozblas_context *ctx, int64_t m, int64_t n, int64_t nrhs, double *A,
-                            int64_t lda, double *B, int64_t ldb, int64_t *jpvt, double rcond,
-                            int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return gelsy_body(ctx, 0, m, n, nrhs, A, lda, B, ldb, jpvt, rcond, rank, info, nb, opt,
-                      report);
-}
-ozblas_status ozblas_zgelsy(ozblas_context *ctx, int64_t m, int64_t n, int64_t nrhs, double *A,
-                            int64_t lda, double *B, int64_t ldb, int64_t *jpvt, double rcond,
-                            int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return gelsy_body(ctx, 1, m, n, nrhs, A, lda, B, ldb, jpvt, rcond, rank, info, nb, opt,
-                      report);
-}
+LX_DZ(gelsy, gelsy,
+      (int64_t m, int64_t n, int64_t nrhs, double *A, int64_t lda, double *B, int64_t ldb,
+       int64_t *jpvt, double rcond, int64_t *rank, int64_t *info),
+      gelsy_body, m, n, nrhs, A, lda, B, ldb, jpvt, rcond, rank, info)

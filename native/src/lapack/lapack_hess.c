@@ -28,58 +28,27 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
-
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
-
 /* ---- the host routines ------------------------------------------------------------------- */
 
-enum { R_LAHR2, R_GEHRD, R_N };
-static const char *const r_names[R_N] = {"lahr2", "gehrd"};
-static void *r_fn[2][R_N]; /* found once */
+static const int hr_ids[] = {LXH_lahr2, LXH_gehrd};
 
-static void *hr_real(int cplx, int r) { return lx_real_fn_cached(&r_fn[cplx][r], cplx, r_names[r]); }
-
-static int hr_ready(int cplx) { return hr_real(cplx, R_LAHR2) && hr_real(cplx, R_GEHRD); }
-
-typedef int32_t i32;
-typedef int64_t i64;
+static int hr_ready(int cplx) { return lx_host_all(cplx, hr_ids, 2); }
 
 /* dlahr2(n, k, nb, A, lda, tau, T, ldt, Y, ldy) */
 static void real_lahr2(const oz_lx *x, int64_t n, int64_t k, int64_t nb, double *A, int64_t lda,
                        double *tau, double *T, int64_t ldt, double *Y, int64_t ldy)
 {
-    void *f = hr_real(x->cplx, R_LAHR2);
-    if (lx_real_ilp64()) {
-        ((void (*)(const i64 *, const i64 *, const i64 *, double *, const i64 *, double *,
-                   double *, const i64 *, double *, const i64 *))f)(&n, &k, &nb, A, &lda, tau, T,
-                                                                    &ldt, Y, &ldy);
-        return;
-    }
-    i32 n4 = (i32)n, k4 = (i32)k, b4 = (i32)nb, la = (i32)lda, lt = (i32)ldt, ly = (i32)ldy;
-    ((void (*)(const i32 *, const i32 *, const i32 *, double *, const i32 *, double *, double *,
-               const i32 *, double *, const i32 *))f)(&n4, &k4, &b4, A, &la, tau, T, &lt, Y, &ly);
+    LX_F77(I n4 = (I)n, k4 = (I)k, b4 = (I)nb, la = (I)lda, lt = (I)ldt, ly = (I)ldy;
+           LX_HOST(x->cplx, lahr2)(&n4, &k4, &b4, A, &la, tau, T, &lt, Y, &ly););
 }
 
 /* dgehrd(n, ilo, ihi, A, lda, tau, work, lwork, info) */
 static void real_gehrd(const oz_lx *x, int64_t n, int64_t ilo, int64_t ihi, double *A,
                        int64_t lda, double *tau, double *work, int64_t lwork, int64_t *info)
 {
-    void *f = hr_real(x->cplx, R_GEHRD);
-    if (lx_real_ilp64()) {
-        ((void (*)(const i64 *, const i64 *, const i64 *, double *, const i64 *, double *,
-                   double *, const i64 *, i64 *))f)(&n, &ilo, &ihi, A, &lda, tau, work, &lwork,
-                                                    info);
-        return;
-    }
-    i32 n4 = (i32)n, lo = (i32)ilo, hi = (i32)ihi, l4 = (i32)lda, w4 = (i32)lwork, inf4 = 0;
-    ((void (*)(const i32 *, const i32 *, const i32 *, double *, const i32 *, double *, double *,
-               const i32 *, i32 *))f)(&n4, &lo, &hi, A, &l4, tau, work, &w4, &inf4);
-    *info = inf4;
+    LX_F77(I n4 = (I)n, lo = (I)ilo, hi = (I)ihi, l4 = (I)lda, w4 = (I)lwork, inf4 = 0;
+           LX_HOST(x->cplx, gehrd)(&n4, &lo, &hi, A, &l4, tau, work, &w4, &inf4);
+           *info = inf4;);
 }
 
 /* ---- gehrd ------------------------------------------------------------------------------ */
@@ -312,43 +281,14 @@ static ozblas_status ormhr_body(ozblas_context *ctx, int cplx, char side, char t
     HH_END_WITH(OZBLAS_OK);
 }
 
-ozblas_status ozblas_dgehrd(ozblas_context *ctx, int64_t n, int64_t ilo, int64_t ihi, double *A,
-                            int64_t lda, double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return gehrd_body(ctx, 0, n, ilo, ihi, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_zgehrd(ozblas_context *ctx, int64_t n, int64_t ilo, int64_t ihi, double *A,
-                            int64_t lda, double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return gehrd_body(ctx, 1, n, ilo, ihi, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_dorghr(ozblas_context *ctx, int64_t n, int64_t ilo, int64_t ihi, double *A,
-                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return orghr_body(ctx, 0, n, ilo, ihi, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_zunghr(ozblas_context *ctx, int64_t n, int64_t ilo, int64_t ihi, double *A,
-                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return orghr_body(ctx, 1, n, ilo, ihi, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_dormhr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
-                            int64_t ilo, int64_t ihi, const double *A, int64_t lda,
-                            const double *tau, double *C, int64_t ldc, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return ormhr_body(ctx, 0, side, trans, m, n, ilo, ihi, (double *)A, lda, tau, C, ldc, info,
-                      nb, opt, report);
-}
-ozblas_status ozblas_zunmhr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
-                            int64_t ilo, int64_t ihi, const double *A, int64_t lda,
-                            const double *tau, double *C, int64_t ldc, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return ormhr_body(ctx, 1, side, trans, m, n, ilo, ihi, (double *)A, lda, tau, C, ldc, info,
-                      nb, opt, report);
-}
+LX_DZ(gehrd, gehrd,
+      (int64_t n, int64_t ilo, int64_t ihi, double *A, int64_t lda, double *tau, int64_t *info),
+      gehrd_body, n, ilo, ihi, A, lda, tau, info)
+LX_DZ(orghr, unghr,
+      (int64_t n, int64_t ilo, int64_t ihi, double *A, int64_t lda, const double *tau,
+       int64_t *info),
+      orghr_body, n, ilo, ihi, A, lda, tau, info)
+LX_DZ(ormhr, unmhr,
+      (char side, char trans, int64_t m, int64_t n, int64_t ilo, int64_t ihi, const double *A,
+       int64_t lda, const double *tau, double *C, int64_t ldc, int64_t *info),
+      ormhr_body, side, trans, m, n, ilo, ihi, (double *)A, lda, tau, C, ldc, info)

@@ -26,22 +26,12 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, ZERO[2] = {0.0, 0.0};
-
 /* ---- the host routines ------------------------------------------------------------------ */
-
-enum { R_HSEQR, R_TREXC, R_GEHRD, R_ORMHR, R_LARFG, R_N };
-static const char *const r_names[R_N] = {"hseqr", "trexc", "gehrd", "ormhr", "larfg"};
-static void *r_fn[R_N]; /* found once */
-
-static void *hs_fn(int r) { return lx_real_fn_cached(&r_fn[r], 0, r_names[r]); }
 
 int lx_hseqr_ready(void)
 {
-    for (int r = 0; r < R_N; r++)
-        if (!hs_fn(r))
-            return 0;
-    return 1;
+    static const int ids[] = {LXH_dhseqr, LXH_trexc, LXH_gehrd, LXH_ormhr, LXH_larfg};
+    return lx_host_all(0, ids, 5);
 }
 
 int lx_hseqr_takes(int64_t n, int64_t ilo, int64_t ihi, const double *H, int64_t ldh)
@@ -58,10 +48,8 @@ int lx_hseqr_takes(int64_t n, int64_t ilo, int64_t ihi, const double *H, int64_t
 /* dlarfg: (alpha; x) -> (beta; 0) by I - tau v v^T, v = (1; x) on return (n - 1 at v) */
 static void larfg(int64_t n, double *alpha, double *v, double *tau)
 {
-    void *f = hs_fn(R_LARFG);
     LX_F77(I n4 = (I)n, one = 1;
-        ((void (*)(const I *, double *, double *, const I *, double *))f)(&n4, alpha, v, &one,
-                                                                         tau););
+        LX_HOST(0, larfg)(&n4, alpha, v, &one, tau););
 }
 
 /* The host dhseqr (job 'S', compz 'I' with V, or job 'E', compz 'N' without) on the n x n
@@ -69,15 +57,12 @@ static void larfg(int64_t n, double *alpha, double *v, double *tau)
 static int64_t host_hseqr(int64_t n, double *T, int64_t ldt, double *wr, double *wi, double *V,
                           int64_t ldv, double *work, int64_t lwork)
 {
-    void *f = hs_fn(R_HSEQR);
     char job = V ? 'S' : 'E', compz = V ? 'I' : 'N';
     double nv;
     int64_t info = 0;
     LX_F77(I n4 = (I)n, one = 1, lt = (I)ldt, lv = V ? (I)ldv : 1, lw = (I)lwork, inf4 = 0;
-        ((void (*)(const char *, const char *, const I *, const I *, const I *, double *,
-                   const I *, double *, double *, double *, const I *, double *, const I *, I *,
-                   size_t, size_t))f)(&job, &compz, &n4, &one, &n4, T, &lt, wr, wi, V ? V : &nv,
-                                      &lv, work, &lw, &inf4, 1, 1);
+        LX_HOST(0, dhseqr)(&job, &compz, &n4, &one, &n4, T, &lt, wr, wi, V ? V : &nv, &lv, work,
+                           &lw, &inf4, 1, 1);
         info = inf4;);
     return info;
 }
@@ -86,13 +71,10 @@ static int64_t host_hseqr(int64_t n, double *T, int64_t ldt, double *wr, double 
 static int64_t trexc(int64_t n, double *T, int64_t ldt, double *V, int64_t ldv, int64_t ifst,
                      int64_t *ilst, double *work)
 {
-    void *f = hs_fn(R_TREXC);
     char compq = 'V';
     int64_t info = 0;
     LX_F77(I n4 = (I)n, lt = (I)ldt, lv = (I)ldv, if4 = (I)ifst, il4 = (I)*ilst, inf4 = 0;
-        ((void (*)(const char *, const I *, double *, const I *, double *, const I *, I *, I *,
-                   double *, I *, size_t))f)(&compq, &n4, T, &lt, V, &lv, &if4, &il4, work,
-                                             &inf4, 1);
+        LX_HOST(0, trexc)(&compq, &n4, T, &lt, V, &lv, &if4, &il4, work, &inf4, 1);
         *ilst = il4, info = inf4;);
     return info;
 }
@@ -101,16 +83,12 @@ static int64_t trexc(int64_t n, double *T, int64_t ldt, double *V, int64_t ldv, 
 static void gehrd_ormhr(int64_t n, int64_t ihi, double *T, int64_t ldt, int64_t m, double *V,
                         int64_t ldv, double *tau, double *work, int64_t lwork)
 {
-    void *fg = hs_fn(R_GEHRD), *fo = hs_fn(R_ORMHR);
     char side = 'R', trans = 'N';
     LX_F77(I n4 = (I)n, one = 1, hi = (I)ihi, lt = (I)ldt, m4 = (I)m, lv = (I)ldv, lw = (I)lwork;
         I inf4 = 0;
-        ((void (*)(const I *, const I *, const I *, double *, const I *, double *, double *,
-                   const I *, I *))fg)(&n4, &one, &hi, T, &lt, tau, work, &lw, &inf4);
-        ((void (*)(const char *, const char *, const I *, const I *, const I *, const I *,
-                   const double *, const I *, const double *, double *, const I *, double *,
-                   const I *, I *, size_t, size_t))fo)(&side, &trans, &m4, &n4, &one, &hi, T,
-                                                       &lt, tau, V, &lv, work, &lw, &inf4, 1, 1););
+        LX_HOST(0, gehrd)(&n4, &one, &hi, T, &lt, tau, work, &lw, &inf4);
+        LX_HOST(0, ormhr)(&side, &trans, &m4, &n4, &one, &hi, T, &lt, tau, V, &lv, work, &lw, &inf4,
+                          1, 1););
 }
 
 /* ---- the run ---------------------------------------------------------------------------- */

@@ -23,11 +23,7 @@
 
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, ZERO[2] = {0.0, 0.0};
-
-static void *s_lalsd[2]; /* found once */
-
-int lx_lalsd_ready(int cplx) { return lx_real_fn_cached(&s_lalsd[cplx], cplx, "lalsd") != NULL; }
+int lx_lalsd_ready(int cplx) { return lx_host_fn(cplx, cplx ? LXH_zlalsd : LXH_dlalsd) != NULL; }
 
 /* The explicit route from n/8 real columns of C (nrhs, twice for complex): from the parts
  * measured at n = 2048 (lapack_speed.py --remainder, 3n x n, n/2 right-hand sides, one
@@ -54,7 +50,7 @@ static void host_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, 
     int64_t s1 = (smlsiz + 1) * (smlsiz + 1);
     int64_t lw = 9 * n + 2 * n * smlsiz + 8 * n * (nlvl + 1) + n * nrhs + s1;
     int64_t lr = c ? 9 * n + 2 * n * smlsiz + 8 * n * (nlvl + 1) + 3 * smlsiz * nrhs +
-                         (s1 > n * (1 + nrhs) + 2 * nrhs ? s1 : n * (1 + nrhs) + 2 * nrhs)
+                         max64(s1, n * (1 + nrhs) + 2 * nrhs)
                    : 0;
     int64_t li = 3 * n * (nlvl + 1) + 11 * n;
     double *work = oz_malloc(sizeof(double) * (size_t)((c ? 2 * n * nrhs : lw) + lr + 1));
@@ -64,16 +60,11 @@ static void host_lalsd(oz_lx *x, char uplo, int64_t n, int64_t nrhs, double *d, 
     } else {
         LX_F77(I s4 = (I)smlsiz, n4 = (I)n, r4 = (I)nrhs, l4 = (I)ldc, rk = 0, inf4 = 0;
             if (!c)
-                ((void (*)(const char *, const I *, const I *, const I *, double *, double *,
-                           double *, const I *, const double *, I *, double *, I *, I *,
-                           size_t))s_lalsd[0])(&uplo, &s4, &n4, &r4, d, e, C, &l4, &rcond, &rk,
-                                               work, (I *)iw, &inf4, 1);
+                LX_HOST(0, dlalsd)(&uplo, &s4, &n4, &r4, d, e, C, &l4, &rcond, &rk, work, (I *)iw,
+                                   &inf4, 1);
             else
-                ((void (*)(const char *, const I *, const I *, const I *, double *, double *,
-                           double *, const I *, const double *, I *, double *, double *, I *,
-                           I *, size_t))s_lalsd[1])(&uplo, &s4, &n4, &r4, d, e, C, &l4, &rcond,
-                                                    &rk, work, work + 2 * n * nrhs, (I *)iw,
-                                                    &inf4, 1);
+                LX_HOST(1, zlalsd)(&uplo, &s4, &n4, &r4, d, e, C, &l4, &rcond, &rk, work,
+                                   work + 2 * n * nrhs, (I *)iw, &inf4, 1);
             *rank = rk;
             *info = inf4;);
     }

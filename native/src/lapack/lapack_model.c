@@ -22,8 +22,6 @@
  * products at one rate; the band width trades exactly such thin products. */
 #define THIN_T 48.0
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
 /* One product's predicted seconds: the fastest candidate of the run's method (auto: any)
  * on its executor (auto: any) that meets the target; the host DGEMM rate when none does. */
 static double product_s(const ozblas_profile *p, int cplx, int method, int executor,

@@ -21,57 +21,22 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
-
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
-
 /* ---- the host routines ------------------------------------------------------------------- */
 
-enum { H_GEQRF, H_LARFT, H_ORGQR, H_GELQF, H_ORGLQ, H_N };
-static const char *const h_names[2][H_N] = {{"geqrf", "larft", "orgqr", "gelqf", "orglq"},
-                                            {"geqrf", "larft", "ungqr", "gelqf", "unglq"}};
-static void *h_fn[2][H_N]; /* found once */
+static const int hh_ids[] = {LXH_geqrf, LXH_larft, LXH_orgqr, LXH_gelqf, LXH_orglq};
 
-static void *h_real(int cplx, int r) { return lx_real_fn_cached(&h_fn[cplx][r], cplx, h_names[cplx][r]); }
-
-int lx_hh_ready(int cplx)
-{
-    for (int r = 0; r < H_N; r++)
-        if (!h_real(cplx, r))
-            return 0;
-    return 1;
-}
-
-typedef int32_t i32;
-typedef int64_t i64;
+int lx_hh_ready(int cplx) { return lx_host_all(cplx, hh_ids, sizeof hh_ids / sizeof *hh_ids); }
 
 /* geqrf, gelqf (m, n, A, lda, tau, work, lwork, info) and orgqr, orglq (m, n, k, ...) */
 static void real_qr(const oz_lx *x, int r, int64_t m, int64_t n, int64_t k, double *A,
                     int64_t lda, const double *tau, double *work, int64_t lwork, int64_t *info)
 {
-    void *f = h_real(x->cplx, r);
-    int factor = r == H_GEQRF || r == H_GELQF;
-    if (lx_real_ilp64()) {
-        if (factor)
-            ((void (*)(const i64 *, const i64 *, double *, const i64 *, const double *, double *,
-                       const i64 *, i64 *))f)(&m, &n, A, &lda, tau, work, &lwork, info);
-        else
-            ((void (*)(const i64 *, const i64 *, const i64 *, double *, const i64 *,
-                       const double *, double *, const i64 *, i64 *))f)(&m, &n, &k, A, &lda, tau,
-                                                                         work, &lwork, info);
-        return;
-    }
-    i32 m4 = (i32)m, n4 = (i32)n, k4 = (i32)k, l4 = (i32)lda, w4 = (i32)lwork, inf4 = 0;
-    if (factor)
-        ((void (*)(const i32 *, const i32 *, double *, const i32 *, const double *, double *,
-                   const i32 *, i32 *))f)(&m4, &n4, A, &l4, tau, work, &w4, &inf4);
-    else
-        ((void (*)(const i32 *, const i32 *, const i32 *, double *, const i32 *, const double *,
-                   double *, const i32 *, i32 *))f)(&m4, &n4, &k4, A, &l4, tau, work, &w4, &inf4);
-    *info = inf4;
+    LX_F77(I m4 = (I)m, n4 = (I)n, k4 = (I)k, l4 = (I)lda, w4 = (I)lwork, inf4 = 0;
+           if (r == LXH_geqrf || r == LXH_gelqf)
+               LX_HOST_AS(x->cplx, geqrf, r)(&m4, &n4, A, &l4, tau, work, &w4, &inf4);
+           else
+               LX_HOST_AS(x->cplx, orgqr, r)(&m4, &n4, &k4, A, &l4, tau, work, &w4, &inf4);
+           *info = inf4;);
 }
 
 /* T (ib x ib, ld ib) of the ib reflectors of order r stored in V (storev 'C': below the
@@ -79,18 +44,9 @@ static void real_qr(const oz_lx *x, int r, int64_t m, int64_t n, int64_t k, doub
 static void real_larft(const oz_lx *x, char s, int64_t r, int64_t ib, const double *V,
                        int64_t ldv, const double *tau, double *T)
 {
-    void *f = h_real(x->cplx, H_LARFT);
     const char d = 'F';
-    if (lx_real_ilp64()) {
-        ((void (*)(const char *, const char *, const i64 *, const i64 *, const double *,
-                   const i64 *, const double *, double *, const i64 *, size_t, size_t))f)(
-            &d, &s, &r, &ib, V, &ldv, tau, T, &ib, 1, 1);
-        return;
-    }
-    i32 r4 = (i32)r, k4 = (i32)ib, l4 = (i32)ldv;
-    ((void (*)(const char *, const char *, const i32 *, const i32 *, const double *, const i32 *,
-               const double *, double *, const i32 *, size_t, size_t))f)(&d, &s, &r4, &k4, V, &l4,
-                                                                         tau, T, &k4, 1, 1);
+    LX_F77(I r4 = (I)r, k4 = (I)ib, l4 = (I)ldv;
+           LX_HOST(x->cplx, larft)(&d, &s, &r4, &k4, V, &l4, tau, T, &k4, 1, 1););
 }
 
 /* ---- the block reflector ------------------------------------------------------------- */
@@ -222,8 +178,8 @@ void lx_hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int6
     if (x->failed)
         return;
     lx_clock c = lx_tic(x);
-    real_qr(x, row ? (gen ? H_ORGLQ : H_GELQF) : (gen ? H_ORGQR : H_GEQRF), rows, cols, k, *H,
-            *ldh, tau, q->rw, q->lrw, info);
+    real_qr(x, row ? (gen ? LXH_orglq : LXH_gelqf) : (gen ? LXH_orgqr : LXH_geqrf), rows, cols,
+            k, *H, *ldh, tau, q->rw, q->lrw, info);
     lx_toc(x, c, &x->rep->panel_seconds);
     lx_host_flops(x, oz_qr_flops(gen ? OZ_QR_ORGQR : OZ_QR_GEQRF, 0, 0, m, n, k));
     lx_store(x, *H, *ldh, A, lda, rows, cols);
@@ -347,8 +303,6 @@ void lx_ormqr(oz_lx *x, lx_hh *q, int row, char side, char trans, int64_t m, int
 
 /* ---- checks, flops, the public entries ------------------------------------------------- */
 
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-
 int64_t oz_qr_check(int op, int cplx, char side, char trans, int64_t m, int64_t n, int64_t k,
                     int64_t lda, int64_t ldc)
 {
@@ -438,83 +392,18 @@ static ozblas_status ormqr_body(ozblas_context *ctx, int cplx, int row, char sid
 
 /* ---- the d and z entries ----------------------------------------------------------------- */
 
-ozblas_status ozblas_dgeqrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
-                            double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return geqrf_body(ctx, 0, 0, m, n, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_zgeqrf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
-                            double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return geqrf_body(ctx, 1, 0, m, n, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_dorgqr(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
-                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return orgqr_body(ctx, 0, 0, m, n, k, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_zungqr(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
-                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return orgqr_body(ctx, 1, 0, m, n, k, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_dormqr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
-                            int64_t k, const double *A, int64_t lda, const double *tau,
-                            double *C, int64_t ldc, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return ormqr_body(ctx, 0, 0, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb,
-                      opt, report);
-}
-ozblas_status ozblas_zunmqr(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
-                            int64_t k, const double *A, int64_t lda, const double *tau,
-                            double *C, int64_t ldc, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return ormqr_body(ctx, 1, 0, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb,
-                      opt, report);
-}
-ozblas_status ozblas_dgelqf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
-                            double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return geqrf_body(ctx, 0, 1, m, n, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_zgelqf(ozblas_context *ctx, int64_t m, int64_t n, double *A, int64_t lda,
-                            double *tau, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return geqrf_body(ctx, 1, 1, m, n, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_dorglq(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
-                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return orgqr_body(ctx, 0, 1, m, n, k, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_zunglq(ozblas_context *ctx, int64_t m, int64_t n, int64_t k, double *A,
-                            int64_t lda, const double *tau, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return orgqr_body(ctx, 1, 1, m, n, k, A, lda, tau, info, nb, opt, report);
-}
-ozblas_status ozblas_dormlq(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
-                            int64_t k, const double *A, int64_t lda, const double *tau,
-                            double *C, int64_t ldc, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return ormqr_body(ctx, 0, 1, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb,
-                      opt, report);
-}
-ozblas_status ozblas_zunmlq(ozblas_context *ctx, char side, char trans, int64_t m, int64_t n,
-                            int64_t k, const double *A, int64_t lda, const double *tau,
-                            double *C, int64_t ldc, int64_t *info, int64_t nb,
-                            const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return ormqr_body(ctx, 1, 1, side, trans, m, n, k, (double *)A, lda, tau, C, ldc, info, nb,
-                      opt, report);
-}
+/* QR (row 0) and LQ (row 1) */
+#define GEQRF_PARAMS (int64_t m, int64_t n, double *A, int64_t lda, double *tau, int64_t *info)
+#define ORGQR_PARAMS                                                                           \
+    (int64_t m, int64_t n, int64_t k, double *A, int64_t lda, const double *tau, int64_t *info)
+#define ORMQR_PARAMS                                                                           \
+    (char side, char trans, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,      \
+     const double *tau, double *C, int64_t ldc, int64_t *info)
+LX_DZ(geqrf, geqrf, GEQRF_PARAMS, geqrf_body, 0, m, n, A, lda, tau, info)
+LX_DZ(gelqf, gelqf, GEQRF_PARAMS, geqrf_body, 1, m, n, A, lda, tau, info)
+LX_DZ(orgqr, ungqr, ORGQR_PARAMS, orgqr_body, 0, m, n, k, A, lda, tau, info)
+LX_DZ(orglq, unglq, ORGQR_PARAMS, orgqr_body, 1, m, n, k, A, lda, tau, info)
+LX_DZ(ormqr, unmqr, ORMQR_PARAMS, ormqr_body, 0, side, trans, m, n, k, (double *)A, lda, tau, C,
+      ldc, info)
+LX_DZ(ormlq, unmlq, ORMQR_PARAMS, ormqr_body, 1, side, trans, m, n, k, (double *)A, lda, tau, C,
+      ldc, info)

@@ -24,16 +24,10 @@
 #include "../cpu/cpu_common.h"
 #include "oz_lapack.h"
 
-enum { F_STEDC, F_LAED2, F_LAED4, F_LAMRG, F_STERF, F_N };
-static const char *const f_names[F_N] = {"stedc", "laed2", "laed4", "lamrg", "sterf"};
-static void *f_fn[F_N]; /* atomic; found once */
-
 static int dc_ready(void)
 {
-    for (int r = 0; r < F_N; r++)
-        if (!lx_real_fn_cached(&f_fn[r], 0, f_names[r]))
-            return 0;
-    return 1;
+    static const int ids[] = {LXH_stedc, LXH_laed2, LXH_laed4, LXH_lamrg, LXH_sterf};
+    return lx_host_all(0, ids, 5);
 }
 
 /* The leaves: the host dstedc on an order at most the block size, at most 256. Below it the
@@ -58,9 +52,7 @@ static int64_t host_stedc(dc_ws *w, int64_t m, double *d, double *e, double *Q, 
     const char comp = 'I';
     int64_t info = 0;
     LX_F77(I m4 = (I)m, l4 = (I)ldq, lw = (I)w->llw, liw = (I)(5 * w->n + 3), inf4 = 0;
-           ((void (*)(const char *, const I *, double *, double *, double *, const I *,
-                      double *, const I *, I *, const I *, I *, size_t))f_fn[F_STEDC])(
-               &comp, &m4, d, e, Q, &l4, w->lw, &lw, (I *)w->iw, &liw, &inf4, 1);
+           LX_HOST(0, stedc)(&comp, &m4, d, e, Q, &l4, w->lw, &lw, (I *)w->iw, &liw, &inf4, 1);
            info = inf4;);
     return info;
 }
@@ -73,10 +65,8 @@ static int64_t laed2(dc_ws *w, int64_t n, int64_t n1, double *d, double *Q, int6
     LX_F77(I n4 = (I)n, n14 = (I)n1, l4 = (I)ldq, k4 = 0, inf4 = 0;
            I *iq = (I *)w->iw, *ix = iq + n, *ic = ix + n, *ip = ic + n, *ct = ip + n;
            for (int64_t i = 0; i < n; i++) iq[i] = (I)indxq[i];
-           ((void (*)(I *, const I *, const I *, double *, double *, const I *, I *, double *,
-                      double *, double *, double *, double *, I *, I *, I *, I *,
-                      I *))f_fn[F_LAED2])(&k4, &n4, &n14, d, Q, &l4, iq, rho, w->z, w->dlam,
-                                          w->wv, w->q2, ix, ic, ip, ct, &inf4);
+           LX_HOST(0, laed2)(&k4, &n4, &n14, d, Q, &l4, iq, rho, w->z, w->dlam, w->wv, w->q2, ix,
+                             ic, ip, ct, &inf4);
            for (int64_t i = 0; i < n; i++) {
                indxq[i] = iq[i];
                w->indx[i] = ix[i];
@@ -92,9 +82,7 @@ static int64_t laed4(dc_ws *w, int64_t k, int64_t j, double *delta, double rho, 
 {
     int64_t info = 0;
     LX_F77(I k4 = (I)k, j4 = (I)j, inf4 = 0;
-           ((void (*)(const I *, const I *, const double *, const double *, double *,
-                      const double *, double *, I *))f_fn[F_LAED4])(&k4, &j4, w->dlam, w->wv,
-                                                                    delta, &rho, lam, &inf4);
+           LX_HOST(0, laed4)(&k4, &j4, w->dlam, w->wv, delta, &rho, lam, &inf4);
            info = inf4;);
     return info;
 }
@@ -104,8 +92,7 @@ static int64_t laed4(dc_ws *w, int64_t k, int64_t j, double *delta, double rho, 
 static void lamrg(dc_ws *w, int64_t k, int64_t n, double *d, int64_t *indxq)
 {
     LX_F77(I k4 = (I)k, r4 = (I)(n - k), one = 1, mone = -1; I *ix = (I *)w->iw;
-           ((void (*)(const I *, const I *, const double *, const I *, const I *,
-                      I *))f_fn[F_LAMRG])(&k4, &r4, d, &one, &mone, ix);
+           LX_HOST(0, lamrg)(&k4, &r4, d, &one, &mone, ix);
            for (int64_t i = 0; i < n; i++) indxq[i] = ix[i];);
 }
 
@@ -170,8 +157,6 @@ static int64_t secular(oz_lx *x, dc_ws *w, int64_t k, double rho, double *d)
     lx_host_flops(x, 7.0 * (double)k * (double)k);
     return 0;
 }
-
-static const double ONE[2] = {1.0, 0.0}, ZERO[2] = {0.0, 0.0};
 
 static void zero_block(int64_t m, int64_t n, double *Q, int64_t ldq)
 {
@@ -417,7 +402,7 @@ ozblas_status ozblas_dstedc(ozblas_context *ctx, char compz, int64_t n, double *
         END();
     if (compz == 'N') {
         LX_F77(I n4 = (I)n, inf4 = 0;
-               ((void (*)(const I *, double *, double *, I *))f_fn[F_STERF])(&n4, d, e, &inf4);
+               LX_HOST(0, sterf)(&n4, d, e, &inf4);
                *info = inf4;);
         END();
     }

@@ -23,24 +23,14 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-static char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
-
 /* ---- the host routines ------------------------------------------------------------------ */
-
-static void *s_gesdd[2], *s_gesvd[2], *s_bdsqr[2]; /* found once */
 
 /* sq: gesvd's (bdsqr, the host gesvd), else gesdd's */
 static int svd_ready(int cplx, int sq)
 {
     return lx_hh_ready(cplx) && lx_band_ready(cplx) &&
-           (sq ? lx_real_fn_cached(&s_bdsqr[0], 0, "bdsqr") &&
-                     lx_real_fn_cached(&s_gesvd[cplx], cplx, "gesvd")
-               : lx_bdsdc_ready() &&
-                     lx_real_fn_cached(&s_gesdd[cplx], cplx, "gesdd"));
+           (sq ? lx_host_fn(0, LXH_bdsqr) && lx_host_fn(cplx, cplx ? LXH_zgesvd : LXH_dgesvd)
+               : lx_bdsdc_ready() && lx_host_fn(cplx, cplx ? LXH_zgesdd : LXH_dgesdd));
 }
 
 /* The n x n identity of wd doubles per element (1: real, 2: complex) into I. */
@@ -66,10 +56,8 @@ static void host_bdsqr(oz_lx *x, int z, char uplo, int64_t n, int64_t ncvt, int6
     lx_clock clk = lx_tic(x);
     LX_F77(I n4 = (I)n, cv = (I)ncvt, ru = (I)nru, cc = (I)ncc, l4 = (I)max1(n), one = 1;
         I lc = ncc ? (I)ldc : 1, inf4 = 0;
-        ((void (*)(const char *, const I *, const I *, const I *, const I *, double *, double *,
-                   double *, const I *, double *, const I *, double *, const I *, double *, I *,
-                   size_t))s_bdsqr[z])(&uplo, &n4, &cv, &ru, &cc, d, e, ncvt ? VT : nou, &l4,
-                                       nru ? U : nou, &l4, ncc ? C : nou, &lc, work, &inf4, 1);
+        LX_HOST(z, bdsqr)(&uplo, &n4, &cv, &ru, &cc, d, e, ncvt ? VT : nou, &l4, nru ? U : nou, &l4,
+                          ncc ? C : nou, &lc, work, &inf4, 1);
         *info = inf4;);
     lx_toc(x, clk, &x->rep->solver_seconds);
     free(work);
@@ -454,27 +442,17 @@ static ozblas_status host_svd(oz_lx *x, int sq, char ju, char jv, int64_t m, int
             if (!iw)
                 st = OZBLAS_ERR_ALLOCATION;
             else if (sq && !c)
-                ((void (*)(const char *, const char *, const I *, const I *, double *, const I *,
-                           double *, double *, const I *, double *, const I *, double *,
-                           const I *, I *, size_t, size_t))s_gesvd[0])(
-                    &ju, &jv, &m4, &n4, HA, &la4, s, HU, &lu4, HV, &lv4, work, &lw, &inf4, 1, 1);
+                LX_HOST(0, dgesvd)(&ju, &jv, &m4, &n4, HA, &la4, s, HU, &lu4, HV, &lv4, work, &lw,
+                                   &inf4, 1, 1);
             else if (sq)
-                ((void (*)(const char *, const char *, const I *, const I *, double *, const I *,
-                           double *, double *, const I *, double *, const I *, double *,
-                           const I *, double *, I *, size_t, size_t))s_gesvd[1])(
-                    &ju, &jv, &m4, &n4, HA, &la4, s, HU, &lu4, HV, &lv4, work, &lw,
-                    work + wd * lwork, &inf4, 1, 1);
+                LX_HOST(1, zgesvd)(&ju, &jv, &m4, &n4, HA, &la4, s, HU, &lu4, HV, &lv4, work, &lw,
+                                   work + wd * lwork, &inf4, 1, 1);
             else if (!c)
-                ((void (*)(const char *, const I *, const I *, double *, const I *, double *,
-                           double *, const I *, double *, const I *, double *, const I *, I *,
-                           I *, size_t))s_gesdd[0])(&jobz, &m4, &n4, HA, &la4, s, HU, &lu4, HV,
-                                                    &lv4, work, &lw, iw, &inf4, 1);
+                LX_HOST(0, dgesdd)(&jobz, &m4, &n4, HA, &la4, s, HU, &lu4, HV, &lv4, work, &lw, iw,
+                                   &inf4, 1);
             else
-                ((void (*)(const char *, const I *, const I *, double *, const I *, double *,
-                           double *, const I *, double *, const I *, double *, const I *,
-                           double *, I *, I *, size_t))s_gesdd[1])(
-                    &jobz, &m4, &n4, HA, &la4, s, HU, &lu4, HV, &lv4, work, &lw,
-                    work + wd * lwork, iw, &inf4, 1);
+                LX_HOST(1, zgesdd)(&jobz, &m4, &n4, HA, &la4, s, HU, &lu4, HV, &lv4, work, &lw,
+                                   work + wd * lwork, iw, &inf4, 1);
             *info = inf4;
             free(iw););
     free(work);
@@ -634,20 +612,10 @@ static ozblas_status gesdd_body(ozblas_context *ctx, int cplx, char jobz, int64_
                     ldvt, vrows, oz_gesdd_flops(cplx, jobz, m, n), info, nb, opt, report);
 }
 
-ozblas_status ozblas_dgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n, double *A,
-                            int64_t lda, double *s, double *U, int64_t ldu, double *VT,
-                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return gesdd_body(ctx, 0, jobz, m, n, A, lda, s, U, ldu, VT, ldvt, info, nb, opt, report);
-}
-ozblas_status ozblas_zgesdd(ozblas_context *ctx, char jobz, int64_t m, int64_t n, double *A,
-                            int64_t lda, double *s, double *U, int64_t ldu, double *VT,
-                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return gesdd_body(ctx, 1, jobz, m, n, A, lda, s, U, ldu, VT, ldvt, info, nb, opt, report);
-}
+LX_DZ(gesdd, gesdd,
+      (char jobz, int64_t m, int64_t n, double *A, int64_t lda, double *s, double *U, int64_t ldu,
+       double *VT, int64_t ldvt, int64_t *info),
+      gesdd_body, jobz, m, n, A, lda, s, U, ldu, VT, ldvt, info)
 
 /* ---- gesvd -------------------------------------------------------------------------------- */
 
@@ -704,34 +672,19 @@ static ozblas_status gesvd_body(ozblas_context *ctx, int cplx, char jobu, char j
                     report);
 }
 
-ozblas_status ozblas_dgesvd(ozblas_context *ctx, char jobu, char jobvt, int64_t m, int64_t n,
-                            double *A, int64_t lda, double *s, double *U, int64_t ldu, double *VT,
-                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return gesvd_body(ctx, 0, jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, info, nb, opt,
-                      report);
-}
-ozblas_status ozblas_zgesvd(ozblas_context *ctx, char jobu, char jobvt, int64_t m, int64_t n,
-                            double *A, int64_t lda, double *s, double *U, int64_t ldu, double *VT,
-                            int64_t ldvt, int64_t *info, int64_t nb, const ozblas_options *opt,
-                            ozblas_lapack_report *report)
-{
-    return gesvd_body(ctx, 1, jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, info, nb, opt,
-                      report);
-}
+LX_DZ(gesvd, gesvd,
+      (char jobu, char jobvt, int64_t m, int64_t n, double *A, int64_t lda, double *s, double *U,
+       int64_t ldu, double *VT, int64_t ldvt, int64_t *info),
+      gesvd_body, jobu, jobvt, m, n, A, lda, s, U, ldu, VT, ldvt, info)
 
 /* ---- least squares through the bidiagonal (gelsd, gelss) ----------------------------------- */
 
-static void *s_gelsd[2], *s_gelss[2]; /* found once */
-
+/* gelss's (sq 1: bdsqr, the host gelss) or gelsd's (lapack_lalsd.c, bdsdc, the host gelsd) */
 static int lstsq_ready(int cplx, int sq)
 {
-    return lx_hh_ready(cplx) && lx_band_ready(cplx) &&
-           (sq ? lx_real_fn_cached(&s_bdsqr[cplx], cplx, "bdsqr") &&
-                     lx_real_fn_cached(&s_gelss[cplx], cplx, "gelss")
-               : lx_lalsd_ready(cplx) && lx_bdsdc_ready() &&
-                     lx_real_fn_cached(&s_gelsd[cplx], cplx, "gelsd"));
+    static const int ids[2][2] = {{LXH_dgelsd, LXH_dgelss}, {LXH_zgelsd, LXH_zgelss}};
+    return lx_hh_ready(cplx) && lx_band_ready(cplx) && lx_host_fn(cplx, ids[cplx][sq]) &&
+           (sq ? lx_host_fn(cplx, LXH_bdsqr) != NULL : lx_lalsd_ready(cplx) && lx_bdsdc_ready());
 }
 
 /* gelss's bidiagonal solve: the host bdsqr on (d, e) with VT := I (n x n, the element type's,
@@ -786,34 +739,23 @@ static ozblas_status host_lstsq(oz_lx *x, int sq, int64_t m, int64_t n, int64_t 
         lx_fetch_to(x, HB, lb, B, ldb, m, nrhs, &lb);
     }
     ozblas_status st = OZBLAS_OK;
-    void *f = sq ? s_gelss[c] : s_gelsd[c];
     if (!x->failed)
         LX_F77(I m4 = (I)m, n4 = (I)n, r4 = (I)nrhs, la4 = (I)la, lb4 = (I)lb, lw = -1;
             I rk = 0, inf4 = 0, iq[1] = {0};
             double wq[2] = {0.0, 0.0}, rq[1] = {0.0};
-            typedef void (*lsd_d)(const I *, const I *, const I *, double *, const I *, double *,
-                                  const I *, double *, const double *, I *, double *, const I *,
-                                  I *, I *);
-            typedef void (*lsd_z)(const I *, const I *, const I *, double *, const I *, double *,
-                                  const I *, double *, const double *, I *, double *, const I *,
-                                  double *, I *, I *);
-            typedef void (*lss_d)(const I *, const I *, const I *, double *, const I *, double *,
-                                  const I *, double *, const double *, I *, double *, const I *,
-                                  I *);
-            typedef void (*lss_z)(const I *, const I *, const I *, double *, const I *, double *,
-                                  const I *, double *, const double *, I *, double *, const I *,
-                                  double *, I *);
             /* the query: work[0] (and iwork[0], rwork[0] for gelsd) */
             if (sq && !c)
-                ((lss_d)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, &inf4);
+                LX_HOST(0, dgelss)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw,
+                                   &inf4);
             else if (sq)
-                ((lss_z)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, rq,
-                           &inf4);
+                LX_HOST(1, zgelss)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, rq,
+                                   &inf4);
             else if (!c)
-                ((lsd_d)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, iq, &inf4);
+                LX_HOST(0, dgelsd)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, iq,
+                                   &inf4);
             else
-                ((lsd_z)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, rq, iq,
-                           &inf4);
+                LX_HOST(1, zgelsd)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, wq, &lw, rq,
+                                   iq, &inf4);
             lw = (I)wq[0] + 1;
             int64_t lr = c ? (sq ? 5 * mn : (int64_t)rq[0]) + 1 : 0, li = (int64_t)iq[0] + 1;
             double *work = oz_malloc(sizeof(double) * (size_t)(wd * lw + lr + 1));
@@ -821,16 +763,17 @@ static ozblas_status host_lstsq(oz_lx *x, int sq, int64_t m, int64_t n, int64_t 
             if (!work || !iw)
                 st = OZBLAS_ERR_ALLOCATION;
             else if (sq && !c)
-                ((lss_d)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw, &inf4);
+                LX_HOST(0, dgelss)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw,
+                                   &inf4);
             else if (sq)
-                ((lss_z)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw,
-                           work + wd * lw, &inf4);
+                LX_HOST(1, zgelss)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw,
+                                   work + wd * lw, &inf4);
             else if (!c)
-                ((lsd_d)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw, iw,
-                           &inf4);
+                LX_HOST(0, dgelsd)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw, iw,
+                                   &inf4);
             else
-                ((lsd_z)f)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw,
-                           work + wd * lw, iw, &inf4);
+                LX_HOST(1, zgelsd)(&m4, &n4, &r4, HA, &la4, HB, &lb4, s, &rcond, &rk, work, &lw,
+                                   work + wd * lw, iw, &inf4);
             *rank = rk;
             *info = inf4;
             free(work);
@@ -934,11 +877,10 @@ static ozblas_status lstsq_two_stage(oz_lx *x, int sq, int64_t m, int64_t n, int
     if (*info != 0 || x->failed)
         goto out;
     if (sq) { /* X_B = VT_B^H C as a product: both into the scratch, the product into B */
-        static const double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
         double *SV = W + wd * (M * N + (qr ? N * N : 0)), *SC = SV + wd * N * N;
         put_host(x, VT, N, N, N, SV, N);
         put_host(x, C, ldc, N, nrhs, SC, N);
-        lx_gemm(x, ct(x), 'N', N, nrhs, N, one, SV, N, SC, N, zero, B, ldb);
+        lx_gemm(x, ct(x), 'N', N, nrhs, N, ONE, SV, N, SC, N, ZERO, B, ldb);
         /* V^H = [VT_B 0] F^H (and Q0^H) into A's first N rows */
         put_host(x, VT, N, N, N, A, lda);
         lx_zero(x, N, forder - N, LX_AT(x, A, 0, N, lda), lda);
@@ -1010,16 +952,9 @@ static ozblas_status lstsq_body(ozblas_context *ctx, int cplx, int sq, int64_t m
     END_WITH(st);
 }
 
-#define LSTSQ_ENTRY(name, cplx, sq)                                                           \
-    ozblas_status name(ozblas_context *ctx, int64_t m, int64_t n, int64_t nrhs, double *A,     \
-                       int64_t lda, double *B, int64_t ldb, double *s, double rcond,           \
-                       int64_t *rank, int64_t *info, int64_t nb, const ozblas_options *opt,    \
-                       ozblas_lapack_report *report)                                           \
-    {                                                                                          \
-        return lstsq_body(ctx, cplx, sq, m, n, nrhs, A, lda, B, ldb, s, rcond, rank, info, nb, \
-                          opt, report);                                                        \
-    }
-LSTSQ_ENTRY(ozblas_dgelsd, 0, 0)
-LSTSQ_ENTRY(ozblas_zgelsd, 1, 0)
-LSTSQ_ENTRY(ozblas_dgelss, 0, 1)
-LSTSQ_ENTRY(ozblas_zgelss, 1, 1)
+/* gelsd (sq 0) and gelss (1) */
+#define LSTSQ_PARAMS                                                                           \
+    (int64_t m, int64_t n, int64_t nrhs, double *A, int64_t lda, double *B, int64_t ldb,        \
+     double *s, double rcond, int64_t *rank, int64_t *info)
+LX_DZ(gelsd, gelsd, LSTSQ_PARAMS, lstsq_body, 0, m, n, nrhs, A, lda, B, ldb, s, rcond, rank, info)
+LX_DZ(gelss, gelss, LSTSQ_PARAMS, lstsq_body, 1, m, n, nrhs, A, lda, B, ldb, s, rcond, rank, info)

@@ -21,54 +21,27 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, HALF[2] = {0.5, 0.0},
-                    MHALF[2] = {-0.5, 0.0};
-
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-
-static void *sygst_fn[2]; /* atomic; the host dsygst, zhegst, found once */
-
-static void *real_sygst(int cplx)
-{
-    void *f = __atomic_load_n(&sygst_fn[cplx], __ATOMIC_ACQUIRE);
-    if (!f && (f = lx_real_fn(cplx, cplx ? "hegst" : "sygst")))
-        __atomic_store_n(&sygst_fn[cplx], f, __ATOMIC_RELEASE);
-    return f;
-}
+static const double HALF[2] = {0.5, 0.0}, MHALF[2] = {-0.5, 0.0};
 
 /* The host sygst on the diagonal block (order n, at most nb): host copies of both blocks in
  * a device run, A's copied back. */
 static void blk_sygst(oz_lx *x, int64_t itype, char uplo, int64_t n, double *A, int64_t lda,
                       const double *B, int64_t ldb)
 {
-    int64_t la, lb, info = 0;
+    int64_t la, lb;
     double *HA = lx_fetch(x, 0, A, lda, n, n, &la, 1);
     double *HB = lx_fetch(x, 1, B, ldb, n, n, &lb, 1);
     if (x->failed || n <= 0)
         return;
-    void *f = real_sygst(x->cplx);
-    if (lx_real_ilp64())
-        ((void (*)(const int64_t *, const char *, const int64_t *, double *, const int64_t *,
-                   const double *, const int64_t *, int64_t *, size_t))f)(&itype, &uplo, &n, HA,
-                                                                          &la, HB, &lb, &info,
-                                                                          1);
-    else {
-        int32_t t4 = (int32_t)itype, n4 = (int32_t)n, la4 = (int32_t)la, lb4 = (int32_t)lb,
-                i4 = 0;
-        ((void (*)(const int32_t *, const char *, const int32_t *, double *, const int32_t *,
-                   const double *, const int32_t *, int32_t *, size_t))f)(&t4, &uplo, &n4, HA,
-                                                                          &la4, HB, &lb4, &i4,
-                                                                          1);
-    }
+    LX_F77(I t4 = (I)itype, n4 = (I)n, la4 = (I)la, lb4 = (I)lb, i4 = 0;
+           LX_HOST(x->cplx, sygst)(&t4, &uplo, &n4, HA, &la4, HB, &lb4, &i4, 1););
     lx_store(x, HA, la, A, lda, n, n);
 }
 
 ozblas_status lx_sygst(oz_lx *x, int itype, char uplo, int64_t n, double *A, int64_t lda,
                        const double *B, int64_t ldb)
 {
-    if (!real_sygst(x->cplx))
+    if (!lx_host_fn(x->cplx, LXH_sygst))
         return OZBLAS_ERR_NO_HOST_BLAS;
     if (n <= 0)
         return OZBLAS_OK;
@@ -161,15 +134,7 @@ static ozblas_status sygst_body(ozblas_context *ctx, int cplx, int64_t itype, ch
     END_WITH(lx_sygst(&x, (int)itype, up(uplo), n, A, lda, B, ldb));
 }
 
-ozblas_status ozblas_dsygst(ozblas_context *ctx, int64_t itype, char uplo, int64_t n, double *A,
-                            int64_t lda, const double *B, int64_t ldb, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return sygst_body(ctx, 0, itype, uplo, n, A, lda, (double *)B, ldb, info, nb, opt, report);
-}
-ozblas_status ozblas_zhegst(ozblas_context *ctx, int64_t itype, char uplo, int64_t n, double *A,
-                            int64_t lda, const double *B, int64_t ldb, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return sygst_body(ctx, 1, itype, uplo, n, A, lda, (double *)B, ldb, info, nb, opt, report);
-}
+LX_DZ(sygst, hegst,
+      (int64_t itype, char uplo, int64_t n, double *A, int64_t lda, const double *B, int64_t ldb,
+       int64_t *info),
+      sygst_body, itype, uplo, n, A, lda, (double *)B, ldb, info)

@@ -32,9 +32,9 @@
 
 #include "oz_lapack.h"
 
-typedef double complex cx;
+#undef I /* complex.h's imaginary unit: LX_F77's integer type here */
 
-static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0}, ZERO[2] = {0.0, 0.0};
+typedef double complex cx;
 
 /* One run: the element kind and the mirror, and where the element loops find A. */
 typedef struct {
@@ -54,8 +54,6 @@ typedef struct {
     double *R, *C;
     double *Pbuf; /* a device run's host copy of the panel, n x nb */
 } sy;
-
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Element (a, b) of A in the view, element (i, j) of B, and the actual first index of B's
  * range [r, r + len). */
@@ -101,44 +99,24 @@ static double *wat(const sy *s, const wmat *w, int64_t i, int64_t c)
                   : LX_AT(s->x, w->W, i, c, s->n);
 }
 
-/* The host BLAS's gemv (the panel's BLAS-2 work, as in LAPACK's own dlasyf), of the host
- * LAPACK's family; NULL: none, the loops below. */
-static void *host_gemv(int cplx)
-{
-    static void *fn[2]; /* atomic; found once */
-    void *f = __atomic_load_n(&fn[cplx], __ATOMIC_ACQUIRE);
-    if (!f && (f = lx_real_fn(cplx, "gemv")))
-        __atomic_store_n(&fn[cplx], f, __ATOMIC_RELEASE);
-    return f;
-}
-
 /* W(r0:n, c) -= B(r0:n, k0:k0+k) W(row, 0:k)^T (the panel's GEMV). In A's coordinates the
  * rows and the k columns are reversed together under the mirror, so it is one gemv on
  * contiguous ranges either way: y (a column of W), A's block, x (a row of W, stride n). */
 static void wcol_update(const sy *s, const wmat *w, int64_t k0, int64_t r0, int64_t k, int64_t c,
                         int64_t row)
 {
-    int64_t len = s->n - r0, one = 1, ldw = s->n, lda = s->ldp;
+    int64_t len = s->n - r0, ldw = s->n, lda = s->ldp;
     if (k <= 0 || len <= 0)
         return;
     oz_lx *x = s->x;
     const double *Ab = vat(s, first(s, r0, len), first(s, k0, k));
     const double *xv = s->rev ? wat(s, w, row, k - 1) : wat(s, w, row, 0);
     double *y = s->rev ? wat(s, w, s->n - 1, c) : wat(s, w, r0, c);
-    void *f = host_gemv(x->cplx);
-    if (f && lx_real_ilp64()) {
-        ((void (*)(const char *, const int64_t *, const int64_t *, const double *, const double *,
-                   const int64_t *, const double *, const int64_t *, const double *, double *,
-                   const int64_t *, size_t))f)("N", &len, &k, MONE, Ab, &lda, xv, &ldw, ONE, y,
-                                               &one, 1);
-        return;
-    }
-    if (f) {
-        int32_t m4 = (int32_t)len, n4 = (int32_t)k, l4 = (int32_t)lda, w4 = (int32_t)ldw, o4 = 1;
-        ((void (*)(const char *, const int32_t *, const int32_t *, const double *, const double *,
-                   const int32_t *, const double *, const int32_t *, const double *, double *,
-                   const int32_t *, size_t))f)("N", &m4, &n4, MONE, Ab, &l4, xv, &w4, ONE, y, &o4,
-                                               1);
+    /* the host BLAS's gemv (the panel's BLAS-2 work, as in LAPACK's own dlasyf), of the host
+       LAPACK's family; none: the loops below */
+    if (lx_host_fn(x->cplx, LXH_gemv)) {
+        LX_F77(I m4 = (I)len, n4 = (I)k, l4 = (I)lda, w4 = (I)ldw, o4 = 1;
+               LX_HOST(x->cplx, gemv)("N", &m4, &n4, MONE, Ab, &l4, xv, &w4, ONE, y, &o4, 1););
         return;
     }
     int we = x->cplx ? 2 : 1;
@@ -213,133 +191,127 @@ static void piv_move(sy *s, int64_t p, int out)
     }
 }
 
-/* Factor columns k0.. of B(k0:n, k0:n): at most nb - 1 (or nb, a 2x2 pivot last) when more
- * than nb remain, all of them otherwise; W := L21 D (conjugated for Hermitian), the lower
- * triangle beyond the panel updated, L in LAPACK's form. Returns the columns done. */
-static int64_t panel(sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int64_t *info)
+/* Bunch-Kaufman's choice for column g = k0 + k of the panel: column k of W (and k + 1 when
+ * examined) updated with the panel's previous columns; *kp the pivot row, *kstep 1 or 2;
+ * 0 when the column is zero (then D(k, k) = 0 and L(:, k) = 0, as dsytf2, *info set). */
+static int choose_pivot(sy *s, const wmat *w, int64_t k0, int64_t k, int64_t *kp, int64_t *kstep,
+                        int64_t *info)
 {
     const double alpha = (1.0 + sqrt(17.0)) / 8.0;
-    oz_lx *x = s->x;
-    /* nb < 2 (no room for a 2x2 pivot in a panel): unblocked, as dsytrf's NBMIN */
-    int64_t n = s->n, m = n - k0, nb = w->nb, all = m <= nb || nb < 2, k = 0;
-    /* the view: B's rows from k0 of the panel's wc columns (a device run: a host copy; the
-       rest of B is reached by the pivot column's pieces) */
-    int64_t wc = all ? m : nb;
-    s->r0 = s->rev ? 0 : k0;
-    s->c0 = first(s, k0, wc);
-    s->kend = x->dev ? k0 + wc : n;
-    s->P = lx_fetch_to(x, s->Pbuf, m, LX_AT(x, s->A, s->r0, s->c0, s->lda), s->lda, m, wc,
-                       &s->ldp);
-    while (k < m && (all || k < nb - 1)) {
-        int64_t g = k0 + k, kstep = 1, kp;
-        /* column k of W: the column of B updated with the panel's previous columns */
-        put(s, wat(s, w, g, k), re(s, get(s, at(s, g, g))));
-        for (int64_t i = g + 1; i < n; i++)
-            put(s, wat(s, w, i, k), get(s, at(s, i, g)));
-        wcol_update(s, w, k0, g, k, k, g);
-        double *wkk = wat(s, w, g, k);
-        put(s, wkk, re(s, get(s, wkk)));
-        double absakk = s->herm ? fabs(creal(get(s, wkk))) : cabs1(get(s, wkk)), colmax = 0.0;
-        int64_t imax = g + 1 < n ? iamax(s, w, g + 1, n, k, &colmax) : g;
-        if ((absakk > colmax ? absakk : colmax) == 0.0) {
-            /* column k is zero: D(k, k) = 0, L(:, k) = 0 (the updated column, as dsytf2) */
-            if (!*info)
-                *info = s->rev ? n - g : g + 1;
-            kp = g;
-            for (int64_t i = g; i < n; i++)
-                put(s, at(s, i, g), 0.0);
-        } else {
-            if (absakk >= alpha * colmax)
-                kp = g;
-            else {
-                piv_move(s, imax, 0);
-                /* column imax of the updated matrix into W's column k + 1 */
-                for (int64_t i = g; i < imax; i++)
-                    put(s, wat(s, w, i, k + 1), cj(s, get(s, at(s, imax, i))));
-                put(s, wat(s, w, imax, k + 1), re(s, get(s, at(s, imax, imax))));
-                for (int64_t i = imax + 1; i < n; i++)
-                    put(s, wat(s, w, i, k + 1), get(s, at(s, i, imax)));
-                wcol_update(s, w, k0, g, k, k + 1, imax);
-                double *wii = wat(s, w, imax, k + 1);
-                put(s, wii, re(s, get(s, wii)));
-                double rowmax, r2 = 0.0;
-                iamax(s, w, g, imax, k + 1, &rowmax);
-                if (imax + 1 < n) {
-                    iamax(s, w, imax + 1, n, k + 1, &r2);
-                    rowmax = rowmax > r2 ? rowmax : r2;
-                }
-                double aii = s->herm ? fabs(creal(get(s, wii))) : cabs1(get(s, wii));
-                if (absakk >= alpha * colmax * (colmax / rowmax))
-                    kp = g;
-                else if (aii >= alpha * rowmax) {
-                    kp = imax;
-                    for (int64_t i = g; i < n; i++)
-                        put(s, wat(s, w, i, k), get(s, wat(s, w, i, k + 1)));
-                } else {
-                    kp = imax;
-                    kstep = 2;
-                }
-            }
-            int64_t kk = g + kstep - 1; /* the column exchanged with kp */
-            if (kp != kk) {
-                /* the not yet updated column kk into column kp (symmetric interchange of
-                   the trailing matrix); the pivot columns are overwritten below */
-                put(s, at(s, kp, kp), re(s, get(s, at(s, kk, kk))));
-                for (int64_t j = kk + 1; j < kp; j++)
-                    put(s, at(s, kp, j), cj(s, get(s, at(s, j, kk))));
-                for (int64_t i = kp + 1; i < n; i++)
-                    put(s, at(s, i, kp), get(s, at(s, i, kk)));
-                for (int64_t j = k0; j < g; j++)
-                    swap_el(s, at(s, kk, j), at(s, kp, j));
-                for (int64_t c = 0; c <= kk - k0; c++)
-                    swap_el(s, wat(s, w, kk, c), wat(s, w, kp, c));
-                piv_move(s, kp, 1);
-            }
-            if (kstep == 1) {
-                /* L(:, k) = W(:, k) / D(k, k) */
-                cx d = get(s, wat(s, w, g, k)), r = dv(1.0, d);
-                put(s, at(s, g, g), d);
-                for (int64_t i = g + 1; i < n; i++) {
-                    cx v = get(s, wat(s, w, i, k));
-                    put(s, at(s, i, g), v * r);
-                    put(s, wat(s, w, i, k), cj(s, v));
-                }
-            } else {
-                /* ( L(:, k) L(:, k+1) ) = ( W(:, k) W(:, k+1) ) D^-1 (LAPACK's scaled form) */
-                cx d21 = get(s, wat(s, w, g + 1, k));
-                cx d11 = dv(get(s, wat(s, w, g + 1, k + 1)), d21);
-                cx d22 = dv(get(s, wat(s, w, g, k)), cj(s, d21));
-                cx t = dv(1.0, re(s, d11 * d22) - 1.0);
-                d21 = dv(t, d21);
-                for (int64_t i = g + 2; i < n; i++) {
-                    cx wk = get(s, wat(s, w, i, k)), wk1 = get(s, wat(s, w, i, k + 1));
-                    put(s, at(s, i, g), cj(s, d21) * (d11 * wk - wk1));
-                    put(s, at(s, i, g + 1), d21 * (d22 * wk1 - wk));
-                }
-                put(s, at(s, g, g), get(s, wat(s, w, g, k)));
-                put(s, at(s, g + 1, g), get(s, wat(s, w, g + 1, k)));
-                put(s, at(s, g + 1, g + 1), get(s, wat(s, w, g + 1, k + 1)));
-                if (s->herm)
-                    for (int64_t i = g + 1; i < n; i++) {
-                        put(s, wat(s, w, i, k), conj(get(s, wat(s, w, i, k))));
-                        if (i > g + 1)
-                            put(s, wat(s, w, i, k + 1), conj(get(s, wat(s, w, i, k + 1))));
-                    }
-            }
-        }
-        bpiv[g] = kstep == 1 ? kp : -(kp + 1);
-        if (kstep == 2)
-            bpiv[g + 1] = bpiv[g];
-        k += kstep;
+    int64_t n = s->n, g = k0 + k;
+    *kstep = 1;
+    /* column k of W: the column of B updated with the panel's previous columns */
+    put(s, wat(s, w, g, k), re(s, get(s, at(s, g, g))));
+    for (int64_t i = g + 1; i < n; i++)
+        put(s, wat(s, w, i, k), get(s, at(s, i, g)));
+    wcol_update(s, w, k0, g, k, k, g);
+    double *wkk = wat(s, w, g, k);
+    put(s, wkk, re(s, get(s, wkk)));
+    double absakk = s->herm ? fabs(creal(get(s, wkk))) : cabs1(get(s, wkk)), colmax = 0.0;
+    int64_t imax = g + 1 < n ? iamax(s, w, g + 1, n, k, &colmax) : g;
+    if ((absakk > colmax ? absakk : colmax) == 0.0) {
+        if (!*info)
+            *info = s->rev ? n - g : g + 1;
+        *kp = g;
+        for (int64_t i = g; i < n; i++)
+            put(s, at(s, i, g), 0.0);
+        return 0;
     }
-    int64_t kb = k, k1 = k0 + kb;
-    /* a device run: the view back (the products read L21 in A) and W where they read it */
-    lx_store(x, s->P, s->ldp, LX_AT(x, s->A, s->r0, s->c0, s->lda), s->lda, m, wc);
-    lx_store(x, w->W, n, w->dW, n, n, w->nb);
-    /* A22 -= L21 W21^T over column blocks of nb: the part below each diagonal block one
-       product straight into A, the diagonal block a product into the workspace of which
-       the lower triangle is subtracted (Hermitian: the diagonal stays real) */
-    int we = x->cplx ? 2 : 1;
+    *kp = g;
+    if (absakk >= alpha * colmax)
+        return 1;
+    piv_move(s, imax, 0);
+    /* column imax of the updated matrix into W's column k + 1 */
+    for (int64_t i = g; i < imax; i++)
+        put(s, wat(s, w, i, k + 1), cj(s, get(s, at(s, imax, i))));
+    put(s, wat(s, w, imax, k + 1), re(s, get(s, at(s, imax, imax))));
+    for (int64_t i = imax + 1; i < n; i++)
+        put(s, wat(s, w, i, k + 1), get(s, at(s, i, imax)));
+    wcol_update(s, w, k0, g, k, k + 1, imax);
+    double *wii = wat(s, w, imax, k + 1);
+    put(s, wii, re(s, get(s, wii)));
+    double rowmax, r2 = 0.0;
+    iamax(s, w, g, imax, k + 1, &rowmax);
+    if (imax + 1 < n) {
+        iamax(s, w, imax + 1, n, k + 1, &r2);
+        rowmax = rowmax > r2 ? rowmax : r2;
+    }
+    double aii = s->herm ? fabs(creal(get(s, wii))) : cabs1(get(s, wii));
+    if (absakk >= alpha * colmax * (colmax / rowmax))
+        return 1;
+    *kp = imax;
+    if (aii >= alpha * rowmax) {
+        for (int64_t i = g; i < n; i++)
+            put(s, wat(s, w, i, k), get(s, wat(s, w, i, k + 1)));
+    } else {
+        *kstep = 2;
+    }
+    return 1;
+}
+
+/* The symmetric interchange of rows and columns kk and kp (> kk) of the trailing matrix, the
+ * panel's columns k0.. of B and W included: the not yet updated column kk into column kp;
+ * the pivot columns are overwritten after. */
+static void interchange(sy *s, const wmat *w, int64_t k0, int64_t g, int64_t kk, int64_t kp)
+{
+    int64_t n = s->n;
+    put(s, at(s, kp, kp), re(s, get(s, at(s, kk, kk))));
+    for (int64_t j = kk + 1; j < kp; j++)
+        put(s, at(s, kp, j), cj(s, get(s, at(s, j, kk))));
+    for (int64_t i = kp + 1; i < n; i++)
+        put(s, at(s, i, kp), get(s, at(s, i, kk)));
+    for (int64_t j = k0; j < g; j++)
+        swap_el(s, at(s, kk, j), at(s, kp, j));
+    for (int64_t c = 0; c <= kk - k0; c++)
+        swap_el(s, wat(s, w, kk, c), wat(s, w, kp, c));
+    piv_move(s, kp, 1);
+}
+
+/* L's columns k (kstep 1) or k, k + 1 (kstep 2) at column g of B from W's: L(:, k) =
+ * W(:, k) / D(k, k), or ( L(:, k) L(:, k+1) ) = ( W(:, k) W(:, k+1) ) D^-1 (LAPACK's scaled
+ * form); W's columns conjugated where the update reads them so. */
+static void store_columns(sy *s, const wmat *w, int64_t g, int64_t k, int64_t kstep)
+{
+    int64_t n = s->n;
+    if (kstep == 1) {
+        cx d = get(s, wat(s, w, g, k)), r = dv(1.0, d);
+        put(s, at(s, g, g), d);
+        for (int64_t i = g + 1; i < n; i++) {
+            cx v = get(s, wat(s, w, i, k));
+            put(s, at(s, i, g), v * r);
+            put(s, wat(s, w, i, k), cj(s, v));
+        }
+        return;
+    }
+    cx d21 = get(s, wat(s, w, g + 1, k));
+    cx d11 = dv(get(s, wat(s, w, g + 1, k + 1)), d21);
+    cx d22 = dv(get(s, wat(s, w, g, k)), cj(s, d21));
+    cx t = dv(1.0, re(s, d11 * d22) - 1.0);
+    d21 = dv(t, d21);
+    for (int64_t i = g + 2; i < n; i++) {
+        cx wk = get(s, wat(s, w, i, k)), wk1 = get(s, wat(s, w, i, k + 1));
+        put(s, at(s, i, g), cj(s, d21) * (d11 * wk - wk1));
+        put(s, at(s, i, g + 1), d21 * (d22 * wk1 - wk));
+    }
+    put(s, at(s, g, g), get(s, wat(s, w, g, k)));
+    put(s, at(s, g + 1, g), get(s, wat(s, w, g + 1, k)));
+    put(s, at(s, g + 1, g + 1), get(s, wat(s, w, g + 1, k + 1)));
+    if (s->herm)
+        for (int64_t i = g + 1; i < n; i++) {
+            put(s, wat(s, w, i, k), conj(get(s, wat(s, w, i, k))));
+            if (i > g + 1)
+                put(s, wat(s, w, i, k + 1), conj(get(s, wat(s, w, i, k + 1))));
+        }
+}
+
+/* A22 -= L21 W21^T (L21: the kb columns from k0, k1 = k0 + kb) over column blocks of nb: the
+ * part below each diagonal block one product straight into A, the diagonal block a product
+ * into the workspace of which the lower triangle is subtracted (Hermitian: the diagonal stays
+ * real). */
+static void trailing_update(sy *s, const wmat *w, int64_t k0, int64_t kb)
+{
+    oz_lx *x = s->x;
+    int64_t n = s->n, nb = w->nb, k1 = k0 + kb;
     for (int64_t c = k1; c < n && kb > 0 && !x->failed; c += nb) {
         int64_t cb = min64(nb, n - c), r = c + cb, b0 = first(s, c, cb), lv, ly;
         const double *Wc = s->rev ? wat(s, w, c + cb - 1, kb - 1) : wat(s, w, c, 0);
@@ -365,6 +337,42 @@ static int64_t panel(sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int64_t *i
             }
         lx_store(x, Y, ly, Ab, s->lda, cb, cb);
     }
+}
+
+/* Factor columns k0.. of B(k0:n, k0:n): at most nb - 1 (or nb, a 2x2 pivot last) when more
+ * than nb remain, all of them otherwise; W := L21 D (conjugated for Hermitian), the lower
+ * triangle beyond the panel updated, L in LAPACK's form. Returns the columns done. */
+static int64_t panel(sy *s, const wmat *w, int64_t k0, int64_t *bpiv, int64_t *info)
+{
+    oz_lx *x = s->x;
+    /* nb < 2 (no room for a 2x2 pivot in a panel): unblocked, as dsytrf's NBMIN */
+    int64_t n = s->n, m = n - k0, nb = w->nb, all = m <= nb || nb < 2, k = 0;
+    /* the view: B's rows from k0 of the panel's wc columns (a device run: a host copy; the
+       rest of B is reached by the pivot column's pieces) */
+    int64_t wc = all ? m : nb;
+    s->r0 = s->rev ? 0 : k0;
+    s->c0 = first(s, k0, wc);
+    s->kend = x->dev ? k0 + wc : n;
+    s->P = lx_fetch_to(x, s->Pbuf, m, LX_AT(x, s->A, s->r0, s->c0, s->lda), s->lda, m, wc,
+                       &s->ldp);
+    while (k < m && (all || k < nb - 1)) {
+        int64_t g = k0 + k, kstep, kp;
+        if (choose_pivot(s, w, k0, k, &kp, &kstep, info)) {
+            int64_t kk = g + kstep - 1; /* the column exchanged with kp */
+            if (kp != kk)
+                interchange(s, w, k0, g, kk, kp);
+            store_columns(s, w, g, k, kstep);
+        }
+        bpiv[g] = kstep == 1 ? kp : -(kp + 1);
+        if (kstep == 2)
+            bpiv[g + 1] = bpiv[g];
+        k += kstep;
+    }
+    int64_t kb = k, k1 = k0 + kb;
+    /* a device run: the view back (the products read L21 in A) and W where they read it */
+    lx_store(x, s->P, s->ldp, LX_AT(x, s->A, s->r0, s->c0, s->lda), s->lda, m, wc);
+    lx_store(x, w->W, n, w->dW, n, n, w->nb);
+    trailing_update(s, w, k0, kb);
     /* L21 in LAPACK's form: each panel column without the later interchanges */
     for (int64_t j = k1 - 1; j > k0;) {
         int64_t jj = j, jp = bpiv[j] >= 0 ? bpiv[j] : -bpiv[j] - 1;
@@ -725,14 +733,10 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
 
 /* ---- the public entries (ozblas.h "LAPACK layer") ------------------------------------- */
 
-#include <ctype.h>
-
 #include "../core/oz_internal.h"
 
-static char up(char c) { return (char)toupper((unsigned char)c); }
-
 /* kind 0: sytrf, 1: sytrs, 2: sytri, 3: sysv; herm: zhe* (complex) */
-static ozblas_status body(int kind, ozblas_context *ctx, int cplx, int herm, char uplo,
+static ozblas_status body(ozblas_context *ctx, int cplx, int herm, int kind, char uplo,
                           int64_t n, int64_t nrhs, double *A, int64_t lda, int64_t *ipiv,
                           double *B, int64_t ldb, int64_t *info, int64_t nb,
                           const ozblas_options *opt, ozblas_lapack_report *report)
@@ -766,36 +770,21 @@ static ozblas_status body(int kind, ozblas_context *ctx, int cplx, int herm, cha
 }
 
 #define SY_ENTRIES(p, cplx, herm)                                                              \
-    ozblas_status ozblas_##p##trf(ozblas_context *ctx, char uplo, int64_t n, double *A,        \
-                                  int64_t lda, int64_t *ipiv, int64_t *info, int64_t nb,       \
-                                  const ozblas_options *opt, ozblas_lapack_report *report)     \
-    {                                                                                          \
-        return body(0, ctx, cplx, herm, uplo, n, 0, A, lda, ipiv, NULL, 1, info, nb, opt,      \
-                    report);                                                                   \
-    }                                                                                          \
-    ozblas_status ozblas_##p##trs(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,     \
-                                  double *A, int64_t lda, const int64_t *ipiv, double *B,      \
-                                  int64_t ldb, int64_t *info, int64_t nb,                      \
-                                  const ozblas_options *opt, ozblas_lapack_report *report)     \
-    {                                                                                          \
-        return body(1, ctx, cplx, herm, uplo, n, nrhs, A, lda, (int64_t *)ipiv, B, ldb, info,  \
-                    nb, opt, report);                                                          \
-    }                                                                                          \
-    ozblas_status ozblas_##p##tri(ozblas_context *ctx, char uplo, int64_t n, double *A,        \
-                                  int64_t lda, const int64_t *ipiv, int64_t *info, int64_t nb, \
-                                  const ozblas_options *opt, ozblas_lapack_report *report)     \
-    {                                                                                          \
-        return body(2, ctx, cplx, herm, uplo, n, 0, A, lda, (int64_t *)ipiv, NULL, 1, info,    \
-                    nb, opt, report);                                                          \
-    }                                                                                          \
-    ozblas_status ozblas_##p##sv(ozblas_context *ctx, char uplo, int64_t n, int64_t nrhs,      \
-                                 double *A, int64_t lda, int64_t *ipiv, double *B,             \
-                                 int64_t ldb, int64_t *info, int64_t nb,                       \
-                                 const ozblas_options *opt, ozblas_lapack_report *report)      \
-    {                                                                                          \
-        return body(3, ctx, cplx, herm, uplo, n, nrhs, A, lda, ipiv, B, ldb, info, nb, opt,    \
-                    report);                                                                   \
-    }
+    LX_API(ozblas_##p##trf,                                                                    \
+           (char uplo, int64_t n, double *A, int64_t lda, int64_t *ipiv, int64_t *info),       \
+           body, cplx, herm, 0, uplo, n, 0, A, lda, ipiv, NULL, 1, info)                       \
+    LX_API(ozblas_##p##trs,                                                                    \
+           (char uplo, int64_t n, int64_t nrhs, double *A, int64_t lda, const int64_t *ipiv,   \
+            double *B, int64_t ldb, int64_t *info),                                            \
+           body, cplx, herm, 1, uplo, n, nrhs, A, lda, (int64_t *)ipiv, B, ldb, info)          \
+    LX_API(ozblas_##p##tri,                                                                    \
+           (char uplo, int64_t n, double *A, int64_t lda, const int64_t *ipiv,                 \
+            int64_t *info),                                                                    \
+           body, cplx, herm, 2, uplo, n, 0, A, lda, (int64_t *)ipiv, NULL, 1, info)            \
+    LX_API(ozblas_##p##sv,                                                                     \
+           (char uplo, int64_t n, int64_t nrhs, double *A, int64_t lda, int64_t *ipiv,         \
+            double *B, int64_t ldb, int64_t *info),                                            \
+           body, cplx, herm, 3, uplo, n, nrhs, A, lda, ipiv, B, ldb, info)
 
 SY_ENTRIES(dsy, 0, 0)
 SY_ENTRIES(zsy, 1, 0)

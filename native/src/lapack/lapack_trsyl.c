@@ -31,22 +31,6 @@
 #include "../core/oz_internal.h"
 #include "oz_lapack.h"
 
-static const double ONE[2] = {1.0, 0.0}, MONE[2] = {-1.0, 0.0};
-
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-
-static void *trsyl_fn[2]; /* atomic; the host dtrsyl, ztrsyl, found once */
-
-static void *real_trsyl(int cplx)
-{
-    void *f = __atomic_load_n(&trsyl_fn[cplx], __ATOMIC_ACQUIRE);
-    if (!f && (f = lx_real_fn(cplx, "trsyl")))
-        __atomic_store_n(&trsyl_fn[cplx], f, __ATOMIC_RELEASE);
-    return f;
-}
-
 /* One solve. */
 typedef struct {
     oz_lx *x;
@@ -76,22 +60,10 @@ static double leaf(syl *s, int64_t i0, int64_t m, int64_t j0, int64_t n)
     double scale = 1.0;
     if (x->failed)
         return scale;
-    void *f = real_trsyl(x->cplx);
-    if (lx_real_ilp64()) {
-        int64_t isgn = s->isgn;
-        ((void (*)(const char *, const char *, const int64_t *, const int64_t *, const int64_t *,
-                   const double *, const int64_t *, const double *, const int64_t *, double *,
-                   const int64_t *, double *, int64_t *, size_t, size_t))f)(
-            &s->ta, &s->tb, &isgn, &m, &n, HA, &la, HB, &lb, HC, &lc, &scale, &info, 1, 1);
-    } else {
-        int32_t isgn = s->isgn, m4 = (int32_t)m, n4 = (int32_t)n, la4 = (int32_t)la,
-                lb4 = (int32_t)lb, lc4 = (int32_t)lc, i4 = 0;
-        ((void (*)(const char *, const char *, const int32_t *, const int32_t *, const int32_t *,
-                   const double *, const int32_t *, const double *, const int32_t *, double *,
-                   const int32_t *, double *, int32_t *, size_t, size_t))f)(
-            &s->ta, &s->tb, &isgn, &m4, &n4, HA, &la4, HB, &lb4, HC, &lc4, &scale, &i4, 1, 1);
-        info = i4;
-    }
+    LX_F77(I isgn = s->isgn, m4 = (I)m, n4 = (I)n, la4 = (I)la, lb4 = (I)lb, lc4 = (I)lc, i4 = 0;
+           LX_HOST(x->cplx, trsyl)(&s->ta, &s->tb, &isgn, &m4, &n4, HA, &la4, HB, &lb4, HC, &lc4,
+                                   &scale, &i4, 1, 1);
+           info = i4;);
     lx_store(x, HC, lc, Cb, s->ldc, m, n);
     if (info > s->info)
         s->info = info;
@@ -217,7 +189,7 @@ ozblas_status lx_trsyl(oz_lx *x, char ta, char tb, int isgn, int64_t m, int64_t 
 {
     *scale = 1.0;
     *info = 0;
-    if (!real_trsyl(x->cplx))
+    if (!lx_host_fn(x->cplx, LXH_trsyl))
         return OZBLAS_ERR_NO_HOST_BLAS;
     if (m <= 0 || n <= 0)
         return OZBLAS_OK;
@@ -273,19 +245,8 @@ static ozblas_status trsyl_body(ozblas_context *ctx, int cplx, char trana, char 
     END_WITH(lx_trsyl(&x, ta, tb, (int)isgn, m, n, A, lda, B, ldb, C, ldc, scale, info));
 }
 
-ozblas_status ozblas_dtrsyl(ozblas_context *ctx, char trana, char tranb, int64_t isgn, int64_t m,
-                            int64_t n, const double *A, int64_t lda, const double *B,
-                            int64_t ldb, double *C, int64_t ldc, double *scale, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return trsyl_body(ctx, 0, trana, tranb, isgn, m, n, (double *)A, lda, (double *)B, ldb, C,
-                      ldc, scale, info, nb, opt, report);
-}
-ozblas_status ozblas_ztrsyl(ozblas_context *ctx, char trana, char tranb, int64_t isgn, int64_t m,
-                            int64_t n, const double *A, int64_t lda, const double *B,
-                            int64_t ldb, double *C, int64_t ldc, double *scale, int64_t *info,
-                            int64_t nb, const ozblas_options *opt, ozblas_lapack_report *report)
-{
-    return trsyl_body(ctx, 1, trana, tranb, isgn, m, n, (double *)A, lda, (double *)B, ldb, C,
-                      ldc, scale, info, nb, opt, report);
-}
+LX_DZ(trsyl, trsyl,
+      (char trana, char tranb, int64_t isgn, int64_t m, int64_t n, const double *A, int64_t lda,
+       const double *B, int64_t ldb, double *C, int64_t ldc, double *scale, int64_t *info),
+      trsyl_body, trana, tranb, isgn, m, n, (double *)A, lda, (double *)B, ldb, C, ldc, scale,
+      info)

@@ -45,6 +45,12 @@ typedef struct {
 /* Element (i, j) of a column-major matrix with leading dimension ld. */
 #define LX_AT(x, A, i, j, ld) ((A) + ((x)->cplx ? 2 : 1) * ((i) + (int64_t)(j) * (ld)))
 
+/* The run's element type's transpose: conjugate for complex. */
+static inline char ct(const oz_lx *x) { return x->cplx ? 'C' : 'T'; }
+
+#include "lx_host.h" /* the host routines' table, LX_F77 */
+#include "lx_util.h" /* min64, up, ONE, ..., the d/z entries' pattern */
+
 /* The host LAPACK's routines (lapack_real.c): 1 when a complete set is loaded. */
 int oz_real_lapack_ready(void);
 void lx_real_getrf(const oz_lx *x, int64_t m, int64_t n, double *A, int64_t lda, int64_t *ipiv,
@@ -182,22 +188,6 @@ ozblas_status lx_sytri(oz_lx *x, char uplo, int herm, int64_t n, double *A, int6
 #define END_WITH(st) return lx_end(&x, (st), ops_, nops_, report)
 #define END() END_WITH(OZBLAS_OK)
 
-/* Other routines of the host LAPACK's family (lapack_real.c), and whether it is ILP64. */
-void *lx_real_fn(int cplx, const char *routine);
-int lx_real_ilp64(void);
-/* A call of such a routine with LAPACK's integers as int64_t (ILP64) or int32_t: body
- * spelled once, with I the integer type. */
-#define LX_F77(...)             \
-    do {                        \
-        if (lx_real_ilp64()) {  \
-            typedef int64_t I;  \
-            __VA_ARGS__         \
-        } else {                \
-            typedef int32_t I;  \
-            __VA_ARGS__         \
-        }                       \
-    } while (0)
-
 /* SYR2K (herm 0) and HER2K (herm 1) on the triangle uplo of C: alpha A op(B) + alpha' B op(A)
  * + beta C (trans 'N') or alpha op(A) B + alpha' op(B) A + beta C, alpha' = alpha, or
  * conj(alpha) for HER2K (lapack_drivers.c: SYRK's code with a second product) */
@@ -216,9 +206,6 @@ double *lx_fetch_to(oz_lx *x, double *H, int64_t ldh, const double *A, int64_t l
                     int64_t rows, int64_t cols, int64_t *ld);
 double *lx_scratch(oz_lx *x, double *host, int64_t elems);
 void lx_scratch_free(oz_lx *x, double *d);
-
-/* lx_real_fn found once: *slot (atomic) keeps what was found (NULL: looked up again). */
-void *lx_real_fn_cached(void **slot, int cplx, const char *routine);
 
 /* ---- The Householder machinery (lapack_qr.c): QR, LQ, Hessenberg, least squares ---------
  * A block of ib reflectors is I - V T V^H with V (r x ib) unit lower trapezoidal, made

@@ -8,10 +8,8 @@
 #include <string.h>
 
 #include "../core/oz_internal.h"
+#include "../lapack/lx_util.h" /* max1, up */
 #include "shim_internal.h"
-
-static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-static int64_t max1(int64_t x) { return x > 1 ? x : 1; }
 
 /* 'N', 'T' or 'C' */
 static int is_trans(char t) { return t == 'N' || t == 'T' || t == 'C'; }
@@ -47,8 +45,8 @@ void fill_gemm(shim_call *c, int cplx, char ta, char tb, int64_t m, int64_t n, i
 {
     c->kind = K_GEMM;
     c->cplx = cplx;
-    c->ta = upper(ta);
-    c->tb = upper(tb);
+    c->ta = up(ta);
+    c->tb = up(tb);
     c->uplo = 0;
     c->m = m, c->n = n, c->k = k;
     scalar(cplx, alpha, c->alpha);
@@ -65,8 +63,8 @@ static void fill_syrk(shim_call *c, int kind, int cplx, char uplo, char trans, i
 {
     c->kind = kind;
     c->cplx = cplx;
-    c->uplo = upper(uplo);
-    c->ta = upper(trans);
+    c->uplo = up(uplo);
+    c->ta = up(trans);
     c->tb = 0;
     c->m = n, c->n = n, c->k = k;
     scalar(cplx && kind == K_SYRK, alpha, c->alpha);

@@ -20,9 +20,6 @@
 #include "../core/oz_internal.h"
 #include "shim_lapack.h"
 
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-
 /* LAPACK's minimum workspaces (work, rwork, iwork) of a routine, and whether the call is
  * a query; -1 where the routine has no such argument. */
 static void minimum(int kind, int cplx, int wantz, int64_t n, int64_t *lw, int64_t *lrw,

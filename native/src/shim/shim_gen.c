@@ -17,8 +17,6 @@
 #include "../core/oz_internal.h"
 #include "shim_lapack.h"
 
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-
 static int h_sygst(lap_call *L, int cplx, int64_t itype, char uplo, int64_t n, double *A,
                    int64_t lda, const double *B, int64_t ldb, int64_t *info)
 {

@@ -13,7 +13,6 @@
  * decision (their k = nb is exempt from OZBLAS_MIN_SIZE). A call is one trace line and one
  * counter cell under its own routine name. */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +21,6 @@
 
 #include "../core/oz_internal.h"
 #include "shim_lapack.h"
-
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return (char)toupper((unsigned char)c); }
 
 int lap_begin_update(lap_call *L, int cplx, int64_t m, int64_t n, int64_t k, int64_t order,
                      double flops, int bad, int quick, const double *alpha)

@@ -4,6 +4,7 @@
 #ifndef OZ_SHIM_LAPACK_H
 #define OZ_SHIM_LAPACK_H
 
+#include "../lapack/lx_util.h" /* max1, up, ... */
 #include "shim_internal.h"
 
 typedef struct {

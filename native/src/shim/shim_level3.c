@@ -26,8 +26,6 @@
 #include "../core/oz_internal.h"
 #include "shim_lapack.h"
 
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 static int is_zero(int cplx, const double *a) { return a[0] == 0.0 && (!cplx || a[1] == 0.0); }
 static int is_one(int cplx, const double *a) { return a[0] == 1.0 && (!cplx || a[1] == 0.0); }
 

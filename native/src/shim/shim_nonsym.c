@@ -17,9 +17,6 @@
 #include "../core/oz_internal.h"
 #include "shim_lapack.h"
 
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-
 /* geev: lwork at least dgeev's max(1, 4 n) with vectors, max(1, 3 n) without; zgeev's
  * max(1, 2 n). w: wr (z: w), wi unused for z. */
 static int h_geev(lap_call *L, int cplx, char jobvl, char jobvr, int64_t n, double *A,

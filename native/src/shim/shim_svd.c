@@ -22,10 +22,6 @@
 #include "../core/oz_internal.h"
 #include "shim_lapack.h"
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max1(int64_t n) { return n > 1 ? n : 1; }
-static char up(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
-
 /* LAPACK's optimal workspace after a routed call, as the real routine reports it */
 static void opt_work(double *work, int cplx, int64_t size)
 {
