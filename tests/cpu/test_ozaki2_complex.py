@@ -166,18 +166,25 @@ def test_a_hermitian_product_takes_one_product_per_modulus(n, k, moduli, scaling
         make_matrix(*shape, 1.0, seed=seed % 1000 + 1), shift)
     x = a if trans == "N" else a.conj().T
     c, rep = _zgemm_same(a, trans, moduli, scaling)
-    ref, fallback = reference.ozaki2(x, x.conj().T, moduli=moduli, scaling=scaling, herm=True)
+    cx2 = moduli == "auto" or lib.ozblas_ozaki2_complex_count(INT8, moduli) != 0
+    _hermitian_checks(c, rep, x, x.conj().T, moduli, scaling, True, {1 if cx2 else 3})
+
+
+def _hermitian_checks(c, rep, a, b, moduli, scaling, herm, products):
+    """A Hermitian product's C against the reference's one-product algorithm (herm: True or
+    "swap") bit for bit, its exactly real diagonal, its products per modulus (one of
+    products), and the reported bound of the oracle."""
+    ref, fallback = reference.ozaki2(a, b, moduli=moduli, scaling=scaling, herm=herm)
     if fallback is not None:
         assert rep.fallback != 0
         return
     assert rep.fallback == 0
     assert_same_bits(c, ref)
     assert np.all(np.diag(c).imag == 0)
-    cx2 = moduli == "auto" or lib.ozblas_ozaki2_complex_count(INT8, moduli) != 0
-    assert rep.complex_products == (1 if cx2 else 3)
+    assert rep.complex_products in products
     assert rep.int_gemms >= rep.complex_products * rep.moduli
-    exact = exact_matmul(x, x.conj().T)
-    assert err_ab(c, exact, x, x.conj().T) <= (rep.bound if rep.bound > 0 else 1.0) + U
+    exact = exact_matmul(a, b)
+    assert err_ab(c, exact, a, b) <= (rep.bound if rep.bound > 0 else 1.0) + U
 
 
 def test_zherk_in_one_block_is_the_hermitian_product():
@@ -252,20 +259,10 @@ def test_her2k_form_takes_one_product_of_2k_per_modulus(n, k, moduli, scaling, s
     y = _parts(n, k, 1.0, seed % 1000 + 7, 0, -shift // 2)
     z = np.hstack([x, y])
     c, rep = _zgemm_swap(np.hstack([z, x]), moduli, scaling)
-    w = np.hstack([y, x])
-    ref, fallback = reference.ozaki2(z, w.conj().T, moduli=moduli, scaling=scaling, herm="swap")
-    if fallback is not None:
-        assert rep.fallback != 0
-        return
-    assert rep.fallback == 0
-    assert_same_bits(c, ref)
-    assert np.all(np.diag(c).imag == 0)
     # automatic precision may walk past the complex set's counts (then Karatsuba's three)
     cx2 = {1, 3} if moduli == "auto" else {1 if lib.ozblas_ozaki2_complex_count(INT8, moduli)
                                             else 3}
-    assert rep.complex_products in cx2
-    exact = exact_matmul(z, w.conj().T)
-    assert err_ab(c, exact, z, w.conj().T) <= (rep.bound if rep.bound > 0 else 1.0) + U
+    _hermitian_checks(c, rep, z, np.hstack([y, x]).conj().T, moduli, scaling, "swap", cx2)
 
 
 def test_her2k_form_needs_the_copy():
