@@ -249,14 +249,22 @@ void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb)
 
 /* HER2K's diagonal block W (n x n) := alpha op(P) op(Q)^H + conj(alpha) op(Q) op(P)^H as one
  * product, which the Ozaki II driver runs as a Hermitian one (core/driver_ozaki2.c
- * oz_her2k_operands); 0 (nothing done) on the device or for want of memory. */
+ * oz_her2k_operands); 0 (nothing done) on the device. For want of memory the whole call
+ * goes to the host routine, as lx_gemm's products do. */
 static int her2k_block(oz_lx *x, char trans, int64_t n, int64_t k, const double *alpha,
                        const double *P, int64_t ldp, const double *Q, int64_t ldq, double *W)
 {
     double ga[2];
-    double *U = x->dev ? NULL : oz_her2k_operands(trans, n, k, alpha, P, ldp, Q, ldq, ga);
-    if (!U)
+    if (x->dev)
         return 0;
+    double *U = oz_her2k_operands(trans, n, k, alpha, P, ldp, Q, ldq, ga);
+    if (!U) {
+        if (!x->failed) {
+            x->failed = 1;
+            x->fail_status = OZBLAS_ERR_ALLOCATION;
+        }
+        return 1;
+    }
     lx_gemm(x, 'N', 'C', n, n, 2 * k, ga, U, n, U + 2 * n * k, n, ZERO, W, n);
     free(U);
     return 1;
