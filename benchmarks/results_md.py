@@ -137,6 +137,20 @@ def _exact_complex(d):
                   rows)
 
 
+def _remainder(d):
+    rows = [[r["routine"], r["n"], f"{r['native_s']:.3f}", f"{r['products_s']:.3f}", f"{r['host_s']:.3f}",
+             f"{r['host_over_native']:.2f}", r.get("band", "-")] for r in d.get("results", [])]
+    return _table(["routine", "n", "native s", "products s", "host remainder s", "remainder / native",
+                   "band"], rows)
+
+
+def _workloads(d):
+    rows = [[r["workload"], r["routine"], f"{r['native_s']:.2f}", f"{r['still_native_s']:.2f}",
+             f"{r['converted']:.0%}"] for r in d.get("results", [])]
+    return _table(["workload", "routine", "native BLAS/LAPACK s", "still native under the shim s",
+                   "converted"], rows)
+
+
 HEADLINES = [  # (file name prefix, what the file holds, headline)
     ("accuracy_engines", "Ozaki II on the INT8 and FP4 engines (CPU model), bits of accuracy", _engines),
     ("accuracy", "the fewest moduli and slices reaching native DGEMM's err_ab, m = n = 128", _accuracy),
@@ -146,6 +160,8 @@ HEADLINES = [  # (file name prefix, what the file holds, headline)
     ("shim_overhead", "pass-through overhead of the preload shim and of in-process activation", _overhead),
     ("policy_check", "the cost model's predicted times against measured ones, CPU candidates", _policy),
     ("lapack_speed", "the LAPACK layer's blocked drivers against the host LAPACK (n >= 2048)", _lapack_speed),
+    ("lapack_remainder", "the host remainder of the LAPACK layer's drivers (native products), one thread", _remainder),
+    ("workload_remainder", "native BLAS/LAPACK CPU time of workloads, natively and under the shim (perf)", _workloads),
     ("lapack_suites", "SciPy's and NumPy's test modules natively and under ozblas", _suites),
     ("blas_suites", "SciPy's BLAS and matrix-function test modules natively and under ozblas", _suites),
     ("zgemm_speed", "ZGEMM against DGEMM on Ozaki II, CPU executor, one thread, 14 moduli", _zgemm_speed),
