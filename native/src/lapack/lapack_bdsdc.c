@@ -75,17 +75,24 @@ static void host_lascl(double cfrom, double cto, int64_t n, double *v)
            LX_HOST(0, lascl)(&g, &zero, &zero, &cfrom, &cto, &n4, &one, v, &n4, &inf4, 1););
 }
 
-/* The 2-norm of v (k elements), scaled by its largest magnitude against overflow */
+/* The 2-norm of v (k elements), scaled by its largest magnitude against overflow: the
+ * largest by comparison (fmax is a libm call per entry here), the sum of squares in four
+ * partial sums (one per SIMD lane; the O(k^2) normalizations spend their time here) */
 static double nrm2(int64_t k, const double *v)
 {
-    double s = 0.0, t = 0.0;
+    double s = 0.0, t[4] = {0.0, 0.0, 0.0, 0.0};
     for (int64_t i = 0; i < k; i++)
-        s = fmax(s, fabs(v[i]));
+        s = fabs(v[i]) > s ? fabs(v[i]) : s;
     if (s == 0.0)
         return 0.0;
-    for (int64_t i = 0; i < k; i++)
-        t += (v[i] / s) * (v[i] / s);
-    return s * sqrt(t);
+    double r = 1.0 / s;
+    int64_t i = 0;
+    for (; i + 4 <= k; i += 4)
+        for (int l = 0; l < 4; l++)
+            t[l] += (v[i + l] * r) * (v[i + l] * r);
+    for (; i < k; i++)
+        t[0] += (v[i] * r) * (v[i] * r);
+    return s * sqrt((t[0] + t[1]) + (t[2] + t[3]));
 }
 
 /* ---- one merge (dlasd1, dlasd3) ---------------------------------------------------------- */
@@ -295,11 +302,13 @@ static int64_t secular(int64_t k, double *d, const double *dsigma, double *z, do
     for (int64_t i = 0; i < k; i++)
         z[i] = U[i + (k - 1) * ldu] * VT[i + (k - 1) * ldvt];
     for (int64_t j = 0; j < k - 1; j++) {
-        const double *u = U + j * ldu, *v = VT + j * ldvt;
+        const double *u = U + j * ldu, *v = VT + j * ldvt, a = dsigma[j + 1], b = dsigma[j];
+#pragma omp simd
         for (int64_t i = 0; i <= j; i++)
-            z[i] *= u[i] * v[i] / (dsigma[i] - dsigma[j + 1]) / (dsigma[i] + dsigma[j + 1]);
+            z[i] *= u[i] * v[i] / (dsigma[i] - a) / (dsigma[i] + a);
+#pragma omp simd
         for (int64_t i = j + 1; i < k; i++)
-            z[i] *= u[i] * v[i] / (dsigma[i] - dsigma[j]) / (dsigma[i] + dsigma[j]);
+            z[i] *= u[i] * v[i] / (dsigma[i] - b) / (dsigma[i] + b);
     }
     for (int64_t i = 0; i < k; i++)
         z[i] = copysign(sqrt(fabs(z[i])), q[i]);
@@ -320,14 +329,15 @@ static void left_vectors(oz_lx *x, int64_t nl, int64_t nr, int64_t k, const doub
         double *u = U + i * ldu, *v = VT + i * ldvt;
         v[0] = z[0] / u[0] / v[0];
         u[0] = -1.0;
+#pragma omp simd
         for (int64_t j = 1; j < k; j++) {
             v[j] = z[j] / u[j] / v[j];
             u[j] = dsigma[j] * v[j];
         }
-        double t = nrm2(k, u);
-        Q[i * k] = u[0] / t;
+        double t = 1.0 / nrm2(k, u);
+        Q[i * k] = u[0] * t;
         for (int64_t j = 1; j < k; j++)
-            Q[j + i * k] = u[jc[j]] / t;
+            Q[j + i * k] = u[jc[j]] * t;
     }
     if (k == 2) {
         lx_gemm(x, 'N', 'N', n, k, k, ONE, U2, ldu2, Q, k, ZERO, U, ldu);
@@ -363,12 +373,16 @@ static void right_vectors(oz_lx *x, int64_t nl, int64_t nr, int64_t sqre, int64_
                           const int64_t *jc, const int64_t *ctot)
 {
     int64_t m = nl + nr + 1 + sqre;
-    for (int64_t i = 0; i < k; i++) {
-        const double *v = VT + i * ldvt;
-        double t = nrm2(k, v);
-        Q[i] = v[0] / t;
+    for (int64_t i0 = 0; i0 < k; i0 += 8) { /* Q's rows in blocks of 8: its columns' lines */
+        int64_t nr8 = k - i0 < 8 ? k - i0 : 8;
+        double t[8];
+        for (int64_t l = 0; l < nr8; l++) {
+            t[l] = 1.0 / nrm2(k, VT + (i0 + l) * ldvt);
+            Q[i0 + l] = VT[(i0 + l) * ldvt] * t[l];
+        }
         for (int64_t j = 1; j < k; j++)
-            Q[i + j * k] = v[jc[j]] / t;
+            for (int64_t l = 0; l < nr8; l++)
+                Q[i0 + l + j * k] = VT[jc[j] + (i0 + l) * ldvt] * t[l];
     }
     if (k == 2) {
         lx_gemm(x, 'N', 'N', k, m, k, ONE, Q, k, VT2, ldvt2, ZERO, VT, ldvt);

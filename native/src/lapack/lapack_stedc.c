@@ -131,28 +131,40 @@ static int64_t secular(oz_lx *x, dc_ws *w, int64_t k, double rho, double *d)
         int64_t i1 = i0 + 64 < k ? i0 + 64 : k;
         for (int64_t i = i0; i < i1; i++)
             w->wv[i] = S[i + i * k];
-        for (int64_t j = 0; j < k; j++)
-            for (int64_t i = i0; i < i1; i++)
-                if (i != j)
-                    w->wv[i] *= S[i + j * k] / (w->dlam[i] - w->dlam[j]);
+        for (int64_t j = 0; j < k; j++) { /* i != j, as two branch-free (SIMD) runs */
+            const double *s = S + j * k, *dl = w->dlam, dj = dl[j];
+            int64_t c = j < i0 ? i0 : j > i1 ? i1 : j;
+            double *v = w->wv;
+#pragma omp simd
+            for (int64_t i = i0; i < c; i++)
+                v[i] *= s[i] / (dl[i] - dj);
+#pragma omp simd
+            for (int64_t i = c + (c == j); i < i1; i++)
+                v[i] *= s[i] / (dl[i] - dj);
+        }
         for (int64_t i = i0; i < i1; i++)
             w->wv[i] = copysign(sqrt(-w->wv[i]), zs[i]);
     }
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t j = 0; j < k; j++) {
         double *s = S + j * k, *t = w->col + (int64_t)omp_get_thread_num() * w->n;
-        double nrm = 0.0, scale = 0.0;
-        for (int64_t i = 0; i < k; i++) {
-            t[i] = w->wv[i] / s[i];
-            scale = fmax(scale, fabs(t[i]));
-        }
-        for (int64_t i = 0; i < k; i++) { /* dnrm2's scaled sum */
-            double q = t[i] / scale;
-            nrm = fma(q, q, nrm);
-        }
-        nrm = scale * sqrt(nrm);
+        double scale = 0.0, nrm[4] = {0.0, 0.0, 0.0, 0.0};
+        const double *v = w->wv;
+#pragma omp simd
         for (int64_t i = 0; i < k; i++)
-            s[i] = t[w->indxc[i] - 1] / nrm;
+            t[i] = v[i] / s[i];
+        for (int64_t i = 0; i < k; i++) /* not fmax: a libm call per entry */
+            scale = fabs(t[i]) > scale ? fabs(t[i]) : scale;
+        double r = 1.0 / scale;
+        int64_t i = 0;
+        for (; i + 4 <= k; i += 4) /* the scaled sum of squares in four partial sums */
+            for (int l = 0; l < 4; l++)
+                nrm[l] = fma(t[i + l] * r, t[i + l] * r, nrm[l]);
+        for (; i < k; i++)
+            nrm[0] = fma(t[i] * r, t[i] * r, nrm[0]);
+        r = 1.0 / (scale * sqrt((nrm[0] + nrm[1]) + (nrm[2] + nrm[3])));
+        for (i = 0; i < k; i++)
+            s[i] = t[w->indxc[i] - 1] * r;
     }
     lx_host_flops(x, 7.0 * (double)k * (double)k);
     return 0;
