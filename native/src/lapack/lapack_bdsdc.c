@@ -565,6 +565,49 @@ static void host_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, doubl
     free(iw);
 }
 
+/* d descending with U's columns and VT's rows (n x n), as dbdsdc's selection sort: its swaps
+ * replayed on the permutation p (n), which is then applied to VT's rows by a gather down each
+ * column through col (n) and to U's columns along its cycles (swapping VT's rows one by one
+ * would stride through VT at every entry). */
+static void sort_desc(int64_t n, double *d, double *U, double *VT, double *col, int64_t *p)
+{
+    int moved = 0;
+    for (int64_t i = 0; i < n; i++)
+        p[i] = i;
+    for (int64_t i = 0; i < n - 1; i++) {
+        int64_t kk = i;
+        for (int64_t j = i + 1; j < n; j++)
+            if (d[j] > d[kk])
+                kk = j;
+        if (kk == i)
+            continue;
+        double t = d[kk];
+        d[kk] = d[i], d[i] = t;
+        int64_t q = p[kk];
+        p[kk] = p[i], p[i] = q, moved = 1;
+    }
+    if (!moved)
+        return;
+    for (int64_t r = 0; r < n; r++) { /* row i := row p[i] */
+        double *v = VT + r * n;
+        for (int64_t i = 0; i < n; i++)
+            col[i] = v[p[i]];
+        memcpy(v, col, sizeof(double) * (size_t)n);
+    }
+    for (int64_t s = 0; s < n; s++) { /* column j := column p[j], each cycle from s */
+        if (p[s] == s)
+            continue;
+        memcpy(col, U + s * n, sizeof(double) * (size_t)n);
+        int64_t j = s;
+        for (int64_t q; (q = p[j]) != s; j = q) {
+            memcpy(U + j * n, U + q * n, sizeof(double) * (size_t)n);
+            p[j] = j;
+        }
+        memcpy(U + j * n, col, sizeof(double) * (size_t)n);
+        p[j] = j;
+    }
+}
+
 /* The divide and conquer on the upper bidiagonal (d, e) of order n > SMLSIZ: dbdsdc's steps. */
 static void dc_upper(oz_lx *x, int64_t n, double *d, double *e, double *U, double *VT,
                      int64_t *info)
@@ -598,24 +641,10 @@ static void dc_upper(oz_lx *x, int64_t n, double *d, double *e, double *U, doubl
     *info = pieces(x, &w, n, d, e, U, VT, iw, work);
     x->cplx = cplx;
     x->o.target = target;
+    host_lascl(1.0, orgnrm, n, d);
+    sort_desc(n, d, U, VT, w.z, w.jc);
     free(w.z);
     free(iw);
-    host_lascl(1.0, orgnrm, n, d);
-    for (int64_t i = 0; i < n - 1; i++) { /* descending, as dbdsdc's selection sort */
-        int64_t kk = i;
-        for (int64_t j = i + 1; j < n; j++)
-            if (d[j] > d[kk])
-                kk = j;
-        if (kk == i)
-            continue;
-        double t = d[kk];
-        d[kk] = d[i];
-        d[i] = t;
-        for (int64_t r = 0; r < n; r++) {
-            t = U[r + i * n], U[r + i * n] = U[r + kk * n], U[r + kk * n] = t;
-            t = VT[i + r * n], VT[i + r * n] = VT[kk + r * n], VT[kk + r * n] = t;
-        }
-    }
 }
 
 void lx_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, double *e, double *U,

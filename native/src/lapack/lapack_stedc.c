@@ -39,7 +39,7 @@ static int64_t leaf_size(int64_t nb) { return nb < 256 ? nb : 256; }
 /* The workspace of one solve of order n (every subproblem's fits in it). */
 typedef struct {
     int64_t n, leaf;
-    double *z, *dlam, *wv, *q2, *S, *lw; /* n, n, n, n^2, n^2 (S, the permutation's copy), lw */
+    double *z, *dlam, *wv, *q2, *S, *lw; /* n, n, n, n^2, n^2 (the secular S), lw */
     double *col; /* nt columns of n: the normalization's, one per thread */
     int nt;      /* the host threads of the secular equations (the run's) */
     int64_t llw, *indxq, *indx, *indxc, *indxp, *coltyp; /* n each (1-based, as LAPACK's) */
@@ -244,7 +244,8 @@ static int64_t dc(oz_lx *x, dc_ws *w, int64_t n, double *d, double *e, double *Q
 }
 
 /* An unreduced block of order m > leaf at row s of the whole Q: scaled to norm 1 (as dstedc
- * does), divided and conquered, its eigenpairs sorted (dlaed0's last step), scaled back. */
+ * does), divided and conquered, its eigenpairs sorted (dlaed0's last step: each column moved
+ * once, along the permutation's cycles), scaled back. */
 static int64_t dc_block(oz_lx *x, dc_ws *w, int64_t s, int64_t m, double *d, double *e,
                         double *Q, int64_t ldq)
 {
@@ -260,14 +261,24 @@ static int64_t dc_block(oz_lx *x, dc_ws *w, int64_t s, int64_t m, double *d, dou
     int64_t info = dc(x, w, m, d + s, e + s, B, ldq, w->indxq, s);
     if (info || x->failed)
         return info;
+    int64_t *p = w->indx; /* column i := column indxq_i - 1, moved along its cycles */
     for (int64_t i = 0; i < m; i++) {
-        int64_t j = w->indxq[i] - 1;
-        w->wv[i] = d[s + j];
-        memcpy(w->S + i * m, B + j * ldq, sizeof(double) * (size_t)m);
+        p[i] = w->indxq[i] - 1;
+        w->wv[i] = d[s + p[i]];
     }
-    for (int64_t i = 0; i < m; i++) {
+    for (int64_t i = 0; i < m; i++)
         d[s + i] = w->wv[i] * nrm;
-        memcpy(B + i * ldq, w->S + i * m, sizeof(double) * (size_t)m);
+    for (int64_t c = 0; c < m; c++) {
+        if (p[c] == c)
+            continue;
+        memcpy(w->col, B + c * ldq, sizeof(double) * (size_t)m);
+        int64_t j = c;
+        for (int64_t q; (q = p[j]) != c; j = q) {
+            memcpy(B + j * ldq, B + q * ldq, sizeof(double) * (size_t)m);
+            p[j] = j;
+        }
+        memcpy(B + j * ldq, w->col, sizeof(double) * (size_t)m);
+        p[j] = j;
     }
     return 0;
 }
