@@ -6,9 +6,9 @@
  *     every negligible off-diagonal entry, each piece by dlasd0, unscale, sort descending;
  *   dlasd0: the tree of the host dlasdt, leaves of at most SMLSIZ rows by the host dlasdq,
  *     then the merges bottom-up;
- *   dlasd1 (merge): deflation by the host dlasd2 (which permutes U's columns and VT's rows
- *     into U2 and VT2 by the columns' structure: O(n^2) copies), then dlasd3's work below,
- *     the merged values' order by the host dlamrg;
+ *   dlasd1 (merge): deflation as dlasd2 (deflate() below: it permutes U's columns and VT's
+ *     rows into U2 and VT2 by the columns' structure, O(n^2) copies), then dlasd3's work
+ *     below, the merged values' order by the host dlamrg;
  *   dlasd3: the secular equation's roots by the host dlasd4 (one per root, O(k) each), z
  *     recomputed from the roots (Gu and Eisenstat, so that the vectors are orthogonal to
  *     working precision whatever the roots' errors), the merged problem's vectors Q, and
@@ -35,8 +35,7 @@ int lx_bdsdc_ready(void) { return lx_host_fn(0, LXH_bdsdc) != NULL; }
    whole solve to its dbdsdc) */
 static int dc_ready(void)
 {
-    static const int ids[] = {LXH_bdsdc, LXH_lasdq, LXH_lasdt, LXH_lasd2,
-                              LXH_lasd4, LXH_lamrg, LXH_lascl};
+    static const int ids[] = {LXH_bdsdc, LXH_lasdq, LXH_lasdt, LXH_lasd4, LXH_lamrg, LXH_lascl};
     return lx_host_all(0, ids, sizeof ids / sizeof *ids);
 }
 
@@ -76,29 +75,205 @@ static void host_lascl(double cfrom, double cto, int64_t n, double *v)
            LX_HOST(0, lascl)(&g, &zero, &zero, &cfrom, &cto, &n4, &one, v, &n4, &inf4, 1););
 }
 
-/* The 2-norm of v (k elements), scaled by its largest magnitude against overflow */
+/* The 2-norm of v (k elements), scaled by its largest magnitude against overflow: the
+ * largest by comparison (fmax is a libm call per entry here), the sum of squares in four
+ * partial sums (one per SIMD lane; the O(k^2) normalizations spend their time here) */
 static double nrm2(int64_t k, const double *v)
 {
-    double s = 0.0, t = 0.0;
+    double s = 0.0, t[4] = {0.0, 0.0, 0.0, 0.0};
     for (int64_t i = 0; i < k; i++)
-        s = fmax(s, fabs(v[i]));
+        s = fabs(v[i]) > s ? fabs(v[i]) : s;
     if (s == 0.0)
         return 0.0;
-    for (int64_t i = 0; i < k; i++)
-        t += (v[i] / s) * (v[i] / s);
-    return s * sqrt(t);
+    double r = 1.0 / s;
+    int64_t i = 0;
+    for (; i + 4 <= k; i += 4)
+        for (int l = 0; l < 4; l++)
+            t[l] += (v[i + l] * r) * (v[i + l] * r);
+    for (; i < k; i++)
+        t[0] += (v[i] * r) * (v[i] * r);
+    return s * sqrt((t[0] + t[1]) + (t[2] + t[3]));
 }
 
 /* ---- one merge (dlasd1, dlasd3) ---------------------------------------------------------- */
 
-/* A merge's workspace: z (m), dsigma (n), U2 (n x n), VT2 (m x m), Q (n x n) doubles,
- * idx, idxc, coltyp, idxp (n each) LAPACK integers and jc (n), for the largest n (and m =
+/* A merge's workspace: z (m), dsigma (n), U2 (n x n), VT2 (m x m), Q (n x n) doubles, idx
+ * (n LAPACK integers: dlamrg's), jc, coltyp, idxp, src (n each), for the largest n (and m =
  * n + 1). */
 typedef struct {
     double *z, *dsigma, *U2, *VT2, *Q;
-    void *idx, *idxc, *coltyp, *idxp;
-    int64_t *jc; /* idxc 0-based, for the O(k^2) loops */
+    void *idx;
+    int64_t *jc, *coltyp, *idxp, *src; /* 0-based: dlasd2's idxc, coltyp, idxp; VT2's rows */
 } dc_work;
+
+/* LAPACK's dlapy2: sqrt(x^2 + y^2) without overflow or destructive underflow */
+static double lapy2(double x, double y)
+{
+    if (isnan(x) || isnan(y))
+        return isnan(x) ? x : y;
+    double w = fmax(fabs(x), fabs(y)), z = fmin(fabs(x), fabs(y));
+    return z == 0.0 || w > DBL_MAX ? w : w * sqrt(1.0 + (z / w) * (z / w));
+}
+
+/* x := c x + s y, y := c y - s x (drot) on n entries at strides incx, incy */
+static void rot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double a = x[i * incx], b = y[i * incy];
+        x[i * incx] = c * a + s * b;
+        y[i * incy] = c * b - s * a;
+    }
+}
+
+/* ---- deflation (dlasd2) ------------------------------------------------------------------ */
+
+/* The column of U (row of VT), 0-based, of the sorted position whose dlamrg index is q:
+ * idxq's entries of the upper block count from the shifted d (dlasd2's IDXQ(q + 1), less one
+ * at most nl + 1). */
+static int64_t column(const void *idxq, int64_t q, int64_t nl)
+{
+    int64_t c = iget(idxq, q);
+    return c <= nl + 1 ? c - 2 : c - 1;
+}
+
+/* dlasd2's first half on the merge of orders nl, nr (n = nl + nr + 1, m = n + sqre): z from
+ * VT's rows nl and nl + 1, d's and z's entries 1.. in ascending order (the host dlamrg),
+ * then the deflation of tiny z_j and of close pairs (a rotation of U's columns and VT's rows
+ * zeroes one z), k the values kept; idxp the kept then (from the back) the deflated
+ * positions, coltyp the columns' types (1 upper block, 2 lower, 3 both, 4 deflated). Returns
+ * k; z1 (z_0 before scaling) and tol for the second half. */
+static int64_t deflate_find(dc_work *w, int64_t nl, int64_t nr, int64_t sqre, double *d,
+                            double alpha, double beta, double *U, int64_t ldu, double *VT,
+                            int64_t ldvt, void *idxq, double *z1, double *tol)
+{
+    int64_t n = nl + nr + 1, m = n + sqre, *ct = w->coltyp, *ip = w->idxp;
+    double *z = w->z, *ds = w->dsigma, *u2 = w->U2;
+    *z1 = z[0] = alpha * VT[nl + nl * ldvt];
+    for (int64_t i = nl - 1; i >= 0; i--) {
+        z[i + 1] = alpha * VT[i + nl * ldvt];
+        d[i + 1] = d[i];
+        iset(idxq, i + 1, iget(idxq, i) + 1);
+    }
+    for (int64_t i = nl + 1; i < m; i++)
+        z[i] = beta * VT[i + (nl + 1) * ldvt];
+    for (int64_t i = 1; i < n; i++)
+        ct[i] = i <= nl ? 1 : 2;
+    for (int64_t i = nl + 1; i < n; i++)
+        iset(idxq, i, iget(idxq, i) + nl + 1);
+    for (int64_t i = 1; i < n; i++) { /* ds, u2 and jc as scratch */
+        int64_t q = iget(idxq, i) - 1;
+        ds[i] = d[q];
+        u2[i] = z[q];
+        w->jc[i] = ct[q];
+    }
+    LX_F77(I nl4 = (I)nl, nr4 = (I)nr, one = 1;
+           LX_HOST(0, lamrg)(&nl4, &nr4, ds + 1, &one, &one, iat(w->idx, 1)););
+    for (int64_t i = 1; i < n; i++) {
+        int64_t q = iget(w->idx, i);
+        d[i] = ds[q];
+        z[i] = u2[q];
+        ct[i] = w->jc[q];
+    }
+    const double eps = DBL_EPSILON / 2; /* dlamch('E') */
+    double t = 8.0 * eps * fmax(fabs(d[n - 1]), fmax(fabs(alpha), fabs(beta)));
+    int64_t k = 1, k2 = n, jprev = -1;
+    for (int64_t j = 1; j < n; j++) {
+        if (fabs(z[j]) <= t) { /* z_j tiny: deflated */
+            ip[--k2] = j;
+            ct[j] = 4;
+        } else if (jprev >= 0 && fabs(d[j] - d[jprev]) <= t) { /* close pair: rotate */
+            double s = z[jprev], c = z[j], tau = lapy2(c, s);
+            c /= tau;
+            s = -s / tau;
+            z[j] = tau;
+            z[jprev] = 0.0;
+            int64_t cp = column(idxq, iget(w->idx, jprev), nl);
+            int64_t cj = column(idxq, iget(w->idx, j), nl);
+            rot(n, U + cp * ldu, 1, U + cj * ldu, 1, c, s);
+            rot(m, VT + cp, ldvt, VT + cj, ldvt, c, s);
+            if (ct[j] != ct[jprev])
+                ct[j] = 3;
+            ct[jprev] = 4;
+            ip[--k2] = jprev;
+            jprev = j;
+        } else {
+            if (jprev >= 0) {
+                u2[k] = z[jprev];
+                ds[k] = d[jprev];
+                ip[k++] = jprev;
+            }
+            jprev = j;
+        }
+    }
+    if (jprev >= 0) { /* the last kept value */
+        u2[k] = z[jprev];
+        ds[k] = d[jprev];
+        ip[k++] = jprev;
+    }
+    *tol = t;
+    return k;
+}
+
+/* dlasd2's second half: ctot (the types' counts), jc (dlasd2's idxc, 0-based: U2's columns
+ * grouped by type), dsigma, U2's columns and VT2's rows in that order, z_0 (with sqre, VT's
+ * extra row rotated into VT2's first and last rows), the deflated values and vectors back
+ * into d, U and VT's last n - k places. VT's rows are gathered column by column: copied row by
+ * row they would stride through VT at every entry (dlasd2's dcopy, the bulk of its time). */
+static void deflate_copy(dc_work *w, int64_t nl, int64_t nr, int64_t sqre, int64_t k, double z1,
+                         double tol, double *d, double *U, int64_t ldu, double *VT, int64_t ldvt,
+                         const void *idxq, int64_t *ctot)
+{
+    int64_t n = nl + nr + 1, m = n + sqre, *ct = w->coltyp, *ip = w->idxp, *jc = w->jc, psm[4];
+    double *z = w->z, *ds = w->dsigma, *U2 = w->U2, *VT2 = w->VT2;
+    memset(ctot, 0, 4 * sizeof *ctot);
+    for (int64_t j = 1; j < n; j++)
+        ctot[ct[j] - 1]++;
+    psm[0] = 1, psm[1] = 1 + ctot[0], psm[2] = psm[1] + ctot[1], psm[3] = psm[2] + ctot[2];
+    for (int64_t j = 1; j < n; j++)
+        jc[psm[ct[ip[j]] - 1]++] = j;
+    for (int64_t j = 1; j < n; j++) {
+        ds[j] = d[ip[j]];
+        w->src[j] = column(idxq, iget(w->idx, ip[jc[j]]), nl);
+        memcpy(U2 + j * n, U + w->src[j] * ldu, sizeof(double) * (size_t)n);
+    }
+    for (int64_t c = 0; c < m; c++)
+        for (int64_t j = 1; j < n; j++)
+            VT2[j + c * m] = VT[w->src[j] + c * ldvt];
+    ds[0] = 0.0;
+    if (fabs(ds[1]) <= tol / 2)
+        ds[1] = tol / 2;
+    double c = 1.0, s = 0.0;
+    if (m > n) {
+        z[0] = lapy2(z1, z[m - 1]);
+        if (z[0] <= tol)
+            z[0] = tol;
+        else
+            c = z1 / z[0], s = z[m - 1] / z[0];
+    } else
+        z[0] = fabs(z1) <= tol ? tol : z1;
+    memcpy(z + 1, U2 + 1, sizeof(double) * (size_t)(k - 1));
+    memset(U2, 0, sizeof(double) * (size_t)n);
+    U2[nl] = 1.0;
+    for (int64_t i = 0; i < m; i++) { /* VT2's first row (and with sqre VT's last rotated) */
+        double a = VT[nl + i * ldvt], b = VT[m - 1 + i * ldvt];
+        if (m == n)
+            VT2[i * m] = a;
+        else if (i <= nl)
+            VT[m - 1 + i * ldvt] = -s * a, VT2[i * m] = c * a;
+        else
+            VT2[i * m] = s * b, VT[m - 1 + i * ldvt] = c * b;
+        if (m > n)
+            VT2[m - 1 + i * m] = VT[m - 1 + i * ldvt];
+    }
+    if (n > k) {
+        memcpy(d + k, ds + k, sizeof(double) * (size_t)(n - k));
+        for (int64_t j = k; j < n; j++)
+            memcpy(U + j * ldu, U2 + j * n, sizeof(double) * (size_t)n);
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = k; j < n; j++)
+                VT[j + i * ldvt] = VT2[j + i * m];
+    }
+}
 
 /* The secular equation's roots into d (k) by the host dlasd4, U's and VT's first k columns
  * (k x k) its scratch, and z recomputed from them (dlasd3, Gu and Eisenstat); z's original
@@ -127,11 +302,13 @@ static int64_t secular(int64_t k, double *d, const double *dsigma, double *z, do
     for (int64_t i = 0; i < k; i++)
         z[i] = U[i + (k - 1) * ldu] * VT[i + (k - 1) * ldvt];
     for (int64_t j = 0; j < k - 1; j++) {
-        const double *u = U + j * ldu, *v = VT + j * ldvt;
+        const double *u = U + j * ldu, *v = VT + j * ldvt, a = dsigma[j + 1], b = dsigma[j];
+#pragma omp simd
         for (int64_t i = 0; i <= j; i++)
-            z[i] *= u[i] * v[i] / (dsigma[i] - dsigma[j + 1]) / (dsigma[i] + dsigma[j + 1]);
+            z[i] *= u[i] * v[i] / (dsigma[i] - a) / (dsigma[i] + a);
+#pragma omp simd
         for (int64_t i = j + 1; i < k; i++)
-            z[i] *= u[i] * v[i] / (dsigma[i] - dsigma[j]) / (dsigma[i] + dsigma[j]);
+            z[i] *= u[i] * v[i] / (dsigma[i] - b) / (dsigma[i] + b);
     }
     for (int64_t i = 0; i < k; i++)
         z[i] = copysign(sqrt(fabs(z[i])), q[i]);
@@ -152,14 +329,15 @@ static void left_vectors(oz_lx *x, int64_t nl, int64_t nr, int64_t k, const doub
         double *u = U + i * ldu, *v = VT + i * ldvt;
         v[0] = z[0] / u[0] / v[0];
         u[0] = -1.0;
+#pragma omp simd
         for (int64_t j = 1; j < k; j++) {
             v[j] = z[j] / u[j] / v[j];
             u[j] = dsigma[j] * v[j];
         }
-        double t = nrm2(k, u);
-        Q[i * k] = u[0] / t;
+        double t = 1.0 / nrm2(k, u);
+        Q[i * k] = u[0] * t;
         for (int64_t j = 1; j < k; j++)
-            Q[j + i * k] = u[jc[j]] / t;
+            Q[j + i * k] = u[jc[j]] * t;
     }
     if (k == 2) {
         lx_gemm(x, 'N', 'N', n, k, k, ONE, U2, ldu2, Q, k, ZERO, U, ldu);
@@ -195,12 +373,16 @@ static void right_vectors(oz_lx *x, int64_t nl, int64_t nr, int64_t sqre, int64_
                           const int64_t *jc, const int64_t *ctot)
 {
     int64_t m = nl + nr + 1 + sqre;
-    for (int64_t i = 0; i < k; i++) {
-        const double *v = VT + i * ldvt;
-        double t = nrm2(k, v);
-        Q[i] = v[0] / t;
+    for (int64_t i0 = 0; i0 < k; i0 += 8) { /* Q's rows in blocks of 8: its columns' lines */
+        int64_t nr8 = k - i0 < 8 ? k - i0 : 8;
+        double t[8];
+        for (int64_t l = 0; l < nr8; l++) {
+            t[l] = 1.0 / nrm2(k, VT + (i0 + l) * ldvt);
+            Q[i0 + l] = VT[(i0 + l) * ldvt] * t[l];
+        }
         for (int64_t j = 1; j < k; j++)
-            Q[i + j * k] = v[jc[j]] / t;
+            for (int64_t l = 0; l < nr8; l++)
+                Q[i0 + l + j * k] = VT[jc[j] + (i0 + l) * ldvt] * t[l];
     }
     if (k == 2) {
         lx_gemm(x, 'N', 'N', k, m, k, ONE, Q, k, VT2, ldvt2, ZERO, VT, ldvt);
@@ -236,18 +418,10 @@ static int64_t merge(oz_lx *x, dc_work *w, int64_t nl, int64_t nr, int64_t sqre,
     host_lascl(orgnrm, 1.0, n, d);
     alpha /= orgnrm;
     beta /= orgnrm;
-    LX_F77(I nl4 = (I)nl, nr4 = (I)nr, sq = (I)sqre, k4 = 0, lu = (I)ldu, lv = (I)ldvt;
-           I lu2 = (I)n, lv2 = (I)m, inf4 = 0;
-           LX_HOST(0, lasd2)(&nl4, &nr4, &sq, &k4, d, w->z, &alpha, &beta, U, &lu, VT, &lv,
-                             w->dsigma, w->U2, &lu2, w->VT2, &lv2, w->idxp, w->idx, w->idxc, idxq,
-                             w->coltyp, &inf4);
-           k = k4; info = inf4;);
-    if (info != 0)
-        return info;
-    /* dlasd2 leaves the column types' counts in coltyp's first four entries */
+    double z1, tol;
     int64_t ctot[4];
-    for (int i = 0; i < 4; i++)
-        ctot[i] = iget(w->coltyp, i);
+    k = deflate_find(w, nl, nr, sqre, d, alpha, beta, U, ldu, VT, ldvt, idxq, &z1, &tol);
+    deflate_copy(w, nl, nr, sqre, k, z1, tol, d, U, ldu, VT, ldvt, idxq, ctot);
     if (k == 1) { /* dlasd3's one-root case: a sign and copies */
         d[0] = fabs(w->z[0]);
         for (int64_t j = 0; j < m; j++)
@@ -258,8 +432,6 @@ static int64_t merge(oz_lx *x, dc_work *w, int64_t nl, int64_t nr, int64_t sqre,
         info = secular(k, d, w->dsigma, w->z, w->Q, U, ldu, VT, ldvt);
         if (info != 0)
             return info;
-        for (int64_t j = 0; j < k; j++)
-            w->jc[j] = iget(w->idxc, j) - 1;
         left_vectors(x, nl, nr, k, w->dsigma, w->z, w->Q, U, ldu, VT, ldvt, w->U2, n, w->jc,
                      ctot);
         right_vectors(x, nl, nr, sqre, k, w->Q, VT, ldvt, w->VT2, m, w->jc, ctot);
@@ -329,10 +501,10 @@ static int dc_alloc(dc_work *w, int64_t n, double **work, void **iw)
     w->Q = w->VT2 + m * m;
     *work = w->Q + n * n;
     w->idx = iat(*iw, 4 * n);
-    w->idxc = iat(*iw, 5 * n);
-    w->coltyp = iat(*iw, 6 * n);
-    w->idxp = iat(*iw, 7 * n);
-    w->jc = (int64_t *)*iw + 8 * n;
+    w->jc = (int64_t *)*iw + 5 * n;
+    w->coltyp = w->jc + n;
+    w->idxp = w->coltyp + n;
+    w->src = w->idxp + n;
     return 1;
 }
 
@@ -393,6 +565,49 @@ static void host_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, doubl
     free(iw);
 }
 
+/* d descending with U's columns and VT's rows (n x n), as dbdsdc's selection sort: its swaps
+ * replayed on the permutation p (n), which is then applied to VT's rows by a gather down each
+ * column through col (n) and to U's columns along its cycles (swapping VT's rows one by one
+ * would stride through VT at every entry). */
+static void sort_desc(int64_t n, double *d, double *U, double *VT, double *col, int64_t *p)
+{
+    int moved = 0;
+    for (int64_t i = 0; i < n; i++)
+        p[i] = i;
+    for (int64_t i = 0; i < n - 1; i++) {
+        int64_t kk = i;
+        for (int64_t j = i + 1; j < n; j++)
+            if (d[j] > d[kk])
+                kk = j;
+        if (kk == i)
+            continue;
+        double t = d[kk];
+        d[kk] = d[i], d[i] = t;
+        int64_t q = p[kk];
+        p[kk] = p[i], p[i] = q, moved = 1;
+    }
+    if (!moved)
+        return;
+    for (int64_t r = 0; r < n; r++) { /* row i := row p[i] */
+        double *v = VT + r * n;
+        for (int64_t i = 0; i < n; i++)
+            col[i] = v[p[i]];
+        memcpy(v, col, sizeof(double) * (size_t)n);
+    }
+    for (int64_t s = 0; s < n; s++) { /* column j := column p[j], each cycle from s */
+        if (p[s] == s)
+            continue;
+        memcpy(col, U + s * n, sizeof(double) * (size_t)n);
+        int64_t j = s;
+        for (int64_t q; (q = p[j]) != s; j = q) {
+            memcpy(U + j * n, U + q * n, sizeof(double) * (size_t)n);
+            p[j] = j;
+        }
+        memcpy(U + j * n, col, sizeof(double) * (size_t)n);
+        p[j] = j;
+    }
+}
+
 /* The divide and conquer on the upper bidiagonal (d, e) of order n > SMLSIZ: dbdsdc's steps. */
 static void dc_upper(oz_lx *x, int64_t n, double *d, double *e, double *U, double *VT,
                      int64_t *info)
@@ -426,24 +641,10 @@ static void dc_upper(oz_lx *x, int64_t n, double *d, double *e, double *U, doubl
     *info = pieces(x, &w, n, d, e, U, VT, iw, work);
     x->cplx = cplx;
     x->o.target = target;
+    host_lascl(1.0, orgnrm, n, d);
+    sort_desc(n, d, U, VT, w.z, w.jc);
     free(w.z);
     free(iw);
-    host_lascl(1.0, orgnrm, n, d);
-    for (int64_t i = 0; i < n - 1; i++) { /* descending, as dbdsdc's selection sort */
-        int64_t kk = i;
-        for (int64_t j = i + 1; j < n; j++)
-            if (d[j] > d[kk])
-                kk = j;
-        if (kk == i)
-            continue;
-        double t = d[kk];
-        d[kk] = d[i];
-        d[i] = t;
-        for (int64_t r = 0; r < n; r++) {
-            t = U[r + i * n], U[r + i * n] = U[r + kk * n], U[r + kk * n] = t;
-            t = VT[i + r * n], VT[i + r * n] = VT[kk + r * n], VT[kk + r * n] = t;
-        }
-    }
 }
 
 void lx_bdsdc(oz_lx *x, char uplo, int vec, int64_t n, double *d, double *e, double *U,

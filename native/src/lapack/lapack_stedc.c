@@ -39,7 +39,7 @@ static int64_t leaf_size(int64_t nb) { return nb < 256 ? nb : 256; }
 /* The workspace of one solve of order n (every subproblem's fits in it). */
 typedef struct {
     int64_t n, leaf;
-    double *z, *dlam, *wv, *q2, *S, *lw; /* n, n, n, n^2, n^2 (S, the permutation's copy), lw */
+    double *z, *dlam, *wv, *q2, *S, *lw; /* n, n, n, n^2, n^2 (the secular S), lw */
     double *col; /* nt columns of n: the normalization's, one per thread */
     int nt;      /* the host threads of the secular equations (the run's) */
     int64_t llw, *indxq, *indx, *indxc, *indxp, *coltyp; /* n each (1-based, as LAPACK's) */
@@ -131,28 +131,40 @@ static int64_t secular(oz_lx *x, dc_ws *w, int64_t k, double rho, double *d)
         int64_t i1 = i0 + 64 < k ? i0 + 64 : k;
         for (int64_t i = i0; i < i1; i++)
             w->wv[i] = S[i + i * k];
-        for (int64_t j = 0; j < k; j++)
-            for (int64_t i = i0; i < i1; i++)
-                if (i != j)
-                    w->wv[i] *= S[i + j * k] / (w->dlam[i] - w->dlam[j]);
+        for (int64_t j = 0; j < k; j++) { /* i != j, as two branch-free (SIMD) runs */
+            const double *s = S + j * k, *dl = w->dlam, dj = dl[j];
+            int64_t c = j < i0 ? i0 : j > i1 ? i1 : j;
+            double *v = w->wv;
+#pragma omp simd
+            for (int64_t i = i0; i < c; i++)
+                v[i] *= s[i] / (dl[i] - dj);
+#pragma omp simd
+            for (int64_t i = c + (c == j); i < i1; i++)
+                v[i] *= s[i] / (dl[i] - dj);
+        }
         for (int64_t i = i0; i < i1; i++)
             w->wv[i] = copysign(sqrt(-w->wv[i]), zs[i]);
     }
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int64_t j = 0; j < k; j++) {
         double *s = S + j * k, *t = w->col + (int64_t)omp_get_thread_num() * w->n;
-        double nrm = 0.0, scale = 0.0;
-        for (int64_t i = 0; i < k; i++) {
-            t[i] = w->wv[i] / s[i];
-            scale = fmax(scale, fabs(t[i]));
-        }
-        for (int64_t i = 0; i < k; i++) { /* dnrm2's scaled sum */
-            double q = t[i] / scale;
-            nrm = fma(q, q, nrm);
-        }
-        nrm = scale * sqrt(nrm);
+        double scale = 0.0, nrm[4] = {0.0, 0.0, 0.0, 0.0};
+        const double *v = w->wv;
+#pragma omp simd
         for (int64_t i = 0; i < k; i++)
-            s[i] = t[w->indxc[i] - 1] / nrm;
+            t[i] = v[i] / s[i];
+        for (int64_t i = 0; i < k; i++) /* not fmax: a libm call per entry */
+            scale = fabs(t[i]) > scale ? fabs(t[i]) : scale;
+        double r = 1.0 / scale;
+        int64_t i = 0;
+        for (; i + 4 <= k; i += 4) /* the scaled sum of squares in four partial sums */
+            for (int l = 0; l < 4; l++)
+                nrm[l] = fma(t[i + l] * r, t[i + l] * r, nrm[l]);
+        for (; i < k; i++)
+            nrm[0] = fma(t[i] * r, t[i] * r, nrm[0]);
+        r = 1.0 / (scale * sqrt((nrm[0] + nrm[1]) + (nrm[2] + nrm[3])));
+        for (i = 0; i < k; i++)
+            s[i] = t[w->indxc[i] - 1] * r;
     }
     lx_host_flops(x, 7.0 * (double)k * (double)k);
     return 0;
@@ -232,7 +244,8 @@ static int64_t dc(oz_lx *x, dc_ws *w, int64_t n, double *d, double *e, double *Q
 }
 
 /* An unreduced block of order m > leaf at row s of the whole Q: scaled to norm 1 (as dstedc
- * does), divided and conquered, its eigenpairs sorted (dlaed0's last step), scaled back. */
+ * does), divided and conquered, its eigenpairs sorted (dlaed0's last step: each column moved
+ * once, along the permutation's cycles), scaled back. */
 static int64_t dc_block(oz_lx *x, dc_ws *w, int64_t s, int64_t m, double *d, double *e,
                         double *Q, int64_t ldq)
 {
@@ -248,14 +261,24 @@ static int64_t dc_block(oz_lx *x, dc_ws *w, int64_t s, int64_t m, double *d, dou
     int64_t info = dc(x, w, m, d + s, e + s, B, ldq, w->indxq, s);
     if (info || x->failed)
         return info;
+    int64_t *p = w->indx; /* column i := column indxq_i - 1, moved along its cycles */
     for (int64_t i = 0; i < m; i++) {
-        int64_t j = w->indxq[i] - 1;
-        w->wv[i] = d[s + j];
-        memcpy(w->S + i * m, B + j * ldq, sizeof(double) * (size_t)m);
+        p[i] = w->indxq[i] - 1;
+        w->wv[i] = d[s + p[i]];
     }
-    for (int64_t i = 0; i < m; i++) {
+    for (int64_t i = 0; i < m; i++)
         d[s + i] = w->wv[i] * nrm;
-        memcpy(B + i * ldq, w->S + i * m, sizeof(double) * (size_t)m);
+    for (int64_t c = 0; c < m; c++) {
+        if (p[c] == c)
+            continue;
+        memcpy(w->col, B + c * ldq, sizeof(double) * (size_t)m);
+        int64_t j = c;
+        for (int64_t q; (q = p[j]) != c; j = q) {
+            memcpy(B + j * ldq, B + q * ldq, sizeof(double) * (size_t)m);
+            p[j] = j;
+        }
+        memcpy(B + j * ldq, w->col, sizeof(double) * (size_t)m);
+        p[j] = j;
     }
     return 0;
 }

@@ -165,11 +165,6 @@
                                   double *, LXI *, size_t))                                    \
     X(lasdt, "dlasdt", "", void, (const LXI *, LXI *, LXI *, LXI *, LXI *, LXI *,              \
                                   const LXI *))                                                \
-    X(lasd2, "dlasd2", "", void, (const LXI *, const LXI *, const LXI *, LXI *, double *,      \
-                                  double *, const double *, const double *, double *,          \
-                                  const LXI *, double *, const LXI *, double *, double *,      \
-                                  const LXI *, double *, const LXI *, LXI *, LXI *, LXI *,     \
-                                  LXI *, LXI *, LXI *))                                        \
     X(lasd4, "dlasd4", "", void, (const LXI *, const LXI *, const double *, const double *,    \
                                   double *, const double *, double *, double *, LXI *))        \
     X(bdsqr, "dbdsqr", "zbdsqr", void, (const char *, const LXI *, const LXI *, const LXI *,   \

@@ -293,7 +293,7 @@ void lx_hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_t ih
 /* dbdsdc (lapack_bdsdc.c) on the real bidiagonal (d, e) of order n, uplo 'U' or 'L', with
  * vectors (vec: compq 'I', U and VT n x n, leading dimension n, host memory) or without:
  * beyond LAPACK's leaf size 25 with vectors, divide and conquer whose merges' vector updates
- * are real products at the normwise target (where the host exports dlasdq, dlasd2, dlasd4,
+ * are real products at the normwise target (where the host exports dlasdq, dlasd4,
  * ...); else the host dbdsdc. *info as dbdsdc's; x->failed on an allocation failure.
  * lx_bdsdc_ready: the host dbdsdc found. */
 int lx_bdsdc_ready(void);
