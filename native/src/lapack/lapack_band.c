@@ -102,6 +102,48 @@ KINL zs k_dotc(int cx, int64_t m, const double *restrict xv, const double *restr
     return (zs){sr, si};
 }
 
+/* y (m) += a x + b z */
+KINL void k_axpy2(int cx, int64_t m, zs a, const double *restrict xv, zs b,
+                  const double *restrict z, double *restrict y)
+{
+    if (!cx) {
+#pragma omp simd
+        for (int64_t i = 0; i < m; i++)
+            y[i] += a.r * xv[i] + b.r * z[i];
+        return;
+    }
+#pragma omp simd
+    for (int64_t i = 0; i < m; i++) {
+        double xr = xv[2 * i], xi = xv[2 * i + 1], zr = z[2 * i], zi = z[2 * i + 1];
+        y[2 * i] += (a.r * xr - a.i * xi) + (b.r * zr - b.i * zi);
+        y[2 * i + 1] += (a.r * xi + a.i * xr) + (b.r * zi + b.i * zr);
+    }
+}
+
+/* y (m) += a c, and the sum of conj(c_i) u_i */
+KINL zs k_dotc_axpy(int cx, int64_t m, zs a, const double *restrict c,
+                    const double *restrict u, double *restrict y)
+{
+    double sr = 0.0, si = 0.0;
+    if (!cx) {
+#pragma omp simd reduction(+ : sr)
+        for (int64_t i = 0; i < m; i++) {
+            y[i] += a.r * c[i];
+            sr += c[i] * u[i];
+        }
+        return (zs){sr, 0.0};
+    }
+#pragma omp simd reduction(+ : sr, si)
+    for (int64_t i = 0; i < m; i++) {
+        double cr = c[2 * i], ci = c[2 * i + 1], ur = u[2 * i], ui = u[2 * i + 1];
+        y[2 * i] += a.r * cr - a.i * ci;
+        y[2 * i + 1] += a.r * ci + a.i * cr;
+        sr += cr * ur + ci * ui;
+        si += cr * ui - ci * ur;
+    }
+    return (zs){sr, si};
+}
+
 /* C (m x n) := C H, H = I - tau v v^H (larfx 'R'); then the reflector (vl, tl) that
  * annihilates rows off+1..off+len-1 of column 0 (larfg), and H_l^H from the left on rows
  * off..off+len-1 of columns 1..nl (nl >= n - 1; columns past n - 1 only this). Column by
@@ -160,8 +202,8 @@ KINL void hefy_k(int cx, const oz_lx *x, int64_t n, const double *v, const doubl
     for (int64_t j = 0; j < n; j++) {
         double *c = C + e * (j + j * ld);
         zs vj = zget(cx, v + e * j), a = zmul(cx, vj, (zs){c[0], 0.0});
-        zs s = k_dotc(cx, n - j - 1, c + e, v + e * (j + 1)); /* conj(C_ij) v_i summed */
-        k_axpy(cx, n - j - 1, vj, c + e, w + e * (j + 1));
+        /* w_i += v_j C_ij below the diagonal; s: conj(C_ij) v_i summed */
+        zs s = k_dotc_axpy(cx, n - j - 1, vj, c + e, v + e * (j + 1), w + e * (j + 1));
         w[e * j] += a.r + s.r;
         if (cx)
             w[e * j + 1] += a.i + s.i;
@@ -171,8 +213,7 @@ KINL void hefy_k(int cx, const oz_lx *x, int64_t n, const double *v, const doubl
     for (int64_t j = 0; j < n; j++) {
         double *c = C + e * (j + j * ld);
         zs a1 = zmul(cx, t, zconj(zget(cx, w + e * j))), a2 = zconj(zmul(cx, t, zget(cx, v + e * j)));
-        k_axpy(cx, n - j, (zs){-a1.r, -a1.i}, v + e * j, c);
-        k_axpy(cx, n - j, (zs){-a2.r, -a2.i}, w + e * j, c);
+        k_axpy2(cx, n - j, (zs){-a1.r, -a1.i}, v + e * j, (zs){-a2.r, -a2.i}, w + e * j, c);
         if (cx)
             c[1] = 0.0;
     }
