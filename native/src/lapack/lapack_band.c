@@ -7,7 +7,7 @@
  *     from the stored lower triangle, then a her2k), LAPACK's dsytrd_sy2sb for uplo L;
  *   the band on the host (lx_band_get) and stage 2, band to real tridiagonal (lx_hb2st), by
  *     bulge chasing with step kernels of our own (the host larfg; larfx's and larfy's
- *     steps as cache-resident column loops), LAPACK's dsb2st_kernels' order of
+ *     updates as cache-resident column loops), LAPACK's dsb2st_kernels' order of
  *     operations, the sweeps pipelined on the host threads (lx_sweeps), every reflector
  *     kept (lx_hous);
  *   the application of stage 2's reflectors (lx_hous_apply), grouped into blocks of
@@ -29,9 +29,9 @@ static const double MHALF[2] = {-0.5, 0.0};
 
 /* ---- the host routines of stage 2 -------------------------------------------------------- */
 
-static const int b_ids[] = {LXH_larfg};
+static const int b_ids[] = {LXH_larfg, LXH_larfx};
 
-int lx_band_ready(int cplx) { return lx_host_all(cplx, b_ids, 1); }
+int lx_band_ready(int cplx) { return lx_host_all(cplx, b_ids, 2); }
 
 /* H^H (alpha; x) = (beta; 0), H = I - tau v v^H, v = (1; x) on return */
 void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau)
@@ -40,16 +40,28 @@ void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau)
     LX_F77(I n4 = (I)n, one = 1; LX_HOST(x->cplx, larfg)(&n4, alpha, v, &one, tau););
 }
 
+/* C (m x n) := H C (side 'L') or C H ('R'), H = I - tau v v^H */
+void lx_larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
+              const double *tau, double *C, int64_t ldc, double *work)
+{
+    lx_host_flops(x, 4.0 * (double)m * (double)n);
+    LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)ldc;
+           LX_HOST(x->cplx, larfx)(&side, &m4, &n4, v, tau, C, &l4, work, 1););
+}
+
 /* ---- the chase's step kernels ---------------------------------------------------------------
- * A chase step is a few reflectors on blocks of at most 2b x 2b: through host larfx/larfy
- * calls (a gemv and a ger each) its fixed cost per call outweighed the flops at narrow bands.
- * Here each step's block work is loops on columns that stay in cache, written once for double
+ * A step of the symmetric chase is three reflector updates on b x b blocks: through the host
+ * larfx/larfy (a gemv and a ger or syr2 each) the fixed cost per call outweighed the flops at
+ * narrow bands. Here each step's block work is loops on columns that stay in cache, written once for double
  * and complex double: cx is a constant in each instantiation (the entries below call the
  * inlined kernels with 0 or 1), a scalar is (r, i) with i unused when real. The loops carry
  * omp simd (GCC's -O2 cost model leaves them scalar); the order of operations is fixed, so
- * the bits do not depend on the thread count. */
+ * the bits do not depend on the thread count. The bidiagonal chase (lapack_svd.c) keeps the
+ * host larfx: this kernel in its shape (the right reflector on 2b - 1 rows, the left one on
+ * 2b - 1 columns) measured 15-30% slower than larfx at b = 32 to 256, one thread
+ * (benchmarks/results/chase_bands_chase3*.json). */
 
-/* 256-bit vectors where GCC targets x86: the columns are short (b to 2b - 1 elements), and
+/* 256-bit vectors where GCC targets x86: the columns are short (b elements), and
    512-bit loops left their tails to scalar epilogues: 10-25% slower per step at b = 16, 32 */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define KTARGET __attribute__((target("prefer-vector-width=256")))
@@ -152,13 +164,11 @@ KINL zs k_dotc_axpy(int cx, int64_t m, zs a, const double *restrict c,
 }
 
 /* C (m x n) := C H, H = I - tau v v^H (larfx 'R'); then the reflector (vl, tl) that
- * annihilates rows off+1..off+len-1 of column 0 (larfg), and H_l^H from the left on rows
- * off..off+len-1 of columns 1..nl (nl >= n - 1; columns past n - 1 only this). Column by
- * column after w = C v: column j gets the right update, then the left one, while in cache
- * (each element sees the two updates in larfx's order). w: m elements. */
-KINL void rl_k(int cx, const oz_lx *x, int64_t m, int64_t n, int64_t off, int64_t len,
-               int64_t nl, double *C, int64_t ld, const double *v, const double *tau,
-               double *vl, double *tl, double *w)
+ * annihilates rows 1..m-1 of column 0 (larfg), and H_l^H from the left on columns 1..n-1.
+ * Column by column after w = C v: column j gets the right update, then the left one, while
+ * in cache (each element sees the two updates in larfx's order). w: m elements. */
+KINL void rl_k(int cx, const oz_lx *x, int64_t m, int64_t n, double *C, int64_t ld,
+               const double *v, const double *tau, double *vl, double *tl, double *w)
 {
     int64_t e = cx ? 2 : 1;
     int right = znonzero(cx, tau);
@@ -168,20 +178,19 @@ KINL void rl_k(int cx, const oz_lx *x, int64_t m, int64_t n, int64_t off, int64_
         for (int64_t j = 0; j < n; j++)
             k_axpy(cx, m, zget(cx, v + e * j), C + e * j * ld, w);
     }
-    lx_host_flops(x, 4.0 * (double)m * (double)n + 4.0 * (double)len * (double)nl);
+    lx_host_flops(x, 4.0 * (double)m * (double)(2 * n - 1));
     int left = 0;
     zs tlc = {0.0, 0.0};
-    for (int64_t j = 0; j <= nl; j++) {
+    for (int64_t j = 0; j < n; j++) {
         double *c = C + e * j * ld;
-        if (right && j < n) { /* - tau conj(v_j) w */
+        if (right) { /* - tau conj(v_j) w */
             zs a = zmul(cx, t, zconj(zget(cx, v + e * j)));
             k_axpy(cx, m, (zs){-a.r, -a.i}, w, c);
         }
         if (j == 0) {
-            double *a = c + e * off;
-            memcpy(vl + e, a + e, sizeof(double) * (size_t)(e * (len - 1)));
-            memset(a + e, 0, sizeof(double) * (size_t)(e * (len - 1)));
-            lx_larfg(x, len, a, vl + e, tl);
+            memcpy(vl + e, c + e, sizeof(double) * (size_t)(e * (m - 1)));
+            memset(c + e, 0, sizeof(double) * (size_t)(e * (m - 1)));
+            lx_larfg(x, m, c, vl + e, tl);
             vl[0] = 1.0;
             if (cx)
                 vl[1] = 0.0;
@@ -190,7 +199,7 @@ KINL void rl_k(int cx, const oz_lx *x, int64_t m, int64_t n, int64_t off, int64_
             continue;
         }
         if (left) /* - conj(tl) v (v^H c) */
-            k_axpy(cx, len, zmul(cx, tlc, k_dotc(cx, len, vl, c + e * off)), vl, c + e * off);
+            k_axpy(cx, m, zmul(cx, tlc, k_dotc(cx, m, vl, c)), vl, c);
     }
 }
 
@@ -226,14 +235,14 @@ KINL void hefy_k(int cx, const oz_lx *x, int64_t n, const double *v, const doubl
     }
 }
 
-KTARGET void lx_chase_rl(const oz_lx *x, int64_t m, int64_t n, int64_t off, int64_t len, int64_t nl,
-                 double *C, int64_t ld, const double *v, const double *tau, double *vl,
-                 double *tl, double *w)
+KTARGET static void chase_rl(const oz_lx *x, int64_t m, int64_t n, double *C, int64_t ld,
+                             const double *v, const double *tau, double *vl, double *tl,
+                             double *w)
 {
     if (x->cplx)
-        rl_k(1, x, m, n, off, len, nl, C, ld, v, tau, vl, tl, w);
+        rl_k(1, x, m, n, C, ld, v, tau, vl, tl, w);
     else
-        rl_k(0, x, m, n, off, len, nl, C, ld, v, tau, vl, tl, w);
+        rl_k(0, x, m, n, C, ld, v, tau, vl, tl, w);
 }
 
 KTARGET static void hefy(const oz_lx *x, int64_t n, const double *v, const double *tau, double *C,
@@ -484,8 +493,7 @@ static int hb2st_step(const oz_lx *x, void *ctx, int64_t s, int64_t k, double *w
     double *tau1 = LX_AT(x, tau, k, 0, 1);
     /* (s, k - 1) from the right on rows r1..r1+len1 of its columns (the bulge), then (s, k)
        annihilating the bulge's first column, from the left on the block's other columns */
-    lx_chase_rl(x, len1, len, 0, len1, len - 1, BA(r1, r0), ld, v0, LX_AT(x, tau, k - 1, 0, 1),
-                v1, tau1, work);
+    chase_rl(x, len1, len, BA(r1, r0), ld, v0, LX_AT(x, tau, k - 1, 0, 1), v1, tau1, work);
     double c1[2] = {tau1[0], x->cplx ? -tau1[1] : 0.0};
     if (len1 > 1) /* LAPACK leaves the last 1 x 1 block: a phase does not change it */
         hefy(x, len1, v1, c1, BA(r1, r1), ld, work);

@@ -5,7 +5,7 @@
  *     host geqrf) and LQ panels (b rows right of the band, the host gelqf), each block
  *     reflector applied to the rest of the matrix as larfb's products (lapack_qr.c);
  *   stage 2 on the host, upper band to real upper bidiagonal by bulge chasing (the host
- *     larfg, lapack_band.c's step kernel), every reflector of both sides kept (two lx_hous, lapack_band.c);
+ *     larfg/larfx), every reflector of both sides kept (two lx_hous, lapack_band.c);
  *   the bidiagonal's SVD by divide and conquer with its merges' products through ozblas
  *     (lapack_bdsdc.c; the host dbdsdc without vectors or at most 25 rows; the singular
  *     vectors of a real bidiagonal are real);
@@ -221,11 +221,21 @@ static int gb2bd_step(const oz_lx *x, void *ctx, int64_t s, int64_t k, double *w
     v[0] = 1.0;
     if (w == 2)
         v[1] = 0.0;
-    /* right (s, k) on the rows below r; left (s, k): column c below its diagonal, H^H from
-       the left on those rows */
-    lx_chase_rl(x, c + len - 1 - r, len, c - r - 1, len, min64(n - c - 1, len - 1 + b),
-                UB(x, B, r + 1, c), ld, v, tau, LX_AT(x, vl, k * b, 0, 1), LX_AT(x, tl, k, 0, 1),
-                work);
+    lx_larfx(x, 'R', c + len - 1 - r, len, v, tau, UB(x, B, r + 1, c), ld, work);
+    /* left (s, k): column c below its diagonal; H^H from the left */
+    v = LX_AT(x, vl, k * b, 0, 1);
+    tau = LX_AT(x, tl, k, 0, 1);
+    for (int64_t i = 1; i < len; i++) {
+        memcpy(LX_AT(x, v, i, 0, 1), UB(x, B, c + i, c), sizeof(double) * (size_t)w);
+        memset(UB(x, B, c + i, c), 0, sizeof(double) * (size_t)w);
+    }
+    lx_larfg(x, len, UB(x, B, c, c), LX_AT(x, v, 1, 0, 1), tau);
+    v[0] = 1.0;
+    if (w == 2)
+        v[1] = 0.0;
+    double conj_tau[2] = {tau[0], w == 2 ? -tau[1] : 0.0};
+    int64_t nc = min64(n - c - 1, len - 1 + b);
+    lx_larfx(x, 'L', len, nc, v, conj_tau, UB(x, B, c, c + 1), ld, work);
     return c + b < n;
 }
 

@@ -53,6 +53,9 @@
                                         const LXI *, size_t, size_t))                          \
     X(larfg, "dlarfg", "zlarfg", void, (const LXI *, double *, double *, const LXI *,          \
                                         double *))                                             \
+    X(larfx, "dlarfx", "zlarfx", void, (const char *, const LXI *, const LXI *,                \
+                                        const double *, const double *, double *, const LXI *, \
+                                        double *, size_t))                                     \
     X(lahr2, "dlahr2", "zlahr2", void, (const LXI *, const LXI *, const LXI *, double *,       \
                                         const LXI *, double *, double *, const LXI *,          \
                                         double *, const LXI *))                                \

@@ -359,17 +359,15 @@ ozblas_status lx_trsyl(oz_lx *x, char ta, char tb, int isgn, int64_t m, int64_t 
  * singular value drivers the same pieces serve: lx_hh_* for the QR and LQ panels, lx_band for the band on the host, lx_hous for the reflectors of a
  * bulge chase and their blocked application from either side. */
 
-/* 1 when the host larfg of stage 2 is loaded. */
+/* 1 when the host larfg and larfx of stage 2 are loaded. */
 int lx_band_ready(int cplx);
 /* The host larfg: H^H (alpha; x) = (beta; 0), beta real, H = I - tau v v^H, v = (1; x) on
- * return (x: n - 1 elements at v). lx_chase_rl, a chase step's block (lapack_band.c): C (m x
- * n) := C H, H = I - tau v v^H; then the reflector (vl, tl) of rows off..off+len-1 of column
- * 0 (its larfg), H_l^H from the left on those rows of columns 1..nl (nl >= n - 1); work: m
- * elements. Both count their flops into the report. */
+ * return (x: n - 1 elements at v). larfx: C (m x n) := H C (side 'L') or C H ('R'), work:
+ * n (side 'L') or m elements (the bidiagonal chase's). Both count their flops into the
+ * report. */
 void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau);
-void lx_chase_rl(const oz_lx *x, int64_t m, int64_t n, int64_t off, int64_t len, int64_t nl,
-                 double *C, int64_t ld, const double *v, const double *tau, double *vl,
-                 double *tl, double *w);
+void lx_larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
+              const double *tau, double *C, int64_t ldc, double *work);
 
 /* The band width of a two-stage reduction (lapack_model.c): ozblas_lapack_band_width for
  * the run (kind OZBLAS_LAPACK_BAND_EIGEN or _SVD, m x n, ncols as there), at most n - 1. */
