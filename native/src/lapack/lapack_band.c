@@ -6,7 +6,8 @@
  *     two-sided update of the trailing matrix through products (a tiled Hermitian product
  *     from the stored lower triangle, then a her2k), LAPACK's dsytrd_sy2sb for uplo L;
  *   the band on the host (lx_band_get) and stage 2, band to real tridiagonal (lx_hb2st), by
- *     bulge chasing with the host larfg/larfx/larfy, LAPACK's dsb2st_kernels' order of
+ *     bulge chasing with step kernels of our own (the host larfg; larfx's and larfy's
+ *     updates as cache-resident column loops), LAPACK's dsb2st_kernels' order of
  *     operations, the sweeps pipelined on the host threads (lx_sweeps), every reflector
  *     kept (lx_hous);
  *   the application of stage 2's reflectors (lx_hous_apply), grouped into blocks of
@@ -28,9 +29,9 @@ static const double MHALF[2] = {-0.5, 0.0};
 
 /* ---- the host routines of stage 2 -------------------------------------------------------- */
 
-static const int b_ids[] = {LXH_larfg, LXH_larfx, LXH_larfy};
+static const int b_ids[] = {LXH_larfg, LXH_larfx};
 
-int lx_band_ready(int cplx) { return lx_host_all(cplx, b_ids, 3); }
+int lx_band_ready(int cplx) { return lx_host_all(cplx, b_ids, 2); }
 
 /* H^H (alpha; x) = (beta; 0), H = I - tau v v^H, v = (1; x) on return */
 void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau)
@@ -41,21 +42,216 @@ void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau)
 
 /* C (m x n) := H C (side 'L') or C H ('R'), H = I - tau v v^H */
 void lx_larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
-                  const double *tau, double *C, int64_t ldc, double *work)
+              const double *tau, double *C, int64_t ldc, double *work)
 {
     lx_host_flops(x, 4.0 * (double)m * (double)n);
     LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)ldc;
            LX_HOST(x->cplx, larfx)(&side, &m4, &n4, v, tau, C, &l4, work, 1););
 }
 
-/* The lower triangle of the Hermitian C (order n) := H C H^H, H = I - tau v v^H */
-static void larfy(const oz_lx *x, int64_t n, const double *v, const double *tau, double *C,
-                  int64_t ldc, double *work)
+/* ---- the chase's step kernels ---------------------------------------------------------------
+ * A step of the symmetric chase is three reflector updates on b x b blocks: through the host
+ * larfx/larfy (a gemv and a ger or syr2 each) the fixed cost per call outweighed the flops at
+ * narrow bands. Here each step's block work is loops on columns that stay in cache, written once for double
+ * and complex double: cx is a constant in each instantiation (the entries below call the
+ * inlined kernels with 0 or 1), a scalar is (r, i) with i unused when real. The loops carry
+ * omp simd (GCC's -O2 cost model leaves them scalar); the order of operations is fixed, so
+ * the bits do not depend on the thread count. The bidiagonal chase (lapack_svd.c) keeps the
+ * host larfx: this kernel in its shape (the right reflector on 2b - 1 rows, the left one on
+ * 2b - 1 columns) measured 15-30% slower than larfx at b = 32 to 256, one thread
+ * (benchmarks/results/chase_bands_chase3*.json). */
+
+/* 256-bit vectors where GCC targets x86: the columns are short (b elements), and
+   512-bit loops left their tails to scalar epilogues: 10-25% slower per step at b = 16, 32 */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define KTARGET __attribute__((target("prefer-vector-width=256")))
+#else
+#define KTARGET
+#endif
+#define KINL static inline __attribute__((always_inline)) KTARGET
+
+typedef struct {
+    double r, i;
+} zs;
+
+KINL zs zmul(int cx, zs a, zs b)
 {
+    return cx ? (zs){a.r * b.r - a.i * b.i, a.r * b.i + a.i * b.r} : (zs){a.r * b.r, 0.0};
+}
+
+KINL zs zget(int cx, const double *p) { return (zs){p[0], cx ? p[1] : 0.0}; }
+
+KINL zs zconj(zs a) { return (zs){a.r, -a.i}; }
+
+KINL int znonzero(int cx, const double *p) { return p[0] != 0.0 || (cx && p[1] != 0.0); }
+
+/* y (m) += a x */
+KINL void k_axpy(int cx, int64_t m, zs a, const double *restrict xv, double *restrict y)
+{
+    if (!cx) {
+#pragma omp simd
+        for (int64_t i = 0; i < m; i++)
+            y[i] += a.r * xv[i];
+        return;
+    }
+#pragma omp simd
+    for (int64_t i = 0; i < m; i++) {
+        double xr = xv[2 * i], xi = xv[2 * i + 1];
+        y[2 * i] += a.r * xr - a.i * xi;
+        y[2 * i + 1] += a.r * xi + a.i * xr;
+    }
+}
+
+/* sum over m of conj(x_i) y_i */
+KINL zs k_dotc(int cx, int64_t m, const double *restrict xv, const double *restrict y)
+{
+    double sr = 0.0, si = 0.0;
+    if (!cx) {
+#pragma omp simd reduction(+ : sr)
+        for (int64_t i = 0; i < m; i++)
+            sr += xv[i] * y[i];
+        return (zs){sr, 0.0};
+    }
+#pragma omp simd reduction(+ : sr, si)
+    for (int64_t i = 0; i < m; i++) {
+        double xr = xv[2 * i], xi = xv[2 * i + 1], yr = y[2 * i], yi = y[2 * i + 1];
+        sr += xr * yr + xi * yi;
+        si += xr * yi - xi * yr;
+    }
+    return (zs){sr, si};
+}
+
+/* y (m) += a x + b z */
+KINL void k_axpy2(int cx, int64_t m, zs a, const double *restrict xv, zs b,
+                  const double *restrict z, double *restrict y)
+{
+    if (!cx) {
+#pragma omp simd
+        for (int64_t i = 0; i < m; i++)
+            y[i] += a.r * xv[i] + b.r * z[i];
+        return;
+    }
+#pragma omp simd
+    for (int64_t i = 0; i < m; i++) {
+        double xr = xv[2 * i], xi = xv[2 * i + 1], zr = z[2 * i], zi = z[2 * i + 1];
+        y[2 * i] += (a.r * xr - a.i * xi) + (b.r * zr - b.i * zi);
+        y[2 * i + 1] += (a.r * xi + a.i * xr) + (b.r * zi + b.i * zr);
+    }
+}
+
+/* y (m) += a c, and the sum of conj(c_i) u_i */
+KINL zs k_dotc_axpy(int cx, int64_t m, zs a, const double *restrict c,
+                    const double *restrict u, double *restrict y)
+{
+    double sr = 0.0, si = 0.0;
+    if (!cx) {
+#pragma omp simd reduction(+ : sr)
+        for (int64_t i = 0; i < m; i++) {
+            y[i] += a.r * c[i];
+            sr += c[i] * u[i];
+        }
+        return (zs){sr, 0.0};
+    }
+#pragma omp simd reduction(+ : sr, si)
+    for (int64_t i = 0; i < m; i++) {
+        double cr = c[2 * i], ci = c[2 * i + 1], ur = u[2 * i], ui = u[2 * i + 1];
+        y[2 * i] += a.r * cr - a.i * ci;
+        y[2 * i + 1] += a.r * ci + a.i * cr;
+        sr += cr * ur + ci * ui;
+        si += cr * ui - ci * ur;
+    }
+    return (zs){sr, si};
+}
+
+/* C (m x n) := C H, H = I - tau v v^H (larfx 'R'); then the reflector (vl, tl) that
+ * annihilates rows 1..m-1 of column 0 (larfg), and H_l^H from the left on columns 1..n-1.
+ * Column by column after w = C v: column j gets the right update, then the left one, while
+ * in cache (each element sees the two updates in larfx's order). w: m elements. */
+KINL void rl_k(int cx, const oz_lx *x, int64_t m, int64_t n, double *C, int64_t ld,
+               const double *v, const double *tau, double *vl, double *tl, double *w)
+{
+    int64_t e = cx ? 2 : 1;
+    int right = znonzero(cx, tau);
+    zs t = zget(cx, tau);
+    if (right) {
+        memset(w, 0, sizeof(double) * (size_t)(e * m));
+        for (int64_t j = 0; j < n; j++)
+            k_axpy(cx, m, zget(cx, v + e * j), C + e * j * ld, w);
+    }
+    lx_host_flops(x, 4.0 * (double)m * (double)(2 * n - 1));
+    int left = 0;
+    zs tlc = {0.0, 0.0};
+    for (int64_t j = 0; j < n; j++) {
+        double *c = C + e * j * ld;
+        if (right) { /* - tau conj(v_j) w */
+            zs a = zmul(cx, t, zconj(zget(cx, v + e * j)));
+            k_axpy(cx, m, (zs){-a.r, -a.i}, w, c);
+        }
+        if (j == 0) {
+            memcpy(vl + e, c + e, sizeof(double) * (size_t)(e * (m - 1)));
+            memset(c + e, 0, sizeof(double) * (size_t)(e * (m - 1)));
+            lx_larfg(x, m, c, vl + e, tl);
+            vl[0] = 1.0;
+            if (cx)
+                vl[1] = 0.0;
+            left = znonzero(cx, tl);
+            tlc = (zs){-tl[0], cx ? tl[1] : 0.0}; /* - conj(tl) */
+            continue;
+        }
+        if (left) /* - conj(tl) v (v^H c) */
+            k_axpy(cx, m, zmul(cx, tlc, k_dotc(cx, m, vl, c)), vl, c);
+    }
+}
+
+/* The lower triangle of the Hermitian C (order n) := H C H^H, H = I - tau v v^H, in larfy's
+ * steps: w = C v (the lower triangle's columns, as symv), w += -tau/2 (w^H v) v, then
+ * C -= tau v w^H + conj(tau) w v^H (as her2: the diagonal stays real). w: n elements. */
+KINL void hefy_k(int cx, const oz_lx *x, int64_t n, const double *v, const double *tau,
+                 double *C, int64_t ld, double *w)
+{
+    int64_t e = cx ? 2 : 1;
     lx_host_flops(x, 4.0 * (double)n * (double)n);
-    const char lo = 'L';
-    LX_F77(I n4 = (I)n, l4 = (I)ldc, one = 1;
-           LX_HOST(x->cplx, larfy)(&lo, &n4, v, &one, tau, C, &l4, work, 1););
+    if (!znonzero(cx, tau))
+        return;
+    zs t = zget(cx, tau);
+    memset(w, 0, sizeof(double) * (size_t)(e * n));
+    for (int64_t j = 0; j < n; j++) {
+        double *c = C + e * (j + j * ld);
+        zs vj = zget(cx, v + e * j), a = zmul(cx, vj, (zs){c[0], 0.0});
+        /* w_i += v_j C_ij below the diagonal; s: conj(C_ij) v_i summed */
+        zs s = k_dotc_axpy(cx, n - j - 1, vj, c + e, v + e * (j + 1), w + e * (j + 1));
+        w[e * j] += a.r + s.r;
+        if (cx)
+            w[e * j + 1] += a.i + s.i;
+    }
+    zs h = zmul(cx, (zs){-0.5 * t.r, -0.5 * t.i}, k_dotc(cx, n, w, v));
+    k_axpy(cx, n, h, v, w);
+    for (int64_t j = 0; j < n; j++) {
+        double *c = C + e * (j + j * ld);
+        zs a1 = zmul(cx, t, zconj(zget(cx, w + e * j))), a2 = zconj(zmul(cx, t, zget(cx, v + e * j)));
+        k_axpy2(cx, n - j, (zs){-a1.r, -a1.i}, v + e * j, (zs){-a2.r, -a2.i}, w + e * j, c);
+        if (cx)
+            c[1] = 0.0;
+    }
+}
+
+KTARGET static void chase_rl(const oz_lx *x, int64_t m, int64_t n, double *C, int64_t ld,
+                             const double *v, const double *tau, double *vl, double *tl,
+                             double *w)
+{
+    if (x->cplx)
+        rl_k(1, x, m, n, C, ld, v, tau, vl, tl, w);
+    else
+        rl_k(0, x, m, n, C, ld, v, tau, vl, tl, w);
+}
+
+KTARGET static void hefy(const oz_lx *x, int64_t n, const double *v, const double *tau, double *C,
+                 int64_t ld, double *w)
+{
+    if (x->cplx)
+        hefy_k(1, x, n, v, tau, C, ld, w);
+    else
+        hefy_k(0, x, n, v, tau, C, ld, w);
 }
 
 /* ---- stage 1 ------------------------------------------------------------------------------ */
@@ -288,28 +484,19 @@ static int hb2st_step(const oz_lx *x, void *ctx, int64_t s, int64_t k, double *w
         if (x->cplx)
             v[1] = 0.0;
         double ctau[2] = {tau[0], x->cplx ? -tau[1] : 0.0};
-        larfy(x, len, v, ctau, BA(r0, r0), ld, work);
+        hefy(x, len, v, ctau, BA(r0, r0), ld, work);
         return r0 + len < n;
     }
     /* the chunk k - 1 of rows r0..r0+len (len = b: a sweep goes on only after a full one) */
     int64_t r0 = s + 1 + (k - 1) * b, len = b, r1 = r0 + len, len1 = min64(b, n - r1);
     double *v0 = LX_AT(x, v, (k - 1) * b, 0, 1), *v1 = LX_AT(x, v, k * b, 0, 1);
     double *tau1 = LX_AT(x, tau, k, 0, 1);
-    /* (s, k - 1) from the right on rows r1..r1+len1 of its columns: the bulge */
-    lx_larfx(x, 'R', len1, len, v0, LX_AT(x, tau, k - 1, 0, 1), BA(r1, r0), ld, work);
-    /* (s, k) annihilates the bulge's first column */
-    for (int64_t i = 1; i < len1; i++) {
-        memcpy(LX_AT(x, v1, i, 0, 1), BA(r1 + i, r0), sizeof(double) * (size_t)w);
-        memset(BA(r1 + i, r0), 0, sizeof(double) * (size_t)w);
-    }
-    lx_larfg(x, len1, BA(r1, r0), LX_AT(x, v1, 1, 0, 1), tau1);
-    v1[0] = 1.0;
-    if (x->cplx)
-        v1[1] = 0.0;
+    /* (s, k - 1) from the right on rows r1..r1+len1 of its columns (the bulge), then (s, k)
+       annihilating the bulge's first column, from the left on the block's other columns */
+    chase_rl(x, len1, len, BA(r1, r0), ld, v0, LX_AT(x, tau, k - 1, 0, 1), v1, tau1, work);
     double c1[2] = {tau1[0], x->cplx ? -tau1[1] : 0.0};
-    lx_larfx(x, 'L', len1, len - 1, v1, c1, BA(r1, r0 + 1), ld, work);
     if (len1 > 1) /* LAPACK leaves the last 1 x 1 block: a phase does not change it */
-        larfy(x, len1, v1, c1, BA(r1, r1), ld, work);
+        hefy(x, len1, v1, c1, BA(r1, r1), ld, work);
     return r1 + len1 < n;
 #undef BA
 }

@@ -10,11 +10,15 @@
 #include "oz_lapack.h"
 
 /* The host's parts relative to the profile's host DGEMM rate, and the chase's fixed cost per
- * step (a larfg and two or three larfx/larfy calls on one b x b block), fitted to the report's
- * measured chase_seconds and panel_seconds (lapack_speed.py --remainder, one thread, b = 32
- * to 256, n = 1024 and 2048, docs/lapack-eigen.md "What stays on the host"). */
-#define CHASE_EFF 0.10
-#define CHASE_STEP_S 5.0e-6
+ * step (a larfg and lapack_band.c's step kernels on one b x b block, b x 2b for the
+ * bidiagonal chase). The chase's two were fitted by least squares on relative error to the
+ * report's chase_seconds (one thread's CPU time, method native, b = 16, 32, 64, 128 where the
+ * model took them, n = 1024 and 2048, syevd and gesdd jobz S; docs/lapack-eigen.md "What
+ * stays on the host"): 0.22 and 0.31 us (the host larfx/larfy chase it replaced: 0.22 and
+ * 0.38 us). PANEL_EFF from the report's panel_seconds (lapack_speed.py --remainder, b = 32
+ * to 256, n = 1024 and 2048). */
+#define CHASE_EFF 0.22
+#define CHASE_STEP_S 3.1e-7
 #define PANEL_EFF 0.15
 /* The host DGEMM's rate on a product whose smallest dimension is t: t / (t + THIN_T) of the
  * profile's (a square product's): one thread of OpenBLAS measured here 27%, 45%, 60%, 78% of

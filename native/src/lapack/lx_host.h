@@ -56,9 +56,6 @@
     X(larfx, "dlarfx", "zlarfx", void, (const char *, const LXI *, const LXI *,                \
                                         const double *, const double *, double *, const LXI *, \
                                         double *, size_t))                                     \
-    X(larfy, "dlarfy", "zlarfy", void, (const char *, const LXI *, const double *,             \
-                                        const LXI *, const double *, double *, const LXI *,    \
-                                        double *, size_t))                                     \
     X(lahr2, "dlahr2", "zlahr2", void, (const LXI *, const LXI *, const LXI *, double *,       \
                                         const LXI *, double *, double *, const LXI *,          \
                                         double *, const LXI *))                                \

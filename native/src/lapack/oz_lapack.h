@@ -359,11 +359,12 @@ ozblas_status lx_trsyl(oz_lx *x, char ta, char tb, int isgn, int64_t m, int64_t 
  * singular value drivers the same pieces serve: lx_hh_* for the QR and LQ panels, lx_band for the band on the host, lx_hous for the reflectors of a
  * bulge chase and their blocked application from either side. */
 
-/* 1 when the host larfg, larfx and larfy of stage 2 are loaded. */
+/* 1 when the host larfg and larfx of stage 2 are loaded. */
 int lx_band_ready(int cplx);
 /* The host larfg: H^H (alpha; x) = (beta; 0), beta real, H = I - tau v v^H, v = (1; x) on
  * return (x: n - 1 elements at v). larfx: C (m x n) := H C (side 'L') or C H ('R'), work:
- * n (side 'L') or m elements. Both count their flops into the report. */
+ * n (side 'L') or m elements (the bidiagonal chase's). Both count their flops into the
+ * report. */
 void lx_larfg(const oz_lx *x, int64_t n, double *alpha, double *v, double *tau);
 void lx_larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
               const double *tau, double *C, int64_t ldc, double *work);
