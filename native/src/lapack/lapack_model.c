@@ -19,6 +19,11 @@
  * to 256, n = 1024 and 2048). */
 #define CHASE_EFF 0.22
 #define CHASE_STEP_S 3.1e-7
+/* Above b = 128 a chase step's blocks (about 2 b^2 elements) no longer stay in a core's L2
+ * cache: the b = 256 chase measured 2.9x the b = 128 one (syevd, n = 1024 and 4096, the
+ * chase_bands and remainder runs) where its flops give 2x, so its rate is 0.69 of the fit's. */
+#define CHASE_WIDE_B 128
+#define CHASE_WIDE_EFF 0.69
 #define PANEL_EFF 0.15
 /* The host DGEMM's rate on a product whose smallest dimension is t: t / (t + THIN_T) of the
  * profile's (a square product's): one thread of OpenBLAS measured here 27%, 45%, 60%, 78% of
@@ -101,7 +106,8 @@ static void predict(const ozblas_profile *p, const ozblas_lapack_band_model *in,
     out->band = b;
     out->products = prod;
     out->panels = panel;
-    out->chase = f4 * chase_f / (CHASE_EFF * rate) +
+    double eff = CHASE_EFF * (b > CHASE_WIDE_B ? CHASE_WIDE_EFF : 1.0);
+    out->chase = f4 * chase_f / (eff * rate) +
                  CHASE_STEP_S * (double)sides * (double)n * (double)n / (2.0 * (double)b);
 }
 
