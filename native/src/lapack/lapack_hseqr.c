@@ -213,7 +213,7 @@ static int64_t hs_small(hs_run *r, int64_t ktop, int64_t kbot)
     hs_copy_out(r, ktop, nw);
     int64_t info = hs_schur(r, nw, ktop, r->U);
     hs_copy_in(r, ktop, nw);
-    r->flops_win += 20.0 * (double)(r->wd * r->wd) * (double)nw * nw * nw;
+    r->flops_win += 20.0 * (double)nw * nw * nw;
     lx_toc(r->x, c, &r->x->rep->solver_seconds);
     hs_update(r, ktop, kbot, ktop, kbot);
     return info;
@@ -317,7 +317,7 @@ static int64_t hs_aed(hs_run *r, int64_t ktop, int64_t kbot, int64_t nw, int64_t
             h[0] = s[0] * V[0];
         }
     }
-    r->flops_win += 20.0 * (double)(wd * wd) * (double)nw * nw * nw;
+    r->flops_win += 20.0 * (double)nw * nw * nw;
     lx_toc(r->x, c, &r->x->rep->solver_seconds);
     hs_update(r, ktop, kbot, kwtop, kbot);
     *nsh = ns;
@@ -364,7 +364,8 @@ static double hs_right(double *M, int64_t ld, int64_t c, int len, int64_t i0, in
 }
 
 /* z's: rows c..c+len-1 of M's columns j0..j1 := (I - tau v v^H) times them (tau: conj of
- * the reflector's, P^H from the left, as zlaqr5) */
+ * the reflector's, P^H from the left, as zlaqr5); the flops in real units (lx_host_flops
+ * scales z's by 4) */
 static double hs_left_z(cx *M, int64_t ld, int64_t c, int len, int64_t j0, int64_t j1,
                         const cx *v, cx tau)
 {
@@ -377,7 +378,7 @@ static double hs_left_z(cx *M, int64_t ld, int64_t c, int len, int64_t j0, int64
         if (len == 3)
             m[2] -= t * v2;
     }
-    return 16.0 * len * (double)(j1 - j0 + 1);
+    return 4.0 * len * (double)(j1 - j0 + 1);
 }
 
 /* z's: rows i0..i1 of M's columns c..c+len-1 := them times I - tau v v^H */
@@ -394,7 +395,7 @@ static double hs_right_z(cx *M, int64_t ld, int64_t c, int len, int64_t i0, int6
         if (len == 3)
             m2[i] -= t * c2;
     }
-    return 16.0 * len * (double)(i1 - i0 + 1);
+    return 4.0 * len * (double)(i1 - i0 + 1);
 }
 
 /* dlaqr1 (zlaqr1): v = (H - s1)(H - s2) e1 at ktop, scaled (3 elements); 0 when the scale is
@@ -567,7 +568,7 @@ static int64_t hs_shifts(hs_run *r, int64_t ktop, int64_t kbot, int64_t ks, int6
         lx_clock c = lx_tic(r->x);
         hs_copy_out(r, ks, ns);
         int64_t inf = hs_schur(r, ns, ks, NULL);
-        r->flops_win += 10.0 * (double)(r->wd * r->wd) * (double)ns * ns * ns;
+        r->flops_win += 10.0 * (double)ns * ns * ns;
         lx_toc(r->x, c, &r->x->rep->solver_seconds);
         if (inf > 0 && (ks += inf) >= kbot - 1) {
             hs_exceptional(r, ktop, kbot, kbot - 1);
