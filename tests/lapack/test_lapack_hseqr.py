@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from ozblas import lapack as L
 from ozblas.testing import make_matrix
-from test_lapack_geev import KINDS, U, _matrix, _schur_measures, against_native
+from test_lapack_geev import KINDS, U, _matrix, _schur_measures, _unpack, against_native
 
 NB = 8
 EMU = dict(method="ozaki2", nb=NB)
@@ -38,24 +38,44 @@ def _quasi_triangular(t, wr, wi):
     assert np.array_equal(wr[wi == 0], np.diag(t)[wi == 0])
 
 
-def _check(kind, n, seed=3, method="ozaki2"):
-    a = _matrix(kind, n, np.float64, seed=seed)
+ZKINDS = KINDS + ["hermitian_ish"]
+
+
+def _zmatrix(kind, n, seed=3):
+    if kind != "hermitian_ish":
+        return _matrix(kind, n, np.complex128, seed=seed)
+    b = make_matrix(n, n, 1.0, seed=seed + n, dtype=np.complex128)
+    c = make_matrix(n, n, 1.0, seed=seed + n + 1, dtype=np.complex128)
+    return np.asfortranarray((b + b.conj().T) / 2 + 1e-6 * c)
+
+
+def _check(kind, n, seed=3, method="ozaki2", z=False):
+    """gees and geev on kind (z: complex, _zmatrix's kinds) against native's"""
+    a = _zmatrix(kind, n, seed) if z else _matrix(kind, n, np.float64, seed=seed)
     # gees: the Schur form and vectors
-    t, sdim, wr, wi, vs, work, info = L.gees(None, a, **dict(EMU, method=method))
+    r = L.gees(None, a, **dict(EMU, method=method))
     rep = L.last_report()
-    nt, nsdim, nwr, nwi, nvs, nwork, ninfo = la.dgees(lambda x, y: None, a)
+    nr = la.zgees(lambda x: None, a) if z else la.dgees(lambda x, y: None, a)
+    t, vs, info, nt, nvs, ninfo = r[0], r[-3], r[-1], nr[0], nr[-3], nr[-1]
     assert info == ninfo == 0
     if n > NB:
         assert rep["products"] > 0 and (rep["emulated"] > 0) == (method != "native")
+    if z and n >= 29:  # the iteration's windows among the products (gehrd, unghr: 19 n^3 of 100 n^3)
+        assert rep["product_flops"] > 0.4 * rep["flops"]
     ours, native = _schur_measures(a, t, vs), _schur_measures(a, nt, nvs)
     for k, v in ours.items():
         assert v <= 4 * native[k] + 2.0, f"{kind} {n} {k}: {v:.3g} vs native {native[k]:.3g}"
-    _quasi_triangular(t, wr, wi)
+    if z:
+        assert not np.tril(t, -1).any() and np.array_equal(r[2], np.diag(t))
+    else:
+        _quasi_triangular(t, r[2], r[3])
     # geev: right and left vectors
-    wr, wi, vl, vr, info = L.geev(a, **dict(EMU, method=method))
-    nwr, nwi, nvl, nvr, ninfo = la.dgeev(a)
+    dt = np.complex128 if z else np.float64
+    w, wi, vl, vr, info = _unpack(L.geev(a, **dict(EMU, method=method)), dt)
+    nw, nwi, nvl, nvr, ninfo = _unpack((la.zgeev if z else la.dgeev)(a), dt)
     assert info == ninfo == 0
-    against_native(f"{kind} {n}", a, (wr + 1j * wi, wi, vl, vr), (nwr + 1j * nwi, nwi, nvl, nvr))
+    against_native(f"{kind} {n}", a, (w, wi, vl, vr), (nw, nwi, nvl, nvr))
+
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("n", [12, 13, 29, 30, 61])
@@ -98,52 +118,21 @@ def test_hseqr_values_only_and_isolated_rows():
 
 # ---- z: zhseqr through zgees and zgeev -------------------------------------------------------
 
-ZKINDS = KINDS + ["hermitian_ish"]
-
-
-def _zmatrix(kind, n, seed=3):
-    if kind != "hermitian_ish":
-        return _matrix(kind, n, np.complex128, seed=seed)
-    b = make_matrix(n, n, 1.0, seed=seed + n, dtype=np.complex128)
-    c = make_matrix(n, n, 1.0, seed=seed + n + 1, dtype=np.complex128)
-    return np.asfortranarray((b + b.conj().T) / 2 + 1e-6 * c)
-
-
-def _check_z(kind, n, seed=3, method="ozaki2"):
-    a = _zmatrix(kind, n, seed)
-    t, sdim, w, vs, work, info = L.gees(None, a, **dict(EMU, method=method))
-    rep = L.last_report()
-    nt, nsdim, nw, nvs, nwork, ninfo = la.zgees(lambda x: None, a)
-    assert info == ninfo == 0
-    if n > NB:
-        assert rep["products"] > 0 and (rep["emulated"] > 0) == (method != "native")
-    if n >= 29:  # the iteration's windows among the products (gehrd and unghr: 19 n^3 of 100 n^3)
-        assert rep["product_flops"] > 0.4 * rep["flops"]
-    ours, native = _schur_measures(a, t, vs), _schur_measures(a, nt, nvs)
-    for k, v in ours.items():
-        assert v <= 4 * native[k] + 2.0, f"z {kind} {n} {k}: {v:.3g} vs native {native[k]:.3g}"
-    assert not np.tril(t, -1).any() and np.array_equal(w, np.diag(t))
-    w, vl, vr, info = L.geev(a, **dict(EMU, method=method))
-    nw, nvl, nvr, ninfo = la.zgeev(a)
-    assert info == ninfo == 0
-    against_native(f"z {kind} {n}", a, (w, None, vl, vr), (nw, None, nvl, nvr))
-
-
 @pytest.mark.parametrize("kind", ZKINDS)
 @pytest.mark.parametrize("n", [12, 13, 29, 30, 61])
 def test_zhseqr_kinds_around_thresholds(kind, n):
-    _check_z(kind, n)
+    _check(kind, n, z=True)
 
 
 def test_zhseqr_twenty_shifts():
     """n / log2 n shifts from 150 rows (20 here), native products: the algorithm's test"""
-    _check_z("random", 151, method="native")
+    _check("random", 151, method="native", z=True)
 
 
 @settings(max_examples=6, deadline=None)
 @given(kind=st.sampled_from(ZKINDS), n=st.integers(9, 64), seed=st.integers(0, 2**16))
 def test_zhseqr_property(kind, n, seed):
-    _check_z(kind, n, seed)
+    _check(kind, n, seed, z=True)
 
 
 def test_zhseqr_values_only_and_isolated_rows():
