@@ -5,11 +5,11 @@ square matrix (uniform entries in [-0.5, 0.5)).
 For each: the host LAPACK driver (SciPy's wrapper, LAPACK's optimal workspace: a query first),
 ozblas's driver with Ozaki II products (automatic precision) and with native products (the
 driver's own cost), the share of the flops in products (product_flops / (product_flops +
-host_flops) of ozblas.lapack.last_report(); host_flops counts the host's pieces: d's hseqr
-windows by their own counts, z's host hseqr and trevc3 by Golub and Van Loan's model, lahr2's
-panels by LAPACK's) and of the nominal count emulated, and the host remainder: the Ozaki II
-run's host_seconds (its time less its products': the host routines, d's bulge chase and small
-Schur forms inside hseqr, copies) with its parts (host_parts: panels, chase, solver), against
+host_flops) of ozblas.lapack.last_report(); host_flops counts the host's pieces: hseqr's
+windows by their own counts, trevc3 by Golub and Van Loan's model, lahr2's panels by
+LAPACK's) and of the nominal count emulated, and the host remainder: the Ozaki II run's
+host_seconds (its time less its products': the host routines, the bulge chase and small Schur
+forms inside hseqr, copies) with its parts (host_parts: panels, chase, solver), against
 the native driver's time. One run per case (the machine is shared). Writes
 benchmarks/results/lapack_nonsym.json.
 """

@@ -772,9 +772,10 @@ def geev(a, compute_vl=1, compute_vr=1, lwork=None, overwrite_a=False, **kw):
     real a ``(wr, wi, vl, vr, info)`` as scipy.linalg.lapack.dgeev (a complex pair in two
     columns of vl and vr, real and imaginary parts), complex a ``(w, vl, vr, info)`` as zgeev
     (numpy.linalg.eig's and scipy.linalg.eig's routine). The vectors are normalized as LAPACK's
-    (unit 2-norm, the largest component real); not computed: 1 x n zeros. Balancing and the QR
-    iteration (hseqr) on the host, the Hessenberg reduction, Q and the back-transformation of
-    the eigenvectors as products. NumPy arrays only (host memory). info > 0: the QR iteration
+    (unit 2-norm, the largest component real); not computed: 1 x n zeros. Balancing and the
+    eigenvectors of T (trevc3) on the host; the Hessenberg reduction, Q, the QR iteration's
+    updates of H and Z (multishift hseqr, d and z: the bulges' chase inside its windows on the
+    host) and the back-transformation of the eigenvectors as products. NumPy arrays only (host memory). info > 0: the QR iteration
     did not converge (eigenvalues info..n-1 valid). lwork -1 is a workspace query (nothing
     computed)."""
     compute_vl, compute_vr = (_flag("geev", k, v) for k, v in (("compute_vl", compute_vl),
@@ -821,9 +822,9 @@ def gees(select, a, compute_v=1, sort_t=0, lwork=None, select_extra_args=(), ove
     info)`` as scipy.linalg.lapack.dgees (t upper quasi-triangular), complex a ``(t, sdim, w,
     vs, work, info)`` as zgees (scipy.linalg.schur's routine). sort_t 1: the eigenvalues for
     which ``select(wr, wi, *select_extra_args)`` (complex: ``select(w, ...)``) is true moved to the top
-    left, sdim of them; 0: select is not called. compute_v 0: vs is 1 x n zeros. The QR
-    iteration and the reordering (trsen) on the host, the Hessenberg reduction and Q as
-    products. NumPy arrays only (host memory). work: one element, a workspace size a caller
+    left, sdim of them; 0: select is not called. compute_v 0: vs is 1 x n zeros. The
+    reordering (trsen) on the host; the Hessenberg reduction, Q and the QR iteration's updates
+    of H and Z (multishift hseqr) as products. NumPy arrays only (host memory). work: one element, a workspace size a caller
     may pass back (the driver's workspace is its own); lwork -1 is a query (nothing
     computed). info > 0 as LAPACK's (n + 1: the reordering failed; n + 2: rounding changed the
     selection)."""
@@ -1614,7 +1615,7 @@ def _explain_nonsym(routine, n, dtype, p, nb):
     pair from the left), orgqr's blocks forming Q, geev's back-transformation Z X_T; the
     host's: hseqr by Golub and Van Loan's model (25 n^3 with Z, less the reduction's 10/3 n^3
     and orghr's 4/3 n^3), geev's trevc3 (n^3 / 3), lahr2's panels (2 r^2 ib each, r the
-    trailing order). d: hseqr is lapack_hseqr.c's multishift QR, modeled with n / ns sweeps
+    trailing order). hseqr is lapack_hseqr.c's multishift QR (d and z), modeled with n / ns sweeps
     (ns shifts, iparmq's rule) of windows of 3 ns + 8 rows that advance 1.5 ns rows, each
     window's U applied to about 2 n columns and rows of H and Z, one AED window of 1.5 ns
     (ns below 590 rows) per sweep: its products, and on the host the windows' chase
@@ -1653,16 +1654,14 @@ def _explain_nonsym(routine, n, dtype, p, nb):
             add(f"orghr block {j}: {r} x {r - ib} x {ib}", r, r - ib, ib)
         if routine == "geev":
             add(f"back-transformation {n} x {n} x {n}", n, n, n)
-        if not z:
-            host -= (25 - 10 / 3 - 4 / 3) * n**3
-            host += _explain_hseqr(n, nb, add)
+        host -= f4 * (25 - 10 / 3 - 4 / 3) * n**3
+        host += f4 * _explain_hseqr(n, nb, add)
     rate = p.host_zgemm if z else p.host_dgemm
     flops = f4 * (25 + (4 / 3 if routine == "geev" else 0)) * n**3
     t_blocked += host / rate
     routed = whole["method"] != "native" and n > nb
     return {"routine": dtype + routine, "n": n, "nb": nb, "band": "-", "profile": p.name,
-            "route": ("host LAPACK" if not routed else "blocked driver, hseqr on the host" if z
-                      else "blocked driver, multishift hseqr"),
+            "route": "blocked driver, multishift hseqr" if routed else "host LAPACK",
             "why": (f"method auto's choice for a {n} x {n} x {n} product is {whole['name']}"
                     + ("" if n > nb else f"; n <= nb = {nb}: one block")),
             "updates": updates, "emulated_updates": emulated, "flops": flops,

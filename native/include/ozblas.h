@@ -902,8 +902,8 @@ ozblas_status ozblas_zgelss(ozblas_context *ctx, int64_t m, int64_t n, int64_t n
  * component real; d: a complex pair in two columns, real and imaginary parts). d: wr, wi (host
  * memory, n each); z: w (n complex, host memory). An order within one block is one call of the
  * host geev; otherwise A scaled into range and balanced (the host gebal), the Hessenberg
- * reduction and Q by the layer's gehrd and orghr (products), the QR iteration by the host
- * hseqr with the Schur vectors Z accumulated, the eigenvectors of T by the host trevc3 and
+ * reduction and Q by the layer's gehrd and orghr (products), the QR iteration by the layer's
+ * multishift hseqr (its updates of H and Z products) with the Schur vectors Z accumulated, the eigenvectors of T by the host trevc3 and
  * their back-transformation by Z as one product, the host gebak. Host memory only (device
  * pointers: OZBLAS_ERR_INVALID_ARGUMENT). A is destroyed. info: 0, -i, or > 0 when hseqr
  * did not converge (eigenvalues info+1..n are valid, no vectors). */
@@ -925,8 +925,8 @@ typedef int (*ozblas_select_fn)(void *arg, const double *w, const double *wi);
  * a complex pair counted twice), 'N' leaves them unordered (sdim 0; select not called, may be
  * NULL). d: wr, wi; z: w (host memory). An order within one block is one call of the host gees;
  * otherwise A scaled into range and permuted (the host gebal 'P'), the Hessenberg reduction
- * and Q by the layer's gehrd and orghr (products), the QR iteration by the host hseqr with
- * Q accumulated into VS, the reordering by the host trsen (its updates of T and VS host
+ * and Q by the layer's gehrd and orghr (products), the QR iteration by the layer's multishift
+ * hseqr (its updates of H and Z products) with Q accumulated into VS, the reordering by the host trsen (its updates of T and VS host
  * work), the host gebak. Host memory only (device pointers: OZBLAS_ERR_INVALID_ARGUMENT).
  * info: 0, -i, 1..n when hseqr did not converge, n + 1 when the reordering failed (trsen),
  * n + 2 when rounding changed a selection after reordering (d, as LAPACK's). */

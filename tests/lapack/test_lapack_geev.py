@@ -330,23 +330,25 @@ def test_gees_scaled_into_range(dt, factor):
     assert np.all(np.abs(w(r)[i] / factor - w(f)[j]) <= 100 * 20 * U * np.linalg.norm(a))
 
 
+@pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("routine", ["geev", "gees"])
 @pytest.mark.parametrize("n, nb", [(64, 8), (100, 16)])
-def test_explain_matches_the_run(routine, n, nb):
+def test_explain_matches_the_run(dt, routine, n, nb):
     """`ozblas explain geev|gees N`: its products' and host flops those of the run within a
     factor 2 (hseqr's multishift QR takes as many sweeps as the matrix needs: explain's model
     guesses n / ns), hseqr's windows among its products."""
     import subprocess
     import sys
 
-    a = _matrix("random", n, np.float64)
+    a = _matrix("random", n, dt)
     if routine == "geev":
         L.geev(a, compute_vl=0, nb=nb, method="native")
     else:
         L.gees(None, a, nb=nb, method="native")
     rep = L.last_report()
-    d = L.explain(routine, n, "d", "h200", nb=nb)
-    assert d["routine"] == "d" + routine and d["nb"] == nb and d["updates"]
+    p = "z" if dt == np.complex128 else "d"
+    d = L.explain(routine, n, p, "h200", nb=nb)
+    assert d["routine"] == p + routine and d["nb"] == nb and d["updates"]
     assert 0.5 * rep["product_flops"] <= d["product_flops"] <= 2 * rep["product_flops"]
     assert 0.5 * rep["host_flops"] <= d["host_flops"] <= 2 * rep["host_flops"]
     assert any(u["shape"].startswith("hseqr") for u in d["updates"])

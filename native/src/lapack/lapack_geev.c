@@ -5,8 +5,8 @@
  *   reduced to Hessenberg form by the layer's gehrd (lapack_hess.c: products) and Q formed by
  *   its orghr (products);
  *   the QR iteration on the Hessenberg matrix, Q accumulated into the Schur vectors Z (job
- *   'S', compz 'V'): d by lapack_hseqr.c's multishift QR (its updates of H and Z products),
- *   z by the host hseqr;
+ *   'S', compz 'V'): lapack_hseqr.c's multishift QR, d and z (its updates of H and Z
+ *   products);
  *   geev: the eigenvectors of T by the host trevc3 (howmny 'A': T's own, no back-
  *   transformation), then X = Z X_T as one product, the host gebak, the normalization dgeev
  *   does (unit 2-norm, the largest component real);
@@ -52,7 +52,7 @@ static void gebak(const oz_lx *x, char job, char side, int64_t n, int64_t ilo, i
 static void hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_t ihi, double *H,
                   int64_t ldh, double *w, double *wi, double *Z, int64_t ldz, int64_t *info)
 {
-    if (!x->cplx && lx_hseqr_takes(n, ilo, ihi, H, ldh)) { /* the emulated one (lapack_hseqr.c) */
+    if (lx_hseqr_takes(x->cplx, n, ilo, ihi, H, ldh)) { /* the emulated one (lapack_hseqr.c) */
         lx_hseqr(x, job, compz, n, ilo, ihi, H, ldh, w, wi, Z, ldz, info);
         return;
     }

@@ -222,6 +222,9 @@
                                    const LXI *, double *, const LXI *, LXI *, size_t, size_t)) \
     X(trexc, "dtrexc", "", void, (const char *, const LXI *, double *, const LXI *, double *,    \
                                   const LXI *, LXI *, LXI *, double *, LXI *, size_t))          \
+    X(ztrexc, "", "ztrexc", void, (const char *, const LXI *, double *, const LXI *,         \
+                                   double *, const LXI *, const LXI *, const LXI *, LXI *,     \
+                                   size_t))                                                    \
     X(ormhr, "dormhr", "zunmhr", void, (const char *, const char *, const LXI *, const LXI *,  \
                                         const LXI *, const LXI *, const double *, const LXI *, \
                                         const double *, double *, const LXI *, double *,       \

@@ -279,14 +279,15 @@ double lx_into_range(double nrm, double small);
 ozblas_status lx_gehrd_run(oz_lx *x, lx_hh *q, int64_t n, int64_t ilo, int64_t ihi, double *A,
                            int64_t lda, double *tau, int64_t *info);
 
-/* LAPACK's dhseqr (lapack_hseqr.c: the small-bulge multishift QR with aggressive early
- * deflation, the updates of H and Z beyond its small windows as products) for double on host
- * memory: job 'E' or 'S', compz 'N' or 'V', ilo and ihi 1-based, *info as dhseqr's;
- * x->failed when its workspace cannot be had. lx_hseqr_ready: its host routines found;
- * lx_hseqr_takes: those, 1 <= ilo <= ihi <= n and H's Hessenberg part of rows and columns
- * ilo..ihi finite (else the host routine's: its argument errors, its answer to NaN). */
-int lx_hseqr_ready(void);
-int lx_hseqr_takes(int64_t n, int64_t ilo, int64_t ihi, const double *H, int64_t ldh);
+/* LAPACK's dhseqr and zhseqr (lapack_hseqr.c: the small-bulge multishift QR with aggressive
+ * early deflation, the updates of H and Z beyond its small windows as products) for x->cplx
+ * on host memory: job 'E' or 'S', compz 'N' or 'V', ilo and ihi 1-based, the eigenvalues in wr,
+ * wi (z: wr as n complex, wi unused), *info as hseqr's; x->failed when its workspace cannot
+ * be had. lx_hseqr_ready: its host routines found for cplx; lx_hseqr_takes: those,
+ * 1 <= ilo <= ihi <= n and H's Hessenberg part of rows and columns ilo..ihi finite (else the
+ * host routine's: its argument errors, its answer to NaN). */
+int lx_hseqr_ready(int cplx);
+int lx_hseqr_takes(int cplx, int64_t n, int64_t ilo, int64_t ihi, const double *H, int64_t ldh);
 void lx_hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_t ihi, double *H,
               int64_t ldh, double *wr, double *wi, double *Z, int64_t ldz, int64_t *info);
 
