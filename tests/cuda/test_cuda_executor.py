@@ -666,6 +666,27 @@ def test_hermitian_product_like_cpu(ta, moduli, scaling):
     assert np.all(np.diag(cc).imag == 0)
 
 
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("moduli", [13, "auto"])
+def test_her2k_form_like_cpu(moduli, scaling):
+    """HER2K's form (op(B)^H = op(A) J, core/driver_ozaki2.c): the CUDA executor keeps both
+    sides' bits equal and takes its two products, the CPU executor one (P- = P+^T): the
+    same bits."""
+    n, k = 29, 24
+    u = np.asfortranarray(make_matrix(n, 3 * k, 1.0, seed=8, dtype=np.complex128))
+    u[:, 2 * k:] = u[:, :k]
+    out = {}
+    for ex in ("cuda", "cpu"):
+        c = np.zeros((n, n), dtype=np.complex128, order="F")
+        out[ex] = ozblas.zgemm(1.0, u[:, :2 * k], u[:, k:], 0.0, c, 0, 2, executor=ex,
+                               method="ozaki2", moduli=moduli, scaling=scaling,
+                               return_info=True)
+    assert out["cpu"][1]["fallback"] is None and out["cpu"][1]["complex_products"] == 1
+    assert out["cuda"][1]["complex_products"] == 2
+    assert_same_bits(out["cuda"][0], out["cpu"][0], "her2k form")
+    assert np.all(np.diag(out["cuda"][0]).imag == 0)
+
+
 def test_hermitian_product_in_one_launch_or_one_per_modulus():
     """A Hermitian product that fits whole: every modulus' P+ one batched call (then P- by
     transposes), or one product per modulus with the hook off; the same bits as the CPU."""

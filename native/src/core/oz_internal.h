@@ -37,10 +37,13 @@ typedef struct {
     int dd;   /* Ozaki II leaves op(A) op(B) unrounded, alpha 1 and beta 0 ignored: entry
                  (i, j) at C + 2w (i + j ldc) (w 1 real, 2 complex) as hi, lo of the real
                  part, then of the imaginary part (oz2_crt_store_dd) */
-    int herm; /* op(B) is op(A)^H, the same matrix (m = n): C is Hermitian. Set by the Ozaki II
-                 driver alone (oz_ozaki2); the executors then keep both sides' bits equal and,
-                 on the complex set, take one product per modulus (ozaki2.h oz2_herm_bits) */
+    int herm; /* OZ_HERM_SAME: op(B) is op(A)^H, the same matrix (m = n); OZ_HERM_SWAP:
+                 op(B) is (op(A) J)^H, J swapping the halves of k (HER2K's form, ozaki2.h
+                 oz2_products_per_call_modulus). C is Hermitian. Set by the Ozaki II driver
+                 alone (oz_ozaki2); the executors then keep both sides' bits equal and, on
+                 the complex set, take one product per modulus (ozaki2.h oz2_herm_bits) */
 } oz_gemm_call;
+enum { OZ_HERM_NONE, OZ_HERM_SAME, OZ_HERM_SWAP };
 
 /* An executor runs calls somewhere: natively, or the phases of the Ozaki schemes through
  * its kernel table (core/phase_kernels.h), which the scheme drivers (core/driver_*.c) call.
@@ -396,6 +399,14 @@ OZ_SHIM_API ozblas_status oz_syrk_call(ozblas_context *ctx, int cplx, int herm, 
                                        const double *A, int64_t lda, const double *beta,
                                        double *C, int64_t ldc, const ozblas_options *opt,
                                        ozblas_report *product);
+
+/* core/driver_ozaki2.c: HER2K's operands U = [a op(P), op(Q), a op(P)] (n x 3k) for one
+ * product zgemm('N', 'C', n, n, 2k, ga, U, n, U + 2 n k, n) = alpha op(P) op(Q)^H +
+ * conj(alpha) op(Q) op(P)^H, which the driver runs as one Hermitian product per modulus
+ * (oz_gemm_call.herm OZ_HERM_SWAP); NULL for want of memory (free it). */
+double *oz_her2k_operands(char trans, int64_t n, int64_t k, const double *alpha,
+                          const double *P, int64_t ldp, const double *Q, int64_t ldq,
+                          double *ga);
 
 /* numerics/ozaki2_table.c: the moduli and CRT tables. */
 int oz2_max_moduli(int engine); /* the moduli count's maximum on an engine (0: unknown) */
