@@ -6,20 +6,18 @@
  * automatic precision finds no count (ACCURACY, or method auto's cap) the call is tried once
  * more split by exponent band (core/driver_split.c). The
  * executor's kernels do the work (core/phase_kernels.h). */
-#include <float.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "phase_kernels.h"
+#include "../numerics/her2k.h"
 
 /* Whether C is Hermitian (oz_gemm_call.herm): op(B) is op(A)^H read from the same memory
  * (the LAPACK layer's HERK blocks, a caller's zgemm(A, A, 'N', 'C')), or HER2K's form
  * (oz_her2k_operands): op(A) = U(:, 0:k) and op(B)^H = U(:, k/2:3k/2) with U's columns
- * k:3k/2 a copy of its first k/2, so op(B)^H = op(A) J. The copy is checked bit for bit, so
- * any call of that layout qualifies; only in host memory (a device executor's own is not
- * read here). */
-static int hermitian(const oz_executor *ex, const oz_gemm_call *c)
+ * k:3k/2 a copy of its first k/2, so op(B)^H = op(A) J. The copy is checked bit for bit
+ * (in a device executor's memory by its same_cols), so any call of that layout qualifies. */
+static int hermitian(const oz_executor *ex, const oz_gemm_call *c, const ozblas_options *opt)
 {
     if (!c->is_complex || c->m != c->n || c->lda != c->ldb)
         return OZ_HERM_NONE;
@@ -29,76 +27,48 @@ static int hermitian(const oz_executor *ex, const oz_gemm_call *c)
                    : OZ_HERM_NONE;
     const int64_t h = c->k / 2, col = 2 * c->lda; /* doubles per column */
     if (c->transa != 'N' || c->transb != 'C' || c->k % 2 || c->lda < c->m ||
-        c->B != c->A + h * col || (ex->owns && ex->owns(c->A)))
+        c->B != c->A + h * col)
         return OZ_HERM_NONE;
+    if (ex->owns && ex->owns(c->A))
+        return ex->same_cols && ex->same_cols(opt, c->A, c->A + c->k * col, 2 * c->m, h, col)
+                   ? OZ_HERM_SWAP
+                   : OZ_HERM_NONE;
     for (int64_t l = 0; l < h; l++)
         if (memcmp(c->A + l * col, c->A + (l + c->k) * col, sizeof(double) * 2 * c->m))
             return OZ_HERM_NONE;
     return OZ_HERM_SWAP;
 }
 
-/* The largest and the smallest nonzero magnitude of len doubles (lo DBL_MAX: none). */
-static void extent(const double *v, size_t len, double *hi, double *lo)
-{
-    *hi = 0.0;
-    *lo = DBL_MAX;
-    for (size_t i = 0; i < len; i++) {
-        const double a = fabs(v[i]);
-        *hi = a > *hi ? a : *hi;
-        *lo = a > 0.0 && a < *lo ? a : *lo;
-    }
-}
-
-/* HER2K's operands for one product (ozaki2.h oz2_products_per_call_modulus): X = op(P),
- * Y = op(Q) (n x k; op the conjugate transpose for trans 'C'), U = [a X, Y, a X] (n x 3k,
- * ld n, oz_malloc'd; NULL for want of memory), so that zgemm('N', 'C', n, n, 2k, ga, U, n,
- * U + 2 n k, n) gives alpha X Y^H + conj(alpha) Y X^H: real alpha in ga (a = 1, exact), a
- * complex one rounded into X (a = alpha, ga = 1). X 2^s and Y 2^-s leave both terms as
- * they are; s brings the two halves' largest magnitudes together, since a row of U is
- * scaled as one (its bits go to its larger half), and is 0 where a power of two would not
- * be exact (a magnitude leaving the normal range). */
-double *oz_her2k_operands(char trans, int64_t n, int64_t k, const double *alpha,
-                          const double *P, int64_t ldp, const double *Q, int64_t ldq,
-                          double *ga)
+/* HER2K's operand U (numerics/her2k.h) in host memory from P and Q in host memory: the
+ * element steps of the device executors' her2k_operands (the folds are maxima, so their
+ * order does not matter). */
+void oz_her2k_operands(char trans, int64_t n, int64_t k, const double *alpha, const double *P,
+                       int64_t ldp, const double *Q, int64_t ldq, double *U)
 {
     const size_t h = 2 * (size_t)n * (size_t)k; /* doubles per block of U */
-    double *U = oz_malloc(sizeof(double) * 3 * h);
-    if (!U)
-        return NULL;
-    const int real = alpha[1] == 0.0;
-    ga[0] = real ? alpha[0] : 1.0;
-    ga[1] = 0.0;
+    uint64_t e[4] = {0, 0, 0, 0};
     for (int64_t l = 0; l < k; l++)
         for (int64_t i = 0; i < n; i++) {
-            const int64_t s = trans == 'N' ? 2 * (i + l * ldp) : 2 * (l + i * ldp);
-            const int64_t t = trans == 'N' ? 2 * (i + l * ldq) : 2 * (l + i * ldq);
-            const double xr = P[s], xi = trans == 'N' ? P[s + 1] : -P[s + 1];
             double *u = U + 2 * (i + l * n);
-            u[0] = real ? xr : alpha[0] * xr - alpha[1] * xi;
-            u[1] = real ? xi : alpha[0] * xi + alpha[1] * xr;
-            u[h] = Q[t];
-            u[h + 1] = trans == 'N' ? Q[t + 1] : -Q[t + 1];
+            oz_her2k_entry(trans, alpha, P, ldp, Q, ldq, i, l, u, u + h);
+            for (int p = 0; p < 2; p++) {
+                oz_her2k_fold(e, u[p]);
+                oz_her2k_fold(e + 2, u[h + p]);
+            }
         }
-    double hx, lx, hy, ly;
-    extent(U, h, &hx, &lx);
-    extent(U + h, h, &hy, &ly);
-    int s = hx > 0.0 && hy > 0.0 && isfinite(hx) && isfinite(hy) ? (ilogb(hy) - ilogb(hx)) / 2
-                                                                 : 0;
-    if (ldexp(s > 0 ? ly : lx, -abs(s)) < DBL_MIN || ldexp(s > 0 ? hx : hy, abs(s)) > DBL_MAX / 4)
-        s = 0;
-    for (size_t e = 0; e < h; e++) {
-        U[e] = ldexp(U[e], s);
-        U[h + e] = ldexp(U[h + e], -s);
-        U[2 * h + e] = U[e];
+    const int s = oz_her2k_shift(e);
+    for (size_t v = 0; v < h; v++) {
+        U[v] = ldexp(U[v], s);
+        U[h + v] = ldexp(U[h + v], -s);
+        U[2 * h + v] = U[v];
     }
-    return U;
 }
 
 ozblas_status oz_ozaki2(const oz_executor *ex, const oz_gemm_call *call,
                         const ozblas_options *opt, ozblas_report *rep)
 {
     oz_gemm_call h = *call;
-    h.herm = hermitian(ex, call);
+    h.herm = hermitian(ex, call, opt);
     const oz_gemm_call *c = &h;
     const oz_kernels *K = ex->kernels;
     const int cx = c->is_complex, fast = opt->scaling == OZBLAS_SCALING_FAST;

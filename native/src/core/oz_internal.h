@@ -90,6 +90,16 @@ struct oz_executor {
     ozblas_status (*mem_budget)(const ozblas_options *opt, size_t *bytes);
     int (*laswp)(const ozblas_options *opt, int cplx, int64_t n, double *A, int64_t lda,
                  int64_t k1, int64_t k2, const int64_t *dpiv, int64_t incx);
+    /* HER2K's operand U (n x 3k, numerics/her2k.h) in its memory from P and Q in its memory,
+     * by the host's element steps (oz_her2k_operands), 0 on success; same_cols: 1 when cols
+     * columns of rows doubles at a and at b (its memory, pitch ld doubles) are equal bit for
+     * bit (HER2K's form, core/driver_ozaki2.c), 0 when not or it cannot tell. Both on
+     * opt->device and opt->stream, waited for. */
+    int (*her2k_operands)(const ozblas_options *opt, char trans, int64_t n, int64_t k,
+                          const double *alpha, const double *P, int64_t ldp, const double *Q,
+                          int64_t ldq, double *U);
+    int (*same_cols)(const ozblas_options *opt, const double *a, const double *b, int64_t rows,
+                     int64_t cols, int64_t ld);
     /* 1 when every device opt->devices lists exists here (all: at least one); else 0 and
      * why names the missing one. */
     int (*devices_check)(const ozblas_options *opt, char *why, size_t len);
@@ -400,13 +410,12 @@ OZ_SHIM_API ozblas_status oz_syrk_call(ozblas_context *ctx, int cplx, int herm, 
                                        double *C, int64_t ldc, const ozblas_options *opt,
                                        ozblas_report *product);
 
-/* core/driver_ozaki2.c: HER2K's operands U = [a op(P), op(Q), a op(P)] (n x 3k) for one
- * product zgemm('N', 'C', n, n, 2k, ga, U, n, U + 2 n k, n) = alpha op(P) op(Q)^H +
- * conj(alpha) op(Q) op(P)^H, which the driver runs as one Hermitian product per modulus
- * (oz_gemm_call.herm OZ_HERM_SWAP); NULL for want of memory (free it). */
-double *oz_her2k_operands(char trans, int64_t n, int64_t k, const double *alpha,
-                          const double *P, int64_t ldp, const double *Q, int64_t ldq,
-                          double *ga);
+/* core/driver_ozaki2.c: HER2K's operand U (n x 3k, numerics/her2k.h) in host memory from P
+ * and Q in host memory, for one product zgemm('N', 'C', n, n, 2k, ga, U, n, U + 2 n k, n) =
+ * alpha op(P) op(Q)^H + conj(alpha) op(Q) op(P)^H (ga: oz_her2k_gain), which the driver runs
+ * as one Hermitian product per modulus (oz_gemm_call.herm OZ_HERM_SWAP). */
+void oz_her2k_operands(char trans, int64_t n, int64_t k, const double *alpha, const double *P,
+                       int64_t ldp, const double *Q, int64_t ldq, double *U);
 
 /* numerics/ozaki2_table.c: the moduli and CRT tables. */
 int oz2_max_moduli(int engine); /* the moduli count's maximum on an engine (0: unknown) */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "oz_lapack.h"
+#include "../numerics/her2k.h"
 
 /* The (conjugate) transpose character of the element type. */
 
@@ -243,16 +244,19 @@ void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb)
 }
 
 /* HER2K's diagonal block W (n x n) := alpha op(P) op(Q)^H + conj(alpha) op(Q) op(P)^H as one
- * product, which the Ozaki II driver runs as a Hermitian one (core/driver_ozaki2.c
- * oz_her2k_operands); 0 (nothing done) on the device. For want of memory the whole call
- * goes to the host routine, as lx_gemm's products do. */
+ * product, which the Ozaki II driver runs as a Hermitian one: its operand U (numerics/her2k.h)
+ * built where P and Q are, by the host's steps (core/driver_ozaki2.c oz_her2k_operands) or
+ * the device executor's (its her2k_operands), the same bits either way. For want of memory
+ * the whole call goes to the host routine, as lx_gemm's products do; 0 (nothing done) where
+ * the device executor cannot build U. */
 static int her2k_block(oz_lx *x, char trans, int64_t n, int64_t k, const double *alpha,
                        const double *P, int64_t ldp, const double *Q, int64_t ldq, double *W)
 {
-    double ga[2];
-    if (x->dev)
+    const oz_executor *d = x->dev ? x->devex : NULL;
+    if (d && !d->her2k_operands)
         return 0;
-    double *U = oz_her2k_operands(trans, n, k, alpha, P, ldp, Q, ldq, ga);
+    const size_t bytes = sizeof(double) * 6 * (size_t)n * (size_t)k;
+    double ga[2], *U = d ? d->mem_alloc(x->opt, bytes) : oz_malloc(bytes);
     if (!U) {
         if (!x->failed) {
             x->failed = 1;
@@ -260,8 +264,19 @@ static int her2k_block(oz_lx *x, char trans, int64_t n, int64_t k, const double 
         }
         return 1;
     }
+    if (d && d->her2k_operands(x->opt, trans, n, k, alpha, P, ldp, Q, ldq, U)) {
+        x->failed = 1; /* the device failed, as a copy (lapack_seam.c) */
+        d->mem_free(x->opt, U);
+        return 1;
+    }
+    if (!d)
+        oz_her2k_operands(trans, n, k, alpha, P, ldp, Q, ldq, U);
+    oz_her2k_gain(alpha, ga);
     lx_gemm(x, 'N', 'C', n, n, 2 * k, ga, U, n, U + 2 * n * k, n, ZERO, W, n);
-    free(U);
+    if (d)
+        d->mem_free(x->opt, U);
+    else
+        free(U);
     return 1;
 }
 
