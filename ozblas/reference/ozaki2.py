@@ -391,9 +391,40 @@ def _product(x, y, m, engine):
     return x @ y if engine == "int8" else fp4.product(x, y, fp4.residue_limbs(m)).astype(np.int64)
 
 
+def her2k_operands(x, y, alpha):
+    """core/driver_ozaki2.c oz_her2k_operands: (Z, W, ga) with Z W^H ga = alpha x y^H +
+    conj(alpha) y x^H, W = Z J (W^H is ozaki2's b for herm "swap"): Z = [a x 2^s, y 2^-s],
+    a = alpha when complex (rounded into x), ga = alpha when real; s balances the halves'
+    largest magnitudes where powers of two stay exact."""
+    alpha = complex(alpha)
+    real = alpha.imag == 0.0
+    x = np.asarray(x, np.complex128)
+    xa = x if real else (alpha.real * x.real - alpha.imag * x.imag) + 1j * (
+        alpha.real * x.imag + alpha.imag * x.real)  # as C's, no fused complex product
+    y = np.asarray(y, np.complex128)
+
+    def extent(v):
+        m = np.abs(np.concatenate([v.real.ravel(), v.imag.ravel()]))
+        nz = m[m > 0]
+        return (m.max() if m.size else 0.0), (nz.min() if nz.size else np.finfo(float).max)
+
+    (hx, lx), (hy, ly) = extent(xa), extent(y)
+    s = 0
+    if hx > 0 and hy > 0 and np.isfinite(hx) and np.isfinite(hy):
+        s = int((_ilogb(hy) - _ilogb(hx)) / 2)  # C's division truncates toward zero
+    big = np.finfo(float).max
+    if (np.ldexp(ly if s > 0 else lx, -abs(s)) < np.finfo(float).tiny
+            or np.ldexp(hx if s > 0 else hy, abs(s)) > big / 4):
+        s = 0
+    z = np.hstack([np.ldexp(xa.real, s) + 1j * np.ldexp(xa.imag, s),
+                   np.ldexp(y.real, -s) + 1j * np.ldexp(y.imag, -s)])
+    k = xa.shape[1]
+    return z, np.hstack([z[:, k:], z[:, :k]]), (alpha.real if real else 1.0)
+
+
 def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c=None,
            info: dict | None = None, engine: str = "int8", target: str = "entrywise",
-           herm: bool = False):
+           herm: bool | str = False):
     """alpha a @ b + beta c by Ozaki II. Returns (result, fallback) where fallback is None or
     the reason the C executors would compute this call natively (result is then None).
     moduli "auto" (or 0) takes the fewest moduli whose bound meets the target ("entrywise":
@@ -401,7 +432,9 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
     receives the moduli count and the bound, as the C report states them. herm: b is a's
     conjugate transpose read from the same memory (C's oz_gemm_call.herm): both sides keep
     the smaller bits (ozaki2.h oz2_herm_bits), and on the complex set one product per
-    modulus, P = A+ (A-)^T, gives P+ = P and P- = P^T."""
+    modulus, P = A+ (A-)^T, gives P+ = P and P- = P^T. herm "swap": b is (a J)^H, J swapping
+    the two halves of the inner index (HER2K's [alpha A, B] [B, alpha A]^H, C's herm 2): the
+    same with P = A+ (A- J)^T (ozaki2.h oz2_products_per_call_modulus)."""
     if target not in ("entrywise", "normwise"):
         raise ValueError(f"target must be 'entrywise' or 'normwise', got {target!r}")
     a, b, cplx = operands(a, b, alpha, beta)
@@ -462,9 +495,11 @@ def ozaki2(a, b, *, moduli=16, scaling: str = "accurate", alpha=1.0, beta=0.0, c
             res_re.append(_sym(_product(ra[0], rb[0], mt, engine), mt))
         elif two:  # A+- = A_r +- i A_i; C_r = (P+ + P-) / 2, C_i = (P+ - P-) / (2 i)
             i = _i_m(mt)
-            if herm:  # b's B+ is (A-)^T: one product, P- = P+^T
-                pp = _product(_sym(ra[0] + i * ra[1], mt), _sym(ra[0] - i * ra[1], mt).T, mt,
-                              engine)
+            if herm:  # b's B+ is (A-)^T (or (A- J)^T): one product, P- = P+^T
+                am = _sym(ra[0] - i * ra[1], mt)
+                if herm == "swap":
+                    am = np.roll(am, k // 2, axis=1)
+                pp = _product(_sym(ra[0] + i * ra[1], mt), am.T, mt, engine)
                 pm = pp.T
             else:
                 pp = _product(_sym(ra[0] + i * ra[1], mt), _sym(rb[0] + i * rb[1], mt), mt,

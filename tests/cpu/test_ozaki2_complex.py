@@ -166,18 +166,25 @@ def test_a_hermitian_product_takes_one_product_per_modulus(n, k, moduli, scaling
         make_matrix(*shape, 1.0, seed=seed % 1000 + 1), shift)
     x = a if trans == "N" else a.conj().T
     c, rep = _zgemm_same(a, trans, moduli, scaling)
-    ref, fallback = reference.ozaki2(x, x.conj().T, moduli=moduli, scaling=scaling, herm=True)
+    cx2 = moduli == "auto" or lib.ozblas_ozaki2_complex_count(INT8, moduli) != 0
+    _hermitian_checks(c, rep, x, x.conj().T, moduli, scaling, True, {1 if cx2 else 3})
+
+
+def _hermitian_checks(c, rep, a, b, moduli, scaling, herm, products):
+    """A Hermitian product's C against the reference's one-product algorithm (herm: True or
+    "swap") bit for bit, its exactly real diagonal, its products per modulus (one of
+    products), and the reported bound of the oracle."""
+    ref, fallback = reference.ozaki2(a, b, moduli=moduli, scaling=scaling, herm=herm)
     if fallback is not None:
         assert rep.fallback != 0
         return
     assert rep.fallback == 0
     assert_same_bits(c, ref)
     assert np.all(np.diag(c).imag == 0)
-    cx2 = moduli == "auto" or lib.ozblas_ozaki2_complex_count(INT8, moduli) != 0
-    assert rep.complex_products == (1 if cx2 else 3)
+    assert rep.complex_products in products
     assert rep.int_gemms >= rep.complex_products * rep.moduli
-    exact = exact_matmul(x, x.conj().T)
-    assert err_ab(c, exact, x, x.conj().T) <= (rep.bound if rep.bound > 0 else 1.0) + U
+    exact = exact_matmul(a, b)
+    assert err_ab(c, exact, a, b) <= (rep.bound if rep.bound > 0 else 1.0) + U
 
 
 def test_zherk_in_one_block_is_the_hermitian_product():
@@ -221,3 +228,89 @@ def test_auto_precision_walks_the_complex_set_itself():
     assert_same_bits(c, ref)
     exact = exact_matmul(a, b)
     assert err_ab(c, exact, a, b) <= min(info["bound"], max(native_error(a, b, exact), U))
+
+
+def _zgemm_swap(u, moduli, scaling, alpha=1.0):
+    """zgemm('N', 'C', n, n, 2k, alpha, U, n, U + k columns, n) with U = [Z, Z(:, :k)]: the
+    driver's HER2K form (op(B)^H = Z J): (C, report)."""
+    n, k3 = u.shape
+    uf = np.asfortranarray(u)
+    c = np.zeros((n, n), dtype=np.complex128, order="F")
+    rep = ffi.new("ozblas_report *")
+    al, be = ffi.new("double[2]", [alpha.real, alpha.imag] if isinstance(alpha, complex)
+                     else [alpha, 0.0]), ffi.new("double[2]", [0.0, 0.0])
+    base = ffi.cast("double *", uf.ctypes.data)
+    k = 2 * k3 // 3
+    st = lib.ozblas_zgemm(_context(), b"N", b"C", n, n, k, al, base, n, base + 2 * n * (k // 2),
+                          n, be, ffi.cast("double *", c.ctypes.data), n,
+                          _options("ozaki2", moduli, scaling, "cpu", None), rep)
+    assert st == 0
+    return c, rep
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.integers(1, 12), st.integers(1, 30), st.sampled_from([4, 9, 14, 19, "auto"]),
+       st.sampled_from(["fast", "accurate"]), st.integers(-60, 60), st.integers(0, 2**31))
+def test_her2k_form_takes_one_product_of_2k_per_modulus(n, k, moduli, scaling, shift, seed):
+    """[X, Y] J [X, Y]^H = X Y^H + Y X^H from one array U = [X, Y, X]: the reference's
+    one-product algorithm (herm "swap") bit for bit, an exactly real diagonal, one product
+    per modulus on the complex set, within the reported bound of the oracle."""
+    x = _parts(n, k, 1.0, seed % 1000, 0, shift)
+    y = _parts(n, k, 1.0, seed % 1000 + 7, 0, -shift // 2)
+    z = np.hstack([x, y])
+    c, rep = _zgemm_swap(np.hstack([z, x]), moduli, scaling)
+    # automatic precision may walk past the complex set's counts (then Karatsuba's three)
+    cx2 = {1, 3} if moduli == "auto" else {1 if lib.ozblas_ozaki2_complex_count(INT8, moduli)
+                                            else 3}
+    _hermitian_checks(c, rep, z, np.hstack([y, x]).conj().T, moduli, scaling, "swap", cx2)
+
+
+def test_her2k_form_needs_the_copy():
+    """The same layout whose last columns are not a copy of the first is no HER2K form: two
+    products per modulus, the reference's general algorithm bit for bit."""
+    n, k = 9, 6
+    x, y = _parts(n, k, 1.0, 3, 0, -5), _parts(n, k, 1.0, 4, 0, 3)
+    u = np.hstack([x, y, x])
+    u[2, 2 * k + 1] += 1.0
+    c, rep = _zgemm_swap(u, 14, "fast")
+    assert rep.complex_products == 2
+    ref, _ = reference.ozaki2(u[:, :2 * k], u[:, k:].conj().T, moduli=14, scaling="fast")
+    assert_same_bits(c, ref)
+
+
+@pytest.mark.parametrize("trans", "NC")
+@pytest.mark.parametrize("alpha", [-1.0, 0.75 - 0.5j])
+def test_zher2k_in_one_block_is_one_hermitian_product(trans, alpha):
+    """ZHER2K of one block (nb >= n: the LAPACK layer's diagonal-block product) is the
+    HER2K form's triangle (the reference's operands, one product per modulus, bit for bit),
+    and no less accurate against the exact result than the two products' path at the same
+    count, also with op(P) and op(Q) of very different magnitudes."""
+    n, k = 21, 40
+    p, q = _parts(n, k, 1.0, 11, 0, -20), _parts(n, k, 1.0, 12, 0, 9)
+    x, y = (p, q) if trans == "N" else (p.conj().T, q.conj().T)  # op(P), op(Q) stored
+    z, w, ga = reference.her2k_operands(p, q, alpha)
+    want, rep = _zgemm_swap(np.hstack([z, w[:, k:]]), 14, "fast", ga)
+    assert rep.complex_products == 1 and rep.int_gemms == rep.moduli
+    np.fill_diagonal(want, want.diagonal().real)  # HER2K stores +0 (alpha -1 gives -0)
+    c = np.zeros((n, n), dtype=np.complex128, order="F")
+    info = ffi.new("int64_t *")
+    lrep = ffi.new("ozblas_lapack_report *")
+    xf, yf = np.asfortranarray(x), np.asfortranarray(y)
+    ld = n if trans == "N" else k
+    st_ = lib.ozblas_zher2k(_context(), b"L", trans.encode(), n, k,
+                            ffi.new("double[2]", [complex(alpha).real, complex(alpha).imag]),
+                            ffi.cast("double *", xf.ctypes.data), ld,
+                            ffi.cast("double *", yf.ctypes.data), ld, 0.0,
+                            ffi.cast("double *", c.ctypes.data), n, info, n,
+                            _options("ozaki2", 14, "fast", "cpu", None), lrep)
+    assert st_ == 0 and info[0] == 0 and lrep.emulated == 1
+    low = np.tril(np.ones((n, n), bool))
+    assert_same_bits(c[low], want[low])
+    assert np.all(c[~low] == 0)
+    exact = alpha * exact_matmul(p, q.conj().T)
+    exact = exact + exact.conj().T
+    two = sum(reference.ozaki2(l, r, moduli=14, scaling="fast", alpha=al)[0]
+              for l, r, al in ((p, q.conj().T, alpha), (q, p.conj().T, np.conj(alpha))))
+    scale = (np.abs(p) @ np.abs(q).T + np.abs(q) @ np.abs(p).T)[low]
+    assert np.max(np.abs(c - exact)[low] / scale) <= 4 * np.max(
+        np.abs(two - exact)[low] / scale) + 4 * U

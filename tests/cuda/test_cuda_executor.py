@@ -666,6 +666,67 @@ def test_hermitian_product_like_cpu(ta, moduli, scaling):
     assert np.all(np.diag(cc).imag == 0)
 
 
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("moduli", [13, "auto"])
+def test_her2k_form_like_cpu(moduli, scaling):
+    """HER2K's form (op(B)^H = op(A) J, core/driver_ozaki2.c): the CUDA executor keeps both
+    sides' bits equal and takes its two products, the CPU executor one (P- = P+^T): the
+    same bits."""
+    n, k = 29, 24
+    u = np.asfortranarray(make_matrix(n, 3 * k, 1.0, seed=8, dtype=np.complex128))
+    u[:, 2 * k:] = u[:, :k]
+    out = {}
+    for ex in ("cuda", "cpu"):
+        c = np.zeros((n, n), dtype=np.complex128, order="F")
+        out[ex] = ozblas.zgemm(1.0, u[:, :2 * k], u[:, k:], 0.0, c, 0, 2, executor=ex,
+                               method="ozaki2", moduli=moduli, scaling=scaling,
+                               return_info=True)
+    assert out["cpu"][1]["fallback"] is None and out["cpu"][1]["complex_products"] == 1
+    assert out["cuda"][1]["complex_products"] == 2
+    assert_same_bits(out["cuda"][0], out["cpu"][0], "her2k form")
+    assert np.all(np.diag(out["cuda"][0]).imag == 0)
+
+
+@pytest.mark.parametrize("alike", [True, False])
+def test_her2k_form_in_device_memory_like_cpu(alike):
+    """HER2K's form with U in device memory (the LAPACK layer's resident runs): the executor's
+    same_cols finds the copied columns there, so the CUDA result keeps the CPU executor's
+    bits for U on the host; with one entry of the copy changed the form is not taken on
+    either side, and the two still agree."""
+    from ozblas._native import ffi, lib
+    from ozblas.api import _context, _options
+
+    n, k = 29, 24
+    u = np.asfortranarray(make_matrix(n, 3 * k, 1.0, seed=8, dtype=np.complex128))
+    u[:, 2 * k:] = u[:, :k]
+    if not alike:
+        u[n - 1, 3 * k - 1] += 0.5
+    want = np.zeros((n, n), dtype=np.complex128, order="F")
+    want = ozblas.zgemm(1.0, u[:, :2 * k], u[:, k:], 0.0, want, 0, 2, executor="cpu",
+                        method="ozaki2", moduli=13)
+    so = ctypes.CDLL(ozblas._native.library_path())
+    so.oz_cuda_test_malloc.restype = ctypes.c_void_p
+    so.oz_cuda_test_malloc.argtypes = [ctypes.c_size_t]
+    so.oz_cuda_test_free.argtypes = [ctypes.c_void_p]
+    so.oz_cuda_test_memcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+    got = np.empty((n, n), dtype=np.complex128, order="F")
+    dU, dC = so.oz_cuda_test_malloc(u.nbytes), so.oz_cuda_test_malloc(got.nbytes)
+    try:
+        assert dU and dC and so.oz_cuda_test_memcpy(dU, u.ctypes.data, u.nbytes) == 0
+        U = ffi.cast("double *", dU)
+        one, zero = ffi.new("double[2]", [1.0, 0.0]), ffi.new("double[2]", [0.0, 0.0])
+        st = lib.ozblas_zgemm(_context(), b"N", b"C", n, n, 2 * k, one, U, n, U + 2 * n * k, n,
+                              zero, ffi.cast("double *", dC), n,
+                              _options("ozaki2", 13, None, "cuda", None), ffi.NULL)
+        assert st == 0 and so.oz_cuda_test_memcpy(got.ctypes.data, dC, got.nbytes) == 0
+    finally:
+        so.oz_cuda_test_free(dU)
+        so.oz_cuda_test_free(dC)
+    assert_same_bits(got, want, f"her2k form in device memory, copy alike {alike}")
+    if alike:
+        assert np.all(np.diag(got).imag == 0)
+
+
 def test_hermitian_product_in_one_launch_or_one_per_modulus():
     """A Hermitian product that fits whole: every modulus' P+ one batched call (then P- by
     transposes), or one product per modulus with the hook off; the same bits as the CPU."""

@@ -37,10 +37,13 @@ typedef struct {
     int dd;   /* Ozaki II leaves op(A) op(B) unrounded, alpha 1 and beta 0 ignored: entry
                  (i, j) at C + 2w (i + j ldc) (w 1 real, 2 complex) as hi, lo of the real
                  part, then of the imaginary part (oz2_crt_store_dd) */
-    int herm; /* op(B) is op(A)^H, the same matrix (m = n): C is Hermitian. Set by the Ozaki II
-                 driver alone (oz_ozaki2); the executors then keep both sides' bits equal and,
-                 on the complex set, take one product per modulus (ozaki2.h oz2_herm_bits) */
+    int herm; /* OZ_HERM_SAME: op(B) is op(A)^H, the same matrix (m = n); OZ_HERM_SWAP:
+                 op(B) is (op(A) J)^H, J swapping the halves of k (HER2K's form, ozaki2.h
+                 oz2_products_per_call_modulus). C is Hermitian. Set by the Ozaki II driver
+                 alone (oz_ozaki2); the executors then keep both sides' bits equal and, on
+                 the complex set, take one product per modulus (ozaki2.h oz2_herm_bits) */
 } oz_gemm_call;
+enum { OZ_HERM_NONE, OZ_HERM_SAME, OZ_HERM_SWAP };
 
 /* An executor runs calls somewhere: natively, or the phases of the Ozaki schemes through
  * its kernel table (core/phase_kernels.h), which the scheme drivers (core/driver_*.c) call.
@@ -87,6 +90,16 @@ struct oz_executor {
     ozblas_status (*mem_budget)(const ozblas_options *opt, size_t *bytes);
     int (*laswp)(const ozblas_options *opt, int cplx, int64_t n, double *A, int64_t lda,
                  int64_t k1, int64_t k2, const int64_t *dpiv, int64_t incx);
+    /* HER2K's operand U (n x 3k, numerics/her2k.h) in its memory from P and Q in its memory,
+     * by the host's element steps (oz_her2k_operands), 0 on success; same_cols: 1 when cols
+     * columns of rows doubles at a and at b (its memory, pitch ld doubles) are equal bit for
+     * bit (HER2K's form, core/driver_ozaki2.c), 0 when not or it cannot tell. Both on
+     * opt->device and opt->stream, waited for. */
+    int (*her2k_operands)(const ozblas_options *opt, char trans, int64_t n, int64_t k,
+                          const double *alpha, const double *P, int64_t ldp, const double *Q,
+                          int64_t ldq, double *U);
+    int (*same_cols)(const ozblas_options *opt, const double *a, const double *b, int64_t rows,
+                     int64_t cols, int64_t ld);
     /* 1 when every device opt->devices lists exists here (all: at least one); else 0 and
      * why names the missing one. */
     int (*devices_check)(const ozblas_options *opt, char *why, size_t len);
@@ -396,6 +409,13 @@ OZ_SHIM_API ozblas_status oz_syrk_call(ozblas_context *ctx, int cplx, int herm, 
                                        const double *A, int64_t lda, const double *beta,
                                        double *C, int64_t ldc, const ozblas_options *opt,
                                        ozblas_report *product);
+
+/* core/driver_ozaki2.c: HER2K's operand U (n x 3k, numerics/her2k.h) in host memory from P
+ * and Q in host memory, for one product zgemm('N', 'C', n, n, 2k, ga, U, n, U + 2 n k, n) =
+ * alpha op(P) op(Q)^H + conj(alpha) op(Q) op(P)^H (ga: oz_her2k_gain), which the driver runs
+ * as one Hermitian product per modulus (oz_gemm_call.herm OZ_HERM_SWAP). */
+void oz_her2k_operands(char trans, int64_t n, int64_t k, const double *alpha, const double *P,
+                       int64_t ldp, const double *Q, int64_t ldq, double *U);
 
 /* numerics/ozaki2_table.c: the moduli and CRT tables. */
 int oz2_max_moduli(int engine); /* the moduli count's maximum on an engine (0: unknown) */

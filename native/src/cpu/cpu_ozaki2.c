@@ -439,6 +439,18 @@ static void residues(int nt, const packed *p, int64_t k, const oz2_table *T, int
         });
 }
 
+/* dst = src J (cols columns of k residues each, k even): the halves of every column
+ * swapped, HER2K's right operand (ozaki2.h oz2_products_per_call_modulus). */
+static void swap_halves(int nt, const float *src, int64_t k, int64_t cols, float *dst)
+{
+    const int64_t h = k / 2;
+    OZ_CPU_FOR(nt, schedule(static),
+        for (int64_t q = 0; q < cols; q++) {
+            memcpy(dst + q * k, src + q * k + h, sizeof(float) * h);
+            memcpy(dst + q * k + h, src + q * k, sizeof(float) * h);
+        });
+}
+
 /* Modulus t's residues of C from its products' values (acc: np planes of m x n): real,
  * Karatsuba's three, the complex set's P+ and P-, or a Hermitian product's one P (P- = P^T,
  * ozaki2.h oz2_products_per_call_modulus), read in square blocks so that P^T stays in cache. */
@@ -689,12 +701,13 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
     if (!herm)
         scale(nt, pb, k);
     RA = oz_malloc(sizeof(float) * k * m * planes);
-    RB = herm ? NULL : oz_malloc(sizeof(float) * k * n * planes);
+    /* HER2K's form: op(B)'s residues are (X- J)^T, X- with the halves of k swapped */
+    RB = herm && c->herm == OZ_HERM_SAME ? NULL : oz_malloc(sizeof(float) * k * n * planes);
     P = oz_malloc(sizeof(float) * mn);
     acc = oz_malloc(sizeof(double) * mn * np);
     R = oz_malloc((size_t)T->n * mn * (cx ? 2 : 1));
     int okw = oz_cpu_engine_work_init(&w, T->engine, nd, m, n, k);
-    if (!RA || (!herm && !RB) || !P || !acc || !R || !okw) {
+    if (!RA || (!(herm && c->herm == OZ_HERM_SAME) && !RB) || !P || !acc || !R || !okw) {
         st = OZBLAS_ERR_ALLOCATION;
         goto done;
     }
@@ -702,12 +715,15 @@ ozblas_status oz_cpu_o2_products(void *run, ozblas_report *rep)
         residues(nt, pa, k, T, t, RA, RA + k * m, RA + 2 * k * m);
         if (!herm)
             residues(nt, pb, k, T, t, RB, RB + k * n, RB + 2 * k * n);
+        else if (c->herm == OZ_HERM_SWAP)
+            swap_halves(nt, RA + k * m, k, m, RB);
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_SPLIT);
         /* exact products (k < 2^28 products of at most 2^14 stay below 2^53 in double);
            Hermitian: P = X+ (X-)^T, X- being op(B)'s B+ transposed */
         for (int q = 0; q < np; q++)
             oz_cpu_engine_product(nt, T->engine, T->digits[t], m, n, k, RA + q * k * m,
-                                  herm ? RA + k * m : RB + q * k * n, P, acc + q * mn, &w);
+                                  !herm ? RB + q * k * n : RB ? RB : RA + k * m, P,
+                                  acc + q * mn, &w);
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_INT_PRODUCTS);
         join(nt, T, t, np, cx, herm, m, n, acc, R);
         oz_phase_mark(&o->k.clk, rep, OZBLAS_PHASE_REDUCTION);

@@ -466,6 +466,8 @@ static oz_executor make_cuda_executor(void)
     e.mem_free = oz_cuda_lx_free;
     e.mem_budget = oz_cuda_lx_budget;
     e.laswp = oz_cuda_lx_laswp;
+    e.her2k_operands = oz_cuda_her2k_operands;
+    e.same_cols = oz_cuda_same_cols;
     e.devices_check = oz_cuda_devices_check;
     e.spread = oz_cuda_multi_executor;
     e.describe = oz_cuda_describe;

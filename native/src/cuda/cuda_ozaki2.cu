@@ -504,7 +504,7 @@ ozblas_status cuda_o2_open(const oz_gemm_call *c, const ozblas_options *opt, con
     /* the tiling is planned for T's moduli; a product that fits whole then takes the room
      * for every modulus' INT32 products at once where it may (o2_few_launches) */
     void *ws = oz_tiled_ws<o2_run, o2_apply, o2_carve>(&r, c, 1, &o);
-    o.herm = c->herm && o.np == 2 && o.t.nI == 1 && o.t.nJ == 1; /* P+ and P- in one tile */
+    o.herm = c->herm == OZ_HERM_SAME && o.np == 2 && o.t.nI == 1 && o.t.nJ == 1; /* P+ and P- in one tile */
     if (ws && o2_few_launches(&o)) {
         o.all = 1;
         size_t all = oz_tile_bytes_of<o2_run, o2_apply, o2_carve>(&o.t, &o);

@@ -10,6 +10,7 @@
 #define OZ_CUDA_FILE "lapack_device.cu"
 #include "cuda_common.cuh"
 #include "oz_cuda.h"
+#include "../numerics/her2k.h"
 
 extern "C" void *oz_cuda_lx_alloc(const ozblas_options *opt, size_t bytes)
 {
@@ -94,6 +95,120 @@ extern "C" int oz_cuda_lx_laswp(const ozblas_options *opt, int cplx, int64_t n, 
 done:
     run_end(&r);
     return st != OZBLAS_OK;
+}
+
+/* HER2K's operand U (numerics/her2k.h) from P and Q in device memory: U's first two blocks
+ * and their extents (each warp's folds reduced by shuffles, then one atomicMax per warp
+ * and extent), then s applied and the third block copied, each element by the host's
+ * steps (core/driver_ozaki2.c oz_her2k_operands): the same U to the bit. */
+__global__ void lx_her2k_build(char trans, int64_t n, int64_t k, double a0, double a1,
+                               const double *P, int64_t ldp, const double *Q, int64_t ldq,
+                               double *U, unsigned long long *ext)
+{
+    const double alpha[2] = {a0, a1};
+    const int64_t h = 2 * n * k, nk = n * k;
+    uint64_t e[4] = {0, 0, 0, 0};
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < nk;
+         v += (int64_t)gridDim.x * blockDim.x) {
+        double *u = U + 2 * v;
+        oz_her2k_entry(trans, alpha, P, ldp, Q, ldq, v % n, v / n, u, u + h);
+        for (int p = 0; p < 2; p++) {
+            oz_her2k_fold(e, u[p]);
+            oz_her2k_fold(e + 2, u[h + p]);
+        }
+    }
+    for (int q = 0; q < 4; q++) {
+        unsigned long long b = e[q];
+        for (int o = 16; o > 0; o >>= 1) {
+            unsigned long long b2 = __shfl_xor_sync(0xffffffffu, b, o);
+            b = b2 > b ? b2 : b;
+        }
+        if ((threadIdx.x & 31) == 0 && b)
+            atomicMax(ext + q, b);
+    }
+}
+
+__global__ void lx_her2k_apply(int64_t h, double *U, const unsigned long long *ext)
+{
+    const uint64_t e[4] = {ext[0], ext[1], ext[2], ext[3]};
+    const int s = oz_her2k_shift(e);
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < h;
+         v += (int64_t)gridDim.x * blockDim.x) {
+        U[v] = ldexp(U[v], s);
+        U[h + v] = ldexp(U[h + v], -s);
+        U[2 * h + v] = U[v];
+    }
+}
+
+extern "C" int oz_cuda_her2k_operands(const ozblas_options *opt, char trans, int64_t n,
+                                      int64_t k, const double *alpha, const double *P,
+                                      int64_t ldp, const double *Q, int64_t ldq, double *U)
+{
+    if (n <= 0 || k <= 0)
+        return 0;
+    run_ctx r;
+    ozblas_status st = run_begin(&r, opt);
+    if (st == OZBLAS_OK) {
+        unsigned long long *ext = (unsigned long long *)ws_get(r.s, 4 * sizeof *ext);
+        if (!ext) {
+            st = OZBLAS_ERR_ALLOCATION;
+            goto done;
+        }
+        const int64_t nk = n * k;
+        const int blocks = (int)(grid1(nk, 256) < 1024 ? grid1(nk, 256) : 1024);
+        CK(cudaMemsetAsync(ext, 0, 4 * sizeof *ext, r.st));
+        oz_launch(dim3(blocks), dim3(256), r.st, lx_her2k_build, trans, n, k, alpha[0],
+                  alpha[1], P, ldp, Q, ldq, U, ext);
+        CKL();
+        oz_launch(dim3(blocks), dim3(256), r.st, lx_her2k_apply, 2 * nk, U,
+                  (const unsigned long long *)ext);
+        CKL();
+        CK(cudaStreamSynchronize(r.st));
+    }
+done:
+    run_end(&r);
+    return st != OZBLAS_OK;
+}
+
+/* Whether cols columns of rows doubles at a and at b (pitch ld doubles) are equal bit for
+ * bit: any difference sets the flag. */
+__global__ void lx_same_cols(const double *a, const double *b, int64_t rows, int64_t cols,
+                             int64_t ld, int *diff)
+{
+    const int64_t all = rows * cols;
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < all;
+         v += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t o = v % rows + v / rows * ld;
+        unsigned long long x = __double_as_longlong(a[o]), y = __double_as_longlong(b[o]);
+        if (x != y) {
+            atomicOr(diff, 1);
+            return;
+        }
+    }
+}
+
+extern "C" int oz_cuda_same_cols(const ozblas_options *opt, const double *a, const double *b,
+                                 int64_t rows, int64_t cols, int64_t ld)
+{
+    run_ctx r;
+    int diff = 1;
+    ozblas_status st = run_begin(&r, opt);
+    if (st == OZBLAS_OK && rows > 0 && cols > 0) {
+        int *d = (int *)ws_get(r.s, sizeof *d);
+        if (!d) {
+            st = OZBLAS_ERR_ALLOCATION;
+            goto done;
+        }
+        const int blocks = (int)(grid1(rows * cols, 256) < 1024 ? grid1(rows * cols, 256) : 1024);
+        CK(cudaMemsetAsync(d, 0, sizeof *d, r.st));
+        oz_launch(dim3(blocks), dim3(256), r.st, lx_same_cols, a, b, rows, cols, ld, d);
+        CKL();
+        CK(cudaMemcpyAsync(&diff, d, sizeof diff, cudaMemcpyDeviceToHost, r.st));
+        CK(cudaStreamSynchronize(r.st));
+    }
+done:
+    run_end(&r);
+    return st == OZBLAS_OK && !diff;
 }
 
 /* ---- tests only (not in ozblas.h): device memory without CuPy, for the device-pointer

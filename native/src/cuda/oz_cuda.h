@@ -55,6 +55,12 @@ int oz_cuda_lx_copy(const ozblas_options *opt, void *dst, size_t dpitch, const v
                     size_t spitch, size_t width, size_t rows);
 int oz_cuda_lx_laswp(const ozblas_options *opt, int cplx, int64_t n, double *A, int64_t lda,
                      int64_t k1, int64_t k2, const int64_t *dpiv, int64_t incx);
+/* The executor's her2k_operands and same_cols entries (core/oz_internal.h). */
+int oz_cuda_her2k_operands(const ozblas_options *opt, char trans, int64_t n, int64_t k,
+                           const double *alpha, const double *P, int64_t ldp, const double *Q,
+                           int64_t ldq, double *U);
+int oz_cuda_same_cols(const ozblas_options *opt, const double *a, const double *b, int64_t rows,
+                      int64_t cols, int64_t ld);
 
 #ifdef __cplusplus
 }

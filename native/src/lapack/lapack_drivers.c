@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "oz_lapack.h"
+#include "../numerics/her2k.h"
 
 /* The (conjugate) transpose character of the element type. */
 
@@ -242,6 +243,43 @@ void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb)
     lx_scale(x, m, n, ZERO, B, ldb);
 }
 
+/* HER2K's diagonal block W (n x n) := alpha op(P) op(Q)^H + conj(alpha) op(Q) op(P)^H as one
+ * product, which the Ozaki II driver runs as a Hermitian one: its operand U (numerics/her2k.h)
+ * built where P and Q are, by the host's steps (core/driver_ozaki2.c oz_her2k_operands) or
+ * the device executor's (its her2k_operands), the same bits either way. For want of memory
+ * the whole call goes to the host routine, as lx_gemm's products do; 0 (nothing done) where
+ * the device executor cannot build U. */
+static int her2k_block(oz_lx *x, char trans, int64_t n, int64_t k, const double *alpha,
+                       const double *P, int64_t ldp, const double *Q, int64_t ldq, double *W)
+{
+    const oz_executor *d = x->dev ? x->devex : NULL;
+    if (d && !d->her2k_operands)
+        return 0;
+    const size_t bytes = sizeof(double) * 6 * (size_t)n * (size_t)k;
+    double ga[2], *U = d ? d->mem_alloc(x->opt, bytes) : oz_malloc(bytes);
+    if (!U) {
+        if (!x->failed) {
+            x->failed = 1;
+            x->fail_status = OZBLAS_ERR_ALLOCATION;
+        }
+        return 1;
+    }
+    if (d && d->her2k_operands(x->opt, trans, n, k, alpha, P, ldp, Q, ldq, U)) {
+        x->failed = 1; /* the device failed, as a copy (lapack_seam.c) */
+        d->mem_free(x->opt, U);
+        return 1;
+    }
+    if (!d)
+        oz_her2k_operands(trans, n, k, alpha, P, ldp, Q, ldq, U);
+    oz_her2k_gain(alpha, ga);
+    lx_gemm(x, 'N', 'C', n, n, 2 * k, ga, U, n, U + 2 * n * k, n, ZERO, W, n);
+    if (d)
+        d->mem_free(x->opt, U);
+    else
+        free(U);
+    return 1;
+}
+
 /* The one SYRK/HERK/SYR2K/HER2K of the library (the factorizations' updates, the public
  * entries, the shim's host and cuBLAS SYRK calls). The referenced triangle of C (n x n) :=
  * alpha P op(Q) + alpha' Q op(P) + beta C (trans 'N', P and Q n x k) or alpha op(P) Q +
@@ -280,11 +318,14 @@ static void rank_k(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t
             if (Q)
                 lx_gemm(x, tl, tr, rn, cb, k, alpha2, LX_ROWS(Q, ldq, r0), ldq,
                         LX_ROWS(P, ldp, c), ldp, ONE, Cr, ldc);
-            lx_gemm(x, tl, tr, cb, cb, k, alpha, LX_ROWS(P, ldp, c), ldp, LX_ROWS(R, ldr, c),
-                    ldr, ZERO, W, cb);
-            if (Q)
-                lx_gemm(x, tl, tr, cb, cb, k, alpha2, LX_ROWS(Q, ldq, c), ldq,
-                        LX_ROWS(P, ldp, c), ldp, ONE, W, cb);
+            if (!(Q && h && her2k_block(x, trans, cb, k, alpha, LX_ROWS(P, ldp, c), ldp,
+                                        LX_ROWS(Q, ldq, c), ldq, W))) {
+                lx_gemm(x, tl, tr, cb, cb, k, alpha, LX_ROWS(P, ldp, c), ldp,
+                        LX_ROWS(R, ldr, c), ldr, ZERO, W, cb);
+                if (Q)
+                    lx_gemm(x, tl, tr, cb, cb, k, alpha2, LX_ROWS(Q, ldq, c), ldq,
+                            LX_ROWS(P, ldp, c), ldp, ONE, W, cb);
+            }
         } else
             lx_scale(x, rn, cb, beta, Cr, ldc);
         int64_t ld;

@@ -553,7 +553,27 @@ OZ_HD int oz2_products_per_modulus(const oz2_table *T, int cx)
  * still n^2 k per modulus, twice DSYRK's n (n + 1) k / 2: C has n^2 real unknowns (C_r's
  * triangle and C_i's strict one) against DSYRK's n (n + 1) / 2, each an integer dot product
  * of length k, so no triangle of P alone can give them (C(i, j) needs P(i, j) and P(j, i)).
- * Karatsuba's three products have no such relation to use. */
+ * Karatsuba's three products have no such relation to use.
+ *
+ * HER2K, C = alpha X Y^H + conj(alpha) Y X^H (X, Y n x k), is the same relation on 2k
+ * inner terms: with Z = [alpha X, Y] (n x 2k) and J the symmetric permutation swapping the
+ * two halves of the inner index, C = Z J Z^H, i.e. op(A) = Z and op(B) = (Z J)^H, whose
+ * packed parts are B_r = (Z_r J)^T, B_i = -(Z_i J)^T (oz_gemm_call.herm 2). Row i of Z J
+ * holds row i's entries of Z permuted, so with the same bits on row i of Z and column i of
+ * op(B) (oz2_herm_bits; the equal-bits condition, without which P(i, j) and P(j, i) carry
+ * different scales and no transpose relates them) the residues of the scaled parts are
+ * permuted alike, and as above B+ = (Z- J)^T, B- = (Z+ J)^T (mod m). Hence
+ *   P+ = Z+ J (Z-)^T,   P- = Z- J (Z+)^T = (Z+ J^T (Z-)^T)^T = (P+)^T   (J^T = J),
+ * one product of n x n x 2k per modulus: the cost of two n x n x k, where the two complex
+ * products alpha X Y^H and conj(alpha) Y X^H take two each (P+ and P- of both). Real alpha
+ * stays out of Z (C = alpha [X, Y] J [X, Y]^H, alpha applied after the CRT); a complex
+ * alpha is rounded into X first (one rounding per element, as the reference BLAS's
+ * alpha * B(j, l)).
+ *
+ * ZSYRK, C = X X^T, has no such saving: op(B) = X^T gives B+ = (X+)^T, B- = (X-)^T, so P+ =
+ * X+ (X+)^T and P- = X- (X-)^T are each symmetric but unrelated to each other (X+ and X-
+ * share no transpose): two products per modulus, of which only the triangles are needed, a
+ * saving the LAPACK layer's column strips already take (as DSYRK's). */
 OZ_HD int oz2_products_per_call_modulus(const oz2_table *T, int cx, int herm)
 {
     return cx && herm && T->cx2 ? 1 : oz2_products_per_modulus(T, cx);
