@@ -130,7 +130,7 @@ ozblas_status lx_he2hb(oz_lx *x, lx_hh *q, int64_t n, int64_t b, double *A, int6
         double *H, *A22 = LX_AT(x, A, j + b, j + b, lda);
         /* the whole panel (b columns, ib = min(m, b) reflectors): Q^H reaches every column
            left of A22 */
-        lx_hh_host(x, q, 0, 0, m, b, 0, LX_AT(x, A, j + b, j, lda), lda,
+        lx_hh_host(x, q, 0, LX_HH_PANEL, m, b, 0, LX_AT(x, A, j + b, j, lda), lda,
                    LX_AT(x, tau, j, 0, 1), &pinfo, &H, &ld);
         if (x->failed)
             break;

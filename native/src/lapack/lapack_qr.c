@@ -277,15 +277,15 @@ void lx_hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int6
     if (x->failed)
         return;
     lx_clock c = lx_tic(x);
-    int qrt = !gen && m >= n && n > 0 && n <= x->nb && m <= q->vrows &&
+    int g = gen == LX_HH_GEN, qrt = gen == LX_HH_PANEL && m >= n && n > 0 && n <= x->nb && m <= q->vrows &&
               lx_host_fn(x->cplx, LXH_geqrt3);
     if (qrt)
         panel_qrt(x, q, row, m, n, *H, *ldh, (double *)tau, info);
     else
-        real_qr(x, row ? (gen ? LXH_orglq : LXH_gelqf) : (gen ? LXH_orgqr : LXH_geqrf), rows,
-                cols, k, *H, *ldh, tau, q->rw, q->lrw, info);
+        real_qr(x, row ? (g ? LXH_orglq : LXH_gelqf) : (g ? LXH_orgqr : LXH_geqrf), rows, cols,
+                k, *H, *ldh, tau, q->rw, q->lrw, info);
     lx_toc(x, c, &x->rep->panel_seconds);
-    lx_host_flops(x, oz_qr_flops(gen ? OZ_QR_ORGQR : OZ_QR_GEQRF, 0, 0, m, n, k) +
+    lx_host_flops(x, oz_qr_flops(g ? OZ_QR_ORGQR : OZ_QR_GEQRF, 0, 0, m, n, k) +
                          (qrt ? (double)m * (double)n * (double)n : 0.0)); /* T: larft's */
     lx_store(x, *H, *ldh, A, lda, rows, cols);
 }
@@ -321,7 +321,7 @@ void lx_geqrf(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, double *A, int6
     for (int64_t i = 0; i < k && !x->failed; i += nb) {
         int64_t ib = min64(nb, k - i);
         double *Aii = at(x, row, A, i, i, lda), *ti = LX_AT(x, tau, i, 0, 1);
-        lx_hh_host(x, q, row, 0, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
+        lx_hh_host(x, q, row, LX_HH_PANEL, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
         if (i + ib < n && !x->failed) {
             lx_hh_panel_block(x, q, row, H, ld, m - i, ib, ti);
             larfb_view(x, q, row, ct(x), m - i, n - i - ib, ib, at(x, row, A, i, i + ib, lda), lda);

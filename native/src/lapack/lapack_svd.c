@@ -148,14 +148,15 @@ static void ge2gb(oz_lx *x, lx_hh *q, int64_t m, int64_t n, int64_t b, double *A
     for (int64_t j = 0; j < n && !x->failed; j += b) {
         int64_t jb = min64(b, n - j), rest = n - j - jb, pinfo = 0, ld;
         double *H;
-        lx_hh_host(x, q, 0, 0, m - j, jb, 0, LX_AT(x, A, j, j, lda), lda, LX_AT(x, tauq, j, 0, 1),
+        lx_hh_host(x, q, 0, LX_HH_PANEL, m - j, jb, 0, LX_AT(x, A, j, j, lda), lda,
+                   LX_AT(x, tauq, j, 0, 1),
                    &pinfo, &H, &ld);
         if (!rest || x->failed)
             continue;
         lx_hh_panel_block(x, q, 0, H, ld, m - j, jb, LX_AT(x, tauq, j, 0, 1));
         lx_larfb(x, q, 'L', ct(x), m - j, rest, jb, LX_AT(x, A, j, j + jb, lda), lda);
         int64_t ib = min64(rest, jb);
-        lx_hh_host(x, q, 1, 0, rest, jb, 0, LX_AT(x, A, j, j + jb, lda), lda,
+        lx_hh_host(x, q, 1, LX_HH_PANEL, rest, jb, 0, LX_AT(x, A, j, j + jb, lda), lda,
                    LX_AT(x, taup, j, 0, 1), &pinfo, &H, &ld);
         if (x->failed)
             break;
