@@ -25,7 +25,7 @@ Every blocked row also has the report's ``host_s`` and ``products_s`` (wall time
 inside the products). ``--remainder TAG``: the host remainder alone (syevd, gesdd jobz S,
 gelsd_tall unless --routines says otherwise; native and blocked-native only, the median of
 --repeats runs each): driver seconds, products' seconds, host remainder and its measured parts
-(panels, chase, solver), against the native driver, into lapack_remainder_TAG.json and .png.
+(panels, chase, solver, back, copies), against the native driver, into lapack_remainder_TAG.json and .png.
 Writes benchmarks/results/lapack_speed.json and .png. One run per case (the machine is
 shared; the figures are single measurements). ``--routines`` runs some of them only, their
 rows replacing those of the same routine and n in an existing JSON (the others are kept).
@@ -355,8 +355,9 @@ def _plot_remainder(results, path, tag):
     ax.bar(x - 0.2, np.ones(len(results)), 0.4, label="native LAPACK driver", color="gray")
     bottom = np.zeros(len(results))
     for key, color in (("panels", "tab:orange"), ("chase", "tab:red"), ("solver", "tab:purple"),
-                       ("back", "tab:green")):
-        v = np.array([r["host_parts_s"][key] for r in results]) / nat
+                       ("back", "tab:green"), ("copies", "tab:brown")):
+        # results written before a part existed hold it in "other"
+        v = np.array([r["host_parts_s"].get(key, 0.0) for r in results]) / nat
         ax.bar(x + 0.2, v, 0.4, bottom=bottom, color=color, label=f"host: {key}")
         bottom += v
     other = np.array([r["host_s"] for r in results]) / nat - bottom

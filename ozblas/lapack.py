@@ -15,8 +15,8 @@ where the matrices were (``device``); its time split into ``product_seconds`` (a
 clock around each product) and ``host_seconds`` (the rest: the host remainder), the latter's
 measured parts in ``host_parts`` (``panels``: the host QR/LQ panels and ``larft``;
 ``chase``: the two-stage drivers' bulge chasing; ``solver``: their tridiagonal or bidiagonal
-solver; ``back``: their back-transformations' host work; each less the products and panels
-inside it), ``host_flops``, and ``band``, the two-stage
+solver; ``back``: their back-transformations' host work; ``copies``: their own copies of the matrix,
+the band and the vectors; each less the products and panels inside it), ``host_flops``, and ``band``, the two-stage
 reductions' band width (``band_model``; None when none ran).
 
 CuPy arrays are accepted too by every routine here (all of a call's matrices on one device):
@@ -68,7 +68,8 @@ def _report(r) -> dict:
         "host_flops": r.host_flops,
         "product_seconds": r.product_seconds, "host_seconds": r.host_seconds,
         "host_parts": {"panels": r.panel_seconds, "chase": r.chase_seconds,
-                       "solver": r.solver_seconds, "back": r.back_seconds},
+                       "solver": r.solver_seconds, "back": r.back_seconds,
+                       "copies": r.copy_seconds},
         "band": r.band or None,
     }
 

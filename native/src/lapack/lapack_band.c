@@ -320,16 +320,17 @@ ozblas_status lx_he2hb(oz_lx *x, lx_hh *q, int64_t n, int64_t b, double *A, int6
     }
     double *P = ws, *X = P + w * mmax * b, *M = X + w * mmax * b, *M2 = M + w * b * b,
            *D = M2 + w * b * b;
+    lx_clock clk = lx_tic(x); /* all of stage 1's host work is the panels' */
     for (int64_t j = 0; j + b < n && !x->failed; j += b) {
         int64_t m = n - j - b, ib = min64(m, b), pinfo = 0, ld;
         double *H, *A22 = LX_AT(x, A, j + b, j + b, lda);
         /* the whole panel (b columns, ib = min(m, b) reflectors): Q^H reaches every column
            left of A22 */
-        lx_hh_host(x, q, 0, 0, m, b, 0, LX_AT(x, A, j + b, j, lda), lda,
+        lx_hh_host(x, q, 0, LX_HH_PANEL, m, b, 0, LX_AT(x, A, j + b, j, lda), lda,
                    LX_AT(x, tau, j, 0, 1), &pinfo, &H, &ld);
         if (x->failed)
             break;
-        lx_hh_block(x, q, 0, H, ld, m, ib, LX_AT(x, tau, j, 0, 1), NULL, 0);
+        lx_hh_panel_block(x, q, 0, H, ld, m, ib, LX_AT(x, tau, j, 0, 1));
         hemm_lower(x, m, ib, A22, lda, q->dV, m, P, m, D, Dh);
         lx_gemm(x, 'N', 'N', m, ib, ib, ONE, P, m, q->dT, ib, ZERO, X, m);
         lx_gemm(x, ct(x), 'N', ib, ib, m, ONE, q->dV, m, X, m, ZERO, M, ib);
@@ -337,6 +338,7 @@ ozblas_status lx_he2hb(oz_lx *x, lx_hh *q, int64_t n, int64_t b, double *A, int6
         lx_gemm(x, 'N', 'N', m, ib, ib, MHALF, q->dV, m, M2, ib, ONE, X, m);
         lx_syr2k(x, 1, 'L', 'N', m, ib, MONE, q->dV, m, X, m, ONE, A22, lda);
     }
+    lx_toc(x, clk, &x->rep->panel_seconds);
     free(Dh);
     lx_scratch_free(x, ws);
     free(hws);

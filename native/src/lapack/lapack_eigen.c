@@ -269,6 +269,7 @@ static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, i
     double smlnum = DBL_MIN / DBL_EPSILON, rmin = sqrt(smlnum), rmax = sqrt(1.0 / smlnum);
     if (a->kind == OZ_EV_SYEVR && 1.0 / sqrt(sqrt(DBL_MIN)) < rmax)
         rmax = 1.0 / sqrt(sqrt(DBL_MIN));
+    lx_clock copies = lx_tic(x);
     double anrm = tri_copy(x, x->cplx, a->uplo, n, A, lda, Wm, ldw, 1.0), sigma = 1.0;
     double vll = a->vl, vuu = a->vu, abstll = a->abstol;
     if (anrm > 0.0 && anrm < rmin)
@@ -282,9 +283,12 @@ static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, i
         vll = a->vl * sigma;
         vuu = a->vu * sigma;
     }
+    lx_toc(x, copies, &x->rep->copy_seconds);
     if ((st = lx_he2hb(x, &q, n, b, Wm, ldw, tau1)) != OZBLAS_OK)
         goto out;
+    copies = lx_tic(x);
     lx_band_get(x, &B, Wm, ldw);
+    lx_toc(x, copies, &x->rep->copy_seconds);
     if (x->failed)
         goto out;
     lx_hb2st(x, &B, d, e, &h, hw);
@@ -299,9 +303,11 @@ static ozblas_status two_stage(oz_lx *x, const lx_ev *a, int64_t n, double *A, i
             w[i] /= sigma;
     }
     if (wantz && *info == 0 && *m > 0) {
+        copies = lx_tic(x);
         if (a->kind == OZ_EV_SYEVR)
             sort_pairs(n, *m, w, ZT);
         lx_put_real(x, n, *m, ZT, Z, ldz);
+        lx_toc(x, copies, &x->rep->copy_seconds);
         lx_hous_apply(x, &q, &h, 'L', 'N', *m, Z, ldz, Vh, taus);
         lx_clock back = lx_tic(x);
         lx_ormqr(x, &q, 0, 'L', 'N', n - b, *m, n - b, LX_AT(x, Wm, b, 0, ldw), ldw, tau1,

@@ -51,19 +51,51 @@ static void real_larft(const oz_lx *x, char s, int64_t r, int64_t ib, const doub
 
 /* ---- the block reflector ------------------------------------------------------------- */
 
+/* q->T (ib x ib, zero below) of q->V's ib reflectors (r x ib, explicit) from T^-1 =
+ * diag(1 / tau) + the strict upper triangle of V^H V (LAPACK's forward columnwise T; Puglisi;
+ * Joffrain et al., the UT transform): one host syrk and a trtri of order ib, Level 3, where
+ * larft's recurrence is Level 2 (about 3x the time at 2048 x 128). 0 where it does not
+ * apply: a tau of 0 (H = I: larft makes T's column 0), more reflectors than rows, no host
+ * syrk. */
+static int t_by_syrk(oz_lx *x, lx_hh *q, int64_t r, int64_t ib, const double *tau)
+{
+    int64_t w = x->cplx ? 2 : 1, info = 0;
+    if (ib > r || !lx_host_fn(x->cplx, LXH_syrk))
+        return 0;
+    for (int64_t j = 0; j < ib; j++)
+        if (tau[w * j] == 0.0 && (w == 1 || tau[w * j + 1] == 0.0))
+            return 0;
+    memset(q->T, 0, sizeof(double) * (size_t)(w * ib * ib));
+    const char u = 'U', t = x->cplx ? 'C' : 'T';
+    LX_F77(I k4 = (I)ib, r4 = (I)r;
+           LX_HOST(x->cplx, syrk)(&u, &t, &k4, &r4, ONE, q->V, &r4, ZERO, q->T, &k4, 1, 1););
+    for (int64_t j = 0; j < ib; j++) {
+        double *d = LX_AT(x, q->T, j, j, ib), tr = tau[w * j], ti = w == 2 ? tau[2 * j + 1] : 0.0;
+        double a = tr * tr + ti * ti;
+        d[0] = tr / a;
+        if (w == 2)
+            d[1] = -ti / a;
+    }
+    lx_real_trtri(x, 'U', 'N', ib, q->T, ib, &info);
+    lx_host_flops(x, (double)r * (double)ib * (double)ib + (double)ib * (double)ib * (double)ib / 3.0);
+    return info == 0;
+}
+
 ozblas_status lx_hh_alloc(oz_lx *x, lx_hh *q, int64_t vrows, int64_t wdim, int64_t lrw)
 {
     int64_t w = x->cplx ? 2 : 1, nb = x->nb;
     memset(q, 0, sizeof *q);
     q->lrw = max64(lrw, 32 * max64(max64(wdim, vrows), nb)); /* the host's own blocking */
+    q->vrows = vrows;
     int64_t nw = nb * wdim, nd = 2 * vrows * nb + nb * nb + nw;
-    q->V = oz_malloc(sizeof(double) * (size_t)(w * (nd + q->lrw) + 1));
+    q->V = oz_malloc(sizeof(double) * (size_t)(w * (nd + nb * nb + q->lrw) + 1));
     if (!q->V)
         return OZBLAS_ERR_ALLOCATION;
     q->T = q->V + w * vrows * nb;
     q->W = q->T + w * nb * nb;
     q->VT = q->W + w * nw;
-    q->rw = q->VT + w * vrows * nb;
+    q->Tp = q->VT + w * vrows * nb;
+    q->rw = q->Tp + w * nb * nb;
     q->dV = lx_scratch(x, q->V, nd);
     if (!q->dV)
         return OZBLAS_ERR_DEVICE;
@@ -83,14 +115,24 @@ void lx_hh_free(oz_lx *x, lx_hh *q)
 void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int64_t r,
                  int64_t ib, const double *tau, const double *T, int64_t ldt)
 {
-    int w = x->cplx ? 2 : 1;
-    for (int64_t j = 0; j < ib; j++)
-        for (int64_t i = 0; i < r; i++) {
-            double *v = LX_AT(x, q->V, i, j, r);
-            const double *s = row ? LX_AT(x, Vh, j, i, ldv) : LX_AT(x, Vh, i, j, ldv);
-            for (int e = 0; e < w; e++)
-                v[e] = i > j ? (row && e ? -s[e] : s[e]) : (i == j && e == 0) ? 1.0 : 0.0;
-        }
+    int64_t w = x->cplx ? 2 : 1;
+    for (int64_t j = 0; j < ib; j++) { /* zeros above the unit diagonal, the vector below */
+        double *v = LX_AT(x, q->V, 0, j, r);
+        memset(v, 0, sizeof(double) * (size_t)(w * min64(j + 1, r)));
+        if (j >= r)
+            continue;
+        v[w * j] = 1.0;
+        if (!row)
+            memcpy(LX_AT(x, v, j + 1, 0, 1), LX_AT(x, Vh, j + 1, j, ldv),
+                   sizeof(double) * (size_t)(w * (r - j - 1)));
+        else
+            for (int64_t i = j + 1; i < r; i++) {
+                const double *s = LX_AT(x, Vh, j, i, ldv);
+                v[w * i] = s[0];
+                if (w == 2)
+                    v[2 * i + 1] = -s[1];
+            }
+    }
     if (T)
         for (int64_t j = 0; j < ib; j++)
             memcpy(LX_AT(x, q->T, 0, j, ib), LX_AT(x, T, 0, j, ldt), sizeof(double) * (size_t)(w * ib));
@@ -98,14 +140,27 @@ void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int
         /* larft writes the upper triangle; the zeros below let a GEMM read T whole (the
            two-stage reduction's update, lapack_band.c) */
         lx_clock c = lx_tic(x);
-        memset(q->T, 0, sizeof(double) * (size_t)(w * ib * ib));
-        real_larft(x, row ? 'R' : 'C', r, ib, Vh, ldv, tau, q->T);
+        if (!t_by_syrk(x, q, r, ib, tau)) {
+            memset(q->T, 0, sizeof(double) * (size_t)(w * ib * ib));
+            real_larft(x, row ? 'R' : 'C', r, ib, Vh, ldv, tau, q->T);
+            lx_host_flops(x, (double)r * (double)ib * (double)ib);
+        }
         lx_toc(x, c, &x->rep->panel_seconds);
-        lx_host_flops(x, (double)r * (double)ib * (double)ib);
     }
     lx_store(x, q->V, r, q->dV, r, r, ib);
     lx_store(x, q->T, ib, q->dT, ib, ib, ib);
     q->vt_r = 0;
+}
+
+void lx_hh_panel_block(oz_lx *x, lx_hh *q, int row, const double *H, int64_t ldh, int64_t r,
+                       int64_t ib, const double *tau)
+{
+    int mine = q->tpk == ib && q->tpr == r, col = mine && q->tpcol;
+    q->tpk = 0;
+    q->tpcol = 0;
+    /* an LQ panel's reflectors read from its view's copy: the same V, with unit stride */
+    lx_hh_block(x, q, col ? 0 : row, col ? q->VT : H, col ? r : ldh, r, ib, tau,
+                mine ? q->Tp : NULL, ib);
 }
 
 /* q->VT (r x ib) := V T of the last block, on the host, and where the products read it */
@@ -169,19 +224,69 @@ static void larfb_view(oz_lx *x, lx_hh *q, int row, char trans, int64_t mr, int6
         lx_larfb(x, q, 'L', trans, mr, nc, ib, C, ldc);
 }
 
+/* D (cols x rows) := S^H, S rows x cols */
+static void conj_transpose(const oz_lx *x, int64_t rows, int64_t cols, const double *S,
+                           int64_t lds, double *D, int64_t ldd)
+{
+    int64_t w = x->cplx ? 2 : 1;
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            const double *s = LX_AT(x, S, i, j, lds);
+            double *d = LX_AT(x, D, j, i, ldd);
+            d[0] = s[0];
+            if (w == 2)
+                d[1] = -s[1];
+        }
+}
+
+/* The QR of the view's m x n panel (m >= n) at H by the host geqrt3, recursive with Level 3
+ * inside where geqrf's panel is Level 2 throughout: V and R in place, T into q->Tp (its
+ * strict lower triangle zero), tau its diagonal. An LQ panel (row) is factored as its view,
+ * a copy in q->VT (the QR of the conjugate transpose: the host gelqf, Level 2 on rows, took
+ * about 3 times as long at 2048 x 128), and conjugated and transposed back. */
+static void panel_qrt(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, double *H,
+                      int64_t ldh, double *tau, int64_t *info)
+{
+    int64_t w = x->cplx ? 2 : 1, ldp = row ? m : ldh;
+    double *P = row ? q->VT : H;
+    if (row)
+        conj_transpose(x, n, m, H, ldh, P, ldp);
+    LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)ldp, inf4 = 0;
+           LX_HOST(x->cplx, geqrt3)(&m4, &n4, P, &l4, q->Tp, &n4, &inf4);
+           *info = inf4;);
+    for (int64_t j = 0; j < n; j++) {
+        memcpy(LX_AT(x, tau, j, 0, 1), LX_AT(x, q->Tp, j, j, n), sizeof(double) * (size_t)w);
+        memset(LX_AT(x, q->Tp, j + 1, j, n), 0, sizeof(double) * (size_t)(w * (n - j - 1)));
+    }
+    if (row)
+        conj_transpose(x, m, n, P, ldp, H, ldh);
+    q->tpk = n;
+    q->tpr = m;
+    q->tpcol = row;
+    q->vt_r = 0;
+}
+
 void lx_hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int64_t k,
                     double *A, int64_t lda, const double *tau, int64_t *info, double **H,
                     int64_t *ldh)
 {
     int64_t rows = row ? n : m, cols = row ? m : n;
     *H = lx_fetch(x, 0, A, lda, rows, cols, ldh, 1);
+    q->tpk = 0;
+    q->tpcol = 0;
     if (x->failed)
         return;
     lx_clock c = lx_tic(x);
-    real_qr(x, row ? (gen ? LXH_orglq : LXH_gelqf) : (gen ? LXH_orgqr : LXH_geqrf), rows, cols,
-            k, *H, *ldh, tau, q->rw, q->lrw, info);
+    int g = gen == LX_HH_GEN, qrt = gen == LX_HH_PANEL && m >= n && n > 0 && n <= x->nb && m <= q->vrows &&
+              lx_host_fn(x->cplx, LXH_geqrt3);
+    if (qrt)
+        panel_qrt(x, q, row, m, n, *H, *ldh, (double *)tau, info);
+    else
+        real_qr(x, row ? (g ? LXH_orglq : LXH_gelqf) : (g ? LXH_orgqr : LXH_geqrf), rows, cols,
+                k, *H, *ldh, tau, q->rw, q->lrw, info);
     lx_toc(x, c, &x->rep->panel_seconds);
-    lx_host_flops(x, oz_qr_flops(gen ? OZ_QR_ORGQR : OZ_QR_GEQRF, 0, 0, m, n, k));
+    lx_host_flops(x, oz_qr_flops(g ? OZ_QR_ORGQR : OZ_QR_GEQRF, 0, 0, m, n, k) +
+                         (qrt ? (double)m * (double)n * (double)n : 0.0)); /* T: larft's */
     lx_store(x, *H, *ldh, A, lda, rows, cols);
 }
 
@@ -216,9 +321,9 @@ void lx_geqrf(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, double *A, int6
     for (int64_t i = 0; i < k && !x->failed; i += nb) {
         int64_t ib = min64(nb, k - i);
         double *Aii = at(x, row, A, i, i, lda), *ti = LX_AT(x, tau, i, 0, 1);
-        lx_hh_host(x, q, row, 0, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
+        lx_hh_host(x, q, row, LX_HH_PANEL, m - i, ib, 0, Aii, lda, ti, &pinfo, &H, &ld);
         if (i + ib < n && !x->failed) {
-            lx_hh_block(x, q, row, H, ld, m - i, ib, ti, NULL, 0);
+            lx_hh_panel_block(x, q, row, H, ld, m - i, ib, ti);
             larfb_view(x, q, row, ct(x), m - i, n - i - ib, ib, at(x, row, A, i, i + ib, lda), lda);
         }
     }

@@ -144,23 +144,26 @@ static void zero_lower(oz_lx *x, int64_t n, double *A, int64_t lda)
 static void ge2gb(oz_lx *x, lx_hh *q, int64_t m, int64_t n, int64_t b, double *A, int64_t lda,
                   double *tauq, double *taup)
 {
+    lx_clock clk = lx_tic(x); /* all of stage 1's host work is the panels' */
     for (int64_t j = 0; j < n && !x->failed; j += b) {
         int64_t jb = min64(b, n - j), rest = n - j - jb, pinfo = 0, ld;
         double *H;
-        lx_hh_host(x, q, 0, 0, m - j, jb, 0, LX_AT(x, A, j, j, lda), lda, LX_AT(x, tauq, j, 0, 1),
+        lx_hh_host(x, q, 0, LX_HH_PANEL, m - j, jb, 0, LX_AT(x, A, j, j, lda), lda,
+                   LX_AT(x, tauq, j, 0, 1),
                    &pinfo, &H, &ld);
         if (!rest || x->failed)
             continue;
-        lx_hh_block(x, q, 0, H, ld, m - j, jb, LX_AT(x, tauq, j, 0, 1), NULL, 0);
+        lx_hh_panel_block(x, q, 0, H, ld, m - j, jb, LX_AT(x, tauq, j, 0, 1));
         lx_larfb(x, q, 'L', ct(x), m - j, rest, jb, LX_AT(x, A, j, j + jb, lda), lda);
         int64_t ib = min64(rest, jb);
-        lx_hh_host(x, q, 1, 0, rest, jb, 0, LX_AT(x, A, j, j + jb, lda), lda,
+        lx_hh_host(x, q, 1, LX_HH_PANEL, rest, jb, 0, LX_AT(x, A, j, j + jb, lda), lda,
                    LX_AT(x, taup, j, 0, 1), &pinfo, &H, &ld);
         if (x->failed)
             break;
-        lx_hh_block(x, q, 1, H, ld, rest, ib, LX_AT(x, taup, j, 0, 1), NULL, 0);
+        lx_hh_panel_block(x, q, 1, H, ld, rest, ib, LX_AT(x, taup, j, 0, 1));
         lx_larfb(x, q, 'R', 'N', m - j - jb, rest, ib, LX_AT(x, A, j + jb, j + jb, lda), lda);
     }
+    lx_toc(x, clk, &x->rep->panel_seconds);
 }
 
 /* ---- stage 2 ---------------------------------------------------------------------------- */
@@ -283,7 +286,9 @@ ozblas_status lx_bd_reduce(oz_lx *x, lx_bd *bd, int vectors, int64_t m, int64_t 
     bd->e = bd->tau + wd * 2 * n;
     double *hw = bd->Vh + wd * ((b + LX_HOUS_VB) * LX_HOUS_VB + LX_HOUS_VB);
     ge2gb(x, &bd->q, m, n, b, W, ldw, bd->tau, bd->tau + wd * n);
+    lx_clock clk = lx_tic(x);
     band_get(x, &B, W, ldw);
+    lx_toc(x, clk, &x->rep->copy_seconds);
     if (!x->failed)
         gb2bd(x, &B, d, bd->e, &bd->hl, &bd->hr, hw);
 out:
@@ -366,14 +371,18 @@ static ozblas_status svd_tall(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
     if (!vec || *info != 0 || x->failed)
         goto out;
     if (wu) { /* U = Q1 diag(Q2 U_B, I): stage 2 on the n columns of U_B only */
+        lx_clock clk = lx_tic(x);
         lx_put_real(x, n, n, UB, U, ldu);
         lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
         lx_unit_columns(x, 0, m, n, ucols, U, ldu);
+        lx_toc(x, clk, &x->rep->copy_seconds);
         lx_bd_stage2(x, &bd, 'Q', 'L', 'N', n, U, ldu);
         lx_bd_stage1(x, &bd, 'Q', 'L', 'N', ucols, U, ldu);
     }
     if (wv) { /* V^H = V_B^H P^H */
+        lx_clock clk = lx_tic(x);
         lx_put_real(x, n, n, VTB, VT, ldvt);
+        lx_toc(x, clk, &x->rep->copy_seconds);
         lx_bd_apply(x, &bd, 'P', 'R', ct(x), n, VT, ldvt);
     }
 out:
@@ -394,8 +403,10 @@ static ozblas_status qr_first(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
     ozblas_status st = tau ? lx_hh_alloc(x, &q, m, max64(m, ucols), 0) : OZBLAS_ERR_ALLOCATION;
     if (st == OZBLAS_OK) {
         lx_geqrf(x, &q, 0, m, n, W, m, tau, &qinfo);
+        lx_clock clk = lx_tic(x);
         copy_mat(x, 0, n, n, W, m, R, n);
         zero_lower(x, n, R, n);
+        lx_toc(x, clk, &x->rep->copy_seconds);
         st = svd_tall(x, sq, wu, wv, n, n, R, n, s, U, ldu, n, VT, ldvt, info);
     }
     if (st == OZBLAS_OK && wu && *info == 0 && !x->failed) {
@@ -493,12 +504,14 @@ static ozblas_status two_stage(oz_lx *x, int sq, char ju, char jv, int64_t m, in
         free(host);
         return x->dev ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION;
     }
+    lx_clock clk = lx_tic(x);
     double anrm = copy_mat(x, !tall, m, n, A, lda, W, M);
     double sigma = lx_into_range(anrm, sqrt(DBL_MIN) / DBL_EPSILON); /* dgesdd's range */
     if (sigma != 1.0) {
         double sg[2] = {sigma, 0.0};
         lx_scale(x, M, N, sg, W, M);
     }
+    lx_toc(x, clk, &x->rep->copy_seconds);
     double *R = W + wd * M * N, *TU, *TV; /* the tall problem's U and VT */
     int64_t ltu, ltv;
     if (tall) {
@@ -514,12 +527,14 @@ static ozblas_status two_stage(oz_lx *x, int sq, char ju, char jv, int64_t m, in
         st = qr_first(x, sq, wu, wv, M, N, W, R, s, TU, ltu, uc, TV, ltv, info);
     else if (!x->failed)
         st = svd_tall(x, sq, wu, wv, M, N, W, M, s, TU, ltu, uc, TV, ltv, info);
+    clk = lx_tic(x);
     if (st == OZBLAS_OK && !tall && *info == 0) {
         if (wv) /* U = V' (m x m) */
             copy_mat(x, 1, N, N, TV, ltv, ju == 'O' ? A : U, ju == 'O' ? lda : ldu);
         if (wu) /* V^H = U'^H (uc x n) */
             copy_mat(x, 1, M, uc, TU, ltu, jv == 'O' ? A : VT, jv == 'O' ? lda : ldvt);
     }
+    lx_toc(x, clk, &x->rep->copy_seconds);
     if (sigma != 1.0) /* as LAPACK's drivers, unconverged too */
         for (int64_t i = 0; i < N; i++)
             s[i] /= sigma;
@@ -574,7 +589,7 @@ static ozblas_status svd_body(ozblas_context *ctx, int cplx, int sq, char hu, ch
     if (mn == 0)
         urows = vrows = 0;
     BEGIN(cplx, mn, flops, max1(max64(m, n)), LX_OP(A, lda, m, n, 1),
-          LX_OP(U, ldu, urows, ucols, 1), LX_OP(VT, ldvt, vrows, n, 1))
+          LX_OP(U, ldu, urows, ucols, 2), LX_OP(VT, ldvt, vrows, n, 2))
     if (!svd_ready(cplx, sq))
         END_WITH(OZBLAS_ERR_NO_HOST_BLAS);
     if (mn == 0)

@@ -34,6 +34,9 @@
                                      const LXI *, double *, const LXI *, size_t, size_t,       \
                                      size_t, size_t))                                          \
     /* BLAS */                                                                                 \
+    X(syrk, "dsyrk", "zherk", void, (const char *, const char *, const LXI *, const LXI *,     \
+                                     const double *, const double *, const LXI *,              \
+                                     const double *, double *, const LXI *, size_t, size_t))   \
     X(gemv, "dgemv", "zgemv", void, (const char *, const LXI *, const LXI *, const double *,   \
                                      const double *, const LXI *, const double *, const LXI *, \
                                      const double *, double *, const LXI *, size_t))           \
@@ -51,6 +54,8 @@
     X(larft, "dlarft", "zlarft", void, (const char *, const char *, const LXI *, const LXI *,  \
                                         const double *, const LXI *, const double *, double *, \
                                         const LXI *, size_t, size_t))                          \
+    X(geqrt3, "dgeqrt3", "zgeqrt3", void, (const LXI *, const LXI *, double *, const LXI *,    \
+                                           double *, const LXI *, LXI *))                      \
     X(larfg, "dlarfg", "zlarfg", void, (const LXI *, double *, double *, const LXI *,          \
                                         double *))                                             \
     X(larfx, "dlarfx", "zlarfx", void, (const char *, const LXI *, const LXI *,                \

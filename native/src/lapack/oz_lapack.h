@@ -131,7 +131,8 @@ void lx_syrk(oz_lx *x, int herm, char uplo, char trans, int64_t n, int64_t k,
 /* B := 0 (m x n), as trsm/trmm with alpha = 0 */
 void lx_zero(oz_lx *x, int64_t m, int64_t n, double *B, int64_t ldb);
 
-/* A matrix the call reads (and, when out, writes): its caller-side pointer and leading
+/* A matrix the call reads (and, when out, writes; out 2: writes whole without reading, so
+ * that a host run need not keep it for the fallback): its caller-side pointer and leading
  * dimension, which a device-resident run replaces by its device copy's. */
 typedef struct {
     double **p;
@@ -223,6 +224,10 @@ typedef struct {
     double *W;       /* the products' middle term: nb x wdim (or wdim x nb) */
     double *VT, *dVT; /* V T of the last block (host, where the products read it), r x ib */
     int64_t vt_r;     /* VT's rows; 0: not made for the last block */
+    int64_t vrows;    /* V's rows at most (lx_hh_alloc's) */
+    double *Tp;       /* the last panel's T from the host geqrt3 (host, nb x nb, ld tpk) */
+    int64_t tpk, tpr; /* its order (0: none; lx_hh_panel_block then runs larft), its rows */
+    int tpcol;        /* 1: VT holds that LQ panel's reflectors as columns (its view's QR) */
 } lx_hh;
 
 /* 1 when the host geqrf, larft, orgqr/ungqr, gelqf and orglq/unglq are loaded */
@@ -237,15 +242,22 @@ void lx_hh_free(oz_lx *x, lx_hh *q);
  * leading dimension ldt, host memory) as given; then both where the products read them. */
 void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int64_t r,
                  int64_t ib, const double *tau, const double *T, int64_t ldt);
+/* lx_hh_block for the panel the last lx_hh_host (gen 0) factored, at H, ldh as it returned:
+ * with the T that the panel's factorization made, where it made one. */
+void lx_hh_panel_block(oz_lx *x, lx_hh *q, int row, const double *H, int64_t ldh, int64_t r,
+                       int64_t ib, const double *tau);
 /* C (mr x nc) := op(H) C (side 'L', H of order mr) or C op(H) ('R', order nc), trans 'N' or
  * the conjugate transpose, H the last lx_hh_block's (ib reflectors): two GEMMs around a trmm
  * with T (LAPACK's larfb), or, where C is wider than H's order, two GEMMs with V and V T
  * (V T made once per block: order x ib^2 host flops instead of the trmm's width x ib^2). */
 void lx_larfb(oz_lx *x, lx_hh *q, char side, char trans, int64_t mr, int64_t nc, int64_t ib,
               double *C, int64_t ldc);
-/* The host geqrf (gen 0) or orgqr (gen 1) on the view's m x n block at A (gelqf, orglq of
- * A's n x m for row), through the seam; its host copy (valid until the next fetch of slot 0)
- * in *H, *ldh. */
+/* The host geqrf (gen LX_HH_QR) or orgqr (LX_HH_GEN) on the view's m x n block at A (gelqf,
+ * orglq of A's n x m for row), through the seam; its host copy (valid until the next fetch of
+ * slot 0) in *H, *ldh. LX_HH_PANEL, a panel of a blocked driver: where m >= n and the host has
+ * geqrt3, the recursive QR (Level 3 inside, its T kept for lx_hh_panel_block; an LQ as the QR
+ * of a copy of the view), other bits than geqrf's; else geqrf's. */
+enum { LX_HH_QR = 0, LX_HH_GEN = 1, LX_HH_PANEL = 2 };
 void lx_hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int64_t k,
                 double *A, int64_t lda, const double *tau, int64_t *info, double **H,
                 int64_t *ldh);
