@@ -123,13 +123,23 @@ def test_syevd(dt, n, lower, compute_v):
 @pytest.mark.parametrize("kind", ["evd", "ev", "evr"])
 def test_structured_spectra(dt, structure, kind):
     n = 3 * NB + 5
-    a, wref = _matrix(structure, n, dt)
     fn = {"evd": L.syevd, "ev": L.syev, "evr": L.syevr}[kind]
-    ours, nat = fn(a, lower=1, **EMU), _native(kind, dt, a, lower=1)
-    assert ours[-1] == nat[-1] == 0
-    assert L.last_report()["emulated"] > 0
-    _within(_errors(a, ours[0], ours[1], wref), _errors(a, nat[0], nat[1], wref),
-            f"{kind} {structure}")
+    # MRRR (syevr's stemr) on clustered spectra: its orthogonality is heavy-tailed, the host's
+    # own from 2.8 to 88 n u over the seeds below, and another tridiagonal matrix of the same
+    # accuracy (the two-stage reduction's) moves which seeds are the bad ones; so there the
+    # worst over eight matrices is compared, each measure against the host's worst.
+    seeds = range(8) if kind == "evr" and structure == "clustered" else [3]
+    worst_ours, worst_nat = {}, {}
+    for seed in seeds:
+        a, wref = _matrix(structure, n, dt, seed=seed)
+        ours, nat = fn(a, lower=1, **EMU), _native(kind, dt, a, lower=1)
+        assert ours[-1] == nat[-1] == 0
+        assert L.last_report()["emulated"] > 0
+        for worst, e in ((worst_ours, _errors(a, ours[0], ours[1], wref)),
+                         (worst_nat, _errors(a, nat[0], nat[1], wref))):
+            for k, v in e.items():
+                worst[k] = max(worst.get(k, 0.0), v)
+    _within(worst_ours, worst_nat, f"{kind} {structure}")
 
 
 @pytest.mark.parametrize("dt", DTYPES)
