@@ -11,7 +11,11 @@ LAPACK's) and of the nominal count emulated, and the host remainder: the Ozaki I
 host_seconds (its time less its products': the host routines, the bulge chase and small Schur
 forms inside hseqr, copies) with its parts (host_parts: panels, chase, solver), against
 the native driver's time. One run per case (the machine is shared). Writes
-benchmarks/results/lapack_nonsym.json.
+benchmarks/results/lapack_nonsym.json (or --out, --name).
+
+--methods native skips the (slow) Ozaki II run: the report's numbers are then the
+native-products run's (the host work is the same code; only the products differ).
+--routines picks geev and/or gees.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, table, write_json  # noqa: E402
 from ozblas import lapack as L  # noqa: E402
 
-def _row(dt, routine, n, a):
+def _row(dt, routine, n, a, methods):
     if routine == "geev":
         lw = int(getattr(sla, dt + "geev_lwork")(n, compute_vl=0)[0].real)
         native = lambda: getattr(sla, dt + "geev")(a, compute_vl=0, lwork=lw)  # noqa: E731
@@ -43,11 +47,14 @@ def _row(dt, routine, n, a):
     native()
     row["native_s"] = time.perf_counter() - t
     for case, method in (("products-native", "native"), ("ozaki2", "ozaki2")):
+        if method not in methods:
+            continue
         t = time.perf_counter()
         ours(dict(method=method, threads=1, executor="cpu"))
         row[case + "_s"] = time.perf_counter() - t
         rep = L.last_report()
-        if method == "ozaki2":
+        if method == methods[-1]:  # the report's numbers: the last method run
+            row["report_method"] = method
             row.update(nb=rep["nb"], flops=rep["flops"], product_flops=rep["product_flops"],
                        host_flops=rep["host_flops"], emulated_flops=rep["emulated_flops"],
                        moduli=rep["moduli"], products=rep["products"])
@@ -63,7 +70,10 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--sizes", type=int, nargs="*", default=[1024])
     p.add_argument("--zsizes", type=int, nargs="*", default=[])
-    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--out", type=Path, default=None, help="the results folder")
+    p.add_argument("--name", default="lapack_nonsym.json", help="the JSON file's name")
+    p.add_argument("--methods", nargs="+", choices=["native", "ozaki2"], default=["native", "ozaki2"])
+    p.add_argument("--routines", nargs="+", choices=["geev", "gees"], default=["geev", "gees"])
     args = p.parse_args(argv)
     from threadpoolctl import threadpool_limits
 
@@ -76,18 +86,21 @@ def main(argv=None):
                 if dt == "z":
                     a = a + 1j * (rng.random((n, n)) - 0.5)
                 a = np.asfortranarray(a)
-                for routine in ("geev", "gees"):
-                    r = _row(dt, routine, n, a)
+                for routine in args.routines:
+                    r = _row(dt, routine, n, a, args.methods)
                     results.append(r)
                     print(r, flush=True)
-    rows = [[r["routine"], r["n"], f"{r['native_s']:.2f}", f"{r['ozaki2_s']:.2f}",
-             f"{r['products-native_s']:.2f}", f"{100 * r['product_share']:.1f}%",
+    rows = [[r["routine"], r["n"], f"{r['native_s']:.2f}",
+             f"{r['ozaki2_s']:.2f}" if "ozaki2_s" in r else "-",
+             f"{r['products-native_s']:.2f}" if "products-native_s" in r else "-", f"{100 * r['product_share']:.1f}%",
              f"{100 * r['emulated_share_of_nominal']:.1f}%", f"{r['host_remainder_s']:.2f}",
              f"{100 * r['host_remainder_share_of_native']:.0f}%",
+             f"{r['host_parts']['chase']:.2f}, {r['host_parts']['solver']:.2f}",
              f"{r['moduli'][0]}-{r['moduli'][1]}" if r.get("moduli") else "-"] for r in results]
     print(table(["routine", "n", "native s", "ozaki2 s", "native products s", "flops in products",
-                 "emulated (nominal)", "host remainder s", "remainder / native", "moduli"], rows))
-    write_json("lapack_nonsym.json", {"machine": machine(), "threads": 1, "results": results}, args.out)
+                 "emulated (nominal)", "host remainder s", "remainder / native", "chase, solver s", "moduli"], rows))
+    write_json(args.name, {"machine": machine(), "threads": 1, "methods": args.methods,
+                                      "results": results}, args.out)
 
 
 if __name__ == "__main__":
