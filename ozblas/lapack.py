@@ -1599,15 +1599,18 @@ def _hseqr_shifts(nh):
 
 def _explain_hseqr(n, nb, add):
     """The products of lapack_hseqr.c's sweeps and AED windows through add (counted once per
-    kind, times their number: add's count) and its host flops (see _explain_nonsym)."""
+    kind, times their number: add's count) and its host flops (see _explain_nonsym). Its
+    chains of g = min(ns / 2, 8) bulges (hs_group) chase in windows of 6 g + 8 rows that
+    advance 3 g + 4; the last block of nmin = max(12, min(nb, 75)) rows is the host's."""
     ns = _hseqr_shifts(n)
-    nw, naed = min(3 * ns + 8, n), min(ns if n <= 500 else 3 * ns // 2, n)
-    sweeps, windows = max(1, n // ns), max(1, -(-n // max(1, 3 * ns // 2)))
+    g = min(ns // 2, 8)
+    nw, naed = min(6 * g + 8, n), min(ns if n <= 500 else 3 * ns // 2, n)
+    sweeps, windows = max(1, n // ns), (ns // 2 // g) * max(1, -(-n // (3 * g + 4)))
     add(f"hseqr windows: H right/above {nw} x {n} x {nw} ({sweeps} sweeps of {windows})",
         nw, n, nw, sweeps * windows)
     add(f"hseqr windows: Z {n} x {nw} x {nw}", n, nw, nw, sweeps * windows)
     add(f"hseqr AED: H and Z {n} x {naed} x {naed} ({sweeps} windows)", 2 * n, naed, naed, sweeps)
-    return 36 * ns * n**2 + sweeps * 20 * naed**3 + 20 * min(nb, n) ** 3
+    return 12 * nw * n**2 + sweeps * 20 * naed**3 + 20 * min(max(12, min(nb, 75)), n) ** 3
 
 
 def _explain_nonsym(routine, n, dtype, p, nb):
@@ -1617,11 +1620,11 @@ def _explain_nonsym(routine, n, dtype, p, nb):
     host's: hseqr by Golub and Van Loan's model (25 n^3 with Z, less the reduction's 10/3 n^3
     and orghr's 4/3 n^3), geev's trevc3 (n^3 / 3), lahr2's panels (2 r^2 ib each, r the
     trailing order). hseqr is lapack_hseqr.c's multishift QR (d and z), modeled with n / ns sweeps
-    (ns shifts, iparmq's rule) of windows of 3 ns + 8 rows that advance 1.5 ns rows, each
-    window's U applied to about 2 n columns and rows of H and Z, one AED window of 1.5 ns
-    (ns below 590 rows) per sweep: its products, and on the host the windows' chase
-    (36 ns n^2), the AED windows' Schur forms (20 (1.5 ns)^3 each) and the last block's
-    (20 nb^3). The number of sweeps is the model's guess (random matrices take about that)."""
+    (ns shifts, iparmq's rule) of ns / 2g chains of g bulges in windows of w = 6 g + 8 rows
+    that advance 3 g + 4 rows, each window's U applied to about 2 n columns and rows of H and
+    Z, one AED window of 1.5 ns (ns below 590 rows) per sweep: its products, and on the host
+    the windows' chase (12 w n^2), the AED windows' Schur forms (20 (1.5 ns)^3 each) and the
+    last block's (20 nmin^3). The number of sweeps is the model's guess (random matrices take about that)."""
     from . import policy
 
     z = dtype == "z"

@@ -476,13 +476,14 @@ static void hs_step(hs_run *r, int64_t ktop, int64_t kbot, int64_t w0, int64_t w
     }
 }
 
-/* A sweep of ns / 2 bulges with the shifts sr, si (ns each) through [ktop, kbot]: bulge b
- * at pos[b] (its next step), three rows behind bulge b - 1, a bulge's step deferred until
- * the one ahead has made its own (the order of chasing them one after the other) */
-static void hs_sweep(hs_run *r, int64_t ktop, int64_t kbot, int64_t ns, const double *sr,
+/* A chain of nbm bulges with the shifts sr, si (2 nbm each) through [ktop, kbot] in windows
+ * of 6 nbm + 8 rows: bulge b at pos[b] (its next step), three rows behind bulge b - 1, a
+ * bulge's step deferred until the one ahead has made its own (the order of chasing them one
+ * after the other) */
+static void hs_chain(hs_run *r, int64_t ktop, int64_t kbot, int64_t nbm, const double *sr,
                      const double *si, int64_t *pos)
 {
-    int64_t nbm = ns / 2, wsz = 3 * ns + 8 < r->wmax ? 3 * ns + 8 : r->wmax;
+    int64_t wsz = 6 * nbm + 8 < r->wmax ? 6 * nbm + 8 : r->wmax;
     for (int64_t b = 0; b < nbm; b++)
         pos[b] = ktop - 1;
     while (pos[nbm - 1] <= kbot - 2) {
@@ -506,6 +507,26 @@ static void hs_sweep(hs_run *r, int64_t ktop, int64_t kbot, int64_t ns, const do
         lx_toc(r->x, c, &r->x->rep->chase_seconds);
         hs_update(r, ktop, kbot, w0, w1);
     }
+}
+
+/* The bulges per chain (the one place that decides it). A window's host work per bulge step
+ * is about its width, 6 g + 8 rows for g bulges, so a sweep's host chase is about
+ * nbm (6 g + 8) n; its products' flops are nearly g's alone (three window-wide updates of
+ * 6 (6 g + 8)^2 n per window, a window per 3 g + 4 rows: 2400 n^2 per sweep of 32 bulges
+ * for g = 32, 2690 for 8, 3070 for 4), their number grows as nbm / g. HS_CHAIN_BULGES was
+ * measured (benchmarks/lapack_nonsym.py, method native, d and z, n = 1024: the host chase
+ * against the products' time) */
+#define HS_CHAIN_BULGES 8
+static int64_t hs_group(int64_t nbm) { return nbm < HS_CHAIN_BULGES ? nbm : HS_CHAIN_BULGES; }
+
+/* A sweep of ns / 2 bulges with the shifts sr, si (ns each) through [ktop, kbot]: chains of
+ * hs_group's bulges one after the other (the same as chasing the bulges one by one) */
+static void hs_sweep(hs_run *r, int64_t ktop, int64_t kbot, int64_t ns, const double *sr,
+                     const double *si, int64_t *pos)
+{
+    int64_t nbm = ns / 2, g = hs_group(nbm);
+    for (int64_t b0 = 0; b0 < nbm; b0 += g)
+        hs_chain(r, ktop, kbot, nbm - b0 < g ? nbm - b0 : g, sr + 2 * b0, si + 2 * b0, pos);
 }
 
 /* ---- shifts and the iteration (dlaqr0, zlaqr0) ---------------------------------------------- */
@@ -688,7 +709,12 @@ void lx_hseqr(oz_lx *x, char job, char compz, int64_t n, int64_t ilo, int64_t ih
     hs_run r = {x, job == 'S', x->cplx, x->cplx ? 2 : 1, n, ilo - 1, ihi - 1, H,
                 compz == 'V' ? Z : NULL, ldh, ldz};
     int64_t nh = ihi - ilo + 1, ns = hs_nshifts(nh), wd = r.wd;
-    r.nmin = x->nb > 12 ? x->nb : 12;
+    /* nmin: iparmq's 75 (an explicit nb below it: nb, at least 12). Above it the host's
+       Schur form of a whole block (20 nmin^3 flops with vectors) costs more than AED and
+       sweeps whose updates are products: nb = 256 measured solver + chase 0.28 s against
+       0.30 s for 75 (dgeev, n = 1024; zgeev n = 512: 0.26 s against 0.28 s) */
+    r.nmin = x->nb < 75 ? x->nb : 75;
+    r.nmin = r.nmin > 12 ? r.nmin : 12;
     r.wmax = r.nmin > 3 * ns + 8 ? r.nmin : 3 * ns + 8;
     r.wmax = r.wmax > 2 * ns ? r.wmax : 2 * ns;
     r.wmax = r.wmax < nh ? r.wmax : nh;
