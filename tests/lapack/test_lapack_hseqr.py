@@ -84,7 +84,8 @@ def test_hseqr_kinds_around_thresholds(kind, n):
 
 
 def test_hseqr_twenty_shifts():
-    """n / log2 n shifts from 150 rows (20 here), native products: the algorithm's test"""
+    """n / log2 n shifts from 150 rows (20 here: a chain of 8 bulges and one of 2), native
+    products: the algorithm's test"""
     _check("complex_pairs", 151, method="native")
 
 
@@ -125,7 +126,8 @@ def test_zhseqr_kinds_around_thresholds(kind, n):
 
 
 def test_zhseqr_twenty_shifts():
-    """n / log2 n shifts from 150 rows (20 here), native products: the algorithm's test"""
+    """n / log2 n shifts from 150 rows (20 here: a chain of 8 bulges and one of 2), native
+    products: the algorithm's test"""
     _check("random", 151, method="native", z=True)
 
 

@@ -21,7 +21,8 @@
  *   every window (chase, AED, the small active block) then updates H's rows to its right,
  *   H's columns above it and Z's columns as products with U (ozblas GEMMs, U^T or U^H).
  * The windows' host work is counted as the report's chase_seconds (bulges) and
- * solver_seconds (the host hseqr, trexc, gehrd, ormhr on windows). */
+ * solver_seconds (the host hseqr, trexc, gehrd, ormhr on windows), the products' results
+ * copied back into H and Z as its copy_seconds. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -152,25 +153,32 @@ static void hs_update(hs_run *r, int64_t ktop, int64_t kbot, int64_t w0, int64_t
     int64_t ldh = r->ldh;
     size_t el = sizeof(double) * (size_t)r->wd;
     double *H = r->H, *W = r->W;
+    lx_clock c;
     if (cend > w1) {
-        int64_t c = cend - w1;
-        lx_gemm(x, r->cplx ? 'C' : 'T', 'N', nw, c, nw, ONE, r->U, nw, LX_AT(x, H, w0, w1 + 1, ldh),
+        int64_t cn = cend - w1;
+        lx_gemm(x, r->cplx ? 'C' : 'T', 'N', nw, cn, nw, ONE, r->U, nw, LX_AT(x, H, w0, w1 + 1, ldh),
                 ldh, ZERO, W, nw);
-        for (int64_t j = 0; j < c; j++)
+        c = lx_tic(x);
+        for (int64_t j = 0; j < cn; j++)
             memcpy(LX_AT(x, H, w0, w1 + 1 + j, ldh), LX_AT(x, W, 0, j, nw), el * (size_t)nw);
+        lx_toc(x, c, &x->rep->copy_seconds);
     }
     if (w0 > rtop) {
         int64_t m = w0 - rtop;
         lx_gemm(x, 'N', 'N', m, nw, nw, ONE, LX_AT(x, H, rtop, w0, ldh), ldh, r->U, nw, ZERO, W, m);
+        c = lx_tic(x);
         for (int64_t j = 0; j < nw; j++)
             memcpy(LX_AT(x, H, rtop, w0 + j, ldh), LX_AT(x, W, 0, j, m), el * (size_t)m);
+        lx_toc(x, c, &x->rep->copy_seconds);
     }
     if (r->Z) {
         int64_t m = r->ihi - r->ilo + 1;
         double *Zb = LX_AT(x, r->Z, r->ilo, w0, r->ldz);
         lx_gemm(x, 'N', 'N', m, nw, nw, ONE, Zb, r->ldz, r->U, nw, ZERO, W, m);
+        c = lx_tic(x);
         for (int64_t j = 0; j < nw; j++)
             memcpy(LX_AT(x, Zb, 0, j, r->ldz), LX_AT(x, W, 0, j, m), el * (size_t)m);
+        lx_toc(x, c, &x->rep->copy_seconds);
     }
 }
 
