@@ -518,12 +518,15 @@ static void hs_chain(hs_run *r, int64_t ktop, int64_t kbot, int64_t nbm, const d
 }
 
 /* The bulges per chain (the one place that decides it). A window's host work per bulge step
- * is about its width, 6 g + 8 rows for g bulges, so a sweep's host chase is about
- * nbm (6 g + 8) n; its products' flops are nearly g's alone (three window-wide updates of
- * 6 (6 g + 8)^2 n per window, a window per 3 g + 4 rows: 2400 n^2 per sweep of 32 bulges
- * for g = 32, 2690 for 8, 3070 for 4), their number grows as nbm / g. HS_CHAIN_BULGES was
- * measured (benchmarks/lapack_nonsym.py, method native, d and z, n = 1024: the host chase
- * against the products' time) */
+ * is about its width, 6 g + 8 rows for g bulges (the width whose product flops per row chased
+ * are least), so a sweep's host chase is about nbm (6 g + 8) n; its products' flops are nearly
+ * g's alone (6 (6 g + 8)^2 n per window, a window per 3 g + 4 rows: 2400 n^2 per sweep of 32
+ * bulges for g = 32, 2690 for 8, 3070 for 4), their number grows as nbm / g. Measured with
+ * native products (docs/lapack-nonsym.md, "Chains of bulges"): dgeev n = 1024 chase 0.36 s
+ * for one chain of 32, 0.10 s for g = 8, half that for g = 4 with a fifth more products'
+ * time. Ozaki products on the CPU executor would rather have one chain (their cost per flop
+ * grows as the inner dimension shrinks), but g may not depend on the executor: the CUDA
+ * executor must give the CPU executor's bits, so both make the same products. */
 #define HS_CHAIN_BULGES 8
 static int64_t hs_group(int64_t nbm) { return nbm < HS_CHAIN_BULGES ? nbm : HS_CHAIN_BULGES; }
 
