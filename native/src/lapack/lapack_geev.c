@@ -211,8 +211,9 @@ typedef struct {
 static void copy_square(const oz_lx *x, int64_t n, const double *S, int64_t lds, double *D,
                         int64_t ldd)
 {
+    size_t col = sizeof(double) * (size_t)((x->cplx ? 2 : 1) * n);
     for (int64_t j = 0; j < n; j++)
-        memcpy(LX_AT(x, D, 0, j, ldd), LX_AT(x, S, 0, j, lds), sizeof(double) * (size_t)((x->cplx ? 2 : 1) * n));
+        memcpy(LX_AT(x, D, 0, j, ldd), LX_AT(x, S, 0, j, lds), col);
 }
 
 /* dgeev's and dgees's first part: A scaled into range and balanced with job bal (O(n^2)
