@@ -13,10 +13,11 @@ LAPACK, every update an ozblas GEMM under the usual options (``method``, ``modul
 emulated, their flops and moduli (``moduli_histogram``: emulated products per count), and
 where the matrices were (``device``); its time split into ``product_seconds`` (a monotonic
 clock around each product) and ``host_seconds`` (the rest: the host remainder), the latter's
-measured parts in ``host_parts`` (``panels``: the host QR/LQ panels and ``larft``;
+measured parts in ``host_parts`` (``panels``: the host QR/LQ panels, ``larft`` and ``lahr2``;
 ``chase``: the two-stage drivers' bulge chasing; ``solver``: their tridiagonal or bidiagonal
-solver; ``back``: their back-transformations' host work; ``copies``: their own copies of the matrix,
-the band and the vectors; each less the products and panels inside it), ``host_flops``, and ``band``, the two-stage
+solver; ``back``: their back-transformations' host work (geev/gees: ``trevc3``, ``gebak``,
+the normalization, ``trsen``); ``copies``: their own copies of the matrix, the band and the
+vectors (geev/gees: the scaling and ``gebal`` too); each less the products and panels inside it), ``host_flops``, and ``band``, the two-stage
 reductions' band width (``band_model``; None when none ran).
 
 CuPy arrays are accepted too by every routine here (all of a call's matrices on one device):

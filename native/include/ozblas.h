@@ -521,16 +521,20 @@ typedef struct {
     double host_seconds;    /* seconds - product_seconds: the host remainder (host routines,
                                copies, the layer's own loops) */
     double panel_seconds;   /* of host_seconds, measured: the host QR/LQ panels and larft
-                               (the two-stage reductions: all of stage 1's host work) */
+                               (the two-stage reductions: all of stage 1's host work),
+                               gehrd's lahr2 */
     double chase_seconds;   /*   stage 2's bulge chasing (eigensolvers, SVD, gelsd) */
     double solver_seconds;  /*   the tridiagonal/bidiagonal solver (stedc, stemr, bdsdc,
                                bdsqr, lalsd), less any products it issues */
     double back_seconds;    /*   the two-stage back-transformations' host work (stage 2's
-                               reflectors made explicit blocks; larft: panel_seconds) */
+                               reflectors made explicit blocks; larft: panel_seconds);
+                               geev's trevc3, gebak and normalization, gees's trsen and
+                               gebak */
     double copy_seconds;    /*   the two-stage drivers' own copies: the matrix into their
                                workspace (its largest element, scaling), the band out of it,
                                the solver's vectors into the outputs (with the first touch
-                               of the memory each writes) */
+                               of the memory each writes); geev/gees: the scaling, gebal,
+                               the reflectors into Z and orghr's shift of them */
     int64_t band;           /* the two-stage reductions' band width (ozblas_lapack_band_width);
                                0 when none ran */
 } ozblas_lapack_report;

@@ -110,19 +110,29 @@ static void trevc3(oz_lx *x, char side, int64_t n, double *T, int64_t ldt, doubl
 
 /* ---- geev's normalization --------------------------------------------------------------- */
 
-/* The 2-norm of m doubles, scaled by the largest as dnrm2 guards against overflow */
+/* The 2-norm of m doubles. Squares summed as they are while the largest is well inside the
+ * range (no overflow nor underflow that matters: 2^-400 .. 2^400 for m below 2^100), else
+ * scaled by the largest as dnrm2 guards; four running sums and no division there, so that
+ * the normalization does not wait on a division per element. */
 static double nrm2(int64_t m, const double *v)
 {
-    double amax = 0.0, s = 0.0;
+    double amax = 0.0, s[4] = {0.0, 0.0, 0.0, 0.0};
     for (int64_t i = 0; i < m; i++)
         amax = fabs(v[i]) > amax ? fabs(v[i]) : amax;
-    if (amax == 0.0 || isinf(amax))
+    if (amax == 0.0 || isinf(amax) || isnan(amax))
         return amax;
-    for (int64_t i = 0; i < m; i++) {
-        double t = v[i] / amax;
-        s += t * t;
+    if (amax < 0x1p-400 || amax > 0x1p400) {
+        for (int64_t i = 0; i < m; i++)
+            s[0] += (v[i] / amax) * (v[i] / amax);
+        return amax * sqrt(s[0]);
     }
-    return amax * sqrt(s);
+    int64_t i = 0;
+    for (; i + 4 <= m; i += 4)
+        for (int k = 0; k < 4; k++)
+            s[k] += v[i + k] * v[i + k];
+    for (; i < m; i++)
+        s[0] += v[i] * v[i];
+    return sqrt((s[0] + s[1]) + (s[2] + s[3]));
 }
 
 static void scal(int64_t m, double a, double *v)
@@ -197,17 +207,24 @@ typedef struct {
     double *scale, *tau; /* gebal's scale (n), gehrd's scalars */
 } ev_run;
 
-/* A := Z T Z^H (T over A when job is 'S', the Schur vectors into Z (n x n, ldz) unless it is
- * NULL; w, wi the eigenvalues): dgeev's and dgees's first part up to hseqr, balanced with job
- * bal. OZBLAS_OK or OZBLAS_ERR_ALLOCATION (free with ev_free either way). */
-static ozblas_status ev_schur(oz_lx *x, lx_hh *q, ev_run *r, char bal, char job, double *Z,
-                              int64_t ldz, int64_t n, double *A, int64_t lda, double *w,
-                              double *wi, int64_t *info)
+/* D := S (n x n, lds) */
+static void copy_square(const oz_lx *x, int64_t n, const double *S, int64_t lds, double *D,
+                        int64_t ldd)
 {
-    int64_t wd = x->cplx ? 2 : 1, hinfo = 0;
-    double small = sqrt(DBL_MIN) / DBL_EPSILON, nz[2];
+    size_t col = sizeof(double) * (size_t)((x->cplx ? 2 : 1) * n);
+    for (int64_t j = 0; j < n; j++)
+        memcpy(LX_AT(x, D, 0, j, ldd), LX_AT(x, S, 0, j, lds), col);
+}
+
+/* dgeev's and dgees's first part: A scaled into range and balanced with job bal (O(n^2)
+ * passes over A: the report's copies). OZBLAS_OK or OZBLAS_ERR_ALLOCATION (free with ev_free
+ * either way). */
+static ozblas_status ev_balance(oz_lx *x, ev_run *r, char bal, int64_t n, double *A, int64_t lda)
+{
+    double small = sqrt(DBL_MIN) / DBL_EPSILON;
+    lx_clock c = lx_tic(x);
     memset(r, 0, sizeof *r);
-    r->scale = oz_malloc(sizeof(double) * (size_t)(n + wd * n));
+    r->scale = oz_malloc(sizeof(double) * (size_t)(n + (x->cplx ? 2 : 1) * n));
     if (!r->scale)
         return OZBLAS_ERR_ALLOCATION;
     r->tau = r->scale + n;
@@ -219,13 +236,27 @@ static ozblas_status ev_schur(oz_lx *x, lx_hh *q, ev_run *r, char bal, char job,
         lx_scale(x, n, n, s2, A, lda);
     }
     gebal(x, bal, n, A, lda, &r->ilo, &r->ihi, r->scale);
+    lx_toc(x, c, &x->rep->copy_seconds);
+    return OZBLAS_OK;
+}
+
+/* Then A := Z T Z^H (T over A when job is 'S', the Schur vectors into Z (n x n, ldz) unless
+ * it is NULL; w, wi the eigenvalues): the balanced A reduced and its Schur form. The copy of
+ * the reflectors into Z and orghr's host part (their shift) are the report's copies. */
+static ozblas_status ev_schur(oz_lx *x, lx_hh *q, ev_run *r, char job, double *Z, int64_t ldz,
+                              int64_t n, double *A, int64_t lda, double *w, double *wi,
+                              int64_t *info)
+{
+    int64_t hinfo = 0;
+    double nz[2];
     ozblas_status st = lx_gehrd_run(x, q, n, r->ilo, r->ihi, A, lda, r->tau, &hinfo);
     if (st != OZBLAS_OK || x->failed)
         return st;
     if (Z) {
-        for (int64_t j = 0; j < n; j++)
-            memcpy(LX_AT(x, Z, 0, j, ldz), LX_AT(x, A, 0, j, lda), sizeof(double) * (size_t)(wd * n));
+        lx_clock c = lx_tic(x);
+        copy_square(x, n, A, lda, Z, ldz);
         lx_orghr(x, q, 0, n, r->ilo, r->ihi, Z, ldz, r->tau, &hinfo);
+        lx_toc(x, c, &x->rep->copy_seconds);
     }
     if (!x->failed)
         hseqr(x, job, Z ? 'V' : 'N', n, r->ilo, r->ihi, A, lda, w, wi, Z ? Z : nz, Z ? ldz : 1,
@@ -286,8 +317,26 @@ static ozblas_status host_geev(oz_lx *x, char jl, char jr, int64_t n, double *A,
     return OZBLAS_OK;
 }
 
-/* The blocked route: ev_schur, then the eigenvectors of T (XT right, YT left), X = Z XT and
- * Y = Z YT as products, gebak, the normalization. */
+/* Balancing's spread above which geev runs on the host: gebak multiplies row i of the vectors
+ * by D_i, so a product's absolute error u max|Z| max|X| (the emulated products' normwise
+ * target, not native's u sum|z||x|) grows into the small entries by up to max D / min D. The
+ * suites' strongly graded matrices (D spanning 1e15) lost every digit of their vectors; 2^20
+ * keeps the growth under the residual's n u floor with room (one measured case, not a bound). */
+#define GEEV_MAX_SPREAD 1048576.0
+
+/* 1 when the balancing spread D beyond GEEV_MAX_SPREAD */
+static int geev_graded(const ev_run *r)
+{
+    double lo = 1.0, hi = 1.0;
+    for (int64_t i = r->ilo - 1; i < r->ihi; i++)
+        lo = r->scale[i] < lo ? r->scale[i] : lo, hi = r->scale[i] > hi ? r->scale[i] : hi;
+    return hi / lo > GEEV_MAX_SPREAD;
+}
+
+/* The blocked route: ev_balance, then with vectors the host geev on the caller's A (kept in
+ * Z's memory meanwhile) when the balancing is graded; else ev_schur, the eigenvectors of T
+ * (XT right, YT left), X = Z XT and Y = Z YT as products, gebak, the normalization (with
+ * trevc3 and the eigenvalues' scaling, the report's back). */
 static ozblas_status geev_blocked(oz_lx *x, lx_hh *q, int wl, int wr, int64_t n, double *A,
                                   int64_t lda, double *w, double *wi, double *VL, int64_t ldvl,
                                   double *VR, int64_t ldvr, int64_t *info)
@@ -299,7 +348,23 @@ static ozblas_status geev_blocked(oz_lx *x, lx_hh *q, int wl, int wr, int64_t n,
     double *XT = Z ? Z + wd * n * n : NULL, *YT = XT && wl && wr ? XT + wd * n * n : XT;
     if ((wl || wr) && !Z)
         return OZBLAS_ERR_ALLOCATION;
-    ozblas_status st = ev_schur(x, q, &r, 'B', Z ? 'S' : 'E', Z, n, n, A, lda, w, wi, info);
+    lx_clock c = lx_tic(x);
+    if (Z)
+        copy_square(x, n, A, lda, Z, n);
+    lx_toc(x, c, &x->rep->copy_seconds);
+    ozblas_status st = ev_balance(x, &r, 'B', n, A, lda);
+    if (st == OZBLAS_OK && Z && geev_graded(&r)) {
+        c = lx_tic(x);
+        copy_square(x, n, Z, n, A, lda);
+        free(Z);
+        ev_free(&r);
+        lx_toc(x, c, &x->rep->copy_seconds);
+        return host_geev(x, wl ? 'V' : 'N', wr ? 'V' : 'N', n, A, lda, w, wi, VL, ldvl, VR, ldvr,
+                         info);
+    }
+    if (st == OZBLAS_OK)
+        st = ev_schur(x, q, &r, Z ? 'S' : 'E', Z, n, n, A, lda, w, wi, info);
+    c = lx_tic(x);
     if (st == OZBLAS_OK && !x->failed && *info == 0 && Z) {
         trevc3(x, wl && wr ? 'B' : wr ? 'R' : 'L', n, A, lda, YT, XT);
         struct { int on; char side; double *T, *V; int64_t ld; } s[2] = {
@@ -317,8 +382,10 @@ static ozblas_status geev_blocked(oz_lx *x, lx_hh *q, int wl, int wr, int64_t n,
         }
     }
     free(Z);
-    ev_unscale(x, &r, n, w, wi, *info);
+    if (st == OZBLAS_OK)
+        ev_unscale(x, &r, n, w, wi, *info);
     ev_free(&r);
+    lx_toc(x, c, &x->rep->back_seconds);
     return st;
 }
 
@@ -349,30 +416,6 @@ double oz_geev_flops(int cplx, char jobvl, char jobvr, int64_t n)
     return (cplx ? 4.0 : 1.0) * (sides > 0 ? 25.0 + 4.0 / 3.0 * sides : 10.0) * d * d * d;
 }
 
-/* Balancing's spread above which geev runs on the host: gebak multiplies row i of the vectors
- * by D_i, so a product's absolute error u max|Z| max|X| (the emulated products' normwise
- * target, not native's u sum|z||x|) grows into the small entries by up to max D / min D. The
- * suites' strongly graded matrices (D spanning 1e15) lost every digit of their vectors; 2^20
- * keeps the growth under the residual's n u floor with room (one measured case, not a bound). */
-#define GEEV_MAX_SPREAD 1048576.0
-
-/* 1 when gebal('B') of A, on a copy, spreads D beyond GEEV_MAX_SPREAD; -1: no memory */
-static int geev_graded(oz_lx *x, int64_t n, const double *A, int64_t lda)
-{
-    int64_t wd = x->cplx ? 2 : 1, ilo = 1, ihi = n;
-    double *C = oz_malloc(sizeof(double) * (size_t)(wd * n * n + n));
-    if (!C)
-        return -1;
-    double *scale = C + wd * n * n, lo = 1.0, hi = 1.0;
-    for (int64_t j = 0; j < n; j++)
-        memcpy(C + wd * n * j, LX_AT(x, A, 0, j, lda), sizeof(double) * (size_t)(wd * n));
-    gebal(x, 'B', n, C, n, &ilo, &ihi, scale);
-    for (int64_t i = ilo - 1; i < ihi; i++)
-        lo = scale[i] < lo ? scale[i] : lo, hi = scale[i] > hi ? scale[i] : hi;
-    free(C);
-    return hi / lo > GEEV_MAX_SPREAD;
-}
-
 /* Host memory only: the operands are given with no extent, so that a CUDA executor does not
  * upload them (its products stage their own); device pointers are refused. */
 static ozblas_status geev_body(ozblas_context *ctx, int cplx, char jobvl, char jobvr, int64_t n,
@@ -392,12 +435,8 @@ static ozblas_status geev_body(ozblas_context *ctx, int cplx, char jobvl, char j
     if (n == 0)
         END();
     HH_WORK(max1(n), max1(n), n * 64 + 65 * 64)
-    int graded = n > x.nb && (jobvl == 'V' || jobvr == 'V') ? geev_graded(&x, n, A, lda) : 0;
-    if (graded < 0) {
-        HH_END_WITH(OZBLAS_ERR_ALLOCATION);
-    }
     ozblas_status st =
-        n <= x.nb || graded ? host_geev(&x, jobvl, jobvr, n, A, lda, w, wi, VL, ldvl, VR, ldvr, info)
+        n <= x.nb ? host_geev(&x, jobvl, jobvr, n, A, lda, w, wi, VL, ldvl, VR, ldvr, info)
                   : geev_blocked(&x, &q, jobvl == 'V', jobvr == 'V', n, A, lda, w, wi, VL, ldvl,
                                  VR, ldvr, info);
     HH_END_WITH(st);
@@ -592,12 +631,16 @@ static ozblas_status gees_blocked(oz_lx *x, lx_hh *q, int wvs, int sort, ozblas_
 {
     ev_run r;
     int64_t wd = x->cplx ? 2 : 1, m = 0, icond = 0;
-    ozblas_status st = ev_schur(x, q, &r, 'P', 'S', wvs ? VS : NULL, ldvs, n, A, lda, w, wi, info);
+    ozblas_status st = ev_balance(x, &r, 'P', n, A, lda);
+    if (st == OZBLAS_OK)
+        st = ev_schur(x, q, &r, 'S', wvs ? VS : NULL, ldvs, n, A, lda, w, wi, info);
     int64_t ieval = *info;
+    lx_clock c = lx_tic(x); /* the reordering, gebak, the scaling back: the report's back */
     if (st == OZBLAS_OK && !x->failed && sort && *info == 0) {
         int64_t *bsel = oz_malloc(sizeof(int64_t) * (size_t)max1(n));
         if (!bsel) {
             ev_free(&r);
+            lx_toc(x, c, &x->rep->back_seconds);
             return OZBLAS_ERR_ALLOCATION;
         }
         if (r.cscale != 0.0)
@@ -623,6 +666,7 @@ static ozblas_status gees_blocked(oz_lx *x, lx_hh *q, int wvs, int sort, ozblas_
             *info = gees_recount(sel, arg, n, w, wi, sdim);
     }
     ev_free(&r);
+    lx_toc(x, c, &x->rep->back_seconds);
     return st;
 }
 

@@ -110,7 +110,9 @@ static void lx_gehrd(oz_lx *x, lx_hh *q, hr_work *h, int64_t n, int64_t ilo, int
         double *G = lx_fetch_to(x, h->G, nr + 1, Ap, lda, nr + 1, nr + 1, &ld);
         if (x->failed)
             return;
+        lx_clock c = lx_tic(x); /* lahr2: the report's panels, as the QR panels */
         real_lahr2(x, nr + 1, 1, ib, G, ld, LX_AT(x, tau, p, 0, 1), h->T, nb, Yp, n);
+        lx_toc(x, c, &x->rep->panel_seconds);
         lx_hh_block(x, q, 0, LX_AT(x, G, 1, 0, ld), ld, nr, ib, NULL, h->T, nb);
         lx_store(x, G, ld, Ap, lda, nr + 1, ib);
         lx_store(x, Yp, n, LX_AT(x, h->dY, p, 0, n), n, nr + 1, ib);
