@@ -1614,6 +1614,10 @@ def _explain_hseqr(n, nb, add):
     return 12 * nw * n**2 + sweeps * 20 * naed**3 + 20 * min(max(12, min(nb, 75)), n) ** 3
 
 
+# gehrd's panel width (lapack_hess.c's HR_PANEL): at most nb
+_HESS_PANEL = 64
+
+
 def _explain_nonsym(routine, n, dtype, p, nb):
     """explain() for geev (right eigenvectors) and gees (Schur vectors) (lapack_geev.c): the
     products of gehrd's panels (Y's rows above the panel, the update from the right, larfb's
@@ -1646,8 +1650,9 @@ def _explain_nonsym(routine, n, dtype, p, nb):
         f_products += count * (8 if z else 2) * m_ * n_ * k_
 
     if n > nb:
-        for q in range(0, n - 1, nb):
-            ib, r = min(nb, n - 1 - q), n - q - 1
+        pw = min(nb, _HESS_PANEL)
+        for q in range(0, n - 1, pw):
+            ib, r = min(pw, n - 1 - q), n - q - 1
             host += f4 * 2 * r * r * ib
             add(f"gehrd panel {q}: Y above {q} x {ib} x {r}", q, ib, r)
             add(f"gehrd panel {q}: right {n} x {n - q - ib} x {ib}", n, n - q - ib, ib)

@@ -332,11 +332,12 @@ def test_gees_scaled_into_range(dt, factor):
 
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("routine", ["geev", "gees"])
-@pytest.mark.parametrize("n, nb", [(64, 8), (100, 16)])
+@pytest.mark.parametrize("n, nb", [(64, 8), (100, 16), (300, 128)])
 def test_explain_matches_the_run(dt, routine, n, nb):
     """`ozblas explain geev|gees N`: its products' and host flops those of the run within a
     factor 2 (hseqr's multishift QR takes as many sweeps as the matrix needs: explain's model
-    guesses n / ns), hseqr's windows among its products."""
+    guesses n / ns), hseqr's windows among its products; nb 128: gehrd's panels of 64
+    columns."""
     import subprocess
     import sys
 

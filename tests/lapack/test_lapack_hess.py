@@ -162,6 +162,22 @@ def test_bad_arguments_give_lapack_info():
     assert info[0] == -11
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("n,lo,hi", [(200, 0, 199), (230, 7, 221)])
+def test_gehrd_panels_narrower_than_nb(rng, dt, n, lo, hi):
+    """nb 150: gehrd's panels are 64 columns wide (lapack_hess.c's HR_PANEL), the last one
+    partial, the active part past one block; the same bounds as test_gehrd_orghr."""
+    a = _balanced(rng, n, lo, hi, dt)
+    h, tau, info = L.gehrd(a, lo, hi, method="ozaki2", nb=150)
+    rep = L.last_report()
+    assert info == 0 and rep["emulated"] > 0
+    q, info = L.orghr(h, tau, lo, hi, method="ozaki2", nb=150)
+    nh, ntau, _ = _native("gehrd", dt)(a, lo, hi)
+    nq, _ = _native("orghr", dt)(nh, ntau, lo, hi)
+    for r, nr, what in zip(_ratios(a, h, q), _ratios(a, nh, nq), ("||A - QHQ^H||", "||Q^HQ - I||")):
+        _within(r, nr, what)
+
+
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 40), lo=st.integers(0, 39), hi=st.integers(0, 39), nb=st.integers(1, 12),
        cplx=st.booleans(), phi=st.sampled_from([0.0, 1.0, 4.0]), seed=st.integers(0, 2**31 - 1))

@@ -1,7 +1,7 @@
 /* Hessenberg reduction (LAPACK's dgehrd, dorghr, dormhr; z: zgehrd, zunghr, zunmhr), written
  * once for double and complex double on the Householder machinery of lapack_qr.c.
  *
- * gehrd is dgehrd's blocked code. Each panel of nb columns goes to the host lahr2 on the
+ * gehrd is dgehrd's blocked code. Each panel of HR_PANEL (at most nb) columns goes to the host lahr2 on the
  * panel's trailing block (from the panel's first row: lahr2's k = 1), which returns the
  * reflectors, their T and those rows of Y = A V T; Y's rows above (lahr2's own GEMM when
  * given the whole height) are a GEMM and a trmm with T here. Then A := (I - V T V^H)^H
@@ -31,6 +31,13 @@
 /* ---- the host routines ------------------------------------------------------------------- */
 
 static const int hr_ids[] = {LXH_lahr2, LXH_gehrd};
+
+/* The panels' width (at most nb): dgehrd's largest, 64. lahr2's updates inside a panel cost
+ * the host O(n^2 ib) beside its fixed Level 2 Y = A V: at n = 1024 (one thread) its time was
+ * 0.18 s with panels of 256 columns, 0.10 s at 128, 0.08 s at 64 and 0.09 s at 32 (z: 0.51,
+ * 0.33, 0.25, 0.27 s), while the products' flops stay the same. ozblas/lapack.py's explain
+ * takes the same width (_HESS_PANEL). */
+#define HR_PANEL 64
 
 static int hr_ready(int cplx) { return lx_host_all(cplx, hr_ids, 2); }
 
@@ -102,10 +109,11 @@ static void lx_gehrd(oz_lx *x, lx_hh *q, hr_work *h, int64_t n, int64_t ilo, int
         lx_store(x, H, ld, A, lda, n, n);
         return;
     }
-    for (int64_t p = ilo - 1; p < ihi - 1 && !x->failed; p += nb) {
+    int64_t pw = min64(nb, HR_PANEL);
+    for (int64_t p = ilo - 1; p < ihi - 1 && !x->failed; p += pw) {
         /* the panel: columns p..p+ib-1 (0-based), its reflectors of order nr in rows p+1..;
            lahr2 on the trailing block from row p (its k = 1): Y's rows p.. */
-        int64_t ib = min64(nb, ihi - 1 - p), nr = ihi - p - 1;
+        int64_t ib = min64(pw, ihi - 1 - p), nr = ihi - p - 1;
         double *Ap = LX_AT(x, A, p, p, lda), *Yp = LX_AT(x, h->Y, p, 0, n);
         double *G = lx_fetch_to(x, h->G, nr + 1, Ap, lda, nr + 1, nr + 1, &ld);
         if (x->failed)
