@@ -355,8 +355,12 @@ static ozblas_status svd_tall(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
 {
     lx_bd bd = {0};
     int vec = wu || wv;
-    double *UB = vec ? oz_malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
-    double *VTB = UB ? UB + n * n : NULL;
+    /* dbdsdc straight into the caller's U and VT where they are real host blocks of order n,
+       leading dimension n (a square gesdd): two copies of order n^2 and their workspace less */
+    int direct = !sq && wu && wv && !x->dev && !x->cplx && m == n && ucols == n && ldu == n &&
+                 ldvt == n;
+    double *own = vec && !direct ? oz_malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
+    double *UB = direct ? U : own, *VTB = direct ? VT : own ? own + n * n : NULL;
     ozblas_status st = vec && !UB ? OZBLAS_ERR_ALLOCATION
                                   : lx_bd_reduce(x, &bd, vec, m, n, W, ldw, vec ? m : 0, s);
     if (st != OZBLAS_OK || x->failed)
@@ -372,22 +376,25 @@ static ozblas_status svd_tall(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
         goto out;
     if (wu) { /* U = Q1 diag(Q2 U_B, I): stage 2 on the n columns of U_B only */
         lx_clock clk = lx_tic(x);
-        lx_put_real(x, n, n, UB, U, ldu);
-        lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
-        lx_unit_columns(x, 0, m, n, ucols, U, ldu);
+        if (!direct) {
+            lx_put_real(x, n, n, UB, U, ldu);
+            lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
+            lx_unit_columns(x, 0, m, n, ucols, U, ldu);
+        }
         lx_toc(x, clk, &x->rep->copy_seconds);
         lx_bd_stage2(x, &bd, 'Q', 'L', 'N', n, U, ldu);
         lx_bd_stage1(x, &bd, 'Q', 'L', 'N', ucols, U, ldu);
     }
     if (wv) { /* V^H = V_B^H P^H */
         lx_clock clk = lx_tic(x);
-        lx_put_real(x, n, n, VTB, VT, ldvt);
+        if (!direct)
+            lx_put_real(x, n, n, VTB, VT, ldvt);
         lx_toc(x, clk, &x->rep->copy_seconds);
         lx_bd_apply(x, &bd, 'P', 'R', ct(x), n, VT, ldvt);
     }
 out:
     lx_bd_free(x, &bd);
-    free(UB);
+    free(own);
     return st;
 }
 
