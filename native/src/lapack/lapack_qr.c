@@ -9,7 +9,8 @@
  * A^H, so the drivers below are written once for QR on a view of A (A itself, or A^H for
  * LQ: the view's (i, j) is A's (j, i), V made explicit from it conjugated, and the view's
  * C := op(H) C is A's C := C op(H)^H). The panels go to the host geqrf/gelqf (orgqr/orglq for
- * the last block of Q), or to the recursive panel QR (rqrt, its inner updates products); every application of H to the rest (LAPACK's larfb) is two ozblas
+ * the last block of Q) or to the recursive panel QR (rqrt, its inner updates products); every
+ * application of H to the rest (LAPACK's larfb) is two ozblas
  * GEMMs around a host trmm with the small T: C - V (op(T) (V^H C)) from the left,
  * C - ((C V) op(T)) V^H from the right, with V copied out explicitly (its unit diagonal and
  * zeros written in) so that each product is one GEMM over all its rows. Device memory
