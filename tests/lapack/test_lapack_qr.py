@@ -299,6 +299,53 @@ def test_factor_and_generate_property(kind, m, n, nb, cplx, phi, seed):
         _within(e, ne, what)
 
 
+def _recursive_panel_case(kind, a, nb, same_r=True):
+    """geqrf/gelqf with native products and panels wider than the recursive panel QR's leaf
+    of 32 columns (lapack_qr.c rqrt): its V, tau and R reproduce A with an orthonormal Q as
+    the host's do, and its T is right since the next panel is updated through it; same_r: R
+    is the host's up to the signs of its rows."""
+    k = min(a.shape)
+    f, tau, _, info = kind.factor(a, method="native", nb=nb)
+    rep = L.last_report()
+    q, _, _ = kind.generate(_first(kind, f, k), tau, method="native", nb=nb)
+    nf, ntau, _ = kind.native_factor(a)
+    nq = kind.native_generate(_first(kind, nf, k), ntau)
+    assert info == 0
+    for e, ne, what in zip(_ratios(kind, a, f, q), _ratios(kind, a, nf, nq), ("A - QR", "Q^H Q - I")):
+        _within(e, ne, what)
+    if not same_r:
+        return rep
+    r, nr = np.triu(kind.view(f)[:k]), np.triu(kind.view(nf)[:k])
+    d = np.diag(r) / np.diag(nr)
+    assert np.allclose(np.abs(d), 1.0, atol=1e-12)
+    assert np.linalg.norm(r - d[:, None] * nr) <= 1e-12 * np.linalg.norm(nr) * k
+    return rep
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("m,n,nb", [(300, 160, 75), (163, 160, 75), (200, 130, 64)])
+def test_recursive_panel_native(rng, kind, dt, m, n, nb):
+    """Tall and nearly square, panels split once or twice (75: 37 + 38, then leaves of 18
+    and 19; 64: two leaves of 32): most of the panels' flops run as products."""
+    a = kind.view(_mat(rng, m, n, dt)).copy() if kind is LQ else _mat(rng, m, n, dt)
+    rep = _recursive_panel_case(kind, a, nb)
+    assert rep["host_flops"] < 0.5 * rep["flops"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=15, deadline=None)
+@given(m=st.integers(33, 130), n=st.integers(33, 100), nb=st.integers(33, 90),
+       cplx=st.booleans(), phi=st.sampled_from([0.0, 1.0, 4.0]), seed=st.integers(0, 2**31 - 1))
+def test_recursive_panel_property(kind, m, n, nb, cplx, phi, seed):
+    """Any split of the panel QR (widths across the leaf, odd halves, wide views whose last
+    panel is no QR panel) and dynamic range: as the host's."""
+    dt = np.complex128 if cplx else np.float64
+    r = np.random.default_rng(seed)
+    _recursive_panel_case(kind, _mat(r, m, n, dt) * exp(phi * standard_normal(r, (m, n))), nb,
+                          same_r=False)
+
+
 def test_complex_tau_makes_the_call_complex(rng):
     """orglq and orgqr with real reflectors but complex tau: the complex routine, as SciPy's
     dtype promotion would pick."""

@@ -9,7 +9,8 @@
  * A^H, so the drivers below are written once for QR on a view of A (A itself, or A^H for
  * LQ: the view's (i, j) is A's (j, i), V made explicit from it conjugated, and the view's
  * C := op(H) C is A's C := C op(H)^H). The panels go to the host geqrf/gelqf (orgqr/orglq for
- * the last block of Q); every application of H to the rest (LAPACK's larfb) is two ozblas
+ * the last block of Q) or to the recursive panel QR (rqrt, its inner updates products); every
+ * application of H to the rest (LAPACK's larfb) is two ozblas
  * GEMMs around a host trmm with the small T: C - V (op(T) (V^H C)) from the left,
  * C - ((C V) op(T)) V^H from the right, with V copied out explicitly (its unit diagonal and
  * zeros written in) so that each product is one GEMM over all its rows. Device memory
@@ -239,8 +240,91 @@ static void conj_transpose(const oz_lx *x, int64_t rows, int64_t cols, const dou
         }
 }
 
-/* The QR of the view's m x n panel (m >= n) at H by the host geqrt3, recursive with Level 3
- * inside where geqrf's panel is Level 2 throughout: V and R in place, T into q->Tp (its
+/* The recursive panel QR's leaf width, the one place its split is decided: a panel of more
+ * columns is split in two (Elmroth and Gustavson), its halves' updates and T's join ozblas
+ * products; a leaf is the host geqrt3's. Only for native products: measured at 2048 x 128
+ * on the CPU (docs/design/lapack.md, "The host remainder"), leaves of 32 columns took 40% of
+ * the panel's host time away for products 1.3 times as long as that; emulated products
+ * (Ozaki II) of these widths took 40 to 110 times the host time they replace. The rule reads
+ * the method only, never the executor, so that both executors issue the same products. */
+static int64_t qrt_leaf(const oz_lx *x, int64_t n)
+{
+    return x->opt->method == OZBLAS_METHOD_NATIVE ? 32 : n;
+}
+
+/* E (r x c, ld r) := the explicit V of the c reflectors stored below the diagonal of the r x c
+ * block at A: zeros above the unit diagonal */
+static void explicit_v(const oz_lx *x, int64_t r, int64_t c, const double *A, int64_t lda,
+                       double *E)
+{
+    int64_t w = x->cplx ? 2 : 1;
+    for (int64_t j = 0; j < c; j++) {
+        double *e = LX_AT(x, E, 0, j, r);
+        memset(e, 0, sizeof(double) * (size_t)(w * j));
+        e[w * j] = 1.0;
+        if (w == 2)
+            e[2 * j + 1] = 0.0;
+        memcpy(LX_AT(x, e, j + 1, 0, 1), LX_AT(x, A, j + 1, j, lda),
+               sizeof(double) * (size_t)(w * (r - j - 1)));
+    }
+}
+
+/* C (m x n, host) := alpha op(A) B + beta C, A, B on the host, one product of the run. On
+ * device memory its operands go through the block reflector's device buffers (A into dV, the
+ * taller of B and C into dVT, the other into dT: a panel's at most vrows x nb, vrows x nb and
+ * nb x nb) and C comes back, so that both executors issue the same product. */
+static void host_gemm(oz_lx *x, lx_hh *q, char ta, int64_t m, int64_t n, int64_t k,
+                      const double *alpha, const double *A, int64_t lda, const double *B,
+                      int64_t ldb, const double *beta, double *C, int64_t ldc)
+{
+    if (!x->dev) {
+        lx_gemm(x, ta, 'N', m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    int64_t ra = ta == 'N' ? m : k, ca = ta == 'N' ? k : m, ld;
+    double *dB = k >= m ? q->dVT : q->dT, *dC = k >= m ? q->dT : q->dVT;
+    lx_store(x, A, lda, q->dV, ra, ra, ca);
+    lx_store(x, B, ldb, dB, k, k, n);
+    if (beta[0] != 0.0 || (x->cplx && beta[1] != 0.0))
+        lx_store(x, C, ldc, dC, m, m, n);
+    lx_gemm(x, ta, 'N', m, n, k, alpha, q->dV, ra, dB, k, beta, dC, m);
+    lx_fetch_to(x, C, ldc, dC, m, m, n, &ld);
+}
+
+/* LAPACK's geqrt3 on the m x n block at A (m >= n, host memory): V and R in place, T (n x n,
+ * upper) at T. Split at n1 = n / 2: the left half's QR, its H^H applied to the right half
+ * (A12 -= E1 (T11^H (E1^H A12)), E1 its explicit V in q->V), the right half's QR below the
+ * left's rows, and T12 = -T11 (V1^H V2) T22, where V1^H V2 is A(n1:m, 0:n1)^H E2 (the left
+ * reflectors' rows below n1 are stored entries). The two trmms with T's blocks stay on the
+ * host (of order n^3 flops, against the products' m n^2). */
+static void rqrt(oz_lx *x, lx_hh *q, int64_t m, int64_t n, double *A, int64_t lda, double *T,
+                 int64_t ldt, int64_t *info)
+{
+    if (n <= qrt_leaf(x, n)) {
+        LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)lda, t4 = (I)ldt, inf4 = 0;
+               LX_HOST(x->cplx, geqrt3)(&m4, &n4, A, &l4, T, &t4, &inf4);
+               *info = inf4;);
+        lx_host_flops(x, oz_qr_flops(OZ_QR_GEQRF, 0, 0, m, n, 0) + (double)m * (double)n * (double)n);
+        return;
+    }
+    int64_t n1 = n / 2, n2 = n - n1;
+    double *A12 = LX_AT(x, A, 0, n1, lda), *T12 = LX_AT(x, T, 0, n1, ldt), *W = q->T;
+    rqrt(x, q, m, n1, A, lda, T, ldt, info);
+    explicit_v(x, m, n1, A, lda, q->V);
+    host_gemm(x, q, ct(x), n1, n2, m, ONE, q->V, m, A12, lda, ZERO, W, n1);
+    lx_real_trmm(x, 'L', 'U', ct(x), 'N', n1, n2, ONE, T, ldt, W, n1);
+    host_gemm(x, q, 'N', m, n2, n1, MONE, q->V, m, W, n1, ONE, A12, lda);
+    rqrt(x, q, m - n1, n2, LX_AT(x, A, n1, n1, lda), lda, LX_AT(x, T, n1, n1, ldt), ldt, info);
+    explicit_v(x, m - n1, n2, LX_AT(x, A, n1, n1, lda), lda, q->V);
+    host_gemm(x, q, ct(x), n1, n2, m - n1, ONE, LX_AT(x, A, n1, 0, lda), lda, q->V, m - n1,
+              ZERO, T12, ldt);
+    lx_real_trmm(x, 'L', 'U', 'N', 'N', n1, n2, MONE, T, ldt, T12, ldt);
+    lx_real_trmm(x, 'R', 'U', 'N', 'N', n1, n2, ONE, LX_AT(x, T, n1, n1, ldt), ldt, T12, ldt);
+    lx_host_flops(x, (double)n1 * (double)n1 * (double)n2 + (double)n1 * (double)n2 * (double)n);
+}
+
+/* The QR of the view's m x n panel (m >= n) at H by rqrt, recursive with products inside
+ * where geqrf's panel is Level 2 throughout: V and R in place, T into q->Tp (its
  * strict lower triangle zero), tau its diagonal. An LQ panel (row) is factored as its view,
  * a copy in q->VT (the QR of the conjugate transpose: the host gelqf, Level 2 on rows, took
  * about 3 times as long at 2048 x 128), and conjugated and transposed back. */
@@ -251,9 +335,7 @@ static void panel_qrt(oz_lx *x, lx_hh *q, int row, int64_t m, int64_t n, double 
     double *P = row ? q->VT : H;
     if (row)
         conj_transpose(x, n, m, H, ldh, P, ldp);
-    LX_F77(I m4 = (I)m, n4 = (I)n, l4 = (I)ldp, inf4 = 0;
-           LX_HOST(x->cplx, geqrt3)(&m4, &n4, P, &l4, q->Tp, &n4, &inf4);
-           *info = inf4;);
+    rqrt(x, q, m, n, P, ldp, q->Tp, n, info);
     for (int64_t j = 0; j < n; j++) {
         memcpy(LX_AT(x, tau, j, 0, 1), LX_AT(x, q->Tp, j, j, n), sizeof(double) * (size_t)w);
         memset(LX_AT(x, q->Tp, j + 1, j, n), 0, sizeof(double) * (size_t)(w * (n - j - 1)));
@@ -285,8 +367,8 @@ void lx_hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int6
         real_qr(x, row ? (g ? LXH_orglq : LXH_gelqf) : (g ? LXH_orgqr : LXH_geqrf), rows, cols,
                 k, *H, *ldh, tau, q->rw, q->lrw, info);
     lx_toc(x, c, &x->rep->panel_seconds);
-    lx_host_flops(x, oz_qr_flops(g ? OZ_QR_ORGQR : OZ_QR_GEQRF, 0, 0, m, n, k) +
-                         (qrt ? (double)m * (double)n * (double)n : 0.0)); /* T: larft's */
+    if (!qrt) /* rqrt counts its own */
+        lx_host_flops(x, oz_qr_flops(g ? OZ_QR_ORGQR : OZ_QR_GEQRF, 0, 0, m, n, k));
     lx_store(x, *H, *ldh, A, lda, rows, cols);
 }
 

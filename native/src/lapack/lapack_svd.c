@@ -355,8 +355,12 @@ static ozblas_status svd_tall(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
 {
     lx_bd bd = {0};
     int vec = wu || wv;
-    double *UB = vec ? oz_malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
-    double *VTB = UB ? UB + n * n : NULL;
+    /* dbdsdc straight into the caller's U and VT where they are real host blocks of order n,
+       leading dimension n (a square gesdd): two copies of order n^2 and their workspace less */
+    int direct = !sq && wu && wv && !x->dev && !x->cplx && m == n && ucols == n && ldu == n &&
+                 ldvt == n;
+    double *own = vec && !direct ? oz_malloc(sizeof(double) * (size_t)(2 * n * n)) : NULL;
+    double *UB = direct ? U : own, *VTB = direct ? VT : own ? own + n * n : NULL;
     ozblas_status st = vec && !UB ? OZBLAS_ERR_ALLOCATION
                                   : lx_bd_reduce(x, &bd, vec, m, n, W, ldw, vec ? m : 0, s);
     if (st != OZBLAS_OK || x->failed)
@@ -372,22 +376,25 @@ static ozblas_status svd_tall(oz_lx *x, int sq, int wu, int wv, int64_t m, int64
         goto out;
     if (wu) { /* U = Q1 diag(Q2 U_B, I): stage 2 on the n columns of U_B only */
         lx_clock clk = lx_tic(x);
-        lx_put_real(x, n, n, UB, U, ldu);
-        lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
-        lx_unit_columns(x, 0, m, n, ucols, U, ldu);
+        if (!direct) {
+            lx_put_real(x, n, n, UB, U, ldu);
+            lx_zero(x, m - n, n, LX_AT(x, U, n, 0, ldu), ldu);
+            lx_unit_columns(x, 0, m, n, ucols, U, ldu);
+        }
         lx_toc(x, clk, &x->rep->copy_seconds);
         lx_bd_stage2(x, &bd, 'Q', 'L', 'N', n, U, ldu);
         lx_bd_stage1(x, &bd, 'Q', 'L', 'N', ucols, U, ldu);
     }
     if (wv) { /* V^H = V_B^H P^H */
         lx_clock clk = lx_tic(x);
-        lx_put_real(x, n, n, VTB, VT, ldvt);
+        if (!direct)
+            lx_put_real(x, n, n, VTB, VT, ldvt);
         lx_toc(x, clk, &x->rep->copy_seconds);
         lx_bd_apply(x, &bd, 'P', 'R', ct(x), n, VT, ldvt);
     }
 out:
     lx_bd_free(x, &bd);
-    free(UB);
+    free(own);
     return st;
 }
 
@@ -496,23 +503,29 @@ static ozblas_status two_stage(oz_lx *x, int sq, char ju, char jv, int64_t m, in
     int64_t wd = x->cplx ? 2 : 1, M = tall ? m : n, N = tall ? n : m;
     /* the tall problem's U columns: N, or M for 'A' */
     int64_t uc = tu == 'A' ? M : N;
-    /* W, then R (m >> n), then the tall problem's U and VT (m < n) */
-    int64_t elems = M * N + N * N + (tall ? 0 : (wu ? M * uc : 0) + (wv ? N * N : 0));
+    /* A itself is W where the call destroys it (tall, no job 'O': LAPACK's gesdd and gesvd
+       leave A undefined) and no QR comes first: one copy of the matrix and its first touch
+       less (a host run has kept A for its fallback); else W, then R (m >> n), then the tall
+       problem's U and VT (m < n) */
+    int qr = M >= N * 11 / 6 && M > N, own = !tall || ju == 'O' || jv == 'O' || qr;
+    int64_t elems = !own ? 0 : M * N + N * N + (tall ? 0 : (wu ? M * uc : 0) + (wv ? N * N : 0));
     double *host = x->dev ? NULL : oz_malloc(sizeof(double) * (size_t)(wd * elems + 1));
     double *W = x->dev || host ? lx_scratch(x, host, elems) : NULL;
     if (!W) {
         free(host);
         return x->dev ? OZBLAS_ERR_DEVICE : OZBLAS_ERR_ALLOCATION;
     }
+    double *Wa = own ? W : A;
+    int64_t lw = own ? M : lda;
     lx_clock clk = lx_tic(x);
-    double anrm = copy_mat(x, !tall, m, n, A, lda, W, M);
+    double anrm = own ? copy_mat(x, !tall, m, n, A, lda, W, M) : lx_max_abs(x, m, n, A, lda);
     double sigma = lx_into_range(anrm, sqrt(DBL_MIN) / DBL_EPSILON); /* dgesdd's range */
     if (sigma != 1.0) {
         double sg[2] = {sigma, 0.0};
-        lx_scale(x, M, N, sg, W, M);
+        lx_scale(x, M, N, sg, Wa, lw);
     }
     lx_toc(x, clk, &x->rep->copy_seconds);
-    double *R = W + wd * M * N, *TU, *TV; /* the tall problem's U and VT */
+    double *R = own ? W + wd * M * N : NULL, *TU, *TV; /* the tall problem's U and VT */
     int64_t ltu, ltv;
     if (tall) {
         TU = ju == 'O' ? A : U, ltu = ju == 'O' ? lda : ldu;
@@ -523,10 +536,10 @@ static ozblas_status two_stage(oz_lx *x, int sq, char ju, char jv, int64_t m, in
     ozblas_status st = OZBLAS_OK;
     if (isnan(anrm) && !sq) /* LAPACK's gesdd (3.7 on) refuses A with a NaN as argument 4 */
         *info = -4;
-    else if (!x->failed && M >= N * 11 / 6 && M > N)
+    else if (!x->failed && qr)
         st = qr_first(x, sq, wu, wv, M, N, W, R, s, TU, ltu, uc, TV, ltv, info);
     else if (!x->failed)
-        st = svd_tall(x, sq, wu, wv, M, N, W, M, s, TU, ltu, uc, TV, ltv, info);
+        st = svd_tall(x, sq, wu, wv, M, N, Wa, lw, s, TU, ltu, uc, TV, ltv, info);
     clk = lx_tic(x);
     if (st == OZBLAS_OK && !tall && *info == 0) {
         if (wv) /* U = V' (m x m) */

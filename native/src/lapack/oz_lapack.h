@@ -255,8 +255,9 @@ void lx_larfb(oz_lx *x, lx_hh *q, char side, char trans, int64_t mr, int64_t nc,
 /* The host geqrf (gen LX_HH_QR) or orgqr (LX_HH_GEN) on the view's m x n block at A (gelqf,
  * orglq of A's n x m for row), through the seam; its host copy (valid until the next fetch of
  * slot 0) in *H, *ldh. LX_HH_PANEL, a panel of a blocked driver: where m >= n and the host has
- * geqrt3, the recursive QR (Level 3 inside, its T kept for lx_hh_panel_block; an LQ as the QR
- * of a copy of the view), other bits than geqrf's; else geqrf's. */
+ * geqrt3, the recursive QR (lapack_qr.c's rqrt: with native products its updates are
+ * products, else the host geqrt3 whole; its T kept for lx_hh_panel_block; an LQ as the QR of a
+ * copy of the view), other bits than geqrf's; else geqrf's. */
 enum { LX_HH_QR = 0, LX_HH_GEN = 1, LX_HH_PANEL = 2 };
 void lx_hh_host(oz_lx *x, lx_hh *q, int row, int gen, int64_t m, int64_t n, int64_t k,
                 double *A, int64_t lda, const double *tau, int64_t *info, double **H,
