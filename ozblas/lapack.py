@@ -45,7 +45,7 @@ __all__ = ["getrf", "getrs", "gesv", "getri", "potrf", "potrs", "posv", "potri",
            "syr2k", "her2k", "sytrf", "sytrs", "sytri", "sysv", "hetrf", "hetrs", "hetri", "hesv",
            "sygst", "hegst", "trsyl", "syevd", "heevd", "syev", "heev", "syevr", "heevr", "sygvd",
            "hegvd", "sygv", "hegv", "sytrd", "hetrd", "ormtr", "unmtr", "orgtr", "ungtr",
-           "stedc", "last_report", "band_model"]
+           "stedc", "last_report", "band_model", "hseqr_chain"]
 
 _local = threading.local()
 _TRANS = {0: "N", 1: "T", 2: "C"}
@@ -1598,13 +1598,30 @@ def _hseqr_shifts(nh):
     return max(2, ns - ns % 2)
 
 
-def _explain_hseqr(n, nb, add):
+def hseqr_chain(n: int, dtype: str = "d", method: str = "auto", executor: str = "auto",
+                profile=None, vectors: bool = True) -> dict:
+    """The bulges per chain lapack_hseqr.c takes for a sweep through n rows (lapack_model.c,
+    ozblas_lapack_hseqr_chain: the library's one rule), with one sweep's predicted seconds:
+    the windows' products (the cost model on the profile, for the method and executor) and
+    the host's chase inside them."""
+    from . import policy
+
+    p = policy._profile(profile)
+    mod = ffi.new("ozblas_lapack_chain_model *", {
+        "cplx": dtype == "z", "vectors": bool(vectors), "n": n, "nbm": _hseqr_shifts(n) // 2,
+        "method": _constants.METHODS.index(method),
+        "executor": _constants.EXECUTORS.index(executor), "on_device": 0})
+    lib.ozblas_lapack_hseqr_chain(policy._to_c(p), mod)
+    return {"chain": int(mod.chain), "products": mod.products, "chase": mod.chase}
+
+
+def _explain_hseqr(n, nb, add, dtype, p):
     """The products of lapack_hseqr.c's sweeps and AED windows through add (counted once per
     kind, times their number: add's count) and its host flops (see _explain_nonsym). Its
-    chains of g = min(ns / 2, 8) bulges (hs_group) chase in windows of 6 g + 8 rows that
+    chains of g bulges (hseqr_chain, on profile p) chase in windows of 6 g + 8 rows that
     advance 3 g + 4; the last block of nmin = max(12, min(nb, 75)) rows is the host's."""
     ns = _hseqr_shifts(n)
-    g = min(ns // 2, 8)
+    g = hseqr_chain(n, dtype, profile=p)["chain"]
     nw, naed = min(6 * g + 8, n), min(ns if n <= 500 else 3 * ns // 2, n)
     sweeps, windows = max(1, n // ns), (ns // 2 // g) * max(1, -(-n // (3 * g + 4)))
     add(f"hseqr windows: H right/above {nw} x {n} x {nw} ({sweeps} sweeps of {windows})",
@@ -1665,7 +1682,7 @@ def _explain_nonsym(routine, n, dtype, p, nb):
         if routine == "geev":
             add(f"back-transformation {n} x {n} x {n}", n, n, n)
         host -= f4 * (25 - 10 / 3 - 4 / 3) * n**3
-        host += f4 * _explain_hseqr(n, nb, add)
+        host += f4 * _explain_hseqr(n, nb, add, dtype, p)
     rate = p.host_zgemm if z else p.host_dgemm
     flops = f4 * (25 + (4 / 3 if routine == "geev" else 0)) * n**3
     t_blocked += host / rate

@@ -1304,6 +1304,22 @@ typedef struct {
 } ozblas_lapack_band_model;
 int64_t ozblas_lapack_band_width(const ozblas_profile *p, ozblas_lapack_band_model *mod);
 
+/* The bulges per chain of the LAPACK layer's hseqr (geev, gees: lapack_hseqr.c chases a
+ * sweep's nbm bulges in chains of g, one after the other, each in windows of 6 g + 8 rows of
+ * an active block of n rows): of nbm and its halvings down to 4, the g whose predicted sweep
+ * time is least, the windows' products (H's rows and columns beside the window, and Z's with
+ * vectors) by the cost model on profile p (NULL: the local one) for the method and executor
+ * given (auto: any), the host's chase inside the windows at p's host rate (lapack_model.c).
+ * Fills chain and one sweep's predicted seconds of both and returns chain. */
+typedef struct {
+    int cplx, vectors;
+    int64_t n, nbm;
+    int method, executor, on_device;
+    int64_t chain;     /* out: */
+    double products, chase;
+} ozblas_lapack_chain_model;
+int64_t ozblas_lapack_hseqr_chain(const ozblas_profile *p, ozblas_lapack_chain_model *mod);
+
 /* OZBLAS_CDEF_END */
 
 #if defined(__GNUC__)

@@ -156,3 +156,21 @@ def test_zhseqr_values_only_and_isolated_rows():
         assert np.any(w == v)
     ours = _schur_measures(b, t, vs)
     assert ours["schur"] <= 50 and ours["orth"] <= 50
+
+
+@pytest.mark.parametrize("dt", ["d", "z"])
+@pytest.mark.parametrize("n", [200, 1024, 4096])
+def test_chain_rule(dt, n):
+    """hseqr's bulges per chain (lapack_model.c): one of ns / 2 and its halvings down to 4,
+    the least predicted sweep time among them; a shorter chain predicts a shorter chase, and
+    Ozaki II products on the CPU (dearer per flop as their inner dimension shrinks) never take a
+    shorter chain than native ones."""
+    nbm = L._hseqr_shifts(n) // 2
+    allowed = {nbm} | {g for g in (nbm // 2, nbm // 4, nbm // 8, nbm // 16) if g >= 4}
+    nat = L.hseqr_chain(n, dt, "native", "cpu", profile="cpu")
+    emu = L.hseqr_chain(n, dt, "ozaki2", "cpu", profile="cpu")
+    assert nat["chain"] in allowed and emu["chain"] in allowed
+    assert nat["chain"] <= emu["chain"]
+    assert nat["products"] > 0 and nat["chase"] > 0
+    if nat["chain"] < emu["chain"]:
+        assert nat["chase"] < L.hseqr_chain(n, dt, "ozaki2", "cpu", profile="cpu")["chase"]

@@ -517,25 +517,18 @@ static void hs_chain(hs_run *r, int64_t ktop, int64_t kbot, int64_t nbm, const d
     }
 }
 
-/* The bulges per chain (the one place that decides it). A window's host work per bulge step
- * is about its width, 6 g + 8 rows for g bulges (the width whose product flops per row chased
- * are least), so a sweep's host chase is about nbm (6 g + 8) n; its products' flops are nearly
- * g's alone (6 (6 g + 8)^2 n per window, a window per 3 g + 4 rows: 2400 n^2 per sweep of 32
- * bulges for g = 32, 2690 for 8, 3070 for 4), their number grows as nbm / g. Measured with
- * native products (docs/lapack-nonsym.md, "Chains of bulges"): dgeev n = 1024 chase 0.36 s
- * for one chain of 32, 0.10 s for g = 8, half that for g = 4 with a fifth more products'
- * time. Ozaki products on the CPU executor would rather have one chain (their cost per flop
- * grows as the inner dimension shrinks), but g may not depend on the executor: the CUDA
- * executor must give the CPU executor's bits, so both make the same products. */
-#define HS_CHAIN_BULGES 8
-static int64_t hs_group(int64_t nbm) { return nbm < HS_CHAIN_BULGES ? nbm : HS_CHAIN_BULGES; }
-
 /* A sweep of ns / 2 bulges with the shifts sr, si (ns each) through [ktop, kbot]: chains of
- * hs_group's bulges one after the other (the same as chasing the bulges one by one) */
+ * g bulges one after the other (the same as chasing the bulges one by one). A window's host
+ * work per bulge step is about its width, 6 g + 8 rows, so the host chase of a sweep is about
+ * nbm (6 g + 8) n, while the windows' product flops hardly depend on g (6 (6 g + 8)^2 n per
+ * window, one per 3 g + 4 rows) and their number grows as nbm / g: g is lapack_model.c's
+ * choice between the two on the executor in use (with native products on the CPU, 8 of 32
+ * bulges at n = 1024: docs/lapack-nonsym.md, "Chains of bulges"). */
 static void hs_sweep(hs_run *r, int64_t ktop, int64_t kbot, int64_t ns, const double *sr,
                      const double *si, int64_t *pos)
 {
-    int64_t nbm = ns / 2, g = hs_group(nbm);
+    int64_t nbm = ns / 2, g = lx_hseqr_chain(r->x, r->wantt ? r->n : kbot - ktop + 1, nbm,
+                                             r->Z != NULL);
     for (int64_t b0 = 0; b0 < nbm; b0 += g)
         hs_chain(r, ktop, kbot, nbm - b0 < g ? nbm - b0 : g, sr + 2 * b0, si + 2 * b0, pos);
 }

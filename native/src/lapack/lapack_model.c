@@ -1,5 +1,5 @@
 /* The band width of the two-stage reductions (lapack_eigen.c, lapack_svd.c), one rule for
- * both: the width whose predicted time of the whole driver is least on the executor in use
+ * both, and hseqr's bulges per chain (lapack_hseqr.c) by the same pricing. The band width: the width whose predicted time of the whole driver is least on the executor in use
  * (docs/design/lapack.md, "The host remainder"). A wider band makes stage 1's
  * products fatter (inner dimension b: each emulated product splits its operands once for
  * more arithmetic) and stage 2's back-transformation blocks longer, but costs the host
@@ -30,6 +30,13 @@
  * its t = 256 rate at t = 16, 32, 64, 128 (2048 x t x 2048). The cost model prices host
  * products at one rate; the band width trades exactly such thin products. */
 #define THIN_T 48.0
+/* hseqr's chase inside a window: per bulge step its reflector (3 long) on the window's
+ * columns right of it, its rows above it and U's rows it has reached, about 18 flops per row
+ * of a window of w rows; HS_CHASE_EFF of the profile's host DGEMM rate, fitted to the
+ * report's chase_seconds (dgeev, n = 1024 and 2048, method native, chains of 32, 16, 8 and 4
+ * bulges; docs/lapack-nonsym.md, "Chains of bulges"). */
+#define HS_CHASE_F 18.0
+#define HS_CHASE_EFF 0.05
 
 /* One product's predicted seconds: the fastest candidate of the run's method (auto: any)
  * on its executor (auto: any) that meets the target; the host DGEMM rate when none does. */
@@ -142,15 +149,66 @@ int64_t ozblas_lapack_band_width(const ozblas_profile *p, ozblas_lapack_band_mod
     return best;
 }
 
+/* One sweep of nbm bulges in chains of g through n rows: chains of g cross the block in
+ * windows of w = 6 g + 8 rows that advance 3 g + 4 each; a window's products are U^T on H's w
+ * rows right of it and H's columns above it times U (about n w^2 together), Z's n rows times U */
+static void predict_chain(const ozblas_profile *p, const ozblas_lapack_chain_model *in,
+                          int64_t g, double *prod, double *chase)
+{
+    int c = in->cplx, me = in->method, ex = in->executor, od = in->on_device;
+    int64_t n = in->n, w = min64(6 * g + 8, n), h = n / 2 > 1 ? n / 2 : 1;
+    double windows = (double)((in->nbm + g - 1) / g) * (double)((n + 3 * g + 3) / (3 * g + 4));
+    double rate = c ? p->host_zgemm / 4.0 : p->host_dgemm;
+    double t = product_s(p, c, me, ex, od, w, h, w) + product_s(p, c, me, ex, od, h, w, w);
+    if (in->vectors)
+        t += product_s(p, c, me, ex, od, n, w, w);
+    *prod = windows * t;
+    *chase = (c ? 4.0 : 1.0) * HS_CHASE_F * (double)in->nbm * (double)n * (double)w /
+             (HS_CHASE_EFF * rate);
+}
+
+int64_t ozblas_lapack_hseqr_chain(const ozblas_profile *p, ozblas_lapack_chain_model *mod)
+{
+    ozblas_profile local;
+    if (!p) {
+        ozblas_policy_local(&local, NULL, 0);
+        p = &local;
+    }
+    int64_t best = mod->nbm > 1 ? mod->nbm : 1;
+    double tbest = -1.0, prod, chase;
+    for (int64_t g = best; g >= 4 || g == best; g = g / 2 > 0 && g > 1 ? g / 2 : 0) {
+        predict_chain(p, mod, g, &prod, &chase);
+        if (tbest < 0.0 || prod + chase < tbest) {
+            tbest = prod + chase;
+            mod->chain = g, mod->products = prod, mod->chase = chase;
+        }
+        if (g <= 1)
+            break;
+    }
+    return mod->chain;
+}
+
+/* method auto with executor auto weighs both executors per product (gemm_body's rule) */
+static int model_executor(const oz_lx *x)
+{
+    return x->opt->method == OZBLAS_METHOD_AUTO && x->opt->executor == OZBLAS_EXECUTOR_AUTO
+               ? OZBLAS_EXECUTOR_AUTO
+               : x->exec;
+}
+
+int64_t lx_hseqr_chain(const oz_lx *x, int64_t n, int64_t nbm, int vectors)
+{
+    ozblas_lapack_chain_model mod = {.cplx = x->cplx, .vectors = vectors, .n = n, .nbm = nbm,
+                                     .method = x->opt->method, .executor = model_executor(x),
+                                     .on_device = x->dev};
+    return ozblas_lapack_hseqr_chain(NULL, &mod);
+}
+
 int64_t lx_band_width(const oz_lx *x, int kind, int64_t m, int64_t n, int64_t ncols)
 {
     ozblas_lapack_band_model mod = {.kind = kind, .cplx = x->cplx, .m = m, .n = n,
                                     .ncols = ncols, .nb = x->nb, .method = x->opt->method,
-                                    .on_device = x->dev};
-    /* method auto with executor auto weighs both executors per product (gemm_body's rule) */
-    mod.executor = x->opt->method == OZBLAS_METHOD_AUTO && x->opt->executor == OZBLAS_EXECUTOR_AUTO
-                       ? OZBLAS_EXECUTOR_AUTO
-                       : x->exec;
+                                    .executor = model_executor(x), .on_device = x->dev};
     x->rep->band = min64(ozblas_lapack_band_width(NULL, &mod), n > 1 ? n - 1 : 1);
     return x->rep->band;
 }

@@ -386,6 +386,9 @@ void lx_larfx(const oz_lx *x, char side, int64_t m, int64_t n, const double *v,
 /* The band width of a two-stage reduction (lapack_model.c): ozblas_lapack_band_width for
  * the run (kind OZBLAS_LAPACK_BAND_EIGEN or _SVD, m x n, ncols as there), at most n - 1. */
 int64_t lx_band_width(const oz_lx *x, int kind, int64_t m, int64_t n, int64_t ncols);
+/* hseqr's bulges per chain for a sweep of nbm bulges through n rows (ozblas_lapack_hseqr_chain
+ * for x's method and executor; lapack_model.c) */
+int64_t lx_hseqr_chain(const oz_lx *x, int64_t n, int64_t nbm, int vectors);
 
 /* Stage 1 for a Hermitian (symmetric) A of order n, its lower triangle stored (LAPACK's
  * dsytrd_sy2sb/zhetrd_he2hb, uplo 'L'): A := Q1^H A Q1 with a band of width b (b >= 1; the
