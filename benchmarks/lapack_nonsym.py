@@ -109,8 +109,42 @@ def main(argv=None):
              f"{r['moduli'][0]}-{r['moduli'][1]}" if r.get("moduli") else "-"] for r in results]
     print(table(["routine", "n", "native s", "ozaki2 s", "native products s", "flops in products",
                  "emulated (nominal)", "host remainder s", "remainder / native", "chase, solver s", "moduli"], rows))
-    write_json(args.name, {"machine": machine(), "threads": 1, "methods": args.methods,
-                                      "results": results}, args.out)
+    path = write_json(args.name, {"machine": machine(), "threads": 1, "methods": args.methods,
+                                  "results": results}, args.out)
+    plot(results, path.with_suffix(".png"))
+    print(f"wrote {path} and its .png")
+
+
+def plot(results, path):
+    """Per case: the native driver's seconds, and the host remainder stacked by its parts
+    (what no part names on top), beside the products' seconds of the report's run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    parts = ["panels", "chase", "solver", "back", "copies"]
+    fig, ax = plt.subplots(figsize=(1.6 + 1.4 * len(results), 3.6))
+    for i, r in enumerate(results):
+        ax.bar(i - 0.27, r["native_s"], 0.26, color="0.6", label="native driver" if i == 0 else None)
+        y = 0.0
+        for j, k in enumerate(parts):
+            v = r["host_parts"].get(k, 0.0)
+            ax.bar(i, v, 0.26, bottom=y, color=f"C{j}", label=k if i == 0 else None)
+            y += v
+        ax.bar(i, max(r["host_remainder_s"] - y, 0.0), 0.26, bottom=y, color="0.85",
+               label="unnamed" if i == 0 else None)
+        if "product_seconds" in r:
+            ax.bar(i + 0.27, r["product_seconds"], 0.26, color="C9", label="products" if i == 0 else None)
+        ax.text(i, r["host_remainder_s"], f"{100 * r['host_remainder_share_of_native']:.0f}%",
+                ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(results)), [f"{r['routine']} {r['n']}" for r in results], fontsize=8)
+    ax.set_ylabel("seconds, one thread")
+    ax.set_title("host remainder (stacked parts) against the native driver", fontsize=9)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 if __name__ == "__main__":
