@@ -334,20 +334,30 @@ static int64_t hs_aed(hs_run *r, int64_t ktop, int64_t kbot, int64_t nw, int64_t
 
 /* ---- the sweep ---------------------------------------------------------------------------- */
 
-/* Rows c..c+len-1 of M's columns j0..j1 := (I - tau v v^T) times them (v[0] = 1); the flops */
-static double hs_left(double *M, int64_t ld, int64_t c, int len, int64_t j0, int64_t j1,
-                      const double *v, double tau)
+/* A round's reflectors from the left: for each of its nr bulges i (rows c[i]..c[i]+len[i]-1,
+ * disjoint), those rows of M's columns c[i]..j1 := (I - tau v v^T) times them (v[3 i] = 1),
+ * column by column, so that each of the window's columns is read once per round; the flops */
+static double hs_left(double *M, int64_t ld, int nr, const int64_t *c, const int *len,
+                      const double *v, const double *tau, int64_t j1)
 {
-    if (tau == 0.0 || j1 < j0)
-        return 0.0;
-    for (int64_t j = j0; j <= j1; j++) {
-        double *m = M + c + j * ld, t = m[0] + v[1] * m[1] + (len == 3 ? v[2] * m[2] : 0.0);
-        t *= tau;
-        m[0] -= t, m[1] -= t * v[1];
-        if (len == 3)
-            m[2] -= t * v[2];
+    double f = 0.0;
+    int64_t j0 = j1 + 1;
+    for (int i = 0; i < nr; i++) {
+        j0 = c[i] < j0 ? c[i] : j0;
+        f += tau[i] == 0.0 || c[i] > j1 ? 0.0 : 4.0 * len[i] * (double)(j1 - c[i] + 1);
     }
-    return 4.0 * len * (double)(j1 - j0 + 1);
+    for (int64_t j = j0; j <= j1; j++)
+        for (int i = 0; i < nr; i++) {
+            if (tau[i] == 0.0 || c[i] > j)
+                continue;
+            const double *w = v + 3 * i;
+            double *m = M + c[i] + j * ld, t = m[0] + w[1] * m[1] + (len[i] == 3 ? w[2] * m[2] : 0.0);
+            t *= tau[i];
+            m[0] -= t, m[1] -= t * w[1];
+            if (len[i] == 3)
+                m[2] -= t * w[2];
+        }
+    return f;
 }
 
 /* Rows i0..i1 of M's columns c..c+len-1 := them times I - tau v v^T (v[0] = 1), column by
@@ -371,22 +381,29 @@ static double hs_right(double *M, int64_t ld, int64_t c, int len, int64_t i0, in
     return 4.0 * len * (double)(i1 - i0 + 1);
 }
 
-/* z's: rows c..c+len-1 of M's columns j0..j1 := (I - tau v v^H) times them (tau: conj of
- * the reflector's, P^H from the left, as zlaqr5); the flops in real units (lx_host_flops
- * scales z's by 4) */
-static double hs_left_z(cx *M, int64_t ld, int64_t c, int len, int64_t j0, int64_t j1,
-                        const cx *v, cx tau)
+/* z's hs_left: (I - tau v v^H) from the left (tau: conj of the reflector's, P^H, as
+ * zlaqr5); the flops in real units (lx_host_flops scales z's by 4) */
+static double hs_left_z(cx *M, int64_t ld, int nr, const int64_t *c, const int *len,
+                        const cx *v, const cx *tau, int64_t j1)
 {
-    if (tau == 0.0 || j1 < j0)
-        return 0.0;
-    cx v1 = v[1], v2 = len == 3 ? v[2] : 0.0, c1 = conj(v1), c2 = conj(v2);
-    for (int64_t j = j0; j <= j1; j++) {
-        cx *m = M + c + j * ld, t = tau * (m[0] + c1 * m[1] + (len == 3 ? c2 * m[2] : 0.0));
-        m[0] -= t, m[1] -= t * v1;
-        if (len == 3)
-            m[2] -= t * v2;
+    double f = 0.0;
+    int64_t j0 = j1 + 1;
+    for (int i = 0; i < nr; i++) {
+        j0 = c[i] < j0 ? c[i] : j0;
+        f += tau[i] == 0.0 || c[i] > j1 ? 0.0 : 4.0 * len[i] * (double)(j1 - c[i] + 1);
     }
-    return 4.0 * len * (double)(j1 - j0 + 1);
+    for (int64_t j = j0; j <= j1; j++)
+        for (int i = 0; i < nr; i++) {
+            if (tau[i] == 0.0 || c[i] > j)
+                continue;
+            const cx *w = v + 3 * i;
+            cx v1 = w[1], v2 = len[i] == 3 ? w[2] : 0.0, *m = M + c[i] + j * ld;
+            cx t = tau[i] * (m[0] + conj(v1) * m[1] + (len[i] == 3 ? conj(v2) * m[2] : 0.0));
+            m[0] -= t, m[1] -= t * v1;
+            if (len[i] == 3)
+                m[2] -= t * v2;
+        }
+    return f;
 }
 
 /* z's: rows i0..i1 of M's columns c..c+len-1 := them times I - tau v v^H */
@@ -437,18 +454,22 @@ static int hs_first(const hs_run *r, int64_t ktop, const double *sr, const doubl
     return 1;
 }
 
-/* One step of a bulge at k (ktop - 1: introduced with the shifts (sr, si) pair) in the
- * window [w0, w1]: the reflector on rows and columns k + 1.. inside the window, into U */
-static void hs_step(hs_run *r, int64_t ktop, int64_t kbot, int64_t w0, int64_t w1, int64_t k,
-                    const double *sr, const double *si)
+/* A chain's bulges at most (iparmq's shifts: at most 128, two per bulge) */
+#define HS_MAX_BULGES 64
+
+/* A round's bulge at k (ktop - 1: introduced with the shifts (sr, si) pair): its reflector
+ * (v: 3 elements of wd doubles, v[0] = 1; tau) from H's column k (set to (beta, 0, 0)) or
+ * hs_first's vector, its length; 0 when there is no bulge to move. */
+static int hs_reflect(hs_run *r, int64_t ktop, int64_t kbot, int64_t k, const double *sr,
+                      const double *si, double *v, double *tau)
 {
-    int64_t wd = r->wd, ldh = r->ldh, nw = w1 - w0 + 1;
-    double v[6], tau[2], beta[2];
+    int64_t wd = r->wd;
+    double beta[2];
     int len = kbot - k >= 3 ? 3 : 2;
     size_t el = sizeof(double) * (size_t)wd;
     if (k == ktop - 1) {
         if (!hs_first(r, ktop, sr, si, v))
-            return;
+            return 0;
         memcpy(beta, v, el);
         larfg(r->cplx, len, beta, v + wd, tau);
     } else {
@@ -463,7 +484,15 @@ static void hs_step(hs_run *r, int64_t ktop, int64_t kbot, int64_t w0, int64_t w
     v[0] = 1.0;
     if (r->cplx)
         v[1] = 0.0;
-    /* U's columns c..c+len-1 (window-local) are nonzero in the union of their row ranges */
+    return len;
+}
+
+/* The bulge at k's reflector from the right: on H's columns k+1.. of rows w0..k+4 (at most
+ * kbot) and on U's, in the union of their nonzero rows */
+static void hs_right_step(hs_run *r, int64_t kbot, int64_t w0, int64_t w1, int64_t k, int len,
+                          const double *v, const double *tau)
+{
+    int64_t ldh = r->ldh, nw = w1 - w0 + 1;
     int64_t c = k + 1, rb = k + 4 < kbot ? k + 4 : kbot, lc = c - w0, lo = r->ulo[lc],
             hi = r->uhi[lc];
     for (int i = 1; i < len; i++) {
@@ -473,15 +502,59 @@ static void hs_step(hs_run *r, int64_t ktop, int64_t kbot, int64_t w0, int64_t w
     for (int i = 0; i < len; i++)
         r->ulo[lc + i] = lo, r->uhi[lc + i] = hi;
     if (r->cplx) {
-        cx t = CMPLX(tau[0], tau[1]), *H = (cx *)r->H, *vz = (cx *)v;
-        r->flops_chase += hs_left_z(H, ldh, c, len, c, w1, vz, conj(t)) +
-                          hs_right_z(H, ldh, c, len, w0, rb, vz, t) +
+        cx t = CMPLX(tau[0], tau[1]);
+        const cx *vz = (const cx *)v;
+        r->flops_chase += hs_right_z((cx *)r->H, ldh, c, len, w0, rb, vz, t) +
                           hs_right_z((cx *)r->U, nw, lc, len, lo, hi, vz, t);
     } else {
-        r->flops_chase += hs_left(r->H, ldh, c, len, c, w1, v, tau[0]) +
-                          hs_right(r->H, ldh, c, len, w0, rb, v, tau[0]) +
+        r->flops_chase += hs_right(r->H, ldh, c, len, w0, rb, v, tau[0]) +
                           hs_right(r->U, nw, lc, len, lo, hi, v, tau[0]);
     }
+}
+
+/* One round of a chain in the window [w0, w1]: the bulges that move (bulge b when the one
+ * ahead is four rows on, all in the window) each a step. Their rows (from the left) and
+ * columns (from the right) are disjoint and left and right commute, so the reflectors are
+ * formed first, then applied from the left in one pass over the window's columns, then from
+ * the right. Returns 1 when one moved. */
+static int hs_round(hs_run *r, int64_t ktop, int64_t kbot, int64_t w0, int64_t w1, int64_t nbm,
+                    const double *sr, const double *si, int64_t *pos)
+{
+    double bv[6 * HS_MAX_BULGES], bt[2 * HS_MAX_BULGES];
+    int64_t bc[HS_MAX_BULGES], c[HS_MAX_BULGES];
+    int bl[HS_MAX_BULGES], nr = 0, moved = 0;
+    for (int64_t b = 0; b < nbm; b++) {
+        int64_t k = pos[b];
+        if (k > kbot - 2 || (b > 0 && pos[b - 1] <= kbot - 2 && pos[b - 1] < k + 4) ||
+            (k + 4 < kbot ? k + 4 : kbot) > w1)
+            continue;
+        int len = hs_reflect(r, ktop, kbot, k, sr + 2 * b, si + 2 * b, bv + 6 * nr, bt + 2 * nr);
+        pos[b]++, moved = 1;
+        if (len)
+            bc[nr] = k, bl[nr++] = len;
+    }
+    for (int i = 0; i < nr; i++)
+        c[i] = bc[i] + 1;
+    if (r->cplx) {
+        cx vz[3 * HS_MAX_BULGES], tz[HS_MAX_BULGES];
+        for (int i = 0; i < nr; i++) {
+            for (int e = 0; e < 3; e++)
+                vz[3 * i + e] = CMPLX(bv[6 * i + 2 * e], bv[6 * i + 2 * e + 1]);
+            tz[i] = CMPLX(bt[2 * i], -bt[2 * i + 1]);
+        }
+        r->flops_chase += hs_left_z((cx *)r->H, r->ldh, nr, c, bl, vz, tz, w1);
+    } else {
+        double vd[3 * HS_MAX_BULGES], td[HS_MAX_BULGES];
+        for (int i = 0; i < nr; i++) {
+            for (int e = 0; e < 3; e++)
+                vd[3 * i + e] = bv[6 * i + e];
+            td[i] = bt[2 * i];
+        }
+        r->flops_chase += hs_left(r->H, r->ldh, nr, c, bl, vd, td, w1);
+    }
+    for (int i = 0; i < nr; i++)
+        hs_right_step(r, kbot, w0, w1, bc[i], bl[i], bv + 6 * i, bt + 2 * i);
+    return moved;
 }
 
 /* A chain of nbm bulges with the shifts sr, si (2 nbm each) through [ktop, kbot] in windows
@@ -501,17 +574,8 @@ static void hs_chain(hs_run *r, int64_t ktop, int64_t kbot, int64_t nbm, const d
         memset(r->U, 0, sizeof(double) * (size_t)(r->wd * nw * nw));
         for (int64_t i = 0; i < nw; i++)
             r->U[r->wd * (i + i * nw)] = 1.0, r->ulo[i] = r->uhi[i] = i;
-        for (int moved = 1; moved;) {
-            moved = 0;
-            for (int64_t b = 0; b < nbm; b++) {
-                int64_t k = pos[b];
-                if (k > kbot - 2 || (b > 0 && pos[b - 1] <= kbot - 2 && pos[b - 1] < k + 4) ||
-                    (k + 4 < kbot ? k + 4 : kbot) > w1)
-                    continue;
-                hs_step(r, ktop, kbot, w0, w1, k, sr + 2 * b, si + 2 * b);
-                pos[b]++, moved = 1;
-            }
-        }
+        while (hs_round(r, ktop, kbot, w0, w1, nbm, sr, si, pos))
+            ;
         lx_toc(r->x, c, &r->x->rep->chase_seconds);
         hs_update(r, ktop, kbot, w0, w1);
     }
@@ -529,6 +593,7 @@ static void hs_sweep(hs_run *r, int64_t ktop, int64_t kbot, int64_t ns, const do
 {
     int64_t nbm = ns / 2, g = lx_hseqr_chain(r->x, r->wantt ? r->n : kbot - ktop + 1, nbm,
                                              r->Z != NULL);
+    g = g < HS_MAX_BULGES ? g : HS_MAX_BULGES;
     for (int64_t b0 = 0; b0 < nbm; b0 += g)
         hs_chain(r, ktop, kbot, nbm - b0 < g ? nbm - b0 : g, sr + 2 * b0, si + 2 * b0, pos);
 }

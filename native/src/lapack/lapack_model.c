@@ -32,11 +32,12 @@
 #define THIN_T 48.0
 /* hseqr's chase inside a window: per bulge step its reflector (3 long) on the window's
  * columns right of it, its rows above it and U's rows it has reached, about 18 flops per row
- * of a window of w rows; HS_CHASE_EFF of the profile's host DGEMM rate, fitted to the
- * report's chase_seconds (dgeev, n = 1024 and 2048, method native, chains of 32, 16, 8 and 4
- * bulges; docs/lapack-nonsym.md, "Chains of bulges"). */
+ * of a window of w rows (72 real flops for z); HS_CHASE_EFF of the profile's host DGEMM
+ * (ZGEMM) rate, fitted to the report's chase_seconds summed over a geev's sweeps (n = 1024:
+ * d with chains of 32, 16 and 8 bulges, z with 16 and 8; d at 2048 with 16; method native,
+ * one thread: 0.067 to 0.11; docs/lapack-nonsym.md, "Chains of bulges"). */
 #define HS_CHASE_F 18.0
-#define HS_CHASE_EFF 0.05
+#define HS_CHASE_EFF 0.09
 
 /* One product's predicted seconds: the fastest candidate of the run's method (auto: any)
  * on its executor (auto: any) that meets the target; the host DGEMM rate when none does. */
@@ -158,7 +159,7 @@ static void predict_chain(const ozblas_profile *p, const ozblas_lapack_chain_mod
     int c = in->cplx, me = in->method, ex = in->executor, od = in->on_device;
     int64_t n = in->n, w = min64(6 * g + 8, n), h = n / 2 > 1 ? n / 2 : 1;
     double windows = (double)((in->nbm + g - 1) / g) * (double)((n + 3 * g + 3) / (3 * g + 4));
-    double rate = c ? p->host_zgemm / 4.0 : p->host_dgemm;
+    double rate = c ? p->host_zgemm : p->host_dgemm;
     double t = product_s(p, c, me, ex, od, w, h, w) + product_s(p, c, me, ex, od, h, w, w);
     if (in->vectors)
         t += product_s(p, c, me, ex, od, n, w, w);
