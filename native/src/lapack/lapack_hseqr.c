@@ -335,20 +335,15 @@ static int64_t hs_aed(hs_run *r, int64_t ktop, int64_t kbot, int64_t nw, int64_t
 /* ---- the sweep ---------------------------------------------------------------------------- */
 
 /* A round's reflectors from the left: for each of its nr bulges i (rows c[i]..c[i]+len[i]-1,
- * disjoint), those rows of M's columns c[i]..j1 := (I - tau v v^T) times them (v[3 i] = 1),
- * column by column, so that each of the window's columns is read once per round; the flops */
-static double hs_left(double *M, int64_t ld, int nr, const int64_t *c, const int *len,
-                      const double *v, const double *tau, int64_t j1)
+ * disjoint, none with tau 0), those rows of M's columns c[i]..j1 := (I - tau v v^T) times
+ * them (v[3 i] = 1), column by column from j0 (the least c[i]), so that each of the window's
+ * columns is read once per round */
+static void hs_left(double *M, int64_t ld, int nr, const int64_t *c, const int *len,
+                    const double *v, const double *tau, int64_t j0, int64_t j1)
 {
-    double f = 0.0;
-    int64_t j0 = j1 + 1;
-    for (int i = 0; i < nr; i++) {
-        j0 = c[i] < j0 ? c[i] : j0;
-        f += tau[i] == 0.0 || c[i] > j1 ? 0.0 : 4.0 * len[i] * (double)(j1 - c[i] + 1);
-    }
     for (int64_t j = j0; j <= j1; j++)
         for (int i = 0; i < nr; i++) {
-            if (tau[i] == 0.0 || c[i] > j)
+            if (c[i] > j)
                 continue;
             const double *w = v + 3 * i;
             double *m = M + c[i] + j * ld, t = m[0] + w[1] * m[1] + (len[i] == 3 ? w[2] * m[2] : 0.0);
@@ -357,7 +352,6 @@ static double hs_left(double *M, int64_t ld, int nr, const int64_t *c, const int
             if (len[i] == 3)
                 m[2] -= t * w[2];
         }
-    return f;
 }
 
 /* Rows i0..i1 of M's columns c..c+len-1 := them times I - tau v v^T (v[0] = 1), column by
@@ -382,19 +376,13 @@ static double hs_right(double *M, int64_t ld, int64_t c, int len, int64_t i0, in
 }
 
 /* z's hs_left: (I - tau v v^H) from the left (tau: conj of the reflector's, P^H, as
- * zlaqr5); the flops in real units (lx_host_flops scales z's by 4) */
-static double hs_left_z(cx *M, int64_t ld, int nr, const int64_t *c, const int *len,
-                        const cx *v, const cx *tau, int64_t j1)
+ * zlaqr5) */
+static void hs_left_z(cx *M, int64_t ld, int nr, const int64_t *c, const int *len,
+                      const cx *v, const cx *tau, int64_t j0, int64_t j1)
 {
-    double f = 0.0;
-    int64_t j0 = j1 + 1;
-    for (int i = 0; i < nr; i++) {
-        j0 = c[i] < j0 ? c[i] : j0;
-        f += tau[i] == 0.0 || c[i] > j1 ? 0.0 : 4.0 * len[i] * (double)(j1 - c[i] + 1);
-    }
     for (int64_t j = j0; j <= j1; j++)
         for (int i = 0; i < nr; i++) {
-            if (tau[i] == 0.0 || c[i] > j)
+            if (c[i] > j)
                 continue;
             const cx *w = v + 3 * i;
             cx v1 = w[1], v2 = len[i] == 3 ? w[2] : 0.0, *m = M + c[i] + j * ld;
@@ -403,7 +391,6 @@ static double hs_left_z(cx *M, int64_t ld, int nr, const int64_t *c, const int *
             if (len[i] == 3)
                 m[2] -= t * v2;
         }
-    return f;
 }
 
 /* z's: rows i0..i1 of M's columns c..c+len-1 := them times I - tau v v^H */
@@ -528,13 +515,20 @@ static int hs_round(hs_run *r, int64_t ktop, int64_t kbot, int64_t w0, int64_t w
         if (k > kbot - 2 || (b > 0 && pos[b - 1] <= kbot - 2 && pos[b - 1] < k + 4) ||
             (k + 4 < kbot ? k + 4 : kbot) > w1)
             continue;
+        /* d's larfg sets tau's real part alone, a 2-long reflector two of v's elements */
+        memset(bv + 6 * nr, 0, sizeof(double) * 6);
+        bt[2 * nr] = bt[2 * nr + 1] = 0.0;
         int len = hs_reflect(r, ktop, kbot, k, sr + 2 * b, si + 2 * b, bv + 6 * nr, bt + 2 * nr);
         pos[b]++, moved = 1;
-        if (len)
+        if (len && (bt[2 * nr] != 0.0 || bt[2 * nr + 1] != 0.0))
             bc[nr] = k, bl[nr++] = len;
     }
-    for (int i = 0; i < nr; i++)
+    int64_t j0 = w1 + 1;
+    for (int i = 0; i < nr; i++) { /* the flops in real units (lx_host_flops scales z's by 4) */
         c[i] = bc[i] + 1;
+        j0 = c[i] < j0 ? c[i] : j0;
+        r->flops_chase += c[i] > w1 ? 0.0 : 4.0 * bl[i] * (double)(w1 - c[i] + 1);
+    }
     if (r->cplx) {
         cx vz[3 * HS_MAX_BULGES], tz[HS_MAX_BULGES];
         for (int i = 0; i < nr; i++) {
@@ -542,7 +536,7 @@ static int hs_round(hs_run *r, int64_t ktop, int64_t kbot, int64_t w0, int64_t w
                 vz[3 * i + e] = CMPLX(bv[6 * i + 2 * e], bv[6 * i + 2 * e + 1]);
             tz[i] = CMPLX(bt[2 * i], -bt[2 * i + 1]);
         }
-        r->flops_chase += hs_left_z((cx *)r->H, r->ldh, nr, c, bl, vz, tz, w1);
+        hs_left_z((cx *)r->H, r->ldh, nr, c, bl, vz, tz, j0, w1);
     } else {
         double vd[3 * HS_MAX_BULGES], td[HS_MAX_BULGES];
         for (int i = 0; i < nr; i++) {
@@ -550,7 +544,7 @@ static int hs_round(hs_run *r, int64_t ktop, int64_t kbot, int64_t w0, int64_t w
                 vd[3 * i + e] = bv[6 * i + e];
             td[i] = bt[2 * i];
         }
-        r->flops_chase += hs_left(r->H, r->ldh, nr, c, bl, vd, td, w1);
+        hs_left(r->H, r->ldh, nr, c, bl, vd, td, j0, w1);
     }
     for (int i = 0; i < nr; i++)
         hs_right_step(r, kbot, w0, w1, bc[i], bl[i], bv + 6 * i, bt + 2 * i);
