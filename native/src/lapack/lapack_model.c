@@ -1,5 +1,6 @@
 /* The band width of the two-stage reductions (lapack_eigen.c, lapack_svd.c), one rule for
- * both, and hseqr's bulges per chain (lapack_hseqr.c) by the same pricing. The band width: the width whose predicted time of the whole driver is least on the executor in use
+ * both, and hseqr's bulges per chain (lapack_hseqr.c) by the same pricing. The band width:
+ * the width whose predicted time of the whole driver is least on the executor in use
  * (docs/design/lapack.md, "The host remainder"). A wider band makes stage 1's
  * products fatter (inner dimension b: each emulated product splits its operands once for
  * more arithmetic) and stage 2's back-transformation blocks longer, but costs the host
@@ -175,15 +176,15 @@ int64_t ozblas_lapack_hseqr_chain(const ozblas_profile *p, ozblas_lapack_chain_m
         ozblas_policy_local(&local, NULL, 0);
         p = &local;
     }
-    int64_t best = mod->nbm > 1 ? mod->nbm : 1;
     double tbest = -1.0, prod, chase;
-    for (int64_t g = best; g >= 4 || g == best; g = g / 2 > 0 && g > 1 ? g / 2 : 0) {
+    /* candidates: nbm and its halvings down to 4 */
+    for (int64_t g = mod->nbm > 1 ? mod->nbm : 1;; g /= 2) {
         predict_chain(p, mod, g, &prod, &chase);
         if (tbest < 0.0 || prod + chase < tbest) {
             tbest = prod + chase;
             mod->chain = g, mod->products = prod, mod->chase = chase;
         }
-        if (g <= 1)
+        if (g / 2 < 4)
             break;
     }
     return mod->chain;

@@ -113,12 +113,14 @@ void lx_hh_free(oz_lx *x, lx_hh *q)
     memset(q, 0, sizeof *q);
 }
 
-void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int64_t r,
-                 int64_t ib, const double *tau, const double *T, int64_t ldt)
+/* V (r x ib, ld r) := the explicit V of the ib reflectors stored in the view's r x ib block at
+ * Vh (below its diagonal; row: right of it in A, conjugated): zeros above the unit diagonal */
+static void explicit_v(const oz_lx *x, int row, int64_t r, int64_t ib, const double *Vh,
+                       int64_t ldv, double *V)
 {
     int64_t w = x->cplx ? 2 : 1;
-    for (int64_t j = 0; j < ib; j++) { /* zeros above the unit diagonal, the vector below */
-        double *v = LX_AT(x, q->V, 0, j, r);
+    for (int64_t j = 0; j < ib; j++) {
+        double *v = LX_AT(x, V, 0, j, r);
         memset(v, 0, sizeof(double) * (size_t)(w * min64(j + 1, r)));
         if (j >= r)
             continue;
@@ -134,6 +136,13 @@ void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int
                     v[2 * i + 1] = -s[1];
             }
     }
+}
+
+void lx_hh_block(oz_lx *x, lx_hh *q, int row, const double *Vh, int64_t ldv, int64_t r,
+                 int64_t ib, const double *tau, const double *T, int64_t ldt)
+{
+    int64_t w = x->cplx ? 2 : 1;
+    explicit_v(x, row, r, ib, Vh, ldv, q->V);
     if (T)
         for (int64_t j = 0; j < ib; j++)
             memcpy(LX_AT(x, q->T, 0, j, ib), LX_AT(x, T, 0, j, ldt), sizeof(double) * (size_t)(w * ib));
@@ -252,23 +261,6 @@ static int64_t qrt_leaf(const oz_lx *x, int64_t n)
     return x->opt->method == OZBLAS_METHOD_NATIVE ? 32 : n;
 }
 
-/* E (r x c, ld r) := the explicit V of the c reflectors stored below the diagonal of the r x c
- * block at A: zeros above the unit diagonal */
-static void explicit_v(const oz_lx *x, int64_t r, int64_t c, const double *A, int64_t lda,
-                       double *E)
-{
-    int64_t w = x->cplx ? 2 : 1;
-    for (int64_t j = 0; j < c; j++) {
-        double *e = LX_AT(x, E, 0, j, r);
-        memset(e, 0, sizeof(double) * (size_t)(w * j));
-        e[w * j] = 1.0;
-        if (w == 2)
-            e[2 * j + 1] = 0.0;
-        memcpy(LX_AT(x, e, j + 1, 0, 1), LX_AT(x, A, j + 1, j, lda),
-               sizeof(double) * (size_t)(w * (r - j - 1)));
-    }
-}
-
 /* C (m x n, host) := alpha op(A) B + beta C, A, B on the host, one product of the run. On
  * device memory its operands go through the block reflector's device buffers (A into dV, the
  * taller of B and C into dVT, the other into dT: a panel's at most vrows x nb, vrows x nb and
@@ -310,12 +302,12 @@ static void rqrt(oz_lx *x, lx_hh *q, int64_t m, int64_t n, double *A, int64_t ld
     int64_t n1 = n / 2, n2 = n - n1;
     double *A12 = LX_AT(x, A, 0, n1, lda), *T12 = LX_AT(x, T, 0, n1, ldt), *W = q->T;
     rqrt(x, q, m, n1, A, lda, T, ldt, info);
-    explicit_v(x, m, n1, A, lda, q->V);
+    explicit_v(x, 0, m, n1, A, lda, q->V);
     host_gemm(x, q, ct(x), n1, n2, m, ONE, q->V, m, A12, lda, ZERO, W, n1);
     lx_real_trmm(x, 'L', 'U', ct(x), 'N', n1, n2, ONE, T, ldt, W, n1);
     host_gemm(x, q, 'N', m, n2, n1, MONE, q->V, m, W, n1, ONE, A12, lda);
     rqrt(x, q, m - n1, n2, LX_AT(x, A, n1, n1, lda), lda, LX_AT(x, T, n1, n1, ldt), ldt, info);
-    explicit_v(x, m - n1, n2, LX_AT(x, A, n1, n1, lda), lda, q->V);
+    explicit_v(x, 0, m - n1, n2, LX_AT(x, A, n1, n1, lda), lda, q->V);
     host_gemm(x, q, ct(x), n1, n2, m - n1, ONE, LX_AT(x, A, n1, 0, lda), lda, q->V, m - n1,
               ZERO, T12, ldt);
     lx_real_trmm(x, 'L', 'U', 'N', 'N', n1, n2, MONE, T, ldt, T12, ldt);
